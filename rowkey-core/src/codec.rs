@@ -1,0 +1,342 @@
+//! Field codecs: the attributes of one field, as a type.
+//!
+//! The derive picks one codec type per field from its type and attributes
+//! (`Fixed<DESC, REV>`, `DescTs`, `Var<FRAME, DESC, REV>`,
+//! `Padded<N, PAD, DESC, REV>`, `Opt<C, DESC>`), and generated code calls
+//! `<Codec as FieldCodec<T>>::encode`. Each is a few lines over the field
+//! traits, monomorphized and inlined into the generated methods.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use crate::error::{DecodeError, EncodeError};
+use crate::escape;
+use crate::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+
+/// Encoding of one field type under one set of attributes.
+pub trait FieldCodec<T: ?Sized> {
+    /// `Some(width)` when every value encodes to `width` bytes.
+    const FIXED_LEN: Option<usize>;
+    /// The fewest bytes a value can encode to.
+    const MIN_LEN: usize;
+    /// Bytes `value` encodes to (for a `Padded` value that is too long: the
+    /// fixed width; `encode` reports the error).
+    fn encoded_len(value: &T) -> usize;
+    /// Writes `value` at `out[pos..]` and returns the position after it.
+    /// `out` has room for [`encoded_len`](Self::encoded_len) bytes at `pos`.
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError>;
+}
+
+/// Decoding of one field type under one set of attributes.
+pub trait FieldDecode<'de, T> {
+    /// Reads the field at `input[pos..]`; returns it and the position after it.
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError>;
+}
+
+/// The variable-length frame: raw bytes to the end of the key (last field).
+pub const RAW: u8 = 0;
+/// The variable-length frame: escaped and terminated (any other field).
+pub const ESCAPED: u8 = 1;
+
+#[inline(always)]
+fn take<'a>(input: &'a [u8], pos: usize, n: usize, field: &'static str) -> Result<&'a [u8], DecodeError> {
+    let available = input.len().saturating_sub(pos);
+    if available < n {
+        return Err(DecodeError::UnexpectedEnd { field, needed: n, available });
+    }
+    Ok(&input[pos..pos + n])
+}
+
+#[inline(always)]
+fn invert(bytes: &mut [u8]) {
+    for b in bytes {
+        *b = !*b;
+    }
+}
+
+/// A [`FixedField`] with optional `#[desc]` and `#[reverse]`.
+pub struct Fixed<const DESC: bool, const REV: bool>;
+
+impl<T: FixedField, const DESC: bool, const REV: bool> FieldCodec<T> for Fixed<DESC, REV> {
+    const FIXED_LEN: Option<usize> = Some(T::LEN);
+    const MIN_LEN: usize = T::LEN;
+    #[inline(always)]
+    fn encoded_len(_: &T) -> usize {
+        T::LEN
+    }
+    #[inline(always)]
+    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Result<usize, EncodeError> {
+        let bytes = value.to_key_bytes();
+        let dst = &mut out[pos..pos + T::LEN];
+        dst.copy_from_slice(bytes.as_ref());
+        if REV {
+            dst.reverse();
+        }
+        if DESC {
+            invert(dst);
+        }
+        Ok(pos + T::LEN)
+    }
+}
+
+impl<T: FixedField, const DESC: bool, const REV: bool> FieldDecode<'_, T> for Fixed<DESC, REV> {
+    #[inline(always)]
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+        let src = take(input, pos, T::LEN, field)?;
+        let mut bytes = T::Bytes::zeroed();
+        let b = bytes.as_mut();
+        b.copy_from_slice(src);
+        if DESC {
+            invert(b);
+        }
+        if REV {
+            b.reverse();
+        }
+        let value = T::from_key_bytes(bytes).map_err(|e| DecodeError::from_field(field, e))?;
+        Ok((value, pos + T::LEN))
+    }
+}
+
+/// `#[desc_ts]`: `MAX - ts`, big-endian, newest first.
+pub struct DescTs;
+
+impl<T: DescTimestamp> FieldCodec<T> for DescTs {
+    const FIXED_LEN: Option<usize> = Some(<T::Bytes as ByteArray>::LEN);
+    const MIN_LEN: usize = <T::Bytes as ByteArray>::LEN;
+    #[inline(always)]
+    fn encoded_len(_: &T) -> usize {
+        <T::Bytes as ByteArray>::LEN
+    }
+    #[inline(always)]
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError> {
+        let n = <T::Bytes as ByteArray>::LEN;
+        let bytes = value.to_desc_ts().ok_or(EncodeError::TimestampOutOfRange {
+            field,
+            value: value.as_u64(),
+            max: T::MAX,
+        })?;
+        out[pos..pos + n].copy_from_slice(bytes.as_ref());
+        Ok(pos + n)
+    }
+}
+
+impl<T: DescTimestamp> FieldDecode<'_, T> for DescTs {
+    #[inline(always)]
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+        let n = <T::Bytes as ByteArray>::LEN;
+        let mut bytes = T::Bytes::zeroed();
+        bytes.as_mut().copy_from_slice(take(input, pos, n, field)?);
+        let value = T::from_desc_ts(bytes).ok_or(DecodeError::InvalidValue {
+            field,
+            reason: "stored #[desc_ts] value is negative, so it is no MAX - ts of an unsigned timestamp",
+        })?;
+        Ok((value, pos + n))
+    }
+}
+
+/// A variable-length field: `FRAME` is [`RAW`] (last field, bytes to the end)
+/// or [`ESCAPED`].
+pub struct Var<const FRAME: u8, const DESC: bool, const REV: bool>;
+
+impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> FieldCodec<T>
+    for Var<FRAME, DESC, REV>
+{
+    const FIXED_LEN: Option<usize> = None;
+    const MIN_LEN: usize = if FRAME == ESCAPED { 2 } else { 0 };
+    #[inline(always)]
+    fn encoded_len(value: &T) -> usize {
+        let bytes = value.key_bytes();
+        if FRAME == ESCAPED {
+            escape::escaped_len(bytes)
+        } else {
+            bytes.len()
+        }
+    }
+    #[inline(always)]
+    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Result<usize, EncodeError> {
+        let bytes = value.key_bytes();
+        let rest = &mut out[pos..];
+        let written = if FRAME == ESCAPED {
+            if REV {
+                escape::escape_reversed_into(bytes, rest)
+            } else {
+                escape::escape_into(bytes, rest)
+            }
+        } else {
+            let dst = &mut rest[..bytes.len()];
+            dst.copy_from_slice(bytes);
+            if REV {
+                dst.reverse();
+            }
+            bytes.len()
+        };
+        if DESC {
+            invert(&mut rest[..written]);
+        }
+        Ok(pos + written)
+    }
+}
+
+/// Turns stored content into the value: borrowed when no byte changes,
+/// copied (and inverted, reversed) otherwise.
+#[inline(always)]
+fn var_value<'de, T: VarField<'de>>(
+    content: &'de [u8],
+    escaped: bool,
+    desc: bool,
+    rev: bool,
+    field: &'static str,
+) -> Result<T, DecodeError> {
+    if !escaped && !desc && !rev {
+        return T::from_borrowed(content).map_err(|e| DecodeError::from_field(field, e));
+    }
+    #[cfg(feature = "alloc")]
+    {
+        let flip = if desc { 0xFF } else { 0 };
+        let mut owned: Vec<u8> = if escaped {
+            escape::unescape(content, flip)
+        } else {
+            content.iter().map(|b| b ^ flip).collect()
+        };
+        if rev {
+            owned.reverse();
+        }
+        T::from_owned(owned).map_err(|e| DecodeError::from_field(field, e))
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        Err(DecodeError::CannotBorrow { field })
+    }
+}
+
+impl<'de, T: VarField<'de>, const FRAME: u8, const DESC: bool, const REV: bool> FieldDecode<'de, T>
+    for Var<FRAME, DESC, REV>
+{
+    #[inline(always)]
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+        if FRAME == ESCAPED {
+            let end = escape::find_end(input, pos, DESC, field)?;
+            let content = &input[pos..end.content_end];
+            let value = var_value(content, end.has_escapes, DESC, REV, field)?;
+            Ok((value, end.next))
+        } else {
+            let content = input.get(pos..).unwrap_or(&[]);
+            let value = var_value(content, false, DESC, REV, field)?;
+            Ok((value, input.len().max(pos)))
+        }
+    }
+}
+
+/// `#[fixed(N, pad = PAD)]`: a string or byte string padded to `N` bytes.
+pub struct Padded<const N: usize, const PAD: u8, const DESC: bool, const REV: bool>;
+
+impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, const REV: bool> FieldCodec<T>
+    for Padded<N, PAD, DESC, REV>
+{
+    const FIXED_LEN: Option<usize> = Some(N);
+    const MIN_LEN: usize = N;
+    #[inline(always)]
+    fn encoded_len(_: &T) -> usize {
+        N
+    }
+    #[inline(always)]
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError> {
+        let bytes = value.key_bytes();
+        if bytes.len() > N {
+            return Err(EncodeError::TooLong { field, len: bytes.len(), max: N });
+        }
+        // The byte that ends up last before the padding.
+        let last = if REV { bytes.first() } else { bytes.last() };
+        if last == Some(&PAD) {
+            return Err(EncodeError::EndsWithPad { field, pad: PAD });
+        }
+        let dst = &mut out[pos..pos + N];
+        let (value_part, pad_part) = dst.split_at_mut(bytes.len());
+        value_part.copy_from_slice(bytes);
+        if REV {
+            value_part.reverse();
+        }
+        pad_part.fill(PAD);
+        if DESC {
+            invert(dst);
+        }
+        Ok(pos + N)
+    }
+}
+
+impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, const DESC: bool, const REV: bool> FieldDecode<'de, T>
+    for Padded<N, PAD, DESC, REV>
+{
+    #[inline(always)]
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+        let stored = take(input, pos, N, field)?;
+        let stored_pad = if DESC { !PAD } else { PAD };
+        let len = stored.iter().rposition(|&b| b != stored_pad).map_or(0, |i| i + 1);
+        let value = var_value(&stored[..len], false, DESC, REV, field)?;
+        Ok((value, pos + N))
+    }
+}
+
+/// `Option<T>` around the codec `C`: `00` for `None` (followed by zero
+/// padding when `C` is fixed-width), `01` and the value for `Some`.
+pub struct Opt<C, const DESC: bool>(core::marker::PhantomData<C>);
+
+const NONE: u8 = 0;
+const SOME: u8 = 1;
+
+impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DESC> {
+    const FIXED_LEN: Option<usize> = match C::FIXED_LEN {
+        Some(n) => Some(n + 1),
+        None => None,
+    };
+    const MIN_LEN: usize = match C::FIXED_LEN {
+        Some(n) => n + 1,
+        None => 1,
+    };
+    #[inline(always)]
+    fn encoded_len(value: &Option<T>) -> usize {
+        match value {
+            Some(v) => 1 + C::encoded_len(v),
+            None => Self::MIN_LEN,
+        }
+    }
+    #[inline(always)]
+    fn encode(value: &Option<T>, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError> {
+        let flip = if DESC { 0xFF } else { 0 };
+        match value {
+            Some(v) => {
+                out[pos] = SOME ^ flip;
+                C::encode(v, out, pos + 1, field)
+            }
+            None => {
+                let n = Self::MIN_LEN;
+                out[pos] = NONE ^ flip;
+                out[pos + 1..pos + n].fill(flip);
+                Ok(pos + n)
+            }
+        }
+    }
+}
+
+impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, const DESC: bool> FieldDecode<'de, Option<T>> for Opt<C, DESC> {
+    #[inline(always)]
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(Option<T>, usize), DecodeError> {
+        let flip = if DESC { 0xFF } else { 0 };
+        let tag = take(input, pos, 1, field)?[0] ^ flip;
+        match tag {
+            SOME => {
+                let (v, next) = C::decode(input, pos + 1, field)?;
+                Ok((Some(v), next))
+            }
+            NONE => {
+                let n = <Self as FieldCodec<Option<T>>>::MIN_LEN;
+                let padding = &take(input, pos, n, field)?[1..];
+                if padding.iter().any(|&b| b != flip) {
+                    return Err(DecodeError::InvalidPadding { field });
+                }
+                Ok((None, pos + n))
+            }
+            byte => Err(DecodeError::InvalidOptionTag { field, byte }),
+        }
+    }
+}

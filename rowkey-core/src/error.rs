@@ -1,0 +1,261 @@
+//! Errors returned when a key cannot be encoded or decoded.
+
+use core::fmt;
+
+/// Why a row key could not be encoded.
+///
+/// Every variant that concerns a value names the struct field it came from.
+///
+/// ```
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey, Debug)]
+/// struct Tagged {
+///     #[fixed(4)]
+///     tag: String,
+/// }
+///
+/// let err = Tagged { tag: "too long".into() }.try_encode().unwrap_err();
+/// assert_eq!(err, EncodeError::TooLong { field: "tag", len: 8, max: 4 });
+/// assert_eq!(err.to_string(), "field `tag`: value is 8 bytes, longer than #[fixed(4)]");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The output buffer given to `encode_into` is shorter than the key.
+    BufferTooSmall {
+        /// Bytes the key needs.
+        needed: usize,
+        /// Bytes the buffer has.
+        available: usize,
+    },
+    /// A `#[fixed(N)]` value is longer than `N` bytes.
+    TooLong {
+        /// The field.
+        field: &'static str,
+        /// The value's length in bytes.
+        len: usize,
+        /// The fixed width.
+        max: usize,
+    },
+    /// A `#[fixed(N)]` value ends with the pad byte, so decoding could not tell
+    /// the value's own trailing bytes from the padding.
+    EndsWithPad {
+        /// The field.
+        field: &'static str,
+        /// The pad byte.
+        pad: u8,
+    },
+    /// An unsigned `#[desc_ts]` value is above the signed maximum that the
+    /// `MAX - ts` recipe can represent.
+    TimestampOutOfRange {
+        /// The field.
+        field: &'static str,
+        /// The value.
+        value: u64,
+        /// The largest value that can be stored (`i64::MAX` or `i32::MAX`).
+        max: u64,
+    },
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::BufferTooSmall { needed, available } => write!(
+                f,
+                "buffer too small for the row key: it needs {needed} bytes, the buffer has {available}"
+            ),
+            EncodeError::TooLong { field, len, max } => write!(
+                f,
+                "field `{field}`: value is {len} bytes, longer than #[fixed({max})]"
+            ),
+            EncodeError::EndsWithPad { field, pad } => write!(
+                f,
+                "field `{field}`: value ends with the pad byte 0x{pad:02X}, which #[fixed] cannot tell apart from padding"
+            ),
+            EncodeError::TimestampOutOfRange { field, value, max } => write!(
+                f,
+                "field `{field}`: timestamp {value} is above {max}, the largest value #[desc_ts] can store"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for EncodeError {}
+
+/// Why bytes could not be decoded as a row key.
+///
+/// Every variant that concerns a value names the struct field being decoded
+/// (`"salt"` for the salt byte).
+///
+/// ```
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// struct Id {
+///     id: u32,
+/// }
+///
+/// let err = Id::decode(&[0, 0, 1]).unwrap_err();
+/// assert_eq!(err, DecodeError::UnexpectedEnd { field: "id", needed: 4, available: 3 });
+/// assert_eq!(Id::decode(&[0, 0, 0, 1, 9]).unwrap_err(), DecodeError::TrailingBytes { count: 1 });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The input ended inside a field.
+    UnexpectedEnd {
+        /// The field.
+        field: &'static str,
+        /// Bytes the field needs from its start.
+        needed: usize,
+        /// Bytes left in the input at the field's start.
+        available: usize,
+    },
+    /// Bytes are left after the last field.
+    TrailingBytes {
+        /// How many bytes are left over.
+        count: usize,
+    },
+    /// An escaped variable-length field has no terminator.
+    MissingTerminator {
+        /// The field.
+        field: &'static str,
+    },
+    /// An escaped variable-length field has an escape byte followed by
+    /// something other than the escape or terminator marker.
+    InvalidEscape {
+        /// The field.
+        field: &'static str,
+        /// The byte after the escape byte, as stored.
+        byte: u8,
+    },
+    /// A string field is not valid UTF-8.
+    InvalidUtf8 {
+        /// The field.
+        field: &'static str,
+    },
+    /// A `bool` field holds a byte other than 0 or 1.
+    InvalidBool {
+        /// The field.
+        field: &'static str,
+        /// The byte found (after undoing `#[desc]`).
+        byte: u8,
+    },
+    /// An `Option` field's tag is neither 0 (None) nor 1 (Some).
+    InvalidOptionTag {
+        /// The field.
+        field: &'static str,
+        /// The tag found (after undoing `#[desc]`).
+        byte: u8,
+    },
+    /// A fixed-width `None`'s padding is not all zero bytes.
+    InvalidPadding {
+        /// The field.
+        field: &'static str,
+    },
+    /// A borrowed field (`&str`, `&[u8]`) cannot point into the input because
+    /// the stored bytes had to be unescaped; use `String`, `Vec<u8>` or `Cow`.
+    CannotBorrow {
+        /// The field.
+        field: &'static str,
+    },
+    /// The salt byte is not below the number of buckets.
+    InvalidSalt {
+        /// The salt byte found.
+        bucket: u8,
+        /// The number of buckets.
+        buckets: u16,
+    },
+    /// The field's bytes are not a valid value of its type (an invalid
+    /// `char`, a `#[desc_ts]` value out of range, a user type's own check).
+    InvalidValue {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+impl DecodeError {
+    /// Attaches a field name to a [`FieldError`] from a field type.
+    #[inline]
+    pub fn from_field(field: &'static str, err: FieldError) -> Self {
+        match err {
+            FieldError::InvalidUtf8 => DecodeError::InvalidUtf8 { field },
+            FieldError::CannotBorrow => DecodeError::CannotBorrow { field },
+            FieldError::Invalid(reason) => DecodeError::InvalidValue { field, reason },
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::UnexpectedEnd { field, needed, available } => write!(
+                f,
+                "field `{field}`: key ends early, the field needs {needed} bytes and {available} are left"
+            ),
+            DecodeError::TrailingBytes { count } => {
+                write!(f, "{count} bytes left over after the last field of the key")
+            }
+            DecodeError::MissingTerminator { field } => {
+                write!(f, "field `{field}`: variable-length value has no terminator")
+            }
+            DecodeError::InvalidEscape { field, byte } => write!(
+                f,
+                "field `{field}`: invalid escape sequence (escape byte followed by 0x{byte:02X})"
+            ),
+            DecodeError::InvalidUtf8 { field } => write!(f, "field `{field}`: string is not valid UTF-8"),
+            DecodeError::InvalidBool { field, byte } => {
+                write!(f, "field `{field}`: 0x{byte:02X} is not a bool (00 or 01)")
+            }
+            DecodeError::InvalidOptionTag { field, byte } => write!(
+                f,
+                "field `{field}`: 0x{byte:02X} is not an Option tag (00 for None, 01 for Some)"
+            ),
+            DecodeError::InvalidPadding { field } => {
+                write!(f, "field `{field}`: padding of a None value is not all zero")
+            }
+            DecodeError::CannotBorrow { field } => write!(
+                f,
+                "field `{field}`: stored value contains escaped bytes, so a borrowed &str/&[u8] cannot point into the key; use String, Vec<u8> or Cow"
+            ),
+            DecodeError::InvalidSalt { bucket, buckets } => write!(
+                f,
+                "salt byte {bucket} is not a bucket of this table (0..{buckets})"
+            ),
+            DecodeError::InvalidValue { field, reason } => write!(f, "field `{field}`: {reason}"),
+        }
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// A field type's own decoding failure, before the derive attaches the field
+/// name (see [`DecodeError::from_field`]).
+///
+/// Returned by [`FixedField::from_key_bytes`](crate::FixedField::from_key_bytes)
+/// and [`VarField`](crate::VarField) implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// The bytes are not valid UTF-8.
+    InvalidUtf8,
+    /// The value had to be copied out of the key, and the type only borrows.
+    CannotBorrow,
+    /// The bytes are not a valid value; the text says why.
+    Invalid(&'static str),
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldError::InvalidUtf8 => f.write_str("not valid UTF-8"),
+            FieldError::CannotBorrow => f.write_str("cannot borrow: the stored value had to be unescaped"),
+            FieldError::Invalid(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl core::error::Error for FieldError {}

@@ -1,0 +1,113 @@
+//! Escaping of variable-length fields that are not last in the key.
+//!
+//! A 00 byte in the value is written as `00 FF`, and the field ends with
+//! `00 01`. Because `01 < FF`, a value sorts before every value it is a
+//! proper prefix of, and the encoding of one value is never a prefix of
+//! another's: memcmp order equals the values' order, field by field.
+//! `#[desc]` inverts the escaped bytes, so the markers become `FF 00` and
+//! `FF FE`.
+
+use crate::error::DecodeError;
+
+/// The byte that starts an escape or the terminator.
+pub const ESCAPE: u8 = 0x00;
+/// The byte after [`ESCAPE`] that stands for a 00 in the value.
+pub const ESCAPED_ZERO: u8 = 0xFF;
+/// The byte after [`ESCAPE`] that ends the field.
+pub const TERMINATOR: u8 = 0x01;
+
+/// Length of `bytes` once escaped and terminated.
+#[inline]
+pub fn escaped_len(bytes: &[u8]) -> usize {
+    bytes.len() + bytes.iter().filter(|&&b| b == ESCAPE).count() + 2
+}
+
+/// Writes `bytes` escaped and terminated at the start of `out`, which must be
+/// at least [`escaped_len`] long; returns the bytes written.
+#[inline]
+pub(crate) fn escape_into(bytes: &[u8], out: &mut [u8]) -> usize {
+    let mut w = 0;
+    let mut rest = bytes;
+    while let Some(i) = memchr::memchr(ESCAPE, rest) {
+        out[w..w + i].copy_from_slice(&rest[..i]);
+        out[w + i] = ESCAPE;
+        out[w + i + 1] = ESCAPED_ZERO;
+        w += i + 2;
+        rest = &rest[i + 1..];
+    }
+    out[w..w + rest.len()].copy_from_slice(rest);
+    w += rest.len();
+    out[w] = ESCAPE;
+    out[w + 1] = TERMINATOR;
+    w + 2
+}
+
+/// Like [`escape_into`] for the value's bytes taken in reverse order.
+#[inline]
+pub(crate) fn escape_reversed_into(bytes: &[u8], out: &mut [u8]) -> usize {
+    let mut w = 0;
+    for &b in bytes.iter().rev() {
+        out[w] = b;
+        w += 1;
+        if b == ESCAPE {
+            out[w] = ESCAPED_ZERO;
+            w += 1;
+        }
+    }
+    out[w] = ESCAPE;
+    out[w + 1] = TERMINATOR;
+    w + 2
+}
+
+/// Where an escaped field that starts at `pos` ends.
+pub(crate) struct Escaped {
+    /// End of the escaped content (where the terminator starts).
+    pub content_end: usize,
+    /// First byte after the terminator.
+    pub next: usize,
+    /// Whether the content holds escape sequences.
+    pub has_escapes: bool,
+}
+
+/// Finds the terminator of an escaped field starting at `pos`. With `desc`,
+/// the stored bytes are inverted.
+#[inline]
+pub(crate) fn find_end(input: &[u8], pos: usize, desc: bool, field: &'static str) -> Result<Escaped, DecodeError> {
+    let flip = if desc { 0xFF } else { 0x00 };
+    let marker = ESCAPE ^ flip;
+    let mut i = pos;
+    let mut has_escapes = false;
+    loop {
+        let rest = input.get(i..).unwrap_or(&[]);
+        let Some(j) = memchr::memchr(marker, rest) else {
+            return Err(DecodeError::MissingTerminator { field });
+        };
+        let at = i + j;
+        match input.get(at + 1).map(|b| b ^ flip) {
+            None => return Err(DecodeError::MissingTerminator { field }),
+            Some(ESCAPED_ZERO) => {
+                has_escapes = true;
+                i = at + 2;
+            }
+            Some(TERMINATOR) => {
+                return Ok(Escaped { content_end: at, next: at + 2, has_escapes });
+            }
+            Some(other) => return Err(DecodeError::InvalidEscape { field, byte: other ^ flip }),
+        }
+    }
+}
+
+/// Unescapes `content` (already checked by [`find_end`]), undoing `#[desc]`
+/// by XOR with `flip`, into a new vector.
+#[cfg(feature = "alloc")]
+pub(crate) fn unescape(content: &[u8], flip: u8) -> alloc::vec::Vec<u8> {
+    let mut out = alloc::vec::Vec::with_capacity(content.len());
+    let mut i = 0;
+    while i < content.len() {
+        let b = content[i] ^ flip;
+        out.push(b);
+        // An escape byte is always followed by ESCAPED_ZERO inside content.
+        i += if b == ESCAPE { 2 } else { 1 };
+    }
+    out
+}

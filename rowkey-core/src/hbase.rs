@@ -1,0 +1,167 @@
+//! HBase text formats: `Bytes.toStringBinary`, `Bytes.toBytesBinary`, and
+//! shell statements that pre-split a table.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// The exact output of HBase's `Bytes.toStringBinary`: printable ASCII
+/// (space to `~`) except the backslash as is, every other byte as `\xHH`
+/// with upper-case hex.
+///
+/// ```
+/// use rowkey_core::hbase::to_string_binary;
+/// assert_eq!(to_string_binary(&[0x01, b'a', b'\\', 0xFF]), r"\x01a\x5C\xFF");
+/// ```
+pub fn to_string_binary(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len());
+    for &b in bytes {
+        push_binary(&mut s, b, b == b'\\');
+    }
+    s
+}
+
+fn push_binary(s: &mut String, b: u8, force_hex: bool) {
+    if (b' '..=b'~').contains(&b) && !force_hex {
+        s.push(char::from(b));
+    } else {
+        s.push_str("\\x");
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 0xF)]));
+    }
+}
+
+/// Why [`from_string_binary`] rejected its input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseBinaryError {
+    /// A character outside ASCII, which HBase would silently truncate to its
+    /// low byte.
+    NonAscii {
+        /// Byte offset of the character in the input.
+        offset: usize,
+    },
+    /// `\x` not followed by two hex digits.
+    BadEscape {
+        /// Byte offset of the backslash in the input.
+        offset: usize,
+    },
+}
+
+impl fmt::Display for ParseBinaryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseBinaryError::NonAscii { offset } => {
+                write!(f, "non-ASCII character at byte {offset}: write it as \\xHH escapes")
+            }
+            ParseBinaryError::BadEscape { offset } => {
+                write!(f, "\\x at byte {offset} is not followed by two hex digits")
+            }
+        }
+    }
+}
+
+impl core::error::Error for ParseBinaryError {}
+
+/// The inverse of [`to_string_binary`], as HBase's `Bytes.toBytesBinary`:
+/// `\xHH` (either case) is one byte, every other character stands for
+/// itself.
+///
+/// Stricter than HBase where HBase loses data: a non-ASCII character (HBase
+/// keeps its low byte) and a `\x` without two hex digits (HBase drops the
+/// backslash, or throws at the end of the string) are errors.
+///
+/// ```
+/// use rowkey_core::hbase::{from_string_binary, to_string_binary};
+/// assert_eq!(from_string_binary(r"\x01a\x5c\xFF").unwrap(), [0x01, b'a', b'\\', 0xFF]);
+/// let bytes = [0u8, 1, 0x7F, b'"', 0xFE];
+/// assert_eq!(from_string_binary(&to_string_binary(&bytes)).unwrap(), bytes);
+/// assert!(from_string_binary(r"\xZZ").is_err());
+/// ```
+pub fn from_string_binary(s: &str) -> Result<Vec<u8>, ParseBinaryError> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !b.is_ascii() {
+            return Err(ParseBinaryError::NonAscii { offset: i });
+        }
+        if b == b'\\' && bytes.get(i + 1) == Some(&b'x') {
+            let hex = |j: usize| bytes.get(j).and_then(|&c| char::from(c).to_digit(16));
+            match (hex(i + 2), hex(i + 3)) {
+                (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+                _ => return Err(ParseBinaryError::BadEscape { offset: i }),
+            }
+            i += 4;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// A Ruby double-quoted string literal of `bytes` for the HBase shell:
+/// printable ASCII as is except `\`, `"` and `#` (which would end the string
+/// or start an interpolation), every other byte as `\xHH`.
+fn ruby_bytes(bytes: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for &b in bytes {
+        push_binary(&mut s, b, matches!(b, b'\\' | b'"' | b'#'));
+    }
+    s.push('"');
+    s
+}
+
+/// A Ruby single-quoted string literal (for table and family names).
+fn ruby_name(name: &str) -> String {
+    let mut s = String::from("'");
+    for c in name.chars() {
+        if c == '\'' || c == '\\' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('\'');
+    s
+}
+
+/// An HBase shell `create` statement for a table pre-split at
+/// `split_points` (for a salted key: `T::split_points()`, one region per
+/// bucket).
+///
+/// Split keys are written as double-quoted Ruby strings with `\xHH`
+/// escapes, so binary split points reach HBase byte for byte (single quotes
+/// would keep `\x01` as four characters).
+///
+/// ```
+/// use rowkey_core::hbase::create_table_statement;
+/// let splits = vec![vec![1u8], vec![2], vec![3]];
+/// assert_eq!(
+///     create_table_statement("events", &["d"], &splits),
+///     r#"create 'events', 'd', SPLITS => ["\x01", "\x02", "\x03"]"#
+/// );
+/// assert_eq!(create_table_statement("t", &["a", "b"], &[]), "create 't', 'a', 'b'");
+/// ```
+pub fn create_table_statement<S: AsRef<[u8]>>(table: &str, families: &[&str], split_points: &[S]) -> String {
+    let mut s = String::from("create ");
+    s.push_str(&ruby_name(table));
+    for f in families {
+        s.push_str(", ");
+        s.push_str(&ruby_name(f));
+    }
+    if !split_points.is_empty() {
+        s.push_str(", SPLITS => [");
+        for (i, p) in split_points.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(&ruby_bytes(p.as_ref()));
+        }
+        s.push(']');
+    }
+    s
+}

@@ -1,0 +1,67 @@
+//! The traits that `#[derive(RowKey)]` implements.
+
+#[cfg(feature = "alloc")]
+use alloc::vec::Vec;
+
+use crate::error::{DecodeError, EncodeError};
+
+/// A struct that encodes to a row key. Implemented by `#[derive(RowKey)]`.
+///
+/// Fixed-width layouts also get inherent `LEN`, `try_encode()` and, when no
+/// field can fail, `encode()`, which return `[u8; LEN]` on the stack.
+///
+/// ```
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// struct Event<'a> {
+///     user_id: u64,
+///     #[desc_ts]
+///     ts_millis: i64,
+///     kind: &'a str,
+/// }
+///
+/// let event = Event { user_id: 42, ts_millis: 1_700_000_000_000, kind: "click" };
+/// let mut buf = [0u8; 64];
+/// let n = event.encode_into(&mut buf).unwrap();
+/// assert_eq!(n, event.encoded_len());
+/// assert_eq!(n, 8 + 8 + 5);
+/// assert_eq!(Event::decode(&buf[..n]).unwrap(), event);
+/// assert_eq!(event.encode_to_vec().unwrap(), &buf[..n]);
+/// ```
+pub trait RowKey {
+    /// `Some(len)` when every key of this type is `len` bytes long.
+    const FIXED_LEN: Option<usize>;
+    /// The fewest bytes a key of this type can have.
+    const MIN_LEN: usize;
+    /// The number of salt buckets, `None` for an unsalted key.
+    const SALT_BUCKETS: Option<u16>;
+
+    /// The number of bytes [`encode_into`](Self::encode_into) writes.
+    fn encoded_len(&self) -> usize;
+
+    /// Writes the key at the start of `out` and returns its length.
+    ///
+    /// A buffer shorter than [`encoded_len`](Self::encoded_len) is an
+    /// [`EncodeError::BufferTooSmall`], not a panic.
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, EncodeError>;
+
+    /// The key in a new vector of exactly its length.
+    #[cfg(feature = "alloc")]
+    fn encode_to_vec(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = alloc::vec![0; self.encoded_len()];
+        let n = self.encode_into(&mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+}
+
+/// A row key that can be decoded from bytes. Implemented by
+/// `#[derive(RowKey)]`.
+///
+/// `'de` is the lifetime of the input: borrowed fields (`&'de str`,
+/// `&'de [u8]`) point into it.
+pub trait DecodeRowKey<'de>: Sized {
+    /// Decodes a whole key: every byte of `bytes` must belong to it.
+    fn decode(bytes: &'de [u8]) -> Result<Self, DecodeError>;
+}

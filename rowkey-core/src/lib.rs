@@ -1,0 +1,184 @@
+//! Typed, order-preserving row keys for sorted key-value stores.
+//!
+//! `#[derive(RowKey)]` turns a struct into a row key for HBase, Bigtable,
+//! TiKV, RocksDB, redb and other stores that keep rows sorted by key bytes.
+//! The bytes sort, compared with `memcmp`, in the order of the struct's
+//! fields, laid out the way HBase schema design recommends: a salt prefix
+//! against hot spots, newest-first timestamps, reversed and fixed-width
+//! fields. Encoding and decoding do not touch the heap for fixed-width and
+//! borrowed layouts, and the derive also generates correct scan ranges.
+//!
+//! ```
+//! use rowkey_core::prelude::*;
+//!
+//! #[derive(RowKey, Debug, PartialEq)]
+//! #[salt(buckets = 16, by(user_id))]
+//! struct UserEvent {
+//!     user_id: u64,
+//!     #[desc_ts]
+//!     ts_millis: i64,
+//!     #[fixed(8)]
+//!     kind: String,
+//! }
+//!
+//! let event = UserEvent { user_id: 42, ts_millis: 1_700_000_000_000, kind: "click".into() };
+//! let key: [u8; UserEvent::LEN] = event.try_encode()?;
+//! assert_eq!(key.len(), 1 + 8 + 8 + 8);
+//! assert_eq!(key[0], event.bucket());
+//! assert_eq!(UserEvent::decode(&key)?, event);
+//!
+//! // One user's last hour, newest first: one range, in that user's bucket.
+//! let now = 1_700_000_000_000;
+//! let scan = UserEvent::range_by_user_id_ts_millis(42, now - 3_600_000..now + 1);
+//! assert_eq!(scan.range_count(), 1);
+//! assert!(scan.ranges().next().unwrap().contains(&key));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The byte format is specified in `FORMAT.md` and frozen by golden vectors.
+//!
+//! # Features
+//! - `derive` (default): re-exports `#[derive(RowKey)]`.
+//! - `alloc` (default): owned fields (`String`, `Vec<u8>`, `Cow`),
+//!   `encode_to_vec`, scans, [`merge_salted`] and the [`hbase`] helpers.
+//! - `std`: `std` support in dependencies.
+//!
+//! Without `alloc` the crate is `no_std` with no allocator: encoding and
+//! decoding of fixed-width and borrowed layouts.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod codec;
+mod error;
+pub mod escape;
+mod field;
+#[cfg(feature = "alloc")]
+pub mod hbase;
+mod key;
+#[cfg(feature = "alloc")]
+mod merge;
+pub mod salt;
+#[cfg(feature = "alloc")]
+pub mod scan;
+
+pub use error::{DecodeError, EncodeError, FieldError};
+pub use field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+pub use key::{DecodeRowKey, RowKey};
+#[cfg(feature = "alloc")]
+pub use merge::{merge_salted, MergeItem, MergeSalted};
+#[cfg(feature = "alloc")]
+pub use scan::{Scan, ScanRange};
+
+/// `#[derive(RowKey)]`: see the crate documentation and the README's
+/// attribute reference.
+#[cfg(feature = "derive")]
+pub use rowkey_derive::RowKey;
+
+/// Everything the generated methods need in scope:
+/// `use rowkey_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::error::{DecodeError, EncodeError};
+    pub use crate::key::{DecodeRowKey, RowKey};
+    #[cfg(feature = "alloc")]
+    pub use crate::scan::{Scan, ScanRange};
+    #[cfg(feature = "derive")]
+    pub use rowkey_derive::RowKey;
+}
+
+/// Expands to its input when the `alloc` feature is on, to nothing
+/// otherwise: wraps the generated items that need `alloc`.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_if_alloc {
+    ($($tt:tt)*) => { $($tt)* };
+}
+
+/// Expands to nothing: the `alloc` feature is off.
+#[cfg(not(feature = "alloc"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_if_alloc {
+    ($($tt:tt)*) => {};
+}
+
+/// Not public API: the helpers that `#[derive(RowKey)]` expands to.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::codec::{DescTs, FieldCodec, FieldDecode, Fixed, Opt, Padded, Var, ESCAPED, RAW};
+    pub use crate::error::{DecodeError, EncodeError};
+    pub use crate::key::{DecodeRowKey, RowKey};
+    pub use crate::salt::{JavaHash, SaltHash, Xxh3};
+    #[cfg(feature = "alloc")]
+    pub use crate::scan::{scan_eq, scan_range, Buckets, Prefix, Scan};
+    #[cfg(feature = "alloc")]
+    pub use alloc::vec::Vec;
+    pub use core::ops::RangeBounds;
+    pub use core::option::Option;
+    pub use core::result::Result;
+
+    /// The first `len` bytes of `out`, or the error for a short buffer.
+    #[inline(always)]
+    pub fn output(out: &mut [u8], len: usize) -> Result<&mut [u8], EncodeError> {
+        let available = out.len();
+        out.get_mut(..len).ok_or(EncodeError::BufferTooSmall { needed: len, available })
+    }
+
+    /// The value of an encoding that the derive proved cannot fail (no
+    /// `#[fixed]` string, no unsigned `#[desc_ts]`, a buffer of the exact
+    /// fixed length). The error arm is unreachable.
+    #[inline(always)]
+    pub fn infallible<T>(result: Result<T, EncodeError>) -> T {
+        match result {
+            Ok(v) => v,
+            Err(e) => unreachable!("rowkey: an encoding the derive proved infallible failed: {e}"),
+        }
+    }
+
+    /// Compiles only when `T` is a fixed-width field type; the derive calls
+    /// it with the span of each field's type, so the error points there.
+    pub const fn assert_fixed_field<T: crate::FixedField>() {}
+
+    pub use crate::__rowkey_if_alloc as if_alloc;
+
+    /// Reads and checks the salt byte.
+    #[inline(always)]
+    pub fn decode_salt(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
+        match input.first() {
+            None => Err(DecodeError::UnexpectedEnd { field: "salt", needed: 1, available: 0 }),
+            Some(&b) if u16::from(b) >= buckets => Err(DecodeError::InvalidSalt { bucket: b, buckets }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// Checks that decoding consumed the whole input.
+    #[inline(always)]
+    pub fn finish(input: &[u8], pos: usize) -> Result<(), DecodeError> {
+        if pos == input.len() {
+            Ok(())
+        } else {
+            Err(DecodeError::TrailingBytes { count: input.len().saturating_sub(pos) })
+        }
+    }
+
+    /// The fixed width of a codec, in a const context: a compile error if
+    /// the derive called it for a variable-length codec.
+    pub const fn fixed(len: Option<usize>) -> usize {
+        match len {
+            Some(n) => n,
+            None => panic!("rowkey: a variable-length field in a fixed-width layout"),
+        }
+    }
+
+    /// The split points of a salted table: `[1], [2], ... [buckets - 1]`.
+    #[cfg(feature = "alloc")]
+    pub fn split_points(buckets: u16) -> Vec<Vec<u8>> {
+        (1..buckets).map(|b| alloc::vec![b as u8]).collect()
+    }
+}

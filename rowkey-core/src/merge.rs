@@ -1,0 +1,155 @@
+//! Merging the per-bucket streams of a salted scan back into key order.
+
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+/// An item of a stream given to [`merge_salted`]: a `(key, value)` pair, or a
+/// `Result` of one (errors are passed through as soon as they are met).
+pub trait MergeItem {
+    /// The full key, salt byte included; `None` for an error item.
+    fn merge_key(&self) -> Option<&[u8]>;
+}
+
+impl<K: AsRef<[u8]>, V> MergeItem for (K, V) {
+    #[inline]
+    fn merge_key(&self) -> Option<&[u8]> {
+        Some(self.0.as_ref())
+    }
+}
+
+impl<T: MergeItem, E> MergeItem for Result<T, E> {
+    #[inline]
+    fn merge_key(&self) -> Option<&[u8]> {
+        self.as_ref().ok().and_then(MergeItem::merge_key)
+    }
+}
+
+/// Merges one sorted stream per salt bucket into the order of the keys'
+/// bytes after the salt byte: the order an unsalted table would give.
+///
+/// Lazy, and holds one item per stream (O(buckets) memory). Each stream must
+/// be sorted by key, as a range read from a sorted store is. Equal unsalted
+/// keys come out in stream order. An `Err` item is yielded as soon as it is
+/// the head of its stream.
+///
+/// ```
+/// use rowkey_core::merge_salted;
+///
+/// let bucket0 = vec![(vec![0, 1], "a"), (vec![0, 4], "d")];
+/// let bucket1 = vec![(vec![1, 2], "b"), (vec![1, 3], "c")];
+/// let merged: Vec<_> = merge_salted([bucket0.into_iter(), bucket1.into_iter()])
+///     .map(|(_, v)| v)
+///     .collect();
+/// assert_eq!(merged, ["a", "b", "c", "d"]);
+/// ```
+pub fn merge_salted<S, I>(streams: S) -> MergeSalted<I>
+where
+    S: IntoIterator<Item = I>,
+    I: Iterator,
+    I::Item: MergeItem,
+{
+    let streams: Vec<I> = streams.into_iter().collect();
+    let heads = Vec::with_capacity(streams.len());
+    MergeSalted { streams, heads, heap: Vec::new(), started: false }
+}
+
+/// The iterator returned by [`merge_salted`].
+pub struct MergeSalted<I: Iterator> {
+    streams: Vec<I>,
+    heads: Vec<Option<I::Item>>,
+    /// Stream indices, a binary min-heap ordered by their heads.
+    heap: Vec<usize>,
+    started: bool,
+}
+
+/// Errors first, then keys after the salt byte, then stream order.
+#[inline]
+fn cmp_heads<T: MergeItem>(a: &Option<T>, ai: usize, b: &Option<T>, bi: usize) -> Ordering {
+    fn key<T: MergeItem>(h: &Option<T>) -> Option<&[u8]> {
+        h.as_ref().and_then(MergeItem::merge_key).map(|k| k.get(1..).unwrap_or(&[]))
+    }
+    match (key(a), key(b)) {
+        (None, None) => ai.cmp(&bi),
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(x), Some(y)) => x.cmp(y).then(ai.cmp(&bi)),
+    }
+}
+
+impl<I: Iterator> MergeSalted<I>
+where
+    I::Item: MergeItem,
+{
+    #[inline]
+    fn less(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.heap[i], self.heap[j]);
+        cmp_heads(&self.heads[a], a, &self.heads[b], b) == Ordering::Less
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                return;
+            }
+            let r = l + 1;
+            let c = if r < n && self.less(r, l) { r } else { l };
+            if !self.less(c, i) {
+                return;
+            }
+            self.heap.swap(i, c);
+            i = c;
+        }
+    }
+
+    fn start(&mut self) {
+        self.started = true;
+        for (i, s) in self.streams.iter_mut().enumerate() {
+            let head = s.next();
+            if head.is_some() {
+                self.heap.push(i);
+            }
+            self.heads.push(head);
+        }
+        for i in (0..self.heap.len() / 2).rev() {
+            self.sift_down(i);
+        }
+    }
+}
+
+impl<I: Iterator> Iterator for MergeSalted<I>
+where
+    I::Item: MergeItem,
+{
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        if !self.started {
+            self.start();
+        }
+        let &top = self.heap.first()?;
+        let next = self.streams[top].next();
+        let item = core::mem::replace(&mut self.heads[top], next);
+        if self.heads[top].is_none() {
+            // The stream is done: move the last index to the root and drop it.
+            let last = self.heap.len() - 1;
+            self.heap.swap(0, last);
+            self.heap.pop();
+        }
+        self.sift_down(0);
+        item
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let buffered = self.heads.iter().filter(|h| h.is_some()).count();
+        let (lo, hi) = self.streams.iter().fold((0usize, Some(0usize)), |(lo, hi), s| {
+            let (l, h) = s.size_hint();
+            (lo.saturating_add(l), hi.and_then(|x| h.and_then(|h| x.checked_add(h))))
+        });
+        if !self.started {
+            return (lo, hi);
+        }
+        (lo.saturating_add(buffered), hi.and_then(|h| h.checked_add(buffered)))
+    }
+}

@@ -1,0 +1,443 @@
+//! Scans: the row ranges that hold the keys a query asks for.
+//!
+//! The derive generates `T::scan_all()`, `T::scan_by_<fields>(...)` and
+//! `T::range_by_<fields>(..., range)`, each returning a [`Scan`]. A scan is
+//! one or more [`ScanRange`]s with HBase semantics: the start row is
+//! inclusive, the stop row exclusive, and an empty stop row means "to the end
+//! of the table". A salted scan whose `by` fields are not all fixed fans out
+//! to one range per bucket; read them all and merge with
+//! [`merge_salted`](crate::merge_salted) to get the unsalted key order.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::ops::{Bound, RangeBounds};
+
+use crate::codec::FieldCodec;
+use crate::error::EncodeError;
+
+/// Bytes kept inline before a buffer moves to the heap: keys up to this long
+/// (salt byte included) make scans without allocating.
+pub const INLINE_KEY_BYTES: usize = 64;
+
+/// A short byte string stored inline, or on the heap when it is long.
+#[derive(Clone)]
+pub(crate) enum KeyBuf {
+    Inline { len: u8, bytes: [u8; INLINE_KEY_BYTES] },
+    Heap(Vec<u8>),
+}
+
+impl KeyBuf {
+    #[inline]
+    pub(crate) const fn new() -> Self {
+        KeyBuf::Inline { len: 0, bytes: [0; INLINE_KEY_BYTES] }
+    }
+
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            KeyBuf::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            KeyBuf::Heap(v) => v,
+        }
+    }
+
+    /// Appends `n` zero bytes and returns them for writing.
+    #[inline]
+    pub(crate) fn grow(&mut self, n: usize) -> &mut [u8] {
+        if let KeyBuf::Inline { len, bytes } = self {
+            let old = usize::from(*len);
+            if old + n > INLINE_KEY_BYTES {
+                let mut v = Vec::with_capacity(old + n);
+                v.extend_from_slice(&bytes[..old]);
+                *self = KeyBuf::Heap(v);
+            }
+        }
+        match self {
+            KeyBuf::Inline { len, bytes } => {
+                let old = usize::from(*len);
+                *len = (old + n) as u8;
+                &mut bytes[old..old + n]
+            }
+            KeyBuf::Heap(v) => {
+                let old = v.len();
+                v.resize(old + n, 0);
+                &mut v[old..]
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn extend_from_slice(&mut self, s: &[u8]) {
+        self.grow(s.len()).copy_from_slice(s);
+    }
+
+    #[inline]
+    pub(crate) fn from_slice(s: &[u8]) -> Self {
+        let mut b = KeyBuf::new();
+        b.extend_from_slice(s);
+        b
+    }
+}
+
+/// The first key after every key that starts with `prefix`: the prefix with
+/// trailing FF bytes dropped and its last byte incremented. `None` when there
+/// is no such key (the prefix is empty or all FF): the scan runs to the end.
+///
+/// ```
+/// use rowkey_core::scan::prefix_stop;
+/// assert_eq!(prefix_stop(&[0x12, 0x23, 0xFF, 0xFF]).as_deref(), Some(&[0x12, 0x24][..]));
+/// assert_eq!(prefix_stop(&[0xFF, 0xFF]), None);
+/// assert_eq!(prefix_stop(&[]), None);
+/// ```
+pub fn prefix_stop(prefix: &[u8]) -> Option<Vec<u8>> {
+    prefix_stop_buf(prefix).map(|b| b.as_slice().to_vec())
+}
+
+#[inline]
+pub(crate) fn prefix_stop_buf(prefix: &[u8]) -> Option<KeyBuf> {
+    let keep = prefix.iter().rposition(|&b| b != 0xFF)?;
+    let mut buf = KeyBuf::from_slice(&prefix[..keep]);
+    buf.extend_from_slice(&[prefix[keep] + 1]);
+    Some(buf)
+}
+
+/// Which salt buckets a scan reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buckets {
+    /// The key has no salt byte.
+    Unsalted,
+    /// Every wanted row is in this one bucket.
+    One(u8),
+    /// The wanted rows may be in any of this many buckets: one range each.
+    All(u16),
+}
+
+/// The row ranges that hold exactly the keys a query asks for.
+///
+/// Built by the derive's `scan_all`, `scan_by_*` and `range_by_*` methods.
+///
+/// ```
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey)]
+/// #[salt(buckets = 4, by(user_id))]
+/// struct Event {
+///     user_id: u32,
+///     #[desc_ts]
+///     ts: i64,
+/// }
+///
+/// // All by-fields fixed: one bucket, one range.
+/// assert_eq!(Event::scan_by_user_id(7).ranges().count(), 1);
+/// // Otherwise: one range per bucket.
+/// assert_eq!(Event::scan_all().ranges().count(), 4);
+/// ```
+#[derive(Clone)]
+pub struct Scan {
+    buckets: Buckets,
+    /// Start row without the salt byte.
+    start: KeyBuf,
+    /// Stop row without the salt byte; `None`: to the end of the bucket (or table).
+    stop: Option<KeyBuf>,
+    /// No key can match.
+    empty: bool,
+}
+
+impl Scan {
+    /// A scan that matches no row (for example a range whose start is past
+    /// its end).
+    pub const fn none() -> Scan {
+        Scan { buckets: Buckets::Unsalted, start: KeyBuf::new(), stop: None, empty: true }
+    }
+
+    /// A scan of one unsalted range, `start` inclusive, `stop` exclusive,
+    /// an empty `stop` meaning "to the end".
+    pub fn from_bounds(start: &[u8], stop: &[u8]) -> Scan {
+        let stop = if stop.is_empty() { None } else { Some(KeyBuf::from_slice(stop)) };
+        Scan::build(Buckets::Unsalted, KeyBuf::from_slice(start), stop)
+    }
+
+    fn build(buckets: Buckets, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
+        let empty = matches!(&stop, Some(s) if start.as_slice() >= s.as_slice());
+        Scan { buckets, start, stop, empty }
+    }
+
+    /// True when no row can match.
+    pub fn is_empty(&self) -> bool {
+        self.empty
+    }
+
+    /// Which buckets the scan reads.
+    pub fn buckets(&self) -> Buckets {
+        self.buckets
+    }
+
+    /// The number of ranges [`ranges`](Self::ranges) yields.
+    pub fn range_count(&self) -> usize {
+        match (self.empty, self.buckets) {
+            (true, _) => 0,
+            (false, Buckets::All(n)) => usize::from(n),
+            (false, _) => 1,
+        }
+    }
+
+    /// The ranges to read, one per bucket for a fanned-out salted scan, in
+    /// bucket order.
+    pub fn ranges(&self) -> Ranges<'_> {
+        let (next, end) = match self.buckets {
+            _ if self.empty => (0, 0),
+            Buckets::Unsalted => (0, 1),
+            Buckets::One(b) => (u16::from(b), u16::from(b) + 1),
+            Buckets::All(n) => (0, n),
+        };
+        Ranges { scan: self, next, end }
+    }
+
+    fn range_for(&self, bucket: Option<u8>) -> ScanRange {
+        let Some(b) = bucket else {
+            let stop = self.stop.clone().unwrap_or(KeyBuf::new());
+            return ScanRange { start: self.start.clone(), stop };
+        };
+        let mut start = KeyBuf::new();
+        start.extend_from_slice(&[b]);
+        start.extend_from_slice(self.start.as_slice());
+        let stop = match &self.stop {
+            Some(s) => {
+                let mut stop = KeyBuf::new();
+                stop.extend_from_slice(&[b]);
+                stop.extend_from_slice(s.as_slice());
+                stop
+            }
+            None => prefix_stop_buf(&[b]).unwrap_or(KeyBuf::new()),
+        };
+        ScanRange { start, stop }
+    }
+}
+
+impl fmt::Debug for Scan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.ranges()).finish()
+    }
+}
+
+/// The iterator of [`Scan::ranges`].
+pub struct Ranges<'a> {
+    scan: &'a Scan,
+    next: u16,
+    end: u16,
+}
+
+impl Iterator for Ranges<'_> {
+    type Item = ScanRange;
+
+    fn next(&mut self) -> Option<ScanRange> {
+        if self.next >= self.end {
+            return None;
+        }
+        let bucket = self.next;
+        self.next += 1;
+        let b = match self.scan.buckets {
+            Buckets::Unsalted => None,
+            _ => Some(bucket as u8),
+        };
+        Some(self.scan.range_for(b))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::from(self.end - self.next);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Ranges<'_> {}
+
+/// One row range: `start` inclusive, `stop` exclusive, an empty `stop`
+/// meaning "to the end of the table" (HBase's convention).
+///
+/// Use [`bounds`](Self::bounds) with `BTreeMap::range`, redb, fjall or
+/// RocksDB:
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey)]
+/// struct Reading {
+///     sensor: u16,
+///     seq: u32,
+/// }
+///
+/// let mut table = BTreeMap::new();
+/// for sensor in 0..3u16 {
+///     for seq in 0..5u32 {
+///         table.insert(Reading { sensor, seq }.encode().to_vec(), ());
+///     }
+/// }
+/// let scan = Reading::range_by_sensor_seq(1, 2..4);
+/// let range = scan.ranges().next().unwrap();
+/// let rows: Vec<_> = table.range::<[u8], _>(range.bounds()).map(|(k, _)| k.clone()).collect();
+/// assert_eq!(rows, vec![
+///     Reading { sensor: 1, seq: 2 }.encode().to_vec(),
+///     Reading { sensor: 1, seq: 3 }.encode().to_vec(),
+/// ]);
+/// assert!(range.contains(&rows[0]));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct ScanRange {
+    start: KeyBuf,
+    stop: KeyBuf,
+}
+
+impl PartialEq for KeyBuf {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+impl Eq for KeyBuf {}
+
+impl ScanRange {
+    /// The first row (inclusive).
+    pub fn start(&self) -> &[u8] {
+        self.start.as_slice()
+    }
+
+    /// The row after the last (exclusive); empty for "to the end".
+    pub fn stop(&self) -> &[u8] {
+        self.stop.as_slice()
+    }
+
+    /// Whether `key` is in the range.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        key >= self.start() && (self.stop().is_empty() || key < self.stop())
+    }
+
+    /// The range as standard bounds, for `BTreeMap::range::<[u8], _>` and
+    /// stores that take `RangeBounds<&[u8]>` (redb, fjall).
+    pub fn bounds(&self) -> (Bound<&[u8]>, Bound<&[u8]>) {
+        let end = if self.stop().is_empty() { Bound::Unbounded } else { Bound::Excluded(self.stop()) };
+        (Bound::Included(self.start()), end)
+    }
+}
+
+impl<'a> From<&'a ScanRange> for (Bound<&'a [u8]>, Bound<&'a [u8]>) {
+    fn from(r: &'a ScanRange) -> Self {
+        r.bounds()
+    }
+}
+
+impl RangeBounds<[u8]> for ScanRange {
+    fn start_bound(&self) -> Bound<&[u8]> {
+        Bound::Included(self.start())
+    }
+    fn end_bound(&self) -> Bound<&[u8]> {
+        self.bounds().1
+    }
+}
+
+impl fmt::Debug for ScanRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{:02X?}, {:02X?})", self.start(), self.stop())
+    }
+}
+
+// ---- Builders used by generated code (re-exported from `__private`). ----
+
+/// The encoded leading fields of a scan, without the salt byte.
+#[doc(hidden)]
+pub struct Prefix {
+    buf: KeyBuf,
+}
+
+impl Default for Prefix {
+    fn default() -> Self {
+        Prefix::new()
+    }
+}
+
+impl Prefix {
+    #[doc(hidden)]
+    #[inline]
+    pub const fn new() -> Self {
+        Prefix { buf: KeyBuf::new() }
+    }
+
+    /// Appends one field's encoding.
+    #[doc(hidden)]
+    #[inline]
+    pub fn push<C: FieldCodec<T>, T: ?Sized>(&mut self, value: &T, field: &'static str) -> Result<(), EncodeError> {
+        let n = C::encoded_len(value);
+        let dst = self.buf.grow(n);
+        C::encode(value, dst, 0, field)?;
+        Ok(())
+    }
+
+    #[doc(hidden)]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.as_slice()
+    }
+}
+
+/// Every row whose leading fields encode to `prefix`. `exact`: the prefix is
+/// a whole key whose last field is raw to the end of the key, so only that
+/// key matches (its successor is `prefix ++ 00`).
+#[doc(hidden)]
+#[inline]
+pub fn scan_eq(prefix: Prefix, buckets: Buckets, exact: bool) -> Scan {
+    let stop = if exact {
+        let mut s = prefix.buf.clone();
+        s.extend_from_slice(&[0]);
+        Some(s)
+    } else {
+        prefix_stop_buf(prefix.as_bytes())
+    };
+    Scan::build(buckets, prefix.buf, stop)
+}
+
+/// Every row whose leading fields encode to `prefix` and whose next field is
+/// in `range`. `desc`: the field's encoding sorts descending, so the range's
+/// ends swap. `last_raw`: the field is last and stored raw (not prefix-free).
+#[doc(hidden)]
+#[inline]
+pub fn scan_range<C: FieldCodec<T>, T>(
+    prefix: Prefix,
+    range: &impl RangeBounds<T>,
+    buckets: Buckets,
+    desc: bool,
+    last_raw: bool,
+    field: &'static str,
+) -> Result<Scan, EncodeError> {
+    let (low, high) = if desc {
+        (range.end_bound(), range.start_bound())
+    } else {
+        (range.start_bound(), range.end_bound())
+    };
+    let with = |v: &T| -> Result<KeyBuf, EncodeError> {
+        let mut p = KeyBuf::from_slice(prefix.as_bytes());
+        let n = C::encoded_len(v);
+        C::encode(v, p.grow(n), 0, field)?;
+        Ok(p)
+    };
+    // The first key of a value's rows, or past them.
+    let after = |v: &T| -> Result<Option<KeyBuf>, EncodeError> {
+        let mut k = with(v)?;
+        if last_raw {
+            k.extend_from_slice(&[0]);
+            Ok(Some(k))
+        } else {
+            Ok(prefix_stop_buf(k.as_slice()))
+        }
+    };
+    let start = match low {
+        Bound::Unbounded => prefix.buf.clone(),
+        Bound::Included(v) => with(v)?,
+        Bound::Excluded(v) => match after(v)? {
+            Some(s) => s,
+            None => return Ok(Scan::none()),
+        },
+    };
+    let stop = match high {
+        Bound::Unbounded => prefix_stop_buf(prefix.as_bytes()),
+        Bound::Included(v) => after(v)?,
+        Bound::Excluded(v) => Some(with(v)?),
+    };
+    Ok(Scan::build(buckets, start, stop))
+}

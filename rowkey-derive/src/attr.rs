@@ -1,0 +1,323 @@
+//! Attribute parsing. Each attribute is parsed where it stands; duplicates
+//! and unknown keys are rejected here, rules that involve more than one
+//! attribute or field live in `validate.rs`.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitByte, LitInt, LitStr, Token};
+
+use crate::ctxt::{did_you_mean, Ctxt};
+
+pub const ROWKEY: &str = "rowkey";
+pub const SALT: &str = "salt";
+pub const FIXED: &str = "fixed";
+pub const DESC: &str = "desc";
+pub const DESC_TS: &str = "desc_ts";
+pub const REVERSE: &str = "reverse";
+
+const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE];
+const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
+const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align"];
+const HASHES: &[&str] = &["xxh3", "java"];
+
+/// The largest number of salt buckets: the salt is one byte.
+pub const MAX_BUCKETS: u32 = 256;
+
+#[derive(Default)]
+pub struct StructAttrs {
+    pub salt: Option<Salt>,
+    pub crate_path: Option<syn::Path>,
+    pub max_len: Option<LitInt>,
+    pub align: Option<LitInt>,
+}
+
+pub struct Salt {
+    pub buckets: u16,
+    pub by: Option<Vec<Ident>>,
+    pub hash: Hash,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Hash {
+    Xxh3,
+    Java,
+}
+
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub fixed: Option<Fixed>,
+    pub desc: Option<Span>,
+    pub desc_ts: Option<Span>,
+    pub reverse: Option<Span>,
+}
+
+pub struct Fixed {
+    pub span: Span,
+    pub len: usize,
+    pub pad: u8,
+}
+
+fn name_of(attr: &Attribute) -> Option<String> {
+    attr.path().get_ident().map(|i| i.to_string())
+}
+
+fn hint(word: &str, candidates: &[&str]) -> String {
+    match did_you_mean(word, candidates) {
+        Some(c) => format!(" (did you mean `{c}`?)"),
+        None => String::new(),
+    }
+}
+
+fn list(candidates: &[&str]) -> String {
+    candidates.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+}
+
+pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
+    let mut out = StructAttrs::default();
+    let mut seen_rowkey = false;
+    for attr in attrs {
+        let Some(name) = name_of(attr) else { continue };
+        match name.as_str() {
+            SALT => {
+                if out.salt.is_some() {
+                    cx.error_spanned_by(attr, "duplicate #[salt] attribute: a key has one salt");
+                    continue;
+                }
+                out.salt = parse_salt(cx, attr);
+            }
+            ROWKEY => {
+                if seen_rowkey {
+                    cx.error_spanned_by(attr, "duplicate #[rowkey(...)] attribute: put all options in one");
+                    continue;
+                }
+                seen_rowkey = true;
+                parse_rowkey(cx, attr, &mut out);
+            }
+            n if FIELD_ATTRS.contains(&n) => {
+                cx.error_spanned_by(attr, format!("#[{n}] goes on a field, not on the struct"));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
+    let result = attr.parse_nested_meta(|meta| {
+        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        match key.as_str() {
+            "crate" => {
+                let s: LitStr = meta.value()?.parse()?;
+                if out.crate_path.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `crate` option");
+                }
+                match s.parse::<syn::Path>() {
+                    Ok(p) => out.crate_path = Some(p),
+                    Err(_) => cx.error_spanned_by(&s, "`crate` must be a path, like \"::my_crate::rowkey\""),
+                }
+            }
+            "max_len" | "align" => {
+                let lit: LitInt = meta.value()?.parse()?;
+                match lit.base10_parse::<usize>() {
+                    Ok(0) => cx.error_spanned_by(&lit, format!("`{key}` must be at least 1")),
+                    Ok(_) => {}
+                    Err(e) => cx.syn_error(e),
+                }
+                let slot = if key == "max_len" { &mut out.max_len } else { &mut out.align };
+                if slot.is_some() {
+                    cx.error_spanned_by(&meta.path, format!("duplicate `{key}` option"));
+                }
+                *slot = Some(lit);
+            }
+            _ => {
+                return Err(meta.error(format!(
+                    "unknown #[rowkey] option `{}`{}; expected one of {}",
+                    path_text(&meta.path),
+                    hint(&key, ROWKEY_KEYS),
+                    list(ROWKEY_KEYS)
+                )));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
+}
+
+fn path_text(path: &syn::Path) -> String {
+    quote::quote!(#path).to_string().replace(' ', "")
+}
+
+fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
+    let mut buckets: Option<u16> = None;
+    let mut seen_buckets = false;
+    let mut by: Option<Vec<Ident>> = None;
+    let mut hash: Option<Hash> = None;
+    let result = attr.parse_nested_meta(|meta| {
+        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        match key.as_str() {
+            "buckets" => {
+                let lit: LitInt = meta.value()?.parse()?;
+                if seen_buckets {
+                    cx.error_spanned_by(&meta.path, "duplicate `buckets` in #[salt]");
+                }
+                seen_buckets = true;
+                match lit.base10_parse::<u32>() {
+                    Ok(n) if (1..=MAX_BUCKETS).contains(&n) => buckets = Some(n as u16),
+                    Ok(n) => cx.error_spanned_by(
+                        &lit,
+                        format!(
+                            "#[salt(buckets = {n})] is out of range: the salt is one byte, so buckets must be 1 to {MAX_BUCKETS}"
+                        ),
+                    ),
+                    Err(_) => cx.error_spanned_by(
+                        &lit,
+                        format!("`buckets` must be a whole number from 1 to {MAX_BUCKETS}"),
+                    ),
+                }
+            }
+            "by" => {
+                if by.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `by(...)` in #[salt]: list all fields in one");
+                }
+                let mut fields = Vec::new();
+                meta.parse_nested_meta(|inner| {
+                    match inner.path.get_ident() {
+                        Some(ident) if inner.input.is_empty() || inner.input.peek(Token![,]) => {
+                            fields.push(ident.clone())
+                        }
+                        _ => cx.error_spanned_by(&inner.path, "`by(...)` takes field names, like `by(user_id, region)`"),
+                    }
+                    Ok(())
+                })?;
+                if fields.is_empty() {
+                    cx.error_spanned_by(&meta.path, "`by()` is empty: name the fields to hash, or leave `by` out to hash all fields");
+                }
+                by = Some(fields);
+            }
+            "hash" => {
+                let s: LitStr = meta.value()?.parse()?;
+                if hash.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `hash` in #[salt]");
+                }
+                match s.value().as_str() {
+                    "xxh3" => hash = Some(Hash::Xxh3),
+                    "java" => hash = Some(Hash::Java),
+                    other => cx.error_spanned_by(
+                        &s,
+                        format!("unknown salt hash \"{other}\"{}; expected \"xxh3\" (default) or \"java\" (Phoenix/OpenTSDB compatible)", hint(other, HASHES)),
+                    ),
+                }
+            }
+            _ => {
+                return Err(meta.error(format!(
+                    "unknown #[salt] option `{}`{}; expected one of {}",
+                    path_text(&meta.path),
+                    hint(&key, SALT_KEYS),
+                    list(SALT_KEYS)
+                )));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+        return None;
+    }
+    if !seen_buckets {
+        cx.error_spanned_by(attr, "#[salt] needs the number of buckets, like #[salt(buckets = 16)]");
+    }
+    Some(Salt { buckets: buckets?, by, hash: hash.unwrap_or(Hash::Xxh3) })
+}
+
+pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs {
+        let Some(name) = name_of(attr) else { continue };
+        match name.as_str() {
+            FIXED => {
+                if out.fixed.is_some() {
+                    cx.error_spanned_by(attr, "duplicate #[fixed] attribute");
+                    continue;
+                }
+                out.fixed = parse_fixed(cx, attr);
+            }
+            DESC | DESC_TS | REVERSE => {
+                if let Err(e) = attr.meta.require_path_only() {
+                    cx.syn_error(syn::Error::new(e.span(), format!("#[{name}] takes no arguments")));
+                }
+                let slot = match name.as_str() {
+                    DESC => &mut out.desc,
+                    DESC_TS => &mut out.desc_ts,
+                    _ => &mut out.reverse,
+                };
+                if slot.is_some() {
+                    cx.error_spanned_by(attr, format!("duplicate #[{name}] attribute"));
+                }
+                *slot = Some(attr.span());
+            }
+            SALT | ROWKEY => {
+                cx.error_spanned_by(attr, format!("#[{name}] goes on the struct, not on a field"));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
+    let syn::Meta::List(_) = &attr.meta else {
+        cx.error_spanned_by(attr, "#[fixed] needs a width, like #[fixed(8)] or #[fixed(8, pad = b' ')]");
+        return None;
+    };
+    let parsed = attr.parse_args_with(|input: syn::parse::ParseStream| {
+        let len: LitInt = input.parse()?;
+        let mut pad = None;
+        while input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            if key != "pad" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown #[fixed] option `{key}`{}; expected `pad`", hint(&key.to_string(), &["pad"])),
+                ));
+            }
+            input.parse::<Token![=]>()?;
+            if pad.is_some() {
+                return Err(syn::Error::new(key.span(), "duplicate `pad` in #[fixed]"));
+            }
+            pad = Some(if input.peek(LitByte) {
+                input.parse::<LitByte>()?.value()
+            } else {
+                let lit: LitInt = input.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`pad` must be a byte, like b' ' or 0x20")
+                })?;
+                lit.base10_parse::<u8>().map_err(|_| {
+                    syn::Error::new(lit.span(), "`pad` must be a byte (0 to 255), like b' ' or 0x20")
+                })?
+            });
+        }
+        Ok((len, pad.unwrap_or(0)))
+    });
+    match parsed {
+        Ok((lit, pad)) => match lit.base10_parse::<usize>() {
+            Ok(0) => {
+                cx.error_spanned_by(&lit, "#[fixed(0)] would store nothing: the width must be at least 1");
+                None
+            }
+            Ok(len) => Some(Fixed { span: attr.span(), len, pad }),
+            Err(e) => {
+                cx.syn_error(e);
+                None
+            }
+        },
+        Err(e) => {
+            cx.syn_error(e);
+            None
+        }
+    }
+}

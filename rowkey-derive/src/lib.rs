@@ -1,0 +1,22 @@
+//! The `#[derive(RowKey)]` macro. Use it through `rowkey-core`, which
+//! re-exports it and holds the runtime it expands to.
+#![forbid(unsafe_code)]
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+mod fallback;
+mod validate;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Derives a typed row key: `RowKey`, `DecodeRowKey`, and inherent `LEN`,
+/// `encode`, `try_encode`, `bucket`, `scan_*`, `range_by_*` and
+/// `split_points` items. See the `rowkey-core` documentation.
+#[proc_macro_derive(RowKey, attributes(rowkey, salt, fixed, desc, desc_ts, reverse))]
+pub fn derive_row_key(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}
