@@ -98,7 +98,9 @@ fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
             }
         },
     };
-    let codec = if shape.option { quote!(#p::Opt<#base, #d>) } else { base };
+    // The Option tag follows the field's direction: `#[desc_ts]` sorts the
+    // whole field descending, like `#[desc]`, so `None` comes last.
+    let codec = if shape.option { quote!(#p::Opt<#base, #desc>) } else { base };
     let (inner_arg, arg_has_ref) = match shape.kind {
         Kind::Fixed => {
             let inner = shape.inner;

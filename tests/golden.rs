@@ -1,0 +1,212 @@
+//! Format v1 is frozen: every rule of FORMAT.md against the vectors in
+//! `golden/v1.txt`, which `golden/reference.py` (an independent
+//! implementation of FORMAT.md) computed. Each vector must encode to exactly
+//! its bytes and decode back to the same value.
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use rowkey_core::prelude::*;
+
+fn vectors() -> BTreeMap<String, Vec<u8>> {
+    let text = include_str!("golden/v1.txt");
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (name, hex) = l.split_once(' ').expect("`name HEX` lines");
+            let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+            (name.to_string(), bytes)
+        })
+        .collect()
+}
+
+struct Golden {
+    vectors: BTreeMap<String, Vec<u8>>,
+    checked: Vec<String>,
+}
+
+impl Golden {
+    fn check<T>(&mut self, name: &str, value: T)
+    where
+        T: RowKey + for<'a> DecodeRowKey<'a> + PartialEq + Debug,
+    {
+        let expected = self.vectors.get(name).unwrap_or_else(|| panic!("no golden vector `{name}`"));
+        let bytes = value.encode_to_vec().unwrap();
+        assert_eq!(&bytes, expected, "`{name}`: {value:?} encodes to other bytes than format v1 says");
+        assert_eq!(value.encoded_len(), expected.len(), "`{name}`: encoded_len");
+        if let Some(len) = T::FIXED_LEN {
+            assert_eq!(len, expected.len(), "`{name}`: FIXED_LEN");
+        }
+        let back = T::decode(expected).unwrap_or_else(|e| panic!("`{name}`: {e}"));
+        assert!(back == value || format!("{back:?}") == format!("{value:?}"), "`{name}`: decodes to {back:?}");
+        self.checked.push(name.to_string());
+    }
+}
+
+macro_rules! one_field {
+    ($($name:ident: $ty:ty $(, $(#[$attr:meta])*)?;)*) => {$(
+        #[derive(RowKey, Debug, PartialEq)]
+        struct $name {
+            $($(#[$attr])*)?
+            v: $ty,
+        }
+    )*};
+}
+
+one_field! {
+    U8: u8; U16: u16; U32: u32; U64: u64; U128: u128;
+    I8: i8; I16: i16; I32: i32; I64: i64; I128: i128;
+    Bool: bool; Char: char; F32: f32; F64: f64; Bytes3: [u8; 3];
+    StringLast: String; OptU32: Option<u32>; OptStringLast: Option<String>;
+    Fixed8: String, #[fixed(8)];
+    Fixed4Space: String, #[fixed(4, pad = b' ')];
+    DescU16: u16, #[desc];
+    DescStringLast: String, #[desc];
+    DescOptU8: Option<u8>, #[desc];
+    DescTsI64: i64, #[desc_ts];
+    DescTsU64: u64, #[desc_ts];
+    DescTsI32: i32, #[desc_ts];
+    DescTsU32: u32, #[desc_ts];
+    DescTsOpt: Option<i64>, #[desc_ts];
+    RevU32: u32, #[reverse];
+    RevFixed4: String, #[fixed(4)] #[reverse];
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct DescRevU16 {
+    #[desc]
+    #[reverse]
+    v: u16,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct StrThen {
+    s: String,
+    n: u8,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct VecThen {
+    b: Vec<u8>,
+    n: u8,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct OptStrThen {
+    s: Option<String>,
+    n: u8,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct RevStrThen {
+    #[reverse]
+    s: String,
+    n: u8,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct UserEvent {
+    user_id: u64,
+    #[desc_ts]
+    ts_millis: i64,
+    #[fixed(8)]
+    kind: String,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 256)]
+struct SaltAll {
+    a: u32,
+    b: Vec<u8>,
+    tail: String,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 20, by(metric, tags), hash = "java")]
+struct Metric {
+    metric: [u8; 3],
+    base_hour: u32,
+    tags: [u8; 6],
+}
+
+#[test]
+fn format_v1_golden_vectors() {
+    let mut g = Golden { vectors: vectors(), checked: Vec::new() };
+    g.check("u8_7f", U8 { v: 0x7F });
+    g.check("u16_1234", U16 { v: 0x1234 });
+    g.check("u32_1", U32 { v: 1 });
+    g.check("u64_42", U64 { v: 42 });
+    g.check("u128_1", U128 { v: 1 });
+    g.check("i8_minus1", I8 { v: -1 });
+    g.check("i8_0", I8 { v: 0 });
+    g.check("i8_min", I8 { v: i8::MIN });
+    g.check("i16_minus2", I16 { v: -2 });
+    g.check("i32_5", I32 { v: 5 });
+    g.check("i64_minus1", I64 { v: -1 });
+    g.check("i128_0", I128 { v: 0 });
+    g.check("bool_true", Bool { v: true });
+    g.check("bool_false", Bool { v: false });
+    g.check("char_a", Char { v: 'A' });
+    g.check("char_euro", Char { v: '€' });
+    g.check("f32_1", F32 { v: 1.0 });
+    g.check("f32_minus1", F32 { v: -1.0 });
+    g.check("f64_0", F64 { v: 0.0 });
+    g.check("f64_minus0", F64 { v: -0.0 });
+    g.check("f64_nan", F64 { v: f64::from_bits(0x7FF8_0000_0000_0000) });
+    g.check("f64_minus_inf", F64 { v: f64::NEG_INFINITY });
+    g.check("bytes3", Bytes3 { v: [1, 2, 3] });
+    g.check("string_escaped_then_u8", StrThen { s: "a\0b".into(), n: 7 });
+    g.check("string_empty_then_u8", StrThen { s: String::new(), n: 7 });
+    g.check("string_last", StringLast { v: "hi".into() });
+    g.check("vec_escaped_then_u8", VecThen { b: vec![0xFF, 0x00], n: 7 });
+    g.check("option_u32_none", OptU32 { v: None });
+    g.check("option_u32_some", OptU32 { v: Some(5) });
+    g.check("option_string_none_then_u8", OptStrThen { s: None, n: 7 });
+    g.check("option_string_some_then_u8", OptStrThen { s: Some("x".into()), n: 7 });
+    g.check("option_string_last_some", OptStringLast { v: Some("x".into()) });
+    g.check("option_string_last_none", OptStringLast { v: None });
+    g.check("fixed8_click", Fixed8 { v: "click".into() });
+    g.check("fixed4_space_pad", Fixed4Space { v: "ab".into() });
+    g.check("desc_u16_1", DescU16 { v: 1 });
+    g.check("desc_string_last", DescStringLast { v: "a".into() });
+    g.check("desc_option_u8_none", DescOptU8 { v: None });
+    g.check("desc_ts_i64_event", DescTsI64 { v: 1_700_000_000_000 });
+    g.check("desc_ts_i64_0", DescTsI64 { v: 0 });
+    g.check("desc_ts_i64_minus1", DescTsI64 { v: -1 });
+    g.check("desc_ts_u64_5", DescTsU64 { v: 5 });
+    g.check("desc_ts_i32_100", DescTsI32 { v: 100 });
+    g.check("desc_ts_u32_0", DescTsU32 { v: 0 });
+    g.check("desc_ts_option_none", DescTsOpt { v: None });
+    g.check("desc_ts_option_some", DescTsOpt { v: Some(7) });
+    g.check("reverse_u32", RevU32 { v: 0x0102_0304 });
+    g.check("reverse_string_then_u8", RevStrThen { s: "abc".into(), n: 7 });
+    g.check("reverse_fixed4", RevFixed4 { v: "ab".into() });
+    g.check("desc_reverse_u16", DescRevU16 { v: 0x0102 });
+    g.check("user_event", UserEvent { user_id: 42, ts_millis: 1_700_000_000_000, kind: "click".into() });
+    g.check("salt_all_xxh3_256", SaltAll { a: 7, b: b"k\0".to_vec(), tail: "tail".into() });
+    g.check(
+        "salt_java_metric",
+        Metric { metric: [0, 0, 1], base_hour: 1_356_998_400, tags: [0, 0, 1, 0, 0, 1] },
+    );
+
+    let missing: Vec<_> = g.vectors.keys().filter(|k| !g.checked.contains(k)).collect();
+    assert!(missing.is_empty(), "golden vectors with no check: {missing:?}");
+}
+
+/// `#[desc_ts]` is byte-identical to the Java recipe
+/// `Bytes.toBytes(Long.MAX_VALUE - ts)`, and on i64 it equals `#[desc]` on
+/// the sign-flipped encoding.
+#[test]
+fn desc_ts_matches_java_recipe_and_desc() {
+    #[derive(RowKey)]
+    struct Desc {
+        #[desc]
+        v: i64,
+    }
+    for ts in [i64::MIN, -1, 0, 1, 1_700_000_000_000, i64::MAX] {
+        let java = i64::MAX.wrapping_sub(ts).to_be_bytes();
+        assert_eq!(DescTsI64 { v: ts }.encode(), java, "ts {ts}");
+        assert_eq!(Desc { v: ts }.encode(), java, "ts {ts}");
+    }
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Independent reference implementation of rowkey format v1 (FORMAT.md).
+
+Writes v1.txt, the golden vectors that tests/golden.rs checks the Rust
+implementation against. It shares no code with the crate: each rule of
+FORMAT.md is written again here from the text. Needs `pip install xxhash`
+only to regenerate; the test reads the committed v1.txt.
+
+    python3 tests/golden/reference.py > tests/golden/v1.txt
+"""
+import struct
+import xxhash
+
+def be(n, width):
+    return n.to_bytes(width, "big")
+
+def unsigned(n, width):
+    return be(n, width)
+
+def signed(n, width):
+    return be((n + (1 << (8 * width - 1))) % (1 << (8 * width)), width)
+
+def f32(x):
+    bits = struct.unpack(">I", struct.pack(">f", x))[0]
+    return be((~bits & 0xFFFFFFFF) if bits >> 31 else bits ^ 0x80000000, 4)
+
+def f64bits(bits):
+    return be((~bits & (2**64 - 1)) if bits >> 63 else bits ^ (1 << 63), 8)
+
+def f64(x):
+    return f64bits(struct.unpack(">Q", struct.pack(">d", x))[0])
+
+def escaped(b):
+    return b.replace(b"\x00", b"\x00\xff") + b"\x00\x01"
+
+def invert(b):
+    return bytes(x ^ 0xFF for x in b)
+
+def fixed(b, n, pad=0):
+    assert len(b) <= n and (not b or b[-1] != pad)
+    return b + bytes([pad]) * (n - len(b))
+
+def desc_ts(ts, width):
+    mx = (1 << (8 * width - 1)) - 1
+    return be((mx - ts) % (1 << (8 * width)), width)
+
+def some(b):
+    return b"\x01" + b
+
+def none(width=0):
+    return b"\x00" + bytes(width)
+
+def xxh3_salt(by, buckets):
+    return bytes([xxhash.xxh3_64_intdigest(by) % buckets])
+
+def java_hash(b):
+    h = 1
+    for x in b:
+        sb = x - 256 if x > 127 else x
+        h = (31 * h + sb) & 0xFFFFFFFF
+    return h - (1 << 32) if h >> 31 else h
+
+def java_salt(by, buckets):
+    h = java_hash(by)
+    r = abs(h) % buckets  # Java's % truncates toward zero, so abs(h % n) == abs(h) % n
+    return bytes([r])
+
+V = []
+def v(name, b):
+    V.append((name, b))
+
+v("u8_7f", unsigned(0x7F, 1))
+v("u16_1234", unsigned(0x1234, 2))
+v("u32_1", unsigned(1, 4))
+v("u64_42", unsigned(42, 8))
+v("u128_1", unsigned(1, 16))
+v("i8_minus1", signed(-1, 1))
+v("i8_0", signed(0, 1))
+v("i8_min", signed(-128, 1))
+v("i16_minus2", signed(-2, 2))
+v("i32_5", signed(5, 4))
+v("i64_minus1", signed(-1, 8))
+v("i128_0", signed(0, 16))
+v("bool_true", b"\x01")
+v("bool_false", b"\x00")
+v("char_a", be(ord("A"), 4))
+v("char_euro", be(0x20AC, 4))
+v("f32_1", f32(1.0))
+v("f32_minus1", f32(-1.0))
+v("f64_0", f64(0.0))
+v("f64_minus0", f64(-0.0))
+v("f64_nan", f64bits(0x7FF8000000000000))
+v("f64_minus_inf", f64(float("-inf")))
+v("bytes3", bytes([1, 2, 3]))
+v("string_escaped_then_u8", escaped(b"a\x00b") + unsigned(7, 1))
+v("string_empty_then_u8", escaped(b"") + unsigned(7, 1))
+v("string_last", b"hi")
+v("vec_escaped_then_u8", escaped(b"\xff\x00") + unsigned(7, 1))
+v("option_u32_none", none(4))
+v("option_u32_some", some(unsigned(5, 4)))
+v("option_string_none_then_u8", none() + unsigned(7, 1))
+v("option_string_some_then_u8", some(escaped(b"x")) + unsigned(7, 1))
+v("option_string_last_some", some(b"x"))
+v("option_string_last_none", none())
+v("fixed8_click", fixed(b"click", 8))
+v("fixed4_space_pad", fixed(b"ab", 4, ord(" ")))
+v("desc_u16_1", invert(unsigned(1, 2)))
+v("desc_string_last", invert(escaped(b"a")))
+v("desc_option_u8_none", invert(none(1)))
+v("desc_ts_i64_event", desc_ts(1_700_000_000_000, 8))
+v("desc_ts_i64_0", desc_ts(0, 8))
+v("desc_ts_i64_minus1", desc_ts(-1, 8))
+v("desc_ts_u64_5", desc_ts(5, 8))
+v("desc_ts_i32_100", desc_ts(100, 4))
+v("desc_ts_u32_0", desc_ts(0, 4))
+# Option with #[desc_ts]: the tag is inverted too (None last), the value is MAX - ts.
+v("desc_ts_option_none", invert(none(8)))
+v("desc_ts_option_some", invert(b"\x01") + desc_ts(7, 8))
+v("reverse_u32", unsigned(0x01020304, 4)[::-1])
+v("reverse_string_then_u8", escaped(b"abc"[::-1]) + unsigned(7, 1))
+v("reverse_fixed4", fixed(b"ab"[::-1], 4))
+v("desc_reverse_u16", invert(unsigned(0x0102, 2)[::-1]))
+
+# The README's UserEvent: salt(16, by(user_id)) xxh3, u64, desc_ts i64, fixed(8) String.
+uid = unsigned(42, 8)
+v("user_event", xxh3_salt(uid, 16) + uid + desc_ts(1_700_000_000_000, 8) + fixed(b"click", 8))
+# Salt over all fields (the default by), xxh3, 256 buckets.
+allf = unsigned(7, 4) + escaped(b"k\x00") + b"tail"
+v("salt_all_xxh3_256", xxh3_salt(allf, 256) + allf)
+# Java hash, by two non-adjacent fields (OpenTSDB-like: metric, tags; not the timestamp).
+metric, base, tags = bytes([0, 0, 1]), unsigned(1_356_998_400, 4), bytes([0, 0, 1, 0, 0, 1])
+v("salt_java_metric", java_salt(metric + tags, 20) + metric + base + tags)
+
+for name, b in V:
+    print(f"{name} {b.hex().upper()}")
