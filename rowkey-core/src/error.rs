@@ -135,13 +135,6 @@ pub enum DecodeError {
         /// The field.
         field: &'static str,
     },
-    /// A `bool` field holds a byte other than 0 or 1.
-    InvalidBool {
-        /// The field.
-        field: &'static str,
-        /// The byte found (after undoing `#[desc]`).
-        byte: u8,
-    },
     /// An `Option` field's tag is neither 0 (None) nor 1 (Some).
     InvalidOptionTag {
         /// The field.
@@ -167,8 +160,9 @@ pub enum DecodeError {
         /// The number of buckets.
         buckets: u16,
     },
-    /// The field's bytes are not a valid value of its type (an invalid
-    /// `char`, a `#[desc_ts]` value out of range, a user type's own check).
+    /// The field's bytes are not a valid value of its type (a `bool` byte
+    /// other than 00/01, an invalid `char`, a `#[desc_ts]` value out of
+    /// range, a user type's own check).
     InvalidValue {
         /// The field.
         field: &'static str,
@@ -207,9 +201,6 @@ impl fmt::Display for DecodeError {
                 "field `{field}`: invalid escape sequence (escape byte followed by 0x{byte:02X})"
             ),
             DecodeError::InvalidUtf8 { field } => write!(f, "field `{field}`: string is not valid UTF-8"),
-            DecodeError::InvalidBool { field, byte } => {
-                write!(f, "field `{field}`: 0x{byte:02X} is not a bool (00 or 01)")
-            }
             DecodeError::InvalidOptionTag { field, byte } => write!(
                 f,
                 "field `{field}`: 0x{byte:02X} is not an Option tag (00 for None, 01 for Some)"
