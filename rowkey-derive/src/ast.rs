@@ -178,3 +178,58 @@ fn kind_of(ty: &Type) -> Kind {
 pub fn timestamp_int(ty: &Type) -> Option<&'static str> {
     ["i64", "u64", "i32", "u32"].into_iter().find(|name| is_ident(ty, name))
 }
+
+/// The width of a field in the key, as far as the derive can tell from the
+/// tokens: user types' widths are only known to the compiler.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// Always this many bytes.
+    Fixed(usize),
+    /// Fixed, but only the compiler knows how wide (a user `FixedField`).
+    FixedUnknown,
+    /// Variable, at least this many bytes.
+    Variable { min: usize },
+}
+
+/// Bytes of the built-in fixed-width types.
+fn builtin_width(ty: &Type) -> Option<usize> {
+    let widths = [
+        ("u8", 1), ("i8", 1), ("bool", 1), ("u16", 2), ("i16", 2), ("u32", 4), ("i32", 4), ("f32", 4),
+        ("char", 4), ("u64", 8), ("i64", 8), ("f64", 8), ("u128", 16), ("i128", 16),
+    ];
+    if let Some((_, w)) = widths.iter().find(|(name, _)| is_ident(ty, name)) {
+        return Some(*w);
+    }
+    // [u8; N] with a literal N.
+    if let Type::Array(a) = peel(ty) {
+        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) = &a.len {
+            if is_ident(&a.elem, "u8") {
+                return n.base10_parse().ok();
+            }
+        }
+    }
+    None
+}
+
+impl Field<'_> {
+    /// The field's width; `last` tells whether a variable-length field is
+    /// stored raw (at least 0 bytes) or escaped (at least 2).
+    pub fn width(&self, last: bool) -> Width {
+        let tag = usize::from(self.shape.option);
+        let inner = match (self.shape.kind, &self.attrs.fixed) {
+            (Kind::Var(_), Some(f)) => Width::Fixed(f.len),
+            (Kind::Var(_), None) => {
+                let raw = last && self.attrs.desc.is_none();
+                // An Option's None is the tag alone.
+                let min = if self.shape.option || raw { 0 } else { 2 };
+                Width::Variable { min }
+            }
+            (Kind::Fixed, _) => builtin_width(self.shape.inner).map_or(Width::FixedUnknown, Width::Fixed),
+        };
+        match inner {
+            Width::Fixed(n) => Width::Fixed(n + tag),
+            Width::Variable { min } => Width::Variable { min: min + tag },
+            Width::FixedUnknown => Width::FixedUnknown,
+        }
+    }
+}

@@ -2,8 +2,6 @@
 //! and unknown keys are rejected here, rules that involve more than one
 //! attribute or field live in `validate.rs`.
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitByte, LitInt, LitStr, Token};
 
 use crate::ctxt::{did_you_mean, Ctxt};
@@ -43,16 +41,17 @@ pub enum Hash {
     Java,
 }
 
+/// Each attribute is kept whole, so that errors underline all of it.
 #[derive(Default)]
 pub struct FieldAttrs {
     pub fixed: Option<Fixed>,
-    pub desc: Option<Span>,
-    pub desc_ts: Option<Span>,
-    pub reverse: Option<Span>,
+    pub desc: Option<Attribute>,
+    pub desc_ts: Option<Attribute>,
+    pub reverse: Option<Attribute>,
 }
 
 pub struct Fixed {
-    pub span: Span,
+    pub attr: Attribute,
     pub len: usize,
     pub pad: u8,
 }
@@ -181,20 +180,14 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
                 if by.is_some() {
                     cx.error_spanned_by(&meta.path, "duplicate `by(...)` in #[salt]: list all fields in one");
                 }
-                let mut fields = Vec::new();
-                meta.parse_nested_meta(|inner| {
-                    match inner.path.get_ident() {
-                        Some(ident) if inner.input.is_empty() || inner.input.peek(Token![,]) => {
-                            fields.push(ident.clone())
-                        }
-                        _ => cx.error_spanned_by(&inner.path, "`by(...)` takes field names, like `by(user_id, region)`"),
-                    }
-                    Ok(())
-                })?;
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let fields = syn::punctuated::Punctuated::<Ident, Token![,]>::parse_terminated(&content)
+                    .map_err(|e| syn::Error::new(e.span(), "`by(...)` takes field names, like `by(user_id, region)`"))?;
                 if fields.is_empty() {
                     cx.error_spanned_by(&meta.path, "`by()` is empty: name the fields to hash, or leave `by` out to hash all fields");
                 }
-                by = Some(fields);
+                by = Some(fields.into_iter().collect());
             }
             "hash" => {
                 let s: LitStr = meta.value()?.parse()?;
@@ -228,7 +221,9 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
     if !seen_buckets {
         cx.error_spanned_by(attr, "#[salt] needs the number of buckets, like #[salt(buckets = 16)]");
     }
-    Some(Salt { buckets: buckets?, by, hash: hash.unwrap_or(Hash::Xxh3) })
+    // With invalid buckets the error is already recorded; keep the rest of
+    // the salt so that its `by` fields are still checked in this compile.
+    Some(Salt { buckets: buckets.unwrap_or(1), by, hash: hash.unwrap_or(Hash::Xxh3) })
 }
 
 pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
@@ -255,7 +250,7 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 if slot.is_some() {
                     cx.error_spanned_by(attr, format!("duplicate #[{name}] attribute"));
                 }
-                *slot = Some(attr.span());
+                *slot = Some(attr.clone());
             }
             SALT | ROWKEY => {
                 cx.error_spanned_by(attr, format!("#[{name}] goes on the struct, not on a field"));
@@ -309,7 +304,7 @@ fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
                 cx.error_spanned_by(&lit, "#[fixed(0)] would store nothing: the width must be at least 1");
                 None
             }
-            Ok(len) => Some(Fixed { span: attr.span(), len, pad }),
+            Ok(len) => Some(Fixed { attr: attr.clone(), len, pad }),
             Err(e) => {
                 cx.syn_error(e);
                 None

@@ -49,6 +49,12 @@ impl Drop for Ctxt {
 /// The closest of `candidates` to `word`, if it is close enough to be a
 /// likely typo: for "did you mean" hints.
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    if word.len() >= 3 {
+        // `max_length` for `max_len`, `user` for `user_id`.
+        if let Some(c) = candidates.iter().find(|c| c.starts_with(word) || word.starts_with(**c)) {
+            return Some(c);
+        }
+    }
     candidates
         .iter()
         .map(|c| (distance(word, c), *c))

@@ -129,6 +129,26 @@ fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
     }
 }
 
+/// Gives every token of `tokens` the location of `span` (keeping call-site
+/// resolution), so that an error in the generated code for a field, such as
+/// a type that is not a field type, points at that field.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    let span = Span::call_site().located_at(span);
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
 /// `expr?` for a fallible context, `infallible(expr)` where the derive
 /// proved that no field can fail.
 fn try_(p: &TokenStream, fallible: bool, expr: TokenStream) -> TokenStream {
@@ -161,13 +181,13 @@ fn expand(input: &Input) -> TokenStream {
     // Field widths, in a const context.
     let fixed_len = |f: &Plan| {
         let (c, t) = (&f.codec, &f.ty_static);
-        quote!(#p::fixed(<#c as #p::FieldCodec<#t>>::FIXED_LEN))
+        respan(quote!(#p::fixed(<#c as #p::FieldCodec<#t>>::FIXED_LEN)), f.span)
     };
     let widths = plans.iter().filter(|f| f.fixed).map(fixed_len);
     let len_expr = quote!(#salt_len #(+ #widths)*);
     let min_lens = plans.iter().map(|f| {
         let (c, t) = (&f.codec, &f.ty_static);
-        quote!(<#c as #p::FieldCodec<#t>>::MIN_LEN)
+        respan(quote!(<#c as #p::FieldCodec<#t>>::MIN_LEN), f.span)
     });
     let min_expr = quote!(#salt_len #(+ #min_lens)*);
 
@@ -183,7 +203,7 @@ fn expand(input: &Input) -> TokenStream {
     let encode_fields = plans.iter().enumerate().map(|(i, f)| {
         let (c, t, ident, fname) = (&f.codec, f.ty, f.ident, &f.name);
         let (cur, next) = (&positions[i], &positions[i + 1]);
-        quote!(let #next = <#c as #p::FieldCodec<#t>>::encode(&self.#ident, __out, #cur, #fname)?;)
+        respan(quote!(let #next = <#c as #p::FieldCodec<#t>>::encode(&self.#ident, __out, #cur, #fname)?;), f.span)
     });
     let by_indices: Vec<usize> = match salt.and_then(|s| s.by.as_ref()) {
         Some(by) => {
@@ -216,7 +236,7 @@ fn expand(input: &Input) -> TokenStream {
     } else {
         let parts = plans.iter().map(|f| {
             let (c, t, ident) = (&f.codec, f.ty, f.ident);
-            quote!(<#c as #p::FieldCodec<#t>>::encoded_len(&self.#ident))
+            respan(quote!(<#c as #p::FieldCodec<#t>>::encoded_len(&self.#ident)), f.span)
         });
         quote!(#salt_len #(+ #parts)*)
     };
@@ -238,7 +258,7 @@ fn expand(input: &Input) -> TokenStream {
     let decode_fields = plans.iter().enumerate().map(|(i, f)| {
         let (c, t, fname) = (&f.codec, &f.ty_de, &f.name);
         let v = format_ident!("__v{}", i);
-        quote!(let (#v, __pos) = <#c as #p::FieldDecode<'__de, #t>>::decode(__input, __pos, #fname)?;)
+        respan(quote!(let (#v, __pos) = <#c as #p::FieldDecode<'__de, #t>>::decode(__input, __pos, #fname)?;), f.span)
     });
     let field_inits = plans.iter().enumerate().map(|(i, f)| {
         let (ident, v) = (f.ident, format_ident!("__v{}", i));
@@ -330,6 +350,7 @@ fn expand(input: &Input) -> TokenStream {
         }
     });
 
+    let length_checks = length_assertions(input, all_fixed, &len_expr, &min_expr);
     let scans = scan_methods(&p, &plans, salt.map(|s| s.buckets), &by_indices, &buckets);
     let split_points = match &buckets {
         Some(b) => quote!(#p::split_points(#b)),
@@ -391,8 +412,36 @@ fn expand(input: &Input) -> TokenStream {
             }
 
             #(#bound_checks)*
+            #length_checks
         };
     }
+}
+
+/// Const assertions for the length limits when a field's width is only
+/// known to the compiler (otherwise `validate.rs` checked them with exact
+/// messages).
+fn length_assertions(input: &Input, all_fixed: bool, len: &TokenStream, min: &TokenStream) -> TokenStream {
+    let length = validate::length(input);
+    if !length.unknown {
+        return TokenStream::new();
+    }
+    let parts = &length.parts;
+    let mut out = TokenStream::new();
+    let key_len = if all_fixed { len } else { min };
+    let least = if all_fixed { "" } else { "at least " };
+    if let Some(lit) = &input.attrs.max_len {
+        let msg = format!("row key is {least}longer than max_len = {} ({parts})", lit.base10_digits());
+        out.extend(quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len <= #lit, #msg);));
+    }
+    if let (Some(lit), true) = (&input.attrs.align, all_fixed) {
+        let msg = format!("row key length is not a multiple of align = {} ({parts})", lit.base10_digits());
+        out.extend(quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len % #lit == 0, #msg);));
+    }
+    let limit = validate::HBASE_MAX_KEY;
+    let msg = format!("row key is {least}longer than HBase's limit of {limit} bytes ({parts})");
+    let span = input.original.ident.span();
+    out.extend(quote_spanned!(span=> const _: () = ::core::assert!(#key_len <= #limit, #msg);));
+    out
 }
 
 fn scan_methods(
@@ -440,7 +489,7 @@ fn scan_methods(
                 .map(|f| {
                     let (c, a, ident, fname) = (&f.codec, &f.arg, f.ident, &f.name);
                     let call = quote!(__prefix.push::<#c, #a>(&#ident, #fname));
-                    try_(p, fallible, call)
+                    respan(try_(p, fallible, call), f.span)
                 })
                 .map(|t| quote!(#t;))
                 .collect()
@@ -491,10 +540,9 @@ fn scan_methods(
         let (c, a, fname, desc, raw) = (&last.codec, &last.arg, &last.name, last.desc, last.raw);
         // `range` reads best in the docs; step aside for a field of that name.
         let range = if eq.iter().any(|f| f.name == "range") { format_ident!("__range") } else { format_ident!("range") };
-        let call = try_(
-            p,
-            fallible,
-            quote!(#p::scan_range::<#c, #a>(__prefix, &#range, __buckets, #desc, #raw, #fname)),
+        let call = respan(
+            try_(p, fallible, quote!(#p::scan_range::<#c, #a>(__prefix, &#range, __buckets, #desc, #raw, #fname))),
+            last.span,
         );
         let body = wrap(call);
         out.extend(quote! {

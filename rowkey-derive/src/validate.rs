@@ -21,6 +21,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
         check_field(cx, field);
     }
     check_salt(cx, input);
+    check_length(cx, input);
 }
 
 fn check_generics(cx: &Ctxt, input: &Input) {
@@ -46,7 +47,11 @@ pub fn type_text(ty: &syn::Type) -> String {
     let tight = |c: Option<&char>| c.is_some_and(|c| "<>[]&()".contains(*c));
     let mut out = String::with_capacity(raw.len());
     for (i, c) in chars.iter().enumerate() {
-        if *c == ' ' && (tight(i.checked_sub(1).and_then(|j| chars.get(j))) || tight(chars.get(i + 1))) {
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j));
+        let next = chars.get(i + 1);
+        // `&'a [u8]`: the space after a lifetime stays.
+        let after_word = prev.is_some_and(|p| p.is_alphanumeric()) && matches!(next, Some('[' | '('));
+        if *c == ' ' && !after_word && (tight(prev) || tight(next)) {
             continue;
         }
         out.push(*c);
@@ -65,49 +70,46 @@ fn check_field(cx: &Ctxt, field: &ast::Field) {
     }
     if let Some(fixed) = &a.fixed {
         if shape.kind == Kind::Fixed {
-            cx.syn_error(syn::Error::new(
-                fixed.span,
+            cx.error_spanned_by(
+                &fixed.attr,
                 format!(
                     "#[fixed] pads strings and byte strings (String, &str, Vec<u8>, &[u8], Cow); `{}` is fixed-width already",
                     type_text(shape.inner)
                 ),
-            ));
+            );
         }
     }
-    if let Some(span) = a.desc_ts {
+    if let Some(desc_ts) = &a.desc_ts {
         if shape.kind != Kind::Fixed || ast::timestamp_int(shape.inner).is_none() {
-            cx.syn_error(syn::Error::new(
-                span,
+            cx.error_spanned_by(
+                desc_ts,
                 format!(
                     "#[desc_ts] stores MAX - ts and needs an i64, u64, i32 or u32 field; `{}` is not one (use #[desc] to sort other types descending)",
                     type_text(shape.inner)
                 ),
-            ));
+            );
         }
-        if let Some(desc) = a.desc {
-            cx.syn_error(syn::Error::new(
-                desc,
-                "#[desc] with #[desc_ts]: #[desc_ts] already sorts newest first; keep one of them",
-            ));
+        if let Some(desc) = &a.desc {
+            cx.error_spanned_by(desc, "#[desc] with #[desc_ts]: #[desc_ts] already sorts newest first; keep one of them");
         }
-        if let Some(rev) = a.reverse {
-            cx.syn_error(syn::Error::new(
+        if let Some(rev) = &a.reverse {
+            cx.error_spanned_by(
                 rev,
                 "#[reverse] with #[desc_ts]: reversing the bytes would destroy the newest-first order; keep one of them",
-            ));
+            );
         }
     }
     if let Kind::Var(var) = shape.kind {
         if var.borrowed {
-            for (name, span) in [("desc", a.desc), ("reverse", a.reverse)] {
-                if let Some(span) = span {
-                    cx.syn_error(syn::Error::new(
-                        span,
+            for (name, attr) in [("desc", &a.desc), ("reverse", &a.reverse)] {
+                if let Some(attr) = attr {
+                    cx.error_spanned_by(
+                        attr,
                         format!(
                             "#[{name}] on a borrowed `{}` field: the stored bytes are transformed, so decoding cannot borrow them; use String, Vec<u8> or Cow",
                             type_text(shape.inner)
                         ),
-                    ));
+                    );
                 }
             }
         }
@@ -129,5 +131,91 @@ fn check_salt(cx: &Ctxt, input: &Input) {
         } else if !seen.insert(name.clone()) {
             cx.error_spanned_by(ident, format!("#[salt(by(...))] names `{name}` twice"));
         }
+    }
+}
+
+/// HBase rejects row keys longer than `Short.MAX_VALUE` bytes.
+pub const HBASE_MAX_KEY: usize = 32767;
+
+/// The key's length as the derive can compute it: `None` when a user type's
+/// width is only known to the compiler (`expand.rs` then emits const
+/// assertions instead).
+pub struct Length {
+    /// Known bytes (the minimum, for a variable layout).
+    pub bytes: usize,
+    pub variable: bool,
+    /// A field whose width only the compiler knows.
+    pub unknown: bool,
+    /// "salt 1 + user_id 8 + name >=2", for messages.
+    pub parts: String,
+}
+
+pub fn length(input: &Input) -> Length {
+    let n = input.fields.len();
+    let mut len = Length { bytes: 0, variable: false, unknown: false, parts: String::new() };
+    let mut parts = Vec::new();
+    if input.attrs.salt.is_some() {
+        len.bytes += 1;
+        parts.push("salt 1".to_string());
+    }
+    for (i, f) in input.fields.iter().enumerate() {
+        let name = syn::ext::IdentExt::unraw(f.ident).to_string();
+        match f.width(i + 1 == n) {
+            ast::Width::Fixed(w) => {
+                len.bytes += w;
+                parts.push(format!("{name} {w}"));
+            }
+            ast::Width::FixedUnknown => {
+                len.unknown = true;
+                parts.push(format!("{name} ?"));
+            }
+            ast::Width::Variable { min } => {
+                len.bytes += min;
+                len.variable = true;
+                parts.push(format!("{name} >={min}"));
+            }
+        }
+    }
+    len.parts = parts.join(" + ");
+    len
+}
+
+fn check_length(cx: &Ctxt, input: &Input) {
+    let len = length(input);
+    let align = input.attrs.align.as_ref().and_then(|lit| Some((lit, lit.base10_parse::<usize>().ok()?)));
+    if let (Some((lit, align)), true) = (align, len.variable) {
+        let n = input.fields.len();
+        let var = input.fields.iter().enumerate().find(|(i, f)| matches!(f.width(i + 1 == n), ast::Width::Variable { .. }));
+        let name = var.map(|(_, f)| f.ident.to_string()).unwrap_or_default();
+        cx.error_spanned_by(
+            lit,
+            format!("align = {align} needs a fixed-width key, and `{name}` is variable-length; give it #[fixed(N)] or drop align"),
+        );
+    }
+    if len.unknown {
+        return; // the expansion checks these with const assertions
+    }
+    let what = if len.variable {
+        format!("row key is variable-length, at least {} bytes ({})", len.bytes, len.parts)
+    } else {
+        format!("row key is {} bytes ({})", len.bytes, len.parts)
+    };
+    if let Some(lit) = &input.attrs.max_len {
+        if let Ok(max) = lit.base10_parse::<usize>() {
+            if len.bytes > max {
+                cx.error_spanned_by(lit, format!("{what}, max_len is {max}"));
+            }
+        }
+    }
+    if let (Some((lit, align)), false) = (align, len.variable) {
+        if align > 0 && len.bytes % align != 0 {
+            cx.error_spanned_by(lit, format!("{what}, which is not a multiple of align = {align}"));
+        }
+    }
+    if len.bytes > HBASE_MAX_KEY {
+        cx.error_spanned_by(
+            &input.original.ident,
+            format!("{what}, above HBase's limit of {HBASE_MAX_KEY} bytes per row key"),
+        );
     }
 }

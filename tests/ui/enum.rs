@@ -1,0 +1,8 @@
+use rowkey_core::prelude::*;
+
+#[derive(RowKey)]
+enum Event {
+    Click { id: u64 },
+}
+
+fn main() {}

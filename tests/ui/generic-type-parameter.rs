@@ -1,0 +1,8 @@
+use rowkey_core::prelude::*;
+
+#[derive(RowKey)]
+struct Key<T> {
+    id: T,
+}
+
+fn main() {}

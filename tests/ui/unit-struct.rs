@@ -1,0 +1,6 @@
+use rowkey_core::prelude::*;
+
+#[derive(RowKey)]
+struct Key;
+
+fn main() {}
