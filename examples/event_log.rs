@@ -11,7 +11,11 @@ struct UserEvent {
 }
 
 fn main() {
-    let e = UserEvent { user_id: 42, ts_millis: 1_700_000_000_000, kind: "click".into() };
+    let e = UserEvent {
+        user_id: 42,
+        ts_millis: 1_700_000_000_000,
+        kind: "click".into(),
+    };
     let k = e.try_encode().unwrap();
     println!("{k:02X?}");
     assert_eq!(UserEvent::decode(&k).unwrap(), e);

@@ -74,7 +74,11 @@ fn counter_sees_allocations() {
 
 #[test]
 fn fixed_width_paths_do_not_allocate() {
-    let e = UserEvent { user_id: 42, ts_millis: 1_700_000_000_000, kind: 3 };
+    let e = UserEvent {
+        user_id: 42,
+        ts_millis: 1_700_000_000_000,
+        kind: 3,
+    };
     assert_eq!(allocations(|| e.encode()), 0, "encode()");
     assert_eq!(allocations(|| e.try_encode()), 0, "try_encode()");
     assert_eq!(allocations(|| e.bucket()), 0, "bucket()");
@@ -84,18 +88,43 @@ fn fixed_width_paths_do_not_allocate() {
     assert_eq!(allocations(|| UserEvent::decode(&bytes)), 0, "decode");
     assert_eq!(UserEvent::decode(&bytes).unwrap(), e);
     // Errors do not allocate either.
-    assert_eq!(allocations(|| UserEvent::decode(&bytes[..5])), 0, "decode error");
-    assert_eq!(allocations(|| e.encode_into(&mut buf[..3])), 0, "encode error");
+    assert_eq!(
+        allocations(|| UserEvent::decode(&bytes[..5])),
+        0,
+        "decode error"
+    );
+    assert_eq!(
+        allocations(|| e.encode_into(&mut buf[..3])),
+        0,
+        "encode error"
+    );
 
     // The String is owned by the value, but encoding it does not allocate.
-    let n = Named { tenant: 9, name: "sensor-7".into(), score: Some(-1.5) };
-    assert_eq!(allocations(|| n.try_encode()), 0, "try_encode with #[fixed] String");
-    assert_eq!(allocations(|| n.try_bucket()), 0, "try_bucket with #[fixed] String");
+    let n = Named {
+        tenant: 9,
+        name: "sensor-7".into(),
+        score: Some(-1.5),
+    };
+    assert_eq!(
+        allocations(|| n.try_encode()),
+        0,
+        "try_encode with #[fixed] String"
+    );
+    assert_eq!(
+        allocations(|| n.try_bucket()),
+        0,
+        "try_bucket with #[fixed] String"
+    );
 }
 
 #[test]
 fn borrowed_variable_length_paths_do_not_allocate() {
-    let p = Path { host: 0x0A00_0001, dir: "static/img", ext: b"png", file: "logo" };
+    let p = Path {
+        host: 0x0A00_0001,
+        dir: "static/img",
+        ext: b"png",
+        file: "logo",
+    };
     let mut buf = [0u8; 64];
     let n = allocations(|| p.encode_into(&mut buf).unwrap());
     assert_eq!(n, 0, "encode_into");
@@ -105,7 +134,10 @@ fn borrowed_variable_length_paths_do_not_allocate() {
     assert_eq!(allocations(|| Path::decode(key)), 0, "decode");
     let back = Path::decode(key).unwrap();
     assert_eq!(back, p);
-    assert!(key.as_ptr_range().contains(&back.dir.as_ptr()), "dir borrows from the key");
+    assert!(
+        key.as_ptr_range().contains(&back.dir.as_ptr()),
+        "dir borrows from the key"
+    );
 }
 
 #[test]
@@ -113,7 +145,11 @@ fn fixed_width_scans_do_not_allocate() {
     let now = 1_700_000_000_000i64;
     assert_eq!(allocations(UserEvent::scan_all), 0, "scan_all");
     assert_eq!(allocations(|| UserEvent::scan_by_user_id(42)), 0, "scan_by");
-    assert_eq!(allocations(|| UserEvent::range_by_user_id_ts_millis(42, now - 3_600_000..now)), 0, "range_by");
+    assert_eq!(
+        allocations(|| UserEvent::range_by_user_id_ts_millis(42, now - 3_600_000..now)),
+        0,
+        "range_by"
+    );
     let fan_out = UserEvent::range_by_user_id(10..20);
     let n = allocations(|| {
         let mut count = 0;

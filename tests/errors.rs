@@ -16,18 +16,45 @@ struct Tag {
 }
 
 fn tag(t: &str, c: &str, ts: u64, small: u32) -> Tag {
-    Tag { tag: t.into(), code: c.into(), ts, small }
+    Tag {
+        tag: t.into(),
+        code: c.into(),
+        ts,
+        small,
+    }
 }
 
 #[test]
 fn fixed_fields_reject_instead_of_truncating() {
     let err = tag("toolong", "a", 0, 0).try_encode().unwrap_err();
-    assert_eq!(err, EncodeError::TooLong { field: "tag", len: 7, max: 4 });
-    assert_eq!(err.to_string(), "field `tag`: value is 7 bytes, longer than #[fixed(4)]");
+    assert_eq!(
+        err,
+        EncodeError::TooLong {
+            field: "tag",
+            len: 7,
+            max: 4
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "field `tag`: value is 7 bytes, longer than #[fixed(4)]"
+    );
     let err = tag("ab\0", "a", 0, 0).try_encode().unwrap_err();
-    assert_eq!(err, EncodeError::EndsWithPad { field: "tag", pad: 0 });
+    assert_eq!(
+        err,
+        EncodeError::EndsWithPad {
+            field: "tag",
+            pad: 0
+        }
+    );
     let err = tag("ab", "x ", 0, 0).try_encode().unwrap_err();
-    assert_eq!(err, EncodeError::EndsWithPad { field: "code", pad: b' ' });
+    assert_eq!(
+        err,
+        EncodeError::EndsWithPad {
+            field: "code",
+            pad: b' '
+        }
+    );
     assert!(err.to_string().contains("0x20"), "{err}");
     // Interior pad bytes are fine.
     let ok = tag("a\0b", "x y", 0, 0);
@@ -37,16 +64,33 @@ fn fixed_fields_reject_instead_of_truncating() {
 #[test]
 fn unsigned_desc_ts_above_signed_max_is_an_error() {
     let err = tag("a", "b", u64::MAX, 0).try_encode().unwrap_err();
-    assert_eq!(err, EncodeError::TimestampOutOfRange { field: "ts", value: u64::MAX, max: i64::MAX as u64 });
+    assert_eq!(
+        err,
+        EncodeError::TimestampOutOfRange {
+            field: "ts",
+            value: u64::MAX,
+            max: i64::MAX as u64
+        }
+    );
     let err = tag("a", "b", 0, u32::MAX).encode_to_vec().unwrap_err();
-    assert_eq!(err, EncodeError::TimestampOutOfRange { field: "small", value: u32::MAX as u64, max: i32::MAX as u64 });
+    assert_eq!(
+        err,
+        EncodeError::TimestampOutOfRange {
+            field: "small",
+            value: u32::MAX as u64,
+            max: i32::MAX as u64
+        }
+    );
     // The largest storable values round-trip.
     let max = tag("a", "b", i64::MAX as u64, i32::MAX as u32);
     assert_eq!(Tag::decode(&max.try_encode().unwrap()).unwrap(), max);
     // Stored bytes outside 0..=MAX are rejected, naming the field.
     let mut bytes = tag("a", "b", 5, 5).try_encode().unwrap();
     bytes[7] = 0x80;
-    assert!(matches!(Tag::decode(&bytes), Err(DecodeError::InvalidValue { field: "ts", .. })));
+    assert!(matches!(
+        Tag::decode(&bytes),
+        Err(DecodeError::InvalidValue { field: "ts", .. })
+    ));
 }
 
 #[test]
@@ -54,8 +98,17 @@ fn buffer_too_small_is_an_error() {
     let t = tag("a", "b", 1, 1);
     let mut buf = [0u8; 10];
     let err = t.encode_into(&mut buf).unwrap_err();
-    assert_eq!(err, EncodeError::BufferTooSmall { needed: Tag::LEN, available: 10 });
-    assert_eq!(err.to_string(), "buffer too small for the row key: it needs 19 bytes, the buffer has 10");
+    assert_eq!(
+        err,
+        EncodeError::BufferTooSmall {
+            needed: Tag::LEN,
+            available: 10
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "buffer too small for the row key: it needs 19 bytes, the buffer has 10"
+    );
 }
 
 #[derive(RowKey, Debug, PartialEq)]
@@ -68,7 +121,15 @@ struct Mixed {
 }
 
 fn mixed() -> Vec<u8> {
-    Mixed { flag: true, c: 'x', o: None, name: "n".into(), rest: 1 }.encode_to_vec().unwrap()
+    Mixed {
+        flag: true,
+        c: 'x',
+        o: None,
+        name: "n".into(),
+        rest: 1,
+    }
+    .encode_to_vec()
+    .unwrap()
 }
 
 #[test]
@@ -79,38 +140,95 @@ fn decode_errors_name_the_field() {
     let mut b = good.clone();
     b[0] = 2;
     let err = Mixed::decode(&b).unwrap_err();
-    assert_eq!(err, DecodeError::InvalidValue { field: "flag", reason: "bool byte is neither 00 nor 01" });
-    assert_eq!(err.to_string(), "field `flag`: bool byte is neither 00 nor 01");
+    assert_eq!(
+        err,
+        DecodeError::InvalidValue {
+            field: "flag",
+            reason: "bool byte is neither 00 nor 01"
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "field `flag`: bool byte is neither 00 nor 01"
+    );
 
     let mut b = good.clone();
     b[1..5].copy_from_slice(&0xD800u32.to_be_bytes());
     let err = Mixed::decode(&b).unwrap_err();
-    assert!(matches!(err, DecodeError::InvalidValue { field: "c", .. }), "{err:?}");
+    assert!(
+        matches!(err, DecodeError::InvalidValue { field: "c", .. }),
+        "{err:?}"
+    );
     assert_eq!(err.to_string(), "field `c`: not a Unicode scalar value");
 
     let mut b = good.clone();
     b[5] = 7;
-    assert_eq!(Mixed::decode(&b), Err(DecodeError::InvalidOptionTag { field: "o", byte: 7 }));
+    assert_eq!(
+        Mixed::decode(&b),
+        Err(DecodeError::InvalidOptionTag {
+            field: "o",
+            byte: 7
+        })
+    );
 
     let mut b = good.clone();
     b[7] = 9;
-    assert_eq!(Mixed::decode(&b), Err(DecodeError::InvalidPadding { field: "o" }));
+    assert_eq!(
+        Mixed::decode(&b),
+        Err(DecodeError::InvalidPadding { field: "o" })
+    );
 
     let mut b = good.clone();
     b[9..11].copy_from_slice(&[0, 0x42]);
-    assert_eq!(Mixed::decode(&b), Err(DecodeError::InvalidEscape { field: "name", byte: 0x42 }));
+    assert_eq!(
+        Mixed::decode(&b),
+        Err(DecodeError::InvalidEscape {
+            field: "name",
+            byte: 0x42
+        })
+    );
 
     let mut b = good.clone();
     b[8] = 0xC3; // a lone UTF-8 lead byte
-    assert_eq!(Mixed::decode(&b), Err(DecodeError::InvalidUtf8 { field: "name" }));
+    assert_eq!(
+        Mixed::decode(&b),
+        Err(DecodeError::InvalidUtf8 { field: "name" })
+    );
 
-    assert_eq!(Mixed::decode(&good[..9]), Err(DecodeError::MissingTerminator { field: "name" }));
-    assert_eq!(Mixed::decode(&good[..3]), Err(DecodeError::UnexpectedEnd { field: "c", needed: 4, available: 2 }));
-    assert_eq!(Mixed::decode(&good[..11]), Err(DecodeError::UnexpectedEnd { field: "rest", needed: 1, available: 0 }));
+    assert_eq!(
+        Mixed::decode(&good[..9]),
+        Err(DecodeError::MissingTerminator { field: "name" })
+    );
+    assert_eq!(
+        Mixed::decode(&good[..3]),
+        Err(DecodeError::UnexpectedEnd {
+            field: "c",
+            needed: 4,
+            available: 2
+        })
+    );
+    assert_eq!(
+        Mixed::decode(&good[..11]),
+        Err(DecodeError::UnexpectedEnd {
+            field: "rest",
+            needed: 1,
+            available: 0
+        })
+    );
     let mut long = good.clone();
     long.extend([1, 2]);
-    assert_eq!(Mixed::decode(&long), Err(DecodeError::TrailingBytes { count: 2 }));
-    assert_eq!(Mixed::decode(&[]), Err(DecodeError::UnexpectedEnd { field: "flag", needed: 1, available: 0 }));
+    assert_eq!(
+        Mixed::decode(&long),
+        Err(DecodeError::TrailingBytes { count: 2 })
+    );
+    assert_eq!(
+        Mixed::decode(&[]),
+        Err(DecodeError::UnexpectedEnd {
+            field: "flag",
+            needed: 1,
+            available: 0
+        })
+    );
 }
 
 #[derive(RowKey, Debug, PartialEq)]
@@ -123,8 +241,21 @@ struct Salted {
 fn salt_byte_out_of_range_is_an_error() {
     let mut b = Salted { id: 1 }.encode();
     b[0] = 4;
-    assert_eq!(Salted::decode(&b), Err(DecodeError::InvalidSalt { bucket: 4, buckets: 4 }));
-    assert_eq!(Salted::decode(&[]), Err(DecodeError::UnexpectedEnd { field: "salt", needed: 1, available: 0 }));
+    assert_eq!(
+        Salted::decode(&b),
+        Err(DecodeError::InvalidSalt {
+            bucket: 4,
+            buckets: 4
+        })
+    );
+    assert_eq!(
+        Salted::decode(&[]),
+        Err(DecodeError::UnexpectedEnd {
+            field: "salt",
+            needed: 1,
+            available: 0
+        })
+    );
 }
 
 #[derive(RowKey, Debug, PartialEq)]
@@ -135,14 +266,27 @@ struct Borrowing<'a> {
 
 #[test]
 fn borrowed_field_that_needs_unescaping_is_an_error_not_a_copy() {
-    let b = Borrowing { dir: "a\0b", file: "f" }.encode_to_vec().unwrap();
-    assert_eq!(Borrowing::decode(&b), Err(DecodeError::CannotBorrow { field: "dir" }));
-    assert!(DecodeError::CannotBorrow { field: "dir" }.to_string().contains("use String, Vec<u8> or Cow"));
+    let b = Borrowing {
+        dir: "a\0b",
+        file: "f",
+    }
+    .encode_to_vec()
+    .unwrap();
+    assert_eq!(
+        Borrowing::decode(&b),
+        Err(DecodeError::CannotBorrow { field: "dir" })
+    );
+    assert!(DecodeError::CannotBorrow { field: "dir" }
+        .to_string()
+        .contains("use String, Vec<u8> or Cow"));
 }
 
 #[test]
 fn errors_are_std_errors() {
     fn is_error<E: std::error::Error + Send + Sync + 'static>(_: &E) {}
-    is_error(&EncodeError::BufferTooSmall { needed: 1, available: 0 });
+    is_error(&EncodeError::BufferTooSmall {
+        needed: 1,
+        available: 0,
+    });
     is_error(&DecodeError::TrailingBytes { count: 1 });
 }

@@ -14,7 +14,10 @@ fn vectors() -> BTreeMap<String, Vec<u8>> {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
             let (name, hex) = l.split_once(' ').expect("`name HEX` lines");
-            let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+            let bytes = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect();
             (name.to_string(), bytes)
         })
         .collect()
@@ -30,15 +33,24 @@ impl Golden {
     where
         T: RowKey + for<'a> DecodeRowKey<'a> + PartialEq + Debug,
     {
-        let expected = self.vectors.get(name).unwrap_or_else(|| panic!("no golden vector `{name}`"));
+        let expected = self
+            .vectors
+            .get(name)
+            .unwrap_or_else(|| panic!("no golden vector `{name}`"));
         let bytes = value.encode_to_vec().unwrap();
-        assert_eq!(&bytes, expected, "`{name}`: {value:?} encodes to other bytes than format v1 says");
+        assert_eq!(
+            &bytes, expected,
+            "`{name}`: {value:?} encodes to other bytes than format v1 says"
+        );
         assert_eq!(value.encoded_len(), expected.len(), "`{name}`: encoded_len");
         if let Some(len) = T::FIXED_LEN {
             assert_eq!(len, expected.len(), "`{name}`: FIXED_LEN");
         }
         let back = T::decode(expected).unwrap_or_else(|e| panic!("`{name}`: {e}"));
-        assert!(back == value || format!("{back:?}") == format!("{value:?}"), "`{name}`: decodes to {back:?}");
+        assert!(
+            back == value || format!("{back:?}") == format!("{value:?}"),
+            "`{name}`: decodes to {back:?}"
+        );
         self.checked.push(name.to_string());
     }
 }
@@ -132,7 +144,10 @@ struct Metric {
 
 #[test]
 fn format_v1_golden_vectors() {
-    let mut g = Golden { vectors: vectors(), checked: Vec::new() };
+    let mut g = Golden {
+        vectors: vectors(),
+        checked: Vec::new(),
+    };
     g.check("u8_7f", U8 { v: 0x7F });
     g.check("u16_1234", U16 { v: 0x1234 });
     g.check("u32_1", U32 { v: 1 });
@@ -153,25 +168,69 @@ fn format_v1_golden_vectors() {
     g.check("f32_minus1", F32 { v: -1.0 });
     g.check("f64_0", F64 { v: 0.0 });
     g.check("f64_minus0", F64 { v: -0.0 });
-    g.check("f64_nan", F64 { v: f64::from_bits(0x7FF8_0000_0000_0000) });
-    g.check("f64_minus_inf", F64 { v: f64::NEG_INFINITY });
+    g.check(
+        "f64_nan",
+        F64 {
+            v: f64::from_bits(0x7FF8_0000_0000_0000),
+        },
+    );
+    g.check(
+        "f64_minus_inf",
+        F64 {
+            v: f64::NEG_INFINITY,
+        },
+    );
     g.check("bytes3", Bytes3 { v: [1, 2, 3] });
-    g.check("string_escaped_then_u8", StrThen { s: "a\0b".into(), n: 7 });
-    g.check("string_empty_then_u8", StrThen { s: String::new(), n: 7 });
+    g.check(
+        "string_escaped_then_u8",
+        StrThen {
+            s: "a\0b".into(),
+            n: 7,
+        },
+    );
+    g.check(
+        "string_empty_then_u8",
+        StrThen {
+            s: String::new(),
+            n: 7,
+        },
+    );
     g.check("string_last", StringLast { v: "hi".into() });
-    g.check("vec_escaped_then_u8", VecThen { b: vec![0xFF, 0x00], n: 7 });
+    g.check(
+        "vec_escaped_then_u8",
+        VecThen {
+            b: vec![0xFF, 0x00],
+            n: 7,
+        },
+    );
     g.check("option_u32_none", OptU32 { v: None });
     g.check("option_u32_some", OptU32 { v: Some(5) });
     g.check("option_string_none_then_u8", OptStrThen { s: None, n: 7 });
-    g.check("option_string_some_then_u8", OptStrThen { s: Some("x".into()), n: 7 });
-    g.check("option_string_last_some", OptStringLast { v: Some("x".into()) });
+    g.check(
+        "option_string_some_then_u8",
+        OptStrThen {
+            s: Some("x".into()),
+            n: 7,
+        },
+    );
+    g.check(
+        "option_string_last_some",
+        OptStringLast {
+            v: Some("x".into()),
+        },
+    );
     g.check("option_string_last_none", OptStringLast { v: None });
     g.check("fixed8_click", Fixed8 { v: "click".into() });
     g.check("fixed4_space_pad", Fixed4Space { v: "ab".into() });
     g.check("desc_u16_1", DescU16 { v: 1 });
     g.check("desc_string_last", DescStringLast { v: "a".into() });
     g.check("desc_option_u8_none", DescOptU8 { v: None });
-    g.check("desc_ts_i64_event", DescTsI64 { v: 1_700_000_000_000 });
+    g.check(
+        "desc_ts_i64_event",
+        DescTsI64 {
+            v: 1_700_000_000_000,
+        },
+    );
     g.check("desc_ts_i64_0", DescTsI64 { v: 0 });
     g.check("desc_ts_i64_minus1", DescTsI64 { v: -1 });
     g.check("desc_ts_u64_5", DescTsU64 { v: 5 });
@@ -180,18 +239,49 @@ fn format_v1_golden_vectors() {
     g.check("desc_ts_option_none", DescTsOpt { v: None });
     g.check("desc_ts_option_some", DescTsOpt { v: Some(7) });
     g.check("reverse_u32", RevU32 { v: 0x0102_0304 });
-    g.check("reverse_string_then_u8", RevStrThen { s: "abc".into(), n: 7 });
+    g.check(
+        "reverse_string_then_u8",
+        RevStrThen {
+            s: "abc".into(),
+            n: 7,
+        },
+    );
     g.check("reverse_fixed4", RevFixed4 { v: "ab".into() });
     g.check("desc_reverse_u16", DescRevU16 { v: 0x0102 });
-    g.check("user_event", UserEvent { user_id: 42, ts_millis: 1_700_000_000_000, kind: "click".into() });
-    g.check("salt_all_xxh3_256", SaltAll { a: 7, b: b"k\0".to_vec(), tail: "tail".into() });
+    g.check(
+        "user_event",
+        UserEvent {
+            user_id: 42,
+            ts_millis: 1_700_000_000_000,
+            kind: "click".into(),
+        },
+    );
+    g.check(
+        "salt_all_xxh3_256",
+        SaltAll {
+            a: 7,
+            b: b"k\0".to_vec(),
+            tail: "tail".into(),
+        },
+    );
     g.check(
         "salt_java_metric",
-        Metric { metric: [0, 0, 1], base_hour: 1_356_998_400, tags: [0, 0, 1, 0, 0, 1] },
+        Metric {
+            metric: [0, 0, 1],
+            base_hour: 1_356_998_400,
+            tags: [0, 0, 1, 0, 0, 1],
+        },
     );
 
-    let missing: Vec<_> = g.vectors.keys().filter(|k| !g.checked.contains(k)).collect();
-    assert!(missing.is_empty(), "golden vectors with no check: {missing:?}");
+    let missing: Vec<_> = g
+        .vectors
+        .keys()
+        .filter(|k| !g.checked.contains(k))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "golden vectors with no check: {missing:?}"
+    );
 }
 
 /// `#[desc_ts]` is byte-identical to the Java recipe

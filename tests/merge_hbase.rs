@@ -3,7 +3,9 @@
 use std::cell::Cell;
 
 use proptest::prelude::*;
-use rowkey_core::hbase::{create_table_statement, from_string_binary, to_string_binary, ParseBinaryError};
+use rowkey_core::hbase::{
+    create_table_statement, from_string_binary, to_string_binary, ParseBinaryError,
+};
 use rowkey_core::merge_salted;
 use rowkey_core::scan::prefix_stop;
 
@@ -48,9 +50,16 @@ fn merge_is_lazy_and_holds_one_item_per_stream() {
     assert_eq!(pulled.get(), 0, "nothing is read before the first next()");
     let first: Vec<_> = merged.by_ref().take(10).collect();
     assert_eq!(first.len(), 10);
-    assert!(pulled.get() <= 10 + 4, "read {} items for 10 results", pulled.get());
+    assert!(
+        pulled.get() <= 10 + 4,
+        "read {} items for 10 results",
+        pulled.get()
+    );
     // Keys interleave across buckets: 0, 1, 2, 3, 4, ...
-    let order: Vec<u32> = first.iter().map(|(k, _)| u32::from_be_bytes(k[1..5].try_into().unwrap())).collect();
+    let order: Vec<u32> = first
+        .iter()
+        .map(|(k, _)| u32::from_be_bytes(k[1..5].try_into().unwrap()))
+        .collect();
     assert_eq!(order, (0..10).collect::<Vec<_>>());
     assert_eq!(merged.count(), 3_990);
 }
@@ -59,7 +68,9 @@ fn merge_is_lazy_and_holds_one_item_per_stream() {
 fn merge_passes_errors_through() {
     let ok = vec![Ok((vec![0, 5], 'a')), Ok((vec![0, 9], 'c'))];
     let bad = vec![Ok((vec![1, 7], 'b')), Err("disk"), Ok((vec![1, 8], 'x'))];
-    let out: Vec<Result<char, &str>> = merge_salted([ok.into_iter(), bad.into_iter()]).map(|r| r.map(|(_, v)| v)).collect();
+    let out: Vec<Result<char, &str>> = merge_salted([ok.into_iter(), bad.into_iter()])
+        .map(|r| r.map(|(_, v)| v))
+        .collect();
     assert_eq!(out, [Ok('a'), Ok('b'), Err("disk"), Ok('x'), Ok('c')]);
 }
 
@@ -74,7 +85,10 @@ fn merge_of_nothing_is_empty() {
 #[test]
 fn prefix_stop_follows_hbase() {
     // HBase's own example: prefix 12 23 FF FF -> stop row 12 24.
-    assert_eq!(prefix_stop(&[0x12, 0x23, 0xFF, 0xFF]), Some(vec![0x12, 0x24]));
+    assert_eq!(
+        prefix_stop(&[0x12, 0x23, 0xFF, 0xFF]),
+        Some(vec![0x12, 0x24])
+    );
     assert_eq!(prefix_stop(&[0x00]), Some(vec![0x01]));
     assert_eq!(prefix_stop(&[0xFF]), None);
     assert_eq!(prefix_stop(&[]), None);
@@ -85,7 +99,10 @@ fn to_string_binary_is_hbase_format() {
     // Bytes.toStringBinary: printable ASCII except '\' as is, the rest \xHH.
     assert_eq!(to_string_binary(b"row-1"), "row-1");
     assert_eq!(to_string_binary(&[0x12, 0x23, 0xFF]), r"\x12#\xFF");
-    assert_eq!(to_string_binary(&[b' ', b'~', 0x7F, 0x1F, b'\\']), r" ~\x7F\x1F\x5C");
+    assert_eq!(
+        to_string_binary(&[b' ', b'~', 0x7F, 0x1F, b'\\']),
+        r" ~\x7F\x1F\x5C"
+    );
     assert_eq!(to_string_binary(&[]), "");
 }
 
@@ -100,9 +117,18 @@ proptest! {
 
 #[test]
 fn from_string_binary_rejects_what_hbase_would_mangle() {
-    assert_eq!(from_string_binary(r"a\x4"), Err(ParseBinaryError::BadEscape { offset: 1 }));
-    assert_eq!(from_string_binary(r"\xZZ"), Err(ParseBinaryError::BadEscape { offset: 0 }));
-    assert_eq!(from_string_binary("é"), Err(ParseBinaryError::NonAscii { offset: 0 }));
+    assert_eq!(
+        from_string_binary(r"a\x4"),
+        Err(ParseBinaryError::BadEscape { offset: 1 })
+    );
+    assert_eq!(
+        from_string_binary(r"\xZZ"),
+        Err(ParseBinaryError::BadEscape { offset: 0 })
+    );
+    assert_eq!(
+        from_string_binary("é"),
+        Err(ParseBinaryError::NonAscii { offset: 0 })
+    );
     // A backslash not followed by x stands for itself, as in HBase.
     assert_eq!(from_string_binary(r"a\b").unwrap(), b"a\\b");
     assert_eq!(from_string_binary(r"\x0a\x0A").unwrap(), [10, 10]);
@@ -110,7 +136,13 @@ fn from_string_binary_rejects_what_hbase_would_mangle() {
 
 #[test]
 fn create_statement_quotes_for_the_ruby_shell() {
-    let splits: Vec<Vec<u8>> = vec![vec![0x01], vec![b'"'], vec![b'#', b'{'], vec![b'\\'], vec![b'a', 0xFF]];
+    let splits: Vec<Vec<u8>> = vec![
+        vec![0x01],
+        vec![b'"'],
+        vec![b'#', b'{'],
+        vec![b'\\'],
+        vec![b'a', 0xFF],
+    ];
     assert_eq!(
         create_table_statement("my'table", &["d", "meta"], &splits),
         r#"create 'my\'table', 'd', 'meta', SPLITS => ["\x01", "\x22", "\x23{", "\x5C", "a\xFF"]"#

@@ -14,13 +14,30 @@ use rowkey_core::prelude::*;
 
 /// Bytes biased toward the escape and terminator bytes and 0xFF.
 fn edge_bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFEu8), Just(0xFFu8), any::<u8>()], 0..max)
+    prop::collection::vec(
+        prop_oneof![
+            Just(0u8),
+            Just(1u8),
+            Just(0xFEu8),
+            Just(0xFFu8),
+            any::<u8>()
+        ],
+        0..max,
+    )
 }
 
 /// Strings biased toward NUL, U+0001, ASCII and the largest code points.
 fn edge_string(max: usize) -> impl Strategy<Value = String> {
     prop::collection::vec(
-        prop_oneof![Just('\0'), Just('\u{1}'), Just('a'), Just('b'), Just('\u{FFFF}'), Just('\u{10FFFF}'), any::<char>()],
+        prop_oneof![
+            Just('\0'),
+            Just('\u{1}'),
+            Just('a'),
+            Just('b'),
+            Just('\u{FFFF}'),
+            Just('\u{10FFFF}'),
+            any::<char>()
+        ],
         0..max,
     )
     .prop_map(String::from_iter)
@@ -29,7 +46,13 @@ fn edge_string(max: usize) -> impl Strategy<Value = String> {
 /// Integers biased toward 0, 1, MIN and MAX.
 macro_rules! edge_int {
     ($t:ty) => {
-        prop_oneof![Just(0 as $t), Just(1 as $t), Just(<$t>::MIN), Just(<$t>::MAX), any::<$t>()]
+        prop_oneof![
+            Just(0 as $t),
+            Just(1 as $t),
+            Just(<$t>::MIN),
+            Just(<$t>::MAX),
+            any::<$t>()
+        ]
     };
 }
 
@@ -59,7 +82,13 @@ fn edge_f64() -> impl Strategy<Value = f64> {
 }
 
 fn edge_f32() -> impl Strategy<Value = f32> {
-    prop_oneof![Just(f32::NAN), Just(-0.0f32), Just(0.0f32), Just(f32::NEG_INFINITY), any::<u32>().prop_map(f32::from_bits)]
+    prop_oneof![
+        Just(f32::NAN),
+        Just(-0.0f32),
+        Just(0.0f32),
+        Just(f32::NEG_INFINITY),
+        any::<u32>().prop_map(f32::from_bits)
+    ]
 }
 
 /// Floats compared by `total_cmp`, the order format v1 promises.
@@ -116,7 +145,13 @@ where
     assert_eq!(&buf[..bytes.len()], &bytes[..]);
     if !bytes.is_empty() {
         let short = v.encode_into(&mut buf[..bytes.len() - 1]).unwrap_err();
-        assert_eq!(short, EncodeError::BufferTooSmall { needed: bytes.len(), available: bytes.len() - 1 });
+        assert_eq!(
+            short,
+            EncodeError::BufferTooSmall {
+                needed: bytes.len(),
+                available: bytes.len() - 1
+            }
+        );
     }
     let back = T::decode(&bytes).unwrap_or_else(|e| panic!("{v:?} did not decode: {e}"));
     // Debug equality also covers NaN payloads (Debug of NaN is "NaN" for every
@@ -133,9 +168,15 @@ where
     T: RowKey + for<'a> DecodeRowKey<'a> + Debug,
 {
     if let Ok(v) = T::decode(bytes) {
-        let again = v.encode_to_vec().unwrap_or_else(|e| panic!("decoded {v:?} does not encode: {e}"));
+        let again = v
+            .encode_to_vec()
+            .unwrap_or_else(|e| panic!("decoded {v:?} does not encode: {e}"));
         let skip = usize::from(salted);
-        assert_eq!(&again[skip..], &bytes[skip..], "non-canonical bytes decoded to {v:?}");
+        assert_eq!(
+            &again[skip..],
+            &bytes[skip..],
+            "non-canonical bytes decoded to {v:?}"
+        );
     }
 }
 
@@ -170,14 +211,42 @@ struct Ints {
 
 fn ints() -> impl Strategy<Value = Ints> {
     (
-        (edge_int!(u8), edge_int!(i16), edge_int!(u32), edge_int!(i64), edge_int!(i128), edge_int!(u64)),
-        (any::<bool>(), any::<char>(), edge_int!(u128), edge_int!(i8), any::<[u8; 3]>()),
+        (
+            edge_int!(u8),
+            edge_int!(i16),
+            edge_int!(u32),
+            edge_int!(i64),
+            edge_int!(i128),
+            edge_int!(u64),
+        ),
+        (
+            any::<bool>(),
+            any::<char>(),
+            edge_int!(u128),
+            edge_int!(i8),
+            any::<[u8; 3]>(),
+        ),
     )
-        .prop_map(|((a, b, c, ts, d, e), (f, g, h, i, j))| Ints { a, b, c, ts, d, e, f, g, h, i, j })
+        .prop_map(|((a, b, c, ts, d, e), (f, g, h, i, j))| Ints {
+            a,
+            b,
+            c,
+            ts,
+            d,
+            e,
+            f,
+            g,
+            h,
+            i,
+            j,
+        })
 }
 
 fn ints_key(v: &Ints) -> impl Ord + Debug {
-    ((v.a, Reverse(v.b), v.c, Reverse(v.ts), v.d, Reverse(v.e)), (v.f, v.g, v.h, Reverse(v.i), v.j))
+    (
+        (v.a, Reverse(v.b), v.c, Reverse(v.ts), v.d, Reverse(v.e)),
+        (v.f, v.g, v.h, Reverse(v.i), v.j),
+    )
 }
 
 #[derive(RowKey, Debug, Clone)]
@@ -204,12 +273,24 @@ struct Strings {
 }
 
 fn strings() -> impl Strategy<Value = Strings> {
-    (edge_string(6), edge_string(6), edge_bytes(6), edge_bytes(6), edge_string(6))
+    (
+        edge_string(6),
+        edge_string(6),
+        edge_bytes(6),
+        edge_bytes(6),
+        edge_string(6),
+    )
         .prop_map(|(s, t, b, c, last)| Strings { s, t, b, c, last })
 }
 
 fn strings_key(v: &Strings) -> impl Ord + Debug {
-    (v.s.clone(), Reverse(v.t.clone()), v.b.clone(), Reverse(v.c.clone()), v.last.clone())
+    (
+        v.s.clone(),
+        Reverse(v.t.clone()),
+        v.b.clone(),
+        Reverse(v.c.clone()),
+        v.last.clone(),
+    )
 }
 
 /// A descending variable-length last field is escaped, so "a" > "ab" holds.
@@ -242,11 +323,25 @@ fn options() -> impl Strategy<Value = Options> {
         prop::option::of(edge_int!(i64)),
         prop::option::of(edge_bytes(5)),
     )
-        .prop_map(|(a, b, s, t, ts, last)| Options { a, b, s, t, ts, last })
+        .prop_map(|(a, b, s, t, ts, last)| Options {
+            a,
+            b,
+            s,
+            t,
+            ts,
+            last,
+        })
 }
 
 fn options_key(v: &Options) -> impl Ord + Debug {
-    (v.a, Reverse(v.b), v.s.clone(), Reverse(v.t.clone()), Reverse(v.ts), v.last.clone())
+    (
+        v.a,
+        Reverse(v.b),
+        v.s.clone(),
+        Reverse(v.t.clone()),
+        Reverse(v.ts),
+        v.last.clone(),
+    )
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -275,11 +370,25 @@ fn fixed() -> impl Strategy<Value = Fixed> {
         edge_int!(i32),
         prop::option::of(padded_bytes(3, 0)),
     )
-        .prop_map(|(a, b, ts, t32, i32ts, o)| Fixed { a, b, ts, t32, i32ts, o })
+        .prop_map(|(a, b, ts, t32, i32ts, o)| Fixed {
+            a,
+            b,
+            ts,
+            t32,
+            i32ts,
+            o,
+        })
 }
 
 fn fixed_key(v: &Fixed) -> impl Ord + Debug {
-    (v.a.clone(), Reverse(v.b.clone()), Reverse(v.ts), Reverse(v.t32), Reverse(v.i32ts), v.o.clone())
+    (
+        v.a.clone(),
+        Reverse(v.b.clone()),
+        Reverse(v.ts),
+        Reverse(v.t32),
+        Reverse(v.i32ts),
+        v.o.clone(),
+    )
 }
 
 /// `#[reverse]` gives up order on its field: round-trip only.
@@ -310,7 +419,14 @@ fn reversed() -> impl Strategy<Value = Reversed> {
         prop::option::of(edge_int!(u16)),
         edge_bytes(5),
     )
-        .prop_map(|(a, s, f, d, o, last)| Reversed { a, s, f, d, o, last })
+        .prop_map(|(a, s, f, d, o, last)| Reversed {
+            a,
+            s,
+            f,
+            d,
+            o,
+            last,
+        })
 }
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -325,7 +441,13 @@ struct Salted {
 }
 
 fn salted() -> impl Strategy<Value = Salted> {
-    (edge_int!(u8), edge_string(5), edge_int!(i64), prop::option::of(edge_int!(u16)), edge_bytes(5))
+    (
+        edge_int!(u8),
+        edge_string(5),
+        edge_int!(i64),
+        prop::option::of(edge_int!(u16)),
+        edge_bytes(5),
+    )
         .prop_map(|(a, b, c, d, e)| Salted { a, b, c, d, e })
 }
 

@@ -16,7 +16,13 @@ struct TsdbRow {
 }
 
 fn tsdb(metric: [u8; 3], base_hour: u32, tags: &[u8]) -> u8 {
-    TsdbRow { metric, base_hour, tags: tags.to_vec() }.encode_to_vec().unwrap()[0]
+    TsdbRow {
+        metric,
+        base_hour,
+        tags: tags.to_vec(),
+    }
+    .encode_to_vec()
+    .unwrap()[0]
 }
 
 /// The expected salts are those of OpenTSDB's own `TestRowKey`
@@ -25,10 +31,23 @@ fn tsdb(metric: [u8; 3], base_hour: u32, tags: &[u8]) -> u8 {
 fn java_hash_matches_opentsdb_test_rowkey() {
     const HOUR: u32 = 0x50E2_2700;
     assert_eq!(tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 1]), 0x08);
-    assert_eq!(tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]), 0x10);
-    assert_eq!(tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]), 0x00);
+    assert_eq!(
+        tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]),
+        0x10
+    );
+    assert_eq!(
+        tsdb(
+            [0, 0, 1],
+            HOUR,
+            &[0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
+        ),
+        0x00
+    );
     assert_eq!(tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 2]), 0x09);
-    assert_eq!(tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 1, 0, 0, 2, 0, 0, 3]), 0x03);
+    assert_eq!(
+        tsdb([0, 0, 1], HOUR, &[0, 0, 1, 0, 0, 1, 0, 0, 2, 0, 0, 3]),
+        0x03
+    );
     assert_eq!(tsdb([0, 0, 1], HOUR, &[]), 0x0C);
     assert_eq!(tsdb([0, 0, 2], HOUR, &[0, 0, 1, 0, 0, 1]), 0x09);
     assert_eq!(tsdb([0, 0, 3], HOUR, &[0, 0, 1, 0, 0, 1]), 0x06);
@@ -58,7 +77,8 @@ fn java_hash_matches_phoenix_salting_util_test() {
     struct PhoenixInt {
         i: u32,
     }
-    let seen: std::collections::BTreeSet<u8> = (0..100).map(|i| PhoenixInt { i }.encode()[0]).collect();
+    let seen: std::collections::BTreeSet<u8> =
+        (0..100).map(|i| PhoenixInt { i }.encode()[0]).collect();
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
 }
 
@@ -116,7 +136,10 @@ proptest! {
 fn chi_square(counts: &[u64]) -> f64 {
     let total: u64 = counts.iter().sum();
     let expected = total as f64 / counts.len() as f64;
-    counts.iter().map(|&c| (c as f64 - expected).powi(2) / expected).sum()
+    counts
+        .iter()
+        .map(|&c| (c as f64 - expected).powi(2) / expected)
+        .sum()
 }
 
 /// Sequential ids (the hot-spot case) spread evenly: the chi-square statistic
@@ -148,8 +171,14 @@ fn sequential_ids_spread_evenly() {
         c256[usize::from(Seq256 { id }.encode()[0])] += 1;
     }
     let (x16, xj, x256) = (chi_square(&c16), chi_square(&cj), chi_square(&c256));
-    assert!(x16 < 37.70, "xxh3, 16 buckets: chi-square {x16:.1}, counts {c16:?}");
-    assert!(xj < 37.70, "java, 16 buckets: chi-square {xj:.1}, counts {cj:?}");
+    assert!(
+        x16 < 37.70,
+        "xxh3, 16 buckets: chi-square {x16:.1}, counts {c16:?}"
+    );
+    assert!(
+        xj < 37.70,
+        "java, 16 buckets: chi-square {xj:.1}, counts {cj:?}"
+    );
     assert!(x256 < 310.5, "xxh3, 256 buckets: chi-square {x256:.1}");
     // And a skewed spread is detected: the check can fail.
     let mut skewed = c16;

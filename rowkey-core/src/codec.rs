@@ -24,13 +24,19 @@ pub trait FieldCodec<T: ?Sized> {
     fn encoded_len(value: &T) -> usize;
     /// Writes `value` at `out[pos..]` and returns the position after it.
     /// `out` has room for [`encoded_len`](Self::encoded_len) bytes at `pos`.
-    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError>;
+    fn encode(
+        value: &T,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<usize, EncodeError>;
 }
 
 /// Decoding of one field type under one set of attributes.
 pub trait FieldDecode<'de, T> {
     /// Reads the field at `input[pos..]`; returns it and the position after it.
-    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError>;
+    fn decode(input: &'de [u8], pos: usize, field: &'static str)
+        -> Result<(T, usize), DecodeError>;
 }
 
 /// The variable-length frame: raw bytes to the end of the key (last field).
@@ -39,10 +45,19 @@ pub const RAW: u8 = 0;
 pub const ESCAPED: u8 = 1;
 
 #[inline(always)]
-fn take<'a>(input: &'a [u8], pos: usize, n: usize, field: &'static str) -> Result<&'a [u8], DecodeError> {
+fn take<'a>(
+    input: &'a [u8],
+    pos: usize,
+    n: usize,
+    field: &'static str,
+) -> Result<&'a [u8], DecodeError> {
     let available = input.len().saturating_sub(pos);
     if available < n {
-        return Err(DecodeError::UnexpectedEnd { field, needed: n, available });
+        return Err(DecodeError::UnexpectedEnd {
+            field,
+            needed: n,
+            available,
+        });
     }
     Ok(&input[pos..pos + n])
 }
@@ -65,7 +80,12 @@ impl<T: FixedField, const DESC: bool, const REV: bool> FieldCodec<T> for Fixed<D
         T::LEN
     }
     #[inline(always)]
-    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Result<usize, EncodeError> {
+    fn encode(
+        value: &T,
+        out: &mut [u8],
+        pos: usize,
+        _: &'static str,
+    ) -> Result<usize, EncodeError> {
         let bytes = value.to_key_bytes();
         let dst = &mut out[pos..pos + T::LEN];
         dst.copy_from_slice(bytes.as_ref());
@@ -108,7 +128,12 @@ impl<T: DescTimestamp> FieldCodec<T> for DescTs {
         <T::Bytes as ByteArray>::LEN
     }
     #[inline(always)]
-    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError> {
+    fn encode(
+        value: &T,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<usize, EncodeError> {
         let n = <T::Bytes as ByteArray>::LEN;
         let bytes = value.to_desc_ts().ok_or(EncodeError::TimestampOutOfRange {
             field,
@@ -153,7 +178,12 @@ impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> F
         }
     }
     #[inline(always)]
-    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Result<usize, EncodeError> {
+    fn encode(
+        value: &T,
+        out: &mut [u8],
+        pos: usize,
+        _: &'static str,
+    ) -> Result<usize, EncodeError> {
         let bytes = value.key_bytes();
         let rest = &mut out[pos..];
         let written = if FRAME == ESCAPED {
@@ -213,7 +243,11 @@ impl<'de, T: VarField<'de>, const FRAME: u8, const DESC: bool, const REV: bool> 
     for Var<FRAME, DESC, REV>
 {
     #[inline(always)]
-    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(
+        input: &'de [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(T, usize), DecodeError> {
         if FRAME == ESCAPED {
             let end = escape::find_end(input, pos, DESC, field)?;
             let content = &input[pos..end.content_end];
@@ -230,8 +264,8 @@ impl<'de, T: VarField<'de>, const FRAME: u8, const DESC: bool, const REV: bool> 
 /// `#[fixed(N, pad = PAD)]`: a string or byte string padded to `N` bytes.
 pub struct Padded<const N: usize, const PAD: u8, const DESC: bool, const REV: bool>;
 
-impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, const REV: bool> FieldCodec<T>
-    for Padded<N, PAD, DESC, REV>
+impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, const REV: bool>
+    FieldCodec<T> for Padded<N, PAD, DESC, REV>
 {
     const FIXED_LEN: Option<usize> = Some(N);
     const MIN_LEN: usize = N;
@@ -240,10 +274,19 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, cons
         N
     }
     #[inline(always)]
-    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError> {
+    fn encode(
+        value: &T,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<usize, EncodeError> {
         let bytes = value.key_bytes();
         if bytes.len() > N {
-            return Err(EncodeError::TooLong { field, len: bytes.len(), max: N });
+            return Err(EncodeError::TooLong {
+                field,
+                len: bytes.len(),
+                max: N,
+            });
         }
         // The byte that ends up last before the padding.
         let last = if REV { bytes.first() } else { bytes.last() };
@@ -264,14 +307,21 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, cons
     }
 }
 
-impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, const DESC: bool, const REV: bool> FieldDecode<'de, T>
-    for Padded<N, PAD, DESC, REV>
+impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, const DESC: bool, const REV: bool>
+    FieldDecode<'de, T> for Padded<N, PAD, DESC, REV>
 {
     #[inline(always)]
-    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(
+        input: &'de [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(T, usize), DecodeError> {
         let stored = take(input, pos, N, field)?;
         let stored_pad = if DESC { !PAD } else { PAD };
-        let len = stored.iter().rposition(|&b| b != stored_pad).map_or(0, |i| i + 1);
+        let len = stored
+            .iter()
+            .rposition(|&b| b != stored_pad)
+            .map_or(0, |i| i + 1);
         let value = var_value(&stored[..len], false, DESC, REV, field)?;
         Ok((value, pos + N))
     }
@@ -301,7 +351,12 @@ impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DES
         }
     }
     #[inline(always)]
-    fn encode(value: &Option<T>, out: &mut [u8], pos: usize, field: &'static str) -> Result<usize, EncodeError> {
+    fn encode(
+        value: &Option<T>,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<usize, EncodeError> {
         let flip = if DESC { 0xFF } else { 0 };
         match value {
             Some(v) => {
@@ -318,9 +373,15 @@ impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DES
     }
 }
 
-impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, const DESC: bool> FieldDecode<'de, Option<T>> for Opt<C, DESC> {
+impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, const DESC: bool> FieldDecode<'de, Option<T>>
+    for Opt<C, DESC>
+{
     #[inline(always)]
-    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Result<(Option<T>, usize), DecodeError> {
+    fn decode(
+        input: &'de [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(Option<T>, usize), DecodeError> {
         let flip = if DESC { 0xFF } else { 0 };
         let tag = take(input, pos, 1, field)?[0] ^ flip;
         match tag {

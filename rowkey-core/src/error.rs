@@ -243,7 +243,9 @@ impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FieldError::InvalidUtf8 => f.write_str("not valid UTF-8"),
-            FieldError::CannotBorrow => f.write_str("cannot borrow: the stored value had to be unescaped"),
+            FieldError::CannotBorrow => {
+                f.write_str("cannot borrow: the stored value had to be unescaped")
+            }
             FieldError::Invalid(reason) => f.write_str(reason),
         }
     }

@@ -72,7 +72,12 @@ pub(crate) struct Escaped {
 /// Finds the terminator of an escaped field starting at `pos`. With `desc`,
 /// the stored bytes are inverted.
 #[inline]
-pub(crate) fn find_end(input: &[u8], pos: usize, desc: bool, field: &'static str) -> Result<Escaped, DecodeError> {
+pub(crate) fn find_end(
+    input: &[u8],
+    pos: usize,
+    desc: bool,
+    field: &'static str,
+) -> Result<Escaped, DecodeError> {
     let flip = if desc { 0xFF } else { 0x00 };
     let marker = ESCAPE ^ flip;
     let mut i = pos;
@@ -90,9 +95,18 @@ pub(crate) fn find_end(input: &[u8], pos: usize, desc: bool, field: &'static str
                 i = at + 2;
             }
             Some(TERMINATOR) => {
-                return Ok(Escaped { content_end: at, next: at + 2, has_escapes });
+                return Ok(Escaped {
+                    content_end: at,
+                    next: at + 2,
+                    has_escapes,
+                });
             }
-            Some(other) => return Err(DecodeError::InvalidEscape { field, byte: other ^ flip }),
+            Some(other) => {
+                return Err(DecodeError::InvalidEscape {
+                    field,
+                    byte: other ^ flip,
+                })
+            }
         }
     }
 }

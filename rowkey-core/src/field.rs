@@ -168,7 +168,8 @@ impl FixedField for char {
     }
     #[inline(always)]
     fn from_key_bytes(bytes: [u8; 4]) -> Result<Self, FieldError> {
-        char::from_u32(u32::from_be_bytes(bytes)).ok_or(FieldError::Invalid("not a Unicode scalar value"))
+        char::from_u32(u32::from_be_bytes(bytes))
+            .ok_or(FieldError::Invalid("not a Unicode scalar value"))
     }
 }
 
@@ -294,7 +295,9 @@ impl VarField<'_> for Vec<u8> {
 impl VarField<'_> for String {
     #[inline]
     fn from_borrowed(bytes: &[u8]) -> Result<Self, FieldError> {
-        core::str::from_utf8(bytes).map(String::from).map_err(|_| FieldError::InvalidUtf8)
+        core::str::from_utf8(bytes)
+            .map(String::from)
+            .map_err(|_| FieldError::InvalidUtf8)
     }
     #[inline]
     fn from_owned(bytes: Vec<u8>) -> Result<Self, FieldError> {
@@ -318,11 +321,15 @@ impl<'de> VarField<'de> for Cow<'de, [u8]> {
 impl<'de> VarField<'de> for Cow<'de, str> {
     #[inline]
     fn from_borrowed(bytes: &'de [u8]) -> Result<Self, FieldError> {
-        core::str::from_utf8(bytes).map(Cow::Borrowed).map_err(|_| FieldError::InvalidUtf8)
+        core::str::from_utf8(bytes)
+            .map(Cow::Borrowed)
+            .map_err(|_| FieldError::InvalidUtf8)
     }
     #[inline]
     fn from_owned(bytes: Vec<u8>) -> Result<Self, FieldError> {
-        String::from_utf8(bytes).map(Cow::Owned).map_err(|_| FieldError::InvalidUtf8)
+        String::from_utf8(bytes)
+            .map(Cow::Owned)
+            .map_err(|_| FieldError::InvalidUtf8)
     }
 }
 

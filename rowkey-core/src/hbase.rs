@@ -54,7 +54,10 @@ impl fmt::Display for ParseBinaryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseBinaryError::NonAscii { offset } => {
-                write!(f, "non-ASCII character at byte {offset}: write it as \\xHH escapes")
+                write!(
+                    f,
+                    "non-ASCII character at byte {offset}: write it as \\xHH escapes"
+                )
             }
             ParseBinaryError::BadEscape { offset } => {
                 write!(f, "\\x at byte {offset} is not followed by two hex digits")
@@ -146,7 +149,7 @@ fn ruby_name(name: &str) -> String {
 /// );
 /// assert_eq!(create_table_statement("t", &["a", "b"], &[]), "create 't', 'a', 'b'");
 /// ```
-pub fn create_table_statement<S: AsRef<[u8]>>(table: &str, families: &[&str], split_points: &[S]) -> String {
+pub fn create_table_statement(table: &str, families: &[&str], split_points: &[Vec<u8>]) -> String {
     let mut s = String::from("create ");
     s.push_str(&ruby_name(table));
     for f in families {
@@ -159,7 +162,7 @@ pub fn create_table_statement<S: AsRef<[u8]>>(table: &str, families: &[&str], sp
             if i > 0 {
                 s.push_str(", ");
             }
-            s.push_str(&ruby_bytes(p.as_ref()));
+            s.push_str(&ruby_bytes(p));
         }
         s.push(']');
     }

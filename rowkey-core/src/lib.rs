@@ -111,7 +111,9 @@ macro_rules! __rowkey_if_alloc {
 /// Not public API: the helpers that `#[derive(RowKey)]` expands to.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::codec::{DescTs, FieldCodec, FieldDecode, Fixed, Opt, Padded, Var, ESCAPED, RAW};
+    pub use crate::codec::{
+        DescTs, FieldCodec, FieldDecode, Fixed, Opt, Padded, Var, ESCAPED, RAW,
+    };
     pub use crate::error::{DecodeError, EncodeError};
     pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::salt::{JavaHash, SaltHash, Xxh3};
@@ -127,7 +129,10 @@ pub mod __private {
     #[inline(always)]
     pub fn output(out: &mut [u8], len: usize) -> Result<&mut [u8], EncodeError> {
         let available = out.len();
-        out.get_mut(..len).ok_or(EncodeError::BufferTooSmall { needed: len, available })
+        out.get_mut(..len).ok_or(EncodeError::BufferTooSmall {
+            needed: len,
+            available,
+        })
     }
 
     /// The value of an encoding that the derive proved cannot fail (no
@@ -151,8 +156,14 @@ pub mod __private {
     #[inline(always)]
     pub fn decode_salt(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
         match input.first() {
-            None => Err(DecodeError::UnexpectedEnd { field: "salt", needed: 1, available: 0 }),
-            Some(&b) if u16::from(b) >= buckets => Err(DecodeError::InvalidSalt { bucket: b, buckets }),
+            None => Err(DecodeError::UnexpectedEnd {
+                field: "salt",
+                needed: 1,
+                available: 0,
+            }),
+            Some(&b) if u16::from(b) >= buckets => {
+                Err(DecodeError::InvalidSalt { bucket: b, buckets })
+            }
             Some(_) => Ok(()),
         }
     }
@@ -163,7 +174,9 @@ pub mod __private {
         if pos == input.len() {
             Ok(())
         } else {
-            Err(DecodeError::TrailingBytes { count: input.len().saturating_sub(pos) })
+            Err(DecodeError::TrailingBytes {
+                count: input.len().saturating_sub(pos),
+            })
         }
     }
 

@@ -50,7 +50,12 @@ where
 {
     let streams: Vec<I> = streams.into_iter().collect();
     let heads = Vec::with_capacity(streams.len());
-    MergeSalted { streams, heads, heap: Vec::new(), started: false }
+    MergeSalted {
+        streams,
+        heads,
+        heap: Vec::new(),
+        started: false,
+    }
 }
 
 /// The iterator returned by [`merge_salted`].
@@ -66,7 +71,9 @@ pub struct MergeSalted<I: Iterator> {
 #[inline]
 fn cmp_heads<T: MergeItem>(a: &Option<T>, ai: usize, b: &Option<T>, bi: usize) -> Ordering {
     fn key<T: MergeItem>(h: &Option<T>) -> Option<&[u8]> {
-        h.as_ref().and_then(MergeItem::merge_key).map(|k| k.get(1..).unwrap_or(&[]))
+        h.as_ref()
+            .and_then(MergeItem::merge_key)
+            .map(|k| k.get(1..).unwrap_or(&[]))
     }
     match (key(a), key(b)) {
         (None, None) => ai.cmp(&bi),
@@ -143,13 +150,22 @@ where
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let buffered = self.heads.iter().filter(|h| h.is_some()).count();
-        let (lo, hi) = self.streams.iter().fold((0usize, Some(0usize)), |(lo, hi), s| {
-            let (l, h) = s.size_hint();
-            (lo.saturating_add(l), hi.and_then(|x| h.and_then(|h| x.checked_add(h))))
-        });
+        let (lo, hi) = self
+            .streams
+            .iter()
+            .fold((0usize, Some(0usize)), |(lo, hi), s| {
+                let (l, h) = s.size_hint();
+                (
+                    lo.saturating_add(l),
+                    hi.and_then(|x| h.and_then(|h| x.checked_add(h))),
+                )
+            });
         if !self.started {
             return (lo, hi);
         }
-        (lo.saturating_add(buffered), hi.and_then(|h| h.checked_add(buffered)))
+        (
+            lo.saturating_add(buffered),
+            hi.and_then(|h| h.checked_add(buffered)),
+        )
     }
 }

@@ -22,14 +22,20 @@ pub const INLINE_KEY_BYTES: usize = 64;
 /// A short byte string stored inline, or on the heap when it is long.
 #[derive(Clone)]
 pub(crate) enum KeyBuf {
-    Inline { len: u8, bytes: [u8; INLINE_KEY_BYTES] },
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_KEY_BYTES],
+    },
     Heap(Vec<u8>),
 }
 
 impl KeyBuf {
     #[inline]
     pub(crate) const fn new() -> Self {
-        KeyBuf::Inline { len: 0, bytes: [0; INLINE_KEY_BYTES] }
+        KeyBuf::Inline {
+            len: 0,
+            bytes: [0; INLINE_KEY_BYTES],
+        }
     }
 
     #[inline]
@@ -146,19 +152,33 @@ impl Scan {
     /// A scan that matches no row (for example a range whose start is past
     /// its end).
     pub const fn none() -> Scan {
-        Scan { buckets: Buckets::Unsalted, start: KeyBuf::new(), stop: None, empty: true }
+        Scan {
+            buckets: Buckets::Unsalted,
+            start: KeyBuf::new(),
+            stop: None,
+            empty: true,
+        }
     }
 
     /// A scan of one unsalted range, `start` inclusive, `stop` exclusive,
     /// an empty `stop` meaning "to the end".
     pub fn from_bounds(start: &[u8], stop: &[u8]) -> Scan {
-        let stop = if stop.is_empty() { None } else { Some(KeyBuf::from_slice(stop)) };
+        let stop = if stop.is_empty() {
+            None
+        } else {
+            Some(KeyBuf::from_slice(stop))
+        };
         Scan::build(Buckets::Unsalted, KeyBuf::from_slice(start), stop)
     }
 
     fn build(buckets: Buckets, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
         let empty = matches!(&stop, Some(s) if start.as_slice() >= s.as_slice());
-        Scan { buckets, start, stop, empty }
+        Scan {
+            buckets,
+            start,
+            stop,
+            empty,
+        }
     }
 
     /// True when no row can match.
@@ -189,13 +209,20 @@ impl Scan {
             Buckets::One(b) => (u16::from(b), u16::from(b) + 1),
             Buckets::All(n) => (0, n),
         };
-        Ranges { scan: self, next, end }
+        Ranges {
+            scan: self,
+            next,
+            end,
+        }
     }
 
     fn range_for(&self, bucket: Option<u8>) -> ScanRange {
         let Some(b) = bucket else {
             let stop = self.stop.clone().unwrap_or(KeyBuf::new());
-            return ScanRange { start: self.start.clone(), stop };
+            return ScanRange {
+                start: self.start.clone(),
+                stop,
+            };
         };
         let mut start = KeyBuf::new();
         start.extend_from_slice(&[b]);
@@ -313,7 +340,11 @@ impl ScanRange {
     /// The range as standard bounds, for `BTreeMap::range::<[u8], _>` and
     /// stores that take `RangeBounds<&[u8]>` (redb, fjall).
     pub fn bounds(&self) -> (Bound<&[u8]>, Bound<&[u8]>) {
-        let end = if self.stop().is_empty() { Bound::Unbounded } else { Bound::Excluded(self.stop()) };
+        let end = if self.stop().is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Excluded(self.stop())
+        };
         (Bound::Included(self.start()), end)
     }
 }
@@ -363,7 +394,11 @@ impl Prefix {
     /// Appends one field's encoding.
     #[doc(hidden)]
     #[inline]
-    pub fn push<C: FieldCodec<T>, T: ?Sized>(&mut self, value: &T, field: &'static str) -> Result<(), EncodeError> {
+    pub fn push<C: FieldCodec<T>, T: ?Sized>(
+        &mut self,
+        value: &T,
+        field: &'static str,
+    ) -> Result<(), EncodeError> {
         let n = C::encoded_len(value);
         let dst = self.buf.grow(n);
         C::encode(value, dst, 0, field)?;

@@ -57,7 +57,10 @@ impl<'a> Input<'a> {
                 return None;
             }
             Data::Union(u) => {
-                cx.error_spanned_by(u.union_token, "#[derive(RowKey)] supports structs with named fields, not unions");
+                cx.error_spanned_by(
+                    u.union_token,
+                    "#[derive(RowKey)] supports structs with named fields, not unions",
+                );
                 return None;
             }
         };
@@ -71,7 +74,10 @@ impl<'a> Input<'a> {
                 return None;
             }
             Fields::Unit => {
-                cx.error_spanned_by(&node.ident, "#[derive(RowKey)] needs at least one named field; this is a unit struct");
+                cx.error_spanned_by(
+                    &node.ident,
+                    "#[derive(RowKey)] needs at least one named field; this is a unit struct",
+                );
                 return None;
             }
         };
@@ -85,15 +91,27 @@ impl<'a> Input<'a> {
                 shape: Shape::of(&f.ty),
             })
             .collect();
-        Some(Input { original: node, attrs, fields })
+        Some(Input {
+            original: node,
+            attrs,
+            fields,
+        })
     }
 }
 
 impl<'a> Shape<'a> {
     fn of(ty: &'a Type) -> Shape<'a> {
         match generic_arg(ty, "Option") {
-            Some(inner) => Shape { option: true, inner, kind: kind_of(inner) },
-            None => Shape { option: false, inner: ty, kind: kind_of(ty) },
+            Some(inner) => Shape {
+                option: true,
+                inner,
+                kind: kind_of(inner),
+            },
+            None => Shape {
+                option: false,
+                inner: ty,
+                kind: kind_of(ty),
+            },
         }
     }
 }
@@ -119,7 +137,9 @@ pub fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     if seg.ident != name {
         return None;
     }
-    let PathArguments::AngleBracketed(args) = &seg.arguments else { return None };
+    let PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return None;
+    };
     let mut types = args.args.iter().filter_map(|a| match a {
         GenericArgument::Type(t) => Some(t),
         _ => None,
@@ -145,30 +165,52 @@ fn kind_of(ty: &Type) -> Kind {
     if let Type::Reference(r) = ty {
         if r.mutability.is_none() {
             if is_ident(&r.elem, "str") {
-                return Kind::Var(Var { text: true, borrowed: true });
+                return Kind::Var(Var {
+                    text: true,
+                    borrowed: true,
+                });
             }
             if is_byte_slice(&r.elem) {
-                return Kind::Var(Var { text: false, borrowed: true });
+                return Kind::Var(Var {
+                    text: false,
+                    borrowed: true,
+                });
             }
         }
         return Kind::Fixed;
     }
-    let Type::Path(p) = ty else { return Kind::Fixed };
-    let Some(last) = p.path.segments.last() else { return Kind::Fixed };
+    let Type::Path(p) = ty else {
+        return Kind::Fixed;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return Kind::Fixed;
+    };
     if last.ident == "String" && last.arguments.is_none() {
-        return Kind::Var(Var { text: true, borrowed: false });
+        return Kind::Var(Var {
+            text: true,
+            borrowed: false,
+        });
     }
     if let Some(elem) = generic_arg(ty, "Vec") {
         if is_ident(elem, "u8") {
-            return Kind::Var(Var { text: false, borrowed: false });
+            return Kind::Var(Var {
+                text: false,
+                borrowed: false,
+            });
         }
     }
     if let Some(elem) = generic_arg(ty, "Cow") {
         if is_ident(elem, "str") {
-            return Kind::Var(Var { text: true, borrowed: false });
+            return Kind::Var(Var {
+                text: true,
+                borrowed: false,
+            });
         }
         if is_byte_slice(elem) {
-            return Kind::Var(Var { text: false, borrowed: false });
+            return Kind::Var(Var {
+                text: false,
+                borrowed: false,
+            });
         }
     }
     Kind::Fixed
@@ -176,7 +218,9 @@ fn kind_of(ty: &Type) -> Kind {
 
 /// The integer type name when `ty` is one that `#[desc_ts]` accepts.
 pub fn timestamp_int(ty: &Type) -> Option<&'static str> {
-    ["i64", "u64", "i32", "u32"].into_iter().find(|name| is_ident(ty, name))
+    ["i64", "u64", "i32", "u32"]
+        .into_iter()
+        .find(|name| is_ident(ty, name))
 }
 
 /// The width of a field in the key, as far as the derive can tell from the
@@ -194,15 +238,31 @@ pub enum Width {
 /// Bytes of the built-in fixed-width types.
 fn builtin_width(ty: &Type) -> Option<usize> {
     let widths = [
-        ("u8", 1), ("i8", 1), ("bool", 1), ("u16", 2), ("i16", 2), ("u32", 4), ("i32", 4), ("f32", 4),
-        ("char", 4), ("u64", 8), ("i64", 8), ("f64", 8), ("u128", 16), ("i128", 16),
+        ("u8", 1),
+        ("i8", 1),
+        ("bool", 1),
+        ("u16", 2),
+        ("i16", 2),
+        ("u32", 4),
+        ("i32", 4),
+        ("f32", 4),
+        ("char", 4),
+        ("u64", 8),
+        ("i64", 8),
+        ("f64", 8),
+        ("u128", 16),
+        ("i128", 16),
     ];
     if let Some((_, w)) = widths.iter().find(|(name, _)| is_ident(ty, name)) {
         return Some(*w);
     }
     // [u8; N] with a literal N.
     if let Type::Array(a) = peel(ty) {
-        if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) = &a.len {
+        if let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) = &a.len
+        {
             if is_ident(&a.elem, "u8") {
                 return n.base10_parse().ok();
             }
@@ -224,7 +284,9 @@ impl Field<'_> {
                 let min = if self.shape.option || raw { 0 } else { 2 };
                 Width::Variable { min }
             }
-            (Kind::Fixed, _) => builtin_width(self.shape.inner).map_or(Width::FixedUnknown, Width::Fixed),
+            (Kind::Fixed, _) => {
+                builtin_width(self.shape.inner).map_or(Width::FixedUnknown, Width::Fixed)
+            }
         };
         match inner {
             Width::Fixed(n) => Width::Fixed(n + tag),

@@ -68,7 +68,11 @@ fn hint(word: &str, candidates: &[&str]) -> String {
 }
 
 fn list(candidates: &[&str]) -> String {
-    candidates.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+    candidates
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
@@ -86,7 +90,10 @@ pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
             }
             ROWKEY => {
                 if seen_rowkey {
-                    cx.error_spanned_by(attr, "duplicate #[rowkey(...)] attribute: put all options in one");
+                    cx.error_spanned_by(
+                        attr,
+                        "duplicate #[rowkey(...)] attribute: put all options in one",
+                    );
                     continue;
                 }
                 seen_rowkey = true;
@@ -103,7 +110,11 @@ pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
 
 fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
     let result = attr.parse_nested_meta(|meta| {
-        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let key = meta
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
         match key.as_str() {
             "crate" => {
                 let s: LitStr = meta.value()?.parse()?;
@@ -112,7 +123,10 @@ fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
                 }
                 match s.parse::<syn::Path>() {
                     Ok(p) => out.crate_path = Some(p),
-                    Err(_) => cx.error_spanned_by(&s, "`crate` must be a path, like \"::my_crate::rowkey\""),
+                    Err(_) => cx.error_spanned_by(
+                        &s,
+                        "`crate` must be a path, like \"::my_crate::rowkey\"",
+                    ),
                 }
             }
             "max_len" | "align" => {
@@ -122,7 +136,11 @@ fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
                     Ok(_) => {}
                     Err(e) => cx.syn_error(e),
                 }
-                let slot = if key == "max_len" { &mut out.max_len } else { &mut out.align };
+                let slot = if key == "max_len" {
+                    &mut out.max_len
+                } else {
+                    &mut out.align
+                };
                 if slot.is_some() {
                     cx.error_spanned_by(&meta.path, format!("duplicate `{key}` option"));
                 }
@@ -219,11 +237,18 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
         return None;
     }
     if !seen_buckets {
-        cx.error_spanned_by(attr, "#[salt] needs the number of buckets, like #[salt(buckets = 16)]");
+        cx.error_spanned_by(
+            attr,
+            "#[salt] needs the number of buckets, like #[salt(buckets = 16)]",
+        );
     }
     // With invalid buckets the error is already recorded; keep the rest of
     // the salt so that its `by` fields are still checked in this compile.
-    Some(Salt { buckets: buckets.unwrap_or(1), by, hash: hash.unwrap_or(Hash::Xxh3) })
+    Some(Salt {
+        buckets: buckets.unwrap_or(1),
+        by,
+        hash: hash.unwrap_or(Hash::Xxh3),
+    })
 }
 
 pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
@@ -240,7 +265,10 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             }
             DESC | DESC_TS | REVERSE => {
                 if let Err(e) = attr.meta.require_path_only() {
-                    cx.syn_error(syn::Error::new(e.span(), format!("#[{name}] takes no arguments")));
+                    cx.syn_error(syn::Error::new(
+                        e.span(),
+                        format!("#[{name}] takes no arguments"),
+                    ));
                 }
                 let slot = match name.as_str() {
                     DESC => &mut out.desc,
@@ -253,7 +281,10 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 *slot = Some(attr.clone());
             }
             SALT | ROWKEY => {
-                cx.error_spanned_by(attr, format!("#[{name}] goes on the struct, not on a field"));
+                cx.error_spanned_by(
+                    attr,
+                    format!("#[{name}] goes on the struct, not on a field"),
+                );
             }
             _ => {}
         }
@@ -263,7 +294,10 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
 
 fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
     let syn::Meta::List(_) = &attr.meta else {
-        cx.error_spanned_by(attr, "#[fixed] needs a width, like #[fixed(8)] or #[fixed(8, pad = b' ')]");
+        cx.error_spanned_by(
+            attr,
+            "#[fixed] needs a width, like #[fixed(8)] or #[fixed(8, pad = b' ')]",
+        );
         return None;
     };
     let parsed = attr.parse_args_with(|input: syn::parse::ParseStream| {
@@ -278,7 +312,10 @@ fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
             if key != "pad" {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown #[fixed] option `{key}`{}; expected `pad`", hint(&key.to_string(), &["pad"])),
+                    format!(
+                        "unknown #[fixed] option `{key}`{}; expected `pad`",
+                        hint(&key.to_string(), &["pad"])
+                    ),
                 ));
             }
             input.parse::<Token![=]>()?;
@@ -292,7 +329,10 @@ fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
                     syn::Error::new(e.span(), "`pad` must be a byte, like b' ' or 0x20")
                 })?;
                 lit.base10_parse::<u8>().map_err(|_| {
-                    syn::Error::new(lit.span(), "`pad` must be a byte (0 to 255), like b' ' or 0x20")
+                    syn::Error::new(
+                        lit.span(),
+                        "`pad` must be a byte (0 to 255), like b' ' or 0x20",
+                    )
                 })?
             });
         }
@@ -301,10 +341,17 @@ fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
     match parsed {
         Ok((lit, pad)) => match lit.base10_parse::<usize>() {
             Ok(0) => {
-                cx.error_spanned_by(&lit, "#[fixed(0)] would store nothing: the width must be at least 1");
+                cx.error_spanned_by(
+                    &lit,
+                    "#[fixed(0)] would store nothing: the width must be at least 1",
+                );
                 None
             }
-            Ok(len) => Some(Fixed { attr: attr.clone(), len, pad }),
+            Ok(len) => Some(Fixed {
+                attr: attr.clone(),
+                len,
+                pad,
+            }),
             Err(e) => {
                 cx.syn_error(e);
                 None

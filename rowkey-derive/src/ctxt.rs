@@ -13,7 +13,9 @@ pub struct Ctxt {
 
 impl Ctxt {
     pub fn new() -> Self {
-        Ctxt { errors: RefCell::new(Some(Vec::new())) }
+        Ctxt {
+            errors: RefCell::new(Some(Vec::new())),
+        }
     }
 
     /// An error pointing at the tokens of `obj`.
@@ -22,12 +24,21 @@ impl Ctxt {
     }
 
     pub fn syn_error(&self, err: syn::Error) {
-        self.errors.borrow_mut().as_mut().expect("Ctxt used after check").push(err);
+        self.errors
+            .borrow_mut()
+            .as_mut()
+            .expect("Ctxt used after check")
+            .push(err);
     }
 
     /// All errors, combined into one, or `Ok` when there were none.
     pub fn check(self) -> syn::Result<()> {
-        let mut errors = self.errors.borrow_mut().take().expect("Ctxt checked twice").into_iter();
+        let mut errors = self
+            .errors
+            .borrow_mut()
+            .take()
+            .expect("Ctxt checked twice")
+            .into_iter();
         let Some(mut combined) = errors.next() else {
             return Ok(());
         };
@@ -51,7 +62,10 @@ impl Drop for Ctxt {
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     if word.len() >= 3 {
         // `max_length` for `max_len`, `user` for `user_id`.
-        if let Some(c) = candidates.iter().find(|c| c.starts_with(word) || word.starts_with(**c)) {
+        if let Some(c) = candidates
+            .iter()
+            .find(|c| c.starts_with(word) || word.starts_with(**c))
+        {
             return Some(c);
         }
     }

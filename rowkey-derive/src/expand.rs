@@ -21,9 +21,12 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     }
     match (cx.check(), input) {
         (Ok(()), Some(input)) => expand(&input),
-        (Err(err), _) => {
+        (Err(err), input) => {
+            let krate = input
+                .and_then(|i| i.attrs.crate_path)
+                .unwrap_or_else(default_crate);
             let mut out = err.to_compile_error();
-            out.extend(fallback::expand(node));
+            out.extend(fallback::expand(node, &krate));
             out
         }
         (Ok(()), None) => unreachable!("Input::from_syn failed without an error"),
@@ -82,25 +85,37 @@ fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
     let mut raw = false;
     let (base, fixed, can_fail) = match shape.kind {
         Kind::Fixed if a.desc_ts.is_some() => {
-            let unsigned = crate::ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u'));
+            let unsigned =
+                crate::ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u'));
             (quote!(#p::DescTs), true, unsigned)
         }
         Kind::Fixed => (quote!(#p::Fixed<#d, #r>), true, false),
         Kind::Var(_) => match &a.fixed {
             Some(f) => {
-                let (n, pad) = (Literal::usize_unsuffixed(f.len), Literal::u8_unsuffixed(f.pad));
+                let (n, pad) = (
+                    Literal::usize_unsuffixed(f.len),
+                    Literal::u8_unsuffixed(f.pad),
+                );
                 (quote!(#p::Padded<#n, #pad, #d, #r>), true, true)
             }
             None => {
                 raw = last && !d;
-                let frame = if raw { quote!(#p::RAW) } else { quote!(#p::ESCAPED) };
+                let frame = if raw {
+                    quote!(#p::RAW)
+                } else {
+                    quote!(#p::ESCAPED)
+                };
                 (quote!(#p::Var<{ #frame }, #d, #r>), false, false)
             }
         },
     };
     // The Option tag follows the field's direction: `#[desc_ts]` sorts the
     // whole field descending, like `#[desc]`, so `None` comes last.
-    let codec = if shape.option { quote!(#p::Opt<#base, #desc>) } else { base };
+    let codec = if shape.option {
+        quote!(#p::Opt<#base, #desc>)
+    } else {
+        base
+    };
     let (inner_arg, arg_has_ref) = match shape.kind {
         Kind::Fixed => {
             let inner = shape.inner;
@@ -109,7 +124,11 @@ fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
         Kind::Var(v) if v.text => (quote!(&'__r str), true),
         Kind::Var(_) => (quote!(&'__r [u8]), true),
     };
-    let arg = if shape.option { quote!(::core::option::Option<#inner_arg>) } else { inner_arg };
+    let arg = if shape.option {
+        quote!(::core::option::Option<#inner_arg>)
+    } else {
+        inner_arg
+    };
     let ty = &field.original.ty;
     Plan {
         ident: field.ident,
@@ -159,11 +178,20 @@ fn try_(p: &TokenStream, fallible: bool, expr: TokenStream) -> TokenStream {
     }
 }
 
+fn default_crate() -> syn::Path {
+    syn::parse_quote!(::rowkey_core)
+}
+
 fn expand(input: &Input) -> TokenStream {
-    let krate: syn::Path = input.attrs.crate_path.clone().unwrap_or_else(|| syn::parse_quote!(::rowkey_core));
+    let krate: syn::Path = input.attrs.crate_path.clone().unwrap_or_else(default_crate);
     let p = quote!(#krate::__private);
     let n = input.fields.len();
-    let plans: Vec<Plan> = input.fields.iter().enumerate().map(|(i, f)| plan(&krate, f, i + 1 == n)).collect();
+    let plans: Vec<Plan> = input
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| plan(&krate, f, i + 1 == n))
+        .collect();
     let name = &input.original.ident;
     let (impl_generics, ty_generics, _) = input.original.generics.split_for_impl();
     let has_lifetimes = input.original.generics.lifetimes().next().is_some();
@@ -181,7 +209,10 @@ fn expand(input: &Input) -> TokenStream {
     // Field widths, in a const context.
     let fixed_len = |f: &Plan| {
         let (c, t) = (&f.codec, &f.ty_static);
-        respan(quote!(#p::fixed(<#c as #p::FieldCodec<#t>>::FIXED_LEN)), f.span)
+        respan(
+            quote!(#p::fixed(<#c as #p::FieldCodec<#t>>::FIXED_LEN)),
+            f.span,
+        )
     };
     let widths = plans.iter().filter(|f| f.fixed).map(fixed_len);
     let len_expr = quote!(#salt_len #(+ #widths)*);
@@ -193,10 +224,14 @@ fn expand(input: &Input) -> TokenStream {
 
     // Trait bound checks with the user's span, so a type that is not a field
     // type is reported at the field.
-    let bound_checks = plans.iter().zip(&input.fields).filter(|(_, f)| f.shape.kind == Kind::Fixed && f.attrs.desc_ts.is_none()).map(|(pl, f)| {
-        let inner = with_lifetimes(f.shape.inner, "'static");
-        quote_spanned!(pl.span=> const _: () = #p::assert_fixed_field::<#inner>();)
-    });
+    let bound_checks = plans
+        .iter()
+        .zip(&input.fields)
+        .filter(|(_, f)| f.shape.kind == Kind::Fixed && f.attrs.desc_ts.is_none())
+        .map(|(pl, f)| {
+            let inner = with_lifetimes(f.shape.inner, "'static");
+            quote_spanned!(pl.span=> const _: () = #p::assert_fixed_field::<#inner>();)
+        });
 
     // encode_into
     let positions: Vec<Ident> = (0..=n).map(|i| format_ident!("__p{}", i)).collect();
@@ -207,7 +242,10 @@ fn expand(input: &Input) -> TokenStream {
     });
     let by_indices: Vec<usize> = match salt.and_then(|s| s.by.as_ref()) {
         Some(by) => {
-            let mut idx: Vec<usize> = by.iter().filter_map(|b| plans.iter().position(|f| f.ident == b)).collect();
+            let mut idx: Vec<usize> = by
+                .iter()
+                .filter_map(|b| plans.iter().position(|f| f.ident == b))
+                .collect();
             idx.sort_unstable();
             idx
         }
@@ -236,12 +274,19 @@ fn expand(input: &Input) -> TokenStream {
     } else {
         let parts = plans.iter().map(|f| {
             let (c, t, ident) = (&f.codec, f.ty, f.ident);
-            respan(quote!(<#c as #p::FieldCodec<#t>>::encoded_len(&self.#ident)), f.span)
+            respan(
+                quote!(<#c as #p::FieldCodec<#t>>::encoded_len(&self.#ident)),
+                f.span,
+            )
         });
         quote!(#salt_len #(+ #parts)*)
     };
     let p0 = &positions[0];
-    let fixed_len_const = if all_fixed { quote!(#p::Option::Some(#len_expr)) } else { quote!(#p::Option::None) };
+    let fixed_len_const = if all_fixed {
+        quote!(#p::Option::Some(#len_expr))
+    } else {
+        quote!(#p::Option::None)
+    };
     let salt_buckets_const = match &buckets {
         Some(b) => quote!(#p::Option::Some(#b)),
         None => quote!(#p::Option::None),
@@ -254,7 +299,9 @@ fn expand(input: &Input) -> TokenStream {
     } else {
         quote!()
     };
-    let decode_salt = buckets.as_ref().map(|b| quote!(#p::decode_salt(__input, #b)?;));
+    let decode_salt = buckets
+        .as_ref()
+        .map(|b| quote!(#p::decode_salt(__input, #b)?;));
     let decode_fields = plans.iter().enumerate().map(|(i, f)| {
         let (c, t, fname) = (&f.codec, &f.ty_de, &f.name);
         let v = format_ident!("__v{}", i);
@@ -266,14 +313,20 @@ fn expand(input: &Input) -> TokenStream {
     });
 
     // Inherent items.
-    let len_ty = if has_lifetimes { len_expr.clone() } else { quote!(Self::LEN) };
+    let len_ty = if has_lifetimes {
+        len_expr.clone()
+    } else {
+        quote!(Self::LEN)
+    };
     let fixed_items = all_fixed.then(|| {
-        let encode = (!any_fail).then(|| quote! {
-            /// The key as a fixed-size array. No field of this layout can
-            /// fail to encode, so this cannot fail.
-            #[inline]
-            pub fn encode(&self) -> [u8; #len_ty] {
-                #p::infallible(self.try_encode())
+        let encode = (!any_fail).then(|| {
+            quote! {
+                /// The key as a fixed-size array. No field of this layout can
+                /// fail to encode, so this cannot fail.
+                #[inline]
+                pub fn encode(&self) -> [u8; #len_ty] {
+                    #p::infallible(self.try_encode())
+                }
             }
         });
         quote! {
@@ -358,7 +411,7 @@ fn expand(input: &Input) -> TokenStream {
     };
 
     quote! {
-        #[allow(clippy::identity_op, clippy::needless_question_mark)]
+        #[allow(clippy::identity_op, clippy::needless_question_mark, clippy::too_many_arguments)]
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #p::RowKey for #name #ty_generics {
@@ -420,7 +473,12 @@ fn expand(input: &Input) -> TokenStream {
 /// Const assertions for the length limits when a field's width is only
 /// known to the compiler (otherwise `validate.rs` checked them with exact
 /// messages).
-fn length_assertions(input: &Input, all_fixed: bool, len: &TokenStream, min: &TokenStream) -> TokenStream {
+fn length_assertions(
+    input: &Input,
+    all_fixed: bool,
+    len: &TokenStream,
+    min: &TokenStream,
+) -> TokenStream {
     let length = validate::length(input);
     if !length.unknown {
         return TokenStream::new();
@@ -430,12 +488,22 @@ fn length_assertions(input: &Input, all_fixed: bool, len: &TokenStream, min: &To
     let key_len = if all_fixed { len } else { min };
     let least = if all_fixed { "" } else { "at least " };
     if let Some(lit) = &input.attrs.max_len {
-        let msg = format!("row key is {least}longer than max_len = {} ({parts})", lit.base10_digits());
-        out.extend(quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len <= #lit, #msg);));
+        let msg = format!(
+            "row key is {least}longer than max_len = {} ({parts})",
+            lit.base10_digits()
+        );
+        out.extend(
+            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len <= #lit, #msg);),
+        );
     }
     if let (Some(lit), true) = (&input.attrs.align, all_fixed) {
-        let msg = format!("row key length is not a multiple of align = {} ({parts})", lit.base10_digits());
-        out.extend(quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len % #lit == 0, #msg);));
+        let msg = format!(
+            "row key length is not a multiple of align = {} ({parts})",
+            lit.base10_digits()
+        );
+        out.extend(
+            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len % #lit == 0, #msg);),
+        );
     }
     let limit = validate::HBASE_MAX_KEY;
     let msg = format!("row key is {least}longer than HBase's limit of {limit} bytes ({parts})");
@@ -479,8 +547,16 @@ fn scan_methods(
     };
     for k in 1..=plans.len() {
         let fields = &plans[..k];
-        let suffix = fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join("_");
-        let names = fields.iter().map(|f| format!("`{}`", f.name)).collect::<Vec<_>>().join(", ");
+        let suffix = fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>()
+            .join("_");
+        let names = fields
+            .iter()
+            .map(|f| format!("`{}`", f.name))
+            .collect::<Vec<_>>()
+            .join(", ");
 
         // scan_by: equality on the first k fields.
         let fallible = fields.iter().any(|f| f.can_fail);
@@ -503,13 +579,28 @@ fn scan_methods(
                 .collect()
         };
         let lifetime = |eq: &[Plan]| eq.iter().any(|f| f.arg_has_ref).then(|| quote!(<'__r>));
-        let ret = if fallible { quote!(#p::Result<#p::Scan, #p::EncodeError>) } else { quote!(#p::Scan) };
-        let wrap = |scan: TokenStream| if fallible { quote!(#p::Result::Ok(#scan)) } else { scan };
+        let ret = if fallible {
+            quote!(#p::Result<#p::Scan, #p::EncodeError>)
+        } else {
+            quote!(#p::Scan)
+        };
+        let wrap = |scan: TokenStream| {
+            if fallible {
+                quote!(#p::Result::Ok(#scan))
+            } else {
+                scan
+            }
+        };
 
         let exact = k == plans.len() && plans[k - 1].raw;
         let method = format_ident!("scan_by_{}", suffix);
         let doc = format!("Every row whose {names} equal the given values.");
-        let (ps, pu, bk, lt) = (params(fields), pushes(fields), buckets_for(k, fallible), lifetime(fields));
+        let (ps, pu, bk, lt) = (
+            params(fields),
+            pushes(fields),
+            buckets_for(k, fallible),
+            lifetime(fields),
+        );
         let body = wrap(quote!(#p::scan_eq(__prefix, __buckets, #exact)));
         out.extend(quote! {
             #[doc = #doc]
@@ -528,20 +619,36 @@ fn scan_methods(
         }
         let eq = &plans[..k - 1];
         let method = format_ident!("range_by_{}", suffix);
-        let order = if last.desc { " (the field sorts descending: the rows come newest/largest first)" } else { "" };
+        let order = if last.desc {
+            " (the field sorts descending: the rows come newest/largest first)"
+        } else {
+            ""
+        };
         let doc = if eq.is_empty() {
             format!("Every row whose `{}` is in `range`{order}.", last.name)
         } else {
-            let eq_names = eq.iter().map(|f| format!("`{}`", f.name)).collect::<Vec<_>>().join(", ");
+            let eq_names = eq
+                .iter()
+                .map(|f| format!("`{}`", f.name))
+                .collect::<Vec<_>>()
+                .join(", ");
             format!("Every row whose {eq_names} equal the given values and whose `{}` is in `range`{order}.", last.name)
         };
         let (ps, pu, bk) = (params(eq), pushes(eq), buckets_for(k - 1, fallible));
         let lt = lifetime(fields);
         let (c, a, fname, desc, raw) = (&last.codec, &last.arg, &last.name, last.desc, last.raw);
         // `range` reads best in the docs; step aside for a field of that name.
-        let range = if eq.iter().any(|f| f.name == "range") { format_ident!("__range") } else { format_ident!("range") };
+        let range = if eq.iter().any(|f| f.name == "range") {
+            format_ident!("__range")
+        } else {
+            format_ident!("range")
+        };
         let call = respan(
-            try_(p, fallible, quote!(#p::scan_range::<#c, #a>(__prefix, &#range, __buckets, #desc, #raw, #fname))),
+            try_(
+                p,
+                fallible,
+                quote!(#p::scan_range::<#c, #a>(__prefix, &#range, __buckets, #desc, #raw, #fname)),
+            ),
             last.span,
         );
         let body = wrap(call);

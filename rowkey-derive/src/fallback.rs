@@ -6,13 +6,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-pub fn expand(node: &DeriveInput) -> TokenStream {
+pub fn expand(node: &DeriveInput, krate: &syn::Path) -> TokenStream {
     let name = &node.ident;
     let (impl_generics, ty_generics, where_clause) = node.generics.split_for_impl();
     let mut de_generics = node.generics.clone();
     de_generics.params.insert(0, syn::parse_quote!('__de));
     let (de_impl, _, _) = de_generics.split_for_impl();
-    let p = quote!(::rowkey_core::__private);
+    let p = quote!(#krate::__private);
     quote! {
         #[allow(unreachable_code, unused_variables)]
         const _: () = {

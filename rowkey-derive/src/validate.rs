@@ -50,7 +50,8 @@ pub fn type_text(ty: &syn::Type) -> String {
         let prev = i.checked_sub(1).and_then(|j| chars.get(j));
         let next = chars.get(i + 1);
         // `&'a [u8]`: the space after a lifetime stays.
-        let after_word = prev.is_some_and(|p| p.is_alphanumeric()) && matches!(next, Some('[' | '('));
+        let after_word =
+            prev.is_some_and(|p| p.is_alphanumeric()) && matches!(next, Some('[' | '('));
         if *c == ' ' && !after_word && (tight(prev) || tight(next)) {
             continue;
         }
@@ -90,7 +91,10 @@ fn check_field(cx: &Ctxt, field: &ast::Field) {
             );
         }
         if let Some(desc) = &a.desc {
-            cx.error_spanned_by(desc, "#[desc] with #[desc_ts]: #[desc_ts] already sorts newest first; keep one of them");
+            cx.error_spanned_by(
+                desc,
+                "#[desc] with #[desc_ts]: #[desc_ts] already sorts newest first; keep one of them",
+            );
         }
         if let Some(rev) = &a.reverse {
             cx.error_spanned_by(
@@ -117,17 +121,27 @@ fn check_field(cx: &Ctxt, field: &ast::Field) {
 }
 
 fn check_salt(cx: &Ctxt, input: &Input) {
-    let Some(salt) = &input.attrs.salt else { return };
+    let Some(salt) = &input.attrs.salt else {
+        return;
+    };
     let Some(by) = &salt.by else { return };
     let names: Vec<String> = input.fields.iter().map(|f| f.ident.to_string()).collect();
     let mut seen = HashSet::new();
     for ident in by {
         let name = ident.to_string();
         if !names.contains(&name) {
-            let hint = crate::ctxt::did_you_mean(&name, &names.iter().map(String::as_str).collect::<Vec<_>>())
-                .map(|c| format!(" (did you mean `{c}`?)"))
-                .unwrap_or_default();
-            cx.error_spanned_by(ident, format!("#[salt(by(...))] names `{name}`, which is not a field of this struct{hint}"));
+            let hint = crate::ctxt::did_you_mean(
+                &name,
+                &names.iter().map(String::as_str).collect::<Vec<_>>(),
+            )
+            .map(|c| format!(" (did you mean `{c}`?)"))
+            .unwrap_or_default();
+            cx.error_spanned_by(
+                ident,
+                format!(
+                    "#[salt(by(...))] names `{name}`, which is not a field of this struct{hint}"
+                ),
+            );
         } else if !seen.insert(name.clone()) {
             cx.error_spanned_by(ident, format!("#[salt(by(...))] names `{name}` twice"));
         }
@@ -152,7 +166,12 @@ pub struct Length {
 
 pub fn length(input: &Input) -> Length {
     let n = input.fields.len();
-    let mut len = Length { bytes: 0, variable: false, unknown: false, parts: String::new() };
+    let mut len = Length {
+        bytes: 0,
+        variable: false,
+        unknown: false,
+        parts: String::new(),
+    };
     let mut parts = Vec::new();
     if input.attrs.salt.is_some() {
         len.bytes += 1;
@@ -182,10 +201,18 @@ pub fn length(input: &Input) -> Length {
 
 fn check_length(cx: &Ctxt, input: &Input) {
     let len = length(input);
-    let align = input.attrs.align.as_ref().and_then(|lit| Some((lit, lit.base10_parse::<usize>().ok()?)));
+    let align = input
+        .attrs
+        .align
+        .as_ref()
+        .and_then(|lit| Some((lit, lit.base10_parse::<usize>().ok()?)));
     if let (Some((lit, align)), true) = (align, len.variable) {
         let n = input.fields.len();
-        let var = input.fields.iter().enumerate().find(|(i, f)| matches!(f.width(i + 1 == n), ast::Width::Variable { .. }));
+        let var = input
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(i, f)| matches!(f.width(i + 1 == n), ast::Width::Variable { .. }));
         let name = var.map(|(_, f)| f.ident.to_string()).unwrap_or_default();
         cx.error_spanned_by(
             lit,
@@ -196,7 +223,10 @@ fn check_length(cx: &Ctxt, input: &Input) {
         return; // the expansion checks these with const assertions
     }
     let what = if len.variable {
-        format!("row key is variable-length, at least {} bytes ({})", len.bytes, len.parts)
+        format!(
+            "row key is variable-length, at least {} bytes ({})",
+            len.bytes, len.parts
+        )
     } else {
         format!("row key is {} bytes ({})", len.bytes, len.parts)
     };
@@ -209,7 +239,10 @@ fn check_length(cx: &Ctxt, input: &Input) {
     }
     if let (Some((lit, align)), false) = (align, len.variable) {
         if align > 0 && len.bytes % align != 0 {
-            cx.error_spanned_by(lit, format!("{what}, which is not a multiple of align = {align}"));
+            cx.error_spanned_by(
+                lit,
+                format!("{what}, which is not a multiple of align = {align}"),
+            );
         }
     }
     if len.bytes > HBASE_MAX_KEY {

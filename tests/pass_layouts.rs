@@ -1,0 +1,158 @@
+//! Valid layouts, edge cases included, compile without a single warning
+//! (`deny(warnings, missing_docs)` here, `clippy -D warnings` in CI) and
+//! work: exactly `max_len`, 256 buckets, a single field, every attribute
+//! combined where allowed, lifetimes, raw identifiers, a field named
+//! `range`, and a re-exported crate path.
+#![deny(warnings, missing_docs)]
+#![deny(clippy::all, clippy::pedantic)]
+
+use std::borrow::Cow;
+
+use rowkey_core::prelude::*;
+
+/// Exactly at the limit: salt 1 + 8 + 8 = 17 bytes.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(max_len = 17)]
+#[salt(buckets = 16, by(user_id))]
+pub struct AtMaxLen {
+    /// User.
+    pub user_id: u64,
+    /// Newest first.
+    #[desc_ts]
+    pub ts: i64,
+}
+
+/// 16 bytes in 8-byte multiples, as `HBase` practice recommends.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(max_len = 16, align = 8)]
+pub struct Aligned {
+    /// Tenant.
+    pub tenant: u32,
+    /// Kind.
+    pub kind: [u8; 4],
+    /// Sequence.
+    #[reverse]
+    pub seq: u64,
+}
+
+/// The most buckets a one-byte salt can name.
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 256, hash = "java")]
+pub struct MaxBuckets {
+    /// The only field.
+    pub id: u32,
+}
+
+/// One bucket is a valid (if pointless) salt.
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 1)]
+pub struct OneBucket {
+    /// The only field.
+    pub id: u8,
+}
+
+/// A single field.
+#[derive(RowKey, Debug, PartialEq)]
+pub struct Single {
+    /// The only field.
+    pub id: u128,
+}
+
+/// Every attribute, each where it is allowed.
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 32, by(region, user), hash = "xxh3")]
+pub struct Everything<'a> {
+    /// Region code, padded with spaces like a Phoenix CHAR.
+    #[fixed(4, pad = b' ')]
+    pub region: &'a str,
+    /// User, reversed to spread sequential ids.
+    #[reverse]
+    pub user: u64,
+    /// Newest first.
+    #[desc_ts]
+    pub ts: u64,
+    /// Highest score first.
+    #[desc]
+    pub score: Option<f32>,
+    /// Descending, reversed, padded.
+    #[desc]
+    #[reverse]
+    #[fixed(6)]
+    pub tag: Vec<u8>,
+    /// Newest first, optional.
+    #[desc_ts]
+    pub seen: Option<i32>,
+    /// Borrowed, escaped.
+    pub path: &'a [u8],
+    /// Copy on write: borrowed unless escaped.
+    pub label: Cow<'a, str>,
+    /// Raw to the end of the key.
+    pub tail: &'a str,
+}
+
+/// Raw identifiers and a field named like the range parameter.
+#[derive(RowKey, Debug, PartialEq)]
+pub struct Keywords {
+    /// A keyword as a field name.
+    pub r#type: u8,
+    /// Named like the `range` parameter of `range_by_*`.
+    pub range: u16,
+    /// And one after it.
+    pub r#match: i8,
+}
+
+/// A crate that re-exports `rowkey_core`, as a facade crate would.
+pub mod facade {
+    pub use rowkey_core as rk;
+}
+
+/// Generated code paths go through the re-export.
+#[derive(rowkey_core::RowKey, Debug, PartialEq)]
+#[rowkey(crate = "crate::facade::rk")]
+pub struct ThroughFacade {
+    /// The only field.
+    pub id: u16,
+}
+
+#[test]
+fn edge_layouts_work() {
+    assert_eq!(AtMaxLen::LEN, 17);
+    assert_eq!(Aligned::LEN, 16);
+    assert_eq!(MaxBuckets::split_points().len(), 255);
+    assert!(OneBucket::split_points().is_empty());
+    assert_eq!(OneBucket { id: 9 }.encode(), [0, 9]);
+    assert_eq!(
+        Single::decode(&Single { id: 7 }.encode()).unwrap(),
+        Single { id: 7 }
+    );
+
+    let e = Everything {
+        region: "eu",
+        user: 42,
+        ts: 1_700_000_000_000,
+        score: Some(0.5),
+        tag: b"ab".to_vec(),
+        seen: None,
+        path: b"a/b",
+        label: Cow::Borrowed("x"),
+        tail: "end",
+    };
+    let bytes = e.encode_to_vec().unwrap();
+    assert_eq!(Everything::decode(&bytes).unwrap(), e);
+    assert_eq!(bytes[0], e.try_bucket().unwrap());
+    let scan = Everything::scan_by_region_user("eu", 42).unwrap();
+    assert_eq!(scan.range_count(), 1);
+    assert!(scan.ranges().next().unwrap().contains(&bytes));
+
+    let k = Keywords {
+        r#type: 1,
+        range: 2,
+        r#match: -3,
+    };
+    assert_eq!(Keywords::decode(&k.encode()).unwrap(), k);
+    let scan = Keywords::range_by_type_range_match(1, 2, -5..0);
+    assert!(scan.ranges().next().unwrap().contains(&k.encode()));
+
+    let f = ThroughFacade { id: 3 };
+    assert_eq!(ThroughFacade::decode(&f.encode()).unwrap(), f);
+}
