@@ -91,6 +91,11 @@ pub mod prelude {
     pub use rowkey_derive::RowKey;
 }
 
+/// The README's examples, compiled and run as doctests.
+#[cfg(all(doctest, feature = "derive", feature = "alloc"))]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Expands to its input when the `alloc` feature is on, to nothing
 /// otherwise: wraps the generated items that need `alloc`.
 #[cfg(feature = "alloc")]
