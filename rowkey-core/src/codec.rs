@@ -30,6 +30,43 @@ pub trait FieldCodec<T: ?Sized> {
         pos: usize,
         field: &'static str,
     ) -> Result<usize, EncodeError>;
+
+    /// Appends `value`'s encoding to a scan prefix. Generated scans call
+    /// this (not a free function with a bound), so that a field type
+    /// without the needed trait is reported as one unmet `FieldCodec` bound
+    /// at the field.
+    #[cfg(feature = "alloc")]
+    #[doc(hidden)]
+    #[inline]
+    fn push(
+        prefix: &mut crate::scan::Prefix,
+        value: &T,
+        field: &'static str,
+    ) -> Result<(), EncodeError>
+    where
+        Self: Sized,
+    {
+        prefix.push::<Self, T>(value, field)
+    }
+
+    /// [`scan_range`](crate::scan::scan_range) for this codec.
+    #[cfg(feature = "alloc")]
+    #[doc(hidden)]
+    #[inline]
+    fn scan_range(
+        prefix: crate::scan::Prefix,
+        range: &impl core::ops::RangeBounds<T>,
+        buckets: crate::scan::Buckets,
+        desc: bool,
+        last_raw: bool,
+        field: &'static str,
+    ) -> Result<crate::scan::Scan, EncodeError>
+    where
+        Self: Sized,
+        T: Sized,
+    {
+        crate::scan::scan_range::<Self, T>(prefix, range, buckets, desc, last_raw, field)
+    }
 }
 
 /// Decoding of one field type under one set of attributes.

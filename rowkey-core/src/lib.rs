@@ -123,7 +123,7 @@ pub mod __private {
     pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::salt::{JavaHash, SaltHash, Xxh3};
     #[cfg(feature = "alloc")]
-    pub use crate::scan::{scan_eq, scan_range, Buckets, Prefix, Scan};
+    pub use crate::scan::{scan_eq, Buckets, Prefix, Scan};
     #[cfg(feature = "alloc")]
     pub use alloc::vec::Vec;
     pub use core::ops::RangeBounds;
@@ -150,10 +150,6 @@ pub mod __private {
             Err(e) => unreachable!("rowkey: an encoding the derive proved infallible failed: {e}"),
         }
     }
-
-    /// Compiles only when `T` is a fixed-width field type; the derive calls
-    /// it with the span of each field's type, so the error points there.
-    pub const fn assert_fixed_field<T: crate::FixedField>() {}
 
     pub use crate::__rowkey_if_alloc as if_alloc;
 

@@ -222,17 +222,6 @@ fn expand(input: &Input) -> TokenStream {
     });
     let min_expr = quote!(#salt_len #(+ #min_lens)*);
 
-    // Trait bound checks with the user's span, so a type that is not a field
-    // type is reported at the field.
-    let bound_checks = plans
-        .iter()
-        .zip(&input.fields)
-        .filter(|(_, f)| f.shape.kind == Kind::Fixed && f.attrs.desc_ts.is_none())
-        .map(|(pl, f)| {
-            let inner = with_lifetimes(f.shape.inner, "'static");
-            quote_spanned!(pl.span=> const _: () = #p::assert_fixed_field::<#inner>();)
-        });
-
     // encode_into
     let positions: Vec<Ident> = (0..=n).map(|i| format_ident!("__p{}", i)).collect();
     let encode_fields = plans.iter().enumerate().map(|(i, f)| {
@@ -464,7 +453,6 @@ fn expand(input: &Input) -> TokenStream {
                 }
             }
 
-            #(#bound_checks)*
             #length_checks
         };
     }
@@ -564,7 +552,8 @@ fn scan_methods(
             eq.iter()
                 .map(|f| {
                     let (c, a, ident, fname) = (&f.codec, &f.arg, f.ident, &f.name);
-                    let call = quote!(__prefix.push::<#c, #a>(&#ident, #fname));
+                    let call =
+                        quote!(<#c as #p::FieldCodec<#a>>::push(&mut __prefix, &#ident, #fname));
                     respan(try_(p, fallible, call), f.span)
                 })
                 .map(|t| quote!(#t;))
@@ -647,7 +636,7 @@ fn scan_methods(
             try_(
                 p,
                 fallible,
-                quote!(#p::scan_range::<#c, #a>(__prefix, &#range, __buckets, #desc, #raw, #fname)),
+                quote!(<#c as #p::FieldCodec<#a>>::scan_range(__prefix, &#range, __buckets, #desc, #raw, #fname)),
             ),
             last.span,
         );
