@@ -32,6 +32,31 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Keys that share their first 8+ bytes after the salt (where the merge's
+    /// cached 8-byte summary ties) and keys shorter than 8 bytes.
+    #[test]
+    fn merge_orders_long_shared_prefixes(rows in prop::collection::vec((0u8..4, 0usize..12, prop::collection::vec(0u8..3, 0..3)), 0..100)) {
+        let common = [7u8; 12];
+        let mut buckets: Vec<Vec<(Vec<u8>, ())>> = vec![Vec::new(); 4];
+        for (b, cut, rest) in &rows {
+            let mut key = vec![*b];
+            key.extend(&common[..*cut]);
+            key.extend(rest);
+            buckets[usize::from(*b)].push((key, ()));
+        }
+        for b in &mut buckets {
+            b.sort();
+        }
+        let mut expected: Vec<Vec<u8>> = buckets.iter().flatten().map(|(k, _)| k.clone()).collect();
+        expected.sort_by(|a, b| a[1..].cmp(&b[1..]).then(a[0].cmp(&b[0])));
+        let merged: Vec<Vec<u8>> = merge_salted(buckets.into_iter().map(Vec::into_iter)).map(|(k, _)| k).collect();
+        prop_assert_eq!(merged, expected);
+    }
+}
+
 #[test]
 fn merge_is_lazy_and_holds_one_item_per_stream() {
     let pulled = Cell::new(0usize);

@@ -19,7 +19,24 @@ pub const TERMINATOR: u8 = 0x01;
 /// Length of `bytes` once escaped and terminated.
 #[inline]
 pub fn escaped_len(bytes: &[u8]) -> usize {
-    bytes.len() + bytes.iter().filter(|&&b| b == ESCAPE).count() + 2
+    bytes.len() + count_escapes(bytes) + 2
+}
+
+/// The number of [`ESCAPE`] bytes. Counting into a `u8` per chunk of 255
+/// lets the compiler use byte-wide vector lanes: 10x faster than
+/// `filter().count()` at 256 bytes (BENCHMARKS.md), and unlike a memchr loop
+/// it does not slow down on zero-dense input.
+#[inline]
+fn count_escapes(bytes: &[u8]) -> usize {
+    let mut total = 0;
+    for chunk in bytes.chunks(255) {
+        let mut n: u8 = 0;
+        for &b in chunk {
+            n += u8::from(b == ESCAPE);
+        }
+        total += usize::from(n);
+    }
+    total
 }
 
 /// Writes `bytes` escaped and terminated at the start of `out`, which must be

@@ -183,6 +183,7 @@ pub mod __private {
 
     /// The fixed width of a codec, in a const context: a compile error if
     /// the derive called it for a variable-length codec.
+    #[inline(always)]
     pub const fn fixed(len: Option<usize>) -> usize {
         match len {
             Some(n) => n,

@@ -49,11 +49,12 @@ where
     I::Item: MergeItem,
 {
     let streams: Vec<I> = streams.into_iter().collect();
-    let heads = Vec::with_capacity(streams.len());
+    let n = streams.len();
     MergeSalted {
         streams,
-        heads,
-        heap: Vec::new(),
+        heads: Vec::with_capacity(n),
+        ranks: Vec::with_capacity(n),
+        heap: Vec::with_capacity(n),
         started: false,
     }
 }
@@ -62,24 +63,36 @@ where
 pub struct MergeSalted<I: Iterator> {
     streams: Vec<I>,
     heads: Vec<Option<I::Item>>,
+    /// Per stream, the head's [`rank`]: most comparisons end there.
+    ranks: Vec<u128>,
     /// Stream indices, a binary min-heap ordered by their heads.
     heap: Vec<usize>,
     started: bool,
 }
 
-/// Errors first, then keys after the salt byte, then stream order.
+/// The key after the salt byte; `None` for an error item.
 #[inline]
-fn cmp_heads<T: MergeItem>(a: &Option<T>, ai: usize, b: &Option<T>, bi: usize) -> Ordering {
-    fn key<T: MergeItem>(h: &Option<T>) -> Option<&[u8]> {
-        h.as_ref()
-            .and_then(MergeItem::merge_key)
-            .map(|k| k.get(1..).unwrap_or(&[]))
-    }
-    match (key(a), key(b)) {
-        (None, None) => ai.cmp(&bi),
-        (None, Some(_)) => Ordering::Less,
-        (Some(_), None) => Ordering::Greater,
-        (Some(x), Some(y)) => x.cmp(y).then(ai.cmp(&bi)),
+fn unsalted<T: MergeItem>(h: &Option<T>) -> Option<&[u8]> {
+    h.as_ref()
+        .and_then(MergeItem::merge_key)
+        .map(|k| k.get(1..).unwrap_or(&[]))
+}
+
+/// A summary that orders heads as [`unsalted`] keys do, as far as it can:
+/// 0 for an error (errors come first), else `1 << 64` plus the first 8
+/// bytes after the salt, big-endian, zero-padded. Zero padding keeps the
+/// order: when two ranks differ the keys differ the same way; when they are
+/// equal the keys must be compared in full.
+#[inline]
+fn rank<T: MergeItem>(h: &Option<T>) -> u128 {
+    match unsalted(h) {
+        None => 0,
+        Some(k) => {
+            let mut b = [0u8; 8];
+            let n = k.len().min(8);
+            b[..n].copy_from_slice(&k[..n]);
+            (1 << 64) | u128::from(u64::from_be_bytes(b))
+        }
     }
 }
 
@@ -87,10 +100,18 @@ impl<I: Iterator> MergeSalted<I>
 where
     I::Item: MergeItem,
 {
+    /// Errors first, then keys after the salt byte, then stream order.
     #[inline]
     fn less(&self, i: usize, j: usize) -> bool {
         let (a, b) = (self.heap[i], self.heap[j]);
-        cmp_heads(&self.heads[a], a, &self.heads[b], b) == Ordering::Less
+        let order = self.ranks[a].cmp(&self.ranks[b]).then_with(|| {
+            let by_key = match (unsalted(&self.heads[a]), unsalted(&self.heads[b])) {
+                (Some(x), Some(y)) => x.cmp(y),
+                _ => Ordering::Equal,
+            };
+            by_key.then(a.cmp(&b))
+        });
+        order == Ordering::Less
     }
 
     fn sift_down(&mut self, mut i: usize) {
@@ -117,6 +138,7 @@ where
             if head.is_some() {
                 self.heap.push(i);
             }
+            self.ranks.push(rank(&head));
             self.heads.push(head);
         }
         for i in (0..self.heap.len() / 2).rev() {
@@ -137,6 +159,7 @@ where
         }
         let &top = self.heap.first()?;
         let next = self.streams[top].next();
+        self.ranks[top] = rank(&next);
         let item = core::mem::replace(&mut self.heads[top], next);
         if self.heads[top].is_none() {
             // The stream is done: move the last index to the root and drop it.

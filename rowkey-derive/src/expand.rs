@@ -259,7 +259,9 @@ fn expand(input: &Input) -> TokenStream {
         }
     });
     let encoded_len = if all_fixed {
-        quote!(#len_expr)
+        // The inherent constant: evaluated at compile time, so the length
+        // checks of the whole encoding fold away.
+        quote!(Self::LEN)
     } else {
         let parts = plans.iter().map(|f| {
             let (c, t, ident) = (&f.codec, f.ty, f.ident);

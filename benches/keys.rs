@@ -1,0 +1,505 @@
+//! Derived row keys against hand-written code for the same layout and
+//! against the general-purpose ordered-key crates (storekey, memcomparable),
+//! measured in one run. See BENCHMARKS.md for the commands and the figures.
+//!
+//! Under `cargo test` (no `--bench` argument) criterion runs each benchmark
+//! once as a smoke test, on small inputs.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use redb::{Database, ReadableDatabase, TableDefinition};
+use rowkey_core::merge_salted;
+use rowkey_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+fn full_run() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+// ---------- key 1: 18 bytes, salt by user, user, newest-first ts, kind ----------
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct Event {
+    user_id: u64,
+    #[desc_ts]
+    ts: i64,
+    kind: u8,
+}
+
+/// The same logical key with a peer crate: the caller computes the salt
+/// (the same xxh3) and stores `MAX - ts` itself, as a user of those crates
+/// would to get a salted, newest-first key.
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, storekey::Encode, storekey::BorrowDecode,
+)]
+struct PeerEvent {
+    salt: u8,
+    user_id: u64,
+    ts_desc: i64,
+    kind: u8,
+}
+
+#[inline]
+fn salt_of(user_id: u64) -> u8 {
+    (xxhash_rust::xxh3::xxh3_64(&user_id.to_be_bytes()) % 16) as u8
+}
+
+#[inline]
+fn peer_event(e: &Event) -> PeerEvent {
+    PeerEvent {
+        salt: salt_of(e.user_id),
+        user_id: e.user_id,
+        ts_desc: i64::MAX.wrapping_sub(e.ts),
+        kind: e.kind,
+    }
+}
+
+#[inline]
+fn from_peer(p: &PeerEvent) -> Event {
+    Event {
+        user_id: p.user_id,
+        ts: i64::MAX.wrapping_sub(p.ts_desc),
+        kind: p.kind,
+    }
+}
+
+/// What a careful engineer writes by hand for exactly this layout.
+mod hand {
+    #[inline]
+    pub fn encode_event(user_id: u64, ts: i64, kind: u8) -> [u8; 18] {
+        let mut k = [0u8; 18];
+        k[1..9].copy_from_slice(&user_id.to_be_bytes());
+        k[9..17].copy_from_slice(&i64::MAX.wrapping_sub(ts).to_be_bytes());
+        k[17] = kind;
+        k[0] = (xxhash_rust::xxh3::xxh3_64(&k[1..9]) % 16) as u8;
+        k
+    }
+
+    #[inline]
+    pub fn decode_event(k: &[u8]) -> Option<(u64, i64, u8)> {
+        let k: &[u8; 18] = k.try_into().ok()?;
+        if k[0] >= 16 {
+            return None;
+        }
+        let user_id = u64::from_be_bytes(k[1..9].try_into().unwrap());
+        let ts = i64::MAX.wrapping_sub(i64::from_be_bytes(k[9..17].try_into().unwrap()));
+        Some((user_id, ts, k[17]))
+    }
+
+    #[inline]
+    pub fn encode_named(user_id: u64, name: &str, seq: u32) -> Option<[u8; 29]> {
+        let b = name.as_bytes();
+        if b.len() > 16 || b.last() == Some(&0) {
+            return None;
+        }
+        let mut k = [0u8; 29];
+        k[1..9].copy_from_slice(&user_id.to_be_bytes());
+        k[9..9 + b.len()].copy_from_slice(b);
+        k[25..29].copy_from_slice(&seq.to_be_bytes());
+        k[0] = (xxhash_rust::xxh3::xxh3_64(&k[1..9]) % 16) as u8;
+        Some(k)
+    }
+
+    #[inline]
+    pub fn decode_named(k: &[u8]) -> Option<(u64, &str, u32)> {
+        let k: &[u8; 29] = k.try_into().ok()?;
+        if k[0] >= 16 {
+            return None;
+        }
+        let user_id = u64::from_be_bytes(k[1..9].try_into().unwrap());
+        let name = &k[9..25];
+        let len = name.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        let name = std::str::from_utf8(&name[..len]).ok()?;
+        Some((
+            user_id,
+            name,
+            u32::from_be_bytes(k[25..29].try_into().unwrap()),
+        ))
+    }
+
+    /// 00 -> 00 FF, then 00 01, with memchr: the escaper to beat.
+    #[inline]
+    pub fn escape_into(s: &[u8], out: &mut [u8]) -> usize {
+        let mut w = 0;
+        let mut rest = s;
+        while let Some(i) = memchr::memchr(0, rest) {
+            out[w..w + i].copy_from_slice(&rest[..i]);
+            out[w + i] = 0;
+            out[w + i + 1] = 0xFF;
+            w += i + 2;
+            rest = &rest[i + 1..];
+        }
+        out[w..w + rest.len()].copy_from_slice(rest);
+        w += rest.len();
+        out[w] = 0;
+        out[w + 1] = 1;
+        w + 2
+    }
+}
+
+// ---------- key 2: 29 bytes with a #[fixed(16)] string ----------
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct Named<'a> {
+    user_id: u64,
+    #[fixed(16)]
+    name: &'a str,
+    seq: u32,
+}
+
+/// storekey decodes a borrowed string as `Cow<str>`.
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, storekey::Encode, storekey::BorrowDecode,
+)]
+struct PeerNamed<'a> {
+    salt: u8,
+    user_id: u64,
+    #[serde(borrow)]
+    name: std::borrow::Cow<'a, str>,
+    seq: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+struct PeerNamedOwned {
+    salt: u8,
+    user_id: u64,
+    name: String,
+    seq: u32,
+}
+
+#[inline]
+fn peer_named<'a>(n: &Named<'a>) -> PeerNamed<'a> {
+    PeerNamed {
+        salt: salt_of(n.user_id),
+        user_id: n.user_id,
+        name: n.name.into(),
+        seq: n.seq,
+    }
+}
+
+fn fixed_width(c: &mut Criterion) {
+    let e = Event {
+        user_id: 0x0123_4567_89AB,
+        ts: 1_700_000_000_000,
+        kind: 3,
+    };
+    let p = peer_event(&e);
+    let mut buf = Vec::with_capacity(64);
+    let mut out = [0u8; 64];
+
+    let mut g = c.benchmark_group("fixed18/encode");
+    g.bench_function("rowkey encode()", |b| {
+        b.iter(|| black_box(black_box(&e).encode()))
+    });
+    g.bench_function("rowkey encode_into", |b| {
+        b.iter(|| black_box(black_box(&e).encode_into(&mut out)))
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| {
+            black_box(hand::encode_event(
+                black_box(e.user_id),
+                black_box(e.ts),
+                black_box(e.kind),
+            ))
+        })
+    });
+    g.bench_function("storekey", |b| {
+        b.iter(|| {
+            buf.clear();
+            storekey::encode(&mut buf, &peer_event(black_box(&e))).unwrap();
+            black_box(buf.len())
+        })
+    });
+    g.bench_function("memcomparable", |b| {
+        b.iter(|| {
+            buf.clear();
+            let mut ser = memcomparable::Serializer::new(&mut buf);
+            peer_event(black_box(&e)).serialize(&mut ser).unwrap();
+            black_box(buf.len())
+        })
+    });
+    g.finish();
+
+    let key = e.encode();
+    let sk = storekey::encode_vec(&p).unwrap();
+    let mc = memcomparable::to_vec(&p).unwrap();
+    let mut g = c.benchmark_group("fixed18/decode");
+    g.bench_function("rowkey decode", |b| {
+        b.iter(|| black_box(Event::decode(black_box(&key)).unwrap()))
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| black_box(hand::decode_event(black_box(&key)).unwrap()))
+    });
+    g.bench_function("storekey", |b| {
+        b.iter(|| {
+            black_box(from_peer(
+                &storekey::decode_borrow::<PeerEvent>(black_box(&sk)).unwrap(),
+            ))
+        })
+    });
+    g.bench_function("memcomparable", |b| {
+        b.iter(|| {
+            black_box(from_peer(
+                &memcomparable::from_slice::<PeerEvent>(black_box(&mc)).unwrap(),
+            ))
+        })
+    });
+    g.finish();
+
+    let n = Named {
+        user_id: 77,
+        name: "sensor-0042-east",
+        seq: 9,
+    };
+    let pn = peer_named(&n);
+    let mut g = c.benchmark_group("fixed29/encode");
+    g.bench_function("rowkey try_encode()", |b| {
+        b.iter(|| black_box(black_box(&n).try_encode().unwrap()))
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| {
+            black_box(
+                hand::encode_named(black_box(n.user_id), black_box(n.name), black_box(n.seq))
+                    .unwrap(),
+            )
+        })
+    });
+    g.bench_function("storekey", |b| {
+        b.iter(|| {
+            buf.clear();
+            storekey::encode(&mut buf, &peer_named(black_box(&n))).unwrap();
+            black_box(buf.len())
+        })
+    });
+    g.bench_function("memcomparable", |b| {
+        b.iter(|| {
+            buf.clear();
+            let mut ser = memcomparable::Serializer::new(&mut buf);
+            peer_named(black_box(&n)).serialize(&mut ser).unwrap();
+            black_box(buf.len())
+        })
+    });
+    g.finish();
+
+    let key = n.try_encode().unwrap();
+    let sk = storekey::encode_vec(&pn).unwrap();
+    let mc = memcomparable::to_vec(&pn).unwrap();
+    let mut g = c.benchmark_group("fixed29/decode");
+    g.bench_function("rowkey decode", |b| {
+        b.iter(|| black_box(Named::decode(black_box(&key)).unwrap()))
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| black_box(hand::decode_named(black_box(&key)).unwrap()))
+    });
+    g.bench_function("storekey", |b| {
+        b.iter(|| black_box(storekey::decode_borrow::<PeerNamed>(black_box(&sk)).unwrap()))
+    });
+    g.bench_function("memcomparable (String)", |b| {
+        b.iter(|| black_box(memcomparable::from_slice::<PeerNamedOwned>(black_box(&mc)).unwrap()))
+    });
+    g.finish();
+}
+
+// ---------- escaped variable-length strings ----------
+
+#[derive(RowKey)]
+struct Escaped<'a> {
+    s: &'a [u8],
+    n: u8,
+}
+
+#[derive(Serialize, storekey::Encode)]
+struct PeerEscaped<'a> {
+    #[serde(with = "serde_bytes_compat")]
+    s: &'a [u8],
+    n: u8,
+}
+
+/// memcomparable serializes `&[u8]` through serde's bytes path.
+mod serde_bytes_compat {
+    pub fn serialize<S: serde::Serializer>(v: &&[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+}
+
+fn escaping(c: &mut Criterion) {
+    for len in [16usize, 64, 256] {
+        // Text-like bytes with one 00 in every 64: the escaper's usual input.
+        let s: Vec<u8> = (0..len)
+            .map(|i| {
+                if i % 64 == 63 {
+                    0
+                } else {
+                    b'a' + (i % 26) as u8
+                }
+            })
+            .collect();
+        let v = Escaped { s: &s, n: 7 };
+        let p = PeerEscaped { s: &s, n: 7 };
+        let mut out = vec![0u8; 2 * len + 8];
+        let mut buf = Vec::with_capacity(2 * len + 8);
+        let mut g = c.benchmark_group(format!("escape/{len}"));
+        g.throughput(Throughput::Bytes(len as u64));
+        g.bench_function("rowkey encode_into", |b| {
+            b.iter(|| black_box(black_box(&v).encode_into(&mut out).unwrap()))
+        });
+        g.bench_function("hand-written memchr", |b| {
+            b.iter(|| {
+                let w = hand::escape_into(black_box(&s), &mut out);
+                out[w] = 7;
+                black_box(w + 1)
+            })
+        });
+        g.bench_function("storekey", |b| {
+            b.iter(|| {
+                buf.clear();
+                storekey::encode(&mut buf, black_box(&p)).unwrap();
+                black_box(buf.len())
+            })
+        });
+        g.bench_function("memcomparable", |b| {
+            b.iter(|| {
+                buf.clear();
+                let mut ser = memcomparable::Serializer::new(&mut buf);
+                black_box(&p).serialize(&mut ser).unwrap();
+                black_box(buf.len())
+            })
+        });
+        g.finish();
+    }
+}
+
+// ---------- scans ----------
+
+fn scans(c: &mut Criterion) {
+    let now = 1_700_000_000_000i64;
+    let mut g = c.benchmark_group("scan");
+    g.bench_function("scan_by_user_id (prefix, 1 bucket)", |b| {
+        b.iter(|| black_box(Event::scan_by_user_id(black_box(42))))
+    });
+    g.bench_function("range_by_user_id_ts (1 bucket)", |b| {
+        b.iter(|| {
+            black_box(Event::range_by_user_id_ts(
+                black_box(42),
+                black_box(now - 3_600_000..now),
+            ))
+        })
+    });
+    g.bench_function("range_by_user_id_ts + iterate 1 range", |b| {
+        b.iter(|| {
+            let s = Event::range_by_user_id_ts(black_box(42), black_box(now - 3_600_000..now));
+            s.ranges()
+                .map(|r| r.start().len() + r.stop().len())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("range_by_user_id fan-out + iterate 16 ranges", |b| {
+        b.iter(|| {
+            let s = Event::range_by_user_id(black_box(10..20));
+            s.ranges()
+                .map(|r| r.start().len() + r.stop().len())
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+// ---------- merging 16 buckets ----------
+
+const TABLE: TableDefinition<&[u8], ()> = TableDefinition::new("rows");
+
+fn merging(c: &mut Criterion) {
+    let rows: u64 = if full_run() { 1_000_000 } else { 20_000 };
+    let mut buckets: Vec<Vec<(Vec<u8>, ())>> = vec![Vec::new(); 16];
+    for i in 0..rows {
+        let e = Event {
+            user_id: i % 5_000,
+            ts: 1_700_000_000_000 + i as i64,
+            kind: (i % 7) as u8,
+        };
+        let k = e.encode();
+        buckets[usize::from(k[0])].push((k.to_vec(), ()));
+    }
+    for b in &mut buckets {
+        b.sort();
+    }
+    let streams = || buckets.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
+    let touch = |k: &[u8]| k[17] as u64;
+
+    let db = Database::builder()
+        .create_with_backend(redb::backends::InMemoryBackend::new())
+        .unwrap();
+    let tx = db.begin_write().unwrap();
+    {
+        let mut t = tx.open_table(TABLE).unwrap();
+        for (k, ()) in buckets.iter().flatten() {
+            t.insert(k.as_slice(), ()).unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    let scan = Event::scan_all();
+
+    let mut g = c.benchmark_group(format!("merge/16x{}", rows / 16));
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(rows));
+    g.bench_function("merge_salted", |b| {
+        b.iter(|| merge_salted(streams()).map(|(k, _)| touch(k)).sum::<u64>())
+    });
+    g.bench_function("chain (no order)", |b| {
+        b.iter(|| streams().flatten().map(|(k, _)| touch(k)).sum::<u64>())
+    });
+    g.bench_function("collect and sort", |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let mut all: Vec<&Vec<u8>> = streams().flatten().map(|(k, _)| k).collect();
+                all.sort_by(|a, b| a[1..].cmp(&b[1..]));
+                all.iter().map(|k| touch(k)).sum::<u64>()
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("redb: read the 16 ranges", |b| {
+        b.iter(|| {
+            let tx = db.begin_read().unwrap();
+            let t = tx.open_table(TABLE).unwrap();
+            let mut sum = 0;
+            for r in scan.ranges() {
+                for item in t.range::<&[u8]>(r.bounds()).unwrap() {
+                    sum += touch(item.unwrap().0.value());
+                }
+            }
+            sum
+        })
+    });
+    g.bench_function("redb: read and merge_salted", |b| {
+        b.iter(|| {
+            let tx = db.begin_read().unwrap();
+            let t = tx.open_table(TABLE).unwrap();
+            let streams: Vec<_> = scan
+                .ranges()
+                .map(|r| {
+                    t.range::<&[u8]>(r.bounds())
+                        .unwrap()
+                        .map(|e| e.map(|(k, _)| (k.value().to_vec(), ())))
+                })
+                .collect();
+            merge_salted(streams)
+                .map(|r| touch(&r.unwrap().0))
+                .sum::<u64>()
+        })
+    });
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2))
+}
+
+criterion_group! { name = benches; config = config(); targets = fixed_width, escaping, scans, merging }
+criterion_main!(benches);
