@@ -180,125 +180,244 @@ fn peer_named<'a>(n: &Named<'a>) -> PeerNamed<'a> {
     }
 }
 
+/// Keys per measured iteration: distinct inputs, so nothing is loop-invariant,
+/// and every output lands in a buffer that is `black_box`ed afterwards.
+const BATCH: usize = 1024;
+
+fn events() -> Vec<Event> {
+    (0..BATCH as u64)
+        .map(|i| Event {
+            user_id: i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20,
+            ts: 1_700_000_000_000 + (i as i64) * 977,
+            kind: (i % 7) as u8,
+        })
+        .collect()
+}
+
+const NAMES: [&str; 8] = [
+    "sensor-0042-east",
+    "a",
+    "pump",
+    "valve-17",
+    "north-gate-cam-2",
+    "hvac",
+    "meter-0001",
+    "door",
+];
+
 fn fixed_width(c: &mut Criterion) {
-    let e = Event {
-        user_id: 0x0123_4567_89AB,
-        ts: 1_700_000_000_000,
-        kind: 3,
-    };
-    let p = peer_event(&e);
+    let evs = events();
+    let mut out18 = vec![[0u8; 18]; BATCH];
     let mut buf = Vec::with_capacity(64);
-    let mut out = [0u8; 64];
 
     let mut g = c.benchmark_group("fixed18/encode");
+    g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("rowkey encode()", |b| {
-        b.iter(|| black_box(black_box(&e).encode()))
+        b.iter(|| {
+            for (e, o) in black_box(&evs).iter().zip(out18.iter_mut()) {
+                *o = e.encode();
+            }
+            black_box(&out18);
+        })
     });
     g.bench_function("rowkey encode_into", |b| {
-        b.iter(|| black_box(black_box(&e).encode_into(&mut out)))
+        b.iter(|| {
+            for (e, o) in black_box(&evs).iter().zip(out18.iter_mut()) {
+                e.encode_into(o).unwrap();
+            }
+            black_box(&out18);
+        })
     });
     g.bench_function("hand-written", |b| {
         b.iter(|| {
-            black_box(hand::encode_event(
-                black_box(e.user_id),
-                black_box(e.ts),
-                black_box(e.kind),
-            ))
+            for (e, o) in black_box(&evs).iter().zip(out18.iter_mut()) {
+                *o = hand::encode_event(e.user_id, e.ts, e.kind);
+            }
+            black_box(&out18);
         })
     });
     g.bench_function("storekey", |b| {
         b.iter(|| {
-            buf.clear();
-            storekey::encode(&mut buf, &peer_event(black_box(&e))).unwrap();
-            black_box(buf.len())
+            let mut acc = 0u8;
+            for e in black_box(&evs) {
+                buf.clear();
+                storekey::encode(&mut buf, &peer_event(e)).unwrap();
+                acc ^= buf[buf.len() - 1];
+            }
+            black_box(acc)
         })
     });
     g.bench_function("memcomparable", |b| {
         b.iter(|| {
-            buf.clear();
-            let mut ser = memcomparable::Serializer::new(&mut buf);
-            peer_event(black_box(&e)).serialize(&mut ser).unwrap();
-            black_box(buf.len())
+            let mut acc = 0u8;
+            for e in black_box(&evs) {
+                buf.clear();
+                let mut ser = memcomparable::Serializer::new(&mut buf);
+                peer_event(e).serialize(&mut ser).unwrap();
+                acc ^= buf[buf.len() - 1];
+            }
+            black_box(acc)
         })
     });
     g.finish();
 
-    let key = e.encode();
-    let sk = storekey::encode_vec(&p).unwrap();
-    let mc = memcomparable::to_vec(&p).unwrap();
+    let keys: Vec<[u8; 18]> = evs.iter().map(Event::encode).collect();
+    let sk: Vec<Vec<u8>> = evs
+        .iter()
+        .map(|e| storekey::encode_vec(&peer_event(e)).unwrap())
+        .collect();
+    let mc: Vec<Vec<u8>> = evs
+        .iter()
+        .map(|e| memcomparable::to_vec(&peer_event(e)).unwrap())
+        .collect();
+    let mut decoded = vec![
+        Event {
+            user_id: 0,
+            ts: 0,
+            kind: 0
+        };
+        BATCH
+    ];
     let mut g = c.benchmark_group("fixed18/decode");
+    g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("rowkey decode", |b| {
-        b.iter(|| black_box(Event::decode(black_box(&key)).unwrap()))
+        b.iter(|| {
+            for (k, d) in black_box(&keys).iter().zip(decoded.iter_mut()) {
+                *d = Event::decode(k).unwrap();
+            }
+            black_box(&decoded);
+        })
     });
     g.bench_function("hand-written", |b| {
-        b.iter(|| black_box(hand::decode_event(black_box(&key)).unwrap()))
+        b.iter(|| {
+            for (k, d) in black_box(&keys).iter().zip(decoded.iter_mut()) {
+                let (user_id, ts, kind) = hand::decode_event(k).unwrap();
+                *d = Event { user_id, ts, kind };
+            }
+            black_box(&decoded);
+        })
     });
     g.bench_function("storekey", |b| {
         b.iter(|| {
-            black_box(from_peer(
-                &storekey::decode_borrow::<PeerEvent>(black_box(&sk)).unwrap(),
-            ))
+            for (k, d) in black_box(&sk).iter().zip(decoded.iter_mut()) {
+                *d = from_peer(&storekey::decode_borrow::<PeerEvent>(k).unwrap());
+            }
+            black_box(&decoded);
         })
     });
     g.bench_function("memcomparable", |b| {
         b.iter(|| {
-            black_box(from_peer(
-                &memcomparable::from_slice::<PeerEvent>(black_box(&mc)).unwrap(),
-            ))
+            for (k, d) in black_box(&mc).iter().zip(decoded.iter_mut()) {
+                *d = from_peer(&memcomparable::from_slice::<PeerEvent>(k).unwrap());
+            }
+            black_box(&decoded);
         })
     });
     g.finish();
 
-    let n = Named {
-        user_id: 77,
-        name: "sensor-0042-east",
-        seq: 9,
-    };
-    let pn = peer_named(&n);
+    let named: Vec<Named> = evs
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Named {
+            user_id: e.user_id,
+            name: NAMES[i % NAMES.len()],
+            seq: i as u32,
+        })
+        .collect();
+    let mut out29 = vec![[0u8; 29]; BATCH];
     let mut g = c.benchmark_group("fixed29/encode");
+    g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("rowkey try_encode()", |b| {
-        b.iter(|| black_box(black_box(&n).try_encode().unwrap()))
+        b.iter(|| {
+            for (n, o) in black_box(&named).iter().zip(out29.iter_mut()) {
+                *o = n.try_encode().unwrap();
+            }
+            black_box(&out29);
+        })
     });
     g.bench_function("hand-written", |b| {
         b.iter(|| {
-            black_box(
-                hand::encode_named(black_box(n.user_id), black_box(n.name), black_box(n.seq))
-                    .unwrap(),
-            )
+            for (n, o) in black_box(&named).iter().zip(out29.iter_mut()) {
+                *o = hand::encode_named(n.user_id, n.name, n.seq).unwrap();
+            }
+            black_box(&out29);
         })
     });
     g.bench_function("storekey", |b| {
         b.iter(|| {
-            buf.clear();
-            storekey::encode(&mut buf, &peer_named(black_box(&n))).unwrap();
-            black_box(buf.len())
+            let mut acc = 0u8;
+            for n in black_box(&named) {
+                buf.clear();
+                storekey::encode(&mut buf, &peer_named(n)).unwrap();
+                acc ^= buf[buf.len() - 1];
+            }
+            black_box(acc)
         })
     });
     g.bench_function("memcomparable", |b| {
         b.iter(|| {
-            buf.clear();
-            let mut ser = memcomparable::Serializer::new(&mut buf);
-            peer_named(black_box(&n)).serialize(&mut ser).unwrap();
-            black_box(buf.len())
+            let mut acc = 0u8;
+            for n in black_box(&named) {
+                buf.clear();
+                let mut ser = memcomparable::Serializer::new(&mut buf);
+                peer_named(n).serialize(&mut ser).unwrap();
+                acc ^= buf[buf.len() - 1];
+            }
+            black_box(acc)
         })
     });
     g.finish();
 
-    let key = n.try_encode().unwrap();
-    let sk = storekey::encode_vec(&pn).unwrap();
-    let mc = memcomparable::to_vec(&pn).unwrap();
+    let keys29: Vec<[u8; 29]> = named.iter().map(|n| n.try_encode().unwrap()).collect();
+    let sk: Vec<Vec<u8>> = named
+        .iter()
+        .map(|n| storekey::encode_vec(&peer_named(n)).unwrap())
+        .collect();
+    let mc: Vec<Vec<u8>> = named
+        .iter()
+        .map(|n| memcomparable::to_vec(&peer_named(n)).unwrap())
+        .collect();
     let mut g = c.benchmark_group("fixed29/decode");
+    g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("rowkey decode", |b| {
-        b.iter(|| black_box(Named::decode(black_box(&key)).unwrap()))
+        b.iter(|| {
+            let mut acc = 0usize;
+            for k in black_box(&keys29) {
+                let n = Named::decode(k).unwrap();
+                acc = acc.wrapping_add(n.name.len() ^ n.seq as usize ^ n.user_id as usize);
+            }
+            black_box(acc)
+        })
     });
     g.bench_function("hand-written", |b| {
-        b.iter(|| black_box(hand::decode_named(black_box(&key)).unwrap()))
+        b.iter(|| {
+            let mut acc = 0usize;
+            for k in black_box(&keys29) {
+                let (user_id, name, seq) = hand::decode_named(k).unwrap();
+                acc = acc.wrapping_add(name.len() ^ seq as usize ^ user_id as usize);
+            }
+            black_box(acc)
+        })
     });
     g.bench_function("storekey", |b| {
-        b.iter(|| black_box(storekey::decode_borrow::<PeerNamed>(black_box(&sk)).unwrap()))
+        b.iter(|| {
+            let mut acc = 0usize;
+            for k in black_box(&sk) {
+                let n = storekey::decode_borrow::<PeerNamed>(k).unwrap();
+                acc = acc.wrapping_add(n.name.len() ^ n.seq as usize ^ n.user_id as usize);
+            }
+            black_box(acc)
+        })
     });
     g.bench_function("memcomparable (String)", |b| {
-        b.iter(|| black_box(memcomparable::from_slice::<PeerNamedOwned>(black_box(&mc)).unwrap()))
+        b.iter(|| {
+            let mut acc = 0usize;
+            for k in black_box(&mc) {
+                let n = memcomparable::from_slice::<PeerNamedOwned>(k).unwrap();
+                acc = acc.wrapping_add(n.name.len() ^ n.seq as usize ^ n.user_id as usize);
+            }
+            black_box(acc)
+        })
     });
     g.finish();
 }
@@ -344,13 +463,18 @@ fn escaping(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("escape/{len}"));
         g.throughput(Throughput::Bytes(len as u64));
         g.bench_function("rowkey encode_into", |b| {
-            b.iter(|| black_box(black_box(&v).encode_into(&mut out).unwrap()))
+            b.iter(|| {
+                let n = black_box(&v).encode_into(&mut out).unwrap();
+                black_box(&out);
+                n
+            })
         });
         g.bench_function("hand-written memchr", |b| {
             b.iter(|| {
                 let w = hand::escape_into(black_box(&s), &mut out);
                 out[w] = 7;
-                black_box(w + 1)
+                black_box(&out);
+                w + 1
             })
         });
         g.bench_function("storekey", |b| {

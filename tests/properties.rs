@@ -140,6 +140,14 @@ where
     }
     assert!(bytes.len() >= T::MIN_LEN);
     // encode_into agrees and reports a short buffer as an error.
+    // A buffer above the worst-case bound (encode_into skips the exact
+    // count) and one of the exact length give the same bytes.
+    let mut big = vec![0x55u8; 2 * bytes.len() + 64];
+    assert_eq!(v.encode_into(&mut big).unwrap(), bytes.len());
+    assert_eq!(&big[..bytes.len()], &bytes[..]);
+    let mut exact = vec![0u8; bytes.len()];
+    assert_eq!(v.encode_into(&mut exact).unwrap(), bytes.len());
+    assert_eq!(exact, bytes);
     let mut buf = vec![0xAAu8; bytes.len() + 3];
     assert_eq!(v.encode_into(&mut buf).unwrap(), bytes.len());
     assert_eq!(&buf[..bytes.len()], &bytes[..]);

@@ -22,6 +22,13 @@ pub trait FieldCodec<T: ?Sized> {
     /// Bytes `value` encodes to (for a `Padded` value that is too long: the
     /// fixed width; `encode` reports the error).
     fn encoded_len(value: &T) -> usize;
+    /// An upper bound of [`encoded_len`](Self::encoded_len) that is cheaper
+    /// to compute (no pass over the bytes): `encode_into` skips the exact
+    /// count when the buffer is at least this long.
+    #[inline(always)]
+    fn max_encoded_len(value: &T) -> usize {
+        Self::encoded_len(value)
+    }
     /// Writes `value` at `out[pos..]` and returns the position after it.
     /// `out` has room for [`encoded_len`](Self::encoded_len) bytes at `pos`.
     fn encode(
@@ -215,6 +222,16 @@ impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> F
         }
     }
     #[inline(always)]
+    fn max_encoded_len(value: &T) -> usize {
+        let n = value.key_bytes().len();
+        // Every byte escaped, plus the terminator.
+        if FRAME == ESCAPED {
+            2 * n + 2
+        } else {
+            n
+        }
+    }
+    #[inline(always)]
     fn encode(
         value: &T,
         out: &mut [u8],
@@ -384,6 +401,13 @@ impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DES
     fn encoded_len(value: &Option<T>) -> usize {
         match value {
             Some(v) => 1 + C::encoded_len(v),
+            None => Self::MIN_LEN,
+        }
+    }
+    #[inline(always)]
+    fn max_encoded_len(value: &Option<T>) -> usize {
+        match value {
+            Some(v) => 1 + C::max_encoded_len(v),
             None => Self::MIN_LEN,
         }
     }

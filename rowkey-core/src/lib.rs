@@ -147,8 +147,16 @@ pub mod __private {
     pub fn infallible<T>(result: Result<T, EncodeError>) -> T {
         match result {
             Ok(v) => v,
-            Err(e) => unreachable!("rowkey: an encoding the derive proved infallible failed: {e}"),
+            Err(e) => proven_infallible_failed(e),
         }
+    }
+
+    /// Kept out of line so that the callers of [`infallible`] stay small
+    /// enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn proven_infallible_failed(e: EncodeError) -> ! {
+        unreachable!("rowkey: an encoding the derive proved infallible failed: {e}")
     }
 
     pub use crate::__rowkey_if_alloc as if_alloc;

@@ -272,7 +272,37 @@ fn expand(input: &Input) -> TokenStream {
         });
         quote!(#salt_len #(+ #parts)*)
     };
+    // A fixed layout's encoding is a handful of stores: always inline it, so
+    // that `encode()` compiles to the hand-written code in every codegen unit.
+    let encode_inline = if all_fixed {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
     let p0 = &positions[0];
+    let p_last = &positions[n];
+    // The output slice: for a variable layout, a buffer that holds even the
+    // worst case (a cheap bound, no pass over the bytes) is used as is, and
+    // only a smaller one costs the exact count.
+    let claim_output = if all_fixed {
+        quote!(let __out = #p::output(__out, Self::LEN)?;)
+    } else {
+        let bounds = plans.iter().map(|f| {
+            let (c, t, ident) = (&f.codec, f.ty, f.ident);
+            respan(
+                quote!(<#c as #p::FieldCodec<#t>>::max_encoded_len(&self.#ident)),
+                f.span,
+            )
+        });
+        quote! {
+            let __max = #salt_len #(+ #bounds)*;
+            let __out = if __out.len() >= __max {
+                __out
+            } else {
+                #p::output(__out, <Self as #p::RowKey>::encoded_len(self))?
+            };
+        }
+    };
     let fixed_len_const = if all_fixed {
         quote!(#p::Option::Some(#len_expr))
     } else {
@@ -314,9 +344,11 @@ fn expand(input: &Input) -> TokenStream {
             quote! {
                 /// The key as a fixed-size array. No field of this layout can
                 /// fail to encode, so this cannot fail.
-                #[inline]
+                #[inline(always)]
                 pub fn encode(&self) -> [u8; #len_ty] {
-                    #p::infallible(self.try_encode())
+                    let mut __buf = [0u8; #len_ty];
+                    #p::infallible(<Self as #p::RowKey>::encode_into(self, &mut __buf));
+                    __buf
                 }
             }
         });
@@ -326,7 +358,7 @@ fn expand(input: &Input) -> TokenStream {
 
             /// The key as a fixed-size array, or the field that cannot be
             /// encoded.
-            #[inline]
+            #[inline(always)]
             pub fn try_encode(&self) -> #p::Result<[u8; #len_ty], #p::EncodeError> {
                 let mut __buf = [0u8; #len_ty];
                 <Self as #p::RowKey>::encode_into(self, &mut __buf)?;
@@ -415,14 +447,13 @@ fn expand(input: &Input) -> TokenStream {
                     #encoded_len
                 }
 
-                #[inline]
+                #encode_inline
                 fn encode_into(&self, __out: &mut [u8]) -> #p::Result<usize, #p::EncodeError> {
-                    let __len = <Self as #p::RowKey>::encoded_len(self);
-                    let __out = #p::output(__out, __len)?;
+                    #claim_output
                     let #p0: usize = #salt_len;
                     #(#encode_fields)*
                     #salt_write
-                    #p::Result::Ok(__len)
+                    #p::Result::Ok(#p_last)
                 }
             }
 
