@@ -88,10 +88,16 @@ fn rank<T: MergeItem>(h: &Option<T>) -> u128 {
     match unsalted(h) {
         None => 0,
         Some(k) => {
-            let mut b = [0u8; 8];
-            let n = k.len().min(8);
-            b[..n].copy_from_slice(&k[..n]);
-            (1 << 64) | u128::from(u64::from_be_bytes(b))
+            let first8 = match k.first_chunk::<8>() {
+                // The common case: one 8-byte load, no copy loop.
+                Some(b) => u64::from_be_bytes(*b),
+                None => {
+                    let mut b = [0u8; 8];
+                    b[..k.len()].copy_from_slice(k);
+                    u64::from_be_bytes(b)
+                }
+            };
+            (1 << 64) | u128::from(first8)
         }
     }
 }

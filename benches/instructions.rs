@@ -1,0 +1,305 @@
+//! Deterministic instruction counts for the hot paths, measured with
+//! valgrind's callgrind: the same binary, inputs and environment give the
+//! same count whatever else the machine is doing, so a regression shows even
+//! on a noisy machine.
+//!
+//! `cargo bench --bench instructions` re-runs this binary under
+//! `valgrind --tool=callgrind` once per path with 0 and with N iterations and
+//! prints (count(N) - count(0)) / N: the instructions of one operation.
+//! Under `cargo test` (no `--bench`) each path runs once natively, as a smoke
+//! test, and valgrind is not needed.
+
+use std::hint::black_box;
+use std::process::Command;
+
+use rowkey_core::merge_salted;
+use rowkey_core::prelude::*;
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct Event {
+    user_id: u64,
+    #[desc_ts]
+    ts: i64,
+    kind: u8,
+}
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct Named<'a> {
+    user_id: u64,
+    #[fixed(16)]
+    name: &'a str,
+    seq: u32,
+}
+
+#[derive(RowKey)]
+struct Escaped<'a> {
+    s: &'a [u8],
+    n: u8,
+}
+
+fn hand_encode_event(user_id: u64, ts: i64, kind: u8) -> [u8; 18] {
+    let mut k = [0u8; 18];
+    k[1..9].copy_from_slice(&user_id.to_be_bytes());
+    k[9..17].copy_from_slice(&i64::MAX.wrapping_sub(ts).to_be_bytes());
+    k[17] = kind;
+    k[0] = (xxhash_rust::xxh3::xxh3_64(&k[1..9]) % 16) as u8;
+    k
+}
+
+fn hand_decode_event(k: &[u8]) -> Option<(u64, i64, u8)> {
+    let k: &[u8; 18] = k.try_into().ok()?;
+    if k[0] >= 16 {
+        return None;
+    }
+    let user_id = u64::from_be_bytes(k[1..9].try_into().unwrap());
+    let ts = i64::MAX.wrapping_sub(i64::from_be_bytes(k[9..17].try_into().unwrap()));
+    Some((user_id, ts, k[17]))
+}
+
+fn hand_escape(s: &[u8], out: &mut [u8]) -> usize {
+    let mut w = 0;
+    let mut rest = s;
+    while let Some(i) = memchr::memchr(0, rest) {
+        out[w..w + i].copy_from_slice(&rest[..i]);
+        out[w + i] = 0;
+        out[w + i + 1] = 0xFF;
+        w += i + 2;
+        rest = &rest[i + 1..];
+    }
+    out[w..w + rest.len()].copy_from_slice(rest);
+    w += rest.len();
+    out[w] = 0;
+    out[w + 1] = 1;
+    w + 2
+}
+
+/// One measured path: runs its operation `iters` times.
+struct Path {
+    name: &'static str,
+    /// Operations per iteration (rows, for the merge).
+    per_iter: u64,
+    run: fn(u64),
+}
+
+fn event(i: u64) -> Event {
+    Event {
+        user_id: i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20,
+        ts: 1_700_000_000_000 + i as i64,
+        kind: (i % 7) as u8,
+    }
+}
+
+fn text(len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| {
+            if i % 64 == 63 {
+                0
+            } else {
+                b'a' + (i % 26) as u8
+            }
+        })
+        .collect()
+}
+
+fn merge_input() -> Vec<Vec<(Vec<u8>, ())>> {
+    let mut buckets = vec![Vec::new(); 16];
+    for i in 0..16_000u64 {
+        let k = Event {
+            user_id: i % 500,
+            ts: i as i64,
+            kind: 0,
+        }
+        .encode();
+        buckets[usize::from(k[0])].push((k.to_vec(), ()));
+    }
+    for b in &mut buckets {
+        b.sort();
+    }
+    buckets
+}
+
+const PATHS: &[Path] = &[
+    Path {
+        name: "fixed18 encode(): rowkey",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                black_box(black_box(event(i)).encode());
+            }
+        },
+    },
+    Path {
+        name: "fixed18 encode: hand-written",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let e = black_box(event(i));
+                black_box(hand_encode_event(e.user_id, e.ts, e.kind));
+            }
+        },
+    },
+    Path {
+        name: "fixed18 decode: rowkey",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let k = black_box(event(i).encode());
+                black_box(Event::decode(&k).unwrap());
+            }
+        },
+    },
+    Path {
+        name: "fixed18 decode: hand-written",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let k = black_box(event(i).encode());
+                black_box(hand_decode_event(&k).unwrap());
+            }
+        },
+    },
+    Path {
+        name: "fixed29 try_encode(): rowkey",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let k = Named {
+                    user_id: i,
+                    name: black_box("sensor-0042-east"),
+                    seq: i as u32,
+                };
+                black_box(black_box(k).try_encode().unwrap());
+            }
+        },
+    },
+    Path {
+        name: "escape 256 B: rowkey encode_into",
+        per_iter: 1,
+        run: |n| {
+            let s = text(256);
+            let mut out = vec![0u8; 600];
+            for _ in 0..n {
+                black_box(
+                    Escaped {
+                        s: black_box(&s),
+                        n: 7,
+                    }
+                    .encode_into(&mut out)
+                    .unwrap(),
+                );
+                black_box(&out);
+            }
+        },
+    },
+    Path {
+        name: "escape 256 B: hand-written memchr",
+        per_iter: 1,
+        run: |n| {
+            let s = text(256);
+            let mut out = vec![0u8; 600];
+            for _ in 0..n {
+                let w = hand_escape(black_box(&s), &mut out);
+                out[w] = 7;
+                black_box(&out);
+            }
+        },
+    },
+    Path {
+        name: "range_by_user_id_ts: build + 1 range",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let s = Event::range_by_user_id_ts(black_box(i), black_box(0..1_000));
+                black_box(s.ranges().map(|r| r.start().len()).sum::<usize>());
+            }
+        },
+    },
+    Path {
+        name: "merge_salted, per row (16 streams)",
+        per_iter: 16_000,
+        run: |n| {
+            let input = merge_input();
+            for _ in 0..n {
+                let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
+                black_box(
+                    merge_salted(streams)
+                        .map(|(k, _)| k[17])
+                        .fold(0u8, u8::wrapping_add),
+                );
+            }
+        },
+    },
+    Path {
+        name: "chain (no order), per row",
+        per_iter: 16_000,
+        run: |n| {
+            let input = merge_input();
+            for _ in 0..n {
+                let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
+                black_box(
+                    streams
+                        .flatten()
+                        .map(|(k, _)| k[17])
+                        .fold(0u8, u8::wrapping_add),
+                );
+            }
+        },
+    },
+];
+
+/// Instructions callgrind counts for one run of `path` with `iters`.
+fn count(exe: &str, path: usize, iters: u64) -> Option<u64> {
+    let out = Command::new("valgrind")
+        .args([
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            exe,
+            "--run",
+        ])
+        .arg(path.to_string())
+        .arg(iters.to_string())
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().find(|l| l.contains("Collected :"))?;
+    line.rsplit(':').next()?.trim().parse().ok()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--run") {
+        let path: usize = args[i + 1].parse().expect("path index");
+        let iters: u64 = args[i + 2].parse().expect("iterations");
+        (PATHS[path].run)(iters);
+        return;
+    }
+    if !args.iter().any(|a| a == "--bench") {
+        // cargo test: run every path once, natively.
+        for p in PATHS {
+            (p.run)(1);
+        }
+        println!(
+            "instructions: {} paths ran once (cargo bench --bench instructions counts them)",
+            PATHS.len()
+        );
+        return;
+    }
+    let exe = &args[0];
+    if count(exe, 0, 0).is_none() {
+        eprintln!("instructions: valgrind is not available; install it to count instructions");
+        return;
+    }
+    println!("{:<40} {:>14}", "path", "instructions/op");
+    for (i, p) in PATHS.iter().enumerate() {
+        let iters = if p.per_iter > 1 { 4 } else { 20_000 };
+        match (count(exe, i, 0), count(exe, i, iters)) {
+            (Some(base), Some(full)) => {
+                let per_op = (full - base) as f64 / (iters * p.per_iter) as f64;
+                println!("{:<40} {:>14.1}", p.name, per_op);
+            }
+            _ => println!("{:<40} {:>14}", p.name, "failed"),
+        }
+    }
+}
