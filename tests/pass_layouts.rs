@@ -114,6 +114,36 @@ pub struct ThroughFacade {
     pub id: u16,
 }
 
+/// A field that borrows for `'static`: decodable from `'static` bytes only.
+#[derive(RowKey, Debug, PartialEq)]
+pub struct StaticKind {
+    /// A kind name from a fixed set of constants.
+    #[fixed(8)]
+    pub kind: &'static str,
+    /// Sequence.
+    pub seq: u32,
+}
+
+#[test]
+fn static_borrow_decodes_from_static_bytes() {
+    let key: &'static [u8] = Vec::leak(
+        StaticKind {
+            kind: "click",
+            seq: 4,
+        }
+        .try_encode()
+        .unwrap()
+        .to_vec(),
+    );
+    assert_eq!(
+        StaticKind::decode(key).unwrap(),
+        StaticKind {
+            kind: "click",
+            seq: 4
+        }
+    );
+}
+
 #[test]
 fn edge_layouts_work() {
     assert_eq!(AtMaxLen::LEN, 17);

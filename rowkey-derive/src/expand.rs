@@ -33,22 +33,55 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     }
 }
 
-/// Replaces every lifetime in a type.
-struct SetLifetimes(Lifetime);
+/// Replaces the lifetimes in a type; `'static` too unless `keep_static`.
+struct SetLifetimes {
+    to: Lifetime,
+    keep_static: bool,
+}
 
 impl VisitMut for SetLifetimes {
     fn visit_lifetime_mut(&mut self, l: &mut Lifetime) {
-        *l = self.0.clone();
-    }
-    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
-        r.lifetime = Some(self.0.clone());
-        self.visit_type_mut(&mut r.elem);
+        if !(self.keep_static && l.ident == "static") {
+            *l = self.to.clone();
+        }
     }
 }
 
-fn with_lifetimes(ty: &Type, lifetime: &str) -> Type {
+/// Whether a type mentions `'static`.
+fn type_has_static(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_lifetime(&mut self, l: &'ast Lifetime) {
+            self.0 |= l.ident == "static";
+        }
+    }
+    let mut f = Finder(false);
+    syn::visit::Visit::visit_type(&mut f, ty);
+    f.0
+}
+
+/// The type with every lifetime `'static`: for consts.
+fn static_lifetimes(ty: &Type) -> Type {
     let mut ty = ty.clone();
-    SetLifetimes(Lifetime::new(lifetime, Span::call_site())).visit_type_mut(&mut ty);
+    let to = Lifetime::new("'static", Span::call_site());
+    SetLifetimes {
+        to,
+        keep_static: false,
+    }
+    .visit_type_mut(&mut ty);
+    ty
+}
+
+/// The type with the struct's lifetimes replaced by the decoder's `'__de`
+/// (a `&'static str` field stays `'static`).
+fn decode_lifetimes(ty: &Type) -> Type {
+    let mut ty = ty.clone();
+    let to = Lifetime::new("'__de", Span::call_site());
+    SetLifetimes {
+        to,
+        keep_static: true,
+    }
+    .visit_type_mut(&mut ty);
     ty
 }
 
@@ -134,8 +167,8 @@ fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
         ident: field.ident,
         name: field.ident.unraw().to_string(),
         ty,
-        ty_static: with_lifetimes(ty, "'static"),
-        ty_de: with_lifetimes(ty, "'__de"),
+        ty_static: static_lifetimes(ty),
+        ty_de: decode_lifetimes(ty),
         codec,
         arg,
         arg_has_ref,
@@ -320,6 +353,21 @@ fn expand(input: &Input) -> TokenStream {
     } else {
         quote!()
     };
+    // A field that borrows for 'static (`&'static str`) can only be decoded
+    // from 'static bytes: the bound makes the impl say so instead of failing.
+    let static_bounds: Vec<TokenStream> = plans
+        .iter()
+        .filter(|f| type_has_static(&f.ty_de))
+        .map(|f| {
+            let (c, t) = (&f.codec, &f.ty_de);
+            quote!(#c: #p::FieldDecode<'__de, #t>)
+        })
+        .collect();
+    let decode_where = if static_bounds.is_empty() {
+        quote!()
+    } else {
+        quote!(where #(#static_bounds),*)
+    };
     let decode_salt = buckets
         .as_ref()
         .map(|b| quote!(#p::decode_salt(__input, #b)?;));
@@ -458,7 +506,7 @@ fn expand(input: &Input) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl<'__de> #p::DecodeRowKey<'__de> for #name #decode_lifetime {
+            impl<'__de> #p::DecodeRowKey<'__de> for #name #decode_lifetime #decode_where {
                 #[inline]
                 fn decode(__input: &'__de [u8]) -> #p::Result<Self, #p::DecodeError> {
                     #decode_salt
