@@ -39,41 +39,10 @@ struct Escaped<'a> {
     n: u8,
 }
 
-fn hand_encode_event(user_id: u64, ts: i64, kind: u8) -> [u8; 18] {
-    let mut k = [0u8; 18];
-    k[1..9].copy_from_slice(&user_id.to_be_bytes());
-    k[9..17].copy_from_slice(&i64::MAX.wrapping_sub(ts).to_be_bytes());
-    k[17] = kind;
-    k[0] = (xxhash_rust::xxh3::xxh3_64(&k[1..9]) % 16) as u8;
-    k
-}
-
-fn hand_decode_event(k: &[u8]) -> Option<(u64, i64, u8)> {
-    let k: &[u8; 18] = k.try_into().ok()?;
-    if k[0] >= 16 {
-        return None;
-    }
-    let user_id = u64::from_be_bytes(k[1..9].try_into().unwrap());
-    let ts = i64::MAX.wrapping_sub(i64::from_be_bytes(k[9..17].try_into().unwrap()));
-    Some((user_id, ts, k[17]))
-}
-
-fn hand_escape(s: &[u8], out: &mut [u8]) -> usize {
-    let mut w = 0;
-    let mut rest = s;
-    while let Some(i) = memchr::memchr(0, rest) {
-        out[w..w + i].copy_from_slice(&rest[..i]);
-        out[w + i] = 0;
-        out[w + i + 1] = 0xFF;
-        w += i + 2;
-        rest = &rest[i + 1..];
-    }
-    out[w..w + rest.len()].copy_from_slice(rest);
-    w += rest.len();
-    out[w] = 0;
-    out[w + 1] = 1;
-    w + 2
-}
+/// The hand-written baselines, shared with the wall-clock benchmark.
+#[allow(dead_code)]
+#[path = "common/hand.rs"]
+mod hand;
 
 /// One measured path: runs its operation `iters` times.
 struct Path {
@@ -136,7 +105,7 @@ const PATHS: &[Path] = &[
         run: |n| {
             for i in 0..n {
                 let e = black_box(event(i));
-                black_box(hand_encode_event(e.user_id, e.ts, e.kind));
+                black_box(hand::encode_event(e.user_id, e.ts, e.kind));
             }
         },
     },
@@ -156,7 +125,7 @@ const PATHS: &[Path] = &[
         run: |n| {
             for i in 0..n {
                 let k = black_box(event(i).encode());
-                black_box(hand_decode_event(&k).unwrap());
+                black_box(hand::decode_event(&k).unwrap());
             }
         },
     },
@@ -200,7 +169,7 @@ const PATHS: &[Path] = &[
             let s = text(256);
             let mut out = vec![0u8; 600];
             for _ in 0..n {
-                let w = hand_escape(black_box(&s), &mut out);
+                let w = hand::escape_into(black_box(&s), &mut out);
                 out[w] = 7;
                 black_box(&out);
             }
