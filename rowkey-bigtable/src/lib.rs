@@ -1,0 +1,280 @@
+//! Typed rowkey scans on Google Cloud Bigtable, with [`bigtable_rs`].
+//!
+//! - [`row_set`] / [`row_range`]: a [`Scan`] as Bigtable `RowSet`/`RowRange`s
+//!   (start key closed, stop key open, no end key for "to the end").
+//! - [`create_table`]: a table pre-split at `T::split_points()` through the
+//!   table admin API's `initial_splits`, so a salted table starts with one
+//!   tablet per bucket.
+//! - [`read_scan`] / [`read_typed`]: one `ReadRows` request per range, run
+//!   concurrently, merged back into key order with
+//!   [`merge_salted`] when the scan fans out over
+//!   salt buckets, decoded into typed keys.
+//! - [`write_rows`]: typed keys written with `MutateRows`, every entry's
+//!   status checked.
+//!
+//! The bounds are rowkey's own: `bigtable_rs`'s prefix helper is not used
+//! (it computes a wrong end key for prefixes that end in `0xFF`; rowkey drops
+//! trailing `0xFF` bytes before incrementing, as HBase does).
+
+use std::collections::HashMap;
+
+use bigtable_rs::bigtable::{BigTable, RowCell};
+use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
+use bigtable_rs::google::bigtable::v2::{
+    mutate_rows_request, mutation, MutateRowsRequest, Mutation,
+};
+use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
+use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
+use rowkey_core::{merge_salted, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
+
+pub use bigtable_rs;
+pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;
+
+/// The table admin client over a tonic channel.
+pub type AdminClient =
+    admin::bigtable_table_admin_client::BigtableTableAdminClient<tonic::transport::Channel>;
+
+/// What can go wrong talking to Bigtable with typed keys.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The data API failed.
+    Bigtable(bigtable_rs::bigtable::Error),
+    /// The admin API failed.
+    Admin(tonic::Status),
+    /// A `MutateRows` entry was rejected.
+    Mutation {
+        /// The entry's index in the request.
+        index: i64,
+        /// The gRPC status code.
+        code: i32,
+        /// The status message.
+        message: String,
+    },
+    /// A key could not be encoded.
+    Encode(EncodeError),
+    /// A stored key is not a key of this type.
+    Decode(DecodeError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Bigtable(e) => write!(f, "bigtable: {e}"),
+            Error::Admin(s) => write!(f, "bigtable admin: {s}"),
+            Error::Mutation {
+                index,
+                code,
+                message,
+            } => {
+                write!(
+                    f,
+                    "bigtable rejected mutation {index}: code {code}: {message}"
+                )
+            }
+            Error::Encode(e) => write!(f, "encoding a row key: {e}"),
+            Error::Decode(e) => write!(f, "decoding a row key: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<bigtable_rs::bigtable::Error> for Error {
+    fn from(e: bigtable_rs::bigtable::Error) -> Self {
+        Error::Bigtable(e)
+    }
+}
+
+/// One scan range as a Bigtable row range: the start key closed, the stop
+/// key open, no end key when the stop row is empty ("to the end").
+///
+/// ```
+/// use rowkey_bigtable::row_range;
+/// use rowkey_bigtable::bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
+/// use rowkey_core::Scan;
+///
+/// let scan = Scan::from_bounds(&[0x12, 0x23], &[0x12, 0x24]);
+/// let r = row_range(&scan.ranges().next().unwrap());
+/// assert_eq!(r.start_key, Some(StartKey::StartKeyClosed(vec![0x12, 0x23])));
+/// assert_eq!(r.end_key, Some(EndKey::EndKeyOpen(vec![0x12, 0x24])));
+/// ```
+pub fn row_range(r: &ScanRange) -> RowRange {
+    RowRange {
+        start_key: Some(StartKey::StartKeyClosed(r.start().to_vec())),
+        end_key: (!r.stop().is_empty()).then(|| EndKey::EndKeyOpen(r.stop().to_vec())),
+    }
+}
+
+/// The whole scan as one Bigtable row set, or `None` for a scan that matches
+/// no row: Bigtable reads an empty row set as *the whole table*, so an empty
+/// scan must not become a request.
+pub fn row_set(scan: &Scan) -> Option<RowSet> {
+    if scan.range_count() == 0 {
+        return None;
+    }
+    Some(RowSet {
+        row_keys: Vec::new(),
+        row_ranges: scan.ranges().map(|r| row_range(&r)).collect(),
+    })
+}
+
+/// An admin client for a plaintext endpoint such as the emulator's
+/// (`http://127.0.0.1:8086`). Production Bigtable needs TLS and credentials
+/// on the channel: build the channel yourself and use `AdminClient::new`.
+pub async fn connect_admin(endpoint: &str) -> Result<AdminClient, Error> {
+    let channel = tonic::transport::Channel::from_shared(endpoint.to_string())
+        .map_err(|e| Error::Admin(tonic::Status::invalid_argument(e.to_string())))?
+        .connect()
+        .await
+        .map_err(|e| Error::Admin(tonic::Status::unavailable(e.to_string())))?;
+    Ok(AdminClient::new(channel))
+}
+
+/// Creates `table_id` in `instance` (`projects/P/instances/I`) with the
+/// given column families, pre-split at `split_points` (for a salted key:
+/// `T::split_points()`, one tablet per bucket).
+pub async fn create_table(
+    admin_client: &mut AdminClient,
+    instance: &str,
+    table_id: &str,
+    families: &[&str],
+    split_points: &[Vec<u8>],
+) -> Result<(), Error> {
+    let request = create_table_request(instance, table_id, families, split_points);
+    admin_client
+        .create_table(request)
+        .await
+        .map_err(Error::Admin)?;
+    Ok(())
+}
+
+/// The `CreateTable` request that [`create_table`] sends.
+///
+/// ```
+/// use rowkey_bigtable::create_table_request;
+/// let r = create_table_request("projects/p/instances/i", "events", &["d"], &[vec![1], vec![2]]);
+/// assert_eq!(r.initial_splits.iter().map(|s| s.key.clone()).collect::<Vec<_>>(), [vec![1], vec![2]]);
+/// assert!(r.table.unwrap().column_families.contains_key("d"));
+/// ```
+pub fn create_table_request(
+    instance: &str,
+    table_id: &str,
+    families: &[&str],
+    split_points: &[Vec<u8>],
+) -> admin::CreateTableRequest {
+    let column_families: HashMap<String, admin::ColumnFamily> = families
+        .iter()
+        .map(|f| (f.to_string(), admin::ColumnFamily::default()))
+        .collect();
+    admin::CreateTableRequest {
+        parent: instance.to_string(),
+        table_id: table_id.to_string(),
+        table: Some(admin::Table {
+            column_families,
+            ..Default::default()
+        }),
+        initial_splits: split_points
+            .iter()
+            .map(|key| admin::create_table_request::Split { key: key.clone() })
+            .collect(),
+    }
+}
+
+/// Rows read for a scan: the row key and its cells.
+pub type Rows = Vec<(Vec<u8>, Vec<RowCell>)>;
+
+/// Reads every row of `scan` from `table`: one `ReadRows` request per range,
+/// concurrently, merged into the order of the keys after the salt byte when
+/// the scan fans out over buckets.
+pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Rows, Error> {
+    let table_name = client.get_full_table_name(table);
+    let requests = scan.ranges().map(|r| {
+        let mut c = client.clone();
+        let request = ReadRowsRequest {
+            table_name: table_name.clone(),
+            rows: Some(RowSet {
+                row_keys: Vec::new(),
+                row_ranges: vec![row_range(&r)],
+            }),
+            ..Default::default()
+        };
+        async move { c.read_rows(request).await }
+    });
+    let per_range = futures_util::future::try_join_all(requests).await?;
+    Ok(if per_range.len() > 1 {
+        merge_salted(per_range.into_iter().map(Vec::into_iter)).collect()
+    } else {
+        per_range.into_iter().flatten().collect()
+    })
+}
+
+/// [`read_scan`], with each row key decoded as a `T`.
+pub async fn read_typed<T>(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+) -> Result<Vec<(T, Vec<RowCell>)>, Error>
+where
+    T: for<'a> DecodeRowKey<'a>,
+{
+    read_scan(client, table, scan)
+        .await?
+        .into_iter()
+        .map(|(k, cells)| T::decode(&k).map(|t| (t, cells)).map_err(Error::Decode))
+        .collect()
+}
+
+/// Writes rows keyed by typed keys: for each row, cells
+/// `(family, qualifier, value)` stamped with the server's time.
+pub async fn write_rows<K: RowKey>(
+    client: &BigTable,
+    table: &str,
+    rows: impl IntoIterator<Item = (K, Vec<(String, Vec<u8>, Vec<u8>)>)>,
+) -> Result<(), Error> {
+    let entries = rows
+        .into_iter()
+        .map(|(key, cells)| {
+            let row_key = key.encode_to_vec().map_err(Error::Encode)?;
+            let mutations = cells
+                .into_iter()
+                .map(|(family_name, column_qualifier, value)| Mutation {
+                    mutation: Some(mutation::Mutation::SetCell(mutation::SetCell {
+                        family_name,
+                        column_qualifier,
+                        timestamp_micros: -1,
+                        value,
+                    })),
+                })
+                .collect();
+            Ok(mutate_rows_request::Entry {
+                row_key,
+                mutations,
+                ..Default::default()
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut c = client.clone();
+    let request = MutateRowsRequest {
+        table_name: c.get_full_table_name(table),
+        entries,
+        ..Default::default()
+    };
+    let mut responses = c.mutate_rows(request).await?;
+    while let Some(response) = responses
+        .message()
+        .await
+        .map_err(|s| Error::Bigtable(s.into()))?
+    {
+        for entry in response.entries {
+            if let Some(status) = entry.status.filter(|s| s.code != 0) {
+                return Err(Error::Mutation {
+                    index: entry.index,
+                    code: status.code,
+                    message: status.message,
+                });
+            }
+        }
+    }
+    Ok(())
+}
