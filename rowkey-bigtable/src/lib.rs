@@ -27,6 +27,8 @@ use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::{merge_salted, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
 
+pub mod emulator;
+
 pub use bigtable_rs;
 pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;
 

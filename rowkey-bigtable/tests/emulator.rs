@@ -5,97 +5,35 @@
 //! included) run through `read_scan`, and the rows returned must equal a
 //! plain filter over what was written, in key order.
 
-use std::net::{TcpListener, TcpStream};
 use std::ops::{Bound, RangeBounds};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use bigtable_rs::bigtable::{BigTable, BigTableConnection};
-use rowkey_bigtable::{
-    connect_admin, create_table, read_scan, read_typed, write_rows, AdminClient,
-};
+use bigtable_rs::bigtable::BigTable;
+use rowkey_bigtable::{create_table, read_scan, read_typed, write_rows, AdminClient};
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
 
 const PROJECT: &str = "rowkey-test";
 const INSTANCE: &str = "rowkey";
 
-/// The emulator's binary: `$CBTEMULATOR`, else under `gcloud info`'s SDK
-/// root, else the Debian package's path.
-fn emulator_binary() -> String {
-    if let Ok(path) = std::env::var("CBTEMULATOR") {
-        return path;
-    }
-    let sdk_root = Command::new("gcloud")
-        .args(["info", "--format=value(installation.sdk_root)"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "/usr/lib/google-cloud-sdk".to_string());
-    format!("{sdk_root}/platform/bigtable-emulator/cbtemulator")
-}
-
-/// A running emulator, killed and reaped on drop.
-struct Emulator {
-    child: Child,
-    port: u16,
-}
+/// The emulator with the clients these tests use.
+struct Emulator(rowkey_bigtable::emulator::Emulator);
 
 impl Emulator {
     fn start() -> Emulator {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let binary = emulator_binary();
-        let child = Command::new(&binary)
-            .args(["-host", "127.0.0.1", "-port", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start the Bigtable emulator {binary}: {e} (install google-cloud-cli-bigtable-emulator)"));
-        let emulator = Emulator { child, port };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the emulator did not listen on port {port} within 30 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        emulator
-    }
-
-    fn endpoint(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    fn client(&self) -> BigTable {
-        BigTableConnection::new_with_emulator(
-            &self.endpoint(),
-            PROJECT,
-            INSTANCE,
-            false,
-            1,
-            Some(Duration::from_secs(30)),
+        Emulator(
+            rowkey_bigtable::emulator::Emulator::start().expect("the Bigtable emulator starts"),
         )
-        .expect("connects to the emulator")
-        .client()
     }
-
+    fn client(&self) -> BigTable {
+        self.0
+            .client(PROJECT, INSTANCE)
+            .expect("connects to the emulator")
+    }
     async fn admin(&self) -> AdminClient {
-        connect_admin(&format!("http://{}", self.endpoint()))
+        self.0
+            .admin()
             .await
             .expect("admin connects to the emulator")
-    }
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -451,4 +389,61 @@ async fn salted_table_is_created_pre_split_one_split_per_bucket() {
         read.windows(2).all(|w| w[0].0.user < w[1].0.user),
         "merged in user order"
     );
+}
+
+/// `bigtable_rs`'s prefix helper ends the range for prefix `01 FF` at
+/// `02 00`, so it also returns the row `02`, which does not start with the
+/// prefix. rowkey's bounds (trailing FF dropped, then incremented: `02`)
+/// do not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rowkey_bounds_avoid_the_bigtable_rs_prefix_bug() {
+    #[derive(RowKey, Debug, PartialEq)]
+    struct Raw {
+        bytes: Vec<u8>,
+    }
+    let emulator = Emulator::start();
+    let client = emulator.client();
+    let mut admin = emulator.admin().await;
+    create_table(&mut admin, &instance(), "raw", &["d"], &[])
+        .await
+        .unwrap();
+    let keys: [&[u8]; 4] = [b"\x01\xFE", b"\x01\xFF", b"\x01\xFF\x05", b"\x02"];
+    let cells = || vec![("d".to_string(), b"i".to_vec(), b"v".to_vec())];
+    write_rows(
+        &client,
+        "raw",
+        keys.iter().map(|k| (Raw { bytes: k.to_vec() }, cells())),
+    )
+    .await
+    .unwrap();
+
+    let mut c = client.clone();
+    let request = bigtable_rs::google::bigtable::v2::ReadRowsRequest {
+        table_name: c.get_full_table_name("raw"),
+        ..Default::default()
+    };
+    let theirs: Vec<Vec<u8>> = c
+        .read_rows_with_prefix(request, vec![0x01, 0xFF])
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(
+        theirs,
+        [vec![0x01, 0xFF], vec![0x01, 0xFF, 0x05], vec![0x02]],
+        "bigtable_rs includes 02"
+    );
+
+    let scan = rowkey_core::Scan::from_bounds(
+        &[0x01, 0xFF],
+        &rowkey_core::scan::prefix_stop(&[0x01, 0xFF]).unwrap(),
+    );
+    let ours: Vec<Vec<u8>> = read_scan(&client, "raw", &scan)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(ours, [vec![0x01, 0xFF], vec![0x01, 0xFF, 0x05]]);
 }
