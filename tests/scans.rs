@@ -4,6 +4,8 @@
 //! salt buckets) are exactly the rows a plain filter over the decoded values
 //! selects, in key order.
 
+mod common;
+
 use std::cmp::Reverse;
 use std::fmt::Debug;
 use std::ops::{Bound, RangeBounds};
@@ -14,31 +16,9 @@ use redb::{Database, ReadableDatabase, TableDefinition};
 use rowkey_core::prelude::*;
 use rowkey_core::{merge_salted, Scan};
 
-const TABLE: TableDefinition<&[u8], u32> = TableDefinition::new("rows");
+use common::Rng;
 
-/// A small deterministic generator for picking scans.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[(self.next() % items.len() as u64) as usize].clone()
-    }
-    fn bound<T: Clone>(&mut self, items: &[T]) -> Bound<T> {
-        match self.next() % 3 {
-            0 => Bound::Included(self.pick(items)),
-            1 => Bound::Excluded(self.pick(items)),
-            _ => Bound::Unbounded,
-        }
-    }
-    fn range<T: Clone>(&mut self, items: &[T]) -> (Bound<T>, Bound<T>) {
-        (self.bound(items), self.bound(items))
-    }
-}
+const TABLE: TableDefinition<&[u8], u32> = TableDefinition::new("rows");
 
 /// Writes the rows' keys into a fresh redb database.
 fn store<T: RowKey>(rows: &[T]) -> Database {

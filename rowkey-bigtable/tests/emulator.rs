@@ -5,12 +5,17 @@
 //! included) run through `read_scan`, and the rows returned must equal a
 //! plain filter over what was written, in key order.
 
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 use std::ops::{Bound, RangeBounds};
 
 use bigtable_rs::bigtable::BigTable;
 use rowkey_bigtable::{create_table, read_scan, read_typed, write_rows, AdminClient};
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
+
+use common::Rng;
 
 const PROJECT: &str = "rowkey-test";
 const INSTANCE: &str = "rowkey";
@@ -39,27 +44,6 @@ impl Emulator {
 
 fn instance() -> String {
     format!("projects/{PROJECT}/instances/{INSTANCE}")
-}
-
-/// A small deterministic generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[(self.next() % items.len() as u64) as usize].clone()
-    }
-    fn bound<T: Clone>(&mut self, items: &[T]) -> Bound<T> {
-        match self.next() % 3 {
-            0 => Bound::Included(self.pick(items)),
-            1 => Bound::Excluded(self.pick(items)),
-            _ => Bound::Unbounded,
-        }
-    }
 }
 
 /// Salted by user, newest first, a reversed field, a descending string and
@@ -223,7 +207,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
         )
         .await;
         let t = rng.pick(TSS);
-        let tr = (rng.bound(TSS), rng.bound(TSS));
+        let tr = rng.range(TSS);
         check(
             &client,
             "salted",
@@ -234,7 +218,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
             |r| r.user == u && in_range(&tr, &r.ts),
         )
         .await;
-        let ur = (rng.bound(USERS), rng.bound(USERS));
+        let ur = rng.range(USERS);
         let s = Salted::range_by_user(ur);
         check(
             &client,
@@ -247,7 +231,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
         )
         .await;
         let n = rng.pick(NAMES);
-        let nr = (rng.bound(NAMES), rng.bound(NAMES));
+        let nr = rng.range(NAMES);
         check(
             &client,
             "salted",
@@ -278,7 +262,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
             r.region == region
         })
         .await;
-        let ir = (rng.bound(IDS), rng.bound(IDS));
+        let ir = rng.range(IDS);
         let s = Plain::range_by_region_id(region, ir).unwrap();
         check(
             &client,
@@ -294,7 +278,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
         let tails: Vec<Option<&str>> = std::iter::once(None)
             .chain(NAMES.iter().map(|n| Some(*n)))
             .collect();
-        let tr = (rng.bound(&tails), rng.bound(&tails));
+        let tr = rng.range(&tails);
         let s = Plain::range_by_region_id_tail(region, id, tr).unwrap();
         check(
             &client,
