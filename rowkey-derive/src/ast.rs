@@ -272,6 +272,16 @@ fn builtin_width(ty: &Type) -> Option<usize> {
 }
 
 impl Field<'_> {
+    /// Whether a variable-length field is stored raw to the end of the key:
+    /// only the last field, ascending, not `#[fixed]`. Every other
+    /// variable-length field is escaped and terminated.
+    pub fn stored_raw(&self, last: bool) -> bool {
+        matches!(self.shape.kind, Kind::Var(_))
+            && self.attrs.fixed.is_none()
+            && last
+            && self.attrs.desc.is_none()
+    }
+
     /// The field's width; `last` tells whether a variable-length field is
     /// stored raw (at least 0 bytes) or escaped (at least 2).
     pub fn width(&self, last: bool) -> Width {
@@ -279,9 +289,12 @@ impl Field<'_> {
         let inner = match (self.shape.kind, &self.attrs.fixed) {
             (Kind::Var(_), Some(f)) => Width::Fixed(f.len),
             (Kind::Var(_), None) => {
-                let raw = last && self.attrs.desc.is_none();
                 // An Option's None is the tag alone.
-                let min = if self.shape.option || raw { 0 } else { 2 };
+                let min = if self.shape.option || self.stored_raw(last) {
+                    0
+                } else {
+                    2
+                };
                 Width::Variable { min }
             }
             (Kind::Fixed, _) => {

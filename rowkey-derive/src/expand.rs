@@ -132,7 +132,7 @@ fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
                 (quote!(#p::Padded<#n, #pad, #d, #r>), true, true)
             }
             None => {
-                raw = last && !d;
+                raw = field.stored_raw(last);
                 let frame = if raw {
                     quote!(#p::RAW)
                 } else {
