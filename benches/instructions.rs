@@ -15,23 +15,10 @@ use std::process::Command;
 use rowkey_core::merge_salted;
 use rowkey_core::prelude::*;
 
-#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct Event {
-    user_id: u64,
-    #[desc_ts]
-    ts: i64,
-    kind: u8,
-}
-
-#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct Named<'a> {
-    user_id: u64,
-    #[fixed(16)]
-    name: &'a str,
-    seq: u32,
-}
+/// The measured layouts, shared with the wall-clock benchmark.
+#[path = "common/layouts.rs"]
+mod layouts;
+use layouts::{Event, Named};
 
 #[derive(RowKey)]
 struct Escaped<'a> {

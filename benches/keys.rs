@@ -19,14 +19,9 @@ fn full_run() -> bool {
 
 // ---------- key 1: 18 bytes, salt by user, user, newest-first ts, kind ----------
 
-#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct Event {
-    user_id: u64,
-    #[desc_ts]
-    ts: i64,
-    kind: u8,
-}
+#[path = "common/layouts.rs"]
+mod layouts;
+use layouts::{Event, Named};
 
 /// The same logical key with a peer crate: the caller computes the salt
 /// (the same xxh3) and stores `MAX - ts` itself, as a user of those crates
@@ -70,15 +65,6 @@ fn from_peer(p: &PeerEvent) -> Event {
 mod hand;
 
 // ---------- key 2: 29 bytes with a #[fixed(16)] string ----------
-
-#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct Named<'a> {
-    user_id: u64,
-    #[fixed(16)]
-    name: &'a str,
-    seq: u32,
-}
 
 /// storekey decodes a borrowed string as `Cow<str>`.
 #[derive(

@@ -76,14 +76,7 @@ fn check<T>(
 ) where
     T: RowKey + for<'a> DecodeRowKey<'a> + Debug,
 {
-    let skip = usize::from(salted);
-    let mut expected: Vec<Vec<u8>> = rows
-        .iter()
-        .filter(|r| pred(r))
-        .map(|r| r.encode_to_vec().unwrap())
-        .collect();
-    expected.sort_by(|a, b| a[skip..].cmp(&b[skip..]));
-    expected.dedup();
+    let expected = common::expected_keys(rows, salted, &pred);
     let actual = read(db, scan);
     if actual != expected {
         let show = |ks: &[Vec<u8>]| {

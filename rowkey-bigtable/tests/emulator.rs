@@ -90,14 +90,7 @@ async fn check<T>(
 ) where
     T: RowKey + for<'a> DecodeRowKey<'a> + std::fmt::Debug + PartialEq,
 {
-    let skip = usize::from(salted);
-    let mut expected: Vec<Vec<u8>> = rows
-        .iter()
-        .filter(|r| pred(r))
-        .map(|r| r.encode_to_vec().unwrap())
-        .collect();
-    expected.sort_by(|a, b| a[skip..].cmp(&b[skip..]));
-    expected.dedup();
+    let expected = common::expected_keys(rows, salted, &pred);
     let got: Vec<Vec<u8>> = read_scan(client, table, scan)
         .await
         .unwrap()

@@ -25,3 +25,21 @@ impl Rng {
         (self.bound(items), self.bound(items))
     }
 }
+
+/// The keys of the rows `pred` selects, in the order a scan returns them:
+/// sorted by the bytes after the salt byte (when `salted`), duplicates once.
+pub fn expected_keys<T: rowkey_core::RowKey>(
+    rows: &[T],
+    salted: bool,
+    pred: impl Fn(&T) -> bool,
+) -> Vec<Vec<u8>> {
+    let skip = usize::from(salted);
+    let mut expected: Vec<Vec<u8>> = rows
+        .iter()
+        .filter(|r| pred(r))
+        .map(|r| r.encode_to_vec().unwrap())
+        .collect();
+    expected.sort_by(|a, b| a[skip..].cmp(&b[skip..]));
+    expected.dedup();
+    expected
+}
