@@ -5,7 +5,7 @@
 //! included) run through `read_scan`, and the rows returned must equal a
 //! plain filter over what was written, in key order.
 
-#[path = "../../tests/common/mod.rs"]
+#[path = "../../rowkey-core/tests/common/mod.rs"]
 mod common;
 
 use std::ops::{Bound, RangeBounds};

@@ -18,7 +18,7 @@ use rowkey_core::{merge_salted, Scan};
 
 use common::Rng;
 
-const TABLE: TableDefinition<&[u8], u32> = TableDefinition::new("rows");
+const TABLE: TableDefinition<'_, &[u8], u32> = TableDefinition::new("rows");
 
 /// Writes the rows' keys into a fresh redb database.
 fn store<T: RowKey>(rows: &[T]) -> Database {

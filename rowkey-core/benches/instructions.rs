@@ -3,7 +3,7 @@
 //! same count whatever else the machine is doing, so a regression shows even
 //! on a noisy machine.
 //!
-//! `cargo bench --bench instructions` re-runs this binary under
+//! `cargo bench -p rowkey-core --bench instructions` re-runs this binary under
 //! `valgrind --tool=callgrind` once per path with 0 and with N iterations and
 //! prints (count(N) - count(0)) / N: the instructions of one operation.
 //! Under `cargo test` (no `--bench`) each path runs once natively, as a smoke
@@ -237,7 +237,7 @@ fn main() {
             (p.run)(1);
         }
         println!(
-            "instructions: {} paths ran once (cargo bench --bench instructions counts them)",
+            "instructions: {} paths ran once (cargo bench -p rowkey-core --bench instructions counts them)",
             PATHS.len()
         );
         return;

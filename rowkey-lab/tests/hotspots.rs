@@ -3,17 +3,18 @@
 //! answer matches the workload (the lab checks each), and the designs that
 //! should win each query do.
 
-use rowkey_lab::lab::{self, Config, Design, Query};
+use rowkey_lab::{self as lab, Config, Design, Query};
 
 #[test]
 fn timestamp_first_is_a_hot_spot_and_salting_spreads_writes() {
-    let dir = std::env::temp_dir().join(format!("rowkey-hotspots-test-{}", std::process::id()));
+    // Removed when dropped, even when an assertion fails.
+    let dir = tempfile::tempdir().expect("a temporary directory");
     let cfg = Config {
         events: 40_000,
         users: 500,
         seed: 7,
         split_rows: 2_000,
-        dir: dir.clone(),
+        dir: dir.path().to_path_buf(),
         progress: false,
         ..Config::default()
     };
@@ -88,5 +89,4 @@ fn timestamp_first_is_a_hot_spot_and_salting_spreads_writes() {
         svg.starts_with("<svg") && svg.contains("timestamp first"),
         "the picture names the designs"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }

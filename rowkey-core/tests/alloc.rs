@@ -1,5 +1,7 @@
 //! Zero heap allocations on the fixed-width and borrowed paths, counted by a
 //! global allocator (per thread, so the test harness cannot interfere).
+// A counting allocator has to implement the unsafe GlobalAlloc trait.
+#![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -2,11 +2,11 @@
 //! designs in redb, with HBase-style regions, showing where the writes land
 //! and what typical queries cost.
 //!
-//! Run: `cargo run --release --example hotspots [-- --events N --users N --seed N --out DIR]`
+//! Run: `cargo run --release -p rowkey-lab [-- --events N --users N --seed N --out DIR]`
 
 use std::path::PathBuf;
 
-use rowkey_lab::lab::{self, Config};
+use rowkey_lab::{self as lab, Config};
 
 fn usage() -> ! {
     eprintln!("usage: hotspots [--events N] [--users N] [--seed N] [--split-rows N] [--out DIR] [--no-progress]");

@@ -12,7 +12,7 @@ fn derive_compiles_without_alloc() {
         .args(["build", "--quiet", "--manifest-path"])
         .arg(format!("{root}/tests/no-alloc/Cargo.toml"))
         .arg("--target-dir")
-        .arg(format!("{root}/target/no-alloc"))
+        .arg(format!("{}/no-alloc", env!("CARGO_TARGET_TMPDIR")))
         .output()
         .expect("cargo runs");
     assert!(

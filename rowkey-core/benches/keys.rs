@@ -231,7 +231,7 @@ fn fixed_width(c: &mut Criterion) {
     });
     g.finish();
 
-    let named: Vec<Named> = evs
+    let named: Vec<Named<'_>> = evs
         .iter()
         .enumerate()
         .map(|(i, e)| Named {
@@ -319,7 +319,7 @@ fn fixed_width(c: &mut Criterion) {
         b.iter(|| {
             let mut acc = 0usize;
             for k in black_box(&sk) {
-                let n = storekey::decode_borrow::<PeerNamed>(k).unwrap();
+                let n = storekey::decode_borrow::<PeerNamed<'_>>(k).unwrap();
                 acc = acc.wrapping_add(n.name.len() ^ n.seq as usize ^ n.user_id as usize);
             }
             black_box(acc)
@@ -449,7 +449,7 @@ fn scans(c: &mut Criterion) {
 
 // ---------- merging 16 buckets ----------
 
-const TABLE: TableDefinition<&[u8], ()> = TableDefinition::new("rows");
+const TABLE: TableDefinition<'_, &[u8], ()> = TableDefinition::new("rows");
 
 fn merging(c: &mut Criterion) {
     let rows: u64 = if full_run() { 1_000_000 } else { 20_000 };

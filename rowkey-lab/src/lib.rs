@@ -18,7 +18,7 @@ use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinitio
 use rowkey_core::prelude::*;
 use rowkey_core::{merge_salted, Scan};
 
-const TABLE: TableDefinition<&[u8], u8> = TableDefinition::new("events");
+const TABLE: TableDefinition<'_, &[u8], u8> = TableDefinition::new("events");
 const EPOCH: i64 = 1_700_000_000_000;
 const BUCKETS: usize = 16;
 
