@@ -1,10 +1,14 @@
 //! Field codecs: the attributes of one field, as a type.
 //!
 //! The derive picks one codec type per field from its type and attributes
-//! (`Fixed<DESC, REV>`, `DescTs`, `Var<FRAME, DESC, REV>`,
-//! `Padded<N, PAD, DESC, REV>`, `Opt<C, DESC>`), and generated code calls
-//! `<Codec as FieldCodec<T>>::encode`. Each is a few lines over the field
-//! traits, monomorphized and inlined into the generated methods.
+//! (`Fixed<O, D>`, `DescTs`, `Var<F, O, D>`, `Padded<N, PAD, O, D>`,
+//! `Opt<C, O>`, where `O` is [`Asc`] or [`Desc`], `D` is [`Fwd`] or [`Rev`]
+//! and `F` is [`Raw`] or [`Escaped`]), and generated code calls
+//! `<Codec as FieldCodec<_>>::encode` and the other trait items, the value
+//! type inferred. Each is a few lines over the field traits, monomorphized
+//! and inlined into the generated methods.
+
+use core::marker::PhantomData;
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
@@ -19,6 +23,17 @@ pub trait FieldCodec<T: ?Sized> {
     const FIXED_LEN: Option<usize>;
     /// The fewest bytes a value can encode to.
     const MIN_LEN: usize;
+    /// The encoding sorts descending: a range's ends swap.
+    const DESC: bool;
+    /// Stored raw to the end of the key (a variable-length last field): not
+    /// prefix-free, so the rows of one value end at `value ++ 00`.
+    const RAW: bool;
+    /// The width of a fixed-width codec, for generated consts: a compile
+    /// error if the derive used it for a variable-length codec.
+    const WIDTH: usize = match Self::FIXED_LEN {
+        Some(n) => n,
+        None => panic!("rowkey: a variable-length field in a fixed-width layout"),
+    };
     /// Bytes `value` encodes to (for a `Padded` value that is too long: the
     /// fixed width; `encode` reports the error).
     fn encoded_len(value: &T) -> usize;
@@ -38,41 +53,39 @@ pub trait FieldCodec<T: ?Sized> {
         field: &'static str,
     ) -> Result<usize, EncodeError>;
 
-    /// Appends `value`'s encoding to a scan prefix. Generated scans call
-    /// this (not a free function with a bound), so that a field type
-    /// without the needed trait is reported as one unmet `FieldCodec` bound
-    /// at the field.
+    /// `prefix` extended by `value`'s encoding. Generated scans call this
+    /// (a method of the codec, not a function with a bound of its own), so
+    /// that a field type without the needed trait is reported once, as the
+    /// unmet `FieldCodec` bound at the field.
     #[cfg(feature = "alloc")]
     #[doc(hidden)]
     #[inline]
-    fn push(
-        prefix: &mut crate::scan::Prefix,
+    fn extend(
+        prefix: crate::scan::Prefix,
         value: &T,
         field: &'static str,
-    ) -> Result<(), EncodeError>
+    ) -> Result<crate::scan::Prefix, EncodeError>
     where
         Self: Sized,
     {
-        prefix.push::<Self, T>(value, field)
+        prefix.with::<Self, T>(value, field)
     }
 
-    /// [`scan_range`](crate::scan::scan_range) for this codec.
+    /// Every row under `prefix` whose next field, of this codec, is in
+    /// `range`: see [`Prefix::scan_range`](crate::scan::Prefix::scan_range).
     #[cfg(feature = "alloc")]
     #[doc(hidden)]
     #[inline]
     fn scan_range(
         prefix: crate::scan::Prefix,
         range: &impl core::ops::RangeBounds<T>,
-        buckets: crate::scan::Buckets,
-        desc: bool,
-        last_raw: bool,
         field: &'static str,
     ) -> Result<crate::scan::Scan, EncodeError>
     where
         Self: Sized,
         T: Sized,
     {
-        crate::scan::scan_range::<Self, T>(prefix, range, buckets, desc, last_raw, field)
+        prefix.scan_range::<Self, T>(range, field)
     }
 }
 
@@ -83,10 +96,53 @@ pub trait FieldDecode<'de, T> {
         -> Result<(T, usize), DecodeError>;
 }
 
-/// The variable-length frame: raw bytes to the end of the key (last field).
-pub const RAW: u8 = 0;
-/// The variable-length frame: escaped and terminated (any other field).
-pub const ESCAPED: u8 = 1;
+/// A field's sort order: [`Asc`] or [`Desc`] (`#[desc]`).
+pub trait Order {
+    /// The stored bytes are inverted.
+    const DESC: bool;
+}
+/// Ascending: the value's own order.
+pub enum Asc {}
+/// Descending (`#[desc]`, `#[desc_ts]`): every stored byte inverted.
+pub enum Desc {}
+impl Order for Asc {
+    const DESC: bool = false;
+}
+impl Order for Desc {
+    const DESC: bool = true;
+}
+
+/// A field's byte direction: [`Fwd`] or [`Rev`] (`#[reverse]`).
+pub trait Direction {
+    /// The value's bytes are stored last to first.
+    const REV: bool;
+}
+/// The bytes as they are.
+pub enum Fwd {}
+/// The bytes reversed (`#[reverse]`).
+pub enum Rev {}
+impl Direction for Fwd {
+    const REV: bool = false;
+}
+impl Direction for Rev {
+    const REV: bool = true;
+}
+
+/// A variable-length field's frame: [`Raw`] or [`Escaped`].
+pub trait Frame {
+    /// Escaped and terminated, so the field is prefix-free.
+    const ESCAPED: bool;
+}
+/// Raw bytes to the end of the key (the last field).
+pub enum Raw {}
+/// Escaped and terminated (any other field).
+pub enum Escaped {}
+impl Frame for Raw {
+    const ESCAPED: bool = false;
+}
+impl Frame for Escaped {
+    const ESCAPED: bool = true;
+}
 
 #[inline(always)]
 fn take<'a>(
@@ -114,11 +170,13 @@ fn invert(bytes: &mut [u8]) {
 }
 
 /// A [`FixedField`] with optional `#[desc]` and `#[reverse]`.
-pub struct Fixed<const DESC: bool, const REV: bool>;
+pub struct Fixed<O, D>(PhantomData<(O, D)>);
 
-impl<T: FixedField, const DESC: bool, const REV: bool> FieldCodec<T> for Fixed<DESC, REV> {
+impl<T: FixedField, O: Order, D: Direction> FieldCodec<T> for Fixed<O, D> {
     const FIXED_LEN: Option<usize> = Some(T::LEN);
     const MIN_LEN: usize = T::LEN;
+    const DESC: bool = O::DESC;
+    const RAW: bool = false;
     #[inline(always)]
     fn encoded_len(_: &T) -> usize {
         T::LEN
@@ -133,27 +191,27 @@ impl<T: FixedField, const DESC: bool, const REV: bool> FieldCodec<T> for Fixed<D
         let bytes = value.to_key_bytes();
         let dst = &mut out[pos..pos + T::LEN];
         dst.copy_from_slice(bytes.as_ref());
-        if REV {
+        if D::REV {
             dst.reverse();
         }
-        if DESC {
+        if O::DESC {
             invert(dst);
         }
         Ok(pos + T::LEN)
     }
 }
 
-impl<T: FixedField, const DESC: bool, const REV: bool> FieldDecode<'_, T> for Fixed<DESC, REV> {
+impl<T: FixedField, O: Order, D: Direction> FieldDecode<'_, T> for Fixed<O, D> {
     #[inline(always)]
     fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
         let src = take(input, pos, T::LEN, field)?;
         let mut bytes = T::Bytes::zeroed();
         let b = bytes.as_mut();
         b.copy_from_slice(src);
-        if DESC {
+        if O::DESC {
             invert(b);
         }
-        if REV {
+        if D::REV {
             b.reverse();
         }
         let value = T::from_key_bytes(bytes).map_err(|e| DecodeError::from_field(field, e))?;
@@ -167,6 +225,8 @@ pub struct DescTs;
 impl<T: DescTimestamp> FieldCodec<T> for DescTs {
     const FIXED_LEN: Option<usize> = Some(<T::Bytes as ByteArray>::LEN);
     const MIN_LEN: usize = <T::Bytes as ByteArray>::LEN;
+    const DESC: bool = true;
+    const RAW: bool = false;
     #[inline(always)]
     fn encoded_len(_: &T) -> usize {
         <T::Bytes as ByteArray>::LEN
@@ -203,19 +263,19 @@ impl<T: DescTimestamp> FieldDecode<'_, T> for DescTs {
     }
 }
 
-/// A variable-length field: `FRAME` is [`RAW`] (last field, bytes to the end)
-/// or [`ESCAPED`].
-pub struct Var<const FRAME: u8, const DESC: bool, const REV: bool>;
+/// A variable-length field: `F` is [`Raw`] (last field, bytes to the end)
+/// or [`Escaped`].
+pub struct Var<F, O, D>(PhantomData<(F, O, D)>);
 
-impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> FieldCodec<T>
-    for Var<FRAME, DESC, REV>
-{
+impl<T: KeyBytes + ?Sized, F: Frame, O: Order, D: Direction> FieldCodec<T> for Var<F, O, D> {
     const FIXED_LEN: Option<usize> = None;
-    const MIN_LEN: usize = if FRAME == ESCAPED { 2 } else { 0 };
+    const MIN_LEN: usize = if F::ESCAPED { 2 } else { 0 };
+    const DESC: bool = O::DESC;
+    const RAW: bool = !F::ESCAPED;
     #[inline(always)]
     fn encoded_len(value: &T) -> usize {
         let bytes = value.key_bytes();
-        if FRAME == ESCAPED {
+        if F::ESCAPED {
             escape::escaped_len(bytes)
         } else {
             bytes.len()
@@ -225,7 +285,7 @@ impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> F
     fn max_encoded_len(value: &T) -> usize {
         let n = value.key_bytes().len();
         // Every byte escaped, plus the terminator.
-        if FRAME == ESCAPED {
+        if F::ESCAPED {
             2 * n + 2
         } else {
             n
@@ -240,8 +300,8 @@ impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> F
     ) -> Result<usize, EncodeError> {
         let bytes = value.key_bytes();
         let rest = &mut out[pos..];
-        let written = if FRAME == ESCAPED {
-            if REV {
+        let written = if F::ESCAPED {
+            if D::REV {
                 escape::escape_reversed_into(bytes, rest)
             } else {
                 escape::escape_into(bytes, rest)
@@ -249,12 +309,12 @@ impl<T: KeyBytes + ?Sized, const FRAME: u8, const DESC: bool, const REV: bool> F
         } else {
             let dst = &mut rest[..bytes.len()];
             dst.copy_from_slice(bytes);
-            if REV {
+            if D::REV {
                 dst.reverse();
             }
             bytes.len()
         };
-        if DESC {
+        if O::DESC {
             invert(&mut rest[..written]);
         }
         Ok(pos + written)
@@ -293,36 +353,36 @@ fn var_value<'de, T: VarField<'de>>(
     }
 }
 
-impl<'de, T: VarField<'de>, const FRAME: u8, const DESC: bool, const REV: bool> FieldDecode<'de, T>
-    for Var<FRAME, DESC, REV>
-{
+impl<'de, T: VarField<'de>, F: Frame, O: Order, D: Direction> FieldDecode<'de, T> for Var<F, O, D> {
     #[inline(always)]
     fn decode(
         input: &'de [u8],
         pos: usize,
         field: &'static str,
     ) -> Result<(T, usize), DecodeError> {
-        if FRAME == ESCAPED {
-            let end = escape::find_end(input, pos, DESC, field)?;
+        if F::ESCAPED {
+            let end = escape::find_end(input, pos, O::DESC, field)?;
             let content = &input[pos..end.content_end];
-            let value = var_value(content, end.has_escapes, DESC, REV, field)?;
+            let value = var_value(content, end.has_escapes, O::DESC, D::REV, field)?;
             Ok((value, end.next))
         } else {
             let content = input.get(pos..).unwrap_or(&[]);
-            let value = var_value(content, false, DESC, REV, field)?;
+            let value = var_value(content, false, O::DESC, D::REV, field)?;
             Ok((value, input.len().max(pos)))
         }
     }
 }
 
 /// `#[fixed(N, pad = PAD)]`: a string or byte string padded to `N` bytes.
-pub struct Padded<const N: usize, const PAD: u8, const DESC: bool, const REV: bool>;
+pub struct Padded<const N: usize, const PAD: u8, O, D>(PhantomData<(O, D)>);
 
-impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, const REV: bool>
-    FieldCodec<T> for Padded<N, PAD, DESC, REV>
+impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction> FieldCodec<T>
+    for Padded<N, PAD, O, D>
 {
     const FIXED_LEN: Option<usize> = Some(N);
     const MIN_LEN: usize = N;
+    const DESC: bool = O::DESC;
+    const RAW: bool = false;
     #[inline(always)]
     fn encoded_len(_: &T) -> usize {
         N
@@ -343,26 +403,26 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, const DESC: bool, cons
             });
         }
         // The byte that ends up last before the padding.
-        let last = if REV { bytes.first() } else { bytes.last() };
+        let last = if D::REV { bytes.first() } else { bytes.last() };
         if last == Some(&PAD) {
             return Err(EncodeError::EndsWithPad { field, pad: PAD });
         }
         let dst = &mut out[pos..pos + N];
         let (value_part, pad_part) = dst.split_at_mut(bytes.len());
         value_part.copy_from_slice(bytes);
-        if REV {
+        if D::REV {
             value_part.reverse();
         }
         pad_part.fill(PAD);
-        if DESC {
+        if O::DESC {
             invert(dst);
         }
         Ok(pos + N)
     }
 }
 
-impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, const DESC: bool, const REV: bool>
-    FieldDecode<'de, T> for Padded<N, PAD, DESC, REV>
+impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, O: Order, D: Direction>
+    FieldDecode<'de, T> for Padded<N, PAD, O, D>
 {
     #[inline(always)]
     fn decode(
@@ -371,24 +431,24 @@ impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, const DESC: bool, con
         field: &'static str,
     ) -> Result<(T, usize), DecodeError> {
         let stored = take(input, pos, N, field)?;
-        let stored_pad = if DESC { !PAD } else { PAD };
+        let stored_pad = if O::DESC { !PAD } else { PAD };
         let len = stored
             .iter()
             .rposition(|&b| b != stored_pad)
             .map_or(0, |i| i + 1);
-        let value = var_value(&stored[..len], false, DESC, REV, field)?;
+        let value = var_value(&stored[..len], false, O::DESC, D::REV, field)?;
         Ok((value, pos + N))
     }
 }
 
 /// `Option<T>` around the codec `C`: `00` for `None` (followed by zero
 /// padding when `C` is fixed-width), `01` and the value for `Some`.
-pub struct Opt<C, const DESC: bool>(core::marker::PhantomData<C>);
+pub struct Opt<C, O>(PhantomData<(C, O)>);
 
 const NONE: u8 = 0;
 const SOME: u8 = 1;
 
-impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DESC> {
+impl<T, C: FieldCodec<T>, O: Order> FieldCodec<Option<T>> for Opt<C, O> {
     const FIXED_LEN: Option<usize> = match C::FIXED_LEN {
         Some(n) => Some(n + 1),
         None => None,
@@ -397,6 +457,8 @@ impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DES
         Some(n) => n + 1,
         None => 1,
     };
+    const DESC: bool = O::DESC;
+    const RAW: bool = C::RAW;
     #[inline(always)]
     fn encoded_len(value: &Option<T>) -> usize {
         match value {
@@ -418,7 +480,7 @@ impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DES
         pos: usize,
         field: &'static str,
     ) -> Result<usize, EncodeError> {
-        let flip = if DESC { 0xFF } else { 0 };
+        let flip = if O::DESC { 0xFF } else { 0 };
         match value {
             Some(v) => {
                 out[pos] = SOME ^ flip;
@@ -434,8 +496,8 @@ impl<T, C: FieldCodec<T>, const DESC: bool> FieldCodec<Option<T>> for Opt<C, DES
     }
 }
 
-impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, const DESC: bool> FieldDecode<'de, Option<T>>
-    for Opt<C, DESC>
+impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, O: Order> FieldDecode<'de, Option<T>>
+    for Opt<C, O>
 {
     #[inline(always)]
     fn decode(
@@ -443,7 +505,7 @@ impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, const DESC: bool> FieldDeco
         pos: usize,
         field: &'static str,
     ) -> Result<(Option<T>, usize), DecodeError> {
-        let flip = if DESC { 0xFF } else { 0 };
+        let flip = if O::DESC { 0xFF } else { 0 };
         let tag = take(input, pos, 1, field)?[0] ^ flip;
         match tag {
             SOME => {

@@ -6,7 +6,8 @@ use core::fmt;
 ///
 /// Every variant that concerns a value names the struct field it came from.
 ///
-/// ```
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 /// use rowkey_core::prelude::*;
 ///
 /// #[derive(RowKey, Debug)]
@@ -88,7 +89,8 @@ impl core::error::Error for EncodeError {}
 /// Every variant that concerns a value names the struct field being decoded
 /// (`"salt"` for the salt byte).
 ///
-/// ```
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 /// use rowkey_core::prelude::*;
 ///
 /// #[derive(RowKey, Debug, PartialEq)]

@@ -41,7 +41,8 @@ impl<const N: usize> ByteArray for [u8; N] {
 /// should sort in the key. Implement it for your own types to use them as
 /// fields, typically newtypes over one of the built-in encodings:
 ///
-/// ```
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 /// use rowkey_core::prelude::*;
 /// use rowkey_core::{FieldError, FixedField};
 ///

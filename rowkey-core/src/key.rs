@@ -10,7 +10,8 @@ use crate::error::{DecodeError, EncodeError};
 /// Fixed-width layouts also get inherent `LEN`, `try_encode()` and, when no
 /// field can fail, `encode()`, which return `[u8; LEN]` on the stack.
 ///
-/// ```
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 /// use rowkey_core::prelude::*;
 ///
 /// #[derive(RowKey, Debug, PartialEq)]

@@ -8,7 +8,8 @@
 //! fields. Encoding and decoding do not touch the heap for fixed-width and
 //! borrowed layouts, and the derive also generates correct scan ranges.
 //!
-//! ```
+#![cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#![cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 //! use rowkey_core::prelude::*;
 //!
 //! #[derive(RowKey, Debug, PartialEq)]
@@ -117,13 +118,13 @@ macro_rules! __rowkey_if_alloc {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::{
-        DescTs, FieldCodec, FieldDecode, Fixed, Opt, Padded, Var, ESCAPED, RAW,
+        Asc, Desc, DescTs, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded, Raw, Rev, Var,
     };
     pub use crate::error::{DecodeError, EncodeError};
     pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::salt::{JavaHash, SaltHash, Xxh3};
     #[cfg(feature = "alloc")]
-    pub use crate::scan::{scan_eq, Buckets, Prefix, Scan};
+    pub use crate::scan::{Buckets, Prefix, Scan};
     #[cfg(feature = "alloc")]
     pub use alloc::vec::Vec;
     pub use core::ops::RangeBounds;
@@ -161,6 +162,12 @@ pub mod __private {
 
     pub use crate::__rowkey_if_alloc as if_alloc;
 
+    /// The salt bucket of the concatenated encodings of the `by` fields.
+    #[inline(always)]
+    pub fn salt<H: SaltHash>(parts: &[&[u8]], buckets: u16) -> u8 {
+        H::bucket(parts, buckets)
+    }
+
     /// Reads and checks the salt byte.
     #[inline(always)]
     pub fn decode_salt(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
@@ -189,14 +196,12 @@ pub mod __private {
         }
     }
 
-    /// The fixed width of a codec, in a const context: a compile error if
-    /// the derive called it for a variable-length codec.
-    #[inline(always)]
-    pub const fn fixed(len: Option<usize>) -> usize {
-        match len {
-            Some(n) => n,
-            None => panic!("rowkey: a variable-length field in a fixed-width layout"),
-        }
+    /// A zeroed buffer of `len` bytes: the `by` fields of a variable-length
+    /// salt are encoded into it.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub fn zeroed(len: usize) -> Vec<u8> {
+        alloc::vec![0; len]
     }
 
     /// The split points of a salted table: `[1], [2], ... [buckets - 1]`.

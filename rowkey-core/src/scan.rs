@@ -121,7 +121,8 @@ pub enum Buckets {
 ///
 /// Built by the derive's `scan_all`, `scan_by_*` and `range_by_*` methods.
 ///
-/// ```
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 /// use rowkey_core::prelude::*;
 ///
 /// #[derive(RowKey)]
@@ -283,7 +284,8 @@ impl ExactSizeIterator for Ranges<'_> {}
 /// Use [`bounds`](Self::bounds) with `BTreeMap::range`, redb, fjall or
 /// RocksDB:
 ///
-/// ```
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
 /// use std::collections::BTreeMap;
 /// use rowkey_core::prelude::*;
 ///
@@ -372,107 +374,117 @@ impl fmt::Debug for ScanRange {
 
 // ---- Builders used by generated code (re-exported from `__private`). ----
 
-/// The encoded leading fields of a scan, without the salt byte.
+/// The encoded leading fields of a scan (without the salt byte) and the
+/// buckets its rows are in. Generated code builds one per number of fixed
+/// fields, each extending the one before, and turns it into a [`Scan`].
 #[doc(hidden)]
 pub struct Prefix {
     buf: KeyBuf,
-}
-
-impl Default for Prefix {
-    fn default() -> Self {
-        Prefix::new()
-    }
+    buckets: Buckets,
 }
 
 impl Prefix {
+    /// No fields yet: every row, in every bucket.
     #[doc(hidden)]
     #[inline]
-    pub const fn new() -> Self {
-        Prefix { buf: KeyBuf::new() }
+    pub const fn new(buckets: Buckets) -> Self {
+        Prefix {
+            buf: KeyBuf::new(),
+            buckets,
+        }
     }
 
-    /// Appends one field's encoding.
-    #[doc(hidden)]
+    /// The prefix with one more field's encoding appended.
     #[inline]
-    pub fn push<C: FieldCodec<T>, T: ?Sized>(
-        &mut self,
+    pub(crate) fn with<C: FieldCodec<T>, T: ?Sized>(
+        mut self,
         value: &T,
         field: &'static str,
-    ) -> Result<(), EncodeError> {
+    ) -> Result<Prefix, EncodeError> {
         let n = C::encoded_len(value);
         let dst = self.buf.grow(n);
         C::encode(value, dst, 0, field)?;
-        Ok(())
+        Ok(self)
+    }
+
+    /// The fields so far fix the salt: every row is in `bucket`.
+    #[doc(hidden)]
+    #[inline]
+    pub fn in_bucket(mut self, bucket: u8) -> Prefix {
+        self.buckets = Buckets::One(bucket);
+        self
     }
 
     #[doc(hidden)]
     pub fn as_bytes(&self) -> &[u8] {
         self.buf.as_slice()
     }
-}
 
-/// Every row whose leading fields encode to `prefix`. `exact`: the prefix is
-/// a whole key whose last field is raw to the end of the key, so only that
-/// key matches (its successor is `prefix ++ 00`).
-#[doc(hidden)]
-#[inline]
-pub fn scan_eq(prefix: Prefix, buckets: Buckets, exact: bool) -> Scan {
-    let stop = if exact {
-        let mut s = prefix.buf.clone();
-        s.extend_from_slice(&[0]);
-        Some(s)
-    } else {
-        prefix_stop_buf(prefix.as_bytes())
-    };
-    Scan::build(buckets, prefix.buf, stop)
-}
+    /// Every row whose leading fields encode to this prefix.
+    #[doc(hidden)]
+    #[inline]
+    pub fn scan_eq(self) -> Scan {
+        let stop = prefix_stop_buf(self.as_bytes());
+        Scan::build(self.buckets, self.buf, stop)
+    }
 
-/// Every row whose leading fields encode to `prefix` and whose next field is
-/// in `range`. `desc`: the field's encoding sorts descending, so the range's
-/// ends swap. `last_raw`: the field is last and stored raw (not prefix-free).
-#[doc(hidden)]
-#[inline]
-pub fn scan_range<C: FieldCodec<T>, T>(
-    prefix: Prefix,
-    range: &impl RangeBounds<T>,
-    buckets: Buckets,
-    desc: bool,
-    last_raw: bool,
-    field: &'static str,
-) -> Result<Scan, EncodeError> {
-    let (low, high) = if desc {
-        (range.end_bound(), range.start_bound())
-    } else {
-        (range.start_bound(), range.end_bound())
-    };
-    let with = |v: &T| -> Result<KeyBuf, EncodeError> {
-        let mut p = KeyBuf::from_slice(prefix.as_bytes());
-        let n = C::encoded_len(v);
-        C::encode(v, p.grow(n), 0, field)?;
-        Ok(p)
-    };
-    // The first key of a value's rows, or past them.
-    let after = |v: &T| -> Result<Option<KeyBuf>, EncodeError> {
-        let mut k = with(v)?;
-        if last_raw {
-            k.extend_from_slice(&[0]);
-            Ok(Some(k))
+    /// The one row whose key is this prefix: a whole key whose last field
+    /// is raw to the end of the key, so a longer key with the same start is
+    /// another value (the successor of `key` is `key ++ 00`).
+    #[doc(hidden)]
+    #[inline]
+    pub fn scan_exact(self) -> Scan {
+        let mut stop = self.buf.clone();
+        stop.extend_from_slice(&[0]);
+        Scan::build(self.buckets, self.buf, Some(stop))
+    }
+
+    /// Every row whose leading fields encode to this prefix and whose next
+    /// field is in `range`. When the field's codec sorts descending
+    /// (`C::DESC`) the range's ends swap; when it is stored raw to the end
+    /// of the key (`C::RAW`, not prefix-free) a value's rows end at
+    /// `value ++ 00`.
+    #[inline]
+    pub(crate) fn scan_range<C: FieldCodec<T>, T>(
+        self,
+        range: &impl RangeBounds<T>,
+        field: &'static str,
+    ) -> Result<Scan, EncodeError> {
+        let (prefix, buckets) = (&self, self.buckets);
+        let (low, high) = if C::DESC {
+            (range.end_bound(), range.start_bound())
         } else {
-            Ok(prefix_stop_buf(k.as_slice()))
-        }
-    };
-    let start = match low {
-        Bound::Unbounded => prefix.buf.clone(),
-        Bound::Included(v) => with(v)?,
-        Bound::Excluded(v) => match after(v)? {
-            Some(s) => s,
-            None => return Ok(Scan::none()),
-        },
-    };
-    let stop = match high {
-        Bound::Unbounded => prefix_stop_buf(prefix.as_bytes()),
-        Bound::Included(v) => after(v)?,
-        Bound::Excluded(v) => Some(with(v)?),
-    };
-    Ok(Scan::build(buckets, start, stop))
+            (range.start_bound(), range.end_bound())
+        };
+        let with = |v: &T| -> Result<KeyBuf, EncodeError> {
+            let mut p = KeyBuf::from_slice(prefix.as_bytes());
+            let n = C::encoded_len(v);
+            C::encode(v, p.grow(n), 0, field)?;
+            Ok(p)
+        };
+        // The first key of a value's rows, or past them.
+        let after = |v: &T| -> Result<Option<KeyBuf>, EncodeError> {
+            let mut k = with(v)?;
+            if C::RAW {
+                k.extend_from_slice(&[0]);
+                Ok(Some(k))
+            } else {
+                Ok(prefix_stop_buf(k.as_slice()))
+            }
+        };
+        let start = match low {
+            Bound::Unbounded => self.buf.clone(),
+            Bound::Included(v) => with(v)?,
+            Bound::Excluded(v) => match after(v)? {
+                Some(s) => s,
+                None => return Ok(Scan::none()),
+            },
+        };
+        let stop = match high {
+            Bound::Unbounded => prefix_stop_buf(prefix.as_bytes()),
+            Bound::Included(v) => after(v)?,
+            Bound::Excluded(v) => Some(with(v)?),
+        };
+        Ok(Scan::build(buckets, start, stop))
+    }
 }

@@ -117,7 +117,7 @@ impl<'a> Shape<'a> {
 }
 
 /// Strips `(T)` and invisible groups.
-fn peel(mut ty: &Type) -> &Type {
+pub fn peel(mut ty: &Type) -> &Type {
     loop {
         match ty {
             Type::Paren(p) => ty = &p.elem,
@@ -148,7 +148,7 @@ pub fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     types.next().is_none().then_some(first)
 }
 
-fn is_ident(ty: &Type, name: &str) -> bool {
+pub fn is_ident(ty: &Type, name: &str) -> bool {
     match peel(ty) {
         Type::Path(p) => p.qself.is_none() && p.path.is_ident(name),
         _ => false,
@@ -221,90 +221,4 @@ pub fn timestamp_int(ty: &Type) -> Option<&'static str> {
     ["i64", "u64", "i32", "u32"]
         .into_iter()
         .find(|name| is_ident(ty, name))
-}
-
-/// The width of a field in the key, as far as the derive can tell from the
-/// tokens: user types' widths are only known to the compiler.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Width {
-    /// Always this many bytes.
-    Fixed(usize),
-    /// Fixed, but only the compiler knows how wide (a user `FixedField`).
-    FixedUnknown,
-    /// Variable, at least this many bytes.
-    Variable { min: usize },
-}
-
-/// Bytes of the built-in fixed-width types.
-fn builtin_width(ty: &Type) -> Option<usize> {
-    let widths = [
-        ("u8", 1),
-        ("i8", 1),
-        ("bool", 1),
-        ("u16", 2),
-        ("i16", 2),
-        ("u32", 4),
-        ("i32", 4),
-        ("f32", 4),
-        ("char", 4),
-        ("u64", 8),
-        ("i64", 8),
-        ("f64", 8),
-        ("u128", 16),
-        ("i128", 16),
-    ];
-    if let Some((_, w)) = widths.iter().find(|(name, _)| is_ident(ty, name)) {
-        return Some(*w);
-    }
-    // [u8; N] with a literal N.
-    if let Type::Array(a) = peel(ty) {
-        if let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(n),
-            ..
-        }) = &a.len
-        {
-            if is_ident(&a.elem, "u8") {
-                return n.base10_parse().ok();
-            }
-        }
-    }
-    None
-}
-
-impl Field<'_> {
-    /// Whether a variable-length field is stored raw to the end of the key:
-    /// only the last field, ascending, not `#[fixed]`. Every other
-    /// variable-length field is escaped and terminated.
-    pub fn stored_raw(&self, last: bool) -> bool {
-        matches!(self.shape.kind, Kind::Var(_))
-            && self.attrs.fixed.is_none()
-            && last
-            && self.attrs.desc.is_none()
-    }
-
-    /// The field's width; `last` tells whether a variable-length field is
-    /// stored raw (at least 0 bytes) or escaped (at least 2).
-    pub fn width(&self, last: bool) -> Width {
-        let tag = usize::from(self.shape.option);
-        let inner = match (self.shape.kind, &self.attrs.fixed) {
-            (Kind::Var(_), Some(f)) => Width::Fixed(f.len),
-            (Kind::Var(_), None) => {
-                // An Option's None is the tag alone.
-                let min = if self.shape.option || self.stored_raw(last) {
-                    0
-                } else {
-                    2
-                };
-                Width::Variable { min }
-            }
-            (Kind::Fixed, _) => {
-                builtin_width(self.shape.inner).map_or(Width::FixedUnknown, Width::Fixed)
-            }
-        };
-        match inner {
-            Width::Fixed(n) => Width::Fixed(n + tag),
-            Width::Variable { min } => Width::Variable { min: min + tag },
-            Width::FixedUnknown => Width::FixedUnknown,
-        }
-    }
 }

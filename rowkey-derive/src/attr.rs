@@ -300,7 +300,7 @@ fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
         );
         return None;
     };
-    let parsed = attr.parse_args_with(|input: syn::parse::ParseStream| {
+    let parsed = attr.parse_args_with(|input: syn::parse::ParseStream<'_>| {
         let len: LitInt = input.parse()?;
         let mut pad = None;
         while input.peek(Token![,]) {

@@ -1,36 +1,684 @@
-//! Code generation. Every decision about the layout was made by `ast.rs`
-//! and checked by `validate.rs`; this file only writes it out, calling
-//! small helpers in `rowkey_core::__private`.
+//! Code generation only: the layout model (`layout.rs`) made every decision
+//! and `validate.rs` checked it. One function per group of emitted items:
+//! the trait impls, the fixed-width items, the salt items, the scans.
+//!
+//! The expansion calls small helpers in `rowkey_core::__private`, aliased
+//! once as `__rk`, and names each field's codec once, as a type alias
+//! `__K<i>`. Its size is linear in the number of fields: each scan extends
+//! the prefix its shorter sibling built.
 
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::ext::IdentExt;
+use proc_macro2::{Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::visit_mut::VisitMut;
 use syn::{DeriveInput, Ident, Lifetime, Type};
 
-use crate::ast::{Field, Input, Kind};
+use crate::ast::Input;
 use crate::attr::Hash;
 use crate::ctxt::Ctxt;
+use crate::layout::{self, Arg, Codec, Field, Layout};
 use crate::{fallback, validate};
 
 pub fn derive(node: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let input = Input::from_syn(&cx, node);
-    if let Some(input) = &input {
-        validate::check(&cx, input);
+    let layout = input.as_ref().map(Layout::new);
+    if let Some(layout) = &layout {
+        validate::check(&cx, layout);
     }
-    match (cx.check(), input) {
-        (Ok(()), Some(input)) => expand(&input),
-        (Err(err), input) => {
-            let krate = input
-                .and_then(|i| i.attrs.crate_path)
-                .unwrap_or_else(default_crate);
+    match (cx.check(), layout) {
+        (Ok(()), Some(layout)) => expand(&layout),
+        (Err(err), layout) => {
+            let krate = layout.map_or_else(layout::default_crate, |l| l.krate);
             let mut out = err.to_compile_error();
             out.extend(fallback::expand(node, &krate));
             out
         }
         (Ok(()), None) => unreachable!("Input::from_syn failed without an error"),
     }
+}
+
+fn expand(l: &Layout<'_>) -> TokenStream {
+    let krate = &l.krate;
+    let node = l.input.original;
+    let name = &node.ident;
+    let (impl_generics, ty_generics, _) = node.generics.split_for_impl();
+    let aliases = l.fields.iter().enumerate().map(|(i, f)| {
+        let (alias, codec) = (codec_alias(i), codec(f));
+        quote!(type #alias = #codec;)
+    });
+    let trait_impls = trait_impls(l);
+    let fixed_items = l.all_fixed().then(|| fixed_items(l));
+    let salt_items = salt_items(l);
+    let scans = scans(l);
+    let length_checks = length_assertions(l);
+    quote! {
+        #[allow(clippy::too_many_arguments)]
+        const _: () = {
+            use #krate::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+            #(#aliases)*
+            #trait_impls
+            #[automatically_derived]
+            impl #impl_generics #name #ty_generics {
+                #fixed_items
+                #salt_items
+                #scans
+            }
+            #length_checks
+        };
+    }
+}
+
+/// The codec type of field `i`: `__K<i>`.
+fn codec_alias(i: usize) -> Ident {
+    format_ident!("__K{}", i)
+}
+
+/// The runtime codec type of a field, with named markers for its order,
+/// byte direction and frame.
+fn codec(f: &Field<'_>) -> TokenStream {
+    let order = if f.desc {
+        quote!(__rk::Desc)
+    } else {
+        quote!(__rk::Asc)
+    };
+    let dir = if f.reverse {
+        quote!(__rk::Rev)
+    } else {
+        quote!(__rk::Fwd)
+    };
+    let base = match f.codec {
+        Codec::Fixed => quote!(__rk::Fixed<#order, #dir>),
+        Codec::DescTs => quote!(__rk::DescTs),
+        Codec::Padded { len, pad } => {
+            let (len, pad) = (Literal::usize_unsuffixed(len), Literal::u8_unsuffixed(pad));
+            quote!(__rk::Padded<#len, #pad, #order, #dir>)
+        }
+        Codec::Var { raw } => {
+            let frame = if raw {
+                quote!(__rk::Raw)
+            } else {
+                quote!(__rk::Escaped)
+            };
+            quote!(__rk::Var<#frame, #order, #dir>)
+        }
+    };
+    // The Option tag follows the field's order, so `None` sorts first
+    // ascending and last descending.
+    if f.option {
+        quote!(__rk::Opt<#base, #order>)
+    } else {
+        base
+    }
+}
+
+/// Gives every token the location of `span` (keeping call-site resolution),
+/// so that an error in the generated code for a field, such as a type that
+/// is not a field type, points at that field.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    let span = Span::call_site().located_at(span);
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
+/// `expr?` where the caller may fail, `__rk::infallible(expr)` where the
+/// layout proved that it cannot.
+fn unwrap(fallible: bool, expr: TokenStream) -> TokenStream {
+    if fallible {
+        quote!(#expr?)
+    } else {
+        quote!(__rk::infallible(#expr))
+    }
+}
+
+/// The key's length in a const context: the salt byte plus every field's
+/// width (all fixed) or minimum width.
+fn len_expr(l: &Layout<'_>, width: &str) -> TokenStream {
+    let width = format_ident!("{}", width);
+    let parts = l.fields.iter().enumerate().map(|(i, f)| {
+        let (k, t) = (codec_alias(i), static_lifetimes(f.ty));
+        respan(quote!(<#k as __rk::FieldCodec<#t>>::#width), f.span)
+    });
+    sum(l.head_len(), parts)
+}
+
+/// `head + a + b`, or `a + b` when `head` is 0 (no `0 +` for clippy to
+/// point at in users' crates).
+fn sum(head: usize, terms: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+    let mut terms: Vec<TokenStream> = terms.into_iter().collect();
+    if head > 0 || terms.is_empty() {
+        terms.insert(0, Literal::usize_unsuffixed(head).into_token_stream());
+    }
+    quote!(#(#terms)+*)
+}
+
+fn trait_impls(l: &Layout<'_>) -> TokenStream {
+    let node = l.input.original;
+    let name = &node.ident;
+    let (impl_generics, ty_generics, _) = node.generics.split_for_impl();
+    let n = l.fields.len();
+    let head = l.head_len();
+    let head_lit = Literal::usize_unsuffixed(head);
+    let all_fixed = l.all_fixed();
+
+    let (fixed_len, min_len, encoded_len) = if all_fixed {
+        // The inherent constant: evaluated at compile time, so the length
+        // checks of the whole encoding fold away.
+        let len = quote!(Self::LEN);
+        (quote!(__rk::Option::Some(#len)), len.clone(), len)
+    } else {
+        let lens = l.fields.iter().enumerate().map(|(i, f)| {
+            let (k, ident) = (codec_alias(i), f.ident);
+            respan(quote!(#k::encoded_len(&self.#ident)), f.span)
+        });
+        (
+            quote!(__rk::Option::None),
+            len_expr(l, "MIN_LEN"),
+            sum(head, lens),
+        )
+    };
+    let buckets = match &l.salt {
+        Some(s) => {
+            let b = Literal::u16_unsuffixed(s.buckets);
+            quote!(__rk::Option::Some(#b))
+        }
+        None => quote!(__rk::Option::None),
+    };
+    // The output slice. For a variable layout a buffer that holds even the
+    // worst case (a cheap bound, no pass over the bytes) is used as it is;
+    // only a smaller one costs the exact count.
+    let claim = if all_fixed {
+        quote!(let __out = __rk::output(__out, Self::LEN)?;)
+    } else {
+        let bounds = l.fields.iter().enumerate().map(|(i, f)| {
+            let (k, ident) = (codec_alias(i), f.ident);
+            respan(quote!(#k::max_encoded_len(&self.#ident)), f.span)
+        });
+        let bound = sum(head, bounds);
+        quote! {
+            let __out = if __out.len() >= #bound {
+                __out
+            } else {
+                __rk::output(__out, __rk::RowKey::encoded_len(self))?
+            };
+        }
+    };
+    // Where each field starts: the first right after the salt byte.
+    let pos: Vec<TokenStream> = (0..=n)
+        .map(|i| match i {
+            0 => head_lit.to_token_stream(),
+            _ => format_ident!("__p{}", i).into_token_stream(),
+        })
+        .collect();
+    let encode_fields = l.fields.iter().enumerate().map(|(i, f)| {
+        let (k, ident, fname) = (codec_alias(i), f.ident, &f.name);
+        let (cur, next) = (&pos[i], &pos[i + 1]);
+        let call = quote!(let #next = #k::encode(&self.#ident, __out, #cur, #fname)?;);
+        respan(call, f.span)
+    });
+    let salt_write = l.salt.as_ref().map(|s| {
+        // Contiguous runs of `by` fields become one slice each.
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for &i in &s.by {
+            match runs.last_mut() {
+                Some((_, end)) if *end == i => *end = i + 1,
+                _ => runs.push((i, i + 1)),
+            }
+        }
+        let slices = runs.iter().map(|&(a, b)| {
+            let (a, b) = (&pos[a], &pos[b]);
+            quote!(&__out[#a..#b])
+        });
+        let (hash, buckets) = (hasher(s.hash), Literal::u16_unsuffixed(s.buckets));
+        quote!(__out[0] = __rk::salt::<#hash>(&[#(#slices),*], #buckets);)
+    });
+    // A fixed layout's encoding is a handful of stores: always inline it, so
+    // that `encode()` compiles to the hand-written code in every codegen unit.
+    let inline = if all_fixed {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
+    let p_end = &pos[n];
+
+    let check_salt = l.salt.as_ref().map(|s| {
+        let b = Literal::u16_unsuffixed(s.buckets);
+        quote!(__rk::decode_salt(__input, #b)?;)
+    });
+    let decode_fields = l.fields.iter().enumerate().map(|(i, f)| {
+        let (k, v, fname) = (codec_alias(i), format_ident!("__v{}", i), &f.name);
+        let at = if i == 0 {
+            head_lit.to_token_stream()
+        } else {
+            quote!(__p)
+        };
+        let call = quote!(let (#v, __p) = #k::decode(__input, #at, #fname)?;);
+        respan(call, f.span)
+    });
+    let inits = l.fields.iter().enumerate().map(|(i, f)| {
+        let (ident, v) = (f.ident, format_ident!("__v{}", i));
+        quote!(#ident: #v)
+    });
+    let de_lifetimes = node.generics.lifetimes().next().is_some().then(|| {
+        let lts = node.generics.lifetimes().map(|_| quote!('__de));
+        quote!(<#(#lts),*>)
+    });
+    // A field that borrows for 'static (`&'static str`) can only be decoded
+    // from 'static bytes: the bound makes the impl say so instead of failing.
+    let static_bounds: Vec<TokenStream> = l
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| type_has_static(f.ty))
+        .map(|(i, f)| {
+            let (k, t) = (codec_alias(i), decode_lifetimes(f.ty));
+            quote!(#k: __rk::FieldDecode<'__de, #t>)
+        })
+        .collect();
+    let de_where = (!static_bounds.is_empty()).then(|| quote!(where #(#static_bounds),*));
+
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics __rk::RowKey for #name #ty_generics {
+            const FIXED_LEN: __rk::Option<usize> = #fixed_len;
+            const MIN_LEN: usize = #min_len;
+            const SALT_BUCKETS: __rk::Option<u16> = #buckets;
+            #[inline]
+            fn encoded_len(&self) -> usize {
+                #encoded_len
+            }
+            #inline
+            fn encode_into(&self, __out: &mut [u8]) -> __rk::Result<usize, __rk::EncodeError> {
+                #claim
+                #(#encode_fields)*
+                #salt_write
+                __rk::Result::Ok(#p_end)
+            }
+        }
+        #[automatically_derived]
+        impl<'__de> __rk::DecodeRowKey<'__de> for #name #de_lifetimes #de_where {
+            #[inline]
+            fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+                #check_salt
+                #(#decode_fields)*
+                __rk::finish(__input, __p)?;
+                __rk::Result::Ok(Self { #(#inits),* })
+            }
+        }
+    }
+}
+
+fn hasher(hash: Hash) -> TokenStream {
+    match hash {
+        Hash::Xxh3 => quote!(__rk::Xxh3),
+        Hash::Java => quote!(__rk::JavaHash),
+    }
+}
+
+/// `LEN`, `try_encode` and (when no field can fail) `encode`.
+fn fixed_items(l: &Layout<'_>) -> TokenStream {
+    let len = len_expr(l, "WIDTH");
+    // An array length cannot name `Self` in a struct with lifetimes.
+    let len_ty = if l.input.original.generics.lifetimes().next().is_some() {
+        len.clone()
+    } else {
+        quote!(Self::LEN)
+    };
+    let encode = (!l.can_fail(l.fields.len())).then(|| {
+        quote! {
+            /// The key as a fixed-size array: no field of this layout can fail to encode.
+            #[inline(always)]
+            pub fn encode(&self) -> [u8; #len_ty] {
+                let mut __buf = [0u8; #len_ty];
+                __rk::infallible(__rk::RowKey::encode_into(self, &mut __buf));
+                __buf
+            }
+        }
+    });
+    quote! {
+        /// The length of every key of this layout, in bytes.
+        pub const LEN: usize = #len;
+        /// The key as a fixed-size array, or the field that cannot be encoded.
+        #[inline(always)]
+        pub fn try_encode(&self) -> __rk::Result<[u8; #len_ty], __rk::EncodeError> {
+            let mut __buf = [0u8; #len_ty];
+            __rk::RowKey::encode_into(self, &mut __buf)?;
+            __rk::Result::Ok(__buf)
+        }
+        #encode
+    }
+}
+
+/// `bucket`, `try_bucket` and the helper that hashes the `by` fields,
+/// generic over their types so that scans call it with their arguments.
+fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
+    let s = l.salt.as_ref()?;
+    let by: Vec<(usize, &Field<'_>)> = s.by.iter().map(|&i| (i, &l.fields[i])).collect();
+    let tparams: Vec<Ident> = (0..by.len()).map(|j| format_ident!("__T{}", j)).collect();
+    let params = by.iter().zip(&tparams).map(|((_, f), t)| {
+        let ident = f.ident;
+        quote!(#ident: &#t)
+    });
+    let bounds = by.iter().zip(&tparams).map(|((i, _), t)| {
+        let k = codec_alias(*i);
+        quote!(#k: __rk::FieldCodec<#t>)
+    });
+    let buf = if s.by_fixed {
+        let widths = by.iter().map(|(i, f)| {
+            let (k, t) = (codec_alias(*i), static_lifetimes(f.ty));
+            quote!(<#k as __rk::FieldCodec<#t>>::WIDTH)
+        });
+        let len = sum(0, widths);
+        quote!([0u8; #len])
+    } else {
+        let lens = by.iter().map(|(i, f)| {
+            let (k, ident) = (codec_alias(*i), f.ident);
+            quote!(#k::encoded_len(#ident))
+        });
+        let len = sum(0, lens);
+        quote!(__rk::zeroed(#len))
+    };
+    let writes = by.iter().enumerate().map(|(j, (i, f))| {
+        let (k, ident, fname) = (codec_alias(*i), f.ident, &f.name);
+        let at = if j == 0 { quote!(0) } else { quote!(__p) };
+        let call = quote!(#k::encode(#ident, &mut __buf, #at, #fname));
+        let call = unwrap(s.by_can_fail, call);
+        quote!(let __p = #call;)
+    });
+    let (hash, buckets) = (hasher(s.hash), Literal::u16_unsuffixed(s.buckets));
+    let bucket = quote!(__rk::salt::<#hash>(&[&__buf[..__p]], #buckets));
+    let (ret, bucket) = if s.by_can_fail {
+        (
+            quote!(__rk::Result<u8, __rk::EncodeError>),
+            quote!(__rk::Result::Ok(#bucket)),
+        )
+    } else {
+        (quote!(u8), bucket)
+    };
+    let args: Vec<TokenStream> = by
+        .iter()
+        .map(|(_, f)| {
+            let ident = f.ident;
+            quote!(&self.#ident)
+        })
+        .collect();
+    let (try_bucket, bucket_fn) = if s.by_can_fail {
+        (quote!(Self::__rk_bucket(#(#args),*)), None)
+    } else {
+        let bucket_fn = quote! {
+            /// The salt bucket of this key (its first byte), from the `by` fields alone.
+            #[inline]
+            pub fn bucket(&self) -> u8 {
+                Self::__rk_bucket(#(#args),*)
+            }
+        };
+        (
+            quote!(__rk::Result::Ok(Self::__rk_bucket(#(#args),*))),
+            Some(bucket_fn),
+        )
+    };
+    let items = quote! {
+        #[inline]
+        fn __rk_bucket<#(#tparams: ?Sized),*>(#(#params),*) -> #ret
+        where #(#bounds),*
+        {
+            let mut __buf = #buf;
+            #(#writes)*
+            #bucket
+        }
+        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        #[inline]
+        pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
+            #try_bucket
+        }
+        #bucket_fn
+    };
+    Some(if s.by_fixed {
+        items
+    } else {
+        quote!(__rk::if_alloc! { #items })
+    })
+}
+
+/// `split_points`, `scan_all`, and per field `k`: a helper that encodes the
+/// prefix of the first `k` fields by extending the helper for `k - 1` (and
+/// notes the bucket once those fields fix the salt), `scan_by_*` (equality
+/// on the first `k` fields) and `range_by_*` (equality on the first
+/// `k - 1`, a range on field `k`).
+fn scans(l: &Layout<'_>) -> TokenStream {
+    let (all, split_points) = match &l.salt {
+        Some(s) => {
+            let b = Literal::u16_unsuffixed(s.buckets);
+            (
+                quote!(__rk::Buckets::All(#b)),
+                quote!(__rk::split_points(#b)),
+            )
+        }
+        None => (quote!(__rk::Buckets::Unsalted), quote!(__rk::Vec::new())),
+    };
+    let arg = |f: &Field<'_>| {
+        let ty = match f.arg {
+            Arg::Value(ty) => ty.to_token_stream(),
+            Arg::Str => quote!(&'__r str),
+            Arg::Bytes => quote!(&'__r [u8]),
+        };
+        if f.option {
+            quote!(__rk::Option<#ty>)
+        } else {
+            ty
+        }
+    };
+    let params: Vec<TokenStream> = l
+        .fields
+        .iter()
+        .map(|f| {
+            let (ident, ty) = (f.ident, arg(f));
+            quote!(#ident: #ty)
+        })
+        .collect();
+    // The prefix of the first `k` fields: of type `Prefix`, or
+    // `Result<Prefix>` when one of them can fail.
+    let prefix = |k: usize| {
+        if k == 0 {
+            return quote!(__rk::Prefix::new(#all));
+        }
+        let helper = format_ident!("__rk_prefix{}", k);
+        let args = l.fields[..k].iter().map(|f| f.ident);
+        quote!(Self::#helper(#(#args),*))
+    };
+    let result = |fallible: bool, ok: TokenStream| {
+        if fallible {
+            quote!(__rk::Result<#ok, __rk::EncodeError>)
+        } else {
+            ok
+        }
+    };
+    let mut out = TokenStream::new();
+    for (i, f) in l.fields.iter().enumerate() {
+        let k = i + 1;
+        let (codec, fname, ident) = (codec_alias(i), &f.name, f.ident);
+        let (fallible, fallible_before) = (l.can_fail(k), l.can_fail(i));
+        let lt = l.fields[..k]
+            .iter()
+            .any(|f| !matches!(f.arg, Arg::Value(_)))
+            .then(|| quote!(<'__r>));
+        let params_k = &params[..k];
+        let before = prefix(i);
+        let before = if fallible_before {
+            quote!(#before?)
+        } else {
+            before
+        };
+
+        // The prefix helper for `k` fields: the one for `k - 1`, in one
+        // bucket once these fields fix the salt, extended by field `k`.
+        let helper = format_ident!("__rk_prefix{}", k);
+        let mut start = before.clone();
+        if l.one_bucket(k) && !l.one_bucket(i) {
+            let s = l.salt.as_ref().expect("one bucket: salted");
+            let args = s.by.iter().map(|&i| {
+                let ident = l.fields[i].ident;
+                quote!(&#ident)
+            });
+            let q = s.by_can_fail.then(|| quote!(?));
+            let bucket = quote!(Self::__rk_bucket(#(#args),*)#q);
+            start = if i == 0 {
+                quote!(__rk::Prefix::new(__rk::Buckets::One(#bucket)))
+            } else {
+                quote!(#start.in_bucket(#bucket))
+            };
+        }
+        let mut extend = respan(quote!(#codec::extend(#start, &#ident, #fname)), f.span);
+        if !fallible {
+            extend = quote!(__rk::infallible(#extend));
+        }
+        let ret = result(fallible, quote!(__rk::Prefix));
+        out.extend(quote! {
+            fn #helper #lt(#(#params_k),*) -> #ret {
+                #extend
+            }
+        });
+
+        // scan_by: equality on the first k fields. A whole key whose last
+        // field runs to its end selects exactly that key.
+        let method = format_ident!("scan_by_{}", suffix(&l.fields[..k]));
+        let doc = format!("Every row whose {}.", equal(&l.fields[..k]));
+        let scan = if k == l.fields.len() && f.is_raw() {
+            quote!(__rk::Prefix::scan_exact)
+        } else {
+            quote!(__rk::Prefix::scan_eq)
+        };
+        let this = prefix(k);
+        let body = if fallible {
+            quote!(#this.map(#scan))
+        } else {
+            quote!(#scan(#this))
+        };
+        let ret = result(fallible, quote!(__rk::Scan));
+        out.extend(quote! {
+            #[doc = #doc]
+            pub fn #method #lt(#(#params_k),*) -> #ret {
+                #body
+            }
+        });
+
+        // range_by: equality on the first k - 1 fields, a range on field k;
+        // none on a reversed field, whose bytes do not sort by value.
+        if f.reverse {
+            continue;
+        }
+        let method = format_ident!("range_by_{}", suffix(&l.fields[..k]));
+        let mut doc = match i {
+            0 => format!("Every row whose `{fname}` is in `range`."),
+            _ => format!(
+                "Every row whose {} and whose `{fname}` is in `range`.",
+                equal(&l.fields[..i])
+            ),
+        };
+        if f.desc {
+            doc.push_str(" The field sorts descending: the rows come largest (newest) first.");
+        }
+        // `range` reads best in the docs; it steps aside for a field of
+        // that name.
+        let range = if l.fields[..i].iter().any(|f| f.name == "range") {
+            format_ident!("__range")
+        } else {
+            format_ident!("range")
+        };
+        let (params_i, arg_ty) = (&params[..i], arg(f));
+        let mut body = respan(quote!(#codec::scan_range(#before, &#range, #fname)), f.span);
+        if !fallible {
+            body = quote!(__rk::infallible(#body));
+        }
+        let ret = result(fallible, quote!(__rk::Scan));
+        out.extend(quote! {
+            #[doc = #doc]
+            pub fn #method #lt(#(#params_i,)* #range: impl __rk::RangeBounds<#arg_ty>) -> #ret {
+                #body
+            }
+        });
+    }
+    quote! {
+        __rk::if_alloc! {
+            /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+            pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+                #split_points
+            }
+            /// Every row of the table: one range per salt bucket when salted.
+            pub fn scan_all() -> __rk::Scan {
+                __rk::Prefix::new(#all).scan_eq()
+            }
+            #out
+        }
+    }
+}
+
+/// `a_b_c` for the fields `a`, `b`, `c`: the method names' suffix.
+fn suffix(fields: &[Field<'_>]) -> String {
+    fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// "`a` is the given value", "`a` and `b` are the given values",
+/// "`a`, `b` and `c` are the given values".
+fn equal(fields: &[Field<'_>]) -> String {
+    let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name)).collect();
+    match names.as_slice() {
+        [one] => format!("{one} is the given value"),
+        [init @ .., last] => format!("{} and {last} are the given values", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// Const assertions for the length limits when a field's width is only
+/// known to the compiler (otherwise `validate.rs` checked them with exact
+/// messages).
+fn length_assertions(l: &Layout<'_>) -> TokenStream {
+    if !l.len.unknown {
+        return TokenStream::new();
+    }
+    let attrs = &l.input.attrs;
+    let parts = &l.len.parts;
+    let all_fixed = l.all_fixed();
+    let key_len = len_expr(l, if all_fixed { "WIDTH" } else { "MIN_LEN" });
+    let least = if all_fixed { "" } else { "at least " };
+    let mut out = TokenStream::new();
+    if let Some(lit) = &attrs.max_len {
+        let msg = format!(
+            "row key is {least}longer than max_len = {} ({parts})",
+            lit.base10_digits()
+        );
+        out.extend(
+            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len <= #lit, #msg);),
+        );
+    }
+    if let (Some(lit), true) = (&attrs.align, all_fixed) {
+        let msg = format!(
+            "row key length is not a multiple of align = {} ({parts})",
+            lit.base10_digits()
+        );
+        out.extend(
+            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len % #lit == 0, #msg);),
+        );
+    }
+    let limit = validate::HBASE_MAX_KEY;
+    let msg = format!("row key is {least}longer than HBase's limit of {limit} bytes ({parts})");
+    let span = l.input.original.ident.span();
+    out.extend(quote_spanned!(span=> const _: () = ::core::assert!(#key_len <= #limit, #msg);));
+    out
 }
 
 /// Replaces the lifetimes in a type; `'static` too unless `keep_static`.
@@ -62,675 +710,18 @@ fn type_has_static(ty: &Type) -> bool {
 
 /// The type with every lifetime `'static`: for consts.
 fn static_lifetimes(ty: &Type) -> Type {
-    let mut ty = ty.clone();
-    let to = Lifetime::new("'static", Span::call_site());
-    SetLifetimes {
-        to,
-        keep_static: false,
-    }
-    .visit_type_mut(&mut ty);
-    ty
+    set_lifetimes(ty, "'static", false)
 }
 
 /// The type with the struct's lifetimes replaced by the decoder's `'__de`
 /// (a `&'static str` field stays `'static`).
 fn decode_lifetimes(ty: &Type) -> Type {
+    set_lifetimes(ty, "'__de", true)
+}
+
+fn set_lifetimes(ty: &Type, to: &str, keep_static: bool) -> Type {
     let mut ty = ty.clone();
-    let to = Lifetime::new("'__de", Span::call_site());
-    SetLifetimes {
-        to,
-        keep_static: true,
-    }
-    .visit_type_mut(&mut ty);
+    let to = Lifetime::new(to, Span::call_site());
+    SetLifetimes { to, keep_static }.visit_type_mut(&mut ty);
     ty
-}
-
-/// One field, as generated code needs it.
-struct Plan<'a> {
-    ident: &'a Ident,
-    /// The field name as a string, for errors and method names.
-    name: String,
-    ty: &'a Type,
-    /// The field type with every lifetime `'static`, for consts.
-    ty_static: Type,
-    /// The field type with every lifetime `'__de`, for decoding.
-    ty_de: Type,
-    codec: TokenStream,
-    /// The scan argument type (may use the lifetime `'__r`).
-    arg: TokenStream,
-    arg_has_ref: bool,
-    fixed: bool,
-    can_fail: bool,
-    /// Sorts descending (`#[desc]` or `#[desc_ts]`).
-    desc: bool,
-    reverse: bool,
-    /// Stored raw to the end of the key.
-    raw: bool,
-    span: Span,
-}
-
-fn plan<'a>(krate: &syn::Path, field: &'a Field<'a>, last: bool) -> Plan<'a> {
-    let a = &field.attrs;
-    let shape = &field.shape;
-    let desc = a.desc.is_some() || a.desc_ts.is_some();
-    let (d, r) = (a.desc.is_some(), a.reverse.is_some());
-    let p = quote!(#krate::__private);
-    let mut raw = false;
-    let (base, fixed, can_fail) = match shape.kind {
-        Kind::Fixed if a.desc_ts.is_some() => {
-            let unsigned =
-                crate::ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u'));
-            (quote!(#p::DescTs), true, unsigned)
-        }
-        Kind::Fixed => (quote!(#p::Fixed<#d, #r>), true, false),
-        Kind::Var(_) => match &a.fixed {
-            Some(f) => {
-                let (n, pad) = (
-                    Literal::usize_unsuffixed(f.len),
-                    Literal::u8_unsuffixed(f.pad),
-                );
-                (quote!(#p::Padded<#n, #pad, #d, #r>), true, true)
-            }
-            None => {
-                raw = field.stored_raw(last);
-                let frame = if raw {
-                    quote!(#p::RAW)
-                } else {
-                    quote!(#p::ESCAPED)
-                };
-                (quote!(#p::Var<{ #frame }, #d, #r>), false, false)
-            }
-        },
-    };
-    // The Option tag follows the field's direction: `#[desc_ts]` sorts the
-    // whole field descending, like `#[desc]`, so `None` comes last.
-    let codec = if shape.option {
-        quote!(#p::Opt<#base, #desc>)
-    } else {
-        base
-    };
-    let (inner_arg, arg_has_ref) = match shape.kind {
-        Kind::Fixed => {
-            let inner = shape.inner;
-            (quote!(#inner), false)
-        }
-        Kind::Var(v) if v.text => (quote!(&'__r str), true),
-        Kind::Var(_) => (quote!(&'__r [u8]), true),
-    };
-    let arg = if shape.option {
-        quote!(::core::option::Option<#inner_arg>)
-    } else {
-        inner_arg
-    };
-    let ty = &field.original.ty;
-    Plan {
-        ident: field.ident,
-        name: field.ident.unraw().to_string(),
-        ty,
-        ty_static: static_lifetimes(ty),
-        ty_de: decode_lifetimes(ty),
-        codec,
-        arg,
-        arg_has_ref,
-        fixed,
-        can_fail,
-        desc,
-        reverse: r,
-        raw,
-        span: syn::spanned::Spanned::span(ty),
-    }
-}
-
-/// Gives every token of `tokens` the location of `span` (keeping call-site
-/// resolution), so that an error in the generated code for a field, such as
-/// a type that is not a field type, points at that field.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    let span = Span::call_site().located_at(span);
-    tokens
-        .into_iter()
-        .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
-            } else {
-                tt.set_span(span);
-            }
-            tt
-        })
-        .collect()
-}
-
-/// `expr?` for a fallible context, `infallible(expr)` where the derive
-/// proved that no field can fail.
-fn try_(p: &TokenStream, fallible: bool, expr: TokenStream) -> TokenStream {
-    if fallible {
-        quote!(#expr?)
-    } else {
-        quote!(#p::infallible(#expr))
-    }
-}
-
-fn default_crate() -> syn::Path {
-    syn::parse_quote!(::rowkey_core)
-}
-
-fn expand(input: &Input) -> TokenStream {
-    let krate: syn::Path = input.attrs.crate_path.clone().unwrap_or_else(default_crate);
-    let p = quote!(#krate::__private);
-    let n = input.fields.len();
-    let plans: Vec<Plan> = input
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(i, f)| plan(&krate, f, i + 1 == n))
-        .collect();
-    let name = &input.original.ident;
-    let (impl_generics, ty_generics, _) = input.original.generics.split_for_impl();
-    let has_lifetimes = input.original.generics.lifetimes().next().is_some();
-
-    let salt = input.attrs.salt.as_ref();
-    let salt_len = usize::from(salt.is_some());
-    let buckets = salt.map(|s| Literal::u16_unsuffixed(s.buckets));
-    let hasher = match salt.map(|s| s.hash) {
-        Some(Hash::Java) => quote!(#p::JavaHash),
-        _ => quote!(#p::Xxh3),
-    };
-    let all_fixed = plans.iter().all(|f| f.fixed);
-    let any_fail = plans.iter().any(|f| f.can_fail);
-
-    // Field widths, in a const context.
-    let fixed_len = |f: &Plan| {
-        let (c, t) = (&f.codec, &f.ty_static);
-        respan(
-            quote!(#p::fixed(<#c as #p::FieldCodec<#t>>::FIXED_LEN)),
-            f.span,
-        )
-    };
-    let widths = plans.iter().filter(|f| f.fixed).map(fixed_len);
-    let len_expr = quote!(#salt_len #(+ #widths)*);
-    let min_lens = plans.iter().map(|f| {
-        let (c, t) = (&f.codec, &f.ty_static);
-        respan(quote!(<#c as #p::FieldCodec<#t>>::MIN_LEN), f.span)
-    });
-    let min_expr = quote!(#salt_len #(+ #min_lens)*);
-
-    // encode_into
-    let positions: Vec<Ident> = (0..=n).map(|i| format_ident!("__p{}", i)).collect();
-    let encode_fields = plans.iter().enumerate().map(|(i, f)| {
-        let (c, t, ident, fname) = (&f.codec, f.ty, f.ident, &f.name);
-        let (cur, next) = (&positions[i], &positions[i + 1]);
-        respan(quote!(let #next = <#c as #p::FieldCodec<#t>>::encode(&self.#ident, __out, #cur, #fname)?;), f.span)
-    });
-    let by_indices: Vec<usize> = match salt.and_then(|s| s.by.as_ref()) {
-        Some(by) => {
-            let mut idx: Vec<usize> = by
-                .iter()
-                .filter_map(|b| plans.iter().position(|f| f.ident == b))
-                .collect();
-            idx.sort_unstable();
-            idx
-        }
-        None => (0..n).collect(),
-    };
-    let salt_write = salt.map(|_| {
-        // Contiguous runs of `by` fields become one slice each.
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        for &i in &by_indices {
-            match runs.last_mut() {
-                Some((_, end)) if *end == i => *end = i + 1,
-                _ => runs.push((i, i + 1)),
-            }
-        }
-        let slices = runs.iter().map(|(a, b)| {
-            let (a, b) = (&positions[*a], &positions[*b]);
-            quote!(&__out[#a..#b])
-        });
-        quote! {
-            let __bucket = <#hasher as #p::SaltHash>::bucket(&[#(#slices),*], #buckets);
-            __out[0] = __bucket;
-        }
-    });
-    let encoded_len = if all_fixed {
-        // The inherent constant: evaluated at compile time, so the length
-        // checks of the whole encoding fold away.
-        quote!(Self::LEN)
-    } else {
-        let parts = plans.iter().map(|f| {
-            let (c, t, ident) = (&f.codec, f.ty, f.ident);
-            respan(
-                quote!(<#c as #p::FieldCodec<#t>>::encoded_len(&self.#ident)),
-                f.span,
-            )
-        });
-        quote!(#salt_len #(+ #parts)*)
-    };
-    // A fixed layout's encoding is a handful of stores: always inline it, so
-    // that `encode()` compiles to the hand-written code in every codegen unit.
-    let encode_inline = if all_fixed {
-        quote!(#[inline(always)])
-    } else {
-        quote!(#[inline])
-    };
-    let p0 = &positions[0];
-    let p_last = &positions[n];
-    // The output slice: for a variable layout, a buffer that holds even the
-    // worst case (a cheap bound, no pass over the bytes) is used as is, and
-    // only a smaller one costs the exact count.
-    let claim_output = if all_fixed {
-        quote!(let __out = #p::output(__out, Self::LEN)?;)
-    } else {
-        let bounds = plans.iter().map(|f| {
-            let (c, t, ident) = (&f.codec, f.ty, f.ident);
-            respan(
-                quote!(<#c as #p::FieldCodec<#t>>::max_encoded_len(&self.#ident)),
-                f.span,
-            )
-        });
-        quote! {
-            let __max = #salt_len #(+ #bounds)*;
-            let __out = if __out.len() >= __max {
-                __out
-            } else {
-                #p::output(__out, <Self as #p::RowKey>::encoded_len(self))?
-            };
-        }
-    };
-    let fixed_len_const = if all_fixed {
-        quote!(#p::Option::Some(#len_expr))
-    } else {
-        quote!(#p::Option::None)
-    };
-    let salt_buckets_const = match &buckets {
-        Some(b) => quote!(#p::Option::Some(#b)),
-        None => quote!(#p::Option::None),
-    };
-
-    // decode
-    let decode_lifetime: TokenStream = if has_lifetimes {
-        let lts = input.original.generics.lifetimes().map(|_| quote!('__de));
-        quote!(<#(#lts),*>)
-    } else {
-        quote!()
-    };
-    // A field that borrows for 'static (`&'static str`) can only be decoded
-    // from 'static bytes: the bound makes the impl say so instead of failing.
-    let static_bounds: Vec<TokenStream> = plans
-        .iter()
-        .filter(|f| type_has_static(&f.ty_de))
-        .map(|f| {
-            let (c, t) = (&f.codec, &f.ty_de);
-            quote!(#c: #p::FieldDecode<'__de, #t>)
-        })
-        .collect();
-    let decode_where = if static_bounds.is_empty() {
-        quote!()
-    } else {
-        quote!(where #(#static_bounds),*)
-    };
-    let decode_salt = buckets
-        .as_ref()
-        .map(|b| quote!(#p::decode_salt(__input, #b)?;));
-    let decode_fields = plans.iter().enumerate().map(|(i, f)| {
-        let (c, t, fname) = (&f.codec, &f.ty_de, &f.name);
-        let v = format_ident!("__v{}", i);
-        respan(quote!(let (#v, __pos) = <#c as #p::FieldDecode<'__de, #t>>::decode(__input, __pos, #fname)?;), f.span)
-    });
-    let field_inits = plans.iter().enumerate().map(|(i, f)| {
-        let (ident, v) = (f.ident, format_ident!("__v{}", i));
-        quote!(#ident: #v)
-    });
-
-    // Inherent items.
-    let len_ty = if has_lifetimes {
-        len_expr.clone()
-    } else {
-        quote!(Self::LEN)
-    };
-    let fixed_items = all_fixed.then(|| {
-        let encode = (!any_fail).then(|| {
-            quote! {
-                /// The key as a fixed-size array. No field of this layout can
-                /// fail to encode, so this cannot fail.
-                #[inline(always)]
-                pub fn encode(&self) -> [u8; #len_ty] {
-                    let mut __buf = [0u8; #len_ty];
-                    #p::infallible(<Self as #p::RowKey>::encode_into(self, &mut __buf));
-                    __buf
-                }
-            }
-        });
-        quote! {
-            /// The length of every key of this layout, in bytes.
-            pub const LEN: usize = #len_expr;
-
-            /// The key as a fixed-size array, or the field that cannot be
-            /// encoded.
-            #[inline(always)]
-            pub fn try_encode(&self) -> #p::Result<[u8; #len_ty], #p::EncodeError> {
-                let mut __buf = [0u8; #len_ty];
-                <Self as #p::RowKey>::encode_into(self, &mut __buf)?;
-                #p::Result::Ok(__buf)
-            }
-
-            #encode
-        }
-    });
-
-    let by_plans: Vec<&Plan> = by_indices.iter().map(|&i| &plans[i]).collect();
-    let by_fail = by_plans.iter().any(|f| f.can_fail);
-    let salt_items = salt.map(|_| {
-        let tparams: Vec<Ident> = (0..by_plans.len()).map(|i| format_ident!("__T{}", i)).collect();
-        let vals: Vec<Ident> = (0..by_plans.len()).map(|i| format_ident!("__v{}", i)).collect();
-        let codecs: Vec<&TokenStream> = by_plans.iter().map(|f| &f.codec).collect();
-        let names = by_plans.iter().map(|f| &f.name);
-        let by_fixed = by_plans.iter().all(|f| f.fixed);
-        let buf = if by_fixed {
-            let widths = by_plans.iter().map(|f| fixed_len(f));
-            quote!(let mut __buf = [0u8; 0 #(+ #widths)*];)
-        } else {
-            quote! {
-                let mut __buf = #p::Vec::new();
-                __buf.resize(0 #(+ <#codecs as #p::FieldCodec<#tparams>>::encoded_len(#vals))*, 0u8);
-            }
-        };
-        let self_args = by_plans.iter().map(|f| {
-            let ident = f.ident;
-            quote!(&self.#ident)
-        });
-        let self_args2 = self_args.clone();
-        let bucket = (!by_fail).then(|| quote! {
-            /// The salt bucket of this key (its first byte), computed
-            /// from the `by` fields alone.
-            #[inline]
-            pub fn bucket(&self) -> u8 {
-                #p::infallible(Self::__rowkey_bucket(#(#self_args),*))
-            }
-        });
-        let helper = quote! {
-            #[inline]
-            fn __rowkey_bucket<#(#tparams: ?Sized),*>(#(#vals: &#tparams),*) -> #p::Result<u8, #p::EncodeError>
-            where #(#codecs: #p::FieldCodec<#tparams>),*
-            {
-                #buf
-                let __p = 0usize;
-                #(let __p = <#codecs as #p::FieldCodec<#tparams>>::encode(#vals, &mut __buf, __p, #names)?;)*
-                #p::Result::Ok(<#hasher as #p::SaltHash>::bucket(&[&__buf[..__p]], #buckets))
-            }
-
-            /// The salt bucket of this key (its first byte), or the `by`
-            /// field that cannot be encoded.
-            #[inline]
-            pub fn try_bucket(&self) -> #p::Result<u8, #p::EncodeError> {
-                Self::__rowkey_bucket(#(#self_args2),*)
-            }
-
-            #bucket
-        };
-        if by_fixed {
-            helper
-        } else {
-            quote!(#p::if_alloc! { #helper })
-        }
-    });
-
-    let length_checks = length_assertions(input, all_fixed, &len_expr, &min_expr);
-    let scans = scan_methods(&p, &plans, salt.map(|s| s.buckets), &by_indices, &buckets);
-    let split_points = match &buckets {
-        Some(b) => quote!(#p::split_points(#b)),
-        None => quote!(#p::Vec::new()),
-    };
-
-    quote! {
-        #[allow(clippy::identity_op, clippy::needless_question_mark, clippy::too_many_arguments)]
-        const _: () = {
-            #[automatically_derived]
-            impl #impl_generics #p::RowKey for #name #ty_generics {
-                const FIXED_LEN: #p::Option<usize> = #fixed_len_const;
-                const MIN_LEN: usize = #min_expr;
-                const SALT_BUCKETS: #p::Option<u16> = #salt_buckets_const;
-
-                #[inline]
-                fn encoded_len(&self) -> usize {
-                    #encoded_len
-                }
-
-                #encode_inline
-                fn encode_into(&self, __out: &mut [u8]) -> #p::Result<usize, #p::EncodeError> {
-                    #claim_output
-                    let #p0: usize = #salt_len;
-                    #(#encode_fields)*
-                    #salt_write
-                    #p::Result::Ok(#p_last)
-                }
-            }
-
-            #[automatically_derived]
-            impl<'__de> #p::DecodeRowKey<'__de> for #name #decode_lifetime #decode_where {
-                #[inline]
-                fn decode(__input: &'__de [u8]) -> #p::Result<Self, #p::DecodeError> {
-                    #decode_salt
-                    let __pos: usize = #salt_len;
-                    #(#decode_fields)*
-                    #p::finish(__input, __pos)?;
-                    #p::Result::Ok(Self { #(#field_inits),* })
-                }
-            }
-
-            #[automatically_derived]
-            impl #impl_generics #name #ty_generics {
-                #fixed_items
-                #salt_items
-
-                #p::if_alloc! {
-                    /// Where to pre-split the table: for a salted key the
-                    /// first byte of each bucket after the first (one
-                    /// region per bucket); empty for an unsalted key.
-                    pub fn split_points() -> #p::Vec<#p::Vec<u8>> {
-                        #split_points
-                    }
-
-                    #scans
-                }
-            }
-
-            #length_checks
-        };
-    }
-}
-
-/// Const assertions for the length limits when a field's width is only
-/// known to the compiler (otherwise `validate.rs` checked them with exact
-/// messages).
-fn length_assertions(
-    input: &Input,
-    all_fixed: bool,
-    len: &TokenStream,
-    min: &TokenStream,
-) -> TokenStream {
-    let length = validate::length(input);
-    if !length.unknown {
-        return TokenStream::new();
-    }
-    let parts = &length.parts;
-    let mut out = TokenStream::new();
-    let key_len = if all_fixed { len } else { min };
-    let least = if all_fixed { "" } else { "at least " };
-    if let Some(lit) = &input.attrs.max_len {
-        let msg = format!(
-            "row key is {least}longer than max_len = {} ({parts})",
-            lit.base10_digits()
-        );
-        out.extend(
-            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len <= #lit, #msg);),
-        );
-    }
-    if let (Some(lit), true) = (&input.attrs.align, all_fixed) {
-        let msg = format!(
-            "row key length is not a multiple of align = {} ({parts})",
-            lit.base10_digits()
-        );
-        out.extend(
-            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len % #lit == 0, #msg);),
-        );
-    }
-    let limit = validate::HBASE_MAX_KEY;
-    let msg = format!("row key is {least}longer than HBase's limit of {limit} bytes ({parts})");
-    let span = input.original.ident.span();
-    out.extend(quote_spanned!(span=> const _: () = ::core::assert!(#key_len <= #limit, #msg);));
-    out
-}
-
-fn scan_methods(
-    p: &TokenStream,
-    plans: &[Plan],
-    salt_buckets: Option<u16>,
-    by_indices: &[usize],
-    buckets: &Option<Literal>,
-) -> TokenStream {
-    let mut out = TokenStream::new();
-    let all = match buckets {
-        Some(b) => quote!(#p::Buckets::All(#b)),
-        None => quote!(#p::Buckets::Unsalted),
-    };
-    out.extend(quote! {
-        /// Every row of the table: one range per salt bucket when salted.
-        pub fn scan_all() -> #p::Scan {
-            #p::scan_eq(#p::Prefix::new(), #all, false)
-        }
-    });
-    // The buckets a scan reads when its first `eq` fields are fixed.
-    let buckets_for = |eq: usize, fallible: bool| -> TokenStream {
-        match salt_buckets {
-            None => quote!(#p::Buckets::Unsalted),
-            Some(_) if by_indices.iter().all(|&i| i < eq) => {
-                let args = by_indices.iter().map(|&i| {
-                    let ident = plans[i].ident;
-                    quote!(&#ident)
-                });
-                let call = try_(p, fallible, quote!(Self::__rowkey_bucket(#(#args),*)));
-                quote!(#p::Buckets::One(#call))
-            }
-            Some(_) => all.clone(),
-        }
-    };
-    for k in 1..=plans.len() {
-        let fields = &plans[..k];
-        let suffix = fields
-            .iter()
-            .map(|f| f.name.as_str())
-            .collect::<Vec<_>>()
-            .join("_");
-        let names = fields
-            .iter()
-            .map(|f| format!("`{}`", f.name))
-            .collect::<Vec<_>>()
-            .join(", ");
-
-        // scan_by: equality on the first k fields.
-        let fallible = fields.iter().any(|f| f.can_fail);
-        let pushes = |eq: &[Plan]| -> Vec<TokenStream> {
-            eq.iter()
-                .map(|f| {
-                    let (c, a, ident, fname) = (&f.codec, &f.arg, f.ident, &f.name);
-                    let call =
-                        quote!(<#c as #p::FieldCodec<#a>>::push(&mut __prefix, &#ident, #fname));
-                    respan(try_(p, fallible, call), f.span)
-                })
-                .map(|t| quote!(#t;))
-                .collect()
-        };
-        let params = |eq: &[Plan]| -> Vec<TokenStream> {
-            eq.iter()
-                .map(|f| {
-                    let (ident, a) = (f.ident, &f.arg);
-                    quote!(#ident: #a)
-                })
-                .collect()
-        };
-        let lifetime = |eq: &[Plan]| eq.iter().any(|f| f.arg_has_ref).then(|| quote!(<'__r>));
-        let ret = if fallible {
-            quote!(#p::Result<#p::Scan, #p::EncodeError>)
-        } else {
-            quote!(#p::Scan)
-        };
-        let wrap = |scan: TokenStream| {
-            if fallible {
-                quote!(#p::Result::Ok(#scan))
-            } else {
-                scan
-            }
-        };
-
-        let exact = k == plans.len() && plans[k - 1].raw;
-        let method = format_ident!("scan_by_{}", suffix);
-        let doc = format!("Every row whose {names} equal the given values.");
-        let (ps, pu, bk, lt) = (
-            params(fields),
-            pushes(fields),
-            buckets_for(k, fallible),
-            lifetime(fields),
-        );
-        let body = wrap(quote!(#p::scan_eq(__prefix, __buckets, #exact)));
-        out.extend(quote! {
-            #[doc = #doc]
-            pub fn #method #lt(#(#ps),*) -> #ret {
-                let mut __prefix = #p::Prefix::new();
-                #(#pu)*
-                let __buckets = #bk;
-                #body
-            }
-        });
-
-        // range_by: equality on the first k-1 fields, a range on field k.
-        let last = &plans[k - 1];
-        if last.reverse {
-            continue;
-        }
-        let eq = &plans[..k - 1];
-        let method = format_ident!("range_by_{}", suffix);
-        let order = if last.desc {
-            " (the field sorts descending: the rows come newest/largest first)"
-        } else {
-            ""
-        };
-        let doc = if eq.is_empty() {
-            format!("Every row whose `{}` is in `range`{order}.", last.name)
-        } else {
-            let eq_names = eq
-                .iter()
-                .map(|f| format!("`{}`", f.name))
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!("Every row whose {eq_names} equal the given values and whose `{}` is in `range`{order}.", last.name)
-        };
-        let (ps, pu, bk) = (params(eq), pushes(eq), buckets_for(k - 1, fallible));
-        let lt = lifetime(fields);
-        let (c, a, fname, desc, raw) = (&last.codec, &last.arg, &last.name, last.desc, last.raw);
-        // `range` reads best in the docs; step aside for a field of that name.
-        let range = if eq.iter().any(|f| f.name == "range") {
-            format_ident!("__range")
-        } else {
-            format_ident!("range")
-        };
-        let call = respan(
-            try_(
-                p,
-                fallible,
-                quote!(<#c as #p::FieldCodec<#a>>::scan_range(__prefix, &#range, __buckets, #desc, #raw, #fname)),
-            ),
-            last.span,
-        );
-        let body = wrap(call);
-        out.extend(quote! {
-            #[doc = #doc]
-            pub fn #method #lt(#(#ps,)* #range: impl #p::RangeBounds<#a>) -> #ret {
-                let mut __prefix = #p::Prefix::new();
-                #(#pu)*
-                let __buckets = #bk;
-                #body
-            }
-        });
-    }
-    out
 }

@@ -7,6 +7,9 @@ mod attr;
 mod ctxt;
 mod expand;
 mod fallback;
+mod layout;
+#[cfg(test)]
+mod output_tests;
 mod validate;
 
 use proc_macro::TokenStream;

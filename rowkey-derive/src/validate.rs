@@ -8,8 +8,10 @@ use syn::GenericParam;
 
 use crate::ast::{self, Input, Kind};
 use crate::ctxt::Ctxt;
+use crate::layout::{Layout, Width};
 
-pub fn check(cx: &Ctxt, input: &Input) {
+pub fn check(cx: &Ctxt, layout: &Layout<'_>) {
+    let input = layout.input;
     check_generics(cx, input);
     if input.fields.is_empty() {
         cx.error_spanned_by(
@@ -21,10 +23,10 @@ pub fn check(cx: &Ctxt, input: &Input) {
         check_field(cx, field);
     }
     check_salt(cx, input);
-    check_length(cx, input);
+    check_length(cx, layout);
 }
 
-fn check_generics(cx: &Ctxt, input: &Input) {
+fn check_generics(cx: &Ctxt, input: &Input<'_>) {
     for param in &input.original.generics.params {
         match param {
             GenericParam::Lifetime(_) => {}
@@ -60,7 +62,7 @@ pub fn type_text(ty: &syn::Type) -> String {
     out
 }
 
-fn check_field(cx: &Ctxt, field: &ast::Field) {
+fn check_field(cx: &Ctxt, field: &ast::Field<'_>) {
     let a = &field.attrs;
     let shape = &field.shape;
     if shape.option && ast::generic_arg(shape.inner, "Option").is_some() {
@@ -120,7 +122,7 @@ fn check_field(cx: &Ctxt, field: &ast::Field) {
     }
 }
 
-fn check_salt(cx: &Ctxt, input: &Input) {
+fn check_salt(cx: &Ctxt, input: &Input<'_>) {
     let Some(salt) = &input.attrs.salt else {
         return;
     };
@@ -151,69 +153,19 @@ fn check_salt(cx: &Ctxt, input: &Input) {
 /// HBase rejects row keys longer than `Short.MAX_VALUE` bytes.
 pub const HBASE_MAX_KEY: usize = 32767;
 
-/// The key's length as the derive can compute it: `None` when a user type's
-/// width is only known to the compiler (`expand.rs` then emits const
-/// assertions instead).
-pub struct Length {
-    /// Known bytes (the minimum, for a variable layout).
-    pub bytes: usize,
-    pub variable: bool,
-    /// A field whose width only the compiler knows.
-    pub unknown: bool,
-    /// "salt 1 + user_id 8 + name >=2", for messages.
-    pub parts: String,
-}
-
-pub fn length(input: &Input) -> Length {
-    let n = input.fields.len();
-    let mut len = Length {
-        bytes: 0,
-        variable: false,
-        unknown: false,
-        parts: String::new(),
-    };
-    let mut parts = Vec::new();
-    if input.attrs.salt.is_some() {
-        len.bytes += 1;
-        parts.push("salt 1".to_string());
-    }
-    for (i, f) in input.fields.iter().enumerate() {
-        let name = syn::ext::IdentExt::unraw(f.ident).to_string();
-        match f.width(i + 1 == n) {
-            ast::Width::Fixed(w) => {
-                len.bytes += w;
-                parts.push(format!("{name} {w}"));
-            }
-            ast::Width::FixedUnknown => {
-                len.unknown = true;
-                parts.push(format!("{name} ?"));
-            }
-            ast::Width::Variable { min } => {
-                len.bytes += min;
-                len.variable = true;
-                parts.push(format!("{name} >={min}"));
-            }
-        }
-    }
-    len.parts = parts.join(" + ");
-    len
-}
-
-fn check_length(cx: &Ctxt, input: &Input) {
-    let len = length(input);
+fn check_length(cx: &Ctxt, layout: &Layout<'_>) {
+    let (input, len) = (layout.input, &layout.len);
     let align = input
         .attrs
         .align
         .as_ref()
         .and_then(|lit| Some((lit, lit.base10_parse::<usize>().ok()?)));
     if let (Some((lit, align)), true) = (align, len.variable) {
-        let n = input.fields.len();
-        let var = input
+        let var = layout
             .fields
             .iter()
-            .enumerate()
-            .find(|(i, f)| matches!(f.width(i + 1 == n), ast::Width::Variable { .. }));
-        let name = var.map(|(_, f)| f.ident.to_string()).unwrap_or_default();
+            .find(|f| matches!(f.width, Width::Variable { .. }));
+        let name = var.map(|f| f.name.as_str()).unwrap_or_default();
         cx.error_spanned_by(
             lit,
             format!("align = {align} needs a fixed-width key, and `{name}` is variable-length; give it #[fixed(N)] or drop align"),

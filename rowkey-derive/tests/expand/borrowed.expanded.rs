@@ -1,0 +1,155 @@
+#[allow(clippy::too_many_arguments)]
+const _: () = {
+    use ::my_crate::rowkey::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
+    type __K1 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
+    type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
+    #[automatically_derived]
+    impl<'a> __rk::RowKey for Access<'a> {
+        const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
+        const MIN_LEN: usize = 1 + <__K0 as __rk::FieldCodec<&'static str>>::MIN_LEN
+            + <__K1 as __rk::FieldCodec<&'static [u8]>>::MIN_LEN
+            + <__K2 as __rk::FieldCodec<&'static str>>::MIN_LEN;
+        const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(8);
+        #[inline]
+        fn encoded_len(&self) -> usize {
+            1 + __K0::encoded_len(&self.host) + __K1::encoded_len(&self.path)
+                + __K2::encoded_len(&self.region)
+        }
+        #[inline]
+        fn encode_into(
+            &self,
+            __out: &mut [u8],
+        ) -> __rk::Result<usize, __rk::EncodeError> {
+            let __out = if __out.len()
+                >= 1 + __K0::max_encoded_len(&self.host)
+                    + __K1::max_encoded_len(&self.path)
+                    + __K2::max_encoded_len(&self.region)
+            {
+                __out
+            } else {
+                __rk::output(__out, __rk::RowKey::encoded_len(self))?
+            };
+            let __p1 = __K0::encode(&self.host, __out, 1, "host")?;
+            let __p2 = __K1::encode(&self.path, __out, __p1, "path")?;
+            let __p3 = __K2::encode(&self.region, __out, __p2, "region")?;
+            __out[0] = __rk::salt::<__rk::Xxh3>(&[&__out[1..__p1]], 8);
+            __rk::Result::Ok(__p3)
+        }
+    }
+    #[automatically_derived]
+    impl<'__de> __rk::DecodeRowKey<'__de> for Access<'__de>
+    where
+        __K2: __rk::FieldDecode<'__de, &'static str>,
+    {
+        #[inline]
+        fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+            __rk::decode_salt(__input, 8)?;
+            let (__v0, __p) = __K0::decode(__input, 1, "host")?;
+            let (__v1, __p) = __K1::decode(__input, __p, "path")?;
+            let (__v2, __p) = __K2::decode(__input, __p, "region")?;
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self {
+                host: __v0,
+                path: __v1,
+                region: __v2,
+            })
+        }
+    }
+    #[automatically_derived]
+    impl<'a> Access<'a> {
+        #[inline]
+        fn __rk_bucket<__T0: ?Sized>(host: &__T0) -> u8
+        where
+            __K0: __rk::FieldCodec<__T0>,
+        {
+            let mut __buf = __rk::zeroed(__K0::encoded_len(host));
+            let __p = __rk::infallible(__K0::encode(host, &mut __buf, 0, "host"));
+            __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 8)
+        }
+        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        #[inline]
+        pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
+            __rk::Result::Ok(Self::__rk_bucket(&self.host))
+        }
+        /// The salt bucket of this key (its first byte), from the `by` fields alone.
+        #[inline]
+        pub fn bucket(&self) -> u8 {
+            Self::__rk_bucket(&self.host)
+        }
+        /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+            __rk::split_points(8)
+        }
+        /// Every row of the table: one range per salt bucket when salted.
+        pub fn scan_all() -> __rk::Scan {
+            __rk::Prefix::new(__rk::Buckets::All(8)).scan_eq()
+        }
+        fn __rk_prefix1<'__r>(host: &'__r str) -> __rk::Prefix {
+            __rk::infallible(
+                __K0::extend(
+                    __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&host))),
+                    &host,
+                    "host",
+                ),
+            )
+        }
+        ///Every row whose `host` is the given value.
+        pub fn scan_by_host<'__r>(host: &'__r str) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix1(host))
+        }
+        ///Every row whose `host` is in `range`.
+        pub fn range_by_host<'__r>(
+            range: impl __rk::RangeBounds<&'__r str>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K0::scan_range(
+                    __rk::Prefix::new(__rk::Buckets::All(8)),
+                    &range,
+                    "host",
+                ),
+            )
+        }
+        fn __rk_prefix2<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Prefix {
+            __rk::infallible(__K1::extend(Self::__rk_prefix1(host), &path, "path"))
+        }
+        ///Every row whose `host` and `path` are the given values.
+        pub fn scan_by_host_path<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix2(host, path))
+        }
+        ///Every row whose `host` is the given value and whose `path` is in `range`.
+        pub fn range_by_host_path<'__r>(
+            host: &'__r str,
+            range: impl __rk::RangeBounds<&'__r [u8]>,
+        ) -> __rk::Scan {
+            __rk::infallible(__K1::scan_range(Self::__rk_prefix1(host), &range, "path"))
+        }
+        fn __rk_prefix3<'__r>(
+            host: &'__r str,
+            path: &'__r [u8],
+            region: &'__r str,
+        ) -> __rk::Prefix {
+            __rk::infallible(
+                __K2::extend(Self::__rk_prefix2(host, path), &region, "region"),
+            )
+        }
+        ///Every row whose `host`, `path` and `region` are the given values.
+        pub fn scan_by_host_path_region<'__r>(
+            host: &'__r str,
+            path: &'__r [u8],
+            region: &'__r str,
+        ) -> __rk::Scan {
+            __rk::Prefix::scan_exact(Self::__rk_prefix3(host, path, region))
+        }
+        ///Every row whose `host` and `path` are the given values and whose `region` is in `range`.
+        pub fn range_by_host_path_region<'__r>(
+            host: &'__r str,
+            path: &'__r [u8],
+            range: impl __rk::RangeBounds<&'__r str>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K2::scan_range(Self::__rk_prefix2(host, path), &range, "region"),
+            )
+        }
+    }
+};

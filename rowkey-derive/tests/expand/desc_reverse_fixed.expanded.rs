@@ -1,0 +1,197 @@
+#[allow(clippy::too_many_arguments)]
+const _: () = {
+    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    type __K0 = __rk::Fixed<__rk::Desc, __rk::Fwd>;
+    type __K1 = __rk::Fixed<__rk::Asc, __rk::Rev>;
+    type __K2 = __rk::Padded<4, 32, __rk::Desc, __rk::Fwd>;
+    type __K3 = __rk::DescTs;
+    type __K4 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    #[automatically_derived]
+    impl __rk::RowKey for Order {
+        const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
+        const MIN_LEN: usize = Self::LEN;
+        const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::None;
+        #[inline]
+        fn encoded_len(&self) -> usize {
+            Self::LEN
+        }
+        #[inline(always)]
+        fn encode_into(
+            &self,
+            __out: &mut [u8],
+        ) -> __rk::Result<usize, __rk::EncodeError> {
+            let __out = __rk::output(__out, Self::LEN)?;
+            let __p1 = __K0::encode(&self.priority, __out, 0, "priority")?;
+            let __p2 = __K1::encode(&self.seq, __out, __p1, "seq")?;
+            let __p3 = __K2::encode(&self.code, __out, __p2, "code")?;
+            let __p4 = __K3::encode(&self.ts, __out, __p3, "ts")?;
+            let __p5 = __K4::encode(&self.id, __out, __p4, "id")?;
+            __rk::Result::Ok(__p5)
+        }
+    }
+    #[automatically_derived]
+    impl<'__de> __rk::DecodeRowKey<'__de> for Order {
+        #[inline]
+        fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+            let (__v0, __p) = __K0::decode(__input, 0, "priority")?;
+            let (__v1, __p) = __K1::decode(__input, __p, "seq")?;
+            let (__v2, __p) = __K2::decode(__input, __p, "code")?;
+            let (__v3, __p) = __K3::decode(__input, __p, "ts")?;
+            let (__v4, __p) = __K4::decode(__input, __p, "id")?;
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self {
+                priority: __v0,
+                seq: __v1,
+                code: __v2,
+                ts: __v3,
+                id: __v4,
+            })
+        }
+    }
+    #[automatically_derived]
+    impl Order {
+        /// The length of every key of this layout, in bytes.
+        pub const LEN: usize = <__K0 as __rk::FieldCodec<i32>>::WIDTH
+            + <__K1 as __rk::FieldCodec<u64>>::WIDTH
+            + <__K2 as __rk::FieldCodec<String>>::WIDTH
+            + <__K3 as __rk::FieldCodec<u64>>::WIDTH
+            + <__K4 as __rk::FieldCodec<OrderId>>::WIDTH;
+        /// The key as a fixed-size array, or the field that cannot be encoded.
+        #[inline(always)]
+        pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
+            let mut __buf = [0u8; Self::LEN];
+            __rk::RowKey::encode_into(self, &mut __buf)?;
+            __rk::Result::Ok(__buf)
+        }
+        /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+            __rk::Vec::new()
+        }
+        /// Every row of the table: one range per salt bucket when salted.
+        pub fn scan_all() -> __rk::Scan {
+            __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
+        }
+        fn __rk_prefix1(priority: i32) -> __rk::Prefix {
+            __rk::infallible(
+                __K0::extend(
+                    __rk::Prefix::new(__rk::Buckets::Unsalted),
+                    &priority,
+                    "priority",
+                ),
+            )
+        }
+        ///Every row whose `priority` is the given value.
+        pub fn scan_by_priority(priority: i32) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix1(priority))
+        }
+        ///Every row whose `priority` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        pub fn range_by_priority(range: impl __rk::RangeBounds<i32>) -> __rk::Scan {
+            __rk::infallible(
+                __K0::scan_range(
+                    __rk::Prefix::new(__rk::Buckets::Unsalted),
+                    &range,
+                    "priority",
+                ),
+            )
+        }
+        fn __rk_prefix2(priority: i32, seq: u64) -> __rk::Prefix {
+            __rk::infallible(__K1::extend(Self::__rk_prefix1(priority), &seq, "seq"))
+        }
+        ///Every row whose `priority` and `seq` are the given values.
+        pub fn scan_by_priority_seq(priority: i32, seq: u64) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix2(priority, seq))
+        }
+        fn __rk_prefix3<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+            __K2::extend(Self::__rk_prefix2(priority, seq), &code, "code")
+        }
+        ///Every row whose `priority`, `seq` and `code` are the given values.
+        pub fn scan_by_priority_seq_code<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            Self::__rk_prefix3(priority, seq, code).map(__rk::Prefix::scan_eq)
+        }
+        ///Every row whose `priority` and `seq` are the given values and whose `code` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        pub fn range_by_priority_seq_code<'__r>(
+            priority: i32,
+            seq: u64,
+            range: impl __rk::RangeBounds<&'__r str>,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K2::scan_range(Self::__rk_prefix2(priority, seq), &range, "code")
+        }
+        fn __rk_prefix4<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+            ts: u64,
+        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+            __K3::extend(Self::__rk_prefix3(priority, seq, code)?, &ts, "ts")
+        }
+        ///Every row whose `priority`, `seq`, `code` and `ts` are the given values.
+        pub fn scan_by_priority_seq_code_ts<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+            ts: u64,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            Self::__rk_prefix4(priority, seq, code, ts).map(__rk::Prefix::scan_eq)
+        }
+        ///Every row whose `priority`, `seq` and `code` are the given values and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        pub fn range_by_priority_seq_code_ts<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+            range: impl __rk::RangeBounds<u64>,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K3::scan_range(Self::__rk_prefix3(priority, seq, code)?, &range, "ts")
+        }
+        fn __rk_prefix5<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+            ts: u64,
+            id: OrderId,
+        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+            __K4::extend(Self::__rk_prefix4(priority, seq, code, ts)?, &id, "id")
+        }
+        ///Every row whose `priority`, `seq`, `code`, `ts` and `id` are the given values.
+        pub fn scan_by_priority_seq_code_ts_id<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+            ts: u64,
+            id: OrderId,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            Self::__rk_prefix5(priority, seq, code, ts, id).map(__rk::Prefix::scan_eq)
+        }
+        ///Every row whose `priority`, `seq`, `code` and `ts` are the given values and whose `id` is in `range`.
+        pub fn range_by_priority_seq_code_ts_id<'__r>(
+            priority: i32,
+            seq: u64,
+            code: &'__r str,
+            ts: u64,
+            range: impl __rk::RangeBounds<OrderId>,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K4::scan_range(Self::__rk_prefix4(priority, seq, code, ts)?, &range, "id")
+        }
+    }
+    const _: () = ::core::assert!(
+        < __K0 as __rk::FieldCodec < i32 >> ::WIDTH + < __K1 as __rk::FieldCodec < u64 >>
+        ::WIDTH + < __K2 as __rk::FieldCodec < String >> ::WIDTH + < __K3 as
+        __rk::FieldCodec < u64 >> ::WIDTH + < __K4 as __rk::FieldCodec < OrderId >>
+        ::WIDTH <= 64,
+        "row key is longer than max_len = 64 (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
+    );
+    const _: () = ::core::assert!(
+        < __K0 as __rk::FieldCodec < i32 >> ::WIDTH + < __K1 as __rk::FieldCodec < u64 >>
+        ::WIDTH + < __K2 as __rk::FieldCodec < String >> ::WIDTH + < __K3 as
+        __rk::FieldCodec < u64 >> ::WIDTH + < __K4 as __rk::FieldCodec < OrderId >>
+        ::WIDTH <= 32767usize,
+        "row key is longer than HBase's limit of 32767 bytes (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
+    );
+};

@@ -1,0 +1,279 @@
+#[allow(clippy::too_many_arguments)]
+const _: () = {
+    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K2 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K3 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K4 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K5 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K6 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K7 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    #[automatically_derived]
+    impl __rk::RowKey for Eight {
+        const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
+        const MIN_LEN: usize = Self::LEN;
+        const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::None;
+        #[inline]
+        fn encoded_len(&self) -> usize {
+            Self::LEN
+        }
+        #[inline(always)]
+        fn encode_into(
+            &self,
+            __out: &mut [u8],
+        ) -> __rk::Result<usize, __rk::EncodeError> {
+            let __out = __rk::output(__out, Self::LEN)?;
+            let __p1 = __K0::encode(&self.a, __out, 0, "a")?;
+            let __p2 = __K1::encode(&self.b, __out, __p1, "b")?;
+            let __p3 = __K2::encode(&self.c, __out, __p2, "c")?;
+            let __p4 = __K3::encode(&self.d, __out, __p3, "d")?;
+            let __p5 = __K4::encode(&self.e, __out, __p4, "e")?;
+            let __p6 = __K5::encode(&self.f, __out, __p5, "f")?;
+            let __p7 = __K6::encode(&self.g, __out, __p6, "g")?;
+            let __p8 = __K7::encode(&self.h, __out, __p7, "h")?;
+            __rk::Result::Ok(__p8)
+        }
+    }
+    #[automatically_derived]
+    impl<'__de> __rk::DecodeRowKey<'__de> for Eight {
+        #[inline]
+        fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+            let (__v0, __p) = __K0::decode(__input, 0, "a")?;
+            let (__v1, __p) = __K1::decode(__input, __p, "b")?;
+            let (__v2, __p) = __K2::decode(__input, __p, "c")?;
+            let (__v3, __p) = __K3::decode(__input, __p, "d")?;
+            let (__v4, __p) = __K4::decode(__input, __p, "e")?;
+            let (__v5, __p) = __K5::decode(__input, __p, "f")?;
+            let (__v6, __p) = __K6::decode(__input, __p, "g")?;
+            let (__v7, __p) = __K7::decode(__input, __p, "h")?;
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self {
+                a: __v0,
+                b: __v1,
+                c: __v2,
+                d: __v3,
+                e: __v4,
+                f: __v5,
+                g: __v6,
+                h: __v7,
+            })
+        }
+    }
+    #[automatically_derived]
+    impl Eight {
+        /// The length of every key of this layout, in bytes.
+        pub const LEN: usize = <__K0 as __rk::FieldCodec<u32>>::WIDTH
+            + <__K1 as __rk::FieldCodec<u64>>::WIDTH
+            + <__K2 as __rk::FieldCodec<i16>>::WIDTH
+            + <__K3 as __rk::FieldCodec<u8>>::WIDTH
+            + <__K4 as __rk::FieldCodec<u32>>::WIDTH
+            + <__K5 as __rk::FieldCodec<u64>>::WIDTH
+            + <__K6 as __rk::FieldCodec<i16>>::WIDTH
+            + <__K7 as __rk::FieldCodec<u8>>::WIDTH;
+        /// The key as a fixed-size array, or the field that cannot be encoded.
+        #[inline(always)]
+        pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
+            let mut __buf = [0u8; Self::LEN];
+            __rk::RowKey::encode_into(self, &mut __buf)?;
+            __rk::Result::Ok(__buf)
+        }
+        /// The key as a fixed-size array: no field of this layout can fail to encode.
+        #[inline(always)]
+        pub fn encode(&self) -> [u8; Self::LEN] {
+            let mut __buf = [0u8; Self::LEN];
+            __rk::infallible(__rk::RowKey::encode_into(self, &mut __buf));
+            __buf
+        }
+        /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+            __rk::Vec::new()
+        }
+        /// Every row of the table: one range per salt bucket when salted.
+        pub fn scan_all() -> __rk::Scan {
+            __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
+        }
+        fn __rk_prefix1(a: u32) -> __rk::Prefix {
+            __rk::infallible(
+                __K0::extend(__rk::Prefix::new(__rk::Buckets::Unsalted), &a, "a"),
+            )
+        }
+        ///Every row whose `a` is the given value.
+        pub fn scan_by_a(a: u32) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix1(a))
+        }
+        ///Every row whose `a` is in `range`.
+        pub fn range_by_a(range: impl __rk::RangeBounds<u32>) -> __rk::Scan {
+            __rk::infallible(
+                __K0::scan_range(__rk::Prefix::new(__rk::Buckets::Unsalted), &range, "a"),
+            )
+        }
+        fn __rk_prefix2(a: u32, b: u64) -> __rk::Prefix {
+            __rk::infallible(__K1::extend(Self::__rk_prefix1(a), &b, "b"))
+        }
+        ///Every row whose `a` and `b` are the given values.
+        pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix2(a, b))
+        }
+        ///Every row whose `a` is the given value and whose `b` is in `range`.
+        pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
+            __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
+        }
+        fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Prefix {
+            __rk::infallible(__K2::extend(Self::__rk_prefix2(a, b), &c, "c"))
+        }
+        ///Every row whose `a`, `b` and `c` are the given values.
+        pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix3(a, b, c))
+        }
+        ///Every row whose `a` and `b` are the given values and whose `c` is in `range`.
+        pub fn range_by_a_b_c(
+            a: u32,
+            b: u64,
+            range: impl __rk::RangeBounds<i16>,
+        ) -> __rk::Scan {
+            __rk::infallible(__K2::scan_range(Self::__rk_prefix2(a, b), &range, "c"))
+        }
+        fn __rk_prefix4(a: u32, b: u64, c: i16, d: u8) -> __rk::Prefix {
+            __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d"))
+        }
+        ///Every row whose `a`, `b`, `c` and `d` are the given values.
+        pub fn scan_by_a_b_c_d(a: u32, b: u64, c: i16, d: u8) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix4(a, b, c, d))
+        }
+        ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`.
+        pub fn range_by_a_b_c_d(
+            a: u32,
+            b: u64,
+            c: i16,
+            range: impl __rk::RangeBounds<u8>,
+        ) -> __rk::Scan {
+            __rk::infallible(__K3::scan_range(Self::__rk_prefix3(a, b, c), &range, "d"))
+        }
+        fn __rk_prefix5(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Prefix {
+            __rk::infallible(__K4::extend(Self::__rk_prefix4(a, b, c, d), &e, "e"))
+        }
+        ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values.
+        pub fn scan_by_a_b_c_d_e(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix5(a, b, c, d, e))
+        }
+        ///Every row whose `a`, `b`, `c` and `d` are the given values and whose `e` is in `range`.
+        pub fn range_by_a_b_c_d_e(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            range: impl __rk::RangeBounds<u32>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K4::scan_range(Self::__rk_prefix4(a, b, c, d), &range, "e"),
+            )
+        }
+        fn __rk_prefix6(a: u32, b: u64, c: i16, d: u8, e: u32, f: u64) -> __rk::Prefix {
+            __rk::infallible(__K5::extend(Self::__rk_prefix5(a, b, c, d, e), &f, "f"))
+        }
+        ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values.
+        pub fn scan_by_a_b_c_d_e_f(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+        ) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix6(a, b, c, d, e, f))
+        }
+        ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values and whose `f` is in `range`.
+        pub fn range_by_a_b_c_d_e_f(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            range: impl __rk::RangeBounds<u64>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K5::scan_range(Self::__rk_prefix5(a, b, c, d, e), &range, "f"),
+            )
+        }
+        fn __rk_prefix7(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+            g: i16,
+        ) -> __rk::Prefix {
+            __rk::infallible(__K6::extend(Self::__rk_prefix6(a, b, c, d, e, f), &g, "g"))
+        }
+        ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values.
+        pub fn scan_by_a_b_c_d_e_f_g(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+            g: i16,
+        ) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix7(a, b, c, d, e, f, g))
+        }
+        ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values and whose `g` is in `range`.
+        pub fn range_by_a_b_c_d_e_f_g(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+            range: impl __rk::RangeBounds<i16>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K6::scan_range(Self::__rk_prefix6(a, b, c, d, e, f), &range, "g"),
+            )
+        }
+        fn __rk_prefix8(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+            g: i16,
+            h: u8,
+        ) -> __rk::Prefix {
+            __rk::infallible(
+                __K7::extend(Self::__rk_prefix7(a, b, c, d, e, f, g), &h, "h"),
+            )
+        }
+        ///Every row whose `a`, `b`, `c`, `d`, `e`, `f`, `g` and `h` are the given values.
+        pub fn scan_by_a_b_c_d_e_f_g_h(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+            g: i16,
+            h: u8,
+        ) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix8(a, b, c, d, e, f, g, h))
+        }
+        ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values and whose `h` is in `range`.
+        pub fn range_by_a_b_c_d_e_f_g_h(
+            a: u32,
+            b: u64,
+            c: i16,
+            d: u8,
+            e: u32,
+            f: u64,
+            g: i16,
+            range: impl __rk::RangeBounds<u8>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K7::scan_range(Self::__rk_prefix7(a, b, c, d, e, f, g), &range, "h"),
+            )
+        }
+    }
+};

@@ -1,0 +1,150 @@
+#[allow(clippy::too_many_arguments)]
+const _: () = {
+    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    type __K1 = __rk::DescTs;
+    type __K2 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
+    #[automatically_derived]
+    impl __rk::RowKey for UserEvent {
+        const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
+        const MIN_LEN: usize = Self::LEN;
+        const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(16);
+        #[inline]
+        fn encoded_len(&self) -> usize {
+            Self::LEN
+        }
+        #[inline(always)]
+        fn encode_into(
+            &self,
+            __out: &mut [u8],
+        ) -> __rk::Result<usize, __rk::EncodeError> {
+            let __out = __rk::output(__out, Self::LEN)?;
+            let __p1 = __K0::encode(&self.user_id, __out, 1, "user_id")?;
+            let __p2 = __K1::encode(&self.ts_millis, __out, __p1, "ts_millis")?;
+            let __p3 = __K2::encode(&self.kind, __out, __p2, "kind")?;
+            __out[0] = __rk::salt::<__rk::Xxh3>(&[&__out[1..__p1]], 16);
+            __rk::Result::Ok(__p3)
+        }
+    }
+    #[automatically_derived]
+    impl<'__de> __rk::DecodeRowKey<'__de> for UserEvent {
+        #[inline]
+        fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+            __rk::decode_salt(__input, 16)?;
+            let (__v0, __p) = __K0::decode(__input, 1, "user_id")?;
+            let (__v1, __p) = __K1::decode(__input, __p, "ts_millis")?;
+            let (__v2, __p) = __K2::decode(__input, __p, "kind")?;
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self {
+                user_id: __v0,
+                ts_millis: __v1,
+                kind: __v2,
+            })
+        }
+    }
+    #[automatically_derived]
+    impl UserEvent {
+        /// The length of every key of this layout, in bytes.
+        pub const LEN: usize = 1 + <__K0 as __rk::FieldCodec<u64>>::WIDTH
+            + <__K1 as __rk::FieldCodec<i64>>::WIDTH
+            + <__K2 as __rk::FieldCodec<String>>::WIDTH;
+        /// The key as a fixed-size array, or the field that cannot be encoded.
+        #[inline(always)]
+        pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
+            let mut __buf = [0u8; Self::LEN];
+            __rk::RowKey::encode_into(self, &mut __buf)?;
+            __rk::Result::Ok(__buf)
+        }
+        #[inline]
+        fn __rk_bucket<__T0: ?Sized>(user_id: &__T0) -> u8
+        where
+            __K0: __rk::FieldCodec<__T0>,
+        {
+            let mut __buf = [0u8; <__K0 as __rk::FieldCodec<u64>>::WIDTH];
+            let __p = __rk::infallible(__K0::encode(user_id, &mut __buf, 0, "user_id"));
+            __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 16)
+        }
+        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        #[inline]
+        pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
+            __rk::Result::Ok(Self::__rk_bucket(&self.user_id))
+        }
+        /// The salt bucket of this key (its first byte), from the `by` fields alone.
+        #[inline]
+        pub fn bucket(&self) -> u8 {
+            Self::__rk_bucket(&self.user_id)
+        }
+        /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+            __rk::split_points(16)
+        }
+        /// Every row of the table: one range per salt bucket when salted.
+        pub fn scan_all() -> __rk::Scan {
+            __rk::Prefix::new(__rk::Buckets::All(16)).scan_eq()
+        }
+        fn __rk_prefix1(user_id: u64) -> __rk::Prefix {
+            __rk::infallible(
+                __K0::extend(
+                    __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&user_id))),
+                    &user_id,
+                    "user_id",
+                ),
+            )
+        }
+        ///Every row whose `user_id` is the given value.
+        pub fn scan_by_user_id(user_id: u64) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix1(user_id))
+        }
+        ///Every row whose `user_id` is in `range`.
+        pub fn range_by_user_id(range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
+            __rk::infallible(
+                __K0::scan_range(
+                    __rk::Prefix::new(__rk::Buckets::All(16)),
+                    &range,
+                    "user_id",
+                ),
+            )
+        }
+        fn __rk_prefix2(user_id: u64, ts_millis: i64) -> __rk::Prefix {
+            __rk::infallible(
+                __K1::extend(Self::__rk_prefix1(user_id), &ts_millis, "ts_millis"),
+            )
+        }
+        ///Every row whose `user_id` and `ts_millis` are the given values.
+        pub fn scan_by_user_id_ts_millis(user_id: u64, ts_millis: i64) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix2(user_id, ts_millis))
+        }
+        ///Every row whose `user_id` is the given value and whose `ts_millis` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        pub fn range_by_user_id_ts_millis(
+            user_id: u64,
+            range: impl __rk::RangeBounds<i64>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K1::scan_range(Self::__rk_prefix1(user_id), &range, "ts_millis"),
+            )
+        }
+        fn __rk_prefix3<'__r>(
+            user_id: u64,
+            ts_millis: i64,
+            kind: &'__r str,
+        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+            __K2::extend(Self::__rk_prefix2(user_id, ts_millis), &kind, "kind")
+        }
+        ///Every row whose `user_id`, `ts_millis` and `kind` are the given values.
+        pub fn scan_by_user_id_ts_millis_kind<'__r>(
+            user_id: u64,
+            ts_millis: i64,
+            kind: &'__r str,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            Self::__rk_prefix3(user_id, ts_millis, kind).map(__rk::Prefix::scan_eq)
+        }
+        ///Every row whose `user_id` and `ts_millis` are the given values and whose `kind` is in `range`.
+        pub fn range_by_user_id_ts_millis_kind<'__r>(
+            user_id: u64,
+            ts_millis: i64,
+            range: impl __rk::RangeBounds<&'__r str>,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K2::scan_range(Self::__rk_prefix2(user_id, ts_millis), &range, "kind")
+        }
+    }
+};

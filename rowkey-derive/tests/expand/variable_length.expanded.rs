@@ -1,0 +1,176 @@
+#[allow(clippy::too_many_arguments)]
+const _: () = {
+    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
+    type __K1 = __rk::Opt<__rk::Fixed<__rk::Asc, __rk::Fwd>, __rk::Asc>;
+    type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
+    #[automatically_derived]
+    impl __rk::RowKey for Document {
+        const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
+        const MIN_LEN: usize = 1 + <__K0 as __rk::FieldCodec<String>>::MIN_LEN
+            + <__K1 as __rk::FieldCodec<Option<u32>>>::MIN_LEN
+            + <__K2 as __rk::FieldCodec<Vec<u8>>>::MIN_LEN;
+        const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(4);
+        #[inline]
+        fn encoded_len(&self) -> usize {
+            1 + __K0::encoded_len(&self.tenant) + __K1::encoded_len(&self.version)
+                + __K2::encoded_len(&self.body)
+        }
+        #[inline]
+        fn encode_into(
+            &self,
+            __out: &mut [u8],
+        ) -> __rk::Result<usize, __rk::EncodeError> {
+            let __out = if __out.len()
+                >= 1 + __K0::max_encoded_len(&self.tenant)
+                    + __K1::max_encoded_len(&self.version)
+                    + __K2::max_encoded_len(&self.body)
+            {
+                __out
+            } else {
+                __rk::output(__out, __rk::RowKey::encoded_len(self))?
+            };
+            let __p1 = __K0::encode(&self.tenant, __out, 1, "tenant")?;
+            let __p2 = __K1::encode(&self.version, __out, __p1, "version")?;
+            let __p3 = __K2::encode(&self.body, __out, __p2, "body")?;
+            __out[0] = __rk::salt::<__rk::JavaHash>(&[&__out[1..__p3]], 4);
+            __rk::Result::Ok(__p3)
+        }
+    }
+    #[automatically_derived]
+    impl<'__de> __rk::DecodeRowKey<'__de> for Document {
+        #[inline]
+        fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+            __rk::decode_salt(__input, 4)?;
+            let (__v0, __p) = __K0::decode(__input, 1, "tenant")?;
+            let (__v1, __p) = __K1::decode(__input, __p, "version")?;
+            let (__v2, __p) = __K2::decode(__input, __p, "body")?;
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self {
+                tenant: __v0,
+                version: __v1,
+                body: __v2,
+            })
+        }
+    }
+    #[automatically_derived]
+    impl Document {
+        #[inline]
+        fn __rk_bucket<__T0: ?Sized, __T1: ?Sized, __T2: ?Sized>(
+            tenant: &__T0,
+            version: &__T1,
+            body: &__T2,
+        ) -> u8
+        where
+            __K0: __rk::FieldCodec<__T0>,
+            __K1: __rk::FieldCodec<__T1>,
+            __K2: __rk::FieldCodec<__T2>,
+        {
+            let mut __buf = __rk::zeroed(
+                __K0::encoded_len(tenant) + __K1::encoded_len(version)
+                    + __K2::encoded_len(body),
+            );
+            let __p = __rk::infallible(__K0::encode(tenant, &mut __buf, 0, "tenant"));
+            let __p = __rk::infallible(
+                __K1::encode(version, &mut __buf, __p, "version"),
+            );
+            let __p = __rk::infallible(__K2::encode(body, &mut __buf, __p, "body"));
+            __rk::salt::<__rk::JavaHash>(&[&__buf[..__p]], 4)
+        }
+        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        #[inline]
+        pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
+            __rk::Result::Ok(Self::__rk_bucket(&self.tenant, &self.version, &self.body))
+        }
+        /// The salt bucket of this key (its first byte), from the `by` fields alone.
+        #[inline]
+        pub fn bucket(&self) -> u8 {
+            Self::__rk_bucket(&self.tenant, &self.version, &self.body)
+        }
+        /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+            __rk::split_points(4)
+        }
+        /// Every row of the table: one range per salt bucket when salted.
+        pub fn scan_all() -> __rk::Scan {
+            __rk::Prefix::new(__rk::Buckets::All(4)).scan_eq()
+        }
+        fn __rk_prefix1<'__r>(tenant: &'__r str) -> __rk::Prefix {
+            __rk::infallible(
+                __K0::extend(__rk::Prefix::new(__rk::Buckets::All(4)), &tenant, "tenant"),
+            )
+        }
+        ///Every row whose `tenant` is the given value.
+        pub fn scan_by_tenant<'__r>(tenant: &'__r str) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix1(tenant))
+        }
+        ///Every row whose `tenant` is in `range`.
+        pub fn range_by_tenant<'__r>(
+            range: impl __rk::RangeBounds<&'__r str>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K0::scan_range(
+                    __rk::Prefix::new(__rk::Buckets::All(4)),
+                    &range,
+                    "tenant",
+                ),
+            )
+        }
+        fn __rk_prefix2<'__r>(
+            tenant: &'__r str,
+            version: __rk::Option<u32>,
+        ) -> __rk::Prefix {
+            __rk::infallible(
+                __K1::extend(Self::__rk_prefix1(tenant), &version, "version"),
+            )
+        }
+        ///Every row whose `tenant` and `version` are the given values.
+        pub fn scan_by_tenant_version<'__r>(
+            tenant: &'__r str,
+            version: __rk::Option<u32>,
+        ) -> __rk::Scan {
+            __rk::Prefix::scan_eq(Self::__rk_prefix2(tenant, version))
+        }
+        ///Every row whose `tenant` is the given value and whose `version` is in `range`.
+        pub fn range_by_tenant_version<'__r>(
+            tenant: &'__r str,
+            range: impl __rk::RangeBounds<__rk::Option<u32>>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K1::scan_range(Self::__rk_prefix1(tenant), &range, "version"),
+            )
+        }
+        fn __rk_prefix3<'__r>(
+            tenant: &'__r str,
+            version: __rk::Option<u32>,
+            body: &'__r [u8],
+        ) -> __rk::Prefix {
+            __rk::infallible(
+                __K2::extend(
+                    Self::__rk_prefix2(tenant, version)
+                        .in_bucket(Self::__rk_bucket(&tenant, &version, &body)),
+                    &body,
+                    "body",
+                ),
+            )
+        }
+        ///Every row whose `tenant`, `version` and `body` are the given values.
+        pub fn scan_by_tenant_version_body<'__r>(
+            tenant: &'__r str,
+            version: __rk::Option<u32>,
+            body: &'__r [u8],
+        ) -> __rk::Scan {
+            __rk::Prefix::scan_exact(Self::__rk_prefix3(tenant, version, body))
+        }
+        ///Every row whose `tenant` and `version` are the given values and whose `body` is in `range`.
+        pub fn range_by_tenant_version_body<'__r>(
+            tenant: &'__r str,
+            version: __rk::Option<u32>,
+            range: impl __rk::RangeBounds<&'__r [u8]>,
+        ) -> __rk::Scan {
+            __rk::infallible(
+                __K2::scan_range(Self::__rk_prefix2(tenant, version), &range, "body"),
+            )
+        }
+    }
+};
