@@ -352,8 +352,7 @@ fn fixed_items(l: &Layout<'_>) -> TokenStream {
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; #len_ty], __rk::EncodeError> {
             let mut __buf = [0u8; #len_ty];
-            __rk::RowKey::encode_into(self, &mut __buf)?;
-            __rk::Result::Ok(__buf)
+            __rk::RowKey::encode_into(self, &mut __buf).map(|_| __buf)
         }
         #encode
     }
@@ -522,7 +521,6 @@ fn scans(l: &Layout<'_>) -> TokenStream {
 
         // The prefix helper for `k` fields: the one for `k - 1`, in one
         // bucket once these fields fix the salt, extended by field `k`.
-        let helper = format_ident!("__rk_prefix{}", k);
         let mut start = before.clone();
         if l.one_bucket(k) && !l.one_bucket(i) {
             let s = l.salt.as_ref().expect("one bucket: salted");
@@ -542,23 +540,30 @@ fn scans(l: &Layout<'_>) -> TokenStream {
         if !fallible {
             extend = quote!(__rk::infallible(#extend));
         }
-        let ret = result(fallible, quote!(__rk::Prefix));
-        out.extend(quote! {
-            fn #helper #lt(#(#params_k),*) -> #ret {
-                #extend
-            }
-        });
+        // The last prefix is only ever scanned: `scan_by_*` of all fields
+        // extends the helper for `n - 1` itself.
+        let last = k == l.fields.len();
+        if !last {
+            let helper = format_ident!("__rk_prefix{}", k);
+            let ret = result(fallible, quote!(__rk::Prefix));
+            out.extend(quote! {
+                #[inline]
+                fn #helper #lt(#(#params_k),*) -> #ret {
+                    #extend
+                }
+            });
+        }
 
         // scan_by: equality on the first k fields. A whole key whose last
         // field runs to its end selects exactly that key.
         let method = format_ident!("scan_by_{}", suffix(&l.fields[..k]));
         let doc = format!("Every row whose {}.", equal(&l.fields[..k]));
-        let scan = if k == l.fields.len() && f.is_raw() {
+        let scan = if last && f.is_raw() {
             quote!(__rk::Prefix::scan_exact)
         } else {
             quote!(__rk::Prefix::scan_eq)
         };
-        let this = prefix(k);
+        let this = if last { extend } else { prefix(k) };
         let body = if fallible {
             quote!(#this.map(#scan))
         } else {
@@ -567,6 +572,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
         let ret = result(fallible, quote!(__rk::Scan));
         out.extend(quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #method #lt(#(#params_k),*) -> #ret {
                 #body
             }
@@ -611,10 +617,12 @@ fn scans(l: &Layout<'_>) -> TokenStream {
     quote! {
         __rk::if_alloc! {
             /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+            #[inline]
             pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
                 #split_points
             }
             /// Every row of the table: one range per salt bucket when salted.
+            #[inline]
             pub fn scan_all() -> __rk::Scan {
                 __rk::Prefix::new(#all).scan_eq()
             }

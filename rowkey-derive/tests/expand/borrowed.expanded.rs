@@ -78,13 +78,16 @@ const _: () = {
             Self::__rk_bucket(&self.host)
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
             __rk::split_points(8)
         }
         /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
         pub fn scan_all() -> __rk::Scan {
             __rk::Prefix::new(__rk::Buckets::All(8)).scan_eq()
         }
+        #[inline]
         fn __rk_prefix1<'__r>(host: &'__r str) -> __rk::Prefix {
             __rk::infallible(
                 __K0::extend(
@@ -95,6 +98,7 @@ const _: () = {
             )
         }
         ///Every row whose `host` is the given value.
+        #[inline]
         pub fn scan_by_host<'__r>(host: &'__r str) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix1(host))
         }
@@ -110,10 +114,12 @@ const _: () = {
                 ),
             )
         }
+        #[inline]
         fn __rk_prefix2<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Prefix {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(host), &path, "path"))
         }
         ///Every row whose `host` and `path` are the given values.
+        #[inline]
         pub fn scan_by_host_path<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix2(host, path))
         }
@@ -124,22 +130,18 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(host), &range, "path"))
         }
-        fn __rk_prefix3<'__r>(
-            host: &'__r str,
-            path: &'__r [u8],
-            region: &'__r str,
-        ) -> __rk::Prefix {
-            __rk::infallible(
-                __K2::extend(Self::__rk_prefix2(host, path), &region, "region"),
-            )
-        }
         ///Every row whose `host`, `path` and `region` are the given values.
+        #[inline]
         pub fn scan_by_host_path_region<'__r>(
             host: &'__r str,
             path: &'__r [u8],
             region: &'__r str,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_exact(Self::__rk_prefix3(host, path, region))
+            __rk::Prefix::scan_exact(
+                __rk::infallible(
+                    __K2::extend(Self::__rk_prefix2(host, path), &region, "region"),
+                ),
+            )
         }
         ///Every row whose `host` and `path` are the given values and whose `region` is in `range`.
         pub fn range_by_host_path_region<'__r>(

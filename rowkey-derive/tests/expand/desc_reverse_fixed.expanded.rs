@@ -60,17 +60,19 @@ const _: () = {
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
             let mut __buf = [0u8; Self::LEN];
-            __rk::RowKey::encode_into(self, &mut __buf)?;
-            __rk::Result::Ok(__buf)
+            __rk::RowKey::encode_into(self, &mut __buf).map(|_| __buf)
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
             __rk::Vec::new()
         }
         /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
         pub fn scan_all() -> __rk::Scan {
             __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
         }
+        #[inline]
         fn __rk_prefix1(priority: i32) -> __rk::Prefix {
             __rk::infallible(
                 __K0::extend(
@@ -81,6 +83,7 @@ const _: () = {
             )
         }
         ///Every row whose `priority` is the given value.
+        #[inline]
         pub fn scan_by_priority(priority: i32) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix1(priority))
         }
@@ -94,13 +97,16 @@ const _: () = {
                 ),
             )
         }
+        #[inline]
         fn __rk_prefix2(priority: i32, seq: u64) -> __rk::Prefix {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(priority), &seq, "seq"))
         }
         ///Every row whose `priority` and `seq` are the given values.
+        #[inline]
         pub fn scan_by_priority_seq(priority: i32, seq: u64) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix2(priority, seq))
         }
+        #[inline]
         fn __rk_prefix3<'__r>(
             priority: i32,
             seq: u64,
@@ -109,6 +115,7 @@ const _: () = {
             __K2::extend(Self::__rk_prefix2(priority, seq), &code, "code")
         }
         ///Every row whose `priority`, `seq` and `code` are the given values.
+        #[inline]
         pub fn scan_by_priority_seq_code<'__r>(
             priority: i32,
             seq: u64,
@@ -124,6 +131,7 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K2::scan_range(Self::__rk_prefix2(priority, seq), &range, "code")
         }
+        #[inline]
         fn __rk_prefix4<'__r>(
             priority: i32,
             seq: u64,
@@ -133,6 +141,7 @@ const _: () = {
             __K3::extend(Self::__rk_prefix3(priority, seq, code)?, &ts, "ts")
         }
         ///Every row whose `priority`, `seq`, `code` and `ts` are the given values.
+        #[inline]
         pub fn scan_by_priority_seq_code_ts<'__r>(
             priority: i32,
             seq: u64,
@@ -150,16 +159,8 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K3::scan_range(Self::__rk_prefix3(priority, seq, code)?, &range, "ts")
         }
-        fn __rk_prefix5<'__r>(
-            priority: i32,
-            seq: u64,
-            code: &'__r str,
-            ts: u64,
-            id: OrderId,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
-            __K4::extend(Self::__rk_prefix4(priority, seq, code, ts)?, &id, "id")
-        }
         ///Every row whose `priority`, `seq`, `code`, `ts` and `id` are the given values.
+        #[inline]
         pub fn scan_by_priority_seq_code_ts_id<'__r>(
             priority: i32,
             seq: u64,
@@ -167,7 +168,8 @@ const _: () = {
             ts: u64,
             id: OrderId,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix5(priority, seq, code, ts, id).map(__rk::Prefix::scan_eq)
+            __K4::extend(Self::__rk_prefix4(priority, seq, code, ts)?, &id, "id")
+                .map(__rk::Prefix::scan_eq)
         }
         ///Every row whose `priority`, `seq`, `code` and `ts` are the given values and whose `id` is in `range`.
         pub fn range_by_priority_seq_code_ts_id<'__r>(

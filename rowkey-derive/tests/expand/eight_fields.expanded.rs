@@ -75,8 +75,7 @@ const _: () = {
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
             let mut __buf = [0u8; Self::LEN];
-            __rk::RowKey::encode_into(self, &mut __buf)?;
-            __rk::Result::Ok(__buf)
+            __rk::RowKey::encode_into(self, &mut __buf).map(|_| __buf)
         }
         /// The key as a fixed-size array: no field of this layout can fail to encode.
         #[inline(always)]
@@ -86,19 +85,23 @@ const _: () = {
             __buf
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
             __rk::Vec::new()
         }
         /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
         pub fn scan_all() -> __rk::Scan {
             __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
         }
+        #[inline]
         fn __rk_prefix1(a: u32) -> __rk::Prefix {
             __rk::infallible(
                 __K0::extend(__rk::Prefix::new(__rk::Buckets::Unsalted), &a, "a"),
             )
         }
         ///Every row whose `a` is the given value.
+        #[inline]
         pub fn scan_by_a(a: u32) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix1(a))
         }
@@ -108,10 +111,12 @@ const _: () = {
                 __K0::scan_range(__rk::Prefix::new(__rk::Buckets::Unsalted), &range, "a"),
             )
         }
+        #[inline]
         fn __rk_prefix2(a: u32, b: u64) -> __rk::Prefix {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(a), &b, "b"))
         }
         ///Every row whose `a` and `b` are the given values.
+        #[inline]
         pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix2(a, b))
         }
@@ -119,10 +124,12 @@ const _: () = {
         pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
         }
+        #[inline]
         fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Prefix {
             __rk::infallible(__K2::extend(Self::__rk_prefix2(a, b), &c, "c"))
         }
         ///Every row whose `a`, `b` and `c` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix3(a, b, c))
         }
@@ -134,10 +141,12 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::infallible(__K2::scan_range(Self::__rk_prefix2(a, b), &range, "c"))
         }
+        #[inline]
         fn __rk_prefix4(a: u32, b: u64, c: i16, d: u8) -> __rk::Prefix {
             __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d"))
         }
         ///Every row whose `a`, `b`, `c` and `d` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c_d(a: u32, b: u64, c: i16, d: u8) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix4(a, b, c, d))
         }
@@ -150,10 +159,12 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::infallible(__K3::scan_range(Self::__rk_prefix3(a, b, c), &range, "d"))
         }
+        #[inline]
         fn __rk_prefix5(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Prefix {
             __rk::infallible(__K4::extend(Self::__rk_prefix4(a, b, c, d), &e, "e"))
         }
         ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c_d_e(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix5(a, b, c, d, e))
         }
@@ -169,10 +180,12 @@ const _: () = {
                 __K4::scan_range(Self::__rk_prefix4(a, b, c, d), &range, "e"),
             )
         }
+        #[inline]
         fn __rk_prefix6(a: u32, b: u64, c: i16, d: u8, e: u32, f: u64) -> __rk::Prefix {
             __rk::infallible(__K5::extend(Self::__rk_prefix5(a, b, c, d, e), &f, "f"))
         }
         ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c_d_e_f(
             a: u32,
             b: u64,
@@ -196,6 +209,7 @@ const _: () = {
                 __K5::scan_range(Self::__rk_prefix5(a, b, c, d, e), &range, "f"),
             )
         }
+        #[inline]
         fn __rk_prefix7(
             a: u32,
             b: u64,
@@ -208,6 +222,7 @@ const _: () = {
             __rk::infallible(__K6::extend(Self::__rk_prefix6(a, b, c, d, e, f), &g, "g"))
         }
         ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c_d_e_f_g(
             a: u32,
             b: u64,
@@ -233,21 +248,8 @@ const _: () = {
                 __K6::scan_range(Self::__rk_prefix6(a, b, c, d, e, f), &range, "g"),
             )
         }
-        fn __rk_prefix8(
-            a: u32,
-            b: u64,
-            c: i16,
-            d: u8,
-            e: u32,
-            f: u64,
-            g: i16,
-            h: u8,
-        ) -> __rk::Prefix {
-            __rk::infallible(
-                __K7::extend(Self::__rk_prefix7(a, b, c, d, e, f, g), &h, "h"),
-            )
-        }
         ///Every row whose `a`, `b`, `c`, `d`, `e`, `f`, `g` and `h` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c_d_e_f_g_h(
             a: u32,
             b: u64,
@@ -258,7 +260,11 @@ const _: () = {
             g: i16,
             h: u8,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix8(a, b, c, d, e, f, g, h))
+            __rk::Prefix::scan_eq(
+                __rk::infallible(
+                    __K7::extend(Self::__rk_prefix7(a, b, c, d, e, f, g), &h, "h"),
+                ),
+            )
         }
         ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values and whose `h` is in `range`.
         pub fn range_by_a_b_c_d_e_f_g_h(

@@ -55,8 +55,7 @@ const _: () = {
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
             let mut __buf = [0u8; Self::LEN];
-            __rk::RowKey::encode_into(self, &mut __buf)?;
-            __rk::Result::Ok(__buf)
+            __rk::RowKey::encode_into(self, &mut __buf).map(|_| __buf)
         }
         /// The key as a fixed-size array: no field of this layout can fail to encode.
         #[inline(always)]
@@ -66,19 +65,23 @@ const _: () = {
             __buf
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
             __rk::Vec::new()
         }
         /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
         pub fn scan_all() -> __rk::Scan {
             __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
         }
+        #[inline]
         fn __rk_prefix1(a: u32) -> __rk::Prefix {
             __rk::infallible(
                 __K0::extend(__rk::Prefix::new(__rk::Buckets::Unsalted), &a, "a"),
             )
         }
         ///Every row whose `a` is the given value.
+        #[inline]
         pub fn scan_by_a(a: u32) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix1(a))
         }
@@ -88,10 +91,12 @@ const _: () = {
                 __K0::scan_range(__rk::Prefix::new(__rk::Buckets::Unsalted), &range, "a"),
             )
         }
+        #[inline]
         fn __rk_prefix2(a: u32, b: u64) -> __rk::Prefix {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(a), &b, "b"))
         }
         ///Every row whose `a` and `b` are the given values.
+        #[inline]
         pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix2(a, b))
         }
@@ -99,10 +104,12 @@ const _: () = {
         pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
         }
+        #[inline]
         fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Prefix {
             __rk::infallible(__K2::extend(Self::__rk_prefix2(a, b), &c, "c"))
         }
         ///Every row whose `a`, `b` and `c` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix3(a, b, c))
         }
@@ -114,12 +121,12 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::infallible(__K2::scan_range(Self::__rk_prefix2(a, b), &range, "c"))
         }
-        fn __rk_prefix4(a: u32, b: u64, c: i16, d: u8) -> __rk::Prefix {
-            __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d"))
-        }
         ///Every row whose `a`, `b`, `c` and `d` are the given values.
+        #[inline]
         pub fn scan_by_a_b_c_d(a: u32, b: u64, c: i16, d: u8) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix4(a, b, c, d))
+            __rk::Prefix::scan_eq(
+                __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d")),
+            )
         }
         ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`.
         pub fn range_by_a_b_c_d(

@@ -52,8 +52,7 @@ const _: () = {
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
             let mut __buf = [0u8; Self::LEN];
-            __rk::RowKey::encode_into(self, &mut __buf)?;
-            __rk::Result::Ok(__buf)
+            __rk::RowKey::encode_into(self, &mut __buf).map(|_| __buf)
         }
         #[inline]
         fn __rk_bucket<__T0: ?Sized>(user_id: &__T0) -> u8
@@ -75,13 +74,16 @@ const _: () = {
             Self::__rk_bucket(&self.user_id)
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
             __rk::split_points(16)
         }
         /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
         pub fn scan_all() -> __rk::Scan {
             __rk::Prefix::new(__rk::Buckets::All(16)).scan_eq()
         }
+        #[inline]
         fn __rk_prefix1(user_id: u64) -> __rk::Prefix {
             __rk::infallible(
                 __K0::extend(
@@ -92,6 +94,7 @@ const _: () = {
             )
         }
         ///Every row whose `user_id` is the given value.
+        #[inline]
         pub fn scan_by_user_id(user_id: u64) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix1(user_id))
         }
@@ -105,12 +108,14 @@ const _: () = {
                 ),
             )
         }
+        #[inline]
         fn __rk_prefix2(user_id: u64, ts_millis: i64) -> __rk::Prefix {
             __rk::infallible(
                 __K1::extend(Self::__rk_prefix1(user_id), &ts_millis, "ts_millis"),
             )
         }
         ///Every row whose `user_id` and `ts_millis` are the given values.
+        #[inline]
         pub fn scan_by_user_id_ts_millis(user_id: u64, ts_millis: i64) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix2(user_id, ts_millis))
         }
@@ -123,20 +128,15 @@ const _: () = {
                 __K1::scan_range(Self::__rk_prefix1(user_id), &range, "ts_millis"),
             )
         }
-        fn __rk_prefix3<'__r>(
-            user_id: u64,
-            ts_millis: i64,
-            kind: &'__r str,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
-            __K2::extend(Self::__rk_prefix2(user_id, ts_millis), &kind, "kind")
-        }
         ///Every row whose `user_id`, `ts_millis` and `kind` are the given values.
+        #[inline]
         pub fn scan_by_user_id_ts_millis_kind<'__r>(
             user_id: u64,
             ts_millis: i64,
             kind: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix3(user_id, ts_millis, kind).map(__rk::Prefix::scan_eq)
+            __K2::extend(Self::__rk_prefix2(user_id, ts_millis), &kind, "kind")
+                .map(__rk::Prefix::scan_eq)
         }
         ///Every row whose `user_id` and `ts_millis` are the given values and whose `kind` is in `range`.
         pub fn range_by_user_id_ts_millis_kind<'__r>(

@@ -88,19 +88,23 @@ const _: () = {
             Self::__rk_bucket(&self.tenant, &self.version, &self.body)
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
             __rk::split_points(4)
         }
         /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
         pub fn scan_all() -> __rk::Scan {
             __rk::Prefix::new(__rk::Buckets::All(4)).scan_eq()
         }
+        #[inline]
         fn __rk_prefix1<'__r>(tenant: &'__r str) -> __rk::Prefix {
             __rk::infallible(
                 __K0::extend(__rk::Prefix::new(__rk::Buckets::All(4)), &tenant, "tenant"),
             )
         }
         ///Every row whose `tenant` is the given value.
+        #[inline]
         pub fn scan_by_tenant<'__r>(tenant: &'__r str) -> __rk::Scan {
             __rk::Prefix::scan_eq(Self::__rk_prefix1(tenant))
         }
@@ -116,6 +120,7 @@ const _: () = {
                 ),
             )
         }
+        #[inline]
         fn __rk_prefix2<'__r>(
             tenant: &'__r str,
             version: __rk::Option<u32>,
@@ -125,6 +130,7 @@ const _: () = {
             )
         }
         ///Every row whose `tenant` and `version` are the given values.
+        #[inline]
         pub fn scan_by_tenant_version<'__r>(
             tenant: &'__r str,
             version: __rk::Option<u32>,
@@ -140,27 +146,23 @@ const _: () = {
                 __K1::scan_range(Self::__rk_prefix1(tenant), &range, "version"),
             )
         }
-        fn __rk_prefix3<'__r>(
-            tenant: &'__r str,
-            version: __rk::Option<u32>,
-            body: &'__r [u8],
-        ) -> __rk::Prefix {
-            __rk::infallible(
-                __K2::extend(
-                    Self::__rk_prefix2(tenant, version)
-                        .in_bucket(Self::__rk_bucket(&tenant, &version, &body)),
-                    &body,
-                    "body",
-                ),
-            )
-        }
         ///Every row whose `tenant`, `version` and `body` are the given values.
+        #[inline]
         pub fn scan_by_tenant_version_body<'__r>(
             tenant: &'__r str,
             version: __rk::Option<u32>,
             body: &'__r [u8],
         ) -> __rk::Scan {
-            __rk::Prefix::scan_exact(Self::__rk_prefix3(tenant, version, body))
+            __rk::Prefix::scan_exact(
+                __rk::infallible(
+                    __K2::extend(
+                        Self::__rk_prefix2(tenant, version)
+                            .in_bucket(Self::__rk_bucket(&tenant, &version, &body)),
+                        &body,
+                        "body",
+                    ),
+                ),
+            )
         }
         ///Every row whose `tenant` and `version` are the given values and whose `body` is in `range`.
         pub fn range_by_tenant_version_body<'__r>(
