@@ -35,7 +35,7 @@ fn in_tscan(s: &::hbase_thrift::hbase::TScan, k: &[u8]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn converted_ranges_select_the_same_keys(

@@ -15,7 +15,7 @@ use rowkey_bigtable::{create_table, read_scan, read_typed, write_rows, AdminClie
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
 
-use common::Rng;
+use common::Sampler;
 
 const PROJECT: &str = "rowkey-test";
 const INSTANCE: &str = "rowkey";
@@ -115,13 +115,13 @@ async fn generated_scans_on_bigtable_match_a_filter() {
     let mut admin = emulator.admin().await;
 
     // Rows from the edge-value pools, so equality scans hit many rows.
-    let mut rng = Rng(0x5EED_1234);
+    let mut rng = Sampler::new();
     let salted: Vec<Salted> = (0..1_500)
         .map(|_| Salted {
             user: rng.pick(USERS),
             ts: rng.pick(TSS),
             name: rng.pick(NAMES).to_string(),
-            seq: (rng.next() % 4) as u16 * 0x0101,
+            seq: rng.below(4) as u16 * 0x0101,
             note: rng.pick(NOTES).to_vec(),
         })
         .collect();
@@ -129,7 +129,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
         .map(|_| Plain {
             region: rng.pick(REGIONS).to_string(),
             id: rng.pick(IDS),
-            tail: if rng.next() % 3 == 0 {
+            tail: if rng.below(3) == 0 {
                 None
             } else {
                 Some(rng.pick(NAMES).to_string())
@@ -235,7 +235,7 @@ async fn generated_scans_on_bigtable_match_a_filter() {
             |r| r.user == u && r.ts == t && in_range(&nr, &r.name.as_str()),
         )
         .await;
-        let q = (rng.next() % 4) as u16 * 0x0101;
+        let q = rng.below(4) as u16 * 0x0101;
         let note = rng.pick(NOTES);
         let s = Salted::scan_by_user_ts_name_seq_note(u, t, n, q, note);
         check(

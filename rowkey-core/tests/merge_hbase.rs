@@ -10,7 +10,7 @@ use rowkey_core::merge_salted;
 use rowkey_core::scan::prefix_stop;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Merging per-bucket sorted streams equals sorting everything by the
     /// key after the salt byte (ties in bucket order).
@@ -33,7 +33,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Keys that share their first 8+ bytes after the salt (where the merge's
     /// cached 8-byte summary ties) and keys shorter than 8 bytes.

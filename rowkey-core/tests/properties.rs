@@ -482,7 +482,7 @@ fn no_nul_string(max: usize) -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn ints_round_trip_and_order(a in ints(), b in ints()) {

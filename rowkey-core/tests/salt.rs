@@ -109,7 +109,7 @@ struct XxGap {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     /// The default hash is xxh3_64 (seed 0) mod buckets, as computed by the
     /// independent `twox-hash` implementation.

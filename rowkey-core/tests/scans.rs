@@ -2,7 +2,8 @@
 //! several layouts and random `scan_by_*` / `range_by_*` scans with edge
 //! values, the rows the store returns for the scan's ranges (merged across
 //! salt buckets) are exactly the rows a plain filter over the decoded values
-//! selects, in key order.
+//! selects, in key order. Rows and scans are both proptest strategies, so a
+//! failure shrinks to a few rows and one small scan.
 
 mod common;
 
@@ -16,7 +17,7 @@ use redb::{Database, ReadableDatabase, TableDefinition};
 use rowkey_core::prelude::*;
 use rowkey_core::{merge_salted, Scan};
 
-use common::Rng;
+use common::{range_of, value_of, Range};
 
 const TABLE: TableDefinition<'_, &[u8], u32> = TableDefinition::new("rows");
 
@@ -104,13 +105,6 @@ fn in_range<T: PartialOrd>(r: &(Bound<T>, Bound<T>), v: &T) -> bool {
     r.contains(v)
 }
 
-fn by_ref(r: &(Bound<String>, Bound<String>)) -> (Bound<&str>, Bound<&str>) {
-    (
-        r.0.as_ref().map(String::as_str),
-        r.1.as_ref().map(String::as_str),
-    )
-}
-
 fn bytes_ref(r: &(Bound<Vec<u8>>, Bound<Vec<u8>>)) -> (Bound<&[u8]>, Bound<&[u8]>) {
     (
         r.0.as_ref().map(Vec::as_slice),
@@ -172,13 +166,43 @@ fn a_rows() -> impl Strategy<Value = Vec<A>> {
     prop::collection::vec(row, 1..120)
 }
 
-fn scans_a(db: &Database, rows: &[A], rng: &mut Rng) {
+/// The values one round of layout A's scans uses.
+#[derive(Debug, Clone)]
+struct QueryA {
+    u: u32,
+    t: i64,
+    k: &'static str,
+    n: Vec<u8>,
+    ur: Range<u32>,
+    tr: Range<i64>,
+    kr: Range<&'static str>,
+    nr: Range<Vec<u8>>,
+}
+
+fn query_a() -> impl Strategy<Value = QueryA> {
+    (
+        (value_of(U32S), value_of(I64S), value_of(KINDS), value_of(&blobs())),
+        (range_of(U32S), range_of(I64S), range_of(KINDS), range_of(&blobs())),
+    )
+        .prop_map(|((u, t, k, n), (ur, tr, kr, nr))| QueryA {
+            u,
+            t,
+            k,
+            n,
+            ur,
+            tr,
+            kr,
+            nr,
+        })
+}
+
+fn scans_a(db: &Database, rows: &[A], q: &QueryA) {
     check(db, rows, false, "scan_all", &A::scan_all(), |_| true);
-    let u = rng.pick(U32S);
+    let u = q.u;
     check(db, rows, false, "scan_by_user", &A::scan_by_user(u), |r| {
         r.user == u
     });
-    let t = rng.pick(I64S);
+    let t = q.t;
     check(
         db,
         rows,
@@ -187,18 +211,18 @@ fn scans_a(db: &Database, rows: &[A], rng: &mut Rng) {
         &A::scan_by_user_ts(u, t),
         |r| r.user == u && r.ts == t,
     );
-    let k = rng.pick(KINDS);
+    let k = q.k;
     let s = A::scan_by_user_ts_kind(u, t, k).unwrap();
     check(db, rows, false, "scan_by_user_ts_kind", &s, |r| {
         r.user == u && r.ts == t && r.kind == k
     });
-    let n = rng.pick(&blobs());
-    let s = A::scan_by_user_ts_kind_note(u, t, k, &n).unwrap();
+    let n = &q.n;
+    let s = A::scan_by_user_ts_kind_note(u, t, k, n).unwrap();
     check(db, rows, false, "scan_by_all", &s, |r| {
-        r.user == u && r.ts == t && r.kind == k && r.note == n
+        r.user == u && r.ts == t && r.kind == k && r.note == *n
     });
 
-    let ur = rng.range(U32S);
+    let ur = q.ur;
     check(
         db,
         rows,
@@ -207,7 +231,7 @@ fn scans_a(db: &Database, rows: &[A], rng: &mut Rng) {
         &A::range_by_user(ur),
         |r| in_range(&ur, &r.user),
     );
-    let tr = rng.range(I64S);
+    let tr = q.tr;
     check(
         db,
         rows,
@@ -216,18 +240,15 @@ fn scans_a(db: &Database, rows: &[A], rng: &mut Rng) {
         &A::range_by_user_ts(u, tr),
         |r| r.user == u && in_range(&tr, &r.ts),
     );
-    let kr: (Bound<String>, Bound<String>) = {
-        let (a, b) = rng.range(KINDS);
-        (a.map(String::from), b.map(String::from))
-    };
-    let s = A::range_by_user_ts_kind(u, t, by_ref(&kr)).unwrap();
+    let kr = q.kr;
+    let s = A::range_by_user_ts_kind(u, t, kr).unwrap();
     check(db, rows, false, "range_by_user_ts_kind", &s, |r| {
-        r.user == u && r.ts == t && in_range(&kr, &r.kind)
+        r.user == u && r.ts == t && in_range(&kr, &r.kind.as_str())
     });
-    let nr = rng.range(&blobs());
-    let s = A::range_by_user_ts_kind_note(u, t, k, bytes_ref(&nr)).unwrap();
+    let nr = &q.nr;
+    let s = A::range_by_user_ts_kind_note(u, t, k, bytes_ref(nr)).unwrap();
     check(db, rows, false, "range_by_..._note", &s, |r| {
-        r.user == u && r.ts == t && r.kind == k && in_range(&nr, &r.note)
+        r.user == u && r.ts == t && r.kind == k && in_range(nr, &r.note)
     });
 }
 
@@ -264,15 +285,46 @@ fn b_rows() -> impl Strategy<Value = Vec<B>> {
     prop::collection::vec(row, 1..120)
 }
 
-fn scans_b(db: &Database, rows: &[B], rng: &mut Rng) {
+/// `ts` bounds for layout B: up to `u64::MAX`, which cannot be stored.
+const U64TS_BOUNDS: &[u64] = &[0, 1, 1_700_000_000_000, i64::MAX as u64, u64::MAX];
+
+/// The values one round of layout B's scans uses.
+#[derive(Debug, Clone)]
+struct QueryB {
+    u: u16,
+    n: &'static str,
+    q: u32,
+    t: u64,
+    ur: Range<u16>,
+    nr: Range<&'static str>,
+    tr: Range<u64>,
+}
+
+fn query_b() -> impl Strategy<Value = QueryB> {
+    (
+        (value_of(U16S), value_of(KINDS), value_of(U32S), value_of(U64TS)),
+        (range_of(U16S), range_of(KINDS), range_of(U64TS_BOUNDS)),
+    )
+        .prop_map(|((u, n, q, t), (ur, nr, tr))| QueryB {
+            u,
+            n,
+            q,
+            t,
+            ur,
+            nr,
+            tr,
+        })
+}
+
+fn scans_b(db: &Database, rows: &[B], query: &QueryB) {
     let all = B::scan_all();
     assert_eq!(all.range_count(), 8);
     check(db, rows, true, "scan_all", &all, |_| true);
-    let u = rng.pick(U16S);
+    let u = query.u;
     let s = B::scan_by_user(u);
     assert_eq!(s.range_count(), 1, "the by field is fixed: one bucket");
     check(db, rows, true, "scan_by_user", &s, |r| r.user == u);
-    let n = rng.pick(KINDS);
+    let n = query.n;
     check(
         db,
         rows,
@@ -281,7 +333,7 @@ fn scans_b(db: &Database, rows: &[B], rng: &mut Rng) {
         &B::scan_by_user_name(u, n),
         |r| r.user == u && r.name == n,
     );
-    let q = rng.pick(U32S);
+    let q = query.q;
     check(
         db,
         rows,
@@ -290,13 +342,13 @@ fn scans_b(db: &Database, rows: &[B], rng: &mut Rng) {
         &B::scan_by_user_name_seq(u, n, q),
         |r| r.user == u && r.name == n && r.seq == q,
     );
-    let t = rng.pick(U64TS);
+    let t = query.t;
     let s = B::scan_by_user_name_seq_ts(u, n, q, t).unwrap();
     check(db, rows, true, "scan_by_all", &s, |r| {
         r.user == u && r.name == n && r.seq == q && r.ts == t
     });
 
-    let ur = rng.range(U16S);
+    let ur = query.ur;
     let s = B::range_by_user(ur);
     assert!(
         s.is_empty() || s.range_count() == 8,
@@ -305,20 +357,17 @@ fn scans_b(db: &Database, rows: &[B], rng: &mut Rng) {
     check(db, rows, true, "range_by_user", &s, |r| {
         in_range(&ur, &r.user)
     });
-    let nr: (Bound<String>, Bound<String>) = {
-        let (a, b) = rng.range(KINDS);
-        (a.map(String::from), b.map(String::from))
-    };
+    let nr = query.nr;
     check(
         db,
         rows,
         true,
         "range_by_user_name",
-        &B::range_by_user_name(u, by_ref(&nr)),
-        |r| r.user == u && in_range(&nr, &r.name),
+        &B::range_by_user_name(u, nr),
+        |r| r.user == u && in_range(&nr, &r.name.as_str()),
     );
     // No range_by_user_name_seq: `seq` is #[reverse]. A range after it:
-    let mut tr = rng.range(&[0u64, 1, 1_700_000_000_000, i64::MAX as u64, u64::MAX]);
+    let mut tr = query.tr;
     if matches!(tr.0, Bound::Included(u64::MAX) | Bound::Excluded(u64::MAX)) {
         tr.0 = Bound::Unbounded;
     }
@@ -357,41 +406,67 @@ fn c_rows() -> impl Strategy<Value = Vec<C>> {
     prop::collection::vec(row, 1..120)
 }
 
-fn scans_c(db: &Database, rows: &[C], rng: &mut Rng) {
+/// The values one round of layout C's scans uses.
+#[derive(Debug, Clone)]
+struct QueryC {
+    a: Option<u8>,
+    b: Vec<u8>,
+    c: i16,
+    ar: Range<Option<u8>>,
+    br: Range<Vec<u8>>,
+    cr: Range<i16>,
+}
+
+fn query_c() -> impl Strategy<Value = QueryC> {
+    (
+        (value_of(OPTS), value_of(&blobs()), value_of(I16S)),
+        (range_of(OPTS), range_of(&blobs()), range_of(I16S)),
+    )
+        .prop_map(|((a, b, c), (ar, br, cr))| QueryC {
+            a,
+            b,
+            c,
+            ar,
+            br,
+            cr,
+        })
+}
+
+fn scans_c(db: &Database, rows: &[C], q: &QueryC) {
     check(db, rows, true, "scan_all", &C::scan_all(), |_| true);
-    let a = rng.pick(OPTS);
+    let a = q.a;
     check(db, rows, true, "scan_by_a", &C::scan_by_a(a), |r| r.a == a);
-    let b = rng.pick(&blobs());
-    check(db, rows, true, "scan_by_a_b", &C::scan_by_a_b(a, &b), |r| {
-        r.a == a && r.b == b
+    let b = &q.b;
+    check(db, rows, true, "scan_by_a_b", &C::scan_by_a_b(a, b), |r| {
+        r.a == a && r.b == *b
     });
-    let c = rng.pick(I16S);
-    let s = C::scan_by_a_b_c(a, &b, c);
+    let c = q.c;
+    let s = C::scan_by_a_b_c(a, b, c);
     assert_eq!(s.range_count(), 1);
     check(db, rows, true, "scan_by_a_b_c", &s, |r| {
-        r.a == a && r.b == b && r.c == c
+        r.a == a && r.b == *b && r.c == c
     });
-    let ar = rng.range(OPTS);
+    let ar = q.ar;
     check(db, rows, true, "range_by_a", &C::range_by_a(ar), |r| {
         in_range(&ar, &r.a)
     });
-    let br = rng.range(&blobs());
+    let br = &q.br;
     check(
         db,
         rows,
         true,
         "range_by_a_b",
-        &C::range_by_a_b(a, bytes_ref(&br)),
-        |r| r.a == a && in_range(&br, &r.b),
+        &C::range_by_a_b(a, bytes_ref(br)),
+        |r| r.a == a && in_range(br, &r.b),
     );
-    let cr = rng.range(I16S);
+    let cr = q.cr;
     check(
         db,
         rows,
         true,
         "range_by_a_b_c",
-        &C::range_by_a_b_c(a, &b, cr),
-        |r| r.a == a && r.b == b && in_range(&cr, &r.c),
+        &C::range_by_a_b_c(a, b, cr),
+        |r| r.a == a && r.b == *b && in_range(&cr, &r.c),
     );
 }
 
@@ -423,88 +498,111 @@ fn d_rows() -> impl Strategy<Value = Vec<D>> {
     prop::collection::vec(row, 1..120)
 }
 
-fn scans_d(db: &Database, rows: &[D], rng: &mut Rng) {
+/// The values one round of layout D's scans uses.
+#[derive(Debug, Clone)]
+struct QueryD {
+    t: Vec<u8>,
+    ts: Option<i64>,
+    l: Option<&'static str>,
+    tr: Range<Vec<u8>>,
+    tsr: Range<Option<i64>>,
+    lr: Range<Option<&'static str>>,
+}
+
+fn query_d() -> impl Strategy<Value = QueryD> {
+    (
+        (value_of(&blobs()), value_of(OPT_TS), value_of(OPT_S)),
+        (range_of(&blobs()), range_of(OPT_TS), range_of(OPT_S)),
+    )
+        .prop_map(|((t, ts, l), (tr, tsr, lr))| QueryD {
+            t,
+            ts,
+            l,
+            tr,
+            tsr,
+            lr,
+        })
+}
+
+fn scans_d(db: &Database, rows: &[D], q: &QueryD) {
     check(db, rows, false, "scan_all", &D::scan_all(), |_| true);
-    let t = rng.pick(&blobs());
-    check(db, rows, false, "scan_by_tag", &D::scan_by_tag(&t), |r| {
-        r.tag == t
+    let t = &q.t;
+    check(db, rows, false, "scan_by_tag", &D::scan_by_tag(t), |r| {
+        r.tag == *t
     });
-    let tr = rng.range(&blobs());
+    let tr = &q.tr;
     check(
         db,
         rows,
         false,
         "range_by_tag",
-        &D::range_by_tag(bytes_ref(&tr)),
-        |r| in_range(&tr, &r.tag),
+        &D::range_by_tag(bytes_ref(tr)),
+        |r| in_range(tr, &r.tag),
     );
-    let ts = rng.pick(OPT_TS);
+    let ts = q.ts;
     check(
         db,
         rows,
         false,
         "scan_by_tag_ts",
-        &D::scan_by_tag_ts(&t, ts),
-        |r| r.tag == t && r.ts == ts,
+        &D::scan_by_tag_ts(t, ts),
+        |r| r.tag == *t && r.ts == ts,
     );
-    let tsr = rng.range(OPT_TS);
+    let tsr = q.tsr;
     check(
         db,
         rows,
         false,
         "range_by_tag_ts",
-        &D::range_by_tag_ts(&t, tsr),
-        |r| r.tag == t && in_range(&tsr, &r.ts),
+        &D::range_by_tag_ts(t, tsr),
+        |r| r.tag == *t && in_range(&tsr, &r.ts),
     );
-    let l = rng.pick(OPT_S);
+    let l = q.l;
     check(
         db,
         rows,
         false,
         "scan_by_all",
-        &D::scan_by_tag_ts_last(&t, ts, l),
-        |r| r.tag == t && r.ts == ts && r.last.as_deref() == l,
+        &D::scan_by_tag_ts_last(t, ts, l),
+        |r| r.tag == *t && r.ts == ts && r.last.as_deref() == l,
     );
-    let lr = rng.range(OPT_S);
+    let lr = q.lr;
     check(
         db,
         rows,
         false,
         "range_by_..._last",
-        &D::range_by_tag_ts_last(&t, ts, lr),
-        |r| r.tag == t && r.ts == ts && in_range(&lr, &r.last.as_deref()),
+        &D::range_by_tag_ts_last(t, ts, lr),
+        |r| r.tag == *t && r.ts == ts && in_range(&lr, &r.last.as_deref()),
     );
 }
 
+// Failures are saved to (and replayed from) scans.proptest-regressions.
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn layout_a_unsalted(rows in a_rows(), seed in 1..u64::MAX) {
+    fn layout_a_unsalted(rows in a_rows(), queries in prop::collection::vec(query_a(), 1..6)) {
         let db = store(&rows);
-        let mut rng = Rng(seed);
-        for _ in 0..6 { scans_a(&db, &rows, &mut rng); }
+        for q in &queries { scans_a(&db, &rows, q); }
     }
 
     #[test]
-    fn layout_b_salted_by_prefix(rows in b_rows(), seed in 1..u64::MAX) {
+    fn layout_b_salted_by_prefix(rows in b_rows(), queries in prop::collection::vec(query_b(), 1..6)) {
         let db = store(&rows);
-        let mut rng = Rng(seed);
-        for _ in 0..6 { scans_b(&db, &rows, &mut rng); }
+        for q in &queries { scans_b(&db, &rows, q); }
     }
 
     #[test]
-    fn layout_c_salted_java_all_fields(rows in c_rows(), seed in 1..u64::MAX) {
+    fn layout_c_salted_java_all_fields(rows in c_rows(), queries in prop::collection::vec(query_c(), 1..6)) {
         let db = store(&rows);
-        let mut rng = Rng(seed);
-        for _ in 0..6 { scans_c(&db, &rows, &mut rng); }
+        for q in &queries { scans_c(&db, &rows, q); }
     }
 
     #[test]
-    fn layout_d_desc_and_options(rows in d_rows(), seed in 1..u64::MAX) {
+    fn layout_d_desc_and_options(rows in d_rows(), queries in prop::collection::vec(query_d(), 1..6)) {
         let db = store(&rows);
-        let mut rng = Rng(seed);
-        for _ in 0..6 { scans_d(&db, &rows, &mut rng); }
+        for q in &queries { scans_d(&db, &rows, q); }
     }
 }
 

@@ -1,28 +1,61 @@
 //! Helpers shared by the scan tests on redb and on the Bigtable emulator.
+// Each test crate that includes this module uses a part of it.
+#![allow(dead_code)]
 
+use std::fmt::Debug;
 use std::ops::Bound;
 
-/// A small deterministic generator for picking scans.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
+
+/// A range as the generated `range_by_*` methods take it.
+pub type Range<T> = (Bound<T>, Bound<T>);
+
+/// One of `items` (edge values, so that equality scans hit many rows);
+/// shrinks towards the first.
+pub fn value_of<T: Clone + Debug + 'static>(items: &[T]) -> impl Strategy<Value = T> + Clone {
+    prop::sample::select(items.to_vec())
+}
+
+/// An included, excluded or unbounded end at one of `items`.
+pub fn bound_of<T: Clone + Debug + 'static>(items: &[T]) -> impl Strategy<Value = Bound<T>> {
+    let v = value_of(items);
+    prop_oneof![
+        v.clone().prop_map(Bound::Included),
+        v.prop_map(Bound::Excluded),
+        Just(Bound::Unbounded),
+    ]
+}
+
+/// A range with both ends from [`bound_of`] (possibly empty or inverted).
+pub fn range_of<T: Clone + Debug + 'static>(items: &[T]) -> impl Strategy<Value = Range<T>> {
+    (bound_of(items), bound_of(items))
+}
+
+/// Draws values from the same strategies outside `proptest!`: the emulator
+/// test runs one large deterministic case against a server, where
+/// shrinking would mean re-running it against the server many times.
+pub struct Sampler(TestRunner);
+
+impl Sampler {
+    pub fn new() -> Self {
+        Sampler(TestRunner::deterministic())
     }
-    pub fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[(self.next() % items.len() as u64) as usize].clone()
+    pub fn draw<S: Strategy>(&mut self, strategy: S) -> S::Value {
+        strategy
+            .new_tree(&mut self.0)
+            .expect("the strategy makes a value")
+            .current()
     }
-    pub fn bound<T: Clone>(&mut self, items: &[T]) -> Bound<T> {
-        match self.next() % 3 {
-            0 => Bound::Included(self.pick(items)),
-            1 => Bound::Excluded(self.pick(items)),
-            _ => Bound::Unbounded,
-        }
+    pub fn pick<T: Clone + Debug + 'static>(&mut self, items: &[T]) -> T {
+        self.draw(value_of(items))
     }
-    pub fn range<T: Clone>(&mut self, items: &[T]) -> (Bound<T>, Bound<T>) {
-        (self.bound(items), self.bound(items))
+    pub fn range<T: Clone + Debug + 'static>(&mut self, items: &[T]) -> Range<T> {
+        self.draw(range_of(items))
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.draw(0..n)
     }
 }
 
