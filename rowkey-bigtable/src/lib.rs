@@ -36,15 +36,46 @@ pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;
 pub type AdminClient =
     admin::bigtable_table_admin_client::BigtableTableAdminClient<tonic::transport::Channel>;
 
-/// What can go wrong talking to Bigtable with typed keys.
-#[derive(Debug)]
+/// What can go wrong talking to Bigtable with typed keys. Every variant
+/// that wraps another error keeps it as its [`source`](std::error::Error::source).
+///
+/// ```
+/// use std::error::Error as _;
+/// use rowkey_core::DecodeError;
+///
+/// let e = rowkey_bigtable::Error::Decode(DecodeError::TrailingBytes { count: 3 });
+/// assert_eq!(e.to_string(), "decoding a row key");
+/// assert!(e.source().unwrap().to_string().contains("3 bytes"));
+/// ```
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The data API failed.
-    Bigtable(bigtable_rs::bigtable::Error),
+    #[error("bigtable")]
+    Bigtable(#[from] bigtable_rs::bigtable::Error),
     /// The admin API failed.
-    Admin(tonic::Status),
+    #[error("bigtable admin")]
+    Admin(#[source] tonic::Status),
+    /// The admin endpoint is not a valid URI.
+    #[error("bigtable admin endpoint {endpoint:?}")]
+    Endpoint {
+        /// The endpoint as given.
+        endpoint: String,
+        /// Why it is not valid.
+        #[source]
+        source: tonic::codegen::http::uri::InvalidUri,
+    },
+    /// The admin endpoint could not be reached.
+    #[error("connecting to bigtable admin at {endpoint}")]
+    Connect {
+        /// The endpoint.
+        endpoint: String,
+        /// The transport's error.
+        #[source]
+        source: tonic::transport::Error,
+    },
     /// A `MutateRows` entry was rejected.
+    #[error("bigtable rejected mutation {index}: code {code}: {message}")]
     Mutation {
         /// The entry's index in the request.
         index: i64,
@@ -54,38 +85,11 @@ pub enum Error {
         message: String,
     },
     /// A key could not be encoded.
-    Encode(EncodeError),
+    #[error("encoding a row key")]
+    Encode(#[source] EncodeError),
     /// A stored key is not a key of this type.
-    Decode(DecodeError),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Bigtable(e) => write!(f, "bigtable: {e}"),
-            Error::Admin(s) => write!(f, "bigtable admin: {s}"),
-            Error::Mutation {
-                index,
-                code,
-                message,
-            } => {
-                write!(
-                    f,
-                    "bigtable rejected mutation {index}: code {code}: {message}"
-                )
-            }
-            Error::Encode(e) => write!(f, "encoding a row key: {e}"),
-            Error::Decode(e) => write!(f, "decoding a row key: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<bigtable_rs::bigtable::Error> for Error {
-    fn from(e: bigtable_rs::bigtable::Error) -> Self {
-        Error::Bigtable(e)
-    }
+    #[error("decoding a row key")]
+    Decode(#[source] DecodeError),
 }
 
 /// One scan range as a Bigtable row range: the start key closed, the stop
@@ -126,10 +130,16 @@ pub fn row_set(scan: &Scan) -> Option<RowSet> {
 /// on the channel: build the channel yourself and use `AdminClient::new`.
 pub async fn connect_admin(endpoint: &str) -> Result<AdminClient, Error> {
     let channel = tonic::transport::Channel::from_shared(endpoint.to_string())
-        .map_err(|e| Error::Admin(tonic::Status::invalid_argument(e.to_string())))?
+        .map_err(|source| Error::Endpoint {
+            endpoint: endpoint.to_string(),
+            source,
+        })?
         .connect()
         .await
-        .map_err(|e| Error::Admin(tonic::Status::unavailable(e.to_string())))?;
+        .map_err(|source| Error::Connect {
+            endpoint: endpoint.to_string(),
+            source,
+        })?;
     Ok(AdminClient::new(channel))
 }
 

@@ -424,3 +424,36 @@ async fn rowkey_bounds_avoid_the_bigtable_rs_prefix_bug() {
         .collect();
     assert_eq!(ours, [vec![0x01, 0xFF], vec![0x01, 0xFF, 0x05]]);
 }
+
+/// Errors keep their causes: a bad endpoint and an unreachable one name the
+/// endpoint and carry the URI or transport error as their source.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_connection_errors_keep_their_source() {
+    use std::error::Error as _;
+    let bad = rowkey_bigtable::connect_admin("not a uri\n")
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        matches!(bad, rowkey_bigtable::Error::Endpoint { .. }),
+        "{bad:?}"
+    );
+    assert!(bad.source().is_some(), "{bad:?}");
+    // A loopback port nothing listens on: bind one, then drop it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let down = rowkey_bigtable::connect_admin(&endpoint)
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        matches!(down, rowkey_bigtable::Error::Connect { .. }),
+        "{down:?}"
+    );
+    assert!(down.to_string().contains(&endpoint), "{down}");
+    assert!(down.source().is_some(), "{down:?}");
+}

@@ -181,8 +181,18 @@ struct QueryA {
 
 fn query_a() -> impl Strategy<Value = QueryA> {
     (
-        (value_of(U32S), value_of(I64S), value_of(KINDS), value_of(&blobs())),
-        (range_of(U32S), range_of(I64S), range_of(KINDS), range_of(&blobs())),
+        (
+            value_of(U32S),
+            value_of(I64S),
+            value_of(KINDS),
+            value_of(&blobs()),
+        ),
+        (
+            range_of(U32S),
+            range_of(I64S),
+            range_of(KINDS),
+            range_of(&blobs()),
+        ),
     )
         .prop_map(|((u, t, k, n), (ur, tr, kr, nr))| QueryA {
             u,
@@ -302,7 +312,12 @@ struct QueryB {
 
 fn query_b() -> impl Strategy<Value = QueryB> {
     (
-        (value_of(U16S), value_of(KINDS), value_of(U32S), value_of(U64TS)),
+        (
+            value_of(U16S),
+            value_of(KINDS),
+            value_of(U32S),
+            value_of(U64TS),
+        ),
         (range_of(U16S), range_of(KINDS), range_of(U64TS_BOUNDS)),
     )
         .prop_map(|((u, n, q, t), (ur, nr, tr))| QueryB {
