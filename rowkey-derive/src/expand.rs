@@ -227,15 +227,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         respan(call, f.span)
     });
     let salt_write = l.salt.as_ref().map(|s| {
-        // Contiguous runs of `by` fields become one slice each.
-        let mut runs: Vec<(usize, usize)> = Vec::new();
-        for &i in &s.by {
-            match runs.last_mut() {
-                Some((_, end)) if *end == i => *end = i + 1,
-                _ => runs.push((i, i + 1)),
-            }
-        }
-        let slices = runs.iter().map(|&(a, b)| {
+        let slices = s.runs.iter().map(|&(a, b)| {
             let (a, b) = (&pos[a], &pos[b]);
             quote!(&__out[#a..#b])
         });
@@ -578,9 +570,8 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             }
         });
 
-        // range_by: equality on the first k - 1 fields, a range on field k;
-        // none on a reversed field, whose bytes do not sort by value.
-        if f.reverse {
+        // range_by: equality on the first k - 1 fields, a range on field k.
+        if !f.has_range() {
             continue;
         }
         let method = format_ident!("range_by_{}", suffix(&l.fields[..k]));

@@ -34,6 +34,9 @@ pub struct Salt {
     pub by_fixed: bool,
     /// Some `by` field can fail to encode: `bucket()` is `try_bucket()` only.
     pub by_can_fail: bool,
+    /// The `by` fields as runs of adjacent fields `start..end`: the hash
+    /// reads one slice of the encoded key per run.
+    pub runs: Vec<(usize, usize)>,
 }
 
 pub struct Field<'a> {
@@ -133,12 +136,20 @@ impl<'a> Layout<'a> {
                 }
                 None => (0..n).collect(),
             };
+            let mut runs: Vec<(usize, usize)> = Vec::new();
+            for &i in &by {
+                match runs.last_mut() {
+                    Some((_, end)) if *end == i => *end = i + 1,
+                    _ => runs.push((i, i + 1)),
+                }
+            }
             Salt {
                 buckets: s.buckets,
                 hash: s.hash,
                 by_fixed: by.iter().all(|&i| fields[i].is_fixed()),
                 by_can_fail: by.iter().any(|&i| fields[i].can_fail),
                 by,
+                runs,
             }
         });
         let len = Length::of(salt.is_some(), &fields);
@@ -238,6 +249,12 @@ impl<'a> Field<'a> {
 
     pub fn is_fixed(&self) -> bool {
         !matches!(self.width, Width::Variable { .. })
+    }
+
+    /// A range over this field is a range of keys: not for `#[reverse]`,
+    /// whose bytes do not sort by value (no `range_by_*` ends with it).
+    pub fn has_range(&self) -> bool {
+        !self.reverse
     }
 
     /// Stored raw to the end of the key: an equality scan on every field
