@@ -48,6 +48,12 @@ pub enum ParseBinaryError {
         /// Byte offset of the backslash in the input.
         offset: usize,
     },
+    /// `\x` followed by hex digits in lower case (`\x5a`): HBase accepts
+    /// only `0-9A-F` and reads `\x5a` as the text `x5a`.
+    LowercaseHex {
+        /// Byte offset of the backslash in the input.
+        offset: usize,
+    },
 }
 
 impl fmt::Display for ParseBinaryError {
@@ -62,6 +68,11 @@ impl fmt::Display for ParseBinaryError {
             ParseBinaryError::BadEscape { offset } => {
                 write!(f, "\\x at byte {offset} is not followed by two hex digits")
             }
+            ParseBinaryError::LowercaseHex { offset } => write!(
+                f,
+                "\\x at byte {offset} is followed by lower-case hex, which HBase reads as text \
+                 (\\x5a is the text x5a there): write upper-case hex (\\x5A)"
+            ),
         }
     }
 }
@@ -69,18 +80,28 @@ impl fmt::Display for ParseBinaryError {
 impl core::error::Error for ParseBinaryError {}
 
 /// The inverse of [`to_string_binary`], as HBase's `Bytes.toBytesBinary`:
-/// `\xHH` (either case) is one byte, every other character stands for
-/// itself.
+/// `\xHH` with upper-case hex digits is one byte, every other character
+/// stands for itself (a backslash not followed by `x` too, and one at the
+/// end of the string).
 ///
-/// Stricter than HBase where HBase loses data: a non-ASCII character (HBase
-/// keeps its low byte) and a `\x` without two hex digits (HBase drops the
-/// backslash, or throws at the end of the string) are errors.
+/// Where HBase defines a result, this gives the same bytes, with three
+/// deliberate differences, each an error instead of a silent change:
+/// - `\x` followed by lower-case hex (`\x5a`) is
+///   [`ParseBinaryError::LowercaseHex`]: HBase accepts only `0-9A-F`, drops
+///   the backslash and keeps the text `x5a`, which is almost never what the
+///   writer of `\x5a` meant;
+/// - `\x` followed by anything else that is not two hex digits (`\xZZ`) is
+///   [`ParseBinaryError::BadEscape`]: HBase drops the backslash (and throws
+///   when the string ends within two characters of the `x`);
+/// - a non-ASCII character is [`ParseBinaryError::NonAscii`]: HBase keeps
+///   only the low byte of its UTF-16 unit.
 ///
 /// ```
-/// use rowkey_core::hbase::{from_string_binary, to_string_binary};
-/// assert_eq!(from_string_binary(r"\x01a\x5c\xFF").unwrap(), [0x01, b'a', b'\\', 0xFF]);
+/// use rowkey_core::hbase::{from_string_binary, to_string_binary, ParseBinaryError};
+/// assert_eq!(from_string_binary(r"\x01a\x5C\xFF").unwrap(), [0x01, b'a', b'\\', 0xFF]);
 /// let bytes = [0u8, 1, 0x7F, b'"', 0xFE];
 /// assert_eq!(from_string_binary(&to_string_binary(&bytes)).unwrap(), bytes);
+/// assert_eq!(from_string_binary(r"\x5a"), Err(ParseBinaryError::LowercaseHex { offset: 0 }));
 /// assert!(from_string_binary(r"\xZZ").is_err());
 /// ```
 pub fn from_string_binary(s: &str) -> Result<Vec<u8>, ParseBinaryError> {
@@ -93,9 +114,12 @@ pub fn from_string_binary(s: &str) -> Result<Vec<u8>, ParseBinaryError> {
             return Err(ParseBinaryError::NonAscii { offset: i });
         }
         if b == b'\\' && bytes.get(i + 1) == Some(&b'x') {
-            let hex = |j: usize| bytes.get(j).and_then(|&c| char::from(c).to_digit(16));
-            match (hex(i + 2), hex(i + 3)) {
-                (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+            let digit = |j: usize| bytes.get(j).copied().filter(u8::is_ascii_hexdigit);
+            match (digit(i + 2), digit(i + 3)) {
+                (Some(h), Some(l)) if !h.is_ascii_lowercase() && !l.is_ascii_lowercase() => {
+                    out.push((hex_value(h) << 4) | hex_value(l));
+                }
+                (Some(_), Some(_)) => return Err(ParseBinaryError::LowercaseHex { offset: i }),
                 _ => return Err(ParseBinaryError::BadEscape { offset: i }),
             }
             i += 4;
@@ -105,6 +129,14 @@ pub fn from_string_binary(s: &str) -> Result<Vec<u8>, ParseBinaryError> {
         }
     }
     Ok(out)
+}
+
+/// The value of an upper-case hex digit or a decimal digit.
+fn hex_value(digit: u8) -> u8 {
+    match digit {
+        b'A'..=b'F' => digit - b'A' + 10,
+        _ => digit - b'0',
+    }
 }
 
 /// A Ruby double-quoted string literal of `bytes` for the HBase shell:

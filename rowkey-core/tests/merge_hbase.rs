@@ -154,9 +154,46 @@ fn from_string_binary_rejects_what_hbase_would_mangle() {
         from_string_binary("é"),
         Err(ParseBinaryError::NonAscii { offset: 0 })
     );
-    // A backslash not followed by x stands for itself, as in HBase.
-    assert_eq!(from_string_binary(r"a\b").unwrap(), b"a\\b");
-    assert_eq!(from_string_binary(r"\x0a\x0A").unwrap(), [10, 10]);
+    // HBase reads `\x0a` as the text `x0a` (it accepts only upper-case
+    // hex and drops the backslash of a bad escape): an error here.
+    assert_eq!(
+        from_string_binary(r"\x0A\x0a"),
+        Err(ParseBinaryError::LowercaseHex { offset: 4 })
+    );
+    assert_eq!(
+        from_string_binary(r"\xaB"),
+        Err(ParseBinaryError::LowercaseHex { offset: 0 })
+    );
+    assert!(from_string_binary(r"\x5a")
+        .unwrap_err()
+        .to_string()
+        .contains("upper-case"));
+    // `\x` too close to the end: HBase throws.
+    assert_eq!(
+        from_string_binary(r"ab\x"),
+        Err(ParseBinaryError::BadEscape { offset: 2 })
+    );
+}
+
+/// Inputs on which HBase's `Bytes.toBytesBinary` defines a result get that
+/// result, worked out by hand from its rules: upper-case `\xHH` is a byte;
+/// a backslash not followed by `x`, or at the end, stands for itself.
+#[test]
+fn from_string_binary_matches_hbase_where_hbase_defines_a_result() {
+    let cases: &[(&str, &[u8])] = &[
+        ("", b""),
+        ("row-1", b"row-1"),
+        (r"\x00\x7F\x80\xFF", &[0x00, 0x7F, 0x80, 0xFF]),
+        (r"\x41\x5C", b"A\\"),
+        (r"a\b", b"a\\b"),
+        (r"abc\", b"abc\\"),
+        (r"\\x41", b"\\A"),
+        (r"\X41", b"\\X41"),
+        (r"x41\x30", b"x410"),
+    ];
+    for (text, bytes) in cases {
+        assert_eq!(from_string_binary(text).unwrap(), *bytes, "{text}");
+    }
 }
 
 #[test]
