@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS (default 60) each, from the committed
+# corpus in fuzz/corpus/TARGET, and prints each target's executions.
+# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# Crashes are written to fuzz/artifacts/TARGET and fail the run.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds="${1:-60}"
+for target in decode roundtrip_order hbase_text; do
+  mkdir -p "corpus/$target"
+  log="$(mktemp)"
+  # -max_total_time bounds each run; new inputs go to a scratch directory
+  # so that the committed corpus stays small (merge them by hand with
+  # `cargo +nightly fuzz cmin` when they are worth keeping).
+  scratch="$(mktemp -d)"
+  if ! cargo +nightly fuzz run "$target" "$scratch" "corpus/$target" -- \
+      -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1; then
+    tail -40 "$log"
+    echo "fuzz target $target failed" >&2
+    exit 1
+  fi
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
+  echo "$target: $execs executions in ${seconds}s, no failure"
+  rm -rf "$scratch" "$log"
+done
