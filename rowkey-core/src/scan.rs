@@ -182,6 +182,48 @@ impl Scan {
         }
     }
 
+    /// The rest of this scan after the row `key`: for paging, pass the last
+    /// key a page returned and read the returned scan for the next page.
+    ///
+    /// Keys are compared the way [`merge_salted`](crate::merge_salted)
+    /// orders them: after the salt byte when the scan is salted, so the next
+    /// page of a scan merged across buckets starts after `key` in every
+    /// bucket, and no row is returned twice or skipped.
+    ///
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey)]
+    /// #[salt(buckets = 4)]
+    /// struct Event {
+    ///     id: u32,
+    /// }
+    ///
+    /// let scan = Event::range_by_id(10..20);
+    /// let last = Event { id: 14 }.encode();
+    /// let rest = scan.after(&last);
+    /// let key = |id| Event { id }.encode();
+    /// let hit = |k: [u8; 5]| rest.ranges().any(|r| r.contains(&k));
+    /// assert!(!hit(key(14)) && hit(key(15)) && hit(key(19)) && !hit(key(20)));
+    /// ```
+    pub fn after(&self, key: &[u8]) -> Scan {
+        if self.empty {
+            return Scan::none();
+        }
+        let skip = usize::from(!matches!(self.buckets, Buckets::Unsalted));
+        let rest = key.get(skip..).unwrap_or(&[]);
+        // The first key after `rest` is `rest ++ 00`.
+        let mut next = KeyBuf::from_slice(rest);
+        next.extend_from_slice(&[0]);
+        let start = if next.as_slice() > self.start.as_slice() {
+            next
+        } else {
+            self.start.clone()
+        };
+        Scan::build(self.buckets, start, self.stop.clone())
+    }
+
     /// True when no row can match.
     pub fn is_empty(&self) -> bool {
         self.empty

@@ -99,6 +99,16 @@ fn check<T>(
             "{what}: contains({r:?})"
         );
     }
+    // Paging with `Scan::after` returns the same rows, none twice.
+    let mut paged = Vec::new();
+    let mut rest = scan.clone();
+    for _ in 0..=expected.len() / 16 + 1 {
+        let page: Vec<Vec<u8>> = read(db, &rest).into_iter().take(16).collect();
+        let Some(last) = page.last() else { break };
+        rest = rest.after(last);
+        paged.extend(page);
+    }
+    assert!(paged == expected, "{what}: paged through {scan:?}");
 }
 
 fn in_range<T: PartialOrd>(r: &(Bound<T>, Bound<T>), v: &T) -> bool {
