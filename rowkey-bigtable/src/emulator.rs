@@ -70,6 +70,13 @@ impl Emulator {
         Ok(emulator)
     }
 
+    /// Kills the emulator now (for tests of a server that goes away); the
+    /// process is reaped here, and dropping the value afterwards is a no-op.
+    pub fn kill(&mut self) -> std::io::Result<()> {
+        self.child.kill()?;
+        self.child.wait().map(|_| ())
+    }
+
     /// `127.0.0.1:PORT`, the value for `BIGTABLE_EMULATOR_HOST`.
     pub fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)

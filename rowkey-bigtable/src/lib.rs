@@ -25,9 +25,13 @@ use bigtable_rs::google::bigtable::v2::{
 };
 use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
+use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{merge_salted, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
 
 pub mod emulator;
+mod stream;
+
+pub use stream::{stream_scan, stream_typed, Row, RowStream};
 
 pub use bigtable_rs;
 pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;
@@ -74,15 +78,12 @@ pub enum Error {
         #[source]
         source: tonic::transport::Error,
     },
-    /// A `MutateRows` entry was rejected.
-    #[error("bigtable rejected mutation {index}: code {code}: {message}")]
-    Mutation {
-        /// The entry's index in the request.
-        index: i64,
-        /// The gRPC status code.
-        code: i32,
-        /// The status message.
-        message: String,
+    /// Some rows of a [`write_rows`] call were rejected; every other row was
+    /// written.
+    #[error("bigtable rejected {} of the rows written (first: {})", .rejected.len(), .rejected.first().map_or("", |r| r.key.as_str()))]
+    Rejected {
+        /// Each rejected row, in the order of the input.
+        rejected: Vec<RejectedRow>,
     },
     /// A key could not be encoded.
     #[error("encoding a row key")]
@@ -90,6 +91,29 @@ pub enum Error {
     /// A stored key is not a key of this type.
     #[error("decoding a row key")]
     Decode(#[source] DecodeError),
+    /// A row read by a typed stream whose key is not a key of the type
+    /// (written by another program, say); the stream goes on after it.
+    #[error("row {key} is not a key of this type")]
+    ForeignRow {
+        /// The key in HBase's `toStringBinary` form.
+        key: String,
+        /// Why it does not decode.
+        #[source]
+        source: DecodeError,
+    },
+}
+
+/// A row that [`write_rows`] could not write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedRow {
+    /// The row's position in the input.
+    pub index: usize,
+    /// The row key in HBase's `toStringBinary` form.
+    pub key: String,
+    /// The gRPC status code.
+    pub code: i32,
+    /// The status message.
+    pub message: String,
 }
 
 /// One scan range as a Bigtable row range: the start key closed, the stop
@@ -239,6 +263,11 @@ where
 
 /// Writes rows keyed by typed keys: for each row, cells
 /// `(family, qualifier, value)` stamped with the server's time.
+///
+/// Bigtable applies each row on its own: when some rows are rejected (an
+/// unknown column family, say), the others are written and the error is
+/// [`Error::Rejected`], naming every rejected row. A key that cannot be
+/// encoded is [`Error::Encode`] before anything is sent.
 pub async fn write_rows<K: RowKey>(
     client: &BigTable,
     table: &str,
@@ -266,6 +295,7 @@ pub async fn write_rows<K: RowKey>(
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
+    let keys: Vec<Vec<u8>> = entries.iter().map(|e| e.row_key.clone()).collect();
     let mut c = client.clone();
     let request = MutateRowsRequest {
         table_name: c.get_full_table_name(table),
@@ -273,6 +303,7 @@ pub async fn write_rows<K: RowKey>(
         ..Default::default()
     };
     let mut responses = c.mutate_rows(request).await?;
+    let mut rejected = Vec::new();
     while let Some(response) = responses
         .message()
         .await
@@ -280,13 +311,23 @@ pub async fn write_rows<K: RowKey>(
     {
         for entry in response.entries {
             if let Some(status) = entry.status.filter(|s| s.code != 0) {
-                return Err(Error::Mutation {
-                    index: entry.index,
+                let index = usize::try_from(entry.index).unwrap_or(usize::MAX);
+                let key = keys
+                    .get(index)
+                    .map_or_else(String::new, |k| to_string_binary(k));
+                rejected.push(RejectedRow {
+                    index,
+                    key,
                     code: status.code,
                     message: status.message,
                 });
             }
         }
     }
-    Ok(())
+    if rejected.is_empty() {
+        Ok(())
+    } else {
+        rejected.sort_by_key(|r| r.index);
+        Err(Error::Rejected { rejected })
+    }
 }

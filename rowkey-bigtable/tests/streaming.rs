@@ -1,0 +1,269 @@
+//! Streaming reads on the Bigtable emulator: merged order across buckets,
+//! limits pushed down to every range, paging with `Scan::after`, and the
+//! faults users meet in production: rows another program wrote, rows the
+//! server rejects, a server that goes away in the middle of a scan.
+
+use bigtable_rs::bigtable::BigTable;
+use futures_util::StreamExt;
+use rowkey_bigtable::emulator::Emulator;
+use rowkey_bigtable::{create_table, stream_scan, stream_typed, write_rows, Error, Row};
+use rowkey_core::prelude::*;
+use rowkey_core::Scan;
+
+const PROJECT: &str = "rowkey-test";
+const INSTANCE: &str = "rowkey";
+
+fn instance() -> String {
+    format!("projects/{PROJECT}/instances/{INSTANCE}")
+}
+
+/// Newest first, salted over the whole key: "the latest N events" is the
+/// start of the merged scan and fans out over 16 buckets.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[salt(buckets = 16)]
+struct Event {
+    #[desc_ts]
+    ts: i64,
+    user: u32,
+}
+
+/// Three bytes whose first is below 16: inside `Event`'s buckets, but not
+/// an `Event`.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+struct Foreign {
+    bucket: u8,
+    n: u16,
+}
+
+type Cells = Vec<(String, Vec<u8>, Vec<u8>)>;
+
+fn cell(value: Vec<u8>) -> Cells {
+    vec![("d".to_string(), b"v".to_vec(), value)]
+}
+
+async fn setup(emulator: &Emulator, table: &str) -> BigTable {
+    let client = emulator.client(PROJECT, INSTANCE).expect("client");
+    let mut admin = emulator.admin().await.expect("admin");
+    create_table(
+        &mut admin,
+        &instance(),
+        table,
+        &["d"],
+        &Event::split_points(),
+    )
+    .await
+    .expect("table created");
+    client
+}
+
+fn events(n: u32) -> Vec<Event> {
+    (0..n)
+        .map(|i| Event {
+            ts: 1_700_000_000_000 + i64::from(i * 7 % n) * 1_000,
+            user: i % 97,
+        })
+        .collect()
+}
+
+async fn write(client: &BigTable, table: &str, rows: &[Event], value_len: usize) {
+    for chunk in rows.chunks(2_000) {
+        let cells = chunk
+            .iter()
+            .map(|e| (e.clone(), cell(vec![b'x'; value_len])));
+        write_rows(client, table, cells).await.expect("written");
+    }
+}
+
+/// The keys of `rows` in merge order (after the salt byte).
+fn merged_keys(rows: &[Event]) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = rows.iter().map(|e| e.encode().to_vec()).collect();
+    keys.sort_by(|a, b| a[1..].cmp(&b[1..]));
+    keys.dedup();
+    keys
+}
+
+async fn collect(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+    limit: Option<u64>,
+) -> (Vec<Vec<u8>>, u64) {
+    let mut stream = stream_scan(client, table, scan, limit)
+        .await
+        .expect("opens");
+    let mut keys = Vec::new();
+    while let Some(row) = stream.next().await {
+        let (key, _): Row = row.expect("a row");
+        keys.push(key);
+    }
+    (keys, stream.rows_received())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_merge_limit_and_page() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = setup(&emulator, "events").await;
+    let rows = events(3_000);
+    write(&client, "events", &rows, 8).await;
+    let expected = merged_keys(&rows);
+
+    // Everything, merged across the 16 buckets into newest-first order.
+    let (all, received) = collect(&client, "events", &Event::scan_all(), None).await;
+    assert_eq!(all.len(), expected.len());
+    assert!(all == expected, "merged order");
+    assert_eq!(received, expected.len() as u64);
+
+    // The latest 20: at most 20 rows read per bucket, 20 returned.
+    let (latest, received) = collect(&client, "events", &Event::scan_all(), Some(20)).await;
+    assert!(latest == expected[..20], "the latest 20");
+    assert!(
+        received <= 16 * 20,
+        "{received} rows read for a limit of 20"
+    );
+
+    // A range, newest first, fanned out: the same rows as a filter.
+    let (from, to) = (1_700_000_500_000, 1_700_001_000_000);
+    let scan = Event::range_by_ts(from..to);
+    let (ranged, _) = collect(&client, "events", &scan, None).await;
+    let want: Vec<Event> = rows
+        .iter()
+        .filter(|e| (from..to).contains(&e.ts))
+        .cloned()
+        .collect();
+    assert!(!want.is_empty());
+    assert!(ranged == merged_keys(&want), "range_by_ts");
+
+    // Pages of 7 with `after`: every row once, in order, no gaps.
+    let mut paged = Vec::new();
+    let mut rest = Event::scan_all();
+    for _ in 0..=expected.len() / 7 + 1 {
+        let (page, received) = collect(&client, "events", &rest, Some(7)).await;
+        assert!(received <= 16 * 7);
+        let Some(last) = page.last() else { break };
+        rest = rest.after(last);
+        paged.extend(page);
+    }
+    assert!(
+        paged == expected,
+        "paged: {} rows of {}",
+        paged.len(),
+        expected.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_rows_are_errors_and_the_rest_is_still_read() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = setup(&emulator, "mixed").await;
+    let rows = events(500);
+    write(&client, "mixed", &rows, 8).await;
+    let foreign: Vec<Foreign> = (0..16)
+        .map(|b| Foreign {
+            bucket: b,
+            n: 0x0102,
+        })
+        .collect();
+    write_rows(
+        &client,
+        "mixed",
+        foreign.iter().map(|f| (f.clone(), cell(vec![1]))),
+    )
+    .await
+    .unwrap();
+
+    let stream = stream_typed::<Event>(&client, "mixed", &Event::scan_all(), None)
+        .await
+        .unwrap();
+    let results: Vec<_> = stream.collect().await;
+    let events: Vec<Event> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok().map(|(e, _)| e.clone()))
+        .collect();
+    let errors: Vec<String> = results
+        .iter()
+        .filter_map(|r| match r {
+            Err(Error::ForeignRow { key, .. }) => Some(key.clone()),
+            Err(e) => panic!("unexpected error {e}"),
+            Ok(_) => None,
+        })
+        .collect();
+    assert_eq!(
+        events.len(),
+        merged_keys(&rows).len(),
+        "every event still read"
+    );
+    assert_eq!(errors.len(), 16, "one error per foreign row");
+    assert!(errors.contains(&r"\x03\x01\x02".to_string()), "{errors:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rejected_rows_are_named_and_the_others_written() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = setup(&emulator, "partial").await;
+    let rows = events(40);
+    // Rows 5 and 17 write to a column family the table does not have.
+    let cells = rows.iter().enumerate().map(|(i, e)| {
+        let family = if i == 5 || i == 17 { "nope" } else { "d" };
+        (
+            e.clone(),
+            vec![(family.to_string(), b"v".to_vec(), b"1".to_vec())],
+        )
+    });
+    let err = write_rows(&client, "partial", cells).await.unwrap_err();
+    let Error::Rejected { rejected } = &err else {
+        panic!("{err:?}")
+    };
+    let indices: Vec<usize> = rejected.iter().map(|r| r.index).collect();
+    assert_eq!(indices, [5, 17], "{err}");
+    assert_eq!(
+        rejected[0].key,
+        rowkey_core::hbase::to_string_binary(&rows[5].encode())
+    );
+    assert!(err.to_string().contains("2 of the rows"), "{err}");
+
+    let (stored, _) = collect(&client, "partial", &Event::scan_all(), None).await;
+    let written: Vec<Event> = rows
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 5 && *i != 17)
+        .map(|(_, e)| e.clone())
+        .collect();
+    assert!(
+        stored == merged_keys(&written),
+        "the other rows are written"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_goes_away_ends_the_stream_with_an_error() {
+    let mut emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = setup(&emulator, "doomed").await;
+    // 16 MB in 16 buckets: far more than the transport buffers. (Values
+    // of 4 KiB made the emulator drop the connection on its own.)
+    let rows = events(16_000);
+    write(&client, "doomed", &rows, 1_024).await;
+
+    let mut stream = stream_scan(&client, "doomed", &Event::scan_all(), None)
+        .await
+        .unwrap();
+    let mut read = 0;
+    for _ in 0..10 {
+        stream.next().await.expect("a row").expect("no error yet");
+        read += 1;
+    }
+    emulator.kill().expect("the emulator is killed");
+    let mut error = None;
+    while let Some(row) = stream.next().await {
+        match row {
+            Ok(_) => read += 1,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    assert!(read < rows.len(), "all {read} rows arrived before the kill");
+    let error = error.expect("the stream ends with an error, not a short result");
+    assert!(matches!(error, Error::Bigtable(_)), "{error:?}");
+    assert!(stream.next().await.is_none(), "nothing after the error");
+}
