@@ -31,7 +31,7 @@ use rowkey_core::{merge_salted, DecodeError, DecodeRowKey, EncodeError, RowKey, 
 pub mod emulator;
 mod stream;
 
-pub use stream::{stream_scan, stream_typed, Row, RowStream};
+pub use stream::{stream_scan, stream_scan_with, stream_typed, Retry, Row, RowStream};
 
 pub use bigtable_rs;
 pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;

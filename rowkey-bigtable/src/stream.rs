@@ -1,22 +1,80 @@
 //! Streaming reads: one `ReadRows` stream per range of a scan, merged
 //! lazily in key order (after the salt byte when the scan fans out over
 //! buckets), as OpenTSDB's `SaltScanner` and HBaseWD's `DistributedScanner`
-//! do. Memory is bounded by the number of ranges times one response batch,
-//! not by the number of rows read.
+//! do. Memory is bounded by the number of ranges times the transport's
+//! buffers, not by the number of rows read.
+//!
+//! bigtable_rs 0.4 retries nothing, so each range's stream retries its own
+//! transient failures: it reopens the range after the last row it returned,
+//! with what is left of its limit, after a backoff.
 
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bigtable_rs::bigtable::{BigTable, RowCell};
-use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowSet};
-use futures_util::stream::{BoxStream, Stream, StreamExt};
+use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
+use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
+use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, Scan};
 
-use crate::{row_range, Error};
+use crate::Error;
 
 /// One row: its key and its cells.
 pub type Row = (Vec<u8>, Vec<RowCell>);
+
+/// How a streamed read retries a range whose stream failed for a transient
+/// reason (the server unavailable, the connection lost, a deadline or an
+/// abort): up to `attempts` times in a row, waiting `initial_backoff`,
+/// doubled after each failure up to `max_backoff`. Reads are idempotent, so
+/// a retried range resumes after the last row it returned and no row is
+/// returned twice.
+///
+/// ```
+/// use std::time::Duration;
+/// let retry = rowkey_bigtable::Retry { attempts: 0, ..Default::default() };
+/// assert_eq!(retry.initial_backoff, Duration::from_millis(50));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Retries in a row before the error is returned; 0 never retries.
+    pub attempts: u32,
+    /// The wait before the first retry.
+    pub initial_backoff: Duration,
+    /// The longest wait.
+    pub max_backoff: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            attempts: 4,
+            initial_backoff: Duration::from_millis(50),
+            max_backoff: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Whether a failure may pass if the read is tried again: the codes the
+/// Cloud Bigtable client libraries retry reads on, and a connection lost
+/// under a stream (which tonic reports as `Unknown`, with the transport's
+/// error as its source; statuses sent by a server carry no source).
+fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
+    use tonic::Code;
+    match e {
+        bigtable_rs::bigtable::Error::RpcError(status) => {
+            matches!(
+                status.code(),
+                Code::Unavailable | Code::Aborted | Code::DeadlineExceeded
+            ) || (status.code() == Code::Unknown && std::error::Error::source(status).is_some())
+        }
+        bigtable_rs::bigtable::Error::TransportError(_) => true,
+        _ => false,
+    }
+}
 
 /// Reads `scan` from `table` as a stream of rows in merge order.
 ///
@@ -27,9 +85,11 @@ pub type Row = (Vec<u8>, Vec<RowCell>);
 /// buckets reads at most 320 rows) and the merged stream ends after `n`
 /// rows.
 ///
-/// A failure of any range's stream (the server going away part way, say)
-/// is yielded as an error, after which the stream ends: a stream that ends
-/// without an error has returned every row of the scan (up to `limit`).
+/// Transient failures are retried per range with [`Retry::default`]
+/// ([`stream_scan_with`] takes another policy). A failure that is not
+/// transient, or that persists, is yielded as an error, after which the
+/// stream ends: a stream that ends without an error has returned every row
+/// of the scan (up to `limit`).
 ///
 /// For the next page after the last key `k` a page returned, read
 /// `scan.after(&k)`.
@@ -39,26 +99,41 @@ pub async fn stream_scan(
     scan: &Scan,
     limit: Option<u64>,
 ) -> Result<RowStream, Error> {
+    stream_scan_with(client, table, scan, limit, Retry::default()).await
+}
+
+/// [`stream_scan`] with a retry policy of your own.
+pub async fn stream_scan_with(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+    limit: Option<u64>,
+    retry: Retry,
+) -> Result<RowStream, Error> {
     let table_name = client.get_full_table_name(table);
-    let rows_limit = limit.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
-    let opens = scan.ranges().map(|r| {
-        let mut c = client.clone();
-        let request = ReadRowsRequest {
-            table_name: table_name.clone(),
-            rows: Some(RowSet {
-                row_keys: Vec::new(),
-                row_ranges: vec![row_range(&r)],
-            }),
-            rows_limit,
-            ..Default::default()
-        };
-        async move {
-            let stream = c.stream_rows(request).await?;
-            Ok::<_, Error>(stream.boxed())
-        }
-    });
-    let streams = futures_util::future::try_join_all(opens).await?;
-    Ok(RowStream::new(streams, scan.range_count() > 1, limit))
+    let retries = Arc::new(AtomicU64::new(0));
+    let streams = scan
+        .ranges()
+        .map(|r| {
+            range_stream(RangeState {
+                client: client.clone(),
+                table_name: table_name.clone(),
+                start: StartKey::StartKeyClosed(r.start().to_vec()),
+                stop: r.stop().to_vec(),
+                remaining: limit,
+                rows: None,
+                failures: 0,
+                retry,
+                retries: Arc::clone(&retries),
+            })
+        })
+        .collect();
+    Ok(RowStream::new(
+        streams,
+        scan.range_count() > 1,
+        limit,
+        retries,
+    ))
 }
 
 /// [`stream_scan`] with each row key decoded as a `T`.
@@ -92,6 +167,98 @@ where
 
 type RangeStream = BoxStream<'static, Result<Row, bigtable_rs::bigtable::Error>>;
 
+/// One range's read, as it resumes after failures.
+struct RangeState {
+    client: BigTable,
+    table_name: String,
+    /// Where the (next) request starts: the range's start, then just after
+    /// the last row returned.
+    start: StartKey,
+    /// The range's stop row, empty for "to the end".
+    stop: Vec<u8>,
+    /// Rows still allowed by the limit.
+    remaining: Option<u64>,
+    /// The open `ReadRows` stream.
+    rows: Option<RangeStream>,
+    /// Transient failures in a row.
+    failures: u32,
+    retry: Retry,
+    /// Retries over all ranges of the scan.
+    retries: Arc<AtomicU64>,
+}
+
+impl RangeState {
+    fn request(&self) -> ReadRowsRequest {
+        ReadRowsRequest {
+            table_name: self.table_name.clone(),
+            rows: Some(RowSet {
+                row_keys: Vec::new(),
+                row_ranges: vec![RowRange {
+                    start_key: Some(self.start.clone()),
+                    end_key: (!self.stop.is_empty()).then(|| EndKey::EndKeyOpen(self.stop.clone())),
+                }],
+            }),
+            rows_limit: self
+                .remaining
+                .map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
+            ..Default::default()
+        }
+    }
+
+    /// After a failure: whether to retry, after waiting the backoff.
+    async fn retry_after(&mut self, e: &bigtable_rs::bigtable::Error) -> bool {
+        if !transient(e) || self.failures >= self.retry.attempts {
+            return false;
+        }
+        let wait = self
+            .retry
+            .initial_backoff
+            .saturating_mul(1 << self.failures.min(16))
+            .min(self.retry.max_backoff);
+        self.failures += 1;
+        self.retries.fetch_add(1, Ordering::Relaxed);
+        self.rows = None;
+        tokio::time::sleep(wait).await;
+        true
+    }
+}
+
+/// The rows of one range, reopened after the last row returned when the
+/// read fails for a transient reason.
+fn range_stream(state: RangeState) -> RangeStream {
+    stream::unfold(Some(state), |state| async move {
+        let mut st = state?;
+        loop {
+            if st.remaining == Some(0) {
+                return None;
+            }
+            if st.rows.is_none() {
+                let request = st.request();
+                match st.client.stream_rows(request).await {
+                    Ok(rows) => st.rows = Some(rows.boxed()),
+                    Err(e) if st.retry_after(&e).await => continue,
+                    Err(e) => return Some((Err(e), None)),
+                }
+            }
+            let next = st.rows.as_mut().map(|r| r.next());
+            match next?.await {
+                Some(Ok(row)) => {
+                    st.failures = 0;
+                    st.start = StartKey::StartKeyOpen(row.0.clone());
+                    if let Some(n) = &mut st.remaining {
+                        *n -= 1;
+                    }
+                    return Some((Ok(row), Some(st)));
+                }
+                Some(Err(e)) if st.retry_after(&e).await => continue,
+                Some(Err(e)) => return Some((Err(e), None)),
+                None => return None,
+            }
+        }
+    })
+    .boxed()
+}
+
 /// The merged rows of a scan: see [`stream_scan`].
 pub struct RowStream {
     streams: Vec<RangeStream>,
@@ -107,10 +274,16 @@ pub struct RowStream {
     failed: bool,
     /// Rows received from the server so far, over all ranges.
     received: u64,
+    retries: Arc<AtomicU64>,
 }
 
 impl RowStream {
-    fn new(streams: Vec<RangeStream>, salted: bool, limit: Option<u64>) -> RowStream {
+    fn new(
+        streams: Vec<RangeStream>,
+        salted: bool,
+        limit: Option<u64>,
+        retries: Arc<AtomicU64>,
+    ) -> RowStream {
         let n = streams.len();
         RowStream {
             streams,
@@ -120,6 +293,7 @@ impl RowStream {
             remaining: limit,
             failed: false,
             received: 0,
+            retries,
         }
     }
 
@@ -127,6 +301,11 @@ impl RowStream {
     /// scan cost, which with a limit is at most the limit per range.
     pub fn rows_received(&self) -> u64 {
         self.received
+    }
+
+    /// The transient failures retried so far over all ranges.
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
     }
 }
 

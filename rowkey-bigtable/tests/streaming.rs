@@ -3,12 +3,18 @@
 //! faults users meet in production: rows another program wrote, rows the
 //! server rejects, a server that goes away in the middle of a scan.
 
-use bigtable_rs::bigtable::BigTable;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bigtable_rs::bigtable::{BigTable, BigTableConnection};
 use futures_util::StreamExt;
 use rowkey_bigtable::emulator::Emulator;
 use rowkey_bigtable::{create_table, stream_scan, stream_typed, write_rows, Error, Row};
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 
 const PROJECT: &str = "rowkey-test";
 const INSTANCE: &str = "rowkey";
@@ -266,4 +272,121 @@ async fn a_server_that_goes_away_ends_the_stream_with_an_error() {
     let error = error.expect("the stream ends with an error, not a short result");
     assert!(matches!(error, Error::Bigtable(_)), "{error:?}");
     assert!(stream.next().await.is_none(), "nothing after the error");
+}
+
+/// A loopback proxy to `target` that cuts its first connection once
+/// `cut_after` bytes have come back from the server; later connections
+/// pass through. Returns its address and the number of cuts made.
+async fn flaky_proxy(target: String, cut_after: usize) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let cuts = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&cuts);
+    tokio::spawn(async move {
+        let mut first = true;
+        while let Ok((mut client, _)) = listener.accept().await {
+            let Ok(mut server) = TcpStream::connect(&target).await else {
+                return;
+            };
+            if !std::mem::take(&mut first) {
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                });
+                continue;
+            }
+            let counter = Arc::clone(&counter);
+            tokio::spawn(async move {
+                let (mut from_client, mut to_server) = (client.split(), server.split());
+                let upstream = tokio::io::copy(&mut from_client.0, &mut to_server.1);
+                let downstream = async {
+                    let (mut sent, mut buf) = (0, vec![0u8; 4096]);
+                    while sent < cut_after {
+                        let n = to_server.0.read(&mut buf).await.unwrap_or(0);
+                        if n == 0 || from_client.1.write_all(&buf[..n]).await.is_err() {
+                            return;
+                        }
+                        sent += n;
+                    }
+                    counter.fetch_add(1, Ordering::Relaxed);
+                };
+                // Whichever ends first drops both sockets: the cut.
+                tokio::select! {
+                    _ = upstream => {}
+                    () = downstream => {}
+                }
+            });
+        }
+    });
+    (addr, cuts)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_connection_is_retried_and_the_scan_resumes_after_the_last_row() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = setup(&emulator, "retried").await;
+    let rows = events(3_000);
+    write(&client, "retried", &rows, 64).await;
+    let expected = merged_keys(&rows);
+
+    // Reads go through a proxy that cuts the connection part way.
+    let (proxy, cuts) = flaky_proxy(emulator.host(), 60_000).await;
+    let connection = BigTableConnection::new_with_emulator(
+        &proxy,
+        PROJECT,
+        INSTANCE,
+        false,
+        1,
+        Some(Duration::from_secs(30)),
+    )
+    .unwrap();
+    let through_proxy = connection.client();
+    let mut stream = stream_scan(&through_proxy, "retried", &Event::scan_all(), None)
+        .await
+        .unwrap();
+    let mut keys = Vec::new();
+    while let Some(row) = stream.next().await {
+        keys.push(row.expect("the lost connection is retried, not returned").0);
+    }
+    assert_eq!(
+        cuts.load(Ordering::Relaxed),
+        1,
+        "the proxy cut one connection"
+    );
+    assert!(stream.retries() >= 1, "the cut was retried");
+    assert_eq!(keys.len(), expected.len(), "no row lost or repeated");
+    assert!(keys == expected, "every row once, in merge order");
+
+    // Without retries the same cut is an error, not a short result.
+    let (proxy, _) = flaky_proxy(emulator.host(), 60_000).await;
+    let connection = BigTableConnection::new_with_emulator(
+        &proxy,
+        PROJECT,
+        INSTANCE,
+        false,
+        1,
+        Some(Duration::from_secs(30)),
+    )
+    .unwrap();
+    let no_retry = rowkey_bigtable::Retry {
+        attempts: 0,
+        ..Default::default()
+    };
+    let mut stream = rowkey_bigtable::stream_scan_with(
+        &connection.client(),
+        "retried",
+        &Event::scan_all(),
+        None,
+        no_retry,
+    )
+    .await
+    .unwrap();
+    let mut read = 0;
+    let mut failed = false;
+    while let Some(row) = stream.next().await {
+        match row {
+            Ok(_) => read += 1,
+            Err(_) => failed = true,
+        }
+    }
+    assert!(failed && read < expected.len(), "{read} rows and no error");
 }
