@@ -7,7 +7,7 @@
 //!   tablet per bucket.
 //! - [`read_scan`] / [`read_typed`]: one `ReadRows` request per range, run
 //!   concurrently, merged back into key order with
-//!   [`merge_salted`] when the scan fans out over
+//!   [`merge_salted`](rowkey_core::merge_salted) when the scan fans out over
 //!   salt buckets, decoded into typed keys.
 //! - [`write_rows`]: typed keys written with `MutateRows`, every entry's
 //!   status checked.
@@ -26,7 +26,9 @@ use bigtable_rs::google::bigtable::v2::{
 use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{merge_salted, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
+use rowkey_core::{
+    merge_salted_with, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange,
+};
 
 pub mod emulator;
 mod stream;
@@ -239,7 +241,7 @@ pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Ro
     });
     let per_range = futures_util::future::try_join_all(requests).await?;
     Ok(if per_range.len() > 1 {
-        merge_salted(per_range.into_iter().map(Vec::into_iter)).collect()
+        merge_salted_with(scan.salt_len(), per_range.into_iter().map(Vec::into_iter)).collect()
     } else {
         per_range.into_iter().flatten().collect()
     })

@@ -128,12 +128,7 @@ pub async fn stream_scan_with(
             })
         })
         .collect();
-    Ok(RowStream::new(
-        streams,
-        scan.range_count() > 1,
-        limit,
-        retries,
-    ))
+    Ok(RowStream::new(streams, scan.salt_len(), limit, retries))
 }
 
 /// [`stream_scan`] with each row key decoded as a `T`.
@@ -280,7 +275,7 @@ pub struct RowStream {
 impl RowStream {
     fn new(
         streams: Vec<RangeStream>,
-        salted: bool,
+        salt_len: usize,
         limit: Option<u64>,
         retries: Arc<AtomicU64>,
     ) -> RowStream {
@@ -289,7 +284,7 @@ impl RowStream {
             streams,
             heads: (0..n).map(|_| None).collect(),
             done: vec![false; n],
-            skip: usize::from(salted),
+            skip: salt_len,
             remaining: limit,
             failed: false,
             received: 0,

@@ -145,7 +145,7 @@ impl Frame for Escaped {
 }
 
 #[inline(always)]
-fn take<'a>(
+pub(crate) fn take<'a>(
     input: &'a [u8],
     pos: usize,
     n: usize,
@@ -324,7 +324,7 @@ impl<T: KeyBytes + ?Sized, F: Frame, O: Order, D: Direction> FieldCodec<T> for V
 /// Turns stored content into the value: borrowed when no byte changes,
 /// copied (and inverted, reversed) otherwise.
 #[inline(always)]
-fn var_value<'de, T: VarField<'de>>(
+pub(crate) fn var_value<'de, T: VarField<'de>>(
     content: &'de [u8],
     escaped: bool,
     desc: bool,

@@ -54,8 +54,34 @@ pub enum EncodeError {
         field: &'static str,
         /// The value.
         value: u64,
-        /// The largest value that can be stored (`i64::MAX` or `i32::MAX`).
+        /// The largest value that can be stored (`i64::MAX`, `i32::MAX` or
+        /// the `max` of `#[desc_ts(max = ...)]`).
         max: u64,
+    },
+    /// A negative timestamp in a text key's `#[desc_ts]`: `MAX - ts` would
+    /// need more digits than `MAX` has.
+    NegativeTimestamp {
+        /// The field.
+        field: &'static str,
+        /// The value.
+        value: i64,
+    },
+    /// An integer in a text key has more digits than the field's width
+    /// (`#[digits(N)]` or its type's default).
+    TooManyDigits {
+        /// The field.
+        field: &'static str,
+        /// The width in digits.
+        width: usize,
+    },
+    /// A string that is not the last field of a text key contains the
+    /// separator (or ends with the start of a multi-byte one), so the key
+    /// could not be split back into its fields.
+    ContainsSeparator {
+        /// The field.
+        field: &'static str,
+        /// The separator.
+        sep: &'static [u8],
     },
 }
 
@@ -77,6 +103,19 @@ impl fmt::Display for EncodeError {
             EncodeError::TimestampOutOfRange { field, value, max } => write!(
                 f,
                 "field `{field}`: timestamp {value} is above {max}, the largest value #[desc_ts] can store"
+            ),
+            EncodeError::NegativeTimestamp { field, value } => write!(
+                f,
+                "field `{field}`: timestamp {value} is negative; a text key's #[desc_ts] stores MAX - ts in the digits of MAX"
+            ),
+            EncodeError::TooManyDigits { field, width } => write!(
+                f,
+                "field `{field}`: value has more than {width} digits, the field's width in the text key"
+            ),
+            EncodeError::ContainsSeparator { field, sep } => write!(
+                f,
+                "field `{field}`: value contains the separator \"{}\", which would end the field early; only the last field of a text key may contain it",
+                sep.escape_ascii()
             ),
         }
     }
@@ -162,6 +201,11 @@ pub enum DecodeError {
         /// The number of buckets.
         buckets: u16,
     },
+    /// A field of a text key (or its salt) is not followed by the separator.
+    MissingSeparator {
+        /// The field (`"salt"` for the salt bucket).
+        field: &'static str,
+    },
     /// The field's bytes are not a valid value of its type (a `bool` byte
     /// other than 00/01, an invalid `char`, a `#[desc_ts]` value out of
     /// range, a user type's own check).
@@ -218,6 +262,9 @@ impl fmt::Display for DecodeError {
                 f,
                 "salt byte {bucket} is not a bucket of this table (0..{buckets})"
             ),
+            DecodeError::MissingSeparator { field } => {
+                write!(f, "field `{field}`: the separator does not follow it")
+            }
             DecodeError::InvalidValue { field, reason } => write!(f, "field `{field}`: {reason}"),
         }
     }

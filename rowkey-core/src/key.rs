@@ -37,6 +37,12 @@ pub trait RowKey {
     const MIN_LEN: usize;
     /// The number of salt buckets, `None` for an unsalted key.
     const SALT_BUCKETS: Option<u16>;
+    /// The bytes of the salt in front of the fields: 0 unsalted, 1 for a
+    /// binary key, the bucket digits and the separator for a text key.
+    const SALT_LEN: usize = match Self::SALT_BUCKETS {
+        Some(_) => 1,
+        None => 0,
+    };
 
     /// The number of bytes [`encode_into`](Self::encode_into) writes.
     fn encoded_len(&self) -> usize;

@@ -67,12 +67,13 @@ mod merge;
 pub mod salt;
 #[cfg(feature = "alloc")]
 pub mod scan;
+pub mod text;
 
 pub use error::{DecodeError, EncodeError, FieldError};
 pub use field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
 pub use key::{DecodeRowKey, RowKey};
 #[cfg(feature = "alloc")]
-pub use merge::{merge_salted, MergeItem, MergeSalted};
+pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
 #[cfg(feature = "alloc")]
 pub use scan::{Scan, ScanRange};
 
@@ -122,11 +123,12 @@ pub mod __private {
     };
     pub use crate::error::{DecodeError, EncodeError};
     pub use crate::key::{DecodeRowKey, RowKey};
-    pub use crate::salt::{JavaHash, SaltHash, Xxh3};
+    pub use crate::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Buckets, Prefix, Scan};
+    pub use crate::text::{Dec, Delimited, ModSalt, Sep, TextDescTs, Then};
     #[cfg(feature = "alloc")]
-    pub use alloc::vec::Vec;
+    pub use alloc::{string::String, vec::Vec};
     pub use core::ops::RangeBounds;
     pub use core::option::Option;
     pub use core::result::Result;
@@ -168,19 +170,28 @@ pub mod __private {
         H::bucket(parts, buckets)
     }
 
-    /// Reads and checks the salt byte.
+    /// `#[salt(hash = "mod")]`: the bucket is the field's value modulo
+    /// `buckets`.
     #[inline(always)]
-    pub fn decode_salt(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
-        match input.first() {
-            None => Err(DecodeError::UnexpectedEnd {
-                field: "salt",
-                needed: 1,
-                available: 0,
-            }),
-            Some(&b) if u16::from(b) >= buckets => {
-                Err(DecodeError::InvalidSalt { bucket: b, buckets })
-            }
-            Some(_) => Ok(()),
+    pub fn salt_mod<T: ModSalt + ?Sized>(value: &T, buckets: u16) -> u8 {
+        value.bucket(buckets)
+    }
+
+    /// Reads and checks the salt head.
+    #[inline(always)]
+    pub fn decode_salt<H: SaltHead>(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
+        H::HEAD.read(input, buckets).map(|_| ())
+    }
+
+    /// A text key's bytes as a `String`. Every part of a text key is
+    /// UTF-8 (ASCII digits and separators, ASCII padding, `str` values cut
+    /// at ASCII separators), so the error arm is unreachable.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub fn text_key(bytes: Vec<u8>) -> alloc::string::String {
+        match alloc::string::String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => unreachable!("rowkey: a text key is not UTF-8: {e}"),
         }
     }
 
@@ -204,9 +215,17 @@ pub mod __private {
         alloc::vec![0; len]
     }
 
-    /// The split points of a salted table: `[1], [2], ... [buckets - 1]`.
+    /// The split points of a salted table: `[1], [2], ... [buckets - 1]`,
+    /// or in a text key the bucket digits `"1", "2", ...` (no separator).
     #[cfg(feature = "alloc")]
-    pub fn split_points(buckets: u16) -> Vec<Vec<u8>> {
-        (1..buckets).map(|b| alloc::vec![b as u8]).collect()
+    pub fn split_points<H: SaltHead>(buckets: u16) -> Vec<Vec<u8>> {
+        (1..buckets)
+            .map(|b| {
+                let mut out = alloc::vec![0; H::HEAD.len()];
+                let n = H::HEAD.write(b as u8, &mut out, false);
+                out.truncate(n);
+                out
+            })
+            .collect()
     }
 }

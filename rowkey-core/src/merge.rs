@@ -48,9 +48,33 @@ where
     I: Iterator,
     I::Item: MergeItem,
 {
+    merge_salted_with(1, streams)
+}
+
+/// [`merge_salted`] for keys whose salt is `salt_len` bytes long: a text
+/// key's bucket digits and separator (`3_...`: 2 bytes). Pass
+/// [`Scan::salt_len`](crate::Scan::salt_len) of the scan the streams read.
+///
+/// ```
+/// use rowkey_core::merge_salted_with;
+///
+/// let bucket0 = vec![(b"0_a".to_vec(), 1), (b"0_d".to_vec(), 4)];
+/// let bucket1 = vec![(b"1_b".to_vec(), 2), (b"1_c".to_vec(), 3)];
+/// let merged: Vec<_> = merge_salted_with(2, [bucket0.into_iter(), bucket1.into_iter()])
+///     .map(|(_, v)| v)
+///     .collect();
+/// assert_eq!(merged, [1, 2, 3, 4]);
+/// ```
+pub fn merge_salted_with<S, I>(salt_len: usize, streams: S) -> MergeSalted<I>
+where
+    S: IntoIterator<Item = I>,
+    I: Iterator,
+    I::Item: MergeItem,
+{
     let streams: Vec<I> = streams.into_iter().collect();
     let n = streams.len();
     MergeSalted {
+        skip: salt_len,
         streams,
         heads: Vec::with_capacity(n),
         ranks: Vec::with_capacity(n),
@@ -61,6 +85,8 @@ where
 
 /// The iterator returned by [`merge_salted`].
 pub struct MergeSalted<I: Iterator> {
+    /// The salt's length: keys are compared after it.
+    skip: usize,
     streams: Vec<I>,
     heads: Vec<Option<I::Item>>,
     /// Per stream, the head's [`rank`]: most comparisons end there.
@@ -70,12 +96,12 @@ pub struct MergeSalted<I: Iterator> {
     started: bool,
 }
 
-/// The key after the salt byte; `None` for an error item.
+/// The key after the salt (`skip` bytes); `None` for an error item.
 #[inline]
-fn unsalted<T: MergeItem>(h: &Option<T>) -> Option<&[u8]> {
+fn unsalted<T: MergeItem>(h: &Option<T>, skip: usize) -> Option<&[u8]> {
     h.as_ref()
         .and_then(MergeItem::merge_key)
-        .map(|k| k.get(1..).unwrap_or(&[]))
+        .map(|k| k.get(skip..).unwrap_or(&[]))
 }
 
 /// A summary that orders heads as [`unsalted`] keys do, as far as it can:
@@ -84,8 +110,8 @@ fn unsalted<T: MergeItem>(h: &Option<T>) -> Option<&[u8]> {
 /// order: when two ranks differ the keys differ the same way; when they are
 /// equal the keys must be compared in full.
 #[inline]
-fn rank<T: MergeItem>(h: &Option<T>) -> u128 {
-    match unsalted(h) {
+fn rank<T: MergeItem>(h: &Option<T>, skip: usize) -> u128 {
+    match unsalted(h, skip) {
         None => 0,
         Some(k) => {
             let first8 = match k.first_chunk::<8>() {
@@ -111,7 +137,10 @@ where
     fn less(&self, i: usize, j: usize) -> bool {
         let (a, b) = (self.heap[i], self.heap[j]);
         let order = self.ranks[a].cmp(&self.ranks[b]).then_with(|| {
-            let by_key = match (unsalted(&self.heads[a]), unsalted(&self.heads[b])) {
+            let by_key = match (
+                unsalted(&self.heads[a], self.skip),
+                unsalted(&self.heads[b], self.skip),
+            ) {
                 (Some(x), Some(y)) => x.cmp(y),
                 _ => Ordering::Equal,
             };
@@ -144,7 +173,7 @@ where
             if head.is_some() {
                 self.heap.push(i);
             }
-            self.ranks.push(rank(&head));
+            self.ranks.push(rank(&head, self.skip));
             self.heads.push(head);
         }
         for i in (0..self.heap.len() / 2).rev() {
@@ -165,7 +194,7 @@ where
         }
         let &top = self.heap.first()?;
         let next = self.streams[top].next();
-        self.ranks[top] = rank(&next);
+        self.ranks[top] = rank(&next, self.skip);
         let item = core::mem::replace(&mut self.heads[top], next);
         if self.heads[top].is_none() {
             // The stream is done: move the last index to the root and drop it.

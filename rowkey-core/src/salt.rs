@@ -88,3 +88,129 @@ impl SaltHash for JavaHash {
         java_bucket(h, buckets)
     }
 }
+
+/// How a key's salt bucket is written in front of it: one byte in binary
+/// keys, zero-padded digits and the separator in text keys (`3_...`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Head {
+    /// The bucket as one byte.
+    Byte,
+    /// The bucket as `digits` zero-padded decimal digits, then `sep`.
+    Text {
+        /// The digits of the largest bucket, `buckets - 1`.
+        digits: u8,
+        /// The key's separator.
+        sep: &'static [u8],
+    },
+}
+
+impl Head {
+    /// The bytes before the first field.
+    ///
+    /// ```
+    /// use rowkey_core::salt::Head;
+    /// assert_eq!(Head::Byte.len(), 1);
+    /// assert_eq!(Head::Text { digits: 2, sep: b"_" }.len(), 3);
+    /// ```
+    #[allow(clippy::len_without_is_empty)]
+    pub const fn len(self) -> usize {
+        match self {
+            Head::Byte => 1,
+            Head::Text { digits, sep } => digits as usize + sep.len(),
+        }
+    }
+
+    /// Writes the head of `bucket` (whose digits fit, as the derive
+    /// checked) at the start of `out`, which has room for [`len`](Self::len)
+    /// bytes; `with_sep: false` writes the digits alone (a split point).
+    #[inline]
+    pub fn write(self, bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
+        match self {
+            Head::Byte => {
+                out[0] = bucket;
+                1
+            }
+            Head::Text { digits, sep } => {
+                let d = usize::from(digits);
+                let mut b = bucket;
+                for x in out[..d].iter_mut().rev() {
+                    *x = b'0' + b % 10;
+                    b /= 10;
+                }
+                if with_sep {
+                    out[d..d + sep.len()].copy_from_slice(sep);
+                    d + sep.len()
+                } else {
+                    d
+                }
+            }
+        }
+    }
+
+    /// Reads the bucket at the start of `input`: the byte, or the digits
+    /// and the separator.
+    pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::DecodeError> {
+        use crate::DecodeError;
+        let available = input.len();
+        let head = input.get(..self.len()).ok_or(DecodeError::UnexpectedEnd {
+            field: "salt",
+            needed: self.len(),
+            available,
+        })?;
+        let bucket = match self {
+            Head::Byte => u16::from(head[0]),
+            Head::Text { digits, sep } => {
+                let (num, s) = head.split_at(usize::from(digits));
+                if s != sep {
+                    return Err(DecodeError::MissingSeparator { field: "salt" });
+                }
+                num.iter().try_fold(0u16, |n, &c| {
+                    let d = c.wrapping_sub(b'0');
+                    (d <= 9)
+                        .then(|| n * 10 + u16::from(d))
+                        .ok_or(DecodeError::InvalidValue {
+                            field: "salt",
+                            reason: "the salt bucket is not decimal digits",
+                        })
+                })?
+            }
+        };
+        match u8::try_from(bucket) {
+            Ok(b) if bucket < buckets => Ok(b),
+            Ok(b) => Err(DecodeError::InvalidSalt { bucket: b, buckets }),
+            Err(_) => Err(DecodeError::InvalidValue {
+                field: "salt",
+                reason: "the salt bucket is above the number of buckets",
+            }),
+        }
+    }
+}
+
+/// The salt head of a key type, as a type: [`ByteSalt`] or [`TextSalt`].
+pub trait SaltHead {
+    /// The head's format.
+    const HEAD: Head;
+
+    /// Writes the head of `bucket` at the start of `out`.
+    #[inline(always)]
+    fn write(out: &mut [u8], bucket: u8) {
+        Self::HEAD.write(bucket, out, true);
+    }
+}
+
+/// The salt as one byte (binary keys).
+pub struct ByteSalt;
+
+impl SaltHead for ByteSalt {
+    const HEAD: Head = Head::Byte;
+}
+
+/// The salt as `DIGITS` decimal digits and the separator `S` (text keys).
+pub struct TextSalt<S, const DIGITS: u8>(core::marker::PhantomData<S>);
+
+impl<S: crate::text::Sep, const DIGITS: u8> SaltHead for TextSalt<S, DIGITS> {
+    const HEAD: Head = Head::Text {
+        digits: DIGITS,
+        sep: S::SEP,
+    };
+}

@@ -14,6 +14,7 @@ use core::ops::{Bound, RangeBounds};
 
 use crate::codec::FieldCodec;
 use crate::error::EncodeError;
+use crate::salt::Head;
 
 /// Bytes kept inline before a buffer moves to the heap: keys up to this long
 /// (salt byte included) make scans without allocating.
@@ -141,6 +142,8 @@ pub enum Buckets {
 #[derive(Clone)]
 pub struct Scan {
     buckets: Buckets,
+    /// How a bucket is written in front of the key (salted scans).
+    head: Head,
     /// Start row without the salt byte.
     start: KeyBuf,
     /// Stop row without the salt byte; `None`: to the end of the bucket (or table).
@@ -155,6 +158,7 @@ impl Scan {
     pub const fn none() -> Scan {
         Scan {
             buckets: Buckets::Unsalted,
+            head: Head::Byte,
             start: KeyBuf::new(),
             stop: None,
             empty: true,
@@ -169,13 +173,19 @@ impl Scan {
         } else {
             Some(KeyBuf::from_slice(stop))
         };
-        Scan::build(Buckets::Unsalted, KeyBuf::from_slice(start), stop)
+        Scan::build(
+            Buckets::Unsalted,
+            Head::Byte,
+            KeyBuf::from_slice(start),
+            stop,
+        )
     }
 
-    fn build(buckets: Buckets, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
+    fn build(buckets: Buckets, head: Head, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
         let empty = matches!(&stop, Some(s) if start.as_slice() >= s.as_slice());
         Scan {
             buckets,
+            head,
             start,
             stop,
             empty,
@@ -186,7 +196,8 @@ impl Scan {
     /// key a page returned and read the returned scan for the next page.
     ///
     /// Keys are compared the way [`merge_salted`](crate::merge_salted)
-    /// orders them: after the salt byte when the scan is salted, so the next
+    /// orders them: after the salt (byte, or bucket digits and separator in
+    /// a text key) when the scan is salted, so the next
     /// page of a scan merged across buckets starts after `key` in every
     /// bucket, and no row is returned twice or skipped.
     ///
@@ -211,7 +222,7 @@ impl Scan {
         if self.empty {
             return Scan::none();
         }
-        let skip = usize::from(!matches!(self.buckets, Buckets::Unsalted));
+        let skip = self.salt_len();
         let rest = key.get(skip..).unwrap_or(&[]);
         // The first key after `rest` is `rest ++ 00`.
         let mut next = KeyBuf::from_slice(rest);
@@ -221,7 +232,18 @@ impl Scan {
         } else {
             self.start.clone()
         };
-        Scan::build(self.buckets, start, self.stop.clone())
+        Scan::build(self.buckets, self.head, start, self.stop.clone())
+    }
+
+    /// The bytes of the salt in front of every key this scan reads: 0
+    /// unsalted, 1 for a binary key's salt byte, the bucket digits and the
+    /// separator for a text key (`3_`). Merge the ranges of a salted scan
+    /// with [`merge_salted_with`](crate::merge_salted_with)`(scan.salt_len(), ..)`.
+    pub fn salt_len(&self) -> usize {
+        match self.buckets {
+            Buckets::Unsalted => 0,
+            _ => self.head.len(),
+        }
     }
 
     /// True when no row can match.
@@ -267,17 +289,18 @@ impl Scan {
                 stop,
             };
         };
-        let mut start = KeyBuf::new();
-        start.extend_from_slice(&[b]);
+        let mut head = KeyBuf::new();
+        let n = self.head.len();
+        self.head.write(b, head.grow(n), true);
+        let mut start = head.clone();
         start.extend_from_slice(self.start.as_slice());
         let stop = match &self.stop {
             Some(s) => {
-                let mut stop = KeyBuf::new();
-                stop.extend_from_slice(&[b]);
+                let mut stop = head;
                 stop.extend_from_slice(s.as_slice());
                 stop
             }
-            None => prefix_stop_buf(&[b]).unwrap_or(KeyBuf::new()),
+            None => prefix_stop_buf(head.as_slice()).unwrap_or(KeyBuf::new()),
         };
         ScanRange { start, stop }
     }
@@ -423,6 +446,7 @@ impl fmt::Debug for ScanRange {
 pub struct Prefix {
     buf: KeyBuf,
     buckets: Buckets,
+    head: Head,
 }
 
 impl Prefix {
@@ -433,7 +457,16 @@ impl Prefix {
         Prefix {
             buf: KeyBuf::new(),
             buckets,
+            head: Head::Byte,
         }
+    }
+
+    /// The salt is written as `head` (a text key's bucket digits).
+    #[doc(hidden)]
+    #[inline]
+    pub const fn head(mut self, head: Head) -> Self {
+        self.head = head;
+        self
     }
 
     /// The prefix with one more field's encoding appended.
@@ -467,7 +500,7 @@ impl Prefix {
     #[inline]
     pub fn scan_eq(self) -> Scan {
         let stop = prefix_stop_buf(self.as_bytes());
-        Scan::build(self.buckets, self.buf, stop)
+        Scan::build(self.buckets, self.head, self.buf, stop)
     }
 
     /// The one row whose key is this prefix: a whole key whose last field
@@ -478,7 +511,7 @@ impl Prefix {
     pub fn scan_exact(self) -> Scan {
         let mut stop = self.buf.clone();
         stop.extend_from_slice(&[0]);
-        Scan::build(self.buckets, self.buf, Some(stop))
+        Scan::build(self.buckets, self.head, self.buf, Some(stop))
     }
 
     /// Every row whose leading fields encode to this prefix and whose next
@@ -492,7 +525,7 @@ impl Prefix {
         range: &impl RangeBounds<T>,
         field: &'static str,
     ) -> Result<Scan, EncodeError> {
-        let (prefix, buckets) = (&self, self.buckets);
+        let (prefix, buckets, head) = (&self, self.buckets, self.head);
         let (low, high) = if C::DESC {
             (range.end_bound(), range.start_bound())
         } else {
@@ -527,6 +560,6 @@ impl Prefix {
             Bound::Included(v) => after(v)?,
             Bound::Excluded(v) => Some(with(v)?),
         };
-        Ok(Scan::build(buckets, start, stop))
+        Ok(Scan::build(buckets, head, start, stop))
     }
 }

@@ -222,3 +222,50 @@ pub fn timestamp_int(ty: &Type) -> Option<&'static str> {
         .into_iter()
         .find(|name| is_ident(ty, name))
 }
+
+/// A built-in integer type, as text keys render it.
+#[derive(Clone, Copy)]
+pub struct Int {
+    pub name: &'static str,
+    pub signed: bool,
+    /// The digits of the largest magnitude: the default width.
+    pub digits: usize,
+    /// The largest value (for unsigned `#[desc_ts]` ranges).
+    pub max: u64,
+}
+
+impl Int {
+    /// The default `MAX` of a text key's `#[desc_ts]`: Java's
+    /// `Long.MAX_VALUE`, or `Integer.MAX_VALUE` for 32-bit types.
+    pub fn ts_max(self) -> u64 {
+        if matches!(self.name, "i32" | "u32") {
+            i32::MAX as u64
+        } else {
+            i64::MAX as u64
+        }
+    }
+}
+
+/// The integer type `ty` names, if it is a built-in one.
+pub fn int_type(ty: &Type) -> Option<Int> {
+    const INTS: &[(&str, bool, usize, u64)] = &[
+        ("u8", false, 3, u8::MAX as u64),
+        ("u16", false, 5, u16::MAX as u64),
+        ("u32", false, 10, u32::MAX as u64),
+        ("u64", false, 20, u64::MAX),
+        ("u128", false, 39, u64::MAX),
+        ("i8", true, 3, i8::MAX as u64),
+        ("i16", true, 5, i16::MAX as u64),
+        ("i32", true, 10, i32::MAX as u64),
+        ("i64", true, 19, i64::MAX as u64),
+        ("i128", true, 39, u64::MAX),
+    ];
+    INTS.iter()
+        .find(|(name, ..)| is_ident(ty, name))
+        .map(|&(name, signed, digits, max)| Int {
+            name,
+            signed,
+            digits,
+            max,
+        })
+}

@@ -12,11 +12,15 @@ pub const FIXED: &str = "fixed";
 pub const DESC: &str = "desc";
 pub const DESC_TS: &str = "desc_ts";
 pub const REVERSE: &str = "reverse";
+pub const DIGITS: &str = "digits";
 
-const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE];
+const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS];
 const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
-const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align"];
-const HASHES: &[&str] = &["xxh3", "java"];
+const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align", "text", "sep"];
+const HASHES: &[&str] = &["xxh3", "java", "mod"];
+
+/// The most digits a text key's integer can have: `u128::MAX` has 39.
+pub const MAX_DIGITS: usize = 39;
 
 /// The largest number of salt buckets: the salt is one byte.
 pub const MAX_BUCKETS: u32 = 256;
@@ -27,18 +31,26 @@ pub struct StructAttrs {
     pub crate_path: Option<syn::Path>,
     pub max_len: Option<LitInt>,
     pub align: Option<LitInt>,
+    /// `#[rowkey(text)]`: the word, for spans.
+    pub text: Option<Ident>,
+    /// `#[rowkey(sep = "_")]`: the literal and its bytes.
+    pub sep: Option<(LitStr, Vec<u8>)>,
 }
 
 pub struct Salt {
     pub buckets: u16,
     pub by: Option<Vec<Ident>>,
     pub hash: Hash,
+    /// The `hash = "..."` literal, for errors about `mod`.
+    pub hash_lit: Option<LitStr>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Hash {
     Xxh3,
     Java,
+    /// `value % buckets` of one unsigned integer field.
+    Mod,
 }
 
 /// Each attribute is kept whole, so that errors underline all of it.
@@ -48,6 +60,15 @@ pub struct FieldAttrs {
     pub desc: Option<Attribute>,
     pub desc_ts: Option<Attribute>,
     pub reverse: Option<Attribute>,
+    pub digits: Option<Digits>,
+    /// `#[desc_ts(max = N)]`: the literal and its value.
+    pub desc_ts_max: Option<(LitInt, u64)>,
+}
+
+pub struct Digits {
+    pub attr: Attribute,
+    pub lit: LitInt,
+    pub n: usize,
 }
 
 pub struct Fixed {
@@ -129,6 +150,33 @@ fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
                     ),
                 }
             }
+            "text" => {
+                if out.text.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `text` option");
+                }
+                out.text = meta.path.get_ident().cloned();
+            }
+            "sep" => {
+                let s: LitStr = meta.value()?.parse()?;
+                if out.sep.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `sep` option");
+                }
+                let bytes = s.value().into_bytes();
+                if bytes.is_empty() {
+                    cx.error_spanned_by(
+                        &s,
+                        "the separator is empty: a text key needs one or more printable ASCII characters between its fields, like sep = \"_\"",
+                    );
+                } else if let Some(c) = s.value().chars().find(|c| !(' '..='~').contains(c)) {
+                    cx.error_spanned_by(
+                        &s,
+                        format!(
+                            "the separator must be printable ASCII (a space to `~`); {c:?} is not"
+                        ),
+                    );
+                }
+                out.sep = Some((s, bytes));
+            }
             "max_len" | "align" => {
                 let lit: LitInt = meta.value()?.parse()?;
                 match lit.base10_parse::<usize>() {
@@ -171,6 +219,7 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
     let mut seen_buckets = false;
     let mut by: Option<Vec<Ident>> = None;
     let mut hash: Option<Hash> = None;
+    let mut hash_lit: Option<LitStr> = None;
     let result = attr.parse_nested_meta(|meta| {
         let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
         match key.as_str() {
@@ -215,11 +264,13 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
                 match s.value().as_str() {
                     "xxh3" => hash = Some(Hash::Xxh3),
                     "java" => hash = Some(Hash::Java),
+                    "mod" => hash = Some(Hash::Mod),
                     other => cx.error_spanned_by(
                         &s,
-                        format!("unknown salt hash \"{other}\"{}; expected \"xxh3\" (default) or \"java\" (Phoenix/OpenTSDB compatible)", hint(other, HASHES)),
+                        format!("unknown salt hash \"{other}\"{}; expected \"xxh3\" (default), \"java\" (Phoenix/OpenTSDB compatible) or \"mod\" (one unsigned integer field, value % buckets)", hint(other, HASHES)),
                     ),
                 }
+                hash_lit = Some(s);
             }
             _ => {
                 return Err(meta.error(format!(
@@ -248,6 +299,7 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
         buckets: buckets.unwrap_or(1),
         by,
         hash: hash.unwrap_or(Hash::Xxh3),
+        hash_lit,
     })
 }
 
@@ -262,6 +314,20 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                     continue;
                 }
                 out.fixed = parse_fixed(cx, attr);
+            }
+            DIGITS => {
+                if out.digits.is_some() {
+                    cx.error_spanned_by(attr, "duplicate #[digits] attribute");
+                    continue;
+                }
+                out.digits = parse_digits(cx, attr);
+            }
+            DESC_TS if matches!(attr.meta, syn::Meta::List(_)) => {
+                if out.desc_ts.is_some() {
+                    cx.error_spanned_by(attr, "duplicate #[desc_ts] attribute");
+                }
+                out.desc_ts = Some(attr.clone());
+                out.desc_ts_max = parse_desc_ts_max(cx, attr);
             }
             DESC | DESC_TS | REVERSE => {
                 if let Err(e) = attr.meta.require_path_only() {
@@ -362,4 +428,56 @@ fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {
             None
         }
     }
+}
+
+fn parse_digits(cx: &Ctxt, attr: &Attribute) -> Option<Digits> {
+    let lit: LitInt = match attr.parse_args() {
+        Ok(lit) => lit,
+        Err(_) => {
+            cx.error_spanned_by(
+                attr,
+                "#[digits] needs a width in decimal digits, like #[digits(11)]",
+            );
+            return None;
+        }
+    };
+    match lit.base10_parse::<usize>() {
+        Ok(n) if (1..=MAX_DIGITS).contains(&n) => Some(Digits {
+            attr: attr.clone(),
+            lit,
+            n,
+        }),
+        _ => {
+            cx.error_spanned_by(
+                &lit,
+                format!("#[digits] takes a width from 1 to {MAX_DIGITS} (u128::MAX has {MAX_DIGITS} digits)"),
+            );
+            None
+        }
+    }
+}
+
+/// `#[desc_ts(max = 9999999999)]`.
+fn parse_desc_ts_max(cx: &Ctxt, attr: &Attribute) -> Option<(LitInt, u64)> {
+    let mut max = None;
+    let result = attr.parse_nested_meta(|meta| {
+        if !meta.path.is_ident("max") {
+            return Err(meta.error(format!(
+                "unknown #[desc_ts] option `{}`; expected `max`, like #[desc_ts(max = 9999999999)]",
+                path_text(&meta.path)
+            )));
+        }
+        let lit: LitInt = meta.value()?.parse()?;
+        match lit.base10_parse::<u64>() {
+            Ok(0) | Err(_) => {
+                cx.error_spanned_by(&lit, "`max` must be a whole number from 1 to u64::MAX")
+            }
+            Ok(n) => max = Some((lit, n)),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
+    max
 }

@@ -15,7 +15,7 @@ use syn::{DeriveInput, Ident, Lifetime, Type};
 use crate::ast::Input;
 use crate::attr::Hash;
 use crate::ctxt::Ctxt;
-use crate::layout::{self, Arg, Codec, Field, Layout};
+use crate::layout::{self, Arg, Codec, Field, Format, Layout};
 use crate::{fallback, validate};
 
 pub fn derive(node: &DeriveInput) -> TokenStream {
@@ -46,7 +46,30 @@ fn expand(l: &Layout<'_>) -> TokenStream {
         let (alias, codec) = (codec_alias(i), codec(f));
         quote!(type #alias = #codec;)
     });
+    let sep = match &l.format {
+        Format::Binary => None,
+        Format::Text { sep } => {
+            let sep = Literal::byte_string(sep);
+            Some(quote! {
+                struct __Sep;
+                impl __rk::Sep for __Sep {
+                    const SEP: &'static [u8] = #sep;
+                }
+            })
+        }
+    };
+    let salt_head = l.salt.as_ref().map(|s| {
+        let head = match s.digits {
+            None => quote!(__rk::ByteSalt),
+            Some(d) => {
+                let d = Literal::u8_unsuffixed(d as u8);
+                quote!(__rk::TextSalt<__Sep, #d>)
+            }
+        };
+        quote!(type __Salt = #head;)
+    });
     let trait_impls = trait_impls(l);
+    let text_items = l.is_text().then(text_items);
     let fixed_items = l.all_fixed().then(|| fixed_items(l));
     let salt_items = salt_items(l);
     let scans = scans(l);
@@ -54,11 +77,14 @@ fn expand(l: &Layout<'_>) -> TokenStream {
     quote! {
         #[allow(clippy::too_many_arguments)]
         const _: () = {
-            use #krate::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+            use #krate::__private::{self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _};
+            #sep
+            #salt_head
             #(#aliases)*
             #trait_impls
             #[automatically_derived]
             impl #impl_generics #name #ty_generics {
+                #text_items
                 #fixed_items
                 #salt_items
                 #scans
@@ -101,6 +127,25 @@ fn codec(f: &Field<'_>) -> TokenStream {
             };
             quote!(__rk::Var<#frame, #order, #dir>)
         }
+        Codec::Dec { digits, .. } => {
+            let digits = Literal::usize_unsuffixed(digits);
+            quote!(__rk::Dec<#digits, #order, #dir>)
+        }
+        Codec::TextDescTs { digits, max } => {
+            let (digits, max) = (
+                Literal::usize_unsuffixed(digits),
+                Literal::u64_unsuffixed(max),
+            );
+            quote!(__rk::TextDescTs<#digits, #max>)
+        }
+        // The separator is part of a delimited string.
+        Codec::Delimited => return quote!(__rk::Delimited<__Sep>),
+        Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
+    };
+    let base = if f.sep_len > 0 {
+        quote!(__rk::Then<#base, __Sep>)
+    } else {
+        base
     };
     // The Option tag follows the field's order, so `None` sorts first
     // ascending and last descending.
@@ -194,6 +239,10 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         }
         None => quote!(__rk::Option::None),
     };
+    let salt_len = l.is_text().then(|| {
+        let n = Literal::usize_unsuffixed(head);
+        quote!(const SALT_LEN: usize = #n;)
+    });
     // The output slice. For a variable layout a buffer that holds even the
     // worst case (a cheap bound, no pass over the bytes) is used as it is;
     // only a smaller one costs the exact count.
@@ -227,12 +276,31 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         respan(call, f.span)
     });
     let salt_write = l.salt.as_ref().map(|s| {
-        let slices = s.runs.iter().map(|&(a, b)| {
-            let (a, b) = (&pos[a], &pos[b]);
-            quote!(&__out[#a..#b])
-        });
-        let (hash, buckets) = (hasher(s.hash), Literal::u16_unsuffixed(s.buckets));
-        quote!(__out[0] = __rk::salt::<#hash>(&[#(#slices),*], #buckets);)
+        let buckets = Literal::u16_unsuffixed(s.buckets);
+        let bucket = if s.hash == Hash::Mod {
+            let ident = l.fields[s.by[0]].ident;
+            quote!(__rk::salt_mod(&self.#ident, #buckets))
+        } else {
+            // Each run of adjacent `by` fields is one slice of the key,
+            // without the separator that ends its last field; runs are
+            // joined by the separator (text keys), as in the key.
+            let mut slices = Vec::new();
+            for (j, &(a, b)) in s.runs.iter().enumerate() {
+                if j > 0 && l.is_text() {
+                    slices.push(quote!(<__Sep as __rk::Sep>::SEP));
+                }
+                let trim = l.fields[b - 1].sep_len;
+                let (a, b) = (&pos[a], &pos[b]);
+                slices.push(if trim > 0 {
+                    quote!(&__out[#a..#b - #trim])
+                } else {
+                    quote!(&__out[#a..#b])
+                });
+            }
+            let hash = hasher(s.hash);
+            quote!(__rk::salt::<#hash>(&[#(#slices),*], #buckets))
+        };
+        quote!(__Salt::write(__out, #bucket);)
     });
     // A fixed layout's encoding is a handful of stores: always inline it, so
     // that `encode()` compiles to the hand-written code in every codegen unit.
@@ -245,7 +313,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
 
     let check_salt = l.salt.as_ref().map(|s| {
         let b = Literal::u16_unsuffixed(s.buckets);
-        quote!(__rk::decode_salt(__input, #b)?;)
+        quote!(__rk::decode_salt::<__Salt>(__input, #b)?;)
     });
     let decode_fields = l.fields.iter().enumerate().map(|(i, f)| {
         let (k, v, fname) = (codec_alias(i), format_ident!("__v{}", i), &f.name);
@@ -285,6 +353,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             const FIXED_LEN: __rk::Option<usize> = #fixed_len;
             const MIN_LEN: usize = #min_len;
             const SALT_BUCKETS: __rk::Option<u16> = #buckets;
+            #salt_len
             #[inline]
             fn encoded_len(&self) -> usize {
                 #encoded_len
@@ -314,6 +383,7 @@ fn hasher(hash: Hash) -> TokenStream {
     match hash {
         Hash::Xxh3 => quote!(__rk::Xxh3),
         Hash::Java => quote!(__rk::JavaHash),
+        Hash::Mod => unreachable!("the mod salt hashes nothing"),
     }
 }
 
@@ -386,15 +456,37 @@ fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
         let call = unwrap(s.by_can_fail, call);
         quote!(let __p = #call;)
     });
-    let (hash, buckets) = (hasher(s.hash), Literal::u16_unsuffixed(s.buckets));
-    let bucket = quote!(__rk::salt::<#hash>(&[&__buf[..__p]], #buckets));
+    let buckets = Literal::u16_unsuffixed(s.buckets);
+    // The separator that ends the last `by` field is not hashed.
+    let trim = by.last().map_or(0, |(_, f)| f.sep_len);
+    let end = if trim > 0 {
+        quote!(__p - #trim)
+    } else {
+        quote!(__p)
+    };
+    let body = if s.hash == Hash::Mod {
+        let ident = by[0].1.ident;
+        quote!(__rk::salt_mod(#ident, #buckets))
+    } else {
+        let hash = hasher(s.hash);
+        quote! {
+            let mut __buf = #buf;
+            #(#writes)*
+            __rk::salt::<#hash>(&[&__buf[..#end]], #buckets)
+        }
+    };
+    let bounds: Vec<TokenStream> = if s.hash == Hash::Mod {
+        vec![quote!(__T0: __rk::ModSalt)]
+    } else {
+        bounds.collect()
+    };
     let (ret, bucket) = if s.by_can_fail {
         (
             quote!(__rk::Result<u8, __rk::EncodeError>),
-            quote!(__rk::Result::Ok(#bucket)),
+            quote!(__rk::Result::Ok({ #body })),
         )
     } else {
-        (quote!(u8), bucket)
+        (quote!(u8), body)
     };
     let args: Vec<TokenStream> = by
         .iter()
@@ -423,8 +515,6 @@ fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
         fn __rk_bucket<#(#tparams: ?Sized),*>(#(#params),*) -> #ret
         where #(#bounds),*
         {
-            let mut __buf = #buf;
-            #(#writes)*
             #bucket
         }
         /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
@@ -452,10 +542,18 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             let b = Literal::u16_unsuffixed(s.buckets);
             (
                 quote!(__rk::Buckets::All(#b)),
-                quote!(__rk::split_points(#b)),
+                quote!(__rk::split_points::<__Salt>(#b)),
             )
         }
         None => (quote!(__rk::Buckets::Unsalted), quote!(__rk::Vec::new())),
+    };
+    // A text key's salt is written as digits: the scans say so.
+    let new_prefix = |buckets: TokenStream| {
+        if l.is_text() && l.salt.is_some() {
+            quote!(__rk::Prefix::new(#buckets).head(<__Salt as __rk::SaltHead>::HEAD))
+        } else {
+            quote!(__rk::Prefix::new(#buckets))
+        }
     };
     let arg = |f: &Field<'_>| {
         let ty = match f.arg {
@@ -481,7 +579,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
     // `Result<Prefix>` when one of them can fail.
     let prefix = |k: usize| {
         if k == 0 {
-            return quote!(__rk::Prefix::new(#all));
+            return new_prefix(all.clone());
         }
         let helper = format_ident!("__rk_prefix{}", k);
         let args = l.fields[..k].iter().map(|f| f.ident);
@@ -523,7 +621,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             let q = s.by_can_fail.then(|| quote!(?));
             let bucket = quote!(Self::__rk_bucket(#(#args),*)#q);
             start = if i == 0 {
-                quote!(__rk::Prefix::new(__rk::Buckets::One(#bucket)))
+                new_prefix(quote!(__rk::Buckets::One(#bucket)))
             } else {
                 quote!(#start.in_bucket(#bucket))
             };
@@ -605,6 +703,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             }
         });
     }
+    let scan_all = new_prefix(all);
     quote! {
         __rk::if_alloc! {
             /// Where to pre-split the table: one region per salt bucket; none when unsalted.
@@ -615,7 +714,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             /// Every row of the table: one range per salt bucket when salted.
             #[inline]
             pub fn scan_all() -> __rk::Scan {
-                __rk::Prefix::new(#all).scan_eq()
+                #scan_all.scan_eq()
             }
             #out
         }
@@ -723,4 +822,27 @@ fn set_lifetimes(ty: &Type, to: &str, keep_static: bool) -> Type {
     let to = Lifetime::new(to, Span::call_site());
     SetLifetimes { to, keep_static }.visit_type_mut(&mut ty);
     ty
+}
+
+/// `encode_to_string` and `decode_str`: a text key as the text it is.
+fn text_items() -> TokenStream {
+    quote! {
+        __rk::if_alloc! {
+            /// The key as a `String`: a text key is UTF-8 (ASCII digits,
+            /// separators and the string fields' text).
+            #[inline]
+            pub fn encode_to_string(&self) -> __rk::Result<__rk::String, __rk::EncodeError> {
+                __rk::RowKey::encode_to_vec(self).map(__rk::text_key)
+            }
+        }
+        /// Decodes a text key from a `&str` (as printed by the HBase shell
+        /// or `cbt` for a readable key).
+        #[inline]
+        pub fn decode_str<'__de>(__input: &'__de str) -> __rk::Result<Self, __rk::DecodeError>
+        where
+            Self: __rk::DecodeRowKey<'__de>,
+        {
+            <Self as __rk::DecodeRowKey<'__de>>::decode(__input.as_bytes())
+        }
+    }
 }

@@ -5,7 +5,9 @@
 //! type its scan methods take. For the key: its length, its salt and which
 //! scans use one bucket. `validate.rs` checks this model and `expand.rs`
 //! writes it out; neither decides anything about the layout again. A new
-//! key format is a new variant here, not a new branch in `expand.rs`.
+//! key format is a new variant here, not a new branch in `expand.rs`: text
+//! keys (`#[rowkey(text, sep = "_")]`) are [`Format::Text`], with their own
+//! codecs and a separator after every field but the last.
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
@@ -19,15 +21,40 @@ pub struct Layout<'a> {
     pub input: &'a Input<'a>,
     /// The path of the runtime crate (`::rowkey_core` unless overridden).
     pub krate: syn::Path,
+    pub format: Format,
     pub salt: Option<Salt>,
     pub fields: Vec<Field<'a>>,
     pub len: Length,
 }
 
-/// The salt byte: its bucket count, hash and the fields it hashes.
+/// The key format.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Format {
+    /// Format v1: big-endian fields, a salt byte, escaped strings.
+    Binary,
+    /// Text keys: decimal digits and strings joined by `sep`, the salt as
+    /// zero-padded bucket digits and `sep`.
+    Text { sep: Vec<u8> },
+}
+
+impl Format {
+    /// The separator's length (0 in binary keys).
+    pub fn sep_len(&self) -> usize {
+        match self {
+            Format::Binary => 0,
+            Format::Text { sep } => sep.len(),
+        }
+    }
+}
+
+/// The salt head: its bucket count, hash and the fields it hashes.
 pub struct Salt {
     pub buckets: u16,
     pub hash: Hash,
+    /// Text keys: the bucket's width in digits (those of `buckets - 1`).
+    pub digits: Option<usize>,
+    /// Bytes before the first field: 1, or the digits and the separator.
+    pub head_len: usize,
     /// Indices of the hashed fields, in key order (all fields without `by`).
     pub by: Vec<usize>,
     /// Every `by` field is fixed-width: `bucket()` needs no heap.
@@ -45,6 +72,9 @@ pub struct Field<'a> {
     pub name: String,
     pub ty: &'a Type,
     pub codec: Codec,
+    /// Bytes of separator the field's encoding ends with: every field of a
+    /// text key but the last (0 in binary keys).
+    pub sep_len: usize,
     /// `Option<T>`: a tag byte before the value.
     pub option: bool,
     /// `#[desc]` or `#[desc_ts]`: the stored bytes sort descending.
@@ -74,6 +104,15 @@ pub enum Codec {
     /// A string or byte string: raw to the end of the key when it is the
     /// last ascending field, escaped and terminated otherwise.
     Var { raw: bool },
+    /// Text keys: an integer as `digits` zero-padded decimal digits (after
+    /// a sign character when `signed`).
+    Dec { digits: usize, signed: bool },
+    /// Text keys: `#[desc_ts]` as `max - ts` in `digits` digits.
+    TextDescTs { digits: usize, max: u64 },
+    /// Text keys: a string that is not the last field, up to the separator.
+    Delimited,
+    /// Text keys: a type that has no text form (validate.rs reports it).
+    NotText,
 }
 
 /// The width of a field in the key, as far as the derive can tell from the
@@ -115,11 +154,18 @@ pub struct Length {
 impl<'a> Layout<'a> {
     pub fn new(input: &'a Input<'a>) -> Layout<'a> {
         let n = input.fields.len();
+        let format = match (&input.attrs.text, &input.attrs.sep) {
+            (Some(_), Some((_, sep))) => Format::Text { sep: sep.clone() },
+            // Without `sep` (reported by validate.rs) a text key is laid out
+            // with `_`, so that its fields are still checked.
+            (Some(_), None) => Format::Text { sep: b"_".to_vec() },
+            (None, _) => Format::Binary,
+        };
         let fields: Vec<Field<'a>> = input
             .fields
             .iter()
             .enumerate()
-            .map(|(i, f)| Field::new(f, i + 1 == n))
+            .map(|(i, f)| Field::new(f, i + 1 == n, &format))
             .collect();
         let salt = input.attrs.salt.as_ref().map(|s| {
             let by: Vec<usize> = match &s.by {
@@ -143,19 +189,26 @@ impl<'a> Layout<'a> {
                     _ => runs.push((i, i + 1)),
                 }
             }
+            let digits = match format {
+                Format::Binary => None,
+                Format::Text { .. } => Some(decimal_digits(u64::from(s.buckets.max(1) - 1))),
+            };
             Salt {
                 buckets: s.buckets,
                 hash: s.hash,
+                head_len: digits.map_or(1, |d| d + format.sep_len()),
+                digits,
                 by_fixed: by.iter().all(|&i| fields[i].is_fixed()),
                 by_can_fail: by.iter().any(|&i| fields[i].can_fail),
                 by,
                 runs,
             }
         });
-        let len = Length::of(salt.is_some(), &fields);
+        let len = Length::of(salt.as_ref().map_or(0, |s| s.head_len), &fields);
         Layout {
             input,
             krate: input.attrs.crate_path.clone().unwrap_or_else(default_crate),
+            format,
             salt,
             fields,
             len,
@@ -173,9 +226,14 @@ impl<'a> Layout<'a> {
         self.fields[..k].iter().any(|f| f.can_fail)
     }
 
-    /// The bytes before the first field (the salt byte).
+    /// The bytes before the first field (the salt byte, or a text key's
+    /// bucket digits and separator).
     pub fn head_len(&self) -> usize {
-        usize::from(self.salt.is_some())
+        self.salt.as_ref().map_or(0, |s| s.head_len)
+    }
+
+    pub fn is_text(&self) -> bool {
+        matches!(self.format, Format::Text { .. })
     }
 
     /// A scan fixing the first `k` fields reads one bucket: the salt hashes
@@ -192,32 +250,56 @@ pub fn default_crate() -> syn::Path {
 }
 
 impl<'a> Field<'a> {
-    fn new(field: &'a ast::Field<'a>, last: bool) -> Field<'a> {
+    fn new(field: &'a ast::Field<'a>, last: bool, format: &Format) -> Field<'a> {
         let a = &field.attrs;
         let shape = &field.shape;
-        let codec = match shape.kind {
-            Kind::Fixed if a.desc_ts.is_some() => Codec::DescTs,
-            Kind::Fixed => Codec::Fixed,
-            Kind::Var(_) => match &a.fixed {
-                Some(f) => Codec::Padded {
-                    len: f.len,
-                    pad: f.pad,
+        let padded = a.fixed.as_ref().map(|f| Codec::Padded {
+            len: f.len,
+            pad: f.pad,
+        });
+        let codec = match (format, shape.kind) {
+            (Format::Binary, Kind::Fixed) if a.desc_ts.is_some() => Codec::DescTs,
+            (Format::Binary, Kind::Fixed) => Codec::Fixed,
+            // Only the last ascending field may run to the end of the key:
+            // a descending one needs its terminator to sort.
+            (Format::Binary, Kind::Var(_)) => padded.unwrap_or(Codec::Var {
+                raw: last && a.desc.is_none(),
+            }),
+            (Format::Text { .. }, Kind::Fixed) => match ast::int_type(shape.inner) {
+                Some(int) if a.desc_ts.is_some() => {
+                    let max = a.desc_ts_max.as_ref().map_or(int.ts_max(), |(_, m)| *m);
+                    Codec::TextDescTs {
+                        digits: a.digits.as_ref().map_or(decimal_digits(max), |d| d.n),
+                        max,
+                    }
+                }
+                Some(int) => Codec::Dec {
+                    digits: a.digits.as_ref().map_or(int.digits, |d| d.n),
+                    signed: int.signed,
                 },
-                // Only the last ascending field may run to the end of the
-                // key: a descending one needs its terminator to sort.
-                None => Codec::Var {
-                    raw: last && a.desc.is_none(),
-                },
+                None => Codec::NotText,
             },
+            (Format::Text { .. }, Kind::Var(v)) if v.text => match padded {
+                Some(p) => p,
+                None if last => Codec::Var { raw: true },
+                None => Codec::Delimited,
+            },
+            (Format::Text { .. }, Kind::Var(_)) => Codec::NotText,
         };
+        let int = ast::int_type(shape.inner);
         let can_fail = match codec {
             Codec::DescTs => ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u')),
-            Codec::Padded { .. } => true,
-            Codec::Fixed | Codec::Var { .. } => false,
+            Codec::Padded { .. } | Codec::Delimited => true,
+            Codec::Dec { digits, .. } => int.map_or(true, |t| digits < t.digits),
+            // Negative, or above `max`.
+            Codec::TextDescTs { max, .. } => int.map_or(true, |t| t.signed || max < t.max),
+            Codec::Fixed | Codec::Var { .. } | Codec::NotText => false,
         };
+        // The separator ends every field of a text key but the last.
+        let sep_len = if last { 0 } else { format.sep_len() };
         let tag = usize::from(shape.option);
         let width = match codec {
-            Codec::Padded { len, .. } => Width::Fixed(len + tag),
+            Codec::Padded { len, .. } => Width::Fixed(len + tag + sep_len),
             // An Option's None is the tag alone; an escaped value has at
             // least its two-byte terminator.
             Codec::Var { raw } => Width::Variable {
@@ -226,6 +308,10 @@ impl<'a> Field<'a> {
             Codec::Fixed | Codec::DescTs => {
                 builtin_width(shape.inner).map_or(Width::FixedUnknown, |w| Width::Fixed(w + tag))
             }
+            Codec::Dec { digits, signed } => Width::Fixed(digits + usize::from(signed) + sep_len),
+            Codec::TextDescTs { digits, .. } => Width::Fixed(digits + sep_len),
+            Codec::Delimited => Width::Variable { min: sep_len },
+            Codec::NotText => Width::Fixed(0),
         };
         let arg = match shape.kind {
             Kind::Fixed => Arg::Value(shape.inner),
@@ -237,6 +323,7 @@ impl<'a> Field<'a> {
             name: field.ident.unraw().to_string(),
             ty: &field.original.ty,
             codec,
+            sep_len,
             option: shape.option,
             desc: a.desc.is_some() || a.desc_ts.is_some(),
             reverse: a.reverse.is_some(),
@@ -253,8 +340,13 @@ impl<'a> Field<'a> {
 
     /// A range over this field is a range of keys: not for `#[reverse]`,
     /// whose bytes do not sort by value (no `range_by_*` ends with it).
+    ///
+    /// Nor for a text key's delimited string: `"ab0_"` sorts before
+    /// `"ab_"` though `"ab" < "ab0"`, because `0` sorts below `_`; so its
+    /// bytes sort by value only for values without bytes below the
+    /// separator, and rowkey generates no range that could be wrong.
     pub fn has_range(&self) -> bool {
-        !self.reverse
+        !self.reverse && self.codec != Codec::Delimited
     }
 
     /// Stored raw to the end of the key: an equality scan on every field
@@ -265,16 +357,16 @@ impl<'a> Field<'a> {
 }
 
 impl Length {
-    fn of(salted: bool, fields: &[Field<'_>]) -> Length {
+    fn of(head: usize, fields: &[Field<'_>]) -> Length {
         let mut len = Length {
-            bytes: usize::from(salted),
+            bytes: head,
             variable: false,
             unknown: false,
             parts: String::new(),
         };
         let mut parts = Vec::new();
-        if salted {
-            parts.push("salt 1".to_string());
+        if head > 0 {
+            parts.push(format!("salt {head}"));
         }
         for f in fields {
             let name = &f.name;
@@ -333,4 +425,9 @@ fn builtin_width(ty: &Type) -> Option<usize> {
         }
     }
     None
+}
+
+/// The number of decimal digits of `n` (1 for 0).
+pub fn decimal_digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |l| l as usize + 1)
 }

@@ -18,7 +18,10 @@ use syn::{parse_macro_input, DeriveInput};
 /// Derives a typed row key: `RowKey`, `DecodeRowKey`, and inherent `LEN`,
 /// `encode`, `try_encode`, `bucket`, `scan_*`, `range_by_*` and
 /// `split_points` items. See the `rowkey-core` documentation.
-#[proc_macro_derive(RowKey, attributes(rowkey, salt, fixed, desc, desc_ts, reverse))]
+#[proc_macro_derive(
+    RowKey,
+    attributes(rowkey, salt, fixed, desc, desc_ts, reverse, digits)
+)]
 pub fn derive_row_key(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()

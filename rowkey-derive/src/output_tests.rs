@@ -122,7 +122,9 @@ fn lines(name: &str) -> usize {
 #[test]
 fn expansion_is_short_and_linear() {
     let quick = lines("quick_start.rs");
-    assert!(quick <= 150, "the quick-start key expands to {quick} lines");
+    // 150 before text keys; the salt head became a type (`__Salt`: a byte,
+    // or digits and a separator), which costs the alias and an import.
+    assert!(quick <= 155, "the quick-start key expands to {quick} lines");
     for (name, fields) in [("four_fields.rs", 4), ("eight_fields.rs", 8)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/expand")

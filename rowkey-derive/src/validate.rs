@@ -7,8 +7,9 @@ use quote::ToTokens;
 use syn::GenericParam;
 
 use crate::ast::{self, Input, Kind};
+use crate::attr::Hash;
 use crate::ctxt::Ctxt;
-use crate::layout::{Layout, Width};
+use crate::layout::{decimal_digits, Codec, Layout, Width};
 
 pub fn check(cx: &Ctxt, layout: &Layout<'_>) {
     let input = layout.input;
@@ -22,7 +23,9 @@ pub fn check(cx: &Ctxt, layout: &Layout<'_>) {
     for field in &input.fields {
         check_field(cx, field);
     }
+    check_format(cx, layout);
     check_salt(cx, input);
+    check_mod_salt(cx, input);
     check_length(cx, layout);
 }
 
@@ -202,5 +205,141 @@ fn check_length(cx: &Ctxt, layout: &Layout<'_>) {
             &input.original.ident,
             format!("{what}, above HBase's limit of {HBASE_MAX_KEY} bytes per row key"),
         );
+    }
+}
+
+/// Text keys: `text` with `sep`, and per field a type and attributes that
+/// have a text form. Binary keys: no text-only attribute.
+fn check_format(cx: &Ctxt, layout: &Layout<'_>) {
+    let attrs = &layout.input.attrs;
+    match (&attrs.text, &attrs.sep) {
+        (Some(text), None) => cx.error_spanned_by(
+            text,
+            "a text key needs its separator: #[rowkey(text, sep = \"_\")] (any printable ASCII, like `_`, `#`, `|`)",
+        ),
+        (None, Some((lit, _))) => cx.error_spanned_by(
+            lit,
+            "`sep` is the separator of a text key; add `text`: #[rowkey(text, sep = ...)]",
+        ),
+        _ => {}
+    }
+    let text = layout.is_text();
+    for (f, ast) in layout.fields.iter().zip(&layout.input.fields) {
+        let a = &ast.attrs;
+        let ty = type_text(ast.shape.inner);
+        if !text {
+            if let Some(d) = &a.digits {
+                cx.error_spanned_by(
+                    &d.attr,
+                    "#[digits] sets an integer's width in a text key (#[rowkey(text, sep = ...)]); a binary key stores integers as fixed-width bytes",
+                );
+            }
+            if let Some((lit, _)) = &a.desc_ts_max {
+                cx.error_spanned_by(
+                    lit,
+                    "#[desc_ts(max = ...)] applies to text keys, where MAX - ts is written in the digits of MAX; a binary key stores i64::MAX - ts (or i32::MAX - ts)",
+                );
+            }
+            continue;
+        }
+        if ast.shape.option {
+            cx.error_spanned_by(
+                &ast.original.ty,
+                "Option fields are not supported in text keys: None has no text that sorts and parses back; use a binary key or a sentinel value",
+            );
+            continue;
+        }
+        if f.codec == Codec::NotText {
+            let msg = if matches!(ast.shape.kind, crate::ast::Kind::Var(_)) {
+                format!("`{ty}` is bytes, which have no text form: a text key's fields are integers and strings (String, &str, Cow<str>); use a binary key for bytes")
+            } else {
+                format!("`{ty}` has no text form: a text key's fields are integers (u8 to u128, i8 to i128) and strings (String, &str, Cow<str>); convert it, or use a binary key")
+            };
+            cx.error_spanned_by(&ast.original.ty, msg);
+            continue;
+        }
+        let int = crate::ast::int_type(ast.shape.inner);
+        let is_str = matches!(ast.shape.kind, crate::ast::Kind::Var(_));
+        if let Some(desc) = &a.desc {
+            if is_str {
+                cx.error_spanned_by(desc, "#[desc] on a string in a text key: inverted bytes are not text; only unsigned integers can sort descending in a text key (as 10^digits - 1 - n)");
+            } else if int.is_some_and(|t| t.signed) {
+                cx.error_spanned_by(desc, format!("#[desc] on `{ty}` in a text key: only unsigned integers sort descending in a text key (as 10^digits - 1 - n); use an unsigned type, or #[desc_ts] for a timestamp"));
+            }
+        }
+        if let Some(rev) = &a.reverse {
+            if is_str {
+                cx.error_spanned_by(rev, "#[reverse] on a string in a text key: reversed UTF-8 bytes are not text; reverse the digits of an unsigned integer instead");
+            } else if int.is_some_and(|t| t.signed) {
+                cx.error_spanned_by(rev, format!("#[reverse] on `{ty}` in a text key: only the digits of unsigned integers are reversed in a text key; use an unsigned type"));
+            }
+        }
+        if let Some(d) = &a.digits {
+            if is_str {
+                cx.error_spanned_by(
+                    &d.attr,
+                    "#[digits] sets an integer's width; for a string use #[fixed(N, pad = b' ')]",
+                );
+            }
+            if let Codec::TextDescTs { max, .. } = f.codec {
+                let need = decimal_digits(max);
+                if d.n < need {
+                    cx.error_spanned_by(
+                        &d.lit,
+                        format!("#[digits({})] is too small for #[desc_ts]: MAX = {max} has {need} digits, and MAX - ts can be as large as MAX", d.n),
+                    );
+                }
+            }
+        }
+        if let Some(fixed) = &a.fixed {
+            if !fixed.pad.is_ascii() {
+                cx.error_spanned_by(
+                    &fixed.attr,
+                    format!("the pad byte 0x{:02X} is not ASCII: a text key's padding must keep it text; use a printable pad such as b' '", fixed.pad),
+                );
+            }
+        }
+    }
+}
+
+/// `hash = "mod"`: one unsigned integer field, salted by its value.
+fn check_mod_salt(cx: &Ctxt, input: &Input<'_>) {
+    let Some(salt) = &input.attrs.salt else {
+        return;
+    };
+    if salt.hash != Hash::Mod {
+        return;
+    }
+    let Some(lit) = &salt.hash_lit else { return };
+    let by: Vec<&crate::ast::Field<'_>> = match &salt.by {
+        Some(names) => input
+            .fields
+            .iter()
+            .filter(|f| names.iter().any(|n| n == f.ident))
+            .collect(),
+        None => input.fields.iter().collect(),
+    };
+    match by.as_slice() {
+        [f] => {
+            let unsigned = !f.shape.option
+                && crate::ast::int_type(f.shape.inner).is_some_and(|t| !t.signed);
+            if !unsigned {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "hash = \"mod\" takes the bucket as value % buckets, so its field must be an unsigned integer (u8 to u128); `{}` is `{}`",
+                        f.ident,
+                        type_text(&f.original.ty)
+                    ),
+                );
+            }
+        }
+        _ => cx.error_spanned_by(
+            lit,
+            format!(
+                "hash = \"mod\" salts by one unsigned integer field (value % buckets), and this salt hashes {} fields; name one with by(...)",
+                by.len()
+            ),
+        ),
     }
 }

@@ -60,13 +60,14 @@ impl Sampler {
 }
 
 /// The keys of the rows `pred` selects, in the order a scan returns them:
-/// sorted by the bytes after the salt byte (when `salted`), duplicates once.
+/// sorted by the bytes after the salt (when `salted`: a byte, or a text
+/// key's bucket digits and separator), duplicates once.
 pub fn expected_keys<T: rowkey_core::RowKey>(
     rows: &[T],
     salted: bool,
     pred: impl Fn(&T) -> bool,
 ) -> Vec<Vec<u8>> {
-    let skip = usize::from(salted);
+    let skip = if salted { T::SALT_LEN } else { 0 };
     let mut expected: Vec<Vec<u8>> = rows
         .iter()
         .filter(|r| pred(r))

@@ -1,6 +1,9 @@
 #[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::my_crate::rowkey::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    use ::my_crate::rowkey::__private::{
+        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
+    };
+    type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
@@ -33,7 +36,7 @@ const _: () = {
             let __p1 = __K0::encode(&self.host, __out, 1, "host")?;
             let __p2 = __K1::encode(&self.path, __out, __p1, "path")?;
             let __p3 = __K2::encode(&self.region, __out, __p2, "region")?;
-            __out[0] = __rk::salt::<__rk::Xxh3>(&[&__out[1..__p1]], 8);
+            __Salt::write(__out, __rk::salt::<__rk::Xxh3>(&[&__out[1..__p1]], 8));
             __rk::Result::Ok(__p3)
         }
     }
@@ -44,7 +47,7 @@ const _: () = {
     {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            __rk::decode_salt(__input, 8)?;
+            __rk::decode_salt::<__Salt>(__input, 8)?;
             let (__v0, __p) = __K0::decode(__input, 1, "host")?;
             let (__v1, __p) = __K1::decode(__input, __p, "path")?;
             let (__v2, __p) = __K2::decode(__input, __p, "region")?;
@@ -80,7 +83,7 @@ const _: () = {
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
         #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
-            __rk::split_points(8)
+            __rk::split_points::<__Salt>(8)
         }
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]

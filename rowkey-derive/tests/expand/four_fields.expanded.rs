@@ -1,6 +1,8 @@
 #[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    use ::rowkey_core::__private::{
+        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
+    };
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K2 = __rk::Fixed<__rk::Asc, __rk::Fwd>;

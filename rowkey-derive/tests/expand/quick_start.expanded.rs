@@ -1,6 +1,9 @@
 #[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    use ::rowkey_core::__private::{
+        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
+    };
+    type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K1 = __rk::DescTs;
     type __K2 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
@@ -22,7 +25,7 @@ const _: () = {
             let __p1 = __K0::encode(&self.user_id, __out, 1, "user_id")?;
             let __p2 = __K1::encode(&self.ts_millis, __out, __p1, "ts_millis")?;
             let __p3 = __K2::encode(&self.kind, __out, __p2, "kind")?;
-            __out[0] = __rk::salt::<__rk::Xxh3>(&[&__out[1..__p1]], 16);
+            __Salt::write(__out, __rk::salt::<__rk::Xxh3>(&[&__out[1..__p1]], 16));
             __rk::Result::Ok(__p3)
         }
     }
@@ -30,7 +33,7 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for UserEvent {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            __rk::decode_salt(__input, 16)?;
+            __rk::decode_salt::<__Salt>(__input, 16)?;
             let (__v0, __p) = __K0::decode(__input, 1, "user_id")?;
             let (__v1, __p) = __K1::decode(__input, __p, "ts_millis")?;
             let (__v2, __p) = __K2::decode(__input, __p, "kind")?;
@@ -76,7 +79,7 @@ const _: () = {
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
         #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
-            __rk::split_points(16)
+            __rk::split_points::<__Salt>(16)
         }
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]

@@ -1,6 +1,9 @@
 #[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{self as __rk, FieldCodec as _, FieldDecode as _};
+    use ::rowkey_core::__private::{
+        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
+    };
+    type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Opt<__rk::Fixed<__rk::Asc, __rk::Fwd>, __rk::Asc>;
     type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
@@ -33,7 +36,7 @@ const _: () = {
             let __p1 = __K0::encode(&self.tenant, __out, 1, "tenant")?;
             let __p2 = __K1::encode(&self.version, __out, __p1, "version")?;
             let __p3 = __K2::encode(&self.body, __out, __p2, "body")?;
-            __out[0] = __rk::salt::<__rk::JavaHash>(&[&__out[1..__p3]], 4);
+            __Salt::write(__out, __rk::salt::<__rk::JavaHash>(&[&__out[1..__p3]], 4));
             __rk::Result::Ok(__p3)
         }
     }
@@ -41,7 +44,7 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for Document {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            __rk::decode_salt(__input, 4)?;
+            __rk::decode_salt::<__Salt>(__input, 4)?;
             let (__v0, __p) = __K0::decode(__input, 1, "tenant")?;
             let (__v1, __p) = __K1::decode(__input, __p, "version")?;
             let (__v2, __p) = __K2::decode(__input, __p, "body")?;
@@ -90,7 +93,7 @@ const _: () = {
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
         #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
-            __rk::split_points(4)
+            __rk::split_points::<__Salt>(4)
         }
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
