@@ -168,9 +168,11 @@ fn ruby_name(name: &str) -> String {
 /// `split_points` (for a salted key: `T::split_points()`, one region per
 /// bucket).
 ///
-/// Split keys are written as double-quoted Ruby strings with `\xHH`
-/// escapes, so binary split points reach HBase byte for byte (single quotes
-/// would keep `\x01` as four characters).
+/// Binary split keys are written as double-quoted Ruby strings with `\xHH`
+/// escapes, so they reach HBase byte for byte (single quotes would keep
+/// `\x01` as four characters). A split key of printable ASCII without
+/// quotes, `\` or `#` (a text key's bucket digits) is written in single
+/// quotes, as HBase guides write them: `SPLITS => ['1', '2']`.
 ///
 /// ```
 /// use rowkey_core::hbase::create_table_statement;
@@ -180,6 +182,8 @@ fn ruby_name(name: &str) -> String {
 ///     r#"create 'events', 'd', SPLITS => ["\x01", "\x02", "\x03"]"#
 /// );
 /// assert_eq!(create_table_statement("t", &["a", "b"], &[]), "create 't', 'a', 'b'");
+/// let text = vec![b"1".to_vec(), b"2".to_vec()];
+/// assert_eq!(create_table_statement("t", &["f"], &text), "create 't', 'f', SPLITS => ['1', '2']");
 /// ```
 pub fn create_table_statement(table: &str, families: &[&str], split_points: &[Vec<u8>]) -> String {
     let mut s = String::from("create ");
@@ -194,7 +198,13 @@ pub fn create_table_statement(table: &str, families: &[&str], split_points: &[Ve
             if i > 0 {
                 s.push_str(", ");
             }
-            s.push_str(&ruby_bytes(p));
+            let plain = p
+                .iter()
+                .all(|&b| (b' '..=b'~').contains(&b) && !b"'\"\\#".contains(&b));
+            match core::str::from_utf8(p) {
+                Ok(text) if plain => s.push_str(&ruby_name(text)),
+                _ => s.push_str(&ruby_bytes(p)),
+            }
         }
         s.push(']');
     }
