@@ -207,12 +207,12 @@ pub mod __private {
         }
     }
 
-    /// A zeroed buffer of `len` bytes: the `by` fields of a variable-length
-    /// salt are encoded into it.
+    /// A zeroed buffer of `len` bytes, inline up to 64: the `by` fields of
+    /// a variable-length salt are encoded into it.
     #[cfg(feature = "alloc")]
     #[inline]
-    pub fn zeroed(len: usize) -> Vec<u8> {
-        alloc::vec![0; len]
+    pub fn zeroed(len: usize) -> crate::scan::KeyBuf {
+        crate::scan::KeyBuf::zeroed(len)
     }
 
     /// The split points of a salted table: `[1], [2], ... [buckets - 1]`,

@@ -21,8 +21,11 @@ use crate::salt::Head;
 pub const INLINE_KEY_BYTES: usize = 64;
 
 /// A short byte string stored inline, or on the heap when it is long.
+/// Public only for generated code (the salt of variable-length `by`
+/// fields is hashed in one).
+#[doc(hidden)]
 #[derive(Clone)]
-pub(crate) enum KeyBuf {
+pub enum KeyBuf {
     Inline {
         len: u8,
         bytes: [u8; INLINE_KEY_BYTES],
@@ -82,6 +85,33 @@ impl KeyBuf {
         let mut b = KeyBuf::new();
         b.extend_from_slice(s);
         b
+    }
+
+    /// `len` zero bytes: inline up to [`INLINE_KEY_BYTES`].
+    #[doc(hidden)]
+    #[inline]
+    pub fn zeroed(len: usize) -> Self {
+        let mut b = KeyBuf::new();
+        b.grow(len);
+        b
+    }
+}
+
+impl core::ops::Deref for KeyBuf {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl core::ops::DerefMut for KeyBuf {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            KeyBuf::Inline { len, bytes } => &mut bytes[..usize::from(*len)],
+            KeyBuf::Heap(v) => v,
+        }
     }
 }
 

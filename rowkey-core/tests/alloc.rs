@@ -164,3 +164,78 @@ fn fixed_width_scans_do_not_allocate() {
     assert_eq!(n, 0, "iterating a fanned-out scan's 16 ranges");
     assert_eq!(fan_out.range_count(), 16);
 }
+
+/// The seed text key: `phone % 10 _ phone _ MAX - ts`, all fixed-width.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(11)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+    #[fixed(6, pad = b' ')]
+    kind: String,
+}
+
+/// A text key with a borrowed delimited string and a salt over it.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "#")]
+#[salt(buckets = 8, by(device))]
+struct Reading<'a> {
+    device: &'a str,
+    #[desc_ts(max = 9999999999)]
+    ts: u64,
+    metric: &'a str,
+}
+
+#[test]
+fn text_keys_do_not_allocate() {
+    let c = Call {
+        phone: 18518885160,
+        ts: 1_638_620_506_000,
+        kind: "voice".into(),
+    };
+    assert_eq!(allocations(|| c.try_encode()), 0, "text try_encode()");
+    assert_eq!(allocations(|| c.try_bucket()), 0, "text try_bucket()");
+    let key = c.try_encode().unwrap();
+    let mut buf = [0u8; Call::LEN];
+    assert_eq!(
+        allocations(|| c.encode_into(&mut buf)),
+        0,
+        "text encode_into"
+    );
+    assert_eq!(
+        allocations(|| black_box(Call::decode(black_box(&key)))),
+        // `kind` is a String: decoding it is its one allocation.
+        1,
+        "text decode"
+    );
+    assert_eq!(Call::decode(&key).unwrap(), c);
+    assert_eq!(
+        allocations(|| Call::range_by_phone_ts(c.phone, 0..c.ts)),
+        0,
+        "text range_by"
+    );
+    let r = Reading {
+        device: "sensor-7",
+        ts: 1_638_620_506,
+        metric: "temp#c",
+    };
+    let mut buf = [0u8; 64];
+    let n = allocations(|| r.encode_into(&mut buf));
+    assert_eq!(n, 0, "delimited text encode_into");
+    let len = r.encoded_len();
+    let key = &buf[..len];
+    assert_eq!(
+        allocations(|| Reading::decode(key)),
+        0,
+        "delimited text decode"
+    );
+    assert_eq!(Reading::decode(key).unwrap(), r);
+    assert_eq!(
+        allocations(|| Reading::scan_by_device("sensor-7")),
+        0,
+        "text scan_by"
+    );
+}

@@ -186,3 +186,71 @@ fn edge_layouts_work() {
     let f = ThroughFacade { id: 3 };
     assert_eq!(ThroughFacade::decode(&f.encode()).unwrap(), f);
 }
+
+/// A text key with every text attribute: 256 buckets (three digits), a
+/// multi-byte separator, each integer width, borrowed and owned strings.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "::", max_len = 200)]
+#[salt(buckets = 256, by(region, seq), hash = "java")]
+pub struct TextEverything<'a> {
+    /// Region, delimited.
+    pub region: &'a str,
+    /// Signed, default width.
+    pub delta: i64,
+    /// Unsigned, narrow.
+    #[digits(4)]
+    pub seq: u16,
+    /// Descending.
+    #[desc]
+    pub score: u8,
+    /// Reversed digits.
+    #[reverse]
+    pub id: u32,
+    /// Seconds, newest first.
+    #[desc_ts(max = 9_999_999_999)]
+    pub ts: u64,
+    /// Milliseconds, newest first (`Integer.MAX_VALUE - ts` for 32 bits).
+    #[desc_ts]
+    pub small_ts: i32,
+    /// Padded.
+    #[fixed(3, pad = b'.')]
+    pub tag: Cow<'a, str>,
+    /// Anything, the separator included.
+    pub tail: String,
+}
+
+/// An unsalted text key of one field, and a mod salt over a `u8`.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "|")]
+#[salt(buckets = 256, hash = "mod")]
+pub struct TextSingle {
+    /// Its own bucket.
+    pub id: u8,
+}
+
+#[test]
+fn text_layouts_work() {
+    let k = TextEverything {
+        region: "eu:west",
+        delta: -42,
+        seq: 9999,
+        score: 3,
+        id: 12,
+        ts: 1_638_620_506,
+        small_ts: 1_000,
+        tag: Cow::Borrowed("ab"),
+        tail: "::x".into(),
+    };
+    let text = k.encode_to_string().unwrap();
+    assert_eq!(
+        &text[5..],
+        "eu:west::-9999999999999999957::9999::996::2100000000::8361379493::2147482647::ab.::::x"
+    );
+    assert_eq!(TextEverything::decode_str(&text).unwrap(), k);
+    assert_eq!(TextEverything::SALT_LEN, 5);
+    assert_eq!(
+        TextSingle { id: 200 }.encode_to_string().unwrap(),
+        "200|200"
+    );
+    assert_eq!(TextSingle::split_points()[0], b"001");
+}

@@ -31,15 +31,27 @@ fn seed_phone_mod_salt_and_java_max_minus_ts() {
         ts: 1_638_620_506_000,
     };
     // Java: phone % 10 + "_" + phone + "_" + String.valueOf(Long.MAX_VALUE - ts)
-    assert_eq!(k.encode_to_string().unwrap(), "0_18518885160_9223370398234269807");
-    assert_eq!(k.try_encode().unwrap(), *b"0_18518885160_9223370398234269807");
+    assert_eq!(
+        k.encode_to_string().unwrap(),
+        "0_18518885160_9223370398234269807"
+    );
+    assert_eq!(
+        k.try_encode().unwrap(),
+        *b"0_18518885160_9223370398234269807"
+    );
     assert_eq!(Call::LEN, 33);
-    assert_eq!(Call::decode_str("0_18518885160_9223370398234269807").unwrap(), k);
+    assert_eq!(
+        Call::decode_str("0_18518885160_9223370398234269807").unwrap(),
+        k
+    );
     let k = Call {
         phone: 11111111111,
         ts: 1_638_620_506_000,
     };
-    assert_eq!(k.encode_to_string().unwrap(), "1_11111111111_9223370398234269807");
+    assert_eq!(
+        k.encode_to_string().unwrap(),
+        "1_11111111111_9223370398234269807"
+    );
     assert_eq!(k.try_bucket().unwrap(), 1);
     // Fixed width, no heap: the array form.
     let key: [u8; Call::LEN] = k.try_encode().unwrap();
@@ -122,7 +134,10 @@ fn seed_reversed_digits() {
     assert_eq!(k.encode_to_string().unwrap(), "4214858361_user_id");
     assert_eq!(Spread::decode_str("4214858361_user_id").unwrap(), k);
     // A phone number's last digit first: 0-padded first, then reversed.
-    let k = Spread { ts: 42, user_id: "" };
+    let k = Spread {
+        ts: 42,
+        user_id: "",
+    };
     assert_eq!(k.encode_to_string().unwrap(), "2400000000_");
 }
 
@@ -196,7 +211,10 @@ fn the_guides_flipped_range_selects_nothing_and_range_by_is_right() {
     // startRow = [user][MAX - start], stopRow = [user][MAX - end].
     let start_row = format!("{:<8}_{}", "alice", i64::MAX - start);
     let stop_row = format!("{:<8}_{}", "alice", i64::MAX - end);
-    assert!(start_row > stop_row, "the start row sorts after the stop row");
+    assert!(
+        start_row > stop_row,
+        "the start row sorts after the stop row"
+    );
     let guide: Vec<i64> = table
         .iter()
         .filter(|(k, _)| k.as_slice() >= start_row.as_bytes() && k.as_slice() < stop_row.as_bytes())
@@ -221,13 +239,25 @@ fn encode_errors_name_the_field() {
     }
     .try_encode()
     .unwrap_err();
-    assert_eq!(err, EncodeError::TooManyDigits { field: "phone", width: 11 });
+    assert_eq!(
+        err,
+        EncodeError::TooManyDigits {
+            field: "phone",
+            width: 11
+        }
+    );
     assert_eq!(
         err.to_string(),
         "field `phone`: value has more than 11 digits, the field's width in the text key"
     );
     let err = Call { phone: 1, ts: -1 }.try_encode().unwrap_err();
-    assert_eq!(err, EncodeError::NegativeTimestamp { field: "ts", value: -1 });
+    assert_eq!(
+        err,
+        EncodeError::NegativeTimestamp {
+            field: "ts",
+            value: -1
+        }
+    );
     let err = Device {
         kind: "ph#one".into(),
         id: String::new(),
@@ -235,7 +265,13 @@ fn encode_errors_name_the_field() {
     }
     .encode_to_vec()
     .unwrap_err();
-    assert_eq!(err, EncodeError::ContainsSeparator { field: "kind", sep: b"#" });
+    assert_eq!(
+        err,
+        EncodeError::ContainsSeparator {
+            field: "kind",
+            sep: b"#"
+        }
+    );
     assert_eq!(
         err.to_string(),
         "field `kind`: value contains the separator \"#\", which would end the field early; only the last field of a text key may contain it"
@@ -261,7 +297,13 @@ fn encode_errors_name_the_field() {
     }
     .encode_to_vec()
     .unwrap_err();
-    assert_eq!(err, EncodeError::ContainsSeparator { field: "dir", sep: b"::" });
+    assert_eq!(
+        err,
+        EncodeError::ContainsSeparator {
+            field: "dir",
+            sep: b"::"
+        }
+    );
     let ok = Path {
         dir: ":a".into(),
         file: "::b".into(),
@@ -285,7 +327,11 @@ fn decode_errors_name_the_field() {
     );
     assert_eq!(
         Call::decode(b"0_18518885160_922337039823426980"),
-        Err(UnexpectedEnd { field: "ts", needed: 19, available: 18 })
+        Err(UnexpectedEnd {
+            field: "ts",
+            needed: 19,
+            available: 18
+        })
     );
     // No separator after the salt, a salt that is no bucket.
     assert_eq!(
@@ -304,7 +350,10 @@ fn decode_errors_name_the_field() {
     }
     assert_eq!(
         Twelve::decode(b"12_001").unwrap_err(),
-        InvalidSalt { bucket: 12, buckets: 12 }
+        InvalidSalt {
+            bucket: 12,
+            buckets: 12
+        }
     );
     // A delimited string with no separator after it.
     assert_eq!(
@@ -318,9 +367,18 @@ fn decode_errors_name_the_field() {
         a: u8,
         b: i8,
     }
-    assert!(matches!(Small::decode(b"256_0001"), Err(InvalidValue { field: "a", .. })));
-    assert!(matches!(Small::decode(b"255_-999"), Err(InvalidValue { field: "b", .. })));
-    assert!(matches!(Small::decode(b"255_+001"), Err(InvalidValue { field: "b", .. })));
+    assert!(matches!(
+        Small::decode(b"256_0001"),
+        Err(InvalidValue { field: "a", .. })
+    ));
+    assert!(matches!(
+        Small::decode(b"255_-999"),
+        Err(InvalidValue { field: "b", .. })
+    ));
+    assert!(matches!(
+        Small::decode(b"255_+001"),
+        Err(InvalidValue { field: "b", .. })
+    ));
     assert_eq!(Small::decode(b"255_-871").unwrap().b, -128);
     // A desc_ts above its MAX.
     assert!(matches!(
@@ -369,7 +427,13 @@ where
     assert!(std::str::from_utf8(&ka).is_ok(), "{a:?}: not UTF-8");
     assert_eq!(&T::decode(&ka).unwrap(), a);
     assert_eq!(&T::decode(&kb).unwrap(), b);
-    assert_eq!(ka.cmp(&kb), cmp(a, b), "{a:?} vs {b:?}: {:?} vs {:?}", String::from_utf8_lossy(&ka), String::from_utf8_lossy(&kb));
+    assert_eq!(
+        ka.cmp(&kb),
+        cmp(a, b),
+        "{a:?} vs {b:?}: {:?} vs {:?}",
+        String::from_utf8_lossy(&ka),
+        String::from_utf8_lossy(&kb)
+    );
 }
 
 fn tail() -> impl Strategy<Value = String> {
