@@ -8,8 +8,7 @@ use std::fmt::Debug;
 
 use rowkey_core::prelude::*;
 
-fn vectors() -> BTreeMap<String, Vec<u8>> {
-    let text = include_str!("golden/v1.txt");
+fn vectors(text: &str) -> BTreeMap<String, Vec<u8>> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
@@ -145,7 +144,7 @@ struct Metric {
 #[test]
 fn format_v1_golden_vectors() {
     let mut g = Golden {
-        vectors: vectors(),
+        vectors: vectors(include_str!("golden/v1.txt")),
         checked: Vec::new(),
     };
     g.check("u8_7f", U8 { v: 0x7F });
@@ -272,16 +271,200 @@ fn format_v1_golden_vectors() {
             tags: [0, 0, 1, 0, 0, 1],
         },
     );
+    #[derive(RowKey, Debug, PartialEq)]
+    #[salt(buckets = 10, hash = "mod")]
+    struct ModSalted {
+        phone: u64,
+    }
+    g.check("salt_mod_u64", ModSalted { phone: 18518885160 });
+    g.all_checked();
+}
 
-    let missing: Vec<_> = g
-        .vectors
-        .keys()
-        .filter(|k| !g.checked.contains(k))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "golden vectors with no check: {missing:?}"
+impl Golden {
+    fn all_checked(&self) {
+        let missing: Vec<_> = self
+            .vectors
+            .keys()
+            .filter(|k| !self.checked.contains(k))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "golden vectors with no check: {missing:?}"
+        );
+    }
+}
+
+// ---------- text keys ----------
+
+/// A text field `v` and an empty last string: `<v>_`.
+macro_rules! text_one {
+    ($($name:ident: $ty:ty $(, #[$attr:meta])*;)*) => {$(
+        #[derive(RowKey, Debug, PartialEq)]
+        #[rowkey(text, sep = "_")]
+        struct $name {
+            $(#[$attr])*
+            v: $ty,
+            tail: String,
+        }
+        impl $name {
+            fn of(v: $ty) -> Self {
+                $name { v, tail: String::new() }
+            }
+        }
+    )*};
+}
+
+text_one! {
+    TU8: u8; TU16: u16; TU32: u32; TU64: u64; TU128: u128;
+    TI8: i8; TI16: i16; TI32: i32; TI64: i64; TI128: i128;
+    TDigits7: u32, #[digits(7)];
+    TDescU32: u32, #[desc];
+    TDescTsI32: i32, #[desc_ts];
+}
+
+/// The text keys of FORMAT.md ("Text keys") against `golden/text.txt`,
+/// which `golden/reference.py text` computed from the text of FORMAT.md.
+#[test]
+fn text_golden_vectors() {
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "_")]
+    #[salt(buckets = 10, by(phone), hash = "mod")]
+    struct Call {
+        #[digits(11)]
+        phone: u64,
+        #[desc_ts]
+        ts: i64,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "_")]
+    struct Feed {
+        #[desc_ts(max = 9999999999)]
+        ts: u64,
+        uid: String,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "_")]
+    struct Spread {
+        #[reverse]
+        #[digits(10)]
+        ts: u64,
+        user_id: String,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "~")]
+    struct Follows {
+        follower: String,
+        followed: String,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "#")]
+    struct Device {
+        kind: String,
+        id: String,
+        #[digits(8)]
+        date: u32,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "_")]
+    struct Padded {
+        #[fixed(6, pad = b' ')]
+        tag: String,
+        tail: String,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "|")]
+    #[salt(buckets = 16)]
+    struct Wide {
+        id: u32,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "#")]
+    #[salt(buckets = 100, by(region, seq), hash = "java")]
+    struct Regional {
+        region: String,
+        when: u32,
+        #[digits(5)]
+        seq: u16,
+    }
+    let mut g = Golden {
+        vectors: vectors(include_str!("golden/text.txt")),
+        checked: Vec::new(),
+    };
+    let ts = 1_638_620_506_000;
+    g.check(
+        "text_call_mod",
+        Call {
+            phone: 18518885160,
+            ts,
+        },
     );
+    g.check(
+        "text_call_mod_1",
+        Call {
+            phone: 11111111111,
+            ts,
+        },
+    );
+    g.check(
+        "text_feed_max",
+        Feed {
+            ts: 1638620506,
+            uid: "uid".into(),
+        },
+    );
+    g.check(
+        "text_spread_reverse",
+        Spread {
+            ts: 1638584124,
+            user_id: "user_id".into(),
+        },
+    );
+    g.check(
+        "text_follows",
+        Follows {
+            follower: "uid1".into(),
+            followed: "uid2".into(),
+        },
+    );
+    g.check(
+        "text_device",
+        Device {
+            kind: "phone".into(),
+            id: "4c410523".into(),
+            date: 20200501,
+        },
+    );
+    g.check("text_u8_7", TU8::of(7));
+    g.check("text_u16_max", TU16::of(u16::MAX));
+    g.check("text_u32_1", TU32::of(1));
+    g.check("text_u64_max", TU64::of(u64::MAX));
+    g.check("text_u128_1", TU128::of(1));
+    g.check("text_i8_min", TI8::of(i8::MIN));
+    g.check("text_i16_minus1", TI16::of(-1));
+    g.check("text_i32_0", TI32::of(0));
+    g.check("text_i64_minus42", TI64::of(-42));
+    g.check("text_i64_max", TI64::of(i64::MAX));
+    g.check("text_i128_5", TI128::of(5));
+    g.check("text_digits7", TDigits7::of(123));
+    g.check("text_desc_u32_1", TDescU32::of(1));
+    g.check("text_desc_ts_i32", TDescTsI32::of(1000));
+    g.check(
+        "text_fixed_pad",
+        Padded {
+            tag: "ab".into(),
+            tail: "tail".into(),
+        },
+    );
+    g.check("text_salt_xxh3_16", Wide { id: 7 });
+    g.check(
+        "text_salt_java_two_fields",
+        Regional {
+            region: "eu".into(),
+            when: 5,
+            seq: 9,
+        },
+    );
+    g.all_checked();
 }
 
 /// `#[desc_ts]` is byte-identical to the Java recipe

@@ -7,8 +7,10 @@ FORMAT.md is written again here from the text. Needs `pip install xxhash`
 only to regenerate; the test reads the committed v1.txt.
 
     python3 tests/golden/reference.py > tests/golden/v1.txt
+    python3 tests/golden/reference.py text > tests/golden/text.txt
 """
 import struct
+import sys
 import xxhash
 
 def be(n, width):
@@ -131,5 +133,75 @@ v("salt_all_xxh3_256", xxh3_salt(allf, 256) + allf)
 metric, base, tags = bytes([0, 0, 1]), unsigned(1_356_998_400, 4), bytes([0, 0, 1, 0, 0, 1])
 v("salt_java_metric", java_salt(metric + tags, 20) + metric + base + tags)
 
-for name, b in V:
+# hash = "mod" (binary): the salt byte is the value % buckets.
+v("salt_mod_u64", bytes([18518885160 % 10]) + unsigned(18518885160, 8))
+
+# ---------- text keys (FORMAT.md, "Text keys") ----------
+
+def dec(n, digits, signed=False):
+    """Zero-padded decimal; signed: `0` and the digits, or `-` and the
+    digits of 10^digits - 1 - |n|."""
+    if signed:
+        if n < 0:
+            return "-" + str(10**digits - 1 - (-n)).zfill(digits)
+        return "0" + dec(n, digits)
+    s = str(n).zfill(digits)
+    assert len(s) == digits
+    return s
+
+def dec_desc(n, digits):
+    return dec(10**digits - 1 - n, digits)
+
+def text_desc_ts(ts, mx, digits=None):
+    assert 0 <= ts <= mx
+    return dec(mx - ts, digits or len(str(mx)))
+
+def text_salt(bucket, buckets, sep):
+    return dec(bucket, len(str(buckets - 1))) + sep
+
+def pad(s, n, p=" "):
+    assert len(s) <= n and not s.endswith(p)
+    return s + p * (n - len(s))
+
+T = []
+def t(name, text):
+    T.append((name, text.encode()))
+
+LONG_MAX, INT_MAX = 2**63 - 1, 2**31 - 1
+# The seed keys of the HBase and Bigtable guides.
+phone, ts = 18518885160, 1_638_620_506_000
+t("text_call_mod", text_salt(phone % 10, 10, "_") + dec(phone, 11) + "_" + text_desc_ts(ts, LONG_MAX))
+t("text_call_mod_1", text_salt(11111111111 % 10, 10, "_") + dec(11111111111, 11) + "_" + text_desc_ts(ts, LONG_MAX))
+t("text_feed_max", text_desc_ts(1638620506, 9999999999) + "_" + "uid")
+t("text_spread_reverse", dec(1638584124, 10)[::-1] + "_" + "user_id")
+t("text_follows", "uid1" + "~" + "uid2")
+t("text_device", "phone" + "#" + "4c410523" + "#" + dec(20200501, 8))
+# Every integer type at its default width, signed below and above zero.
+t("text_u8_7", dec(7, 3) + "_")
+t("text_u16_max", dec(65535, 5) + "_")
+t("text_u32_1", dec(1, 10) + "_")
+t("text_u64_max", dec(2**64 - 1, 20) + "_")
+t("text_u128_1", dec(1, 39) + "_")
+t("text_i8_min", dec(-128, 3, True) + "_")
+t("text_i16_minus1", dec(-1, 5, True) + "_")
+t("text_i32_0", dec(0, 10, True) + "_")
+t("text_i64_minus42", dec(-42, 19, True) + "_")
+t("text_i64_max", dec(LONG_MAX, 19, True) + "_")
+t("text_i128_5", dec(5, 39, True) + "_")
+t("text_digits7", dec(123, 7) + "_")
+t("text_desc_u32_1", dec_desc(1, 10) + "_")
+t("text_desc_ts_i32", text_desc_ts(1000, INT_MAX) + "_")
+t("text_fixed_pad", pad("ab", 6) + "_" + "tail")
+# Salts over text: xxh3 of one field's text, 16 buckets (two digits);
+# java of two non-adjacent fields joined by the separator.
+wide = dec(7, 10)
+t("text_salt_xxh3_16", text_salt(xxhash.xxh3_64_intdigest(wide.encode()) % 16, 16, "|") + wide)
+region, when, seq = "eu", dec(5, 10), dec(9, 5)
+by = (region + "#" + seq).encode()
+t("text_salt_java_two_fields", text_salt(abs(java_hash(by)) % 100, 100, "#") + region + "#" + when + "#" + seq)
+
+rows = T if sys.argv[1:] == ["text"] else V
+for name, b in rows:
+    if rows is T:
+        print(f"# {b.decode()}")
     print(f"{name} {b.hex().upper()}")
