@@ -535,11 +535,147 @@ fn merging(c: &mut Criterion) {
     g.finish();
 }
 
+// ---------- key 3: the seed text key, `phone % 10 _ phone _ MAX - ts` ----------
+
+/// `0_18518885160_9223370398234269807`: 33 bytes of text.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(11)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+}
+
+fn calls() -> Vec<Call> {
+    (0..BATCH as u64)
+        .map(|i| Call {
+            phone: 13_000_000_000 + i.wrapping_mul(0x9E37_79B9) % 6_000_000_000,
+            ts: 1_638_620_506_000 + (i as i64) * 977,
+        })
+        .collect()
+}
+
+/// What a careful engineer writes by hand: digits written backwards into a
+/// stack array, two at a time (as `itoa` does), no checks beyond the width.
+mod hand_text {
+    const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+    #[inline(always)]
+    fn digits(mut n: u64, out: &mut [u8]) {
+        let mut i = out.len();
+        while i >= 2 {
+            let r = (n % 100) as usize;
+            n /= 100;
+            out[i - 2..i].copy_from_slice(&PAIRS[2 * r..2 * r + 2]);
+            i -= 2;
+        }
+        if i == 1 {
+            out[0] = b'0' + (n % 10) as u8;
+        }
+    }
+
+    #[inline]
+    pub fn encode(phone: u64, ts: i64) -> Option<[u8; 33]> {
+        if phone >= 100_000_000_000 || ts < 0 {
+            return None;
+        }
+        let mut k = [0u8; 33];
+        k[0] = b'0' + (phone % 10) as u8;
+        k[1] = b'_';
+        digits(phone, &mut k[2..13]);
+        k[13] = b'_';
+        digits((i64::MAX - ts) as u64, &mut k[14..33]);
+        Some(k)
+    }
+}
+
+fn text_keys(c: &mut Criterion) {
+    let calls = calls();
+    let mut out = vec![[0u8; 33]; BATCH];
+    let mut g = c.benchmark_group("text33/encode");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function("rowkey try_encode()", |b| {
+        b.iter(|| {
+            for (k, o) in black_box(&calls).iter().zip(out.iter_mut()) {
+                *o = k.try_encode().unwrap();
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("hand-written itoa-style", |b| {
+        b.iter(|| {
+            for (k, o) in black_box(&calls).iter().zip(out.iter_mut()) {
+                *o = hand_text::encode(k.phone, k.ts).unwrap();
+            }
+            black_box(&out);
+        })
+    });
+    g.bench_function("format!", |b| {
+        b.iter(|| {
+            let mut acc = 0u8;
+            for k in black_box(&calls) {
+                let s = format!("{}_{:011}_{}", k.phone % 10, k.phone, i64::MAX - k.ts);
+                acc ^= s.as_bytes()[32];
+            }
+            black_box(acc)
+        })
+    });
+    g.bench_function("rowkey encode_to_string()", |b| {
+        b.iter(|| {
+            let mut acc = 0u8;
+            for k in black_box(&calls) {
+                acc ^= k.encode_to_string().unwrap().as_bytes()[32];
+            }
+            black_box(acc)
+        })
+    });
+    g.finish();
+
+    let keys: Vec<[u8; 33]> = calls.iter().map(|k| k.try_encode().unwrap()).collect();
+    let texts: Vec<String> = calls.iter().map(|k| k.encode_to_string().unwrap()).collect();
+    assert_eq!(keys[7], hand_text::encode(calls[7].phone, calls[7].ts).unwrap());
+    let mut decoded = calls.clone();
+    let mut g = c.benchmark_group("text33/decode");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function("rowkey decode", |b| {
+        b.iter(|| {
+            for (k, d) in black_box(&keys).iter().zip(decoded.iter_mut()) {
+                *d = Call::decode(k).unwrap();
+            }
+            black_box(&decoded);
+        })
+    });
+    g.bench_function("split + str::parse", |b| {
+        b.iter(|| {
+            for (t, d) in black_box(&texts).iter().zip(decoded.iter_mut()) {
+                let mut parts = t.split('_');
+                let _bucket: u8 = parts.next().unwrap().parse().unwrap();
+                let phone: u64 = parts.next().unwrap().parse().unwrap();
+                let rev: i64 = parts.next().unwrap().parse().unwrap();
+                *d = Call {
+                    phone,
+                    ts: i64::MAX - rev,
+                };
+            }
+            black_box(&decoded);
+        })
+    });
+    g.finish();
+    assert_eq!(decoded, calls);
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2))
 }
 
-criterion_group! { name = benches; config = config(); targets = fixed_width, escaping, scans, merging }
+criterion_group! { name = benches; config = config(); targets = fixed_width, escaping, scans, merging, text_keys }
 criterion_main!(benches);
