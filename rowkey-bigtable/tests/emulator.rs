@@ -457,3 +457,188 @@ async fn admin_connection_errors_keep_their_source() {
     assert!(down.to_string().contains(&endpoint), "{down}");
     assert!(down.source().is_some(), "{down:?}");
 }
+
+/// The HBase guide's call records as a text key: `phone % 10` salt, the
+/// phone, `Long.MAX_VALUE - ts`, then any text.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(11)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+    note: String,
+}
+
+/// `#`-separated, salted (xxh3) by a delimited string, so scans over the
+/// other fields fan out to 12 buckets (two digits: a merge skips three
+/// bytes); a signed and a reversed integer.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "#")]
+#[salt(buckets = 12, by(device))]
+struct Reading {
+    device: String,
+    delta: i32,
+    #[reverse]
+    seq: u32,
+    metric: String,
+}
+
+const PHONES: &[u64] = &[0, 9, 10, 18_518_885_160, 99_999_999_999];
+const TEXT_TSS: &[i64] = &[0, 1, 1_638_620_506_000, i64::MAX];
+/// Last fields: empty, the separators, bytes below them, above them.
+const TEXTS: &[&str] = &["", "_", "#", "a", "a_b", "a!", "a0", "~"];
+/// Delimited strings: no `#`, bytes below and above it, prefixes.
+const DEVICES: &[&str] = &["", "a", "a!", "a$", "ab", "b"];
+const DELTAS: &[i32] = &[i32::MIN, -10, -1, 0, 1, 10, i32::MAX];
+
+/// Text keys on Bigtable: random rows of two text layouts, random scans;
+/// each returns exactly what a filter selects, merged in key order after
+/// the bucket digits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_key_scans_on_bigtable_match_a_filter() {
+    let emulator = Emulator::start();
+    let client = emulator.client();
+    let mut admin = emulator.admin().await;
+    let mut rng = Sampler::new();
+    let calls: Vec<Call> = (0..800)
+        .map(|_| Call {
+            phone: rng.pick(PHONES),
+            ts: rng.pick(TEXT_TSS),
+            note: rng.pick(TEXTS).to_string(),
+        })
+        .collect();
+    let readings: Vec<Reading> = (0..800)
+        .map(|_| Reading {
+            device: rng.pick(DEVICES).to_string(),
+            delta: rng.pick(DELTAS),
+            seq: rng.below(3) as u32 * 10,
+            metric: rng.pick(TEXTS).to_string(),
+        })
+        .collect();
+    let splits = Call::split_points();
+    assert_eq!(splits[0], b"1");
+    create_table(&mut admin, &instance(), "calls", &["d"], &splits)
+        .await
+        .unwrap();
+    create_table(
+        &mut admin,
+        &instance(),
+        "readings",
+        &["d"],
+        &Reading::split_points(),
+    )
+    .await
+    .unwrap();
+    let cell = || vec![("d".to_string(), b"i".to_vec(), b"1".to_vec())];
+    write_rows(&client, "calls", calls.iter().cloned().map(|r| (r, cell())))
+        .await
+        .unwrap();
+    write_rows(
+        &client,
+        "readings",
+        readings.iter().cloned().map(|r| (r, cell())),
+    )
+    .await
+    .unwrap();
+
+    check(
+        &client,
+        "calls",
+        &calls,
+        true,
+        "calls scan_all",
+        &Call::scan_all(),
+        |_| true,
+    )
+    .await;
+    check(
+        &client,
+        "readings",
+        &readings,
+        true,
+        "readings scan_all",
+        &Reading::scan_all(),
+        |_| true,
+    )
+    .await;
+    for _ in 0..10 {
+        let p = rng.pick(PHONES);
+        let s = Call::scan_by_phone(p).unwrap();
+        assert_eq!(s.range_count(), 1);
+        check(&client, "calls", &calls, true, "scan_by_phone", &s, |r| {
+            r.phone == p
+        })
+        .await;
+        let pr = rng.range(PHONES);
+        let s = Call::range_by_phone(pr).unwrap();
+        check(&client, "calls", &calls, true, "range_by_phone", &s, |r| {
+            in_range(&pr, &r.phone)
+        })
+        .await;
+        let tr = rng.range(TEXT_TSS);
+        let s = Call::range_by_phone_ts(p, tr).unwrap();
+        check(
+            &client,
+            "calls",
+            &calls,
+            true,
+            "range_by_phone_ts",
+            &s,
+            |r| r.phone == p && in_range(&tr, &r.ts),
+        )
+        .await;
+        let t = rng.pick(TEXT_TSS);
+        let nr = rng.range(TEXTS);
+        let s = Call::range_by_phone_ts_note(p, t, nr).unwrap();
+        check(
+            &client,
+            "calls",
+            &calls,
+            true,
+            "range_by_..._note",
+            &s,
+            |r| r.phone == p && r.ts == t && in_range(&nr, &r.note.as_str()),
+        )
+        .await;
+
+        let d = rng.pick(DEVICES);
+        let s = Reading::scan_by_device(d).unwrap();
+        check(
+            &client,
+            "readings",
+            &readings,
+            true,
+            "scan_by_device",
+            &s,
+            |r| r.device == d,
+        )
+        .await;
+        let dr = rng.range(DELTAS);
+        let s = Reading::range_by_device_delta(d, dr).unwrap();
+        check(
+            &client,
+            "readings",
+            &readings,
+            true,
+            "range_by_device_delta",
+            &s,
+            |r| r.device == d && in_range(&dr, &r.delta),
+        )
+        .await;
+        let q = rng.below(3) as u32 * 10;
+        let delta = rng.pick(DELTAS);
+        let s = Reading::scan_by_device_delta_seq(d, delta, q).unwrap();
+        check(
+            &client,
+            "readings",
+            &readings,
+            true,
+            "scan_by_..._seq",
+            &s,
+            |r| r.device == d && r.delta == delta && r.seq == q,
+        )
+        .await;
+    }
+}

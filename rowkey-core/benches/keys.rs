@@ -639,8 +639,14 @@ fn text_keys(c: &mut Criterion) {
     g.finish();
 
     let keys: Vec<[u8; 33]> = calls.iter().map(|k| k.try_encode().unwrap()).collect();
-    let texts: Vec<String> = calls.iter().map(|k| k.encode_to_string().unwrap()).collect();
-    assert_eq!(keys[7], hand_text::encode(calls[7].phone, calls[7].ts).unwrap());
+    let texts: Vec<String> = calls
+        .iter()
+        .map(|k| k.encode_to_string().unwrap())
+        .collect();
+    assert_eq!(
+        keys[7],
+        hand_text::encode(calls[7].phone, calls[7].ts).unwrap()
+    );
     let mut decoded = calls.clone();
     let mut g = c.benchmark_group("text33/decode");
     g.throughput(Throughput::Elements(BATCH as u64));

@@ -780,11 +780,12 @@ fn scans_e(db: &Database, rows: &[E], q: &QueryE) {
     });
 }
 
-// Layout F: `#` separator, salted by a delimited string (fan-out), signed,
-// reversed and descending integers, strings near the separator.
+// Layout F: `#` separator, salted by a delimited string (fan-out) into 12
+// buckets (two digits, so a merge must skip three bytes), signed, reversed
+// and descending integers, strings near the separator.
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[rowkey(text, sep = "#")]
-#[salt(buckets = 4, by(user))]
+#[salt(buckets = 12, by(user))]
 struct F {
     user: String,
     seq: i32,
