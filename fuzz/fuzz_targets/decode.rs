@@ -15,4 +15,6 @@ fuzz_target!(|data: &[u8]| {
     canonical::<Salted>(data, true);
     canonical::<SaltedJava>(data, true);
     canonical::<Borrowed<'_>>(data, false);
+    canonical::<Text>(data, true);
+    canonical::<TextOrdered>(data, true);
 });

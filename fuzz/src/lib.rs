@@ -200,6 +200,50 @@ pub struct Borrowed<'a> {
     pub last: &'a str,
 }
 
+/// A text key with every text attribute: the phone-style mod salt, a
+/// delimited string, signed, descending, reversed and padded fields, a
+/// last string that may hold the separator.
+#[derive(RowKey, Arbitrary, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+pub struct Text {
+    #[digits(11)]
+    pub phone: u64,
+    #[desc_ts]
+    pub ts: i64,
+    pub user: String,
+    pub delta: i16,
+    #[desc]
+    #[digits(4)]
+    pub score: u16,
+    #[reverse]
+    pub seq: u32,
+    #[fixed(3, pad = b' ')]
+    pub tag: String,
+    pub last: String,
+}
+
+/// A text key whose fields all sort by value (no delimited string), a
+/// two-byte separator and a salt of two digits.
+#[derive(RowKey, Arbitrary, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "::")]
+#[salt(buckets = 12, by(a))]
+pub struct TextOrdered {
+    pub a: u8,
+    pub b: i64,
+    #[desc_ts(max = 9999999999)]
+    pub ts: u64,
+    #[desc]
+    pub c: u32,
+    pub last: String,
+}
+
+/// The order after the salt.
+pub fn text_ordered_key(v: &TextOrdered) -> impl Ord + Debug {
+    let v = v.clone();
+    (v.a, v.b, Reverse(v.ts), Reverse(v.c), v.last)
+}
+
 /// Whatever decodes re-encodes to the same bytes (after the salt byte,
 /// which decode checks only for range), and decoding never panics.
 pub fn canonical<'a, T>(bytes: &'a [u8], salted: bool)
@@ -210,7 +254,7 @@ where
         let again = v
             .encode_to_vec()
             .unwrap_or_else(|e| panic!("decoded {v:?} does not encode: {e}"));
-        let skip = usize::from(salted);
+        let skip = if salted { T::SALT_LEN } else { 0 };
         assert_eq!(
             &again[skip..],
             &bytes[skip..],
@@ -228,7 +272,10 @@ pub fn encode<T: RowKeyTrait + Debug>(v: &T) -> Option<Vec<u8>> {
         Err(
             EncodeError::TooLong { .. }
             | EncodeError::EndsWithPad { .. }
-            | EncodeError::TimestampOutOfRange { .. },
+            | EncodeError::TimestampOutOfRange { .. }
+            | EncodeError::NegativeTimestamp { .. }
+            | EncodeError::TooManyDigits { .. }
+            | EncodeError::ContainsSeparator { .. },
         ) => None,
         Err(e) => panic!("{v:?}: unexpected error {e}"),
     }
