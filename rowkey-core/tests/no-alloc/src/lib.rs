@@ -28,8 +28,32 @@ pub struct Path<'a> {
     pub file: &'a [u8],
 }
 
-/// Encodes and decodes both layouts; true when everything round-trips.
+/// A text key: salted by a delimited string, newest first.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "#")]
+#[salt(buckets = 12, by(device))]
+pub struct TextReading<'a> {
+    /// Device.
+    pub device: &'a str,
+    /// Newest first, in seconds.
+    #[desc_ts(max = 9999999999)]
+    pub ts: u64,
+    /// Metric.
+    pub metric: &'a str,
+}
+
+/// Encodes and decodes every layout; true when everything round-trips.
 pub fn round_trip() -> bool {
+    let t = TextReading { device: "dev", ts: 1_638_620_506, metric: "temp" };
+    let mut buf = [0u8; 40];
+    let Ok(n) = t.encode_into(&mut buf) else { return false };
+    let ok_text = TextReading::decode(&buf[..n]) == Ok(TextReading { device: "dev", ts: 1_638_620_506, metric: "temp" })
+        && buf[2] == b'#'
+        && TextReading::decode_str("03#dev#8361379493#temp").map(|k| k.metric) == Ok("temp")
+        && &buf[3..n] == b"dev#8361379493#temp";
+    if !ok_text {
+        return false;
+    }
     let r = Reading { device: 7, ts: 1_700_000_000_000, channel: "temp" };
     let Ok(key) = r.try_encode() else { return false };
     let ok_fixed = Reading::decode(&key) == Ok(Reading { device: 7, ts: 1_700_000_000_000, channel: "temp" })
