@@ -63,3 +63,11 @@ pub fn round_trip() -> bool {
     let Ok(n) = p.encode_into(&mut buf) else { return false };
     ok_fixed && Path::decode(&buf[..n]) == Ok(Path { dir: "etc", file: b"hosts" })
 }
+
+#[cfg(test)]
+extern crate std;
+
+#[test]
+fn every_layout_round_trips_without_alloc() {
+    assert!(round_trip());
+}
