@@ -112,20 +112,46 @@ impl Order for Desc {
     const DESC: bool = true;
 }
 
-/// A field's byte direction: [`Fwd`] or [`Rev`] (`#[reverse]`).
+/// A field's byte direction: [`Fwd`], [`Rev`] (`#[reverse]`) or [`Dom`]
+/// (`#[reverse_domain]`).
 pub trait Direction {
     /// The value's bytes are stored last to first.
     const REV: bool;
+    /// The value's dot-separated labels are stored last to first.
+    const DOMAIN: bool = false;
 }
 /// The bytes as they are.
 pub enum Fwd {}
 /// The bytes reversed (`#[reverse]`).
 pub enum Rev {}
+/// The labels reversed (`#[reverse_domain]`): `www.example.com` is stored
+/// as `com.example.www`, so one site's pages sort together.
+pub enum Dom {}
 impl Direction for Fwd {
     const REV: bool = false;
 }
 impl Direction for Rev {
     const REV: bool = true;
+}
+impl Direction for Dom {
+    const REV: bool = false;
+    const DOMAIN: bool = true;
+}
+
+/// Writes `bytes` with its dot-separated labels in reverse order
+/// (`www.example.com` → `com.example.www`) into `out[..bytes.len()]`. The
+/// same function undoes it.
+#[inline]
+pub(crate) fn reverse_domain_into(bytes: &[u8], out: &mut [u8]) {
+    let mut w = 0;
+    for (i, label) in bytes.rsplit(|&b| b == b'.').enumerate() {
+        if i > 0 {
+            out[w] = b'.';
+            w += 1;
+        }
+        out[w..w + label.len()].copy_from_slice(label);
+        w += label.len();
+    }
 }
 
 /// A variable-length field's frame: [`Raw`] or [`Escaped`].
@@ -303,12 +329,18 @@ impl<T: KeyBytes + ?Sized, F: Frame, O: Order, D: Direction> FieldCodec<T> for V
         let written = if F::ESCAPED {
             if D::REV {
                 escape::escape_reversed_into(bytes, rest)
+            } else if D::DOMAIN {
+                escape::escape_domain_into(bytes, rest)
             } else {
                 escape::escape_into(bytes, rest)
             }
         } else {
             let dst = &mut rest[..bytes.len()];
-            dst.copy_from_slice(bytes);
+            if D::DOMAIN {
+                reverse_domain_into(bytes, dst);
+            } else {
+                dst.copy_from_slice(bytes);
+            }
             if D::REV {
                 dst.reverse();
             }
@@ -324,14 +356,13 @@ impl<T: KeyBytes + ?Sized, F: Frame, O: Order, D: Direction> FieldCodec<T> for V
 /// Turns stored content into the value: borrowed when no byte changes,
 /// copied (and inverted, reversed) otherwise.
 #[inline(always)]
-pub(crate) fn var_value<'de, T: VarField<'de>>(
+pub(crate) fn var_value<'de, T: VarField<'de>, D: Direction>(
     content: &'de [u8],
     escaped: bool,
     desc: bool,
-    rev: bool,
     field: &'static str,
 ) -> Result<T, DecodeError> {
-    if !escaped && !desc && !rev {
+    if !escaped && !desc && !D::REV && !D::DOMAIN {
         return T::from_borrowed(content).map_err(|e| DecodeError::from_field(field, e));
     }
     #[cfg(feature = "alloc")]
@@ -342,8 +373,12 @@ pub(crate) fn var_value<'de, T: VarField<'de>>(
         } else {
             content.iter().map(|b| b ^ flip).collect()
         };
-        if rev {
+        if D::REV {
             owned.reverse();
+        }
+        if D::DOMAIN {
+            let stored = owned.clone();
+            reverse_domain_into(&stored, &mut owned);
         }
         T::from_owned(owned).map_err(|e| DecodeError::from_field(field, e))
     }
@@ -363,11 +398,11 @@ impl<'de, T: VarField<'de>, F: Frame, O: Order, D: Direction> FieldDecode<'de, T
         if F::ESCAPED {
             let end = escape::find_end(input, pos, O::DESC, field)?;
             let content = &input[pos..end.content_end];
-            let value = var_value(content, end.has_escapes, O::DESC, D::REV, field)?;
+            let value = var_value::<T, D>(content, end.has_escapes, O::DESC, field)?;
             Ok((value, end.next))
         } else {
             let content = input.get(pos..).unwrap_or(&[]);
-            let value = var_value(content, false, O::DESC, D::REV, field)?;
+            let value = var_value::<T, D>(content, false, O::DESC, field)?;
             Ok((value, input.len().max(pos)))
         }
     }
@@ -402,16 +437,19 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction
                 max: N,
             });
         }
-        // The byte that ends up last before the padding.
-        let last = if D::REV { bytes.first() } else { bytes.last() };
-        if last == Some(&PAD) {
-            return Err(EncodeError::EndsWithPad { field, pad: PAD });
-        }
         let dst = &mut out[pos..pos + N];
         let (value_part, pad_part) = dst.split_at_mut(bytes.len());
-        value_part.copy_from_slice(bytes);
+        if D::DOMAIN {
+            reverse_domain_into(bytes, value_part);
+        } else {
+            value_part.copy_from_slice(bytes);
+        }
         if D::REV {
             value_part.reverse();
+        }
+        // The byte that ends up last before the padding.
+        if value_part.last() == Some(&PAD) {
+            return Err(EncodeError::EndsWithPad { field, pad: PAD });
         }
         pad_part.fill(PAD);
         if O::DESC {
@@ -436,7 +474,7 @@ impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, O: Order, D: Directio
             .iter()
             .rposition(|&b| b != stored_pad)
             .map_or(0, |i| i + 1);
-        let value = var_value(&stored[..len], false, O::DESC, D::REV, field)?;
+        let value = var_value::<T, D>(&stored[..len], false, O::DESC, field)?;
         Ok((value, pos + N))
     }
 }

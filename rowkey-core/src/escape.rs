@@ -76,6 +76,26 @@ pub(crate) fn escape_reversed_into(bytes: &[u8], out: &mut [u8]) -> usize {
     w + 2
 }
 
+/// Like [`escape_into`] for the value's dot-separated labels in reverse
+/// order (`#[reverse_domain]`): escaping is per byte, so the length is the
+/// value's [`escaped_len`].
+#[inline]
+pub(crate) fn escape_domain_into(bytes: &[u8], out: &mut [u8]) -> usize {
+    let mut w = 0;
+    for (i, label) in bytes.rsplit(|&b| b == b'.').enumerate() {
+        if i > 0 {
+            out[w] = b'.';
+            w += 1;
+        }
+        // The label escaped, without a terminator.
+        let n = escape_into(label, &mut out[w..]) - 2;
+        w += n;
+    }
+    out[w] = ESCAPE;
+    out[w + 1] = TERMINATOR;
+    w + 2
+}
+
 /// Where an escaped field that starts at `pos` ends.
 pub(crate) struct Escaped {
     /// End of the escaped content (where the terminator starts).

@@ -38,6 +38,28 @@
 //!
 //! The byte format is specified in `FORMAT.md` and frozen by golden vectors.
 //!
+//! Readable text keys, as HBase and Bigtable users write them by hand, are
+//! a second format with the same guarantees (see [`text`]):
+//!
+#![cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#![cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
+//! use rowkey_core::prelude::*;
+//!
+//! #[derive(RowKey, Debug, PartialEq)]
+//! #[rowkey(text, sep = "_")]
+//! #[salt(buckets = 10, by(phone), hash = "mod")]
+//! struct Call {
+//!     #[digits(11)]
+//!     phone: u64,
+//!     #[desc_ts]
+//!     ts: i64,
+//! }
+//!
+//! let call = Call { phone: 18518885160, ts: 1_638_620_506_000 };
+//! assert_eq!(call.encode_to_string()?, "0_18518885160_9223370398234269807");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Features
 //! - `derive` (default): re-exports `#[derive(RowKey)]`.
 //! - `alloc` (default): owned fields (`String`, `Vec<u8>`, `Cow`),
@@ -119,7 +141,8 @@ macro_rules! __rowkey_if_alloc {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::codec::{
-        Asc, Desc, DescTs, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded, Raw, Rev, Var,
+        Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded, Raw,
+        Rev, Var,
     };
     pub use crate::error::{DecodeError, EncodeError};
     pub use crate::key::{DecodeRowKey, RowKey};

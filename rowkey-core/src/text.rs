@@ -18,7 +18,9 @@
 
 use core::marker::PhantomData;
 
-use crate::codec::{take, var_value, Direction, FieldCodec, FieldDecode, Order};
+use crate::codec::{
+    reverse_domain_into, take, var_value, Direction, FieldCodec, FieldDecode, Order,
+};
 use crate::error::{DecodeError, EncodeError};
 use crate::field::{KeyBytes, VarField};
 
@@ -312,10 +314,11 @@ fn find(bytes: &[u8], sep: &[u8]) -> Option<usize> {
 /// A string that is not the last field of a text key, followed by the
 /// separator: the value must not contain the separator (nor end with the
 /// start of a multi-byte one), so that the first separator after the field
-/// ends it.
-pub struct Delimited<S>(PhantomData<S>);
+/// ends it. `D` is [`Fwd`](crate::__private::Fwd) or
+/// [`Dom`](crate::__private::Dom) (`#[reverse_domain]`).
+pub struct Delimited<S, D>(PhantomData<(S, D)>);
 
-impl<T: KeyBytes + ?Sized, S: Sep> FieldCodec<T> for Delimited<S> {
+impl<T: KeyBytes + ?Sized, S: Sep, D: Direction> FieldCodec<T> for Delimited<S, D> {
     const FIXED_LEN: Option<usize> = None;
     const MIN_LEN: usize = S::SEP.len();
     const DESC: bool = false;
@@ -334,7 +337,11 @@ impl<T: KeyBytes + ?Sized, S: Sep> FieldCodec<T> for Delimited<S> {
         let bytes = value.key_bytes();
         let (n, s) = (bytes.len(), S::SEP.len());
         let dst = &mut out[pos..pos + n + s];
-        dst[..n].copy_from_slice(bytes);
+        if D::DOMAIN {
+            reverse_domain_into(bytes, &mut dst[..n]);
+        } else {
+            dst[..n].copy_from_slice(bytes);
+        }
         dst[n..].copy_from_slice(S::SEP);
         if find(dst, S::SEP) != Some(n) {
             return Err(EncodeError::ContainsSeparator { field, sep: S::SEP });
@@ -343,7 +350,7 @@ impl<T: KeyBytes + ?Sized, S: Sep> FieldCodec<T> for Delimited<S> {
     }
 }
 
-impl<'de, T: VarField<'de>, S: Sep> FieldDecode<'de, T> for Delimited<S> {
+impl<'de, T: VarField<'de>, S: Sep, D: Direction> FieldDecode<'de, T> for Delimited<S, D> {
     #[inline(always)]
     fn decode(
         input: &'de [u8],
@@ -352,7 +359,7 @@ impl<'de, T: VarField<'de>, S: Sep> FieldDecode<'de, T> for Delimited<S> {
     ) -> Result<(T, usize), DecodeError> {
         let rest = input.get(pos..).unwrap_or(&[]);
         let n = find(rest, S::SEP).ok_or(DecodeError::MissingSeparator { field })?;
-        let value = var_value(&rest[..n], false, false, false, field)?;
+        let value = var_value::<T, D>(&rest[..n], false, false, field)?;
         Ok((value, pos + n + S::SEP.len()))
     }
 }

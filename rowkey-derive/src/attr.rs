@@ -13,8 +13,9 @@ pub const DESC: &str = "desc";
 pub const DESC_TS: &str = "desc_ts";
 pub const REVERSE: &str = "reverse";
 pub const DIGITS: &str = "digits";
+pub const REVERSE_DOMAIN: &str = "reverse_domain";
 
-const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS];
+const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS, REVERSE_DOMAIN];
 const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
 const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align", "text", "sep"];
 const HASHES: &[&str] = &["xxh3", "java", "mod"];
@@ -60,6 +61,7 @@ pub struct FieldAttrs {
     pub desc: Option<Attribute>,
     pub desc_ts: Option<Attribute>,
     pub reverse: Option<Attribute>,
+    pub reverse_domain: Option<Attribute>,
     pub digits: Option<Digits>,
     /// `#[desc_ts(max = N)]`: the literal and its value.
     pub desc_ts_max: Option<(LitInt, u64)>,
@@ -329,7 +331,7 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 out.desc_ts = Some(attr.clone());
                 out.desc_ts_max = parse_desc_ts_max(cx, attr);
             }
-            DESC | DESC_TS | REVERSE => {
+            DESC | DESC_TS | REVERSE | REVERSE_DOMAIN => {
                 if let Err(e) = attr.meta.require_path_only() {
                     cx.syn_error(syn::Error::new(
                         e.span(),
@@ -339,6 +341,7 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 let slot = match name.as_str() {
                     DESC => &mut out.desc,
                     DESC_TS => &mut out.desc_ts,
+                    REVERSE_DOMAIN => &mut out.reverse_domain,
                     _ => &mut out.reverse,
                 };
                 if slot.is_some() {

@@ -109,6 +109,8 @@ fn codec(f: &Field<'_>) -> TokenStream {
     };
     let dir = if f.reverse {
         quote!(__rk::Rev)
+    } else if f.reverse_domain {
+        quote!(__rk::Dom)
     } else {
         quote!(__rk::Fwd)
     };
@@ -139,7 +141,7 @@ fn codec(f: &Field<'_>) -> TokenStream {
             quote!(__rk::TextDescTs<#digits, #max>)
         }
         // The separator is part of a delimited string.
-        Codec::Delimited => return quote!(__rk::Delimited<__Sep>),
+        Codec::Delimited => return quote!(__rk::Delimited<__Sep, #dir>),
         Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
     };
     let base = if f.sep_len > 0 {

@@ -82,6 +82,9 @@ pub struct Field<'a> {
     /// `#[reverse]`: the value's bytes are stored last to first, so the
     /// field's byte order is not its value order (no `range_by_*` on it).
     pub reverse: bool,
+    /// `#[reverse_domain]`: a string's dot-separated labels are stored last
+    /// to first (`com.example.www`); no `range_by_*` on it either.
+    pub reverse_domain: bool,
     pub width: Width,
     /// Encoding can fail for some value (a `#[fixed]` string too long, an
     /// unsigned `#[desc_ts]` above `i64::MAX`).
@@ -327,6 +330,7 @@ impl<'a> Field<'a> {
             option: shape.option,
             desc: a.desc.is_some() || a.desc_ts.is_some(),
             reverse: a.reverse.is_some(),
+            reverse_domain: a.reverse_domain.is_some(),
             width,
             can_fail,
             arg,
@@ -346,7 +350,7 @@ impl<'a> Field<'a> {
     /// bytes sort by value only for values without bytes below the
     /// separator, and rowkey generates no range that could be wrong.
     pub fn has_range(&self) -> bool {
-        !self.reverse && self.codec != Codec::Delimited
+        !self.reverse && !self.reverse_domain && self.codec != Codec::Delimited
     }
 
     /// Stored raw to the end of the key: an equality scan on every field

@@ -20,7 +20,7 @@ use syn::{parse_macro_input, DeriveInput};
 /// `split_points` items. See the `rowkey-core` documentation.
 #[proc_macro_derive(
     RowKey,
-    attributes(rowkey, salt, fixed, desc, desc_ts, reverse, digits)
+    attributes(rowkey, salt, fixed, desc, desc_ts, reverse, digits, reverse_domain)
 )]
 pub fn derive_row_key(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -108,9 +108,27 @@ fn check_field(cx: &Ctxt, field: &ast::Field<'_>) {
             );
         }
     }
+    if let Some(dom) = &a.reverse_domain {
+        if !matches!(shape.kind, Kind::Var(v) if v.text) {
+            cx.error_spanned_by(
+                dom,
+                format!(
+                    "#[reverse_domain] reverses the dot-separated labels of a host name (www.example.com → com.example.www) and needs a string field (String, Cow<str>); `{}` is not one",
+                    type_text(shape.inner)
+                ),
+            );
+        }
+        if let Some(rev) = &a.reverse {
+            cx.error_spanned_by(rev, "#[reverse] with #[reverse_domain]: keep one of them");
+        }
+    }
     if let Kind::Var(var) = shape.kind {
         if var.borrowed {
-            for (name, attr) in [("desc", &a.desc), ("reverse", &a.reverse)] {
+            for (name, attr) in [
+                ("desc", &a.desc),
+                ("reverse", &a.reverse),
+                ("reverse_domain", &a.reverse_domain),
+            ] {
                 if let Some(attr) = attr {
                     cx.error_spanned_by(
                         attr,
