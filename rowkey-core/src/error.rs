@@ -201,6 +201,18 @@ pub enum DecodeError {
         /// The number of buckets.
         buckets: u16,
     },
+    /// The key does not start with its type's family prefix
+    /// (`#[rowkey(prefix = "...")]`): a row of another kind.
+    WrongPrefix {
+        /// The prefix the type's keys start with.
+        expected: &'static [u8],
+    },
+    /// No family of a `#[derive(RowKey)]` enum has a prefix the key starts
+    /// with.
+    UnknownFamily {
+        /// The enum.
+        families: &'static str,
+    },
     /// A field of a text key (or its salt) is not followed by the separator.
     MissingSeparator {
         /// The field (`"salt"` for the salt bucket).
@@ -261,6 +273,15 @@ impl fmt::Display for DecodeError {
             DecodeError::InvalidSalt { bucket, buckets } => write!(
                 f,
                 "salt byte {bucket} is not a bucket of this table (0..{buckets})"
+            ),
+            DecodeError::WrongPrefix { expected } => write!(
+                f,
+                "the key does not start with its family prefix \"{}\": a row of another kind",
+                expected.escape_ascii()
+            ),
+            DecodeError::UnknownFamily { families } => write!(
+                f,
+                "the key starts with the prefix of no family of `{families}`"
             ),
             DecodeError::MissingSeparator { field } => {
                 write!(f, "field `{field}`: the separator does not follow it")

@@ -37,12 +37,17 @@ pub trait RowKey {
     const MIN_LEN: usize;
     /// The number of salt buckets, `None` for an unsalted key.
     const SALT_BUCKETS: Option<u16>;
-    /// The bytes of the salt in front of the fields: 0 unsalted, 1 for a
-    /// binary key, the bucket digits and the separator for a text key.
+    /// The bytes a salted key has in front of its fields, which merges skip:
+    /// the family prefix, then the salt (1 byte in a binary key, the bucket
+    /// digits and the separator in a text key); 0 for an unsalted key.
     const SALT_LEN: usize = match Self::SALT_BUCKETS {
         Some(_) => 1,
         None => 0,
     };
+    /// The bytes every key of this type starts with: its key family's
+    /// `#[rowkey(prefix = "...")]` (followed by the separator in a text
+    /// key), empty without one.
+    const PREFIX: &'static [u8] = &[];
 
     /// The number of bytes [`encode_into`](Self::encode_into) writes.
     fn encoded_len(&self) -> usize;

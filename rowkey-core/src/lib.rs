@@ -104,6 +104,37 @@ pub use scan::{Scan, ScanRange};
 #[cfg(feature = "derive")]
 pub use rowkey_derive::RowKey;
 
+/// `#[derive(KeyField)]`: a fieldless enum with `#[repr(u8)]` (or another
+/// integer) and explicit discriminants becomes a key field type, stored as
+/// its discriminant.
+///
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(KeyField, Debug, Clone, Copy, PartialEq)]
+/// #[repr(u8)]
+/// enum Kind {
+///     Click = 1,
+///     View = 2,
+/// }
+///
+/// #[derive(RowKey, Debug, PartialEq)]
+/// struct Event {
+///     user: u32,
+///     kind: Kind,
+/// }
+///
+/// let key = Event { user: 7, kind: Kind::View }.encode();
+/// assert_eq!(key, [0, 0, 0, 7, 2]);
+/// assert_eq!(Event::decode(&key)?.kind, Kind::View);
+/// let err = Event::decode(&[0, 0, 0, 7, 9]).unwrap_err();
+/// assert_eq!(err.to_string(), "field `kind`: not the discriminant of a variant of `Kind`");
+/// # Ok::<(), DecodeError>(())
+/// ```
+#[cfg(feature = "derive")]
+pub use rowkey_derive::KeyField;
+
 /// Everything the generated methods need in scope:
 /// `use rowkey_core::prelude::*;`.
 pub mod prelude {
@@ -112,7 +143,7 @@ pub mod prelude {
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Scan, ScanRange};
     #[cfg(feature = "derive")]
-    pub use rowkey_derive::RowKey;
+    pub use rowkey_derive::{KeyField, RowKey};
 }
 
 /// The README's examples, compiled and run as doctests.
@@ -144,12 +175,13 @@ pub mod __private {
         Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded, Raw,
         Rev, Var,
     };
-    pub use crate::error::{DecodeError, EncodeError};
+    pub use crate::error::{DecodeError, EncodeError, FieldError};
+    pub use crate::field::FixedField;
     pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Buckets, Prefix, Scan};
-    pub use crate::text::{Dec, Delimited, ModSalt, Sep, TextDescTs, Then};
+    pub use crate::text::{Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
     #[cfg(feature = "alloc")]
     pub use alloc::{string::String, vec::Vec};
     pub use core::ops::RangeBounds;
@@ -218,6 +250,65 @@ pub mod __private {
         }
     }
 
+    /// Checks that the key starts with its family prefix.
+    #[inline(always)]
+    pub fn check_prefix(input: &[u8], prefix: &'static [u8]) -> Result<(), DecodeError> {
+        if input.starts_with(prefix) {
+            Ok(())
+        } else {
+            Err(DecodeError::WrongPrefix { expected: prefix })
+        }
+    }
+
+    /// Whether one of two family prefixes starts the other (or they are
+    /// equal): a key could then belong to both families.
+    pub const fn prefixes_overlap(a: &[u8], b: &[u8]) -> bool {
+        let n = if a.len() < b.len() { a.len() } else { b.len() };
+        let mut i = 0;
+        while i < n {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// One range over every family of a key-family enum: from the smallest
+    /// prefix to the end of the largest.
+    #[cfg(feature = "alloc")]
+    pub fn families_scan(families: &[(&'static str, &'static [u8])]) -> Scan {
+        let first = families.iter().map(|f| f.1).min().unwrap_or(&[]);
+        let last = families.iter().map(|f| f.1).max().unwrap_or(&[]);
+        let stop = crate::scan::prefix_stop(last).unwrap_or_default();
+        Scan::from_bounds(first, &stop)
+    }
+
+    /// A nested key's decoding error as its field's error.
+    #[cold]
+    pub fn nested_error(e: DecodeError) -> FieldError {
+        match e {
+            DecodeError::InvalidValue { reason, .. } => FieldError::Invalid(reason),
+            DecodeError::InvalidUtf8 { .. } => FieldError::InvalidUtf8,
+            DecodeError::WrongPrefix { .. } => {
+                FieldError::Invalid("the nested key does not start with its family prefix")
+            }
+            DecodeError::InvalidSalt { .. } => {
+                FieldError::Invalid("the nested key's salt is not a bucket of its type")
+            }
+            _ => FieldError::Invalid("the bytes are not a key of the nested type"),
+        }
+    }
+
+    /// The smaller of two lengths, for an enum's `MIN_LEN`.
+    pub const fn min_len(a: usize, b: usize) -> usize {
+        if a < b {
+            a
+        } else {
+            b
+        }
+    }
+
     /// Checks that decoding consumed the whole input.
     #[inline(always)]
     pub fn finish(input: &[u8], pos: usize) -> Result<(), DecodeError> {
@@ -239,14 +330,16 @@ pub mod __private {
     }
 
     /// The split points of a salted table: `[1], [2], ... [buckets - 1]`,
-    /// or in a text key the bucket digits `"1", "2", ...` (no separator).
+    /// or in a text key the bucket digits `"1", "2", ...` (no separator),
+    /// each after the family prefix.
     #[cfg(feature = "alloc")]
-    pub fn split_points<H: SaltHead>(buckets: u16) -> Vec<Vec<u8>> {
+    pub fn split_points<H: SaltHead>(family: &[u8], buckets: u16) -> Vec<Vec<u8>> {
         (1..buckets)
             .map(|b| {
-                let mut out = alloc::vec![0; H::HEAD.len()];
-                let n = H::HEAD.write(b as u8, &mut out, false);
-                out.truncate(n);
+                let mut out = alloc::vec![0; family.len() + H::HEAD.len()];
+                out[..family.len()].copy_from_slice(family);
+                let n = H::HEAD.write(b as u8, &mut out[family.len()..], false);
+                out.truncate(family.len() + n);
                 out
             })
             .collect()

@@ -174,6 +174,8 @@ pub struct Scan {
     buckets: Buckets,
     /// How a bucket is written in front of the key (salted scans).
     head: Head,
+    /// The key family's prefix (`#[rowkey(prefix)]`), before the salt.
+    family: &'static [u8],
     /// Start row without the salt byte.
     start: KeyBuf,
     /// Stop row without the salt byte; `None`: to the end of the bucket (or table).
@@ -189,6 +191,7 @@ impl Scan {
         Scan {
             buckets: Buckets::Unsalted,
             head: Head::Byte,
+            family: &[],
             start: KeyBuf::new(),
             stop: None,
             empty: true,
@@ -203,19 +206,30 @@ impl Scan {
         } else {
             Some(KeyBuf::from_slice(stop))
         };
-        Scan::build(
-            Buckets::Unsalted,
-            Head::Byte,
-            KeyBuf::from_slice(start),
-            stop,
-        )
+        Scan::build(UNSALTED, KeyBuf::from_slice(start), stop)
     }
 
-    fn build(buckets: Buckets, head: Head, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
+    /// A scan of every row whose key starts with `prefix`: a key family's
+    /// part of a table, or everything when `prefix` is empty.
+    ///
+    /// ```
+    /// use rowkey_core::Scan;
+    /// let scan = Scan::prefixed(b"D");
+    /// let range = scan.ranges().next().unwrap();
+    /// assert_eq!((range.start(), range.stop()), (&b"D"[..], &b"E"[..]));
+    /// ```
+    pub fn prefixed(prefix: &[u8]) -> Scan {
+        let stop = prefix_stop_buf(prefix);
+        Scan::build(UNSALTED, KeyBuf::from_slice(prefix), stop)
+    }
+
+    fn build(frame: Frame, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
+        let (buckets, head, family) = frame;
         let empty = matches!(&stop, Some(s) if start.as_slice() >= s.as_slice());
         Scan {
             buckets,
             head,
+            family,
             start,
             stop,
             empty,
@@ -252,8 +266,7 @@ impl Scan {
         if self.empty {
             return Scan::none();
         }
-        let skip = self.salt_len();
-        let rest = key.get(skip..).unwrap_or(&[]);
+        let rest = key.get(self.salt_len()..).unwrap_or(&[]);
         // The first key after `rest` is `rest ++ 00`.
         let mut next = KeyBuf::from_slice(rest);
         next.extend_from_slice(&[0]);
@@ -262,18 +275,24 @@ impl Scan {
         } else {
             self.start.clone()
         };
-        Scan::build(self.buckets, self.head, start, self.stop.clone())
+        Scan::build(self.frame(), start, self.stop.clone())
     }
 
-    /// The bytes of the salt in front of every key this scan reads: 0
-    /// unsalted, 1 for a binary key's salt byte, the bucket digits and the
-    /// separator for a text key (`3_`). Merge the ranges of a salted scan
-    /// with [`merge_salted_with`](crate::merge_salted_with)`(scan.salt_len(), ..)`.
+    fn frame(&self) -> Frame {
+        (self.buckets, self.head, self.family)
+    }
+
+    /// The bytes in front of the fields of every key this scan reads: the
+    /// key family's prefix, then the salt (1 byte in a binary key, the
+    /// bucket digits and the separator in a text key, `3_`). Merge the
+    /// ranges of a salted scan with
+    /// [`merge_salted_with`](crate::merge_salted_with)`(scan.salt_len(), ..)`.
     pub fn salt_len(&self) -> usize {
-        match self.buckets {
-            Buckets::Unsalted => 0,
-            _ => self.head.len(),
-        }
+        self.family.len()
+            + match self.buckets {
+                Buckets::Unsalted => 0,
+                _ => self.head.len(),
+            }
     }
 
     /// True when no row can match.
@@ -312,16 +331,11 @@ impl Scan {
     }
 
     fn range_for(&self, bucket: Option<u8>) -> ScanRange {
-        let Some(b) = bucket else {
-            let stop = self.stop.clone().unwrap_or(KeyBuf::new());
-            return ScanRange {
-                start: self.start.clone(),
-                stop,
-            };
-        };
-        let mut head = KeyBuf::new();
-        let n = self.head.len();
-        self.head.write(b, head.grow(n), true);
+        let mut head = KeyBuf::from_slice(self.family);
+        if let Some(b) = bucket {
+            let n = self.head.len();
+            self.head.write(b, head.grow(n), true);
+        }
         let mut start = head.clone();
         start.extend_from_slice(self.start.as_slice());
         let stop = match &self.stop {
@@ -477,7 +491,14 @@ pub struct Prefix {
     buf: KeyBuf,
     buckets: Buckets,
     head: Head,
+    family: &'static [u8],
 }
+
+/// What every range of a scan starts with: its buckets, how a bucket is
+/// written, the family prefix.
+type Frame = (Buckets, Head, &'static [u8]);
+
+const UNSALTED: Frame = (Buckets::Unsalted, Head::Byte, &[]);
 
 impl Prefix {
     /// No fields yet: every row, in every bucket.
@@ -488,7 +509,16 @@ impl Prefix {
             buf: KeyBuf::new(),
             buckets,
             head: Head::Byte,
+            family: &[],
         }
+    }
+
+    /// Every key starts with the family prefix `family` (before the salt).
+    #[doc(hidden)]
+    #[inline]
+    pub const fn family(mut self, family: &'static [u8]) -> Self {
+        self.family = family;
+        self
     }
 
     /// The salt is written as `head` (a text key's bucket digits).
@@ -530,7 +560,7 @@ impl Prefix {
     #[inline]
     pub fn scan_eq(self) -> Scan {
         let stop = prefix_stop_buf(self.as_bytes());
-        Scan::build(self.buckets, self.head, self.buf, stop)
+        Scan::build((self.buckets, self.head, self.family), self.buf, stop)
     }
 
     /// The one row whose key is this prefix: a whole key whose last field
@@ -541,7 +571,7 @@ impl Prefix {
     pub fn scan_exact(self) -> Scan {
         let mut stop = self.buf.clone();
         stop.extend_from_slice(&[0]);
-        Scan::build(self.buckets, self.head, self.buf, Some(stop))
+        Scan::build((self.buckets, self.head, self.family), self.buf, Some(stop))
     }
 
     /// Every row whose leading fields encode to this prefix and whose next
@@ -555,7 +585,7 @@ impl Prefix {
         range: &impl RangeBounds<T>,
         field: &'static str,
     ) -> Result<Scan, EncodeError> {
-        let (prefix, buckets, head) = (&self, self.buckets, self.head);
+        let (prefix, frame) = (&self, (self.buckets, self.head, self.family));
         let (low, high) = if C::DESC {
             (range.end_bound(), range.start_bound())
         } else {
@@ -590,6 +620,6 @@ impl Prefix {
             Bound::Included(v) => after(v)?,
             Bound::Excluded(v) => Some(with(v)?),
         };
-        Ok(Scan::build(buckets, head, start, stop))
+        Ok(Scan::build(frame, start, stop))
     }
 }

@@ -33,7 +33,12 @@ pub trait Sep {
 
 /// An integer that text keys render in decimal: `u8` to `u128`, `i8` to
 /// `i128`.
-pub trait Decimal: Copy + Sized {
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no text form: it does not implement `rowkey_core::text::Decimal`",
+    label = "not a text key field type",
+    note = "a text key's fields are integers (u8 to u128, i8 to i128), strings, and enums that derive `KeyField`"
+)]
+pub trait Decimal: Sized {
     /// The digits of the largest magnitude (`u8`: 3 for 255; `i8`: 3 for
     /// 128): the default width.
     const DIGITS: usize;
@@ -42,7 +47,7 @@ pub trait Decimal: Copy + Sized {
     /// The magnitude's type (`u64` up to 64 bits, `u128` above).
     type Mag: Magnitude;
     /// Whether the value is negative, and its magnitude.
-    fn split(self) -> (bool, Self::Mag);
+    fn split(&self) -> (bool, Self::Mag);
     /// The value of a sign and a magnitude; `None` when no value of the
     /// type has them (out of range, or `-0`).
     fn join(negative: bool, mag: Self::Mag) -> Option<Self>;
@@ -108,8 +113,8 @@ macro_rules! unsigned_decimal {
             const SIGNED: bool = false;
             type Mag = $m;
             #[inline(always)]
-            fn split(self) -> (bool, $m) {
-                (false, <$m>::from(self))
+            fn split(&self) -> (bool, $m) {
+                (false, <$m>::from(*self))
             }
             #[inline(always)]
             fn join(negative: bool, mag: $m) -> Option<Self> {
@@ -130,8 +135,8 @@ macro_rules! signed_decimal {
             const SIGNED: bool = true;
             type Mag = $m;
             #[inline(always)]
-            fn split(self) -> (bool, $m) {
-                (self < 0, self.unsigned_abs() as $m)
+            fn split(&self) -> (bool, $m) {
+                (*self < 0, self.unsigned_abs() as $m)
             }
             #[inline(always)]
             fn join(negative: bool, mag: $m) -> Option<Self> {

@@ -17,7 +17,7 @@ pub const REVERSE_DOMAIN: &str = "reverse_domain";
 
 const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS, REVERSE_DOMAIN];
 const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
-const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align", "text", "sep"];
+const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align", "text", "sep", "prefix"];
 const HASHES: &[&str] = &["xxh3", "java", "mod"];
 
 /// The most digits a text key's integer can have: `u128::MAX` has 39.
@@ -36,6 +36,9 @@ pub struct StructAttrs {
     pub text: Option<Ident>,
     /// `#[rowkey(sep = "_")]`: the literal and its bytes.
     pub sep: Option<(LitStr, Vec<u8>)>,
+    /// `#[rowkey(prefix = "D")]` or `prefix = b"D"`: the literal and its
+    /// bytes.
+    pub prefix: Option<(syn::Lit, Vec<u8>)>,
 }
 
 pub struct Salt {
@@ -178,6 +181,26 @@ fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
                     );
                 }
                 out.sep = Some((s, bytes));
+            }
+            "prefix" => {
+                let lit: syn::Lit = meta.value()?.parse()?;
+                let bytes = match &lit {
+                    syn::Lit::Str(s) => s.value().into_bytes(),
+                    syn::Lit::ByteStr(b) => b.value(),
+                    _ => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            "`prefix` is a string or byte string, like prefix = \"D\" or prefix = b\"\\x01\"",
+                        ))
+                    }
+                };
+                if bytes.is_empty() {
+                    cx.error_spanned_by(&lit, "the family prefix is empty: it would be a prefix of every other family's keys; give it at least one byte");
+                }
+                if out.prefix.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `prefix` option");
+                }
+                out.prefix = Some((lit, bytes));
             }
             "max_len" | "align" => {
                 let lit: LitInt = meta.value()?.parse()?;

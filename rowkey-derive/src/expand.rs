@@ -19,6 +19,9 @@ use crate::layout::{self, Arg, Codec, Field, Format, Layout};
 use crate::{fallback, validate};
 
 pub fn derive(node: &DeriveInput) -> TokenStream {
+    if let syn::Data::Enum(data) = &node.data {
+        return crate::family::derive(node, data);
+    }
     let cx = Ctxt::new();
     let input = Input::from_syn(&cx, node);
     let layout = input.as_ref().map(Layout::new);
@@ -69,6 +72,7 @@ fn expand(l: &Layout<'_>) -> TokenStream {
         quote!(type __Salt = #head;)
     });
     let trait_impls = trait_impls(l);
+    let nested = nested_impl(l);
     let text_items = l.is_text().then(text_items);
     let fixed_items = l.all_fixed().then(|| fixed_items(l));
     let salt_items = salt_items(l);
@@ -82,6 +86,7 @@ fn expand(l: &Layout<'_>) -> TokenStream {
             #salt_head
             #(#aliases)*
             #trait_impls
+            #nested
             #[automatically_derived]
             impl #impl_generics #name #ty_generics {
                 #text_items
@@ -131,6 +136,16 @@ fn codec(f: &Field<'_>) -> TokenStream {
         }
         Codec::Dec { digits, .. } => {
             let digits = Literal::usize_unsuffixed(digits);
+            quote!(__rk::Dec<#digits, #order, #dir>)
+        }
+        Codec::DecUser { digits } => {
+            let digits = match digits {
+                Some(d) => Literal::usize_unsuffixed(d).into_token_stream(),
+                None => {
+                    let ty = static_lifetimes(f.ty);
+                    quote!({ <#ty as __rk::Decimal>::DIGITS })
+                }
+            };
             quote!(__rk::Dec<#digits, #order, #dir>)
         }
         Codec::TextDescTs { digits, max } => {
@@ -241,10 +256,33 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         }
         None => quote!(__rk::Option::None),
     };
-    let salt_len = l.is_text().then(|| {
+    // The default (1 salted, 0 not) is right for a binary key without a
+    // family prefix.
+    let salt_len = (l.salt.is_some() && head != 1).then(|| {
         let n = Literal::usize_unsuffixed(head);
         quote!(const SALT_LEN: usize = #n;)
     });
+    let prefix_const = l.prefix.as_ref().map(|p| {
+        let p = Literal::byte_string(p);
+        quote!(const PREFIX: &'static [u8] = #p;)
+    });
+    let write_prefix = l.prefix.as_ref().map(|p| {
+        let n = Literal::usize_unsuffixed(p.len());
+        let p = Literal::byte_string(p);
+        quote!(__out[..#n].copy_from_slice(#p);)
+    });
+    let check_prefix = l.prefix.as_ref().map(|p| {
+        let p = Literal::byte_string(p);
+        quote!(__rk::check_prefix(__input, #p)?;)
+    });
+    // Where the salt starts: after the family prefix.
+    let (salt_out, salt_in) = match l.prefix_len() {
+        0 => (quote!(__out), quote!(__input)),
+        n => {
+            let n = Literal::usize_unsuffixed(n);
+            (quote!(&mut __out[#n..]), quote!(&__input[#n..]))
+        }
+    };
     // The output slice. For a variable layout a buffer that holds even the
     // worst case (a cheap bound, no pass over the bytes) is used as it is;
     // only a smaller one costs the exact count.
@@ -302,7 +340,16 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             let hash = hasher(s.hash);
             quote!(__rk::salt::<#hash>(&[#(#slices),*], #buckets))
         };
-        quote!(__Salt::write(__out, #bucket);)
+        if l.prefix_len() > 0 {
+            // The bucket reads the key: compute it before borrowing the
+            // salt's place after the prefix.
+            quote! {
+                let __b = #bucket;
+                __Salt::write(#salt_out, __b);
+            }
+        } else {
+            quote!(__Salt::write(#salt_out, #bucket);)
+        }
     });
     // A fixed layout's encoding is a handful of stores: always inline it, so
     // that `encode()` compiles to the hand-written code in every codegen unit.
@@ -315,7 +362,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
 
     let check_salt = l.salt.as_ref().map(|s| {
         let b = Literal::u16_unsuffixed(s.buckets);
-        quote!(__rk::decode_salt::<__Salt>(__input, #b)?;)
+        quote!(__rk::decode_salt::<__Salt>(#salt_in, #b)?;)
     });
     let decode_fields = l.fields.iter().enumerate().map(|(i, f)| {
         let (k, v, fname) = (codec_alias(i), format_ident!("__v{}", i), &f.name);
@@ -356,6 +403,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             const MIN_LEN: usize = #min_len;
             const SALT_BUCKETS: __rk::Option<u16> = #buckets;
             #salt_len
+            #prefix_const
             #[inline]
             fn encoded_len(&self) -> usize {
                 #encoded_len
@@ -363,6 +411,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             #inline
             fn encode_into(&self, __out: &mut [u8]) -> __rk::Result<usize, __rk::EncodeError> {
                 #claim
+                #write_prefix
                 #(#encode_fields)*
                 #salt_write
                 __rk::Result::Ok(#p_end)
@@ -372,6 +421,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         impl<'__de> __rk::DecodeRowKey<'__de> for #name #de_lifetimes #de_where {
             #[inline]
             fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+                #check_prefix
                 #check_salt
                 #(#decode_fields)*
                 __rk::finish(__input, __p)?;
@@ -387,6 +437,32 @@ fn hasher(hash: Hash) -> TokenStream {
         Hash::Java => quote!(__rk::JavaHash),
         Hash::Mod => unreachable!("the mod salt hashes nothing"),
     }
+}
+
+/// A fixed-width key that cannot fail to encode and borrows nothing is a
+/// field type too (a nested key): `FixedField` over its own encoding.
+fn nested_impl(l: &Layout<'_>) -> Option<TokenStream> {
+    let node = l.input.original;
+    let nestable =
+        l.all_fixed() && !l.can_fail(l.fields.len()) && node.generics.lifetimes().next().is_none();
+    if !nestable {
+        return None;
+    }
+    let name = &node.ident;
+    Some(quote! {
+        #[automatically_derived]
+        impl __rk::FixedField for #name {
+            type Bytes = [u8; #name::LEN];
+            #[inline]
+            fn to_key_bytes(&self) -> Self::Bytes {
+                self.encode()
+            }
+            #[inline]
+            fn from_key_bytes(__b: Self::Bytes) -> __rk::Result<Self, __rk::FieldError> {
+                <Self as __rk::DecodeRowKey<'_>>::decode(&__b).map_err(__rk::nested_error)
+            }
+        }
+    })
 }
 
 /// `LEN`, `try_encode` and (when no field can fail) `encode`.
@@ -544,18 +620,27 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             let b = Literal::u16_unsuffixed(s.buckets);
             (
                 quote!(__rk::Buckets::All(#b)),
-                quote!(__rk::split_points::<__Salt>(#b)),
+                match &l.prefix {
+                    None => quote!(__rk::split_points::<__Salt>(&[], #b)),
+                    Some(p) => {
+                        let p = Literal::byte_string(p);
+                        quote!(__rk::split_points::<__Salt>(#p, #b))
+                    }
+                },
             )
         }
         None => (quote!(__rk::Buckets::Unsalted), quote!(__rk::Vec::new())),
     };
-    // A text key's salt is written as digits: the scans say so.
+    // A text key's salt is written as digits, a family's keys start with
+    // its prefix: the scans say so.
+    let family = l.prefix.as_ref().map(|p| {
+        let p = Literal::byte_string(p);
+        quote!(.family(#p))
+    });
     let new_prefix = |buckets: TokenStream| {
-        if l.is_text() && l.salt.is_some() {
-            quote!(__rk::Prefix::new(#buckets).head(<__Salt as __rk::SaltHead>::HEAD))
-        } else {
-            quote!(__rk::Prefix::new(#buckets))
-        }
+        let head = (l.is_text() && l.salt.is_some())
+            .then(|| quote!(.head(<__Salt as __rk::SaltHead>::HEAD)));
+        quote!(__rk::Prefix::new(#buckets) #head #family)
     };
     let arg = |f: &Field<'_>| {
         let ty = match f.arg {
@@ -809,13 +894,13 @@ fn type_has_static(ty: &Type) -> bool {
 }
 
 /// The type with every lifetime `'static`: for consts.
-fn static_lifetimes(ty: &Type) -> Type {
+pub(crate) fn static_lifetimes(ty: &Type) -> Type {
     set_lifetimes(ty, "'static", false)
 }
 
 /// The type with the struct's lifetimes replaced by the decoder's `'__de`
 /// (a `&'static str` field stays `'static`).
-fn decode_lifetimes(ty: &Type) -> Type {
+pub(crate) fn decode_lifetimes(ty: &Type) -> Type {
     set_lifetimes(ty, "'__de", true)
 }
 

@@ -22,6 +22,9 @@ pub struct Layout<'a> {
     /// The path of the runtime crate (`::rowkey_core` unless overridden).
     pub krate: syn::Path,
     pub format: Format,
+    /// `#[rowkey(prefix)]`: the bytes every key starts with (followed by
+    /// the separator in a text key), before the salt.
+    pub prefix: Option<Vec<u8>>,
     pub salt: Option<Salt>,
     pub fields: Vec<Field<'a>>,
     pub len: Length,
@@ -110,6 +113,9 @@ pub enum Codec {
     /// Text keys: an integer as `digits` zero-padded decimal digits (after
     /// a sign character when `signed`).
     Dec { digits: usize, signed: bool },
+    /// Text keys: a user type's `Decimal` digits (a `KeyField` enum's
+    /// discriminant), `digits` wide or its type's `DIGITS`.
+    DecUser { digits: Option<usize> },
     /// Text keys: `#[desc_ts]` as `max - ts` in `digits` digits.
     TextDescTs { digits: usize, max: u64 },
     /// Text keys: a string that is not the last field, up to the separator.
@@ -207,8 +213,17 @@ impl<'a> Layout<'a> {
                 runs,
             }
         });
-        let len = Length::of(salt.as_ref().map_or(0, |s| s.head_len), &fields);
+        let prefix = input.attrs.prefix.as_ref().map(|(_, p)| {
+            let mut p = p.clone();
+            if let Format::Text { sep } = &format {
+                p.extend_from_slice(sep);
+            }
+            p
+        });
+        let prefix_len = prefix.as_ref().map_or(0, Vec::len);
+        let len = Length::of(prefix_len, salt.as_ref().map_or(0, |s| s.head_len), &fields);
         Layout {
+            prefix,
             input,
             krate: input.attrs.crate_path.clone().unwrap_or_else(default_crate),
             format,
@@ -232,7 +247,12 @@ impl<'a> Layout<'a> {
     /// The bytes before the first field (the salt byte, or a text key's
     /// bucket digits and separator).
     pub fn head_len(&self) -> usize {
-        self.salt.as_ref().map_or(0, |s| s.head_len)
+        self.prefix_len() + self.salt.as_ref().map_or(0, |s| s.head_len)
+    }
+
+    /// The family prefix's bytes (where the salt starts).
+    pub fn prefix_len(&self) -> usize {
+        self.prefix.as_ref().map_or(0, Vec::len)
     }
 
     pub fn is_text(&self) -> bool {
@@ -280,7 +300,10 @@ impl<'a> Field<'a> {
                     digits: a.digits.as_ref().map_or(int.digits, |d| d.n),
                     signed: int.signed,
                 },
-                None => Codec::NotText,
+                None if builtin_width(shape.inner).is_some() => Codec::NotText,
+                None => Codec::DecUser {
+                    digits: a.digits.as_ref().map(|d| d.n),
+                },
             },
             (Format::Text { .. }, Kind::Var(v)) if v.text => match padded {
                 Some(p) => p,
@@ -294,6 +317,7 @@ impl<'a> Field<'a> {
             Codec::DescTs => ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u')),
             Codec::Padded { .. } | Codec::Delimited => true,
             Codec::Dec { digits, .. } => int.map_or(true, |t| digits < t.digits),
+            Codec::DecUser { digits } => digits.is_some(),
             // Negative, or above `max`.
             Codec::TextDescTs { max, .. } => int.map_or(true, |t| t.signed || max < t.max),
             Codec::Fixed | Codec::Var { .. } | Codec::NotText => false,
@@ -312,6 +336,7 @@ impl<'a> Field<'a> {
                 builtin_width(shape.inner).map_or(Width::FixedUnknown, |w| Width::Fixed(w + tag))
             }
             Codec::Dec { digits, signed } => Width::Fixed(digits + usize::from(signed) + sep_len),
+            Codec::DecUser { .. } => Width::FixedUnknown,
             Codec::TextDescTs { digits, .. } => Width::Fixed(digits + sep_len),
             Codec::Delimited => Width::Variable { min: sep_len },
             Codec::NotText => Width::Fixed(0),
@@ -361,14 +386,17 @@ impl<'a> Field<'a> {
 }
 
 impl Length {
-    fn of(head: usize, fields: &[Field<'_>]) -> Length {
+    fn of(prefix: usize, head: usize, fields: &[Field<'_>]) -> Length {
         let mut len = Length {
-            bytes: head,
+            bytes: prefix + head,
             variable: false,
             unknown: false,
             parts: String::new(),
         };
         let mut parts = Vec::new();
+        if prefix > 0 {
+            parts.push(format!("prefix {prefix}"));
+        }
         if head > 0 {
             parts.push(format!("salt {head}"));
         }

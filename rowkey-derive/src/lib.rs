@@ -7,6 +7,8 @@ mod attr;
 mod ctxt;
 mod expand;
 mod fallback;
+mod family;
+mod key_field;
 mod layout;
 #[cfg(test)]
 mod output_tests;
@@ -25,4 +27,14 @@ use syn::{parse_macro_input, DeriveInput};
 pub fn derive_row_key(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `FixedField` (and the text keys' `Decimal`) for a fieldless enum
+/// with `#[repr(int)]` and an explicit discriminant on every variant: the
+/// enum can then be a key field, stored as its discriminant. See the
+/// `rowkey-core` documentation.
+#[proc_macro_derive(KeyField, attributes(rowkey))]
+pub fn derive_key_field(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    key_field::derive(&input).into()
 }

@@ -278,6 +278,16 @@ fn check_format(cx: &Ctxt, layout: &Layout<'_>) {
         }
         let int = crate::ast::int_type(ast.shape.inner);
         let is_str = matches!(ast.shape.kind, crate::ast::Kind::Var(_));
+        if let Codec::DecUser { .. } = f.codec {
+            for (name, attr) in [("desc", &a.desc), ("reverse", &a.reverse)] {
+                if let Some(attr) = attr {
+                    cx.error_spanned_by(
+                        attr,
+                        format!("#[{name}] on `{ty}` in a text key: only the built-in unsigned integers sort descending or reverse their digits in a text key"),
+                    );
+                }
+            }
+        }
         if let Some(desc) = &a.desc {
             if is_str {
                 cx.error_spanned_by(desc, "#[desc] on a string in a text key: inverted bytes are not text; only unsigned integers can sort descending in a text key (as 10^digits - 1 - n)");

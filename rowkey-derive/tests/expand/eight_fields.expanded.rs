@@ -63,6 +63,18 @@ const _: () = {
         }
     }
     #[automatically_derived]
+    impl __rk::FixedField for Eight {
+        type Bytes = [u8; Eight::LEN];
+        #[inline]
+        fn to_key_bytes(&self) -> Self::Bytes {
+            self.encode()
+        }
+        #[inline]
+        fn from_key_bytes(__b: Self::Bytes) -> __rk::Result<Self, __rk::FieldError> {
+            <Self as __rk::DecodeRowKey<'_>>::decode(&__b).map_err(__rk::nested_error)
+        }
+    }
+    #[automatically_derived]
     impl Eight {
         /// The length of every key of this layout, in bytes.
         pub const LEN: usize = <__K0 as __rk::FieldCodec<u32>>::WIDTH

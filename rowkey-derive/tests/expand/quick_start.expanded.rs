@@ -79,7 +79,7 @@ const _: () = {
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
         #[inline]
         pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
-            __rk::split_points::<__Salt>(16)
+            __rk::split_points::<__Salt>(&[], 16)
         }
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]

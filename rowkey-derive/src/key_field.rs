@@ -1,0 +1,141 @@
+//! `#[derive(KeyField)]` on a fieldless enum with `#[repr(int)]` and an
+//! explicit discriminant on every variant: the enum becomes a field type,
+//! stored as its discriminant in the repr's encoding (binary keys) or as
+//! the discriminant's digits (text keys), sorting by discriminant.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields, Ident};
+
+use crate::attr;
+use crate::ctxt::Ctxt;
+use crate::layout::default_crate;
+
+const REPRS: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+];
+
+pub fn derive(node: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let attrs = attr::struct_attrs(&cx, &node.attrs);
+    let krate = attrs.crate_path.clone().unwrap_or_else(default_crate);
+    let repr = repr_of(node);
+    let Data::Enum(data) = &node.data else {
+        cx.error_spanned_by(
+            &node.ident,
+            "#[derive(KeyField)] is for fieldless enums with explicit discriminants, like `#[repr(u8)] enum Kind { Click = 1, View = 2 }`",
+        );
+        return cx
+            .check()
+            .err()
+            .map_or_else(TokenStream::new, |e| e.to_compile_error());
+    };
+    if repr.is_none() {
+        cx.error_spanned_by(
+            &node.ident,
+            "#[derive(KeyField)] needs the enum's integer representation, like #[repr(u8)]: the discriminant is what is stored",
+        );
+    }
+    if !node.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &node.generics,
+            "#[derive(KeyField)] does not support generics",
+        );
+    }
+    if data.variants.is_empty() {
+        cx.error_spanned_by(
+            &node.ident,
+            "#[derive(KeyField)] needs at least one variant",
+        );
+    }
+    let mut variants: Vec<&Ident> = Vec::new();
+    for (i, v) in data.variants.iter().enumerate() {
+        if !matches!(v.fields, Fields::Unit) {
+            cx.error_spanned_by(
+                v,
+                format!(
+                    "variant `{}` carries data: a KeyField enum is stored as its discriminant, so its variants carry none; a data-carrying enum of key types derives RowKey as key families instead",
+                    v.ident
+                ),
+            );
+        } else if v.discriminant.is_none() {
+            cx.error_spanned_by(
+                v,
+                format!(
+                    "variant `{}` has no explicit discriminant: the discriminant is what is stored, so write it (like `{} = {}`) and it cannot change when variants are reordered",
+                    v.ident,
+                    v.ident,
+                    i + 1
+                ),
+            );
+        }
+        variants.push(&v.ident);
+    }
+    if let Err(e) = cx.check() {
+        return e.to_compile_error();
+    }
+    let repr = repr.expect("checked");
+    let name = &node.ident;
+    let invalid = format!("not the discriminant of a variant of `{name}`");
+    quote! {
+        const _: () = {
+            use #krate::__private as __rk;
+            #[automatically_derived]
+            impl __rk::FixedField for #name {
+                type Bytes = <#repr as __rk::FixedField>::Bytes;
+                #[inline]
+                fn to_key_bytes(&self) -> Self::Bytes {
+                    let __d: #repr = match self {
+                        #(Self::#variants => Self::#variants as #repr,)*
+                    };
+                    <#repr as __rk::FixedField>::to_key_bytes(&__d)
+                }
+                #[inline]
+                fn from_key_bytes(__b: Self::Bytes) -> __rk::Result<Self, __rk::FieldError> {
+                    let __d = <#repr as __rk::FixedField>::from_key_bytes(__b)?;
+                    #(if __d == Self::#variants as #repr {
+                        return __rk::Result::Ok(Self::#variants);
+                    })*
+                    __rk::Result::Err(__rk::FieldError::Invalid(#invalid))
+                }
+            }
+            #[automatically_derived]
+            impl __rk::Decimal for #name {
+                const DIGITS: usize = <#repr as __rk::Decimal>::DIGITS;
+                const SIGNED: bool = <#repr as __rk::Decimal>::SIGNED;
+                type Mag = <#repr as __rk::Decimal>::Mag;
+                #[inline]
+                fn split(&self) -> (bool, Self::Mag) {
+                    let __d: #repr = match self {
+                        #(Self::#variants => Self::#variants as #repr,)*
+                    };
+                    <#repr as __rk::Decimal>::split(&__d)
+                }
+                #[inline]
+                fn join(__negative: bool, __mag: Self::Mag) -> __rk::Option<Self> {
+                    let __d = <#repr as __rk::Decimal>::join(__negative, __mag)?;
+                    #(if __d == Self::#variants as #repr {
+                        return __rk::Option::Some(Self::#variants);
+                    })*
+                    __rk::Option::None
+                }
+            }
+        };
+    }
+}
+
+/// The integer of `#[repr(...)]`.
+fn repr_of(node: &DeriveInput) -> Option<Ident> {
+    let mut found = None;
+    for a in node.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if let Some(i) = meta.path.get_ident() {
+                if REPRS.contains(&i.to_string().as_str()) {
+                    found = Some(i.clone());
+                }
+            }
+            Ok(())
+        });
+    }
+    found
+}
