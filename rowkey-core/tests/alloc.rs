@@ -239,3 +239,76 @@ fn text_keys_do_not_allocate() {
         "text scan_by"
     );
 }
+
+/// A salted family with a field enum and a nested key: all fixed-width.
+#[derive(KeyField, Debug, Clone, Copy, PartialEq)]
+#[repr(u16)]
+enum Kind {
+    Click = 1,
+    View = 2,
+}
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+struct Device {
+    site: u16,
+    n: u32,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(prefix = "E")]
+#[salt(buckets = 8, by(device))]
+struct FamilyEvent {
+    device: Device,
+    kind: Kind,
+    #[desc_ts]
+    ts: i64,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(prefix = "V")]
+struct DeviceRow {
+    device: Device,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+enum Families {
+    Event(FamilyEvent),
+    Device(DeviceRow),
+}
+
+#[test]
+fn prefixed_enum_field_and_nested_keys_do_not_allocate() {
+    let e = FamilyEvent {
+        device: Device { site: 3, n: 9 },
+        kind: Kind::View,
+        ts: 1_700_000_000_000,
+    };
+    assert_eq!(allocations(|| e.encode()), 0, "prefixed encode()");
+    let key = e.encode();
+    let mut buf = [0u8; FamilyEvent::LEN];
+    assert_eq!(
+        allocations(|| e.encode_into(&mut buf)),
+        0,
+        "prefixed encode_into"
+    );
+    assert_eq!(
+        allocations(|| FamilyEvent::decode(&key)),
+        0,
+        "prefixed decode"
+    );
+    assert_eq!(FamilyEvent::decode(&key).unwrap(), e);
+    assert_eq!(
+        allocations(|| FamilyEvent::scan_by_device_kind(e.device, Kind::Click)),
+        0,
+        "prefixed scan_by"
+    );
+    let row = Families::Event(e);
+    let mut buf = [0u8; 64];
+    assert_eq!(
+        allocations(|| row.encode_into(&mut buf)),
+        0,
+        "enum encode_into"
+    );
+    assert_eq!(allocations(|| Families::decode(&key)), 0, "enum decode");
+    assert_eq!(Families::decode(&key).unwrap(), row);
+}

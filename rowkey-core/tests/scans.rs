@@ -23,16 +23,20 @@ const TABLE: TableDefinition<'_, &[u8], u32> = TableDefinition::new("rows");
 
 /// Writes the rows' keys into a fresh redb database.
 fn store<T: RowKey>(rows: &[T]) -> Database {
+    let keys: Vec<Vec<u8>> = rows.iter().map(|r| r.encode_to_vec().unwrap()).collect();
+    store_keys(&keys)
+}
+
+/// Writes keys (of any types) into a fresh redb database.
+fn store_keys(keys: &[Vec<u8>]) -> Database {
     let db = Database::builder()
         .create_with_backend(InMemoryBackend::new())
         .unwrap();
     let tx = db.begin_write().unwrap();
     {
         let mut table = tx.open_table(TABLE).unwrap();
-        for (i, r) in rows.iter().enumerate() {
-            table
-                .insert(r.encode_to_vec().unwrap().as_slice(), i as u32)
-                .unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            table.insert(k.as_slice(), i as u32).unwrap();
         }
     }
     tx.commit().unwrap();
@@ -947,5 +951,207 @@ proptest! {
     fn text_layout_g_two_byte_separator(rows in g_rows(), queries in prop::collection::vec(query_g(), 1..6)) {
         let db = store(&rows);
         for q in &queries { scans_g(&db, &rows, q); }
+    }
+}
+
+// ---------- key families: three kinds of rows in one table ----------
+
+/// Data rows, newest first per order.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "D")]
+struct FamOrder {
+    id: u32,
+    #[desc_ts]
+    ts: i64,
+}
+
+/// How an order was placed.
+#[derive(KeyField, Debug, Clone, Copy, PartialEq, PartialOrd)]
+#[repr(u8)]
+enum FamKind {
+    Web = 1,
+    Store = 2,
+    Phone = 0xFF,
+}
+
+/// Index rows, salted within their family, pointing at an order key.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "I")]
+#[salt(buckets = 6, by(customer))]
+struct FamIndex {
+    customer: String,
+    kind: FamKind,
+    order: FamOrder,
+}
+
+/// A text family in the same table.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_", prefix = "T")]
+struct FamTag {
+    tag: String,
+    #[digits(5)]
+    n: u32,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+enum FamRow {
+    Order(FamOrder),
+    Index(FamIndex),
+    Tag(FamTag),
+}
+
+const FAM_IDS: &[u32] = &[0, 1, 0xFF, u32::MAX];
+const FAM_TS: &[i64] = &[i64::MIN, -1, 0, 1_700_000_000_000, i64::MAX];
+const FAM_CUSTOMERS: &[&str] = &["", "a", "ab", "b"];
+const FAM_KINDS: &[FamKind] = &[FamKind::Web, FamKind::Store, FamKind::Phone];
+const FAM_TAGS: &[&str] = &["", "D", "I", "T-x", "a"];
+const FAM_NS: &[u32] = &[0, 1, 99_999];
+
+fn fam_order() -> impl Strategy<Value = FamOrder> {
+    (value_of(FAM_IDS), value_of(FAM_TS)).prop_map(|(id, ts)| FamOrder { id, ts })
+}
+
+fn fam_rows() -> impl Strategy<Value = (Vec<FamOrder>, Vec<FamIndex>, Vec<FamTag>)> {
+    let index =
+        (value_of(FAM_CUSTOMERS), value_of(FAM_KINDS), fam_order()).prop_map(|(c, kind, order)| {
+            FamIndex {
+                customer: c.into(),
+                kind,
+                order,
+            }
+        });
+    let tag = (value_of(FAM_TAGS), value_of(FAM_NS)).prop_map(|(t, n)| FamTag { tag: t.into(), n });
+    (
+        prop::collection::vec(fam_order(), 0..40),
+        prop::collection::vec(index, 0..40),
+        prop::collection::vec(tag, 0..40),
+    )
+}
+
+#[derive(Debug, Clone)]
+struct QueryFam {
+    id: u32,
+    tr: Range<i64>,
+    c: &'static str,
+    k: FamKind,
+    kr: Range<FamKind>,
+    t: &'static str,
+    nr: Range<u32>,
+}
+
+fn query_fam() -> impl Strategy<Value = QueryFam> {
+    (
+        (value_of(FAM_IDS), range_of(FAM_TS), value_of(FAM_CUSTOMERS)),
+        (value_of(FAM_KINDS), range_of(FAM_KINDS)),
+        (value_of(FAM_TAGS), range_of(FAM_NS)),
+    )
+        .prop_map(|((id, tr, c), (k, kr), (t, nr))| QueryFam {
+            id,
+            tr,
+            c,
+            k,
+            kr,
+            t,
+            nr,
+        })
+}
+
+fn scans_fam(db: &Database, rows: &(Vec<FamOrder>, Vec<FamIndex>, Vec<FamTag>), q: &QueryFam) {
+    let (orders, index, tags) = rows;
+    // scan_all of each family returns that family's rows and no other's.
+    check(
+        db,
+        orders,
+        false,
+        "FamOrder scan_all",
+        &FamOrder::scan_all(),
+        |_| true,
+    );
+    check(
+        db,
+        index,
+        true,
+        "FamIndex scan_all",
+        &FamIndex::scan_all(),
+        |_| true,
+    );
+    check(
+        db,
+        tags,
+        false,
+        "FamTag scan_all",
+        &FamTag::scan_all(),
+        |_| true,
+    );
+    let id = q.id;
+    check(
+        db,
+        orders,
+        false,
+        "FamOrder scan_by_id",
+        &FamOrder::scan_by_id(id),
+        |r| r.id == id,
+    );
+    let tr = q.tr;
+    let s = FamOrder::range_by_id_ts(id, tr);
+    check(db, orders, false, "FamOrder range_by_id_ts", &s, |r| {
+        r.id == id && in_range(&tr, &r.ts)
+    });
+    let c = q.c;
+    let s = FamIndex::scan_by_customer(c);
+    assert_eq!(s.range_count(), 1);
+    check(db, index, true, "FamIndex scan_by_customer", &s, |r| {
+        r.customer == c
+    });
+    let kr = q.kr;
+    let s = FamIndex::range_by_customer_kind(c, kr);
+    check(
+        db,
+        index,
+        true,
+        "FamIndex range_by_customer_kind",
+        &s,
+        |r| r.customer == c && in_range(&kr, &r.kind),
+    );
+    let k = q.k;
+    let s = FamIndex::scan_by_customer_kind_order(c, k, FamOrder { id, ts: 0 });
+    check(db, index, true, "FamIndex scan_by_..._order", &s, |r| {
+        r.customer == c && r.kind == k && r.order == FamOrder { id, ts: 0 }
+    });
+    let t = q.t;
+    let nr = q.nr;
+    let s = FamTag::range_by_tag_n(t, nr).unwrap();
+    check(db, tags, false, "FamTag range_by_tag_n", &s, |r| {
+        r.tag == t && in_range(&nr, &r.n)
+    });
+
+    // The enum's full scan decodes every row of the table, each as its family.
+    let all = read(db, &FamRow::scan_all());
+    let decoded: Vec<FamRow> = all.iter().map(|k| FamRow::decode(k).unwrap()).collect();
+    let count = |f: &str| decoded.iter().filter(|r| r.family() == f).count();
+    assert_eq!(count("Order"), distinct_keys(orders));
+    assert_eq!(count("Index"), distinct_keys(index));
+    assert_eq!(count("Tag"), distinct_keys(tags));
+    assert_eq!(decoded.len(), all.len());
+}
+
+/// The number of distinct keys of `rows`.
+fn distinct_keys<T: RowKey>(rows: &[T]) -> usize {
+    let mut keys: Vec<Vec<u8>> = rows.iter().map(|r| r.encode_to_vec().unwrap()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.len()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn three_families_in_one_table(rows in fam_rows(), queries in prop::collection::vec(query_fam(), 1..6)) {
+        let mut keys: Vec<Vec<u8>> = rows.0.iter().map(|r| r.encode_to_vec().unwrap()).collect();
+        keys.extend(rows.1.iter().map(|r| r.encode_to_vec().unwrap()));
+        keys.extend(rows.2.iter().map(|r| r.encode_to_vec().unwrap()));
+        let db = store_keys(&keys);
+        for q in &queries { scans_fam(&db, &rows, q); }
     }
 }
