@@ -277,7 +277,94 @@ fn format_v1_golden_vectors() {
         phone: u64,
     }
     g.check("salt_mod_u64", ModSalted { phone: 18518885160 });
+    g.check("prefix_unsalted", Order { id: 7 });
+    g.check(
+        "prefix_salted",
+        ByCustomer {
+            customer: "alice".into(),
+            ts: 5,
+            order: Order { id: 7 },
+        },
+    );
+    g.check(
+        "enum_field",
+        Event {
+            kind: Kind::Buy,
+            level: Level::Low,
+            user: 7,
+        },
+    );
+    let device = Device { site: 1, n: 2 };
+    g.check("nested_key", Reading { device, ts: 0 });
+    g.check("nested_key_desc", DescReading { device, seq: 1 });
     g.all_checked();
+}
+
+// ---------- key families, enum fields, nested keys ----------
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(prefix = "D")]
+struct Order {
+    id: u64,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(prefix = "I")]
+#[salt(buckets = 4, by(customer))]
+struct ByCustomer {
+    customer: String,
+    #[desc_ts]
+    ts: i64,
+    order: Order,
+}
+
+#[derive(KeyField, Debug, PartialEq)]
+#[repr(u8)]
+enum Kind {
+    Click = 1,
+    Buy = 200,
+}
+
+#[derive(KeyField, Debug, PartialEq)]
+#[repr(i16)]
+enum Level {
+    Low = -5,
+    High = 300,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct Event {
+    kind: Kind,
+    level: Level,
+    user: u32,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "_")]
+struct TextEvent {
+    kind: Kind,
+    level: Level,
+    user: u32,
+}
+
+#[derive(RowKey, Debug, PartialEq, Clone, Copy)]
+struct Device {
+    site: u16,
+    n: u32,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct Reading {
+    device: Device,
+    #[desc_ts]
+    ts: i64,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct DescReading {
+    #[desc]
+    device: Device,
+    seq: u8,
 }
 
 impl Golden {
@@ -456,6 +543,45 @@ fn text_golden_vectors() {
         },
     );
     g.check("text_salt_xxh3_16", Wide { id: 7 });
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "_", prefix = "1")]
+    struct ByGroup {
+        groupid: String,
+        guid: String,
+        #[digits(8)]
+        date: u32,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(text, sep = "_", prefix = "2")]
+    #[salt(buckets = 16, by(guid))]
+    struct ByGuid {
+        guid: String,
+        #[digits(8)]
+        date: u32,
+    }
+    g.check(
+        "text_prefix",
+        ByGroup {
+            groupid: "groupid".into(),
+            guid: "guid".into(),
+            date: 20200501,
+        },
+    );
+    g.check(
+        "text_prefix_salted",
+        ByGuid {
+            guid: "guid".into(),
+            date: 1,
+        },
+    );
+    g.check(
+        "text_enum_field",
+        TextEvent {
+            kind: Kind::Click,
+            level: Level::Low,
+            user: 7,
+        },
+    );
     g.check(
         "text_salt_java_two_fields",
         Regional {

@@ -254,3 +254,60 @@ fn text_layouts_work() {
     );
     assert_eq!(TextSingle::split_points()[0], b"001");
 }
+
+/// A field enum.
+#[derive(KeyField, Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i8)]
+pub enum Tier {
+    /// Below.
+    Low = -1,
+    /// Above.
+    High = 1,
+}
+
+/// A borrowed, salted family with a field enum.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(prefix = b"\x00A")]
+#[salt(buckets = 3, by(tier))]
+pub struct FamilyA<'a> {
+    /// Tier.
+    pub tier: Tier,
+    /// Name.
+    pub name: &'a str,
+}
+
+/// A text family.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "|", prefix = "B")]
+pub struct FamilyB {
+    /// Tier, as digits.
+    pub tier: Tier,
+    /// A nested-free id.
+    pub id: u16,
+}
+
+/// Both families, one with a lifetime.
+#[derive(RowKey, Debug, PartialEq)]
+pub enum Families<'a> {
+    /// The first.
+    A(FamilyA<'a>),
+    /// The second.
+    B(FamilyB),
+}
+
+#[test]
+fn family_layouts_work() {
+    let a = Families::A(FamilyA {
+        tier: Tier::Low,
+        name: "n",
+    });
+    let key = a.encode_to_vec().unwrap();
+    assert_eq!(&key[..2], b"\x00A");
+    assert_eq!(Families::decode(&key).unwrap(), a);
+    let b = FamilyB {
+        tier: Tier::High,
+        id: 7,
+    };
+    assert_eq!(b.encode_to_string().unwrap(), "B|0001|00007");
+    assert_eq!(Families::decode(b"B|-998|00007").unwrap().family(), "B");
+}

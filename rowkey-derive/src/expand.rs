@@ -206,12 +206,20 @@ fn unwrap(fallible: bool, expr: TokenStream) -> TokenStream {
 /// The key's length in a const context: the salt byte plus every field's
 /// width (all fixed) or minimum width.
 fn len_expr(l: &Layout<'_>, width: &str) -> TokenStream {
+    sum(l.head_len(), field_lens(l, width))
+}
+
+/// Each field's width (or minimum width) in a const context.
+fn field_lens(l: &Layout<'_>, width: &str) -> Vec<TokenStream> {
     let width = format_ident!("{}", width);
-    let parts = l.fields.iter().enumerate().map(|(i, f)| {
-        let (k, t) = (codec_alias(i), static_lifetimes(f.ty));
-        respan(quote!(<#k as __rk::FieldCodec<#t>>::#width), f.span)
-    });
-    sum(l.head_len(), parts)
+    l.fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (k, t) = (codec_alias(i), static_lifetimes(f.ty));
+            respan(quote!(<#k as __rk::FieldCodec<#t>>::#width), f.span)
+        })
+        .collect()
 }
 
 /// `head + a + b`, or `a + b` when `head` is 0 (no `0 +` for clippy to
@@ -838,7 +846,19 @@ fn length_assertions(l: &Layout<'_>) -> TokenStream {
     let attrs = &l.input.attrs;
     let parts = &l.len.parts;
     let all_fixed = l.all_fixed();
-    let key_len = len_expr(l, if all_fixed { "WIDTH" } else { "MIN_LEN" });
+    let width = if all_fixed { "WIDTH" } else { "MIN_LEN" };
+    let key_len = len_expr(l, width);
+    // The limits compare the fields' widths with what the prefix and salt
+    // leave (`a <= 32766`, not `1 + a <= 32767`, which clippy flags).
+    let (head, fields_len) = (l.head_len(), sum(0, field_lens(l, width)));
+    let fits = |limit: usize| {
+        let rest = Literal::usize_unsuffixed(limit.saturating_sub(head));
+        if limit < head {
+            quote!(false)
+        } else {
+            quote!(#fields_len <= #rest)
+        }
+    };
     let least = if all_fixed { "" } else { "at least " };
     let mut out = TokenStream::new();
     if let Some(lit) = &attrs.max_len {
@@ -846,9 +866,8 @@ fn length_assertions(l: &Layout<'_>) -> TokenStream {
             "row key is {least}longer than max_len = {} ({parts})",
             lit.base10_digits()
         );
-        out.extend(
-            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len <= #lit, #msg);),
-        );
+        let ok = fits(lit.base10_parse().unwrap_or(usize::MAX));
+        out.extend(quote_spanned!(lit.span()=> const _: () = ::core::assert!(#ok, #msg);));
     }
     if let (Some(lit), true) = (&attrs.align, all_fixed) {
         let msg = format!(
@@ -862,7 +881,8 @@ fn length_assertions(l: &Layout<'_>) -> TokenStream {
     let limit = validate::HBASE_MAX_KEY;
     let msg = format!("row key is {least}longer than HBase's limit of {limit} bytes ({parts})");
     let span = l.input.original.ident.span();
-    out.extend(quote_spanned!(span=> const _: () = ::core::assert!(#key_len <= #limit, #msg);));
+    let ok = fits(limit);
+    out.extend(quote_spanned!(span=> const _: () = ::core::assert!(#ok, #msg);));
     out
 }
 

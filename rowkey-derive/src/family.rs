@@ -120,7 +120,6 @@ fn expand(node: &DeriveInput, krate: &syn::Path, families: &[Family<'_>]) -> Tok
         }
     }
     quote! {
-        #[allow(clippy::too_many_arguments)]
         const _: () = {
             use #krate::__private as __rk;
             #[automatically_derived]

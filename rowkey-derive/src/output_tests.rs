@@ -39,8 +39,8 @@ impl VisitMut for InlineIfAlloc {
     }
 }
 
-/// The expansion of the one `#[derive(RowKey)]` struct in `source`, as
-/// formatted Rust.
+/// The expansion of the one `#[derive(RowKey)]` struct or enum in
+/// `source`, as formatted Rust.
 fn expansion(source: &str) -> String {
     let file = syn::parse_file(source).expect("the input parses");
     let node = file
@@ -48,9 +48,10 @@ fn expansion(source: &str) -> String {
         .into_iter()
         .find_map(|item| match item {
             syn::Item::Struct(s) => Some(syn::DeriveInput::from(s)),
+            syn::Item::Enum(e) => Some(syn::DeriveInput::from(e)),
             _ => None,
         })
-        .expect("the input has a struct");
+        .expect("the input has a struct or an enum");
     let tokens = crate::expand::derive(&node);
     let mut expanded: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
     InlineIfAlloc.visit_file_mut(&mut expanded);

@@ -242,6 +242,14 @@ fn check_format(cx: &Ctxt, layout: &Layout<'_>) {
         _ => {}
     }
     let text = layout.is_text();
+    if let (true, Some((lit, bytes))) = (text, &attrs.prefix) {
+        if !bytes.iter().all(|b| (b' '..=b'~').contains(b)) {
+            cx.error_spanned_by(
+                lit,
+                "a text key's family prefix must be printable ASCII (a space to `~`), so that the key stays text",
+            );
+        }
+    }
     for (f, ast) in layout.fields.iter().zip(&layout.input.fields) {
         let a = &ast.attrs;
         let ty = type_text(ast.shape.inner);

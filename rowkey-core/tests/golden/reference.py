@@ -136,6 +136,18 @@ v("salt_java_metric", java_salt(metric + tags, 20) + metric + base + tags)
 # hash = "mod" (binary): the salt byte is the value % buckets.
 v("salt_mod_u64", bytes([18518885160 % 10]) + unsigned(18518885160, 8))
 
+# Key families: the prefix, then the salt (hashing the `by` fields as in the key).
+order7 = b"D" + unsigned(7, 8)
+v("prefix_unsalted", order7)
+alice = escaped(b"alice")
+v("prefix_salted", b"I" + xxh3_salt(alice, 4) + alice + desc_ts(5, 8) + order7)
+# A KeyField enum field: its discriminant in its repr's encoding (u8 200, i16 -5).
+v("enum_field", unsigned(200, 1) + signed(-5, 2) + unsigned(7, 4))
+# A nested key: its own encoding; #[desc] inverts it whole.
+device = unsigned(1, 2) + unsigned(2, 4)
+v("nested_key", device + desc_ts(0, 8))
+v("nested_key_desc", invert(device) + unsigned(1, 1))
+
 # ---------- text keys (FORMAT.md, "Text keys") ----------
 
 def dec(n, digits, signed=False):
@@ -199,6 +211,13 @@ t("text_salt_xxh3_16", text_salt(xxhash.xxh3_64_intdigest(wide.encode()) % 16, 1
 region, when, seq = "eu", dec(5, 10), dec(9, 5)
 by = (region + "#" + seq).encode()
 t("text_salt_java_two_fields", text_salt(abs(java_hash(by)) % 100, 100, "#") + region + "#" + when + "#" + seq)
+
+# A text family: the prefix is the first element.
+t("text_prefix", "1" + "_" + "groupid" + "_" + "guid" + "_" + dec(20200501, 8))
+guid = "guid"
+t("text_prefix_salted", "2" + "_" + text_salt(xxhash.xxh3_64_intdigest(guid.encode()) % 16, 16, "_") + guid + "_" + dec(1, 8))
+# KeyField enums in a text key: the discriminant's digits (u8 1, i16 -5).
+t("text_enum_field", dec(1, 3) + "_" + dec(-5, 5, True) + "_" + dec(7, 10))
 
 rows = T if sys.argv[1:] == ["text"] else V
 for name, b in rows:

@@ -195,7 +195,7 @@ const _: () = {
         < __K0 as __rk::FieldCodec < i32 >> ::WIDTH + < __K1 as __rk::FieldCodec < u64 >>
         ::WIDTH + < __K2 as __rk::FieldCodec < String >> ::WIDTH + < __K3 as
         __rk::FieldCodec < u64 >> ::WIDTH + < __K4 as __rk::FieldCodec < OrderId >>
-        ::WIDTH <= 32767usize,
+        ::WIDTH <= 32767,
         "row key is longer than HBase's limit of 32767 bytes (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
     );
 };

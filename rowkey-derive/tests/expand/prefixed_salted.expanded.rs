@@ -1,0 +1,138 @@
+#[allow(clippy::too_many_arguments)]
+const _: () = {
+    use ::rowkey_core::__private::{
+        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
+    };
+    type __Salt = __rk::ByteSalt;
+    type __K0 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
+    type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    #[automatically_derived]
+    impl __rk::RowKey for ByCustomer {
+        const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
+        const MIN_LEN: usize = Self::LEN;
+        const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(4);
+        const SALT_LEN: usize = 2;
+        const PREFIX: &'static [u8] = b"I";
+        #[inline]
+        fn encoded_len(&self) -> usize {
+            Self::LEN
+        }
+        #[inline(always)]
+        fn encode_into(
+            &self,
+            __out: &mut [u8],
+        ) -> __rk::Result<usize, __rk::EncodeError> {
+            let __out = __rk::output(__out, Self::LEN)?;
+            __out[..1].copy_from_slice(b"I");
+            let __p1 = __K0::encode(&self.customer, __out, 2, "customer")?;
+            let __p2 = __K1::encode(&self.order, __out, __p1, "order")?;
+            let __b = __rk::salt::<__rk::Xxh3>(&[&__out[2..__p1]], 4);
+            __Salt::write(&mut __out[1..], __b);
+            __rk::Result::Ok(__p2)
+        }
+    }
+    #[automatically_derived]
+    impl<'__de> __rk::DecodeRowKey<'__de> for ByCustomer {
+        #[inline]
+        fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
+            __rk::check_prefix(__input, b"I")?;
+            __rk::decode_salt::<__Salt>(&__input[1..], 4)?;
+            let (__v0, __p) = __K0::decode(__input, 2, "customer")?;
+            let (__v1, __p) = __K1::decode(__input, __p, "order")?;
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self {
+                customer: __v0,
+                order: __v1,
+            })
+        }
+    }
+    #[automatically_derived]
+    impl ByCustomer {
+        /// The length of every key of this layout, in bytes.
+        pub const LEN: usize = 2 + <__K0 as __rk::FieldCodec<String>>::WIDTH
+            + <__K1 as __rk::FieldCodec<Order>>::WIDTH;
+        /// The key as a fixed-size array, or the field that cannot be encoded.
+        #[inline(always)]
+        pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
+            let mut __buf = [0u8; Self::LEN];
+            __rk::RowKey::encode_into(self, &mut __buf).map(|_| __buf)
+        }
+        #[inline]
+        fn __rk_bucket<__T0: ?Sized>(
+            customer: &__T0,
+        ) -> __rk::Result<u8, __rk::EncodeError>
+        where
+            __K0: __rk::FieldCodec<__T0>,
+        {
+            __rk::Result::Ok({
+                let mut __buf = [0u8; <__K0 as __rk::FieldCodec<String>>::WIDTH];
+                let __p = __K0::encode(customer, &mut __buf, 0, "customer")?;
+                __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 4)
+            })
+        }
+        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        #[inline]
+        pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
+            Self::__rk_bucket(&self.customer)
+        }
+        /// Where to pre-split the table: one region per salt bucket; none when unsalted.
+        #[inline]
+        pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+            __rk::split_points::<__Salt>(b"I", 4)
+        }
+        /// Every row of the table: one range per salt bucket when salted.
+        #[inline]
+        pub fn scan_all() -> __rk::Scan {
+            __rk::Prefix::new(__rk::Buckets::All(4)).family(b"I").scan_eq()
+        }
+        #[inline]
+        fn __rk_prefix1<'__r>(
+            customer: &'__r str,
+        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+            __K0::extend(
+                __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&customer)?))
+                    .family(b"I"),
+                &customer,
+                "customer",
+            )
+        }
+        ///Every row whose `customer` is the given value.
+        #[inline]
+        pub fn scan_by_customer<'__r>(
+            customer: &'__r str,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            Self::__rk_prefix1(customer).map(__rk::Prefix::scan_eq)
+        }
+        ///Every row whose `customer` is in `range`.
+        pub fn range_by_customer<'__r>(
+            range: impl __rk::RangeBounds<&'__r str>,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K0::scan_range(
+                __rk::Prefix::new(__rk::Buckets::All(4)).family(b"I"),
+                &range,
+                "customer",
+            )
+        }
+        ///Every row whose `customer` and `order` are the given values.
+        #[inline]
+        pub fn scan_by_customer_order<'__r>(
+            customer: &'__r str,
+            order: Order,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K1::extend(Self::__rk_prefix1(customer)?, &order, "order")
+                .map(__rk::Prefix::scan_eq)
+        }
+        ///Every row whose `customer` is the given value and whose `order` is in `range`.
+        pub fn range_by_customer_order<'__r>(
+            customer: &'__r str,
+            range: impl __rk::RangeBounds<Order>,
+        ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
+            __K1::scan_range(Self::__rk_prefix1(customer)?, &range, "order")
+        }
+    }
+    const _: () = ::core::assert!(
+        < __K0 as __rk::FieldCodec < String >> ::WIDTH + < __K1 as __rk::FieldCodec <
+        Order >> ::WIDTH <= 32765,
+        "row key is longer than HBase's limit of 32767 bytes (prefix 1 + salt 1 + customer 8 + order ?)"
+    );
+};
