@@ -244,6 +244,64 @@ pub fn text_ordered_key(v: &TextOrdered) -> impl Ord + Debug {
     (v.a, v.b, Reverse(v.ts), Reverse(v.c), v.last)
 }
 
+/// A field enum.
+#[derive(KeyField, Arbitrary, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i16)]
+pub enum Level {
+    Low = -300,
+    Mid = 0,
+    High = 7,
+}
+
+/// A nested key.
+#[derive(RowKey, Arbitrary, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Device {
+    pub site: u16,
+    pub n: u32,
+}
+
+/// A salted family with a field enum and a nested key.
+#[derive(RowKey, Arbitrary, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "E")]
+#[salt(buckets = 5, by(device))]
+pub struct FamEvent {
+    pub device: Device,
+    pub level: Level,
+    #[desc]
+    pub other: Device,
+    pub name: String,
+}
+
+/// The order after the prefix and the salt.
+pub fn fam_event_key(v: &FamEvent) -> impl Ord + Debug {
+    let v = v.clone();
+    (v.device, v.level, Reverse(v.other), v.name)
+}
+
+/// A text family.
+#[derive(RowKey, Arbitrary, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_", prefix = "T")]
+pub struct FamText {
+    pub level: Level,
+    pub user: String,
+    pub last: String,
+}
+
+/// An unsalted family whose prefix starts with a byte below the others.
+#[derive(RowKey, Arbitrary, Debug, Clone, PartialEq)]
+#[rowkey(prefix = b"\x00")]
+pub struct FamZero {
+    pub id: u64,
+}
+
+/// The three families of one table.
+#[derive(RowKey, Arbitrary, Debug, Clone, PartialEq)]
+pub enum Fam {
+    Event(FamEvent),
+    Text(FamText),
+    Zero(FamZero),
+}
+
 /// Whatever decodes re-encodes to the same bytes (after the salt byte,
 /// which decode checks only for range), and decoding never panics.
 pub fn canonical<'a, T>(bytes: &'a [u8], salted: bool)
