@@ -5,6 +5,7 @@ use std::cmp::{Ordering, Reverse};
 use std::fmt::Debug;
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rowkey_core::prelude::*;
 
 /// Data rows.
@@ -317,6 +318,7 @@ fn row() -> impl Strategy<Value = Row> {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/families.proptest-regressions"))), ..ProptestConfig::default() })]
     #[test]
     fn order_of_field_enums(a in (kind(), level(), any::<u32>()), b in (kind(), level(), any::<u32>())) {
         let (x, y) = (

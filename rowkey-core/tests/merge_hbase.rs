@@ -3,6 +3,7 @@
 use std::cell::Cell;
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rowkey_core::hbase::{
     create_table_statement, from_string_binary, to_string_binary, ParseBinaryError,
 };
@@ -10,7 +11,7 @@ use rowkey_core::merge_salted;
 use rowkey_core::scan::prefix_stop;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/merge_hbase.proptest-regressions"))), ..ProptestConfig::default() })]
 
     /// Merging per-bucket sorted streams equals sorting everything by the
     /// key after the salt byte (ties in bucket order).
@@ -33,7 +34,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/merge_hbase.proptest-regressions"))), ..ProptestConfig::default() })]
 
     /// Keys that share their first 8+ bytes after the salt (where the merge's
     /// cached 8-byte summary ties) and keys shorter than 8 bytes.
@@ -132,6 +133,7 @@ fn to_string_binary_is_hbase_format() {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/merge_hbase.proptest-regressions"))), ..ProptestConfig::default() })]
     #[test]
     fn string_binary_round_trips(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         let s = to_string_binary(&bytes);

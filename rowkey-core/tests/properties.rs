@@ -8,6 +8,7 @@ use std::cmp::{Ordering, Reverse};
 use std::fmt::Debug;
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rowkey_core::prelude::*;
 
 // ---------- strategies ----------
@@ -482,7 +483,7 @@ fn no_nul_string(max: usize) -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/properties.proptest-regressions"))), ..ProptestConfig::default() })]
 
     #[test]
     fn ints_round_trip_and_order(a in ints(), b in ints()) {

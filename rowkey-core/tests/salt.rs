@@ -2,6 +2,7 @@
 //! an independent xxh3 implementation, and spreading sequential ids evenly.
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rowkey_core::prelude::*;
 use rowkey_core::salt::{java_bucket, java_hash, JavaHash, SaltHash, Xxh3};
 
@@ -109,7 +110,7 @@ struct XxGap {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/salt.proptest-regressions"))), ..ProptestConfig::default() })]
 
     /// The default hash is xxh3_64 (seed 0) mod buckets, as computed by the
     /// independent `twox-hash` implementation.

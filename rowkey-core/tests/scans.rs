@@ -12,6 +12,7 @@ use std::fmt::Debug;
 use std::ops::{Bound, RangeBounds};
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use redb::backends::InMemoryBackend;
 use redb::{Database, ReadableDatabase, TableDefinition};
 use rowkey_core::prelude::*;
@@ -610,7 +611,7 @@ fn scans_d(db: &Database, rows: &[D], q: &QueryD) {
 
 // Failures are saved to (and replayed from) scans.proptest-regressions.
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/scans.proptest-regressions"))), ..ProptestConfig::default() })]
 
     #[test]
     fn layout_a_unsalted(rows in a_rows(), queries in prop::collection::vec(query_a(), 1..6)) {
@@ -933,7 +934,7 @@ fn scans_g(db: &Database, rows: &[G], q: &QueryG) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/scans.proptest-regressions"))), ..ProptestConfig::default() })]
 
     #[test]
     fn text_layout_e_mod_salt_desc_ts(rows in e_rows(), queries in prop::collection::vec(query_e(), 1..6)) {
@@ -1144,7 +1145,7 @@ fn distinct_keys<T: RowKey>(rows: &[T]) -> usize {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/scans.proptest-regressions"))), ..ProptestConfig::default() })]
 
     #[test]
     fn three_families_in_one_table(rows in fam_rows(), queries in prop::collection::vec(query_fam(), 1..6)) {

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rowkey_core::hbase::create_table_statement;
 use rowkey_core::prelude::*;
 
@@ -443,6 +444,7 @@ fn tail() -> impl Strategy<Value = String> {
 macro_rules! order_props {
     ($($test:ident: $name:ident, $strategy:expr, $key:expr;)*) => {
         proptest! {
+            #![proptest_config(ProptestConfig { failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/text.proptest-regressions"))), ..ProptestConfig::default() })]
             $(
                 #[test]
                 fn $test(a in $strategy, b in $strategy, ta in tail(), tb in tail()) {
@@ -476,6 +478,7 @@ order_props! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/text.proptest-regressions"))), ..ProptestConfig::default() })]
     /// What cannot be stored is an error, never a changed value.
     #[test]
     fn out_of_range_values_are_errors(v in any::<u64>(), ts in any::<i64>(), s in "[a-c ]{0,8}") {
@@ -606,6 +609,7 @@ fn reverse_domain_groups_a_site() {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/text.proptest-regressions"))), ..ProptestConfig::default() })]
     /// Any host names, empty labels and NULs included: round trip in both
     /// formats, and the key holds the labels reversed.
     #[test]
