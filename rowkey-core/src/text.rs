@@ -9,7 +9,7 @@
 //!   value's digits are complemented so that it sorts below zero).
 //! - [`TextDescTs<W, MAX>`](TextDescTs): `#[desc_ts]` as `MAX - ts` in `W`
 //!   digits, Java's `String.valueOf(Long.MAX_VALUE - ts)`.
-//! - [`Delimited<S>`](Delimited): a string that is not the last field, up
+//! - [`Delimited<S, D>`](Delimited): a string that is not the last field, up
 //!   to the separator (which it must not contain).
 //! - [`Then<C, S>`](Then): the codec `C` followed by the separator: every
 //!   field but the last.
