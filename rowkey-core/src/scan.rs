@@ -295,6 +295,45 @@ impl Scan {
             }
     }
 
+    /// Merges one sorted stream per range of this scan (in
+    /// [`ranges`](Self::ranges) order) into key order: the order after the
+    /// family prefix and the salt, whatever the key's format. The same as
+    /// [`merge_salted_with`](crate::merge_salted_with)`(self.salt_len(), streams)`.
+    ///
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey, Debug, PartialEq)]
+    /// #[rowkey(text, sep = "_", prefix = "E")]
+    /// #[salt(buckets = 12)]
+    /// struct Event {
+    ///     id: u32,
+    /// }
+    ///
+    /// let scan = Event::scan_all();
+    /// let mut per_range: Vec<Vec<(Vec<u8>, ())>> = vec![Vec::new(); scan.range_count()];
+    /// for id in [5, 1, 9, 3] {
+    ///     let key = Event { id }.encode_to_vec()?;
+    ///     let i = scan.ranges().position(|r| r.contains(&key)).unwrap();
+    ///     per_range[i].push((key, ()));
+    /// }
+    /// let ids: Vec<u32> = scan
+    ///     .merge(per_range.into_iter().map(Vec::into_iter))
+    ///     .map(|(k, _)| Event::decode(&k).unwrap().id)
+    ///     .collect();
+    /// assert_eq!(ids, [1, 3, 5, 9]);
+    /// # Ok::<(), EncodeError>(())
+    /// ```
+    pub fn merge<S, I>(&self, streams: S) -> crate::MergeSalted<I>
+    where
+        S: IntoIterator<Item = I>,
+        I: Iterator,
+        I::Item: crate::MergeItem,
+    {
+        crate::merge_salted_with(self.salt_len(), streams)
+    }
+
     /// True when no row can match.
     pub fn is_empty(&self) -> bool {
         self.empty
