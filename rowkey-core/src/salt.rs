@@ -125,6 +125,7 @@ impl Head {
     /// bytes; `with_sep: false` writes the digits alone (a split point).
     #[inline]
     pub fn write(self, bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
+        use crate::text::Magnitude;
         match self {
             Head::Byte => {
                 out[0] = bucket;
@@ -132,11 +133,10 @@ impl Head {
             }
             Head::Text { digits, sep } => {
                 let d = usize::from(digits);
-                let mut b = bucket;
-                for x in out[..d].iter_mut().rev() {
-                    *x = b'0' + b % 10;
-                    b /= 10;
-                }
+                // The derive gave the head the digits of `buckets - 1`, so
+                // every bucket fits.
+                let fits = Magnitude::write_digits(u64::from(bucket), &mut out[..d]);
+                debug_assert!(fits, "bucket {bucket} has more than {d} digits");
                 if with_sep {
                     out[d..d + sep.len()].copy_from_slice(sep);
                     d + sep.len()
@@ -150,6 +150,7 @@ impl Head {
     /// Reads the bucket at the start of `input`: the byte, or the digits
     /// and the separator.
     pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::DecodeError> {
+        use crate::text::Magnitude;
         use crate::DecodeError;
         let available = input.len();
         let head = input.get(..self.len()).ok_or(DecodeError::UnexpectedEnd {
@@ -158,25 +159,20 @@ impl Head {
             available,
         })?;
         let bucket = match self {
-            Head::Byte => u16::from(head[0]),
+            Head::Byte => u64::from(head[0]),
             Head::Text { digits, sep } => {
                 let (num, s) = head.split_at(usize::from(digits));
                 if s != sep {
                     return Err(DecodeError::MissingSeparator { field: "salt" });
                 }
-                num.iter().try_fold(0u16, |n, &c| {
-                    let d = c.wrapping_sub(b'0');
-                    (d <= 9)
-                        .then(|| n * 10 + u16::from(d))
-                        .ok_or(DecodeError::InvalidValue {
-                            field: "salt",
-                            reason: "the salt bucket is not decimal digits",
-                        })
+                <u64 as Magnitude>::parse_digits(num).ok_or(DecodeError::InvalidValue {
+                    field: "salt",
+                    reason: "the salt bucket is not decimal digits",
                 })?
             }
         };
         match u8::try_from(bucket) {
-            Ok(b) if bucket < buckets => Ok(b),
+            Ok(b) if bucket < u64::from(buckets) => Ok(b),
             Ok(b) => Err(DecodeError::InvalidSalt { bucket: b, buckets }),
             Err(_) => Err(DecodeError::InvalidValue {
                 field: "salt",
