@@ -381,10 +381,17 @@ fn decode_errors_name_the_field() {
         Err(InvalidValue { field: "b", .. })
     ));
     assert_eq!(Small::decode(b"255_-871").unwrap().b, -128);
-    // A desc_ts above its MAX.
+    // A desc_ts one digit too wide: the separator is not where MAX's
+    // width puts it.
     assert!(matches!(
         Feed::decode(b"99999999999_x"),
         Err(MissingSeparator { field: "ts" })
+    ));
+    // A stored desc_ts above its MAX (19 nines > Long.MAX_VALUE) is no
+    // MAX - ts.
+    assert!(matches!(
+        Call::decode(b"0_18518885160_9999999999999999999"),
+        Err(InvalidValue { field: "ts", .. })
     ));
 }
 
