@@ -54,6 +54,10 @@ fn seed_phone_mod_salt_and_java_max_minus_ts() {
         "1_11111111111_9223370398234269807"
     );
     assert_eq!(k.try_bucket().unwrap(), 1);
+    // The mod salt reads the value: `bucket()` cannot fail even though
+    // encoding an over-long phone can.
+    assert_eq!(k.bucket(), 1);
+    assert_eq!(Call::scan_by_phone(11111111111).unwrap().range_count(), 1);
     // Fixed width, no heap: the array form.
     let key: [u8; Call::LEN] = k.try_encode().unwrap();
     assert_eq!(&key[..2], b"1_");

@@ -585,7 +585,7 @@ fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
         (quote!(Self::__rk_bucket(#(#args),*)), None)
     } else {
         let bucket_fn = quote! {
-            /// The salt bucket of this key (its first byte), from the `by` fields alone.
+            /// The salt bucket of this key, from the `by` fields alone.
             #[inline]
             pub fn bucket(&self) -> u8 {
                 Self::__rk_bucket(#(#args),*)
@@ -603,7 +603,7 @@ fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
         {
             #bucket
         }
-        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        /// The salt bucket of this key, or the `by` field that cannot be encoded.
         #[inline]
         pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
             #try_bucket

@@ -208,7 +208,9 @@ impl<'a> Layout<'a> {
                 head_len: digits.map_or(1, |d| d + format.sep_len()),
                 digits,
                 by_fixed: by.iter().all(|&i| fields[i].is_fixed()),
-                by_can_fail: by.iter().any(|&i| fields[i].can_fail),
+                // The mod salt reads the value, not its encoding: it
+                // cannot fail even where encoding the field can.
+                by_can_fail: s.hash != Hash::Mod && by.iter().any(|&i| fields[i].can_fail),
                 by,
                 runs,
             }

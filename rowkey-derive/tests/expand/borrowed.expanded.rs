@@ -70,12 +70,12 @@ const _: () = {
             let __p = __rk::infallible(__K0::encode(host, &mut __buf, 0, "host"));
             __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 8)
         }
-        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        /// The salt bucket of this key, or the `by` field that cannot be encoded.
         #[inline]
         pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
             __rk::Result::Ok(Self::__rk_bucket(&self.host))
         }
-        /// The salt bucket of this key (its first byte), from the `by` fields alone.
+        /// The salt bucket of this key, from the `by` fields alone.
         #[inline]
         pub fn bucket(&self) -> u8 {
             Self::__rk_bucket(&self.host)

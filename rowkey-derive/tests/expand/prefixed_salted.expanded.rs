@@ -70,7 +70,7 @@ const _: () = {
                 __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 4)
             })
         }
-        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        /// The salt bucket of this key, or the `by` field that cannot be encoded.
         #[inline]
         pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
             Self::__rk_bucket(&self.customer)

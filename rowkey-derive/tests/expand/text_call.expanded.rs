@@ -86,15 +86,20 @@ const _: () = {
             <Self as __rk::DecodeRowKey<'__de>>::decode(__input.as_bytes())
         }
         #[inline]
-        fn __rk_bucket<__T0: ?Sized>(phone: &__T0) -> __rk::Result<u8, __rk::EncodeError>
+        fn __rk_bucket<__T0: ?Sized>(phone: &__T0) -> u8
         where
             __T0: __rk::ModSalt,
         {
-            __rk::Result::Ok({ __rk::salt_mod(phone, 10) })
+            __rk::salt_mod(phone, 10)
         }
-        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        /// The salt bucket of this key, or the `by` field that cannot be encoded.
         #[inline]
         pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
+            __rk::Result::Ok(Self::__rk_bucket(&self.phone))
+        }
+        /// The salt bucket of this key, from the `by` fields alone.
+        #[inline]
+        pub fn bucket(&self) -> u8 {
             Self::__rk_bucket(&self.phone)
         }
         /// Where to pre-split the table: one region per salt bucket; none when unsalted.
@@ -112,7 +117,7 @@ const _: () = {
         #[inline]
         fn __rk_prefix1(phone: u64) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
             __K0::extend(
-                __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&phone)?))
+                __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&phone)))
                     .head(<__Salt as __rk::SaltHead>::HEAD),
                 &phone,
                 "phone",

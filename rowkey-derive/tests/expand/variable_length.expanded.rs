@@ -80,12 +80,12 @@ const _: () = {
             let __p = __rk::infallible(__K2::encode(body, &mut __buf, __p, "body"));
             __rk::salt::<__rk::JavaHash>(&[&__buf[..__p]], 4)
         }
-        /// The salt bucket of this key (its first byte), or the field that cannot be encoded.
+        /// The salt bucket of this key, or the `by` field that cannot be encoded.
         #[inline]
         pub fn try_bucket(&self) -> __rk::Result<u8, __rk::EncodeError> {
             __rk::Result::Ok(Self::__rk_bucket(&self.tenant, &self.version, &self.body))
         }
-        /// The salt bucket of this key (its first byte), from the `by` fields alone.
+        /// The salt bucket of this key, from the `by` fields alone.
         #[inline]
         pub fn bucket(&self) -> u8 {
             Self::__rk_bucket(&self.tenant, &self.version, &self.body)
