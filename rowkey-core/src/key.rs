@@ -4,6 +4,9 @@
 use alloc::vec::Vec;
 
 use crate::error::{DecodeError, EncodeError};
+#[cfg(feature = "alloc")]
+use crate::explain::{ExplainInput, Explanation};
+use crate::layout::Layout;
 
 /// A struct that encodes to a row key. Implemented by `#[derive(RowKey)]`.
 ///
@@ -48,6 +51,13 @@ pub trait RowKey {
     /// `#[rowkey(prefix = "...")]` (followed by the separator in a text
     /// key), empty without one.
     const PREFIX: &'static [u8] = &[];
+    /// The key's layout: its format, prefix, salt and fields. Its
+    /// `Display` is a one-line summary (`{:#}`: a table). See
+    /// [`layout`](crate::layout).
+    const LAYOUT: &'static Layout;
+    /// The layout's fingerprint, [`Layout::id`]: freeze it in a test with
+    /// [`assert_layout`](crate::assert_layout).
+    const LAYOUT_ID: u64 = Self::LAYOUT.id();
 
     /// The number of bytes [`encode_into`](Self::encode_into) writes.
     fn encoded_len(&self) -> usize;
@@ -57,6 +67,18 @@ pub trait RowKey {
     /// A buffer shorter than [`encoded_len`](Self::encoded_len) is an
     /// [`EncodeError::BufferTooSmall`], not a panic.
     fn encode_into(&self, out: &mut [u8]) -> Result<usize, EncodeError>;
+
+    /// Explains a key of this type part by part: each part's offsets, raw
+    /// bytes and value, and for a key that does not decode, where and why
+    /// it stops. `key` is bytes, or text pasted from the HBase shell. See
+    /// [`explain`](crate::explain).
+    #[cfg(feature = "alloc")]
+    fn explain<I: ExplainInput + ?Sized>(key: &I) -> Explanation
+    where
+        Self: Sized,
+    {
+        crate::explain::explain(Self::LAYOUT, key)
+    }
 
     /// The key in a new vector of exactly its length.
     #[cfg(feature = "alloc")]

@@ -80,10 +80,13 @@ extern crate std;
 mod codec;
 mod error;
 pub mod escape;
+#[cfg(feature = "alloc")]
+pub mod explain;
 mod field;
 #[cfg(feature = "alloc")]
 pub mod hbase;
 mod key;
+pub mod layout;
 #[cfg(feature = "alloc")]
 mod merge;
 pub mod salt;
@@ -93,7 +96,10 @@ pub mod text;
 
 pub use error::{DecodeError, EncodeError, FieldError};
 pub use field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+#[cfg(feature = "alloc")]
+pub use explain::{ExplainInput, Explanation};
 pub use key::{DecodeRowKey, RowKey};
+pub use layout::{assert_layout, Layout};
 #[cfg(feature = "alloc")]
 pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
 #[cfg(feature = "alloc")]
@@ -168,6 +174,23 @@ macro_rules! __rowkey_if_alloc {
     ($($tt:tt)*) => {};
 }
 
+/// `Some(reader)` when the `alloc` feature is on (explain needs it), `None`
+/// otherwise: a layout descriptor's field reader.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_reader {
+    ($($tt:tt)*) => { ::core::option::Option::Some($($tt)*) };
+}
+
+/// `None`: the `alloc` feature is off.
+#[cfg(not(feature = "alloc"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_reader {
+    ($($tt:tt)*) => { ::core::option::Option::None };
+}
+
 /// Not public API: the helpers that `#[derive(RowKey)]` expands to.
 #[doc(hidden)]
 pub mod __private {
@@ -176,7 +199,13 @@ pub mod __private {
         Rev, Var,
     };
     pub use crate::error::{DecodeError, EncodeError, FieldError};
+    #[cfg(feature = "alloc")]
+    pub use crate::explain::{read, read_opaque, Show};
     pub use crate::field::FixedField;
+    pub use crate::layout::{
+        Encoding, FieldLayout, FieldWidth, Format, Layout, SaltHashKind, SaltLayout,
+    };
+    pub use crate::__rowkey_reader as reader;
     pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     #[cfg(feature = "alloc")]
@@ -237,6 +266,44 @@ pub mod __private {
     pub fn decode_salt<H: SaltHead>(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
         H::HEAD.read(input, buckets).map(|_| ())
     }
+
+    /// A field's width in its layout descriptor, from its codec.
+    pub const fn field_width<K: FieldCodec<T>, T: ?Sized>() -> FieldWidth {
+        match K::FIXED_LEN {
+            Some(w) => FieldWidth::Fixed(w),
+            None => FieldWidth::Variable { min: K::MIN_LEN },
+        }
+    }
+
+    /// A `#[rowkey(added)]` field: `None` when the key ends before it (a
+    /// key written before the field was added). A `None` stored as a tag
+    /// at the very end is rejected: the encoder writes trailing `None`s as
+    /// no bytes, so every value has one key.
+    #[inline]
+    pub fn decode_added<'de, K, T>(
+        input: &'de [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(Option<T>, usize), DecodeError>
+    where
+        K: FieldDecode<'de, Option<T>>,
+    {
+        if pos == input.len() {
+            return Ok((None, pos));
+        }
+        let (value, end) = K::decode(input, pos, field)?;
+        if value.is_none() && end == input.len() {
+            return Err(DecodeError::InvalidValue {
+                field,
+                reason: TRAILING_NONE,
+            });
+        }
+        Ok((value, end))
+    }
+
+    /// Why a key ending in an added field's `None` tag is rejected.
+    pub const TRAILING_NONE: &str =
+        "a trailing #[rowkey(added)] None is stored as no bytes, not as a None tag";
 
     /// A text key's bytes as a `String`. Every part of a text key is
     /// UTF-8 (ASCII digits and separators, ASCII padding, `str` values cut

@@ -14,6 +14,8 @@ pub const DESC_TS: &str = "desc_ts";
 pub const REVERSE: &str = "reverse";
 pub const DIGITS: &str = "digits";
 pub const REVERSE_DOMAIN: &str = "reverse_domain";
+/// `#[rowkey(added)]` on a field.
+pub const ADDED: &str = "added";
 
 const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS, REVERSE_DOMAIN];
 const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
@@ -68,6 +70,8 @@ pub struct FieldAttrs {
     pub digits: Option<Digits>,
     /// `#[desc_ts(max = N)]`: the literal and its value.
     pub desc_ts_max: Option<(LitInt, u64)>,
+    /// `#[rowkey(added)]`: the `added` word, for spans.
+    pub added: Option<Ident>,
 }
 
 pub struct Digits {
@@ -372,7 +376,8 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 }
                 *slot = Some(attr.clone());
             }
-            SALT | ROWKEY => {
+            ROWKEY => parse_field_rowkey(cx, attr, &mut out),
+            SALT => {
                 cx.error_spanned_by(
                     attr,
                     format!("#[{name}] goes on the struct, not on a field"),
@@ -382,6 +387,37 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         }
     }
     out
+}
+
+/// `#[rowkey(added)]` on a field; every other `rowkey` key goes on the
+/// struct.
+fn parse_field_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut FieldAttrs) {
+    let result = attr.parse_nested_meta(|meta| {
+        let Some(key) = meta.path.get_ident() else {
+            return Err(meta.error("expected `added`"));
+        };
+        if key == ADDED {
+            if out.added.is_some() {
+                return Err(meta.error("duplicate `added`"));
+            }
+            if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                return Err(meta.error("`added` takes no value"));
+            }
+            out.added = Some(key.clone());
+            Ok(())
+        } else if ROWKEY_KEYS.contains(&key.to_string().as_str()) {
+            Err(meta.error(format!(
+                "`{key}` goes in #[rowkey(...)] on the struct; on a field, #[rowkey] takes only `added`"
+            )))
+        } else {
+            Err(meta.error(format!(
+                "unknown field attribute key `{key}`: on a field, #[rowkey] takes only `added`"
+            )))
+        }
+    });
+    if let Err(e) = result {
+        cx.syn_error(e);
+    }
 }
 
 fn parse_fixed(cx: &Ctxt, attr: &Attribute) -> Option<Fixed> {

@@ -100,7 +100,21 @@ fn expand(l: &Layout<'_>) -> TokenStream {
 }
 
 /// The codec type of field `i`: `__K<i>`.
-fn codec_alias(i: usize) -> Ident {
+/// For an added field `i`: the condition under which it is written, that
+/// it or an added field after it is `Some` (trailing `None`s are absent,
+/// as in keys written before they were added).
+fn added_written(l: &Layout<'_>, i: usize) -> Option<TokenStream> {
+    if !l.fields[i].added {
+        return None;
+    }
+    let later = l.fields[i..].iter().map(|f| {
+        let ident = f.ident;
+        quote!(self.#ident.is_some())
+    });
+    Some(quote!(#(#later)||*))
+}
+
+pub(crate) fn codec_alias(i: usize) -> Ident {
     format_ident!("__K{}", i)
 }
 
@@ -249,7 +263,11 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
     } else {
         let lens = l.fields.iter().enumerate().map(|(i, f)| {
             let (k, ident) = (codec_alias(i), f.ident);
-            respan(quote!(#k::encoded_len(&self.#ident)), f.span)
+            let len = respan(quote!(#k::encoded_len(&self.#ident)), f.span);
+            match added_written(l, i) {
+                Some(cond) => quote!((if #cond { #len } else { 0 })),
+                None => len,
+            }
         });
         (
             quote!(__rk::Option::None),
@@ -320,7 +338,11 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
     let encode_fields = l.fields.iter().enumerate().map(|(i, f)| {
         let (k, ident, fname) = (codec_alias(i), f.ident, &f.name);
         let (cur, next) = (&pos[i], &pos[i + 1]);
-        let call = quote!(let #next = #k::encode(&self.#ident, __out, #cur, #fname)?;);
+        let call = quote!(#k::encode(&self.#ident, __out, #cur, #fname)?);
+        let call = match added_written(l, i) {
+            Some(cond) => quote!(let #next = if #cond { #call } else { #cur };),
+            None => quote!(let #next = #call;),
+        };
         respan(call, f.span)
     });
     let salt_write = l.salt.as_ref().map(|s| {
@@ -379,7 +401,11 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         } else {
             quote!(__p)
         };
-        let call = quote!(let (#v, __p) = #k::decode(__input, #at, #fname)?;);
+        let call = if f.added {
+            quote!(let (#v, __p) = __rk::decode_added::<#k, _>(__input, #at, #fname)?;)
+        } else {
+            quote!(let (#v, __p) = #k::decode(__input, #at, #fname)?;)
+        };
         respan(call, f.span)
     });
     let inits = l.fields.iter().enumerate().map(|(i, f)| {
@@ -403,6 +429,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         })
         .collect();
     let de_where = (!static_bounds.is_empty()).then(|| quote!(where #(#static_bounds),*));
+    let layout = crate::descriptor::layout_const(l);
 
     quote! {
         #[automatically_derived]
@@ -412,6 +439,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             const SALT_BUCKETS: __rk::Option<u16> = #buckets;
             #salt_len
             #prefix_const
+            #layout
             #[inline]
             fn encoded_len(&self) -> usize {
                 #encoded_len
@@ -688,7 +716,8 @@ fn scans(l: &Layout<'_>) -> TokenStream {
         }
     };
     let mut out = TokenStream::new();
-    for (i, f) in l.fields.iter().enumerate() {
+    let key_fields = l.key_fields();
+    for (i, f) in l.fields[..key_fields].iter().enumerate() {
         let k = i + 1;
         let (codec, fname, ident) = (codec_alias(i), &f.name, f.ident);
         let (fallible, fallible_before) = (l.can_fail(k), l.can_fail(i));
@@ -727,7 +756,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
         }
         // The last prefix is only ever scanned: `scan_by_*` of all fields
         // extends the helper for `n - 1` itself.
-        let last = k == l.fields.len();
+        let last = k == key_fields;
         if !last {
             let helper = format_ident!("__rk_prefix{}", k);
             let ret = result(fallible, quote!(__rk::Prefix));

@@ -21,6 +21,8 @@ pub fn expand(node: &DeriveInput, krate: &syn::Path) -> TokenStream {
                 const FIXED_LEN: #p::Option<usize> = #p::Option::None;
                 const MIN_LEN: usize = 0;
                 const SALT_BUCKETS: #p::Option<u16> = #p::Option::None;
+                const LAYOUT: &'static #p::Layout =
+                    &#p::Layout::__new("", #p::Format::Binary, b"", #p::Option::None, &[]);
                 fn encoded_len(&self) -> usize {
                     ::core::unreachable!()
                 }

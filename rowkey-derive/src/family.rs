@@ -119,6 +119,7 @@ fn expand(node: &DeriveInput, krate: &syn::Path, families: &[Family<'_>]) -> Tok
             });
         }
     }
+    let name_str = name.to_string();
     quote! {
         const _: () = {
             use #krate::__private as __rk;
@@ -127,6 +128,10 @@ fn expand(node: &DeriveInput, krate: &syn::Path, families: &[Family<'_>]) -> Tok
                 const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
                 const MIN_LEN: usize = #min_len;
                 const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::None;
+                const LAYOUT: &'static __rk::Layout = &__rk::Layout::__family(
+                    #name_str,
+                    &[#(<#statics as __rk::RowKey>::LAYOUT),*],
+                );
                 #[inline]
                 fn encoded_len(&self) -> usize {
                     match self {

@@ -96,6 +96,12 @@ pub struct Field<'a> {
     pub arg: Arg<'a>,
     /// Where errors about this field's generated code point.
     pub span: Span,
+    /// A built-in type (integer, float, bool, char, `[u8; N]`, in an
+    /// `Option` or not): `explain` shows its value.
+    pub builtin: bool,
+    /// `#[rowkey(added)]`: a trailing `Option` added after keys were
+    /// written; absent at the end of a key, it decodes as `None`.
+    pub added: bool,
 }
 
 /// How one field's value becomes bytes (a codec type of the runtime).
@@ -189,7 +195,8 @@ impl<'a> Layout<'a> {
                     by.dedup();
                     by
                 }
-                None => (0..n).collect(),
+                // Added fields are absent from older keys: never hashed.
+                None => (0..n).filter(|&i| !fields[i].added).collect(),
             };
             let mut runs: Vec<(usize, usize)> = Vec::new();
             for &i in &by {
@@ -261,6 +268,12 @@ impl<'a> Layout<'a> {
         matches!(self.format, Format::Text { .. })
     }
 
+    /// The fields every key has: all but the trailing `#[rowkey(added)]`
+    /// ones, which have no scan methods.
+    pub fn key_fields(&self) -> usize {
+        self.fields.iter().take_while(|f| !f.added).count()
+    }
+
     /// A scan fixing the first `k` fields reads one bucket: the salt hashes
     /// only fields among them.
     pub fn one_bucket(&self, k: usize) -> bool {
@@ -287,8 +300,10 @@ impl<'a> Field<'a> {
             (Format::Binary, Kind::Fixed) => Codec::Fixed,
             // Only the last ascending field may run to the end of the key:
             // a descending one needs its terminator to sort.
+            // An added field is never raw: a field added after it later
+            // must not change its bytes.
             (Format::Binary, Kind::Var(_)) => padded.unwrap_or(Codec::Var {
-                raw: last && a.desc.is_none(),
+                raw: last && a.desc.is_none() && a.added.is_none(),
             }),
             (Format::Text { .. }, Kind::Fixed) => match ast::int_type(shape.inner) {
                 Some(int) if a.desc_ts.is_some() => {
@@ -328,6 +343,8 @@ impl<'a> Field<'a> {
         let sep_len = if last { 0 } else { format.sep_len() };
         let tag = usize::from(shape.option);
         let width = match codec {
+            // Absent from keys written before it was added.
+            _ if a.added.is_some() => Width::Variable { min: 0 },
             Codec::Padded { len, .. } => Width::Fixed(len + tag + sep_len),
             // An Option's None is the tag alone; an escaped value has at
             // least its two-byte terminator.
@@ -362,6 +379,8 @@ impl<'a> Field<'a> {
             can_fail,
             arg,
             span: field.original.ty.span(),
+            builtin: builtin_width(shape.inner).is_some(),
+            added: a.added.is_some(),
         }
     }
 

@@ -5,6 +5,7 @@
 mod ast;
 mod attr;
 mod ctxt;
+mod descriptor;
 mod expand;
 mod fallback;
 mod family;

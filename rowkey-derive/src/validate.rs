@@ -1,6 +1,7 @@
 //! Rules that look at more than one attribute or field: conflicts, salt
 //! `by` fields, types that an attribute cannot apply to.
 
+use syn::ext::IdentExt;
 use std::collections::HashSet;
 
 use quote::ToTokens;
@@ -24,6 +25,7 @@ pub fn check(cx: &Ctxt, layout: &Layout<'_>) {
         check_field(cx, field);
     }
     check_format(cx, layout);
+    check_added(cx, layout);
     check_salt(cx, input);
     check_mod_salt(cx, input);
     check_length(cx, layout);
@@ -62,7 +64,10 @@ pub fn type_text(ty: &syn::Type) -> String {
         }
         out.push(*c);
     }
-    out
+    out.replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" ,", ",")
+        .replace(" ;", ";")
 }
 
 fn check_field(cx: &Ctxt, field: &ast::Field<'_>) {
@@ -168,6 +173,74 @@ fn check_salt(cx: &Ctxt, input: &Input<'_>) {
         } else if !seen.insert(name.clone()) {
             cx.error_spanned_by(ident, format!("#[salt(by(...))] names `{name}` twice"));
         }
+    }
+}
+
+/// `#[rowkey(added)]`: trailing `Option` fields after a field that ends
+/// where it ends (not one stored raw to the end of the key), hashed by no
+/// salt, in binary keys.
+fn check_added(cx: &Ctxt, layout: &Layout<'_>) {
+    let fields = &layout.input.fields;
+    let Some(first) = fields.iter().position(|f| f.attrs.added.is_some()) else {
+        return;
+    };
+    for f in &fields[first..] {
+        let Some(word) = &f.attrs.added else {
+            cx.error_spanned_by(
+                f.ident,
+                format!(
+                    "`{}` follows a #[rowkey(added)] field: added fields go at the end of the key, since keys already written end where they were added; mark it #[rowkey(added)] too or move it before them",
+                    f.ident.unraw()
+                ),
+            );
+            continue;
+        };
+        if !f.shape.option {
+            cx.error_spanned_by(
+                &f.original.ty,
+                "#[rowkey(added)] needs an Option field: keys written before the field was added decode it as None",
+            );
+        }
+        if layout.is_text() {
+            cx.error_spanned_by(
+                word,
+                "#[rowkey(added)] is for binary keys: a text key has no Option fields",
+            );
+        }
+        if let Some(by) = layout.input.attrs.salt.as_ref().and_then(|s| s.by.as_ref()) {
+            if by.iter().any(|b| b == f.ident) {
+                cx.error_spanned_by(
+                    word,
+                    format!(
+                        "#[salt(by(...))] names `{}`, an added field: keys written before it was added were salted without it",
+                        f.ident.unraw()
+                    ),
+                );
+            }
+        }
+    }
+    if first == 0 {
+        cx.error_spanned_by(
+            fields[0].attrs.added.as_ref().expect("first added"),
+            "#[rowkey(added)] on the first field: a key needs at least one field that every key has",
+        );
+        return;
+    }
+    // The last field of the keys already written: stored raw to their end
+    // there, it would be escaped now, and every old key would change.
+    let before = &fields[first - 1];
+    let was_raw = matches!(before.shape.kind, crate::ast::Kind::Var(_))
+        && before.attrs.fixed.is_none()
+        && before.attrs.desc.is_none()
+        && !layout.is_text();
+    if was_raw {
+        cx.error_spanned_by(
+            fields[first].attrs.added.as_ref().expect("first added"),
+            format!(
+                "#[rowkey(added)] after `{}`, a variable-length last field: keys already written store it raw to their end, and a field after it would have to be escaped, changing every key; give it #[fixed(N)] from the start, or add fields only after a fixed-width or escaped field",
+                before.ident.unraw()
+            ),
+        );
     }
 }
 

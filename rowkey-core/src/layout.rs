@@ -1,0 +1,946 @@
+//! Layout descriptors: what a key type's bytes are, as data.
+//!
+//! Every `#[derive(RowKey)]` type has a const [`Layout`], `T::LAYOUT`: its
+//! format, family prefix, salt and fields, each field with its name, type,
+//! encoding, width and attributes. Its `Display` is a one-line summary and
+//! its alternate form (`{:#}`) a table, and [`Layout::id`] (`T::LAYOUT_ID`)
+//! is a stable fingerprint of everything that decides the bytes.
+//!
+#![cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#![cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
+//! use rowkey_core::prelude::*;
+//!
+//! #[derive(RowKey)]
+//! #[salt(buckets = 16, by(user_id))]
+//! struct UserEvent {
+//!     user_id: u64,
+//!     #[desc_ts]
+//!     ts_millis: i64,
+//!     #[fixed(8)]
+//!     kind: String,
+//! }
+//!
+//! assert_eq!(
+//!     UserEvent::LAYOUT.to_string(),
+//!     "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8][kind fixed(8) String 8] = 25 bytes"
+//! );
+//! assert_eq!(UserEvent::LAYOUT.fields()[1].name(), "ts_millis");
+//! assert_eq!(UserEvent::LAYOUT.fixed_len(), Some(25));
+//! ```
+//!
+//! The fingerprint covers the format, prefix, salt (buckets, hash, `by`
+//! fields) and, per field, its name, its position, its encoded type, its
+//! width and its attributes. It does not cover the Rust spelling of a
+//! string type (`String`, `&str` and `Cow<str>` encode alike) nor the
+//! struct's name. It is computed by FNV-1a over a canonical encoding of
+//! those parts (see `FORMAT.md`, "Layout fingerprint"), so it stays the
+//! same across rowkey versions as long as the layout does.
+
+use core::fmt;
+
+use crate::error::DecodeError;
+
+/// Reads one field at `pos` with its real codec, writes its value for
+/// `explain` and returns the position after it and the value as an integer
+/// (for integers: `#[salt(hash = "mod")]` checks and timestamps).
+#[doc(hidden)]
+pub type Reader = fn(
+    input: &[u8],
+    pos: usize,
+    field: &'static str,
+    out: &mut dyn fmt::Write,
+) -> Result<(usize, Option<i128>), DecodeError>;
+
+/// A key type's layout: see the [module documentation](self).
+#[derive(Clone, Copy)]
+pub struct Layout {
+    name: &'static str,
+    format: Format,
+    prefix: &'static [u8],
+    salt: Option<SaltLayout>,
+    fields: &'static [FieldLayout],
+    members: &'static [&'static Layout],
+}
+
+/// A key's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// Format v1: big-endian fields, a salt byte, escaped strings.
+    Binary,
+    /// A text key (`#[rowkey(text, sep = "...")]`): decimal digits and
+    /// strings joined by the separator.
+    Text {
+        /// The separator.
+        sep: &'static str,
+    },
+}
+
+/// The salt of a key (`#[salt(...)]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SaltLayout {
+    buckets: u16,
+    hash: SaltHashKind,
+    by: &'static [&'static str],
+    len: usize,
+}
+
+/// A salt's hash (`#[salt(hash = "...")]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SaltHashKind {
+    /// `hash = "xxh3"` (the default): `xxh3_64(by bytes) % buckets`.
+    Xxh3,
+    /// `hash = "java"`: `abs(Arrays.hashCode(by bytes) % buckets)`.
+    Java,
+    /// `hash = "mod"`: the `by` field's value `% buckets`.
+    Mod,
+}
+
+/// One field of a key.
+#[derive(Clone, Copy)]
+pub struct FieldLayout {
+    name: &'static str,
+    ty: &'static str,
+    kind: &'static str,
+    encoding: Encoding,
+    width: FieldWidth,
+    option: bool,
+    added: bool,
+    reverse: bool,
+    reverse_domain: bool,
+    sep_len: usize,
+    read: Option<Reader>,
+}
+
+/// How a field's value becomes bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Encoding {
+    /// A fixed-width type's big-endian bytes (the sign flipped for signed
+    /// integers and floats); `desc`: inverted.
+    BigEndian {
+        /// `#[desc]`.
+        desc: bool,
+    },
+    /// `#[desc_ts]`: `i64::MAX - ts`, big-endian.
+    DescTs,
+    /// `#[fixed(len, pad)]`: a string padded to `len` bytes with `pad`.
+    Padded {
+        /// The width.
+        len: usize,
+        /// The padding byte.
+        pad: u8,
+        /// `#[desc]`.
+        desc: bool,
+    },
+    /// A string escaped (`00` → `00 FF`) and terminated with `00 00`.
+    Escaped {
+        /// `#[desc]`.
+        desc: bool,
+    },
+    /// A string raw to the end of the key (the last ascending field).
+    Raw,
+    /// Text keys: an integer as zero-padded decimal digits.
+    Digits {
+        /// The number of digits.
+        digits: usize,
+        /// A sign character (`0` or `-`) comes first.
+        signed: bool,
+    },
+    /// Text keys: `#[desc_ts]` as `max - ts` in zero-padded digits.
+    DescTsDigits {
+        /// The number of digits.
+        digits: usize,
+        /// The `max` the timestamp is subtracted from.
+        max: u64,
+    },
+    /// Text keys: a string up to the separator.
+    Delimited,
+}
+
+/// A field's width in the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldWidth {
+    /// Always this many bytes (with the separator that follows it in a
+    /// text key).
+    Fixed(usize),
+    /// At least this many bytes.
+    Variable {
+        /// The fewest bytes.
+        min: usize,
+    },
+}
+
+impl Layout {
+    #[doc(hidden)]
+    pub const fn __new(
+        name: &'static str,
+        format: Format,
+        prefix: &'static [u8],
+        salt: Option<SaltLayout>,
+        fields: &'static [FieldLayout],
+    ) -> Layout {
+        Layout {
+            name,
+            format,
+            prefix,
+            salt,
+            fields,
+            members: &[],
+        }
+    }
+
+    #[doc(hidden)]
+    pub const fn __family(name: &'static str, members: &'static [&'static Layout]) -> Layout {
+        Layout {
+            name,
+            format: Format::Binary,
+            prefix: &[],
+            salt: None,
+            fields: &[],
+            members,
+        }
+    }
+
+    /// The type's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The key's format.
+    pub const fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The bytes every key starts with (`#[rowkey(prefix)]`, with the
+    /// separator in a text key); empty without a prefix.
+    pub const fn prefix(&self) -> &'static [u8] {
+        self.prefix
+    }
+
+    /// The salt, `None` for an unsalted key.
+    pub const fn salt(&self) -> Option<&SaltLayout> {
+        self.salt.as_ref()
+    }
+
+    /// The fields, in key order (empty for a key-family enum).
+    pub const fn fields(&self) -> &'static [FieldLayout] {
+        self.fields
+    }
+
+    /// A key-family enum's families (its variants' key types), in table
+    /// order; empty for a struct.
+    pub const fn members(&self) -> &'static [&'static Layout] {
+        self.members
+    }
+
+    /// `Some(len)` when every key is `len` bytes long.
+    pub const fn fixed_len(&self) -> Option<usize> {
+        if !self.members.is_empty() {
+            return None;
+        }
+        let mut len = self.head_len();
+        let mut i = 0;
+        while i < self.fields.len() {
+            match self.fields[i].width {
+                FieldWidth::Fixed(w) if !self.fields[i].added => len += w,
+                _ => return None,
+            }
+            i += 1;
+        }
+        Some(len)
+    }
+
+    /// The fewest bytes a key can have.
+    pub const fn min_len(&self) -> usize {
+        if !self.members.is_empty() {
+            let mut min = usize::MAX;
+            let mut i = 0;
+            while i < self.members.len() {
+                let m = self.members[i].min_len();
+                if m < min {
+                    min = m;
+                }
+                i += 1;
+            }
+            return min;
+        }
+        let mut len = self.head_len();
+        let mut i = 0;
+        while i < self.fields.len() {
+            let f = &self.fields[i];
+            if !f.added {
+                len += match f.width {
+                    FieldWidth::Fixed(w) => w,
+                    FieldWidth::Variable { min } => min,
+                };
+            }
+            i += 1;
+        }
+        len
+    }
+
+    /// The bytes before the first field: the prefix and the salt.
+    pub const fn head_len(&self) -> usize {
+        self.prefix.len()
+            + match &self.salt {
+                Some(s) => s.len,
+                None => 0,
+            }
+    }
+
+    /// The layout's fingerprint (`T::LAYOUT_ID`): a stable 64-bit hash of
+    /// everything that decides the key's bytes. See the [module
+    /// documentation](self) for what it covers.
+    pub const fn id(&self) -> u64 {
+        let mut h = Fnv::new().str("rowkey layout 1");
+        if !self.members.is_empty() {
+            h = h.byte(2).usize(self.members.len());
+            let mut i = 0;
+            while i < self.members.len() {
+                h = h.u64(self.members[i].id());
+                i += 1;
+            }
+            return h.0;
+        }
+        h = match self.format {
+            Format::Binary => h.byte(0),
+            Format::Text { sep } => h.byte(1).str(sep),
+        };
+        h = h.bytes(self.prefix);
+        h = match &self.salt {
+            None => h.byte(0),
+            Some(s) => {
+                let mut h = h.byte(1).u64(s.buckets as u64).byte(s.hash as u8);
+                h = h.usize(s.by.len());
+                let mut i = 0;
+                while i < s.by.len() {
+                    h = h.str(s.by[i]);
+                    i += 1;
+                }
+                h
+            }
+        };
+        h = h.usize(self.fields.len());
+        let mut i = 0;
+        while i < self.fields.len() {
+            let f = &self.fields[i];
+            h = h.str(f.name).str(f.kind);
+            h = match f.width {
+                FieldWidth::Fixed(w) => h.byte(0).usize(w),
+                FieldWidth::Variable { min } => h.byte(1).usize(min),
+            };
+            h = match f.encoding {
+                Encoding::BigEndian { desc } => h.byte(0).flag(desc),
+                Encoding::DescTs => h.byte(1),
+                Encoding::Padded { len, pad, desc } => h.byte(2).usize(len).byte(pad).flag(desc),
+                Encoding::Escaped { desc } => h.byte(3).flag(desc),
+                Encoding::Raw => h.byte(4),
+                Encoding::Digits { digits, signed } => h.byte(5).usize(digits).flag(signed),
+                Encoding::DescTsDigits { digits, max } => h.byte(6).usize(digits).u64(max),
+                Encoding::Delimited => h.byte(7),
+            };
+            h = h
+                .flag(f.option)
+                .flag(f.added)
+                .flag(f.reverse)
+                .flag(f.reverse_domain);
+            i += 1;
+        }
+        h.0
+    }
+
+    /// The layout as a table, one row per part (the same as `{:#}`).
+    pub fn table(&self) -> impl fmt::Display + '_ {
+        Table(self)
+    }
+
+    /// A field by name.
+    pub fn field(&self, name: &str) -> Option<&FieldLayout> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+impl SaltLayout {
+    #[doc(hidden)]
+    pub const fn __new(
+        buckets: u16,
+        hash: SaltHashKind,
+        by: &'static [&'static str],
+        len: usize,
+    ) -> SaltLayout {
+        SaltLayout {
+            buckets,
+            hash,
+            by,
+            len,
+        }
+    }
+
+    /// The number of buckets.
+    pub const fn buckets(&self) -> u16 {
+        self.buckets
+    }
+
+    /// The hash.
+    pub const fn hash(&self) -> SaltHashKind {
+        self.hash
+    }
+
+    /// The fields the salt hashes, in key order.
+    pub const fn by(&self) -> &'static [&'static str] {
+        self.by
+    }
+
+    /// The salt's bytes: 1 in a binary key, the bucket digits and the
+    /// separator in a text key.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The salt always has bytes (this is for clippy's `len_without_is_empty`).
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl FieldLayout {
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub const fn __new(
+        name: &'static str,
+        ty: &'static str,
+        kind: &'static str,
+        encoding: Encoding,
+        width: FieldWidth,
+        flags: [bool; 4],
+        sep_len: usize,
+        read: Option<Reader>,
+    ) -> FieldLayout {
+        let [option, added, reverse, reverse_domain] = flags;
+        FieldLayout {
+            name,
+            ty,
+            kind,
+            encoding,
+            width,
+            option,
+            added,
+            reverse,
+            reverse_domain,
+            sep_len,
+            read,
+        }
+    }
+
+    /// The field's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The field's type as written in the struct (`u64`, `Option<u32>`,
+    /// `&'a str`).
+    pub const fn ty(&self) -> &'static str {
+        self.ty
+    }
+
+    /// The type as far as the bytes are concerned: `str` for every string
+    /// type, `bytes` for every byte-string type, the type as written
+    /// otherwise, inside `Option<...>` for an `Option`.
+    pub const fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// How the value becomes bytes.
+    pub const fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The width in the key (with a text key's separator after it).
+    pub const fn width(&self) -> FieldWidth {
+        self.width
+    }
+
+    /// An `Option` field: a tag byte (`00` None, `01` Some) before the value.
+    pub const fn is_option(&self) -> bool {
+        self.option
+    }
+
+    /// `#[rowkey(added)]`: a trailing field added after keys were written;
+    /// absent in those keys, which decode it as `None`.
+    pub const fn is_added(&self) -> bool {
+        self.added
+    }
+
+    /// `#[reverse]`: the value's bytes are stored last to first.
+    pub const fn is_reverse(&self) -> bool {
+        self.reverse
+    }
+
+    /// `#[reverse_domain]`: the labels are stored last to first.
+    pub const fn is_reverse_domain(&self) -> bool {
+        self.reverse_domain
+    }
+
+    /// The field's bytes sort descending (`#[desc]`, `#[desc_ts]`).
+    pub const fn is_desc(&self) -> bool {
+        match self.encoding {
+            Encoding::BigEndian { desc }
+            | Encoding::Padded { desc, .. }
+            | Encoding::Escaped { desc } => desc,
+            Encoding::DescTs | Encoding::DescTsDigits { .. } => true,
+            Encoding::Raw | Encoding::Digits { .. } | Encoding::Delimited => false,
+        }
+    }
+
+    /// The separator bytes after the field (a text key's fields but the last).
+    pub const fn sep_len(&self) -> usize {
+        self.sep_len
+    }
+
+    pub(crate) fn reader(&self) -> Option<Reader> {
+        self.read
+    }
+
+    /// The attributes, as written in the summary: `desc_ts`, `fixed(8)`,
+    /// `digits(11)`, `reverse`, `added`...
+    fn write_attrs(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.added {
+            f.write_str(" added")?;
+        }
+        match self.encoding {
+            Encoding::BigEndian { desc: true } | Encoding::Escaped { desc: true } => {
+                f.write_str(" desc")?
+            }
+            Encoding::DescTs => f.write_str(" desc_ts")?,
+            Encoding::Padded { len, pad, desc } => {
+                if desc {
+                    f.write_str(" desc")?;
+                }
+                match pad {
+                    0 => write!(f, " fixed({len})")?,
+                    b' '..=b'~' if pad != b'\'' && pad != b'\\' => {
+                        write!(f, " fixed({len}, pad = '{}')", pad as char)?
+                    }
+                    _ => write!(f, " fixed({len}, pad = 0x{pad:02X})")?,
+                }
+            }
+            Encoding::Digits { digits, .. } => write!(f, " digits({digits})")?,
+            Encoding::DescTsDigits { digits, max } if max == i64::MAX as u64 => {
+                write!(f, " desc_ts digits({digits})")?
+            }
+            Encoding::DescTsDigits { digits, max } => {
+                write!(f, " desc_ts(max = {max}) digits({digits})")?
+            }
+            Encoding::BigEndian { desc: false }
+            | Encoding::Escaped { desc: false }
+            | Encoding::Raw
+            | Encoding::Delimited => {}
+        }
+        if self.reverse {
+            f.write_str(" reverse")?;
+        }
+        if self.reverse_domain {
+            f.write_str(" reverse_domain")?;
+        }
+        Ok(())
+    }
+
+    fn encoding_text(&self) -> &'static str {
+        match self.encoding {
+            Encoding::BigEndian { desc: false } => "big-endian",
+            Encoding::BigEndian { desc: true } => "big-endian, inverted",
+            Encoding::DescTs => "i64::MAX - ts, big-endian",
+            Encoding::Padded { desc: false, .. } => "padded",
+            Encoding::Padded { desc: true, .. } => "padded, inverted",
+            Encoding::Escaped { desc: false } => "escaped, 00 00 terminated",
+            Encoding::Escaped { desc: true } => "escaped, terminated, inverted",
+            Encoding::Raw => "raw to the end",
+            Encoding::Digits { .. } => "decimal digits",
+            Encoding::DescTsDigits { .. } => "max - ts, decimal digits",
+            Encoding::Delimited => "up to the separator",
+        }
+    }
+}
+
+impl fmt::Display for FieldWidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldWidth::Fixed(w) => write!(f, "{w}"),
+            FieldWidth::Variable { min } => write!(f, ">={min}"),
+        }
+    }
+}
+
+impl fmt::Display for SaltLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("salt")?;
+        if !self.by.is_empty() {
+            f.write_str("(")?;
+            for (i, by) in self.by.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                f.write_str(by)?;
+            }
+            f.write_str(")")?;
+        }
+        write!(f, "/{}", self.buckets)?;
+        match self.hash {
+            SaltHashKind::Xxh3 => {}
+            SaltHashKind::Java => f.write_str(" java")?,
+            SaltHashKind::Mod => f.write_str(" mod")?,
+        }
+        write!(f, " {}", self.len)
+    }
+}
+
+impl fmt::Display for FieldLayout {
+    /// `user_id u64 8`, `ts_millis desc_ts i64 8`, `name String >=2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)?;
+        self.write_attrs(f)?;
+        write!(f, " {} {}", self.ty, self.width)
+    }
+}
+
+impl fmt::Display for Layout {
+    /// The one-line summary; `{:#}` gives the table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            return Table(self).fmt(f);
+        }
+        if !self.members.is_empty() {
+            for (i, m) in self.members.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" | ")?;
+                }
+                write!(f, "{}: {}", m.name, m)?;
+            }
+            return Ok(());
+        }
+        if let Format::Text { sep } = self.format {
+            write!(f, "text({sep:?}) ")?;
+        }
+        if !self.prefix.is_empty() {
+            f.write_str("[prefix \"")?;
+            write_escaped(f, self.prefix)?;
+            write!(f, "\" {}]", self.prefix.len())?;
+        }
+        if let Some(s) = &self.salt {
+            write!(f, "[{s}]")?;
+        }
+        for field in self.fields {
+            write!(f, "[{field}]")?;
+        }
+        match self.fixed_len() {
+            Some(n) => write!(f, " = {n} bytes"),
+            None => write!(f, " >= {} bytes", self.min_len()),
+        }
+    }
+}
+
+impl fmt::Debug for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Layout({}: {})", self.name, self)
+    }
+}
+
+impl fmt::Debug for FieldLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FieldLayout({self})")
+    }
+}
+
+impl PartialEq for Layout {
+    /// Layouts are equal when their [`id`](Layout::id)s are.
+    fn eq(&self, other: &Layout) -> bool {
+        self.id() == other.id()
+    }
+}
+
+/// Writes bytes as HBase's `toStringBinary` does: printable ASCII as is
+/// (but `\`), everything else as `\xHH`.
+pub(crate) fn write_escaped(f: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
+    for &b in bytes {
+        if (b' '..=b'~').contains(&b) && b != b'\\' {
+            f.write_char(b as char)?;
+        } else {
+            write!(f, "\\x{b:02X}")?;
+        }
+    }
+    Ok(())
+}
+
+struct Table<'a>(&'a Layout);
+
+impl fmt::Display for Table<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = self.0;
+        if !l.members.is_empty() {
+            writeln!(f, "{}: a family of {} key types", l.name, l.members.len())?;
+            for m in l.members {
+                writeln!(f)?;
+                Table(m).fmt(f)?;
+            }
+            return Ok(());
+        }
+        let format = match l.format {
+            Format::Binary => "binary key (format v1)",
+            Format::Text { .. } => "text key",
+        };
+        match l.fixed_len() {
+            Some(n) => writeln!(f, "{}: {format}, {n} bytes", l.name)?,
+            None => writeln!(f, "{}: {format}, at least {} bytes", l.name, l.min_len())?,
+        }
+        writeln!(
+            f,
+            "{:<8} {:<6} {:<16} {:<16} encoding",
+            "offset", "width", "part", "type"
+        )?;
+        // Offsets are known up to the first variable-length field.
+        let mut offset = Some(0usize);
+        let mut row = |f: &mut fmt::Formatter<'_>,
+                       width: FieldWidth,
+                       part: &dyn fmt::Display,
+                       ty: &str,
+                       enc: &dyn fmt::Display|
+         -> fmt::Result {
+            let at = match offset {
+                Some(o) => Small::<12>::display(&o),
+                None => Small::display(&"?"),
+            };
+            let part = Small::<64>::display(part);
+            writeln!(
+                f,
+                "{:<8} {:<6} {:<16} {:<16} {enc}",
+                at.as_str(),
+                Small::<12>::display(&width).as_str(),
+                part.as_str(),
+                ty
+            )?;
+            offset = match (offset, width) {
+                (Some(o), FieldWidth::Fixed(w)) => Some(o + w),
+                _ => None,
+            };
+            Ok(())
+        };
+        if !l.prefix.is_empty() {
+            row(
+                f,
+                FieldWidth::Fixed(l.prefix.len()),
+                &"prefix",
+                "-",
+                &Escaped(l.prefix),
+            )?;
+        }
+        if let Some(s) = &l.salt {
+            let hash = match s.hash {
+                SaltHashKind::Xxh3 => "xxh3",
+                SaltHashKind::Java => "java hashCode",
+                SaltHashKind::Mod => "value",
+            };
+            let by = Joined(s.by);
+            row(
+                f,
+                FieldWidth::Fixed(s.len),
+                &"salt",
+                "-",
+                &format_args!("{hash}({by}) % {}", s.buckets),
+            )?;
+        }
+        for field in l.fields {
+            let attrs = Attrs(field);
+            row(
+                f,
+                field.width,
+                &field.name,
+                field.ty,
+                &format_args!("{}{attrs}", field.encoding_text()),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+struct Attrs<'a>(&'a FieldLayout);
+
+impl fmt::Display for Attrs<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut attrs = Small::<96>::default();
+        let _ = fmt::write(&mut attrs, format_args!("{}", AttrsOnly(self.0)));
+        if !attrs.as_str().is_empty() {
+            write!(f, " (#[{}])", attrs.as_str().trim_start())?;
+        }
+        Ok(())
+    }
+}
+
+struct AttrsOnly<'a>(&'a FieldLayout);
+
+impl fmt::Display for AttrsOnly<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.write_attrs(f)
+    }
+}
+
+struct Joined(&'static [&'static str]);
+
+impl fmt::Display for Joined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(s)?;
+        }
+        Ok(())
+    }
+}
+
+struct Escaped<'a>(&'a [u8]);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        write_escaped(f, self.0)?;
+        f.write_str("\"")
+    }
+}
+
+/// A small string on the stack, so that the table pads its columns without
+/// `alloc` (text past `N` bytes is cut).
+#[derive(Default)]
+struct Small<const N: usize> {
+    buf: SmallBuf<N>,
+    len: usize,
+}
+
+struct SmallBuf<const N: usize>([u8; N]);
+
+impl<const N: usize> Default for SmallBuf<N> {
+    fn default() -> Self {
+        SmallBuf([0; N])
+    }
+}
+
+impl<const N: usize> Small<N> {
+    fn display(v: &dyn fmt::Display) -> Self {
+        let mut out = Self::default();
+        let _ = fmt::write(&mut out, format_args!("{v}"));
+        out
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole UTF-8 sequences are written (see write_str).
+        core::str::from_utf8(&self.buf.0[..self.len]).unwrap_or("")
+    }
+}
+
+impl<const N: usize> fmt::Write for Small<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            let mut tmp = [0u8; 4];
+            let c = c.encode_utf8(&mut tmp).as_bytes();
+            if self.len + c.len() > N {
+                return Ok(());
+            }
+            self.buf.0[self.len..self.len + c.len()].copy_from_slice(c);
+            self.len += c.len();
+        }
+        Ok(())
+    }
+}
+
+/// FNV-1a, 64-bit, as a const builder.
+struct Fnv(u64);
+
+impl Fnv {
+    const fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    const fn byte(self, b: u8) -> Fnv {
+        Fnv((self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    }
+
+    const fn flag(self, b: bool) -> Fnv {
+        self.byte(b as u8)
+    }
+
+    const fn u64(self, v: u64) -> Fnv {
+        let b = v.to_be_bytes();
+        let mut h = self;
+        let mut i = 0;
+        while i < 8 {
+            h = h.byte(b[i]);
+            i += 1;
+        }
+        h
+    }
+
+    const fn usize(self, v: usize) -> Fnv {
+        self.u64(v as u64)
+    }
+
+    const fn bytes(self, b: &[u8]) -> Fnv {
+        let mut h = self.usize(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            h = h.byte(b[i]);
+            i += 1;
+        }
+        h
+    }
+
+    const fn str(self, s: &str) -> Fnv {
+        self.bytes(s.as_bytes())
+    }
+}
+
+/// Freezes a key's layout in a test: panics, showing the frozen and the
+/// current layout, when `T`'s [`LAYOUT_ID`](crate::RowKey::LAYOUT_ID) is
+/// not `id`.
+///
+/// Put one line per key type in your test suite. Start with `0` and an
+/// empty summary: the failure prints the line to paste.
+///
+#[cfg_attr(feature = "derive", doc = "```")]
+#[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey)]
+/// struct Reading {
+///     sensor: u32,
+///     #[desc_ts]
+///     ts: i64,
+/// }
+///
+/// // In a #[test]:
+/// rowkey_core::assert_layout::<Reading>(
+///     0xa7e3_91d6_55ae_2f4e,
+///     "[sensor u32 4][ts desc_ts i64 8] = 12 bytes",
+/// );
+/// ```
+///
+/// The summary is only shown: the fingerprint decides. It covers field
+/// names, order, encoded types, widths and attributes, the salt, the prefix
+/// and the format, so changing any of them fails the test, while renaming
+/// the struct or switching `String` to `&str` (same bytes) does not.
+#[track_caller]
+pub fn assert_layout<T: crate::RowKey>(id: u64, summary: &str) {
+    let layout = T::LAYOUT;
+    if layout.id() != id {
+        panic!(
+            "the row key layout of `{name}` changed: keys already written may not decode or sort as before\n\
+             frozen: {id:#018x} {summary}\n\
+             now:    {now:#018x} {layout}\n\
+             if no table holds keys of the frozen layout (or the change is one rowkey keeps compatible, \
+             such as a `#[rowkey(added)]` field), freeze the new one:\n\
+             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{layout}\");",
+            name = layout.name(),
+            now = layout.id(),
+        );
+    }
+}

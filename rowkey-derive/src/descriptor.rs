@@ -1,0 +1,139 @@
+//! Emits `RowKey::LAYOUT`: the layout model as a const descriptor of the
+//! runtime (`rowkey_core::layout`), with each field's reader for
+//! `explain`. Widths come from the codecs' consts, so a user type's width
+//! is the compiler's, not a guess.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, ToTokens};
+
+use crate::attr::Hash;
+use crate::expand::{codec_alias, static_lifetimes};
+use crate::layout::{Arg, Codec, Field, Format, Layout};
+use crate::validate::type_text;
+
+/// `const LAYOUT: &'static Layout = &...;` for a struct's `RowKey` impl.
+pub fn layout_const(l: &Layout<'_>) -> TokenStream {
+    let name = l.input.original.ident.to_string();
+    let format = match &l.format {
+        Format::Binary => quote!(__rk::Format::Binary),
+        Format::Text { sep } => {
+            let sep = String::from_utf8_lossy(sep).into_owned();
+            quote!(__rk::Format::Text { sep: #sep })
+        }
+    };
+    let prefix = Literal::byte_string(l.prefix.as_deref().unwrap_or_default());
+    let salt = match &l.salt {
+        None => quote!(__rk::Option::None),
+        Some(s) => {
+            let buckets = Literal::u16_unsuffixed(s.buckets);
+            let hash = match s.hash {
+                Hash::Xxh3 => quote!(__rk::SaltHashKind::Xxh3),
+                Hash::Java => quote!(__rk::SaltHashKind::Java),
+                Hash::Mod => quote!(__rk::SaltHashKind::Mod),
+            };
+            let by = s.by.iter().map(|&i| &l.fields[i].name);
+            let len = Literal::usize_unsuffixed(s.head_len);
+            quote!(__rk::Option::Some(__rk::SaltLayout::__new(#buckets, #hash, &[#(#by),*], #len)))
+        }
+    };
+    let fields = l.fields.iter().enumerate().map(|(i, f)| field(i, f));
+    quote! {
+        const LAYOUT: &'static __rk::Layout = &__rk::Layout::__new(
+            #name,
+            #format,
+            #prefix,
+            #salt,
+            &[#(#fields),*],
+        );
+    }
+}
+
+fn field(i: usize, f: &Field<'_>) -> TokenStream {
+    let name = &f.name;
+    let ty_text = type_text(f.ty);
+    let wrap = |inner: &str| {
+        if f.option {
+            format!("Option<{inner}>")
+        } else {
+            inner.to_owned()
+        }
+    };
+    // The type as far as the bytes go: every string type is `str`.
+    let kind = match f.arg {
+        Arg::Str => wrap("str"),
+        Arg::Bytes => wrap("bytes"),
+        Arg::Value(_) => ty_text.clone(),
+    };
+    let desc = f.desc;
+    let encoding = match f.codec {
+        Codec::Fixed => quote!(__rk::Encoding::BigEndian { desc: #desc }),
+        Codec::DescTs => quote!(__rk::Encoding::DescTs),
+        Codec::Padded { len, pad } => {
+            let (len, pad) = (Literal::usize_unsuffixed(len), Literal::u8_unsuffixed(pad));
+            quote!(__rk::Encoding::Padded { len: #len, pad: #pad, desc: #desc })
+        }
+        Codec::Var { raw: true } => quote!(__rk::Encoding::Raw),
+        Codec::Var { raw: false } => quote!(__rk::Encoding::Escaped { desc: #desc }),
+        Codec::Dec { digits, signed } => {
+            let digits = Literal::usize_unsuffixed(digits);
+            quote!(__rk::Encoding::Digits { digits: #digits, signed: #signed })
+        }
+        Codec::DecUser { digits } => {
+            let digits = match digits {
+                Some(d) => Literal::usize_unsuffixed(d).into_token_stream(),
+                None => {
+                    let ty = static_lifetimes(f.ty);
+                    quote!(<#ty as __rk::Decimal>::DIGITS)
+                }
+            };
+            quote!(__rk::Encoding::Digits { digits: #digits, signed: false })
+        }
+        Codec::TextDescTs { digits, max } => {
+            let (digits, max) = (
+                Literal::usize_unsuffixed(digits),
+                Literal::u64_unsuffixed(max),
+            );
+            quote!(__rk::Encoding::DescTsDigits { digits: #digits, max: #max })
+        }
+        Codec::Delimited => quote!(__rk::Encoding::Delimited),
+        Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
+    };
+    let k = codec_alias(i);
+    let ty = static_lifetimes(f.ty);
+    // An added field's own width: `Layout` leaves added fields out of the
+    // key's length.
+    let width = quote!(__rk::field_width::<#k, #ty>());
+    let (option, added, reverse, domain) = (f.option, f.added, f.reverse, f.reverse_domain);
+    let sep_len = Literal::usize_unsuffixed(f.sep_len);
+    // What explain decodes the field as: strings as owned values (the key
+    // may be a local copy of pasted text), other types as themselves.
+    let reader = match f.arg {
+        Arg::Str | Arg::Bytes => {
+            let owned = if matches!(f.arg, Arg::Str) {
+                quote!(__rk::String)
+            } else {
+                quote!(__rk::Vec<u8>)
+            };
+            let owned = if f.option {
+                quote!(__rk::Option<#owned>)
+            } else {
+                owned
+            };
+            quote!(__rk::read::<#k, #owned>)
+        }
+        Arg::Value(_) if f.builtin => quote!(__rk::read::<#k, #ty>),
+        Arg::Value(_) => quote!(__rk::read_opaque::<#k, #ty>),
+    };
+    quote! {
+        __rk::FieldLayout::__new(
+            #name,
+            #ty_text,
+            #kind,
+            #encoding,
+            #width,
+            [#option, #added, #reverse, #domain],
+            #sep_len,
+            __rk::reader!(#reader),
+        )
+    }
+}
