@@ -34,6 +34,12 @@ pub trait FieldCodec<T: ?Sized> {
         Some(n) => n,
         None => panic!("rowkey: a variable-length field in a fixed-width layout"),
     };
+    /// The width in a layout descriptor.
+    #[doc(hidden)]
+    const LAYOUT_WIDTH: crate::layout::FieldWidth = match Self::FIXED_LEN {
+        Some(n) => crate::layout::FieldWidth::Fixed(n),
+        None => crate::layout::FieldWidth::Variable { min: Self::MIN_LEN },
+    };
     /// Bytes `value` encodes to (for a `Padded` value that is too long: the
     /// fixed width; `encode` reports the error).
     fn encoded_len(value: &T) -> usize;

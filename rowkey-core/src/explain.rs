@@ -29,7 +29,7 @@
 //! assert!(explained.to_string().contains("2023-11-14T22:13:20.000Z"));
 //!
 //! // A key cut short, as pasted from the HBase shell.
-//! let pasted = hbase::to_string_binary(&key[..12]);
+//! let pasted = rowkey_core::hbase::to_string_binary(&key[..12]);
 //! let explained = UserEvent::explain(pasted.as_str());
 //! assert_eq!(explained.parts().len(), 2); // salt and user_id
 //! assert_eq!(explained.stop().unwrap().at(), 9);

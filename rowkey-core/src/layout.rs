@@ -919,7 +919,7 @@ impl Fnv {
 ///
 /// // In a #[test]:
 /// rowkey_core::assert_layout::<Reading>(
-///     0xa7e3_91d6_55ae_2f4e,
+///     0x4968_84dc_6f74_e3b3,
 ///     "[sensor u32 4][ts desc_ts i64 8] = 12 bytes",
 /// );
 /// ```
@@ -931,6 +931,15 @@ impl Fnv {
 #[track_caller]
 pub fn assert_layout<T: crate::RowKey>(id: u64, summary: &str) {
     let layout = T::LAYOUT;
+    if id == 0 && summary.is_empty() {
+        panic!(
+            "no layout is frozen for `{name}` yet; freeze this one:\n\
+             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
+            name = layout.name(),
+            now = layout.id(),
+            quoted = RustStr(layout),
+        );
+    }
     if layout.id() != id {
         panic!(
             "the row key layout of `{name}` changed: keys already written may not decode or sort as before\n\
@@ -938,9 +947,32 @@ pub fn assert_layout<T: crate::RowKey>(id: u64, summary: &str) {
              now:    {now:#018x} {layout}\n\
              if no table holds keys of the frozen layout (or the change is one rowkey keeps compatible, \
              such as a `#[rowkey(added)]` field), freeze the new one:\n\
-             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{layout}\");",
+             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
             name = layout.name(),
             now = layout.id(),
+            quoted = RustStr(layout),
         );
+    }
+}
+
+/// A layout's summary with `\` and `"` escaped, to paste into a string
+/// literal.
+struct RustStr<'a>(&'a Layout);
+
+impl fmt::Display for RustStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Escape<'a, 'b>(&'a mut fmt::Formatter<'b>);
+        impl fmt::Write for Escape<'_, '_> {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                for c in s.chars() {
+                    if c == '"' || c == '\\' {
+                        self.0.write_char('\\')?;
+                    }
+                    self.0.write_char(c)?;
+                }
+                Ok(())
+            }
+        }
+        fmt::write(&mut Escape(f), format_args!("{}", self.0))
     }
 }

@@ -267,14 +267,6 @@ pub mod __private {
         H::HEAD.read(input, buckets).map(|_| ())
     }
 
-    /// A field's width in its layout descriptor, from its codec.
-    pub const fn field_width<K: FieldCodec<T>, T: ?Sized>() -> FieldWidth {
-        match K::FIXED_LEN {
-            Some(w) => FieldWidth::Fixed(w),
-            None => FieldWidth::Variable { min: K::MIN_LEN },
-        }
-    }
-
     /// A `#[rowkey(added)]` field: `None` when the key ends before it (a
     /// key written before the field was added). A `None` stored as a tag
     /// at the very end is rejected: the encoder writes trailing `None`s as

@@ -410,8 +410,11 @@ fn parse_field_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut FieldAttrs) {
                 "`{key}` goes in #[rowkey(...)] on the struct; on a field, #[rowkey] takes only `added`"
             )))
         } else {
+            let hint = did_you_mean(&key.to_string(), &[ADDED])
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
             Err(meta.error(format!(
-                "unknown field attribute key `{key}`: on a field, #[rowkey] takes only `added`"
+                "unknown field attribute key `{key}`: on a field, #[rowkey] takes only `added`{hint}"
             )))
         }
     });

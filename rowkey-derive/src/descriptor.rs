@@ -7,11 +7,14 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{codec_alias, static_lifetimes};
+use crate::expand::{codec_alias, respan, static_lifetimes};
 use crate::layout::{Arg, Codec, Field, Format, Layout};
 use crate::validate::type_text;
 
-/// `const LAYOUT: &'static Layout = &...;` for a struct's `RowKey` impl.
+/// `__LAYOUT`, a const beside the struct's `RowKey` impl (outside it, so
+/// that its field array is a constant with a `'static` life; the field
+/// types it names have their lifetimes set to `'static`), which sets
+/// `LAYOUT` to `&__LAYOUT`.
 pub fn layout_const(l: &Layout<'_>) -> TokenStream {
     let name = l.input.original.ident.to_string();
     let format = match &l.format {
@@ -38,13 +41,8 @@ pub fn layout_const(l: &Layout<'_>) -> TokenStream {
     };
     let fields = l.fields.iter().enumerate().map(|(i, f)| field(i, f));
     quote! {
-        const LAYOUT: &'static __rk::Layout = &__rk::Layout::__new(
-            #name,
-            #format,
-            #prefix,
-            #salt,
-            &[#(#fields),*],
-        );
+        const __FIELDS: &[__rk::FieldLayout] = &[#(#fields),*];
+        const __LAYOUT: __rk::Layout = __rk::Layout::__new(#name, #format, #prefix, #salt, __FIELDS);
     }
 }
 
@@ -102,7 +100,12 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
     let ty = static_lifetimes(f.ty);
     // An added field's own width: `Layout` leaves added fields out of the
     // key's length.
-    let width = quote!(__rk::field_width::<#k, #ty>());
+    // Through the codec trait's own const, at the field: a type that is no
+    // field type is reported once, by encode and decode, not again here.
+    let width = respan(
+        quote!(<#k as __rk::FieldCodec<#ty>>::LAYOUT_WIDTH),
+        f.span,
+    );
     let (option, added, reverse, domain) = (f.option, f.added, f.reverse, f.reverse_domain);
     let sep_len = Literal::usize_unsuffixed(f.sep_len);
     // What explain decodes the field as: strings as owned values (the key
@@ -124,6 +127,7 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
         Arg::Value(_) if f.builtin => quote!(__rk::read::<#k, #ty>),
         Arg::Value(_) => quote!(__rk::read_opaque::<#k, #ty>),
     };
+    let reader = respan(reader, f.span);
     quote! {
         __rk::FieldLayout::__new(
             #name,

@@ -72,6 +72,7 @@ fn expand(l: &Layout<'_>) -> TokenStream {
         quote!(type __Salt = #head;)
     });
     let trait_impls = trait_impls(l);
+    let layout = crate::descriptor::layout_const(l);
     let nested = nested_impl(l);
     let text_items = l.is_text().then(text_items);
     let fixed_items = l.all_fixed().then(|| fixed_items(l));
@@ -85,6 +86,7 @@ fn expand(l: &Layout<'_>) -> TokenStream {
             #sep
             #salt_head
             #(#aliases)*
+            #layout
             #trait_impls
             #nested
             #[automatically_derived]
@@ -190,7 +192,7 @@ fn codec(f: &Field<'_>) -> TokenStream {
 /// Gives every token the location of `span` (keeping call-site resolution),
 /// so that an error in the generated code for a field, such as a type that
 /// is not a field type, points at that field.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     let span = Span::call_site().located_at(span);
     tokens
         .into_iter()
@@ -429,7 +431,6 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         })
         .collect();
     let de_where = (!static_bounds.is_empty()).then(|| quote!(where #(#static_bounds),*));
-    let layout = crate::descriptor::layout_const(l);
 
     quote! {
         #[automatically_derived]
@@ -439,7 +440,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             const SALT_BUCKETS: __rk::Option<u16> = #buckets;
             #salt_len
             #prefix_const
-            #layout
+            const LAYOUT: &'static __rk::Layout = &__LAYOUT;
             #[inline]
             fn encoded_len(&self) -> usize {
                 #encoded_len

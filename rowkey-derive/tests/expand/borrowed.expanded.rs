@@ -7,6 +7,51 @@ const _: () = {
     type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "host",
+            "&'a str",
+            "str",
+            __rk::Encoding::Escaped {
+                desc: false,
+            },
+            <__K0 as __rk::FieldCodec<&'static str>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K0, __rk::String >),
+        ),
+        __rk::FieldLayout::__new(
+            "path",
+            "&'a [u8]",
+            "bytes",
+            __rk::Encoding::Escaped {
+                desc: false,
+            },
+            <__K1 as __rk::FieldCodec<&'static [u8]>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K1, __rk::Vec < u8 > >),
+        ),
+        __rk::FieldLayout::__new(
+            "region",
+            "&'static str",
+            "str",
+            __rk::Encoding::Raw,
+            <__K2 as __rk::FieldCodec<&'static str>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "Access",
+        __rk::Format::Binary,
+        b"",
+        __rk::Option::Some(
+            __rk::SaltLayout::__new(8, __rk::SaltHashKind::Xxh3, &["host"], 1),
+        ),
+        __FIELDS,
+    );
     #[automatically_derived]
     impl<'a> __rk::RowKey for Access<'a> {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
@@ -14,6 +59,7 @@ const _: () = {
             + <__K1 as __rk::FieldCodec<&'static [u8]>>::MIN_LEN
             + <__K2 as __rk::FieldCodec<&'static str>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(8);
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             1 + __K0::encoded_len(&self.host) + __K1::encoded_len(&self.path)

@@ -8,11 +8,81 @@ const _: () = {
     type __K2 = __rk::Padded<4, 32, __rk::Desc, __rk::Fwd>;
     type __K3 = __rk::DescTs;
     type __K4 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "priority",
+            "i32",
+            "i32",
+            __rk::Encoding::BigEndian {
+                desc: true,
+            },
+            <__K0 as __rk::FieldCodec<i32>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K0, i32 >),
+        ),
+        __rk::FieldLayout::__new(
+            "seq",
+            "u64",
+            "u64",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K1 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
+            [false, false, true, false],
+            0,
+            __rk::reader!(__rk::read:: < __K1, u64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "code",
+            "String",
+            "str",
+            __rk::Encoding::Padded {
+                len: 4,
+                pad: 32,
+                desc: true,
+            },
+            <__K2 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        ),
+        __rk::FieldLayout::__new(
+            "ts",
+            "u64",
+            "u64",
+            __rk::Encoding::DescTs,
+            <__K3 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K3, u64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "id",
+            "OrderId",
+            "OrderId",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K4 as __rk::FieldCodec<OrderId>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read_opaque:: < __K4, OrderId >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "Order",
+        __rk::Format::Binary,
+        b"",
+        __rk::Option::None,
+        __FIELDS,
+    );
     #[automatically_derived]
     impl __rk::RowKey for Order {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
         const MIN_LEN: usize = Self::LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::None;
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             Self::LEN

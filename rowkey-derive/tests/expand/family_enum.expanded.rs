@@ -8,6 +8,13 @@ const _: () = {
             <ByCustomer<'static> as __rk::RowKey>::MIN_LEN,
         );
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::None;
+        const LAYOUT: &'static __rk::Layout = &__rk::Layout::__family(
+            "Row",
+            &[
+                <Order as __rk::RowKey>::LAYOUT,
+                <ByCustomer<'static> as __rk::RowKey>::LAYOUT,
+            ],
+        );
         #[inline]
         fn encoded_len(&self) -> usize {
             match self {

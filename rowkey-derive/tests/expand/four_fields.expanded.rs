@@ -7,11 +7,69 @@ const _: () = {
     type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K2 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K3 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "a",
+            "u32",
+            "u32",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K0 as __rk::FieldCodec<u32>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K0, u32 >),
+        ),
+        __rk::FieldLayout::__new(
+            "b",
+            "u64",
+            "u64",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K1 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K1, u64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "c",
+            "i16",
+            "i16",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K2 as __rk::FieldCodec<i16>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K2, i16 >),
+        ),
+        __rk::FieldLayout::__new(
+            "d",
+            "u8",
+            "u8",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K3 as __rk::FieldCodec<u8>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K3, u8 >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "Four",
+        __rk::Format::Binary,
+        b"",
+        __rk::Option::None,
+        __FIELDS,
+    );
     #[automatically_derived]
     impl __rk::RowKey for Four {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
         const MIN_LEN: usize = Self::LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::None;
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             Self::LEN

@@ -6,6 +6,43 @@ const _: () = {
     type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "customer",
+            "String",
+            "str",
+            __rk::Encoding::Padded {
+                len: 8,
+                pad: 0,
+                desc: false,
+            },
+            <__K0 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K0, __rk::String >),
+        ),
+        __rk::FieldLayout::__new(
+            "order",
+            "Order",
+            "Order",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K1 as __rk::FieldCodec<Order>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read_opaque:: < __K1, Order >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "ByCustomer",
+        __rk::Format::Binary,
+        b"I",
+        __rk::Option::Some(
+            __rk::SaltLayout::__new(4, __rk::SaltHashKind::Xxh3, &["customer"], 1),
+        ),
+        __FIELDS,
+    );
     #[automatically_derived]
     impl __rk::RowKey for ByCustomer {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -13,6 +50,7 @@ const _: () = {
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(4);
         const SALT_LEN: usize = 2;
         const PREFIX: &'static [u8] = b"I";
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             Self::LEN

@@ -7,11 +7,59 @@ const _: () = {
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K1 = __rk::DescTs;
     type __K2 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "user_id",
+            "u64",
+            "u64",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K0 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K0, u64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "ts_millis",
+            "i64",
+            "i64",
+            __rk::Encoding::DescTs,
+            <__K1 as __rk::FieldCodec<i64>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K1, i64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "kind",
+            "String",
+            "str",
+            __rk::Encoding::Padded {
+                len: 8,
+                pad: 0,
+                desc: false,
+            },
+            <__K2 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "UserEvent",
+        __rk::Format::Binary,
+        b"",
+        __rk::Option::Some(
+            __rk::SaltLayout::__new(16, __rk::SaltHashKind::Xxh3, &["user_id"], 1),
+        ),
+        __FIELDS,
+    );
     #[automatically_derived]
     impl __rk::RowKey for UserEvent {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
         const MIN_LEN: usize = Self::LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(16);
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             Self::LEN

@@ -12,6 +12,63 @@ const _: () = {
     type __K1 = __rk::Then<__rk::TextDescTs<19, 9223372036854775807>, __Sep>;
     type __K2 = __rk::Delimited<__Sep, __rk::Dom>;
     type __K3 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "phone",
+            "u64",
+            "u64",
+            __rk::Encoding::Digits {
+                digits: 11,
+                signed: false,
+            },
+            <__K0 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            1,
+            __rk::reader!(__rk::read:: < __K0, u64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "ts",
+            "i64",
+            "i64",
+            __rk::Encoding::DescTsDigits {
+                digits: 19,
+                max: 9223372036854775807,
+            },
+            <__K1 as __rk::FieldCodec<i64>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            1,
+            __rk::reader!(__rk::read:: < __K1, i64 >),
+        ),
+        __rk::FieldLayout::__new(
+            "host",
+            "String",
+            "str",
+            __rk::Encoding::Delimited,
+            <__K2 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
+            [false, false, false, true],
+            1,
+            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        ),
+        __rk::FieldLayout::__new(
+            "note",
+            "String",
+            "str",
+            __rk::Encoding::Raw,
+            <__K3 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K3, __rk::String >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "Call",
+        __rk::Format::Text { sep: "_" },
+        b"",
+        __rk::Option::Some(
+            __rk::SaltLayout::__new(10, __rk::SaltHashKind::Mod, &["phone"], 2),
+        ),
+        __FIELDS,
+    );
     #[automatically_derived]
     impl __rk::RowKey for Call {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
@@ -21,6 +78,7 @@ const _: () = {
             + <__K3 as __rk::FieldCodec<String>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(10);
         const SALT_LEN: usize = 2;
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             2 + __K0::encoded_len(&self.phone) + __K1::encoded_len(&self.ts)

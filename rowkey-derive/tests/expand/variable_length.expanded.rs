@@ -7,6 +7,56 @@ const _: () = {
     type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Opt<__rk::Fixed<__rk::Asc, __rk::Fwd>, __rk::Asc>;
     type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
+    const __FIELDS: &[__rk::FieldLayout] = &[
+        __rk::FieldLayout::__new(
+            "tenant",
+            "String",
+            "str",
+            __rk::Encoding::Escaped {
+                desc: false,
+            },
+            <__K0 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K0, __rk::String >),
+        ),
+        __rk::FieldLayout::__new(
+            "version",
+            "Option<u32>",
+            "Option<u32>",
+            __rk::Encoding::BigEndian {
+                desc: false,
+            },
+            <__K1 as __rk::FieldCodec<Option<u32>>>::LAYOUT_WIDTH,
+            [true, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K1, Option < u32 > >),
+        ),
+        __rk::FieldLayout::__new(
+            "body",
+            "Vec<u8>",
+            "bytes",
+            __rk::Encoding::Raw,
+            <__K2 as __rk::FieldCodec<Vec<u8>>>::LAYOUT_WIDTH,
+            [false, false, false, false],
+            0,
+            __rk::reader!(__rk::read:: < __K2, __rk::Vec < u8 > >),
+        ),
+    ];
+    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
+        "Document",
+        __rk::Format::Binary,
+        b"",
+        __rk::Option::Some(
+            __rk::SaltLayout::__new(
+                4,
+                __rk::SaltHashKind::Java,
+                &["tenant", "version", "body"],
+                1,
+            ),
+        ),
+        __FIELDS,
+    );
     #[automatically_derived]
     impl __rk::RowKey for Document {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
@@ -14,6 +64,7 @@ const _: () = {
             + <__K1 as __rk::FieldCodec<Option<u32>>>::MIN_LEN
             + <__K2 as __rk::FieldCodec<Vec<u8>>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(4);
+        const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
             1 + __K0::encoded_len(&self.tenant) + __K1::encoded_len(&self.version)
