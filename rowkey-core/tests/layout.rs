@@ -1,0 +1,375 @@
+//! Layout descriptors: the one-line summary of every kind of field and
+//! attribute (golden text), the table, the fingerprint (golden values, and
+//! a change of type, order or attribute changes it) and the freeze helper's
+//! message.
+
+use std::panic;
+
+use rowkey_core::layout::{Encoding, FieldWidth, Format, SaltHashKind};
+use rowkey_core::prelude::*;
+use rowkey_core::{assert_layout, Layout};
+
+#[derive(RowKey)]
+#[salt(buckets = 16, by(user_id))]
+struct UserEvent {
+    user_id: u64,
+    #[desc_ts]
+    ts_millis: i64,
+    #[fixed(8)]
+    kind: String,
+}
+
+#[derive(RowKey)]
+struct Ints {
+    a: u8,
+    b: i16,
+    c: u32,
+    d: i64,
+    e: u128,
+    f: f64,
+    g: bool,
+    h: char,
+    i: [u8; 3],
+    j: Option<u32>,
+}
+
+#[derive(RowKey)]
+#[salt(buckets = 4, hash = "java")]
+struct Strings<'a> {
+    #[desc]
+    a: String,
+    b: &'a str,
+    #[fixed(4, pad = b' ')]
+    c: String,
+    #[reverse]
+    d: u32,
+    #[reverse_domain]
+    e: String,
+    f: Option<Vec<u8>>,
+    #[desc]
+    g: u16,
+    h: &'a [u8],
+}
+
+#[derive(RowKey)]
+#[rowkey(prefix = "D")]
+struct Prefixed {
+    #[desc_ts]
+    ts: u64,
+    #[rowkey(added)]
+    extra: Option<u16>,
+}
+
+#[derive(RowKey)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(11)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+}
+
+#[derive(RowKey)]
+#[rowkey(text, sep = "#", prefix = "m")]
+struct Metric {
+    host: String,
+    delta: i32,
+    #[desc_ts(max = 9999999999)]
+    ts: u64,
+    #[fixed(3, pad = b'.')]
+    tag: String,
+    path: String,
+}
+
+#[derive(KeyField, Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Kind {
+    Click = 1,
+    View = 2,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+struct Device {
+    site: u16,
+    id: u32,
+}
+
+#[derive(RowKey)]
+struct WithUserTypes {
+    kind: Kind,
+    device: Device,
+}
+
+#[derive(RowKey)]
+#[rowkey(prefix = "E")]
+#[salt(buckets = 4)]
+struct Tagged {
+    id: u32,
+}
+
+#[derive(RowKey)]
+enum Row {
+    Tagged(Tagged),
+    Marker(Prefixed),
+}
+
+#[test]
+fn one_line_summaries() {
+    let cases: [(&Layout, &str); 8] = [
+        (
+            UserEvent::LAYOUT,
+            "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8][kind fixed(8) String 8] = 25 bytes",
+        ),
+        (
+            Ints::LAYOUT,
+            "[a u8 1][b i16 2][c u32 4][d i64 8][e u128 16][f f64 8][g bool 1][h char 4][i [u8; 3] 3][j Option<u32> 5] = 52 bytes",
+        ),
+        (
+            Strings::LAYOUT,
+            "[salt(a, b, c, d, e, f, g, h)/4 java 1][a desc String >=2][b &'a str >=2][c fixed(4, pad = ' ') String 4][d reverse u32 4][e reverse_domain String >=2][f Option<Vec<u8>> >=1][g desc u16 2][h &'a [u8] >=0] >= 18 bytes",
+        ),
+        (
+            Prefixed::LAYOUT,
+            "[prefix \"D\" 1][ts desc_ts u64 8][extra added Option<u16> 3] >= 9 bytes",
+        ),
+        (
+            Call::LAYOUT,
+            "text(\"_\") [salt(phone)/10 mod 2][phone digits(11) u64 12][ts desc_ts digits(19) i64 19] = 33 bytes",
+        ),
+        (
+            Metric::LAYOUT,
+            "text(\"#\") [prefix \"m#\" 2][host String >=1][delta digits(10) i32 12][ts desc_ts(max = 9999999999) digits(10) u64 11][tag fixed(3, pad = '.') String 4][path String >=0] >= 30 bytes",
+        ),
+        (
+            WithUserTypes::LAYOUT,
+            "[kind Kind 1][device Device 6] = 7 bytes",
+        ),
+        (
+            Row::LAYOUT,
+            "Tagged: [prefix \"E\" 1][salt(id)/4 1][id u32 4] = 6 bytes | Prefixed: [prefix \"D\" 1][ts desc_ts u64 8][extra added Option<u16> 3] >= 9 bytes",
+        ),
+    ];
+    for (layout, summary) in cases {
+        assert_eq!(layout.to_string(), summary, "{}", layout.name());
+    }
+}
+
+#[test]
+fn descriptor_fields() {
+    let l = UserEvent::LAYOUT;
+    assert_eq!(l.name(), "UserEvent");
+    assert_eq!(l.format(), Format::Binary);
+    assert_eq!(l.fixed_len(), Some(UserEvent::LEN));
+    assert_eq!(l.min_len(), <UserEvent as RowKey>::MIN_LEN);
+    let salt = l.salt().unwrap();
+    assert_eq!(
+        (salt.buckets(), salt.hash(), salt.by(), salt.len()),
+        (16, SaltHashKind::Xxh3, &["user_id"][..], 1)
+    );
+    let names: Vec<&str> = l.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["user_id", "ts_millis", "kind"]);
+    let kind = l.field("kind").unwrap();
+    assert_eq!(kind.ty(), "String");
+    assert_eq!(kind.kind(), "str");
+    assert_eq!(
+        kind.encoding(),
+        Encoding::Padded {
+            len: 8,
+            pad: 0,
+            desc: false
+        }
+    );
+    assert_eq!(kind.width(), FieldWidth::Fixed(8));
+    assert!(l.field("ts_millis").unwrap().is_desc());
+
+    // A text key's widths include the separator after each field but the
+    // last; its length is the encoded length.
+    assert_eq!(Call::LAYOUT.format(), Format::Text { sep: "_" });
+    assert_eq!(Call::LAYOUT.fixed_len(), Some(Call::LEN));
+    assert_eq!(Call::LAYOUT.fields()[0].sep_len(), 1);
+    assert_eq!(
+        Metric::LAYOUT.min_len(),
+        <Metric as RowKey>::MIN_LEN,
+        "the descriptor's minimum is the trait's"
+    );
+    assert_eq!(Metric::LAYOUT.prefix(), b"m#");
+
+    // Added fields are not part of the length every key has.
+    assert_eq!(Prefixed::LAYOUT.fixed_len(), None);
+    assert_eq!(Prefixed::LAYOUT.min_len(), 9);
+    assert!(Prefixed::LAYOUT.fields()[1].is_added());
+
+    // User types: the compiler's widths.
+    assert_eq!(
+        WithUserTypes::LAYOUT.fields()[1].width(),
+        FieldWidth::Fixed(Device::LEN)
+    );
+    assert_eq!(Row::LAYOUT.members().len(), 2);
+    assert_eq!(Row::LAYOUT.members()[1].name(), "Prefixed");
+    assert_eq!(Row::LAYOUT.min_len(), 6);
+}
+
+#[test]
+fn table() {
+    let table = format!("{:#}", UserEvent::LAYOUT);
+    let expected = "\
+UserEvent: binary key (format v1), 25 bytes
+offset   width  part             type             encoding
+0        1      salt             -                xxh3(user_id) % 16
+1        8      user_id          u64              big-endian
+9        8      ts_millis        i64              i64::MAX - ts, big-endian (#[desc_ts])
+17       8      kind             String           padded (#[fixed(8)])
+";
+    assert_eq!(table, expected);
+    assert_eq!(UserEvent::LAYOUT.table().to_string(), expected);
+    // Past a variable-length field, offsets are unknown.
+    let strings = format!("{:#}", Strings::LAYOUT);
+    assert!(strings.contains("\n1        >=2    a "), "{strings}");
+    assert!(strings.contains("\n?        >=2    b "), "{strings}");
+}
+
+/// Frozen fingerprints: these values are part of the format. A change here
+/// fails every user's `assert_layout` line.
+#[test]
+fn fingerprints_are_frozen() {
+    assert_eq!(UserEvent::LAYOUT_ID, 0x1c91_1136_69b5_00a3);
+    assert_eq!(Call::LAYOUT_ID, 0xd39f_cffb_062b_856a);
+    assert_eq!(Strings::LAYOUT_ID, 0x911a_9cd9_92f6_d300);
+    assert_eq!(Row::LAYOUT_ID, 0x98b0_ca53_9c4a_c67b);
+    assert_eq!(UserEvent::LAYOUT_ID, UserEvent::LAYOUT.id());
+}
+
+mod v1 {
+    use rowkey_core::prelude::*;
+
+    #[derive(RowKey)]
+    pub struct Event {
+        pub user: u64,
+        #[desc_ts]
+        pub ts: i64,
+        pub kind: u16,
+    }
+}
+
+/// Each a one-thing change of `v1::Event`.
+mod changed {
+    use rowkey_core::prelude::*;
+
+    /// `user` is now signed: its bytes have the sign bit flipped.
+    #[derive(RowKey)]
+    pub struct Type {
+        pub user: i64,
+        #[desc_ts]
+        pub ts: i64,
+        pub kind: u16,
+    }
+
+    /// `kind` and `ts` swapped.
+    #[derive(RowKey)]
+    pub struct Order {
+        pub user: u64,
+        pub kind: u16,
+        #[desc_ts]
+        pub ts: i64,
+    }
+
+    /// `ts` lost `#[desc_ts]`.
+    #[derive(RowKey)]
+    pub struct Attribute {
+        pub user: u64,
+        pub ts: i64,
+        pub kind: u16,
+    }
+
+    /// Salted.
+    #[derive(RowKey)]
+    #[salt(buckets = 8, by(user))]
+    pub struct Salt {
+        pub user: u64,
+        #[desc_ts]
+        pub ts: i64,
+        pub kind: u16,
+    }
+
+    /// Same bytes, another struct name: the same layout.
+    #[derive(RowKey)]
+    pub struct Renamed {
+        pub user: u64,
+        #[desc_ts]
+        pub ts: i64,
+        pub kind: u16,
+    }
+}
+
+fn panic_message(f: impl FnOnce() + panic::UnwindSafe) -> Option<String> {
+    let hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(f);
+    panic::set_hook(hook);
+    result.err().map(|e| match e.downcast::<String>() {
+        Ok(s) => *s,
+        Err(e) => e.downcast::<&str>().map(|s| s.to_string()).unwrap(),
+    })
+}
+
+#[test]
+fn freeze_fails_on_a_changed_type_order_or_attribute() {
+    let frozen_id = v1::Event::LAYOUT_ID;
+    let frozen = v1::Event::LAYOUT.to_string();
+    assert_eq!(frozen, "[user u64 8][ts desc_ts i64 8][kind u16 2] = 18 bytes");
+    // The frozen layout passes.
+    assert_eq!(
+        panic_message(|| assert_layout::<v1::Event>(frozen_id, &frozen)),
+        None
+    );
+    // So does the same layout under another name.
+    assert_eq!(
+        panic_message(|| assert_layout::<changed::Renamed>(frozen_id, &frozen)),
+        None
+    );
+    let cases: [(&str, fn(u64, &str), &str); 4] = [
+        (
+            "type",
+            |id, s| assert_layout::<changed::Type>(id, s),
+            "[user i64 8][ts desc_ts i64 8][kind u16 2] = 18 bytes",
+        ),
+        (
+            "order",
+            |id, s| assert_layout::<changed::Order>(id, s),
+            "[user u64 8][kind u16 2][ts desc_ts i64 8] = 18 bytes",
+        ),
+        (
+            "attribute",
+            |id, s| assert_layout::<changed::Attribute>(id, s),
+            "[user u64 8][ts i64 8][kind u16 2] = 18 bytes",
+        ),
+        (
+            "salt",
+            |id, s| assert_layout::<changed::Salt>(id, s),
+            "[salt(user)/8 1][user u64 8][ts desc_ts i64 8][kind u16 2] = 19 bytes",
+        ),
+    ];
+    for (what, check, now) in cases {
+        let summary = frozen.clone();
+        let msg = panic_message(move || check(frozen_id, &summary))
+            .unwrap_or_else(|| panic!("a changed {what} passed the freeze"));
+        assert!(
+            msg.contains(&format!("frozen: {frozen_id:#018x} {frozen}")),
+            "{what}: {msg}"
+        );
+        assert!(msg.contains(&format!("now:    0x")), "{what}: {msg}");
+        assert!(msg.contains(now), "{what}: the new layout is shown: {msg}");
+        assert!(msg.contains("freeze the new one"), "{what}: {msg}");
+    }
+}
+
+#[test]
+fn the_first_freeze_prints_the_line_to_paste() {
+    let msg = panic_message(|| assert_layout::<Call>(0, "")).unwrap();
+    let line = format!(
+        "rowkey_core::assert_layout::<Call>({:#018x}, \"text(\\\"_\\\") [salt(phone)/10 mod 2][phone digits(11) u64 12][ts desc_ts digits(19) i64 19] = 33 bytes\");",
+        Call::LAYOUT_ID
+    );
+    assert!(msg.contains(&line), "{msg}");
+}
