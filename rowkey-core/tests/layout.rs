@@ -373,3 +373,69 @@ fn the_first_freeze_prints_the_line_to_paste() {
     );
     assert!(msg.contains(&line), "{msg}");
 }
+
+#[test]
+fn json_export() {
+    let v: serde_json::Value = serde_json::from_str(&UserEvent::LAYOUT.to_json()).unwrap();
+    assert_eq!(v["name"], "UserEvent");
+    assert_eq!(v["layout_id"], format!("{:#018x}", UserEvent::LAYOUT_ID));
+    assert_eq!(v["format"], "binary");
+    assert_eq!(v["fixed_len"], 25);
+    assert_eq!(v["summary"], UserEvent::LAYOUT.to_string());
+    assert_eq!(v["salt"]["buckets"], 16);
+    assert_eq!(v["salt"]["hash"], "xxh3");
+    assert_eq!(v["salt"]["by"], serde_json::json!(["user_id"]));
+    let kind = &v["fields"][2];
+    assert_eq!(kind["name"], "kind");
+    assert_eq!(kind["type"], "String");
+    assert_eq!(kind["kind"], "str");
+    assert_eq!(kind["encoding"], "padded");
+    assert_eq!(kind["padded_len"], 8);
+    assert_eq!(kind["width"], 8);
+    assert_eq!(v["fields"][1]["encoding"], "desc_ts");
+    assert_eq!(v["fields"][1]["desc"], true);
+
+    let v: serde_json::Value = serde_json::from_str(&Metric::LAYOUT.to_json()).unwrap();
+    assert_eq!(v["format"], "text");
+    assert_eq!(v["separator"], "#");
+    assert_eq!(v["prefix_hex"], "6d23");
+    assert_eq!(v["fixed_len"], serde_json::Value::Null);
+    assert_eq!(v["fields"][1]["encoding"], "digits");
+    assert_eq!(v["fields"][1]["signed"], true);
+    assert_eq!(v["fields"][2]["max"], 9_999_999_999u64);
+    assert_eq!(v["fields"][0]["variable"], true);
+
+    let v: serde_json::Value = serde_json::from_str(&Row::LAYOUT.to_json()).unwrap();
+    assert_eq!(v["members"][1]["name"], "Prefixed");
+    assert_eq!(v["members"][1]["fields"][1]["added"], true);
+    // Every string is escaped: the summary of a text key has quotes.
+    let v: serde_json::Value = serde_json::from_str(&Call::LAYOUT.to_json()).unwrap();
+    assert_eq!(v["summary"], Call::LAYOUT.to_string());
+}
+
+#[test]
+fn bigtable_row_key_schema() {
+    assert_eq!(UserEvent::LAYOUT.bigtable_row_key_schema(), None);
+    assert_eq!(Row::LAYOUT.bigtable_row_key_schema(), None);
+    let schema: serde_json::Value =
+        serde_json::from_str(&Metric::LAYOUT.bigtable_row_key_schema().unwrap()).unwrap();
+    let names: Vec<&str> = schema["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fieldName"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["prefix", "host", "delta", "ts", "tag", "path"]);
+    for f in schema["fields"].as_array().unwrap() {
+        assert_eq!(f["type"], serde_json::json!({"stringType": {"encoding": {"utf8Bytes": {}}}}));
+    }
+    // "#" in base64, as protobuf's JSON writes bytes.
+    assert_eq!(schema["encoding"]["delimitedBytes"]["delimiter"], "Iw==");
+    let call: serde_json::Value =
+        serde_json::from_str(&Call::LAYOUT.bigtable_row_key_schema().unwrap()).unwrap();
+    assert_eq!(call["fields"][0]["fieldName"], "salt");
+    assert_eq!(call["fields"].as_array().unwrap().len(), 3);
+    // Splitting a key at the delimiter gives one part per schema field.
+    let key = "0_18518885160_9223370398234269807";
+    assert_eq!(key.split('_').count(), 3);
+}
