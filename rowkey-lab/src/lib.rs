@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 use rowkey_core::prelude::*;
-use rowkey_core::{merge_salted, Scan};
+use rowkey_core::{merge_salted, Layout, Scan};
 
 const TABLE: TableDefinition<'_, &[u8], u8> = TableDefinition::new("events");
 const EPOCH: i64 = 1_700_000_000_000;
@@ -180,13 +180,14 @@ impl Design {
         }
     }
 
-    /// The key layout.
-    pub fn layout(self) -> &'static str {
+    /// The key layout, from the key type's descriptor: its `Display` is the
+    /// one-line summary the report shows.
+    pub fn layout(self) -> &'static Layout {
         match self {
-            Design::TsFirst => "[ts 8][user 8]",
-            Design::ReversedTs => "[#[reverse] ts 8][user 8]",
-            Design::SaltedTs => "[salt 1][ts 8][user 8]",
-            Design::UserNewest => "[salt(user) 1][user 8][#[desc_ts] ts 8]",
+            Design::TsFirst => TsFirst::LAYOUT,
+            Design::ReversedTs => ReversedTs::LAYOUT,
+            Design::SaltedTs => SaltedTs::LAYOUT,
+            Design::UserNewest => UserNewest::LAYOUT,
         }
     }
 
@@ -710,14 +711,22 @@ pub fn format_report(cfg: &Config, r: &Report) -> String {
             cfg.split_rows
         }
     );
+    // The layout column is as wide as the longest summary.
+    let w = r
+        .ingests
+        .iter()
+        .map(|i| i.design.layout().to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("key layout".len());
     let _ = writeln!(
         s,
-        "{:<28} {:<40} {:>12} {:>8} {:>9} {:>8}",
+        "{:<28} {:<w$} {:>12} {:>8} {:>9} {:>8}",
         "design", "key layout", "busiest rgn", "regions", "max/mean", "ingest"
     );
     let _ = writeln!(
         s,
-        "{:<28} {:<40} {:>12}",
+        "{:<28} {:<w$} {:>12}",
         "",
         "",
         format!("(last {:.0}%)", cfg.tail * 100.0)
@@ -725,9 +734,9 @@ pub fn format_report(cfg: &Config, r: &Report) -> String {
     for i in &r.ingests {
         let _ = writeln!(
             s,
-            "{:<28} {:<40} {:>11.1}% {:>8} {:>9.2} {:>7.2}s",
+            "{:<28} {:<w$} {:>11.1}% {:>8} {:>9.2} {:>7.2}s",
             i.design.name(),
-            i.design.layout(),
+            i.design.layout().to_string(),
             i.hottest_share * 100.0,
             i.regions,
             i.max_over_mean,

@@ -84,6 +84,18 @@ fn timestamp_first_is_a_hot_spot_and_salting_spreads_writes() {
         text.contains("winner: salt by user, newest first"),
         "{text}"
     );
+    // The layout column is each key type's descriptor, and the README's
+    // copy of the report shows the same layouts.
+    let readme = include_str!("../../README.md");
+    for design in lab::Design::ALL {
+        let layout = design.layout().to_string();
+        assert!(text.contains(&layout), "{layout} in:\n{text}");
+        assert!(readme.contains(&layout), "README shows {layout}");
+    }
+    assert_eq!(
+        lab::Design::UserNewest.layout().to_string(),
+        "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8] = 17 bytes"
+    );
     let svg = std::fs::read_to_string(&report.svg).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("timestamp first"),
