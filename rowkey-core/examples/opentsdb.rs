@@ -90,3 +90,10 @@ fn main() {
 fn example_runs() {
     main();
 }
+
+/// The key layouts, frozen: a change to a key's fields, types, order or
+/// attributes fails this test, showing the old and the new layout.
+#[test]
+fn layouts_are_frozen() {
+    rowkey_core::assert_layout::<MetricRow>(0xed9f3817f9de7503, "[salt(metric, tags)/20 java 1][metric [u8; 3] 3][base_hour u32 4][tags Vec<u8> >=0] >= 8 bytes");
+}

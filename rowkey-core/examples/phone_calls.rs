@@ -76,3 +76,10 @@ fn main() {
 fn example_runs() {
     main();
 }
+
+/// The key layouts, frozen: a change to a key's fields, types, order or
+/// attributes fails this test, showing the old and the new layout.
+#[test]
+fn layouts_are_frozen() {
+    rowkey_core::assert_layout::<Call>(0x9e03b13ee9a8ebca, "[salt(phone)/10 1][phone fixed(15) String 15][ts_millis desc_ts i64 8][callee String >=0] >= 24 bytes");
+}

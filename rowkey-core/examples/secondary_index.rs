@@ -98,3 +98,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{err}");
     Ok(())
 }
+
+/// The key layouts, frozen: a change to a key's fields, types, order or
+/// attributes fails this test, showing the old and the new layout.
+#[test]
+fn layouts_are_frozen() {
+    rowkey_core::assert_layout::<OrderRow>(
+        0xb638c3671267831e,
+        "[prefix \"D\" 1][order_id u64 8] = 9 bytes",
+    );
+    rowkey_core::assert_layout::<ByCustomer>(0x7c396d01068ee77c, "[prefix \"I\" 1][salt(customer)/4 1][customer String >=2][placed_at desc_ts i64 8][channel Channel 1][order OrderRow 9] >= 22 bytes");
+    rowkey_core::assert_layout::<Row>(0xecc5d42dbee6f56c, "OrderRow: [prefix \"D\" 1][order_id u64 8] = 9 bytes | ByCustomer: [prefix \"I\" 1][salt(customer)/4 1][customer String >=2][placed_at desc_ts i64 8][channel Channel 1][order OrderRow 9] >= 22 bytes");
+}

@@ -74,3 +74,13 @@ fn main() {
 fn example_runs() {
     main();
 }
+
+/// The key layouts, frozen: a change to a key's fields, types, order or
+/// attributes fails this test, showing the old and the new layout.
+#[test]
+fn layouts_are_frozen() {
+    rowkey_core::assert_layout::<Reply>(
+        0xef69f6eeacf84182,
+        "[thread_id u64 8][reply_id u32 4] = 12 bytes",
+    );
+}

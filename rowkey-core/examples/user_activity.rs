@@ -67,3 +67,13 @@ fn main() {
 fn example_runs() {
     main();
 }
+
+/// The key layouts, frozen: a change to a key's fields, types, order or
+/// attributes fails this test, showing the old and the new layout.
+#[test]
+fn layouts_are_frozen() {
+    rowkey_core::assert_layout::<Activity>(
+        0xe308f2f55ed8e742,
+        "[user_id reverse u64 8][ts_millis desc_ts i64 8][action fixed(12) String 12] = 28 bytes",
+    );
+}

@@ -240,7 +240,11 @@ fn explain_bytes(layout: &'static Layout, key: &[u8]) -> Explanation {
         salt_mismatch: None,
     };
     if !layout.members().is_empty() {
-        match layout.members().iter().find(|m| key.starts_with(m.prefix())) {
+        match layout
+            .members()
+            .iter()
+            .find(|m| key.starts_with(m.prefix()))
+        {
             Some(member) => return explain_bytes(member, key),
             None => {
                 ex.stop = Some(Stop {
@@ -535,7 +539,14 @@ where
     K: for<'de> FieldDecode<'de, T>,
 {
     let (_, end) = K::decode(input, pos, field)?;
-    let _ = write!(out, "a valid {}", core::any::type_name::<T>().rsplit("::").next().unwrap_or(""));
+    let _ = write!(
+        out,
+        "a valid {}",
+        core::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("")
+    );
     Ok((end, None))
 }
 

@@ -95,9 +95,9 @@ pub mod scan;
 pub mod text;
 
 pub use error::{DecodeError, EncodeError, FieldError};
-pub use field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
 #[cfg(feature = "alloc")]
 pub use explain::{ExplainInput, Explanation};
+pub use field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
 pub use key::{DecodeRowKey, RowKey};
 pub use layout::{assert_layout, Layout};
 #[cfg(feature = "alloc")]
@@ -188,12 +188,15 @@ macro_rules! __rowkey_reader {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rowkey_reader {
-    ($($tt:tt)*) => { ::core::option::Option::None };
+    ($($tt:tt)*) => {
+        ::core::option::Option::None
+    };
 }
 
 /// Not public API: the helpers that `#[derive(RowKey)]` expands to.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__rowkey_reader as reader;
     pub use crate::codec::{
         Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded, Raw,
         Rev, Var,
@@ -202,11 +205,10 @@ pub mod __private {
     #[cfg(feature = "alloc")]
     pub use crate::explain::{read, read_opaque, Show};
     pub use crate::field::FixedField;
+    pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::layout::{
         Encoding, FieldLayout, FieldWidth, Format, Layout, SaltHashKind, SaltLayout,
     };
-    pub use crate::__rowkey_reader as reader;
-    pub use crate::key::{DecodeRowKey, RowKey};
     pub use crate::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Buckets, Prefix, Scan};

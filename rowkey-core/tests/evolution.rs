@@ -187,7 +187,10 @@ fn added_fields_sort_after_the_old_key_in_value_order() {
     let values: Vec<_> = keys.iter().map(|(_, v)| v.clone()).collect();
     let mut sorted = values.clone();
     sorted.sort();
-    assert_eq!(values, sorted, "key order is (region, source) order, None first");
+    assert_eq!(
+        values, sorted,
+        "key order is (region, source) order, None first"
+    );
 }
 
 fn store(keys: &[Vec<u8>]) -> Database {
@@ -255,7 +258,10 @@ fn scans_over_old_and_new_keys_in_one_redb_table() {
         for ts in [100, 200] {
             // Equality on every field an old key has: the old row and the
             // new rows that extend it.
-            let got = read(&db, &v3::Event::scan_by_user_ts_kind_seq(user, ts, Some("click"), 1));
+            let got = read(
+                &db,
+                &v3::Event::scan_by_user_ts_kind_seq(user, ts, Some("click"), 1),
+            );
             let want = expected(&all, |e| {
                 e.user == user && e.ts == ts && e.kind.as_deref() == Some("click") && e.seq == 1
             });

@@ -75,7 +75,10 @@ fn a_valid_key_part_by_part() {
     assert_eq!(names(&e), ["salt", "user_id", "ts_millis", "kind"]);
     let ranges: Vec<_> = e.parts().iter().map(|p| p.range()).collect();
     assert_eq!(ranges, [0..1, 1..9, 9..17, 17..25]);
-    assert_eq!(e.parts()[0].value(), format!("bucket {} of 16", event().bucket()));
+    assert_eq!(
+        e.parts()[0].value(),
+        format!("bucket {} of 16", event().bucket())
+    );
     assert_eq!(e.parts()[1].value(), "42");
     assert_eq!(
         e.parts()[2].value(),
@@ -214,7 +217,11 @@ fn bad_utf8_and_bad_escapes() {
 fn pasted_shell_text() {
     let key = event().try_encode().unwrap();
     let shell = to_string_binary(&key);
-    for pasted in [shell.clone(), format!("\"{shell}\""), format!("  {shell}\n")] {
+    for pasted in [
+        shell.clone(),
+        format!("\"{shell}\""),
+        format!("  {shell}\n"),
+    ] {
         let e = UserEvent::explain(pasted.as_str());
         assert!(e.is_ok(), "{pasted}: {e}");
         assert_eq!(e.key(), key);
@@ -223,12 +230,17 @@ fn pasted_shell_text() {
     let e = Call::explain("0_18518885160_9223370398234269807");
     assert!(e.is_ok(), "{e}");
     assert_eq!(e.parts()[1].value(), "18518885160");
-    assert!(e.parts()[2].value().starts_with("1638620506000 = 2021-12-04T12:21:46.000Z"));
+    assert!(e.parts()[2]
+        .value()
+        .starts_with("1638620506000 = 2021-12-04T12:21:46.000Z"));
     // Text that is not toStringBinary output.
     let e = UserEvent::explain(r"\x0G");
     assert_eq!(e.stop().unwrap().part(), "input");
     assert_eq!(e.stop().unwrap().error(), None);
-    assert!(e.to_string().contains("the pasted text is not a key"), "{e}");
+    assert!(
+        e.to_string().contains("the pasted text is not a key"),
+        "{e}"
+    );
 }
 
 #[test]

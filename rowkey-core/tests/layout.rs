@@ -317,7 +317,10 @@ fn panic_message(f: impl FnOnce() + panic::UnwindSafe) -> Option<String> {
 fn freeze_fails_on_a_changed_type_order_or_attribute() {
     let frozen_id = v1::Event::LAYOUT_ID;
     let frozen = v1::Event::LAYOUT.to_string();
-    assert_eq!(frozen, "[user u64 8][ts desc_ts i64 8][kind u16 2] = 18 bytes");
+    assert_eq!(
+        frozen,
+        "[user u64 8][ts desc_ts i64 8][kind u16 2] = 18 bytes"
+    );
     // The frozen layout passes.
     assert_eq!(
         panic_message(|| assert_layout::<v1::Event>(frozen_id, &frozen)),
@@ -427,7 +430,10 @@ fn bigtable_row_key_schema() {
         .collect();
     assert_eq!(names, ["prefix", "host", "delta", "ts", "tag", "path"]);
     for f in schema["fields"].as_array().unwrap() {
-        assert_eq!(f["type"], serde_json::json!({"stringType": {"encoding": {"utf8Bytes": {}}}}));
+        assert_eq!(
+            f["type"],
+            serde_json::json!({"stringType": {"encoding": {"utf8Bytes": {}}}})
+        );
     }
     // "#" in base64, as protobuf's JSON writes bytes.
     assert_eq!(schema["encoding"]["delimitedBytes"]["delimiter"], "Iw==");

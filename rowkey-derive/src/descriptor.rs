@@ -102,10 +102,7 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
     // key's length.
     // Through the codec trait's own const, at the field: a type that is no
     // field type is reported once, by encode and decode, not again here.
-    let width = respan(
-        quote!(<#k as __rk::FieldCodec<#ty>>::LAYOUT_WIDTH),
-        f.span,
-    );
+    let width = respan(quote!(<#k as __rk::FieldCodec<#ty>>::LAYOUT_WIDTH), f.span);
     let (option, added, reverse, domain) = (f.option, f.added, f.reverse, f.reverse_domain);
     let sep_len = Literal::usize_unsuffixed(f.sep_len);
     // What explain decodes the field as: strings as owned values (the key

@@ -1,8 +1,8 @@
 //! Rules that look at more than one attribute or field: conflicts, salt
 //! `by` fields, types that an attribute cannot apply to.
 
-use syn::ext::IdentExt;
 use std::collections::HashSet;
+use syn::ext::IdentExt;
 
 use quote::ToTokens;
 use syn::GenericParam;
