@@ -110,3 +110,14 @@ async fn example_runs_against_the_emulator() {
         rowkey_bigtable::emulator::Emulator::start().expect("the Bigtable emulator starts");
     run(&emulator.host()).await.unwrap();
 }
+
+/// The key layout, frozen: a change to the key's fields, types, order or
+/// attributes fails this test, showing the old and the new layout.
+#[cfg(test)]
+#[test]
+fn layout_is_frozen() {
+    rowkey_core::assert_layout::<UserEvent>(
+        0x1c91113669b500a3,
+        "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8][kind fixed(8) String 8] = 25 bytes",
+    );
+}
