@@ -8,6 +8,7 @@ only to regenerate; the test reads the committed v1.txt.
 
     python3 tests/golden/reference.py > tests/golden/v1.txt
     python3 tests/golden/reference.py text > tests/golden/text.txt
+    python3 tests/golden/reference.py added > tests/golden/added.txt
 """
 import struct
 import sys
@@ -219,7 +220,23 @@ t("text_prefix_salted", "2" + "_" + text_salt(xxhash.xxh3_64_intdigest(guid.enco
 # KeyField enums in a text key: the discriminant's digits (u8 1, i16 -5).
 t("text_enum_field", dec(1, 3) + "_" + dec(-5, 5, True) + "_" + dec(7, 10))
 
-rows = T if sys.argv[1:] == ["text"] else V
+# ---------- added fields (FORMAT.md, "Added fields") ----------
+
+A = []
+def a(name, b):
+    A.append((name, b))
+
+# Evt { user: u32, seq: u16, #[rowkey(added)] region: Option<u16>,
+#       #[rowkey(added)] source: Option<String> }, #[salt(buckets = 8)]:
+# the salt hashes the fields every key has; trailing Nones are no bytes.
+old = unsigned(77, 4) + unsigned(3, 2)
+head = xxh3_salt(old, 8) + old
+a("added_none_none", head)
+a("added_some_none", head + some(unsigned(7, 2)))
+a("added_none_some", head + none(2) + some(escaped(b"a\x00")))
+a("added_some_some", head + some(unsigned(1, 2)) + some(escaped(b"")))
+
+rows = {"text": T, "added": A}.get(sys.argv[1] if sys.argv[1:] else "", V)
 for name, b in rows:
     if rows is T:
         print(f"# {b.decode()}")
