@@ -110,6 +110,8 @@ pub struct FieldLayout {
     reverse: bool,
     reverse_domain: bool,
     sep_len: usize,
+    /// `None` without `alloc`: `explain` needs it.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     read: Option<Reader>,
 }
 
@@ -499,6 +501,7 @@ impl FieldLayout {
         self.sep_len
     }
 
+    #[cfg(feature = "alloc")]
     pub(crate) fn reader(&self) -> Option<Reader> {
         self.read
     }

@@ -172,7 +172,8 @@ fn old_keys_decode_with_added_fields_as_none_and_keep_their_bytes() {
 #[test]
 fn added_fields_sort_after_the_old_key_in_value_order() {
     let base = upgrade(&v1_events()[0]);
-    let mut keys: Vec<(Vec<u8>, (Option<u16>, Option<String>))> = Vec::new();
+    type Added = (Option<u16>, Option<String>);
+    let mut keys: Vec<(Vec<u8>, Added)> = Vec::new();
     for region in [None, Some(0), Some(9)] {
         for source in [None, Some(String::new()), Some("a".to_string())] {
             let e = v3::Event {

@@ -331,7 +331,8 @@ fn freeze_fails_on_a_changed_type_order_or_attribute() {
         panic_message(|| assert_layout::<changed::Renamed>(frozen_id, &frozen)),
         None
     );
-    let cases: [(&str, fn(u64, &str), &str); 4] = [
+    type Check = fn(u64, &str);
+    let cases: [(&str, Check, &str); 4] = [
         (
             "type",
             |id, s| assert_layout::<changed::Type>(id, s),
@@ -361,7 +362,7 @@ fn freeze_fails_on_a_changed_type_order_or_attribute() {
             msg.contains(&format!("frozen: {frozen_id:#018x} {frozen}")),
             "{what}: {msg}"
         );
-        assert!(msg.contains(&format!("now:    0x")), "{what}: {msg}");
+        assert!(msg.contains("now:    0x"), "{what}: {msg}");
         assert!(msg.contains(now), "{what}: the new layout is shown: {msg}");
         assert!(msg.contains("freeze the new one"), "{what}: {msg}");
     }
