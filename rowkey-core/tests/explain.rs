@@ -41,6 +41,19 @@ struct Call {
     ts: i64,
 }
 
+/// A text key salted by two non-adjacent fields: the hash reads both with
+/// the separators between them, as the key has them.
+#[derive(RowKey, Debug, PartialEq, Clone)]
+#[rowkey(text, sep = "|")]
+#[salt(buckets = 16, by(a, c))]
+struct TextSalted {
+    #[digits(5)]
+    a: u32,
+    b: String,
+    c: u16,
+    d: String,
+}
+
 #[derive(RowKey, Debug, PartialEq, Clone)]
 #[rowkey(prefix = "Q")]
 struct Marker {
@@ -332,6 +345,7 @@ proptest! {
         check_agrees::<Call>(&bytes);
         check_agrees::<Marker>(&bytes);
         check_agrees::<Row>(&bytes);
+        check_agrees::<TextSalted>(&bytes);
         // As pasted text, too.
         let text = String::from_utf8_lossy(&bytes);
         let _ = UserEvent::explain(text.as_ref()).to_string();
@@ -348,6 +362,11 @@ proptest! {
         prop_assert!(e.is_ok(), "{}", e);
         prop_assert!(Row::explain(&key).is_ok());
         check_agrees::<Page>(&key);
+        let salted = TextSalted { a: (phone % 100_000) as u32, b: "x".repeat((ts & 3) as usize), c: ts as u16, d: "tail".into() };
+        let key = salted.encode_to_vec().unwrap();
+        let e = TextSalted::explain(&key);
+        prop_assert!(e.is_ok(), "{}", e);
+        prop_assert_eq!(e.parts()[0].value(), format!("bucket {} of 16", salted.try_bucket().unwrap()));
         if let Ok(key) = (Call { phone, ts }).encode_to_vec() {
             let e = Call::explain(&key);
             prop_assert!(e.is_ok(), "{}", e);
