@@ -100,6 +100,14 @@ pub trait FieldDecode<'de, T> {
     /// Reads the field at `input[pos..]`; returns it and the position after it.
     fn decode(input: &'de [u8], pos: usize, field: &'static str)
         -> Result<(T, usize), DecodeError>;
+
+    /// How `explain` shows a decoded value of a user type: the type's own
+    /// `describe` (a `KeyField` enum's variant name); nothing by default.
+    #[doc(hidden)]
+    fn describe(value: &T, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        let _ = (value, out);
+        Ok(())
+    }
 }
 
 /// A field's sort order: [`Asc`] or [`Desc`] (`#[desc]`).
@@ -248,6 +256,10 @@ impl<T: FixedField, O: Order, D: Direction> FieldDecode<'_, T> for Fixed<O, D> {
         }
         let value = T::from_key_bytes(bytes).map_err(|e| DecodeError::from_field(field, e))?;
         Ok((value, pos + T::LEN))
+    }
+
+    fn describe(value: &T, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        value.describe(out)
     }
 }
 
@@ -543,6 +555,13 @@ impl<T, C: FieldCodec<T>, O: Order> FieldCodec<Option<T>> for Opt<C, O> {
 impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, O: Order> FieldDecode<'de, Option<T>>
     for Opt<C, O>
 {
+    fn describe(value: &Option<T>, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        match value {
+            None => out.write_str("None"),
+            Some(v) => C::describe(v, out),
+        }
+    }
+
     #[inline(always)]
     fn decode(
         input: &'de [u8],

@@ -538,16 +538,34 @@ pub fn read_opaque<K, T>(
 where
     K: for<'de> FieldDecode<'de, T>,
 {
-    let (_, end) = K::decode(input, pos, field)?;
-    let _ = write!(
-        out,
-        "a valid {}",
-        core::any::type_name::<T>()
-            .rsplit("::")
-            .next()
-            .unwrap_or("")
-    );
+    let (value, end) = K::decode(input, pos, field)?;
+    let mut name = String::new();
+    let _ = K::describe(&value, &mut name);
+    let ty = short_type_name::<T>();
+    if name.is_empty() {
+        let _ = write!(out, "a valid {ty}");
+    } else {
+        let _ = write!(out, "{name} ({ty})");
+    }
     Ok((end, None))
+}
+
+/// `Option<my_crate::Kind>` as `Option<Kind>`: the type without its paths.
+fn short_type_name<T>() -> String {
+    let full = core::any::type_name::<T>();
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    for c in full.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+        } else {
+            out.push_str(word.rsplit("::").next().unwrap_or(""));
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(word.rsplit("::").next().unwrap_or(""));
+    out
 }
 
 /// A timestamp shown as a UTC date, its unit guessed from its magnitude

@@ -85,6 +85,14 @@ pub trait FixedField: Sized {
     fn to_key_bytes(&self) -> Self::Bytes;
     /// The value back from its bytes; reject bytes that no value encodes to.
     fn from_key_bytes(bytes: Self::Bytes) -> Result<Self, FieldError>;
+
+    /// How [`explain`](crate::RowKey::explain) names a value of this type
+    /// beside its bytes; by default nothing. `#[derive(KeyField)]` writes
+    /// the variant's name.
+    fn describe(&self, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        let _ = out;
+        Ok(())
+    }
 }
 
 macro_rules! unsigned {

@@ -51,6 +51,14 @@ pub trait Decimal: Sized {
     /// The value of a sign and a magnitude; `None` when no value of the
     /// type has them (out of range, or `-0`).
     fn join(negative: bool, mag: Self::Mag) -> Option<Self>;
+
+    /// How [`explain`](crate::RowKey::explain) names a value of this type
+    /// beside its digits; by default nothing. `#[derive(KeyField)]` writes
+    /// the variant's name.
+    fn describe(&self, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        let _ = out;
+        Ok(())
+    }
 }
 
 /// An unsigned magnitude written as a fixed number of decimal digits.
@@ -210,6 +218,10 @@ impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldCodec<T> for Dec<W
 }
 
 impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldDecode<'_, T> for Dec<W, O, D> {
+    fn describe(value: &T, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        value.describe(out)
+    }
+
     #[inline(always)]
     fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
         let sign = T::SIGNED as usize;
@@ -404,6 +416,10 @@ impl<T: ?Sized, C: FieldCodec<T>, S: Sep> FieldCodec<T> for Then<C, S> {
 }
 
 impl<'de, T, C: FieldDecode<'de, T>, S: Sep> FieldDecode<'de, T> for Then<C, S> {
+    fn describe(value: &T, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        C::describe(value, out)
+    }
+
     #[inline(always)]
     fn decode(
         input: &'de [u8],

@@ -68,6 +68,27 @@ enum Row {
     Marker(Marker),
 }
 
+#[derive(KeyField, Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum Kind {
+    Click = 1,
+    View = 2,
+}
+
+#[derive(RowKey, Debug, PartialEq, Clone)]
+struct Tagged {
+    kind: Kind,
+    maybe: Option<Kind>,
+    id: u16,
+}
+
+#[derive(RowKey, Debug, PartialEq, Clone)]
+#[rowkey(text, sep = "_")]
+struct TextTagged {
+    kind: Kind,
+    id: u16,
+}
+
 fn event() -> UserEvent {
     UserEvent {
         user_id: 42,
@@ -378,4 +399,39 @@ proptest! {
             check_agrees::<Page>(&bad);
         }
     }
+}
+
+#[test]
+fn field_enums_show_their_variant() {
+    let key = Tagged {
+        kind: Kind::View,
+        maybe: None,
+        id: 3,
+    }
+    .encode();
+    let e = Tagged::explain(&key);
+    assert!(e.is_ok(), "{e}");
+    assert_eq!(e.parts()[0].value(), "View (Kind)");
+    assert_eq!(e.parts()[1].value(), "None (Option<Kind>)");
+    let key = Tagged {
+        kind: Kind::Click,
+        maybe: Some(Kind::View),
+        id: 3,
+    }
+    .encode();
+    assert_eq!(
+        Tagged::explain(&key).parts()[1].value(),
+        "View (Option<Kind>)"
+    );
+    let e = TextTagged::explain("001_00003");
+    assert_eq!(e.parts()[0].value(), "Click (Kind)");
+    // A discriminant of no variant: the enum's own check stops it.
+    let mut bad = key;
+    bad[0] = 9;
+    let e = Tagged::explain(&bad);
+    assert_eq!(e.stop().unwrap().part(), "kind");
+    assert_eq!(
+        e.stop().unwrap().error(),
+        Tagged::decode(&bad).err().as_ref()
+    );
 }

@@ -77,6 +77,7 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     let repr = repr.expect("checked");
     let name = &node.ident;
     let invalid = format!("not the discriminant of a variant of `{name}`");
+    let names = variants.iter().map(|v| v.to_string());
     quote! {
         const _: () = {
             use #krate::__private as __rk;
@@ -98,6 +99,11 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
                     })*
                     __rk::Result::Err(__rk::FieldError::Invalid(#invalid))
                 }
+                fn describe(&self, __out: &mut dyn ::core::fmt::Write) -> ::core::fmt::Result {
+                    __out.write_str(match self {
+                        #(Self::#variants => #names,)*
+                    })
+                }
             }
             #[automatically_derived]
             impl __rk::Decimal for #name {
@@ -118,6 +124,9 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
                         return __rk::Option::Some(Self::#variants);
                     })*
                     __rk::Option::None
+                }
+                fn describe(&self, __out: &mut dyn ::core::fmt::Write) -> ::core::fmt::Result {
+                    <Self as __rk::FixedField>::describe(self, __out)
                 }
             }
         };
