@@ -101,7 +101,6 @@ fn expand(l: &Layout<'_>) -> TokenStream {
     }
 }
 
-/// The codec type of field `i`: `__K<i>`.
 /// For an added field `i`: the condition under which it is written, that
 /// it or an added field after it is `Some` (trailing `None`s are absent,
 /// as in keys written before they were added).
@@ -116,6 +115,7 @@ fn added_written(l: &Layout<'_>, i: usize) -> Option<TokenStream> {
     Some(quote!(#(#later)||*))
 }
 
+/// The codec type of field `i`: `__K<i>`.
 pub(crate) fn codec_alias(i: usize) -> Ident {
     format_ident!("__K{}", i)
 }
