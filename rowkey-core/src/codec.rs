@@ -587,3 +587,64 @@ impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, O: Order> FieldDecode<'de, 
         }
     }
 }
+
+/// A `#[rowkey(added)]` field around its `Opt` codec `C`: where the key
+/// ends before it (a key written before the field was added) it decodes as
+/// `None`. Encoding is `C`'s; the generated code writes the field only when
+/// it or an added field after it is `Some`, so a trailing `None` is no
+/// bytes, and a key that ends with a `None` tag is rejected: every value has
+/// one key.
+pub struct Added<C>(PhantomData<C>);
+
+/// Why a key ending in an added field's `None` tag is rejected.
+pub(crate) const TRAILING_NONE: &str =
+    "a trailing #[rowkey(added)] None is stored as no bytes, not as a None tag";
+
+impl<T, C: FieldCodec<Option<T>>> FieldCodec<Option<T>> for Added<C> {
+    const FIXED_LEN: Option<usize> = C::FIXED_LEN;
+    const MIN_LEN: usize = C::MIN_LEN;
+    const DESC: bool = C::DESC;
+    const RAW: bool = C::RAW;
+    #[inline(always)]
+    fn encoded_len(value: &Option<T>) -> usize {
+        C::encoded_len(value)
+    }
+    #[inline(always)]
+    fn max_encoded_len(value: &Option<T>) -> usize {
+        C::max_encoded_len(value)
+    }
+    #[inline(always)]
+    fn encode(
+        value: &Option<T>,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<usize, EncodeError> {
+        C::encode(value, out, pos, field)
+    }
+}
+
+impl<'de, T, C: FieldDecode<'de, Option<T>>> FieldDecode<'de, Option<T>> for Added<C> {
+    fn describe(value: &Option<T>, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        C::describe(value, out)
+    }
+
+    #[inline]
+    fn decode(
+        input: &'de [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(Option<T>, usize), DecodeError> {
+        if pos == input.len() {
+            return Ok((None, pos));
+        }
+        let (value, end) = C::decode(input, pos, field)?;
+        if value.is_none() && end == input.len() {
+            return Err(DecodeError::InvalidValue {
+                field,
+                reason: TRAILING_NONE,
+            });
+        }
+        Ok((value, end))
+    }
+}

@@ -45,8 +45,8 @@ use core::ops::Range;
 use crate::codec::FieldDecode;
 use crate::error::DecodeError;
 use crate::hbase::{from_string_binary, to_string_binary, ParseBinaryError};
-use crate::layout::{Encoding, Format, Layout, SaltHashKind};
-use crate::salt::{Head, JavaHash, SaltHash, Xxh3};
+use crate::layout::{Encoding, Layout, SaltHashKind};
+use crate::salt::{JavaHash, SaltHash, Xxh3};
 
 /// What [`explain`](crate::RowKey::explain) accepts: bytes (`[u8]`,
 /// `[u8; N]`, `Vec<u8>`) as they are, and text (`str`, `String`) as pasted
@@ -289,14 +289,7 @@ fn walk(layout: &'static Layout, key: &[u8], ex: &mut Explanation) -> Result<(),
     }
     let mut bucket = None;
     if let Some(salt) = layout.salt() {
-        let head = match layout.format() {
-            Format::Text { sep } => Head::Text {
-                digits: (salt.len() - sep.len()) as u8,
-                sep: sep.as_bytes(),
-            },
-            _ => Head::Byte,
-        };
-        match head.read(&key[pos..], salt.buckets()) {
+        match salt.head().read(&key[pos..], salt.buckets()) {
             Ok(b) => {
                 bucket = Some(b);
                 ex.parts.push(Part {
@@ -325,14 +318,6 @@ fn walk(layout: &'static Layout, key: &[u8], ex: &mut Explanation) -> Result<(),
         };
         let mut value = String::new();
         match read(key, pos, field.name(), &mut value) {
-            // As `decode_added`: a trailing None is no bytes, not a tag.
-            Ok((end, _)) if field.is_added() && end == key.len() && value == "None" => {
-                let e = DecodeError::InvalidValue {
-                    field: field.name(),
-                    reason: crate::__private::TRAILING_NONE,
-                };
-                return stop(ex, pos, field.name(), e);
-            }
             Ok((end, int)) => {
                 let ts = matches!(
                     field.encoding(),

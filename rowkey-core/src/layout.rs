@@ -39,6 +39,7 @@
 use core::fmt;
 
 use crate::error::DecodeError;
+use crate::salt::Head;
 
 /// Reads one field at `pos` with its real codec, writes its value for
 /// `explain` and returns the position after it and the value as an integer
@@ -82,19 +83,20 @@ pub struct SaltLayout {
     buckets: u16,
     hash: SaltHashKind,
     by: &'static [&'static str],
-    len: usize,
+    head: Head,
 }
 
-/// A salt's hash (`#[salt(hash = "...")]`).
+/// A salt's hash (`#[salt(hash = "...")]`). The discriminant is the
+/// byte the layout fingerprint hashes (FORMAT.md, "Layout fingerprint").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SaltHashKind {
     /// `hash = "xxh3"` (the default): `xxh3_64(by bytes) % buckets`.
-    Xxh3,
+    Xxh3 = 0,
     /// `hash = "java"`: `abs(Arrays.hashCode(by bytes) % buckets)`.
-    Java,
+    Java = 1,
     /// `hash = "mod"`: the `by` field's value `% buckets`.
-    Mod,
+    Mod = 2,
 }
 
 /// One field of a key.
@@ -287,7 +289,7 @@ impl Layout {
     pub const fn head_len(&self) -> usize {
         self.prefix.len()
             + match &self.salt {
-                Some(s) => s.len,
+                Some(s) => s.head.len(),
                 None => 0,
             }
     }
@@ -366,17 +368,16 @@ impl Layout {
 
 impl SaltLayout {
     #[doc(hidden)]
-    pub const fn __new(
+    pub const fn __new<H: crate::salt::SaltHead>(
         buckets: u16,
         hash: SaltHashKind,
         by: &'static [&'static str],
-        len: usize,
     ) -> SaltLayout {
         SaltLayout {
             buckets,
             hash,
             by,
-            len,
+            head: H::HEAD,
         }
     }
 
@@ -398,12 +399,18 @@ impl SaltLayout {
     /// The salt's bytes: 1 in a binary key, the bucket digits and the
     /// separator in a text key.
     pub const fn len(&self) -> usize {
-        self.len
+        self.head.len()
     }
 
     /// The salt always has bytes (this is for clippy's `len_without_is_empty`).
     pub const fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
+    }
+
+    /// How the bucket is written: a byte, or a text key's digits and
+    /// separator.
+    pub const fn head(&self) -> Head {
+        self.head
     }
 }
 
@@ -595,7 +602,7 @@ impl fmt::Display for SaltLayout {
             SaltHashKind::Java => f.write_str(" java")?,
             SaltHashKind::Mod => f.write_str(" mod")?,
         }
-        write!(f, " {}", self.len)
+        write!(f, " {}", self.len())
     }
 }
 
@@ -747,7 +754,7 @@ impl fmt::Display for Table<'_> {
             let by = Joined(s.by);
             row(
                 f,
-                FieldWidth::Fixed(s.len),
+                FieldWidth::Fixed(s.len()),
                 &"salt",
                 "-",
                 &format_args!("{hash}({by}) % {}", s.buckets),
@@ -1054,7 +1061,8 @@ mod export {
                     let _ = write!(
                         out,
                         "{{\"buckets\":{},\"hash\":\"{hash}\",\"width\":{},\"by\":[",
-                        s.buckets, s.len
+                        s.buckets,
+                        s.len()
                     );
                     for (i, by) in s.by.iter().enumerate() {
                         if i > 0 {

@@ -198,8 +198,8 @@ macro_rules! __rowkey_reader {
 pub mod __private {
     pub use crate::__rowkey_reader as reader;
     pub use crate::codec::{
-        Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded, Raw,
-        Rev, Var,
+        Added, Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded,
+        Raw, Rev, Var,
     };
     pub use crate::error::{DecodeError, EncodeError, FieldError};
     #[cfg(feature = "alloc")]
@@ -268,36 +268,6 @@ pub mod __private {
     pub fn decode_salt<H: SaltHead>(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
         H::HEAD.read(input, buckets).map(|_| ())
     }
-
-    /// A `#[rowkey(added)]` field: `None` when the key ends before it (a
-    /// key written before the field was added). A `None` stored as a tag
-    /// at the very end is rejected: the encoder writes trailing `None`s as
-    /// no bytes, so every value has one key.
-    #[inline]
-    pub fn decode_added<'de, K, T>(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(Option<T>, usize), DecodeError>
-    where
-        K: FieldDecode<'de, Option<T>>,
-    {
-        if pos == input.len() {
-            return Ok((None, pos));
-        }
-        let (value, end) = K::decode(input, pos, field)?;
-        if value.is_none() && end == input.len() {
-            return Err(DecodeError::InvalidValue {
-                field,
-                reason: TRAILING_NONE,
-            });
-        }
-        Ok((value, end))
-    }
-
-    /// Why a key ending in an added field's `None` tag is rejected.
-    pub const TRAILING_NONE: &str =
-        "a trailing #[rowkey(added)] None is stored as no bytes, not as a None tag";
 
     /// A text key's bytes as a `String`. Every part of a text key is
     /// UTF-8 (ASCII digits and separators, ASCII padding, `str` values cut

@@ -35,8 +35,7 @@ pub fn layout_const(l: &Layout<'_>) -> TokenStream {
                 Hash::Mod => quote!(__rk::SaltHashKind::Mod),
             };
             let by = s.by.iter().map(|&i| &l.fields[i].name);
-            let len = Literal::usize_unsuffixed(s.head_len);
-            quote!(__rk::Option::Some(__rk::SaltLayout::__new(#buckets, #hash, &[#(#by),*], #len)))
+            quote!(__rk::Option::Some(__rk::SaltLayout::__new::<__Salt>(#buckets, #hash, &[#(#by),*])))
         }
     };
     let fields = l.fields.iter().enumerate().map(|(i, f)| field(i, f));

@@ -182,8 +182,14 @@ fn codec(f: &Field<'_>) -> TokenStream {
     };
     // The Option tag follows the field's order, so `None` sorts first
     // ascending and last descending.
-    if f.option {
+    let base = if f.option {
         quote!(__rk::Opt<#base, #order>)
+    } else {
+        base
+    };
+    // An added field decodes as `None` where the key ends before it.
+    if f.added {
+        quote!(__rk::Added<#base>)
     } else {
         base
     }
@@ -403,11 +409,7 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         } else {
             quote!(__p)
         };
-        let call = if f.added {
-            quote!(let (#v, __p) = __rk::decode_added::<#k, _>(__input, #at, #fname)?;)
-        } else {
-            quote!(let (#v, __p) = #k::decode(__input, #at, #fname)?;)
-        };
+        let call = quote!(let (#v, __p) = #k::decode(__input, #at, #fname)?;);
         respan(call, f.span)
     });
     let inits = l.fields.iter().enumerate().map(|(i, f)| {

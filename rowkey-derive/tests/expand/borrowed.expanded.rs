@@ -48,7 +48,7 @@ const _: () = {
         __rk::Format::Binary,
         b"",
         __rk::Option::Some(
-            __rk::SaltLayout::__new(8, __rk::SaltHashKind::Xxh3, &["host"], 1),
+            __rk::SaltLayout::__new::<__Salt>(8, __rk::SaltHashKind::Xxh3, &["host"]),
         ),
         __FIELDS,
     );

@@ -39,7 +39,7 @@ const _: () = {
         __rk::Format::Binary,
         b"I",
         __rk::Option::Some(
-            __rk::SaltLayout::__new(4, __rk::SaltHashKind::Xxh3, &["customer"], 1),
+            __rk::SaltLayout::__new::<__Salt>(4, __rk::SaltHashKind::Xxh3, &["customer"]),
         ),
         __FIELDS,
     );

@@ -50,7 +50,7 @@ const _: () = {
         __rk::Format::Binary,
         b"",
         __rk::Option::Some(
-            __rk::SaltLayout::__new(16, __rk::SaltHashKind::Xxh3, &["user_id"], 1),
+            __rk::SaltLayout::__new::<__Salt>(16, __rk::SaltHashKind::Xxh3, &["user_id"]),
         ),
         __FIELDS,
     );

@@ -65,7 +65,7 @@ const _: () = {
         __rk::Format::Text { sep: "_" },
         b"",
         __rk::Option::Some(
-            __rk::SaltLayout::__new(10, __rk::SaltHashKind::Mod, &["phone"], 2),
+            __rk::SaltLayout::__new::<__Salt>(10, __rk::SaltHashKind::Mod, &["phone"]),
         ),
         __FIELDS,
     );

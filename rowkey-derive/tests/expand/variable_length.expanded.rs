@@ -48,12 +48,9 @@ const _: () = {
         __rk::Format::Binary,
         b"",
         __rk::Option::Some(
-            __rk::SaltLayout::__new(
-                4,
-                __rk::SaltHashKind::Java,
-                &["tenant", "version", "body"],
-                1,
-            ),
+            __rk::SaltLayout::__new::<
+                __Salt,
+            >(4, __rk::SaltHashKind::Java, &["tenant", "version", "body"]),
         ),
         __FIELDS,
     );
