@@ -5,8 +5,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
 /// The exact output of HBase's `Bytes.toStringBinary`: printable ASCII
 /// (space to `~`) except the backslash as is, every other byte as `\xHH`
 /// with upper-case hex.
@@ -24,13 +22,8 @@ pub fn to_string_binary(bytes: &[u8]) -> String {
 }
 
 fn push_binary(s: &mut String, b: u8, force_hex: bool) {
-    if (b' '..=b'~').contains(&b) && !force_hex {
-        s.push(char::from(b));
-    } else {
-        s.push_str("\\x");
-        s.push(char::from(HEX[usize::from(b >> 4)]));
-        s.push(char::from(HEX[usize::from(b & 0xF)]));
-    }
+    // Writing to a String cannot fail.
+    let _ = crate::layout::write_binary_byte(s, b, force_hex);
 }
 
 /// Why [`from_string_binary`] rejected its input.

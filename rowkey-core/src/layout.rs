@@ -670,17 +670,24 @@ impl PartialEq for Layout {
     }
 }
 
-/// Writes bytes as HBase's `toStringBinary` does: printable ASCII as is
-/// (but `\`), everything else as `\xHH`.
-pub(crate) fn write_escaped(f: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
+/// Writes bytes as HBase's `Bytes.toStringBinary` does: printable ASCII
+/// as is (but `\`), everything else as `\xHH`.
+fn write_escaped(f: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
     for &b in bytes {
-        if (b' '..=b'~').contains(&b) && b != b'\\' {
-            f.write_char(b as char)?;
-        } else {
-            write!(f, "\\x{b:02X}")?;
-        }
+        write_binary_byte(f, b, b == b'\\')?;
     }
     Ok(())
+}
+
+/// One byte of HBase's `toStringBinary` form: printable ASCII (space to
+/// `~`) as is unless `force_hex`, every other byte as `\xHH`, upper-case.
+/// Without `alloc`, for the descriptor's summary; `hbase` builds on it.
+pub(crate) fn write_binary_byte(f: &mut dyn fmt::Write, b: u8, force_hex: bool) -> fmt::Result {
+    if (b' '..=b'~').contains(&b) && !force_hex {
+        f.write_char(char::from(b))
+    } else {
+        write!(f, "\\x{b:02X}")
+    }
 }
 
 struct Table<'a>(&'a Layout);
