@@ -720,21 +720,20 @@ impl fmt::Display for Table<'_> {
         let mut offset = Some(0usize);
         let mut row = |f: &mut fmt::Formatter<'_>,
                        width: FieldWidth,
-                       part: &dyn fmt::Display,
+                       part: &str,
                        ty: &str,
                        enc: &dyn fmt::Display|
          -> fmt::Result {
             let at = match offset {
-                Some(o) => Small::<12>::display(&o),
+                Some(o) => Small::<24>::display(&o),
                 None => Small::display(&"?"),
             };
-            let part = Small::<64>::display(part);
             writeln!(
                 f,
                 "{:<8} {:<6} {:<16} {:<16} {enc}",
                 at.as_str(),
-                Small::<12>::display(&width).as_str(),
-                part.as_str(),
+                Small::<24>::display(&width).as_str(),
+                part,
                 ty
             )?;
             offset = match (offset, width) {
@@ -747,7 +746,7 @@ impl fmt::Display for Table<'_> {
             row(
                 f,
                 FieldWidth::Fixed(l.prefix.len()),
-                &"prefix",
+                "prefix",
                 "-",
                 &Escaped(l.prefix),
             )?;
@@ -762,7 +761,7 @@ impl fmt::Display for Table<'_> {
             row(
                 f,
                 FieldWidth::Fixed(s.len()),
-                &"salt",
+                "salt",
                 "-",
                 &format_args!("{hash}({by}) % {}", s.buckets),
             )?;
@@ -772,7 +771,7 @@ impl fmt::Display for Table<'_> {
             row(
                 f,
                 field.width,
-                &field.name,
+                field.name,
                 field.ty,
                 &format_args!("{}{attrs}", field.encoding_text()),
             )?;
