@@ -83,6 +83,17 @@ pub enum EncodeError {
         /// The separator.
         sep: &'static [u8],
     },
+    /// A timestamp field's value cannot be stored exactly in its unit
+    /// (`#[ts(...)]`): it is finer than the unit, out of the unit's `i64`
+    /// range, a leap second, or an `OffsetDateTime` not in UTC.
+    Time {
+        /// The field.
+        field: &'static str,
+        /// The field's unit.
+        unit: crate::timestamp::TimeUnit,
+        /// What is wrong with the value.
+        error: crate::timestamp::TimeError,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -117,6 +128,28 @@ impl fmt::Display for EncodeError {
                 "field `{field}`: value contains the separator \"{}\", which would end the field early; only the last field of a text key may contain it",
                 sep.escape_ascii()
             ),
+            EncodeError::Time { field, unit, error } => {
+                use crate::timestamp::TimeError;
+                write!(f, "field `{field}`: ")?;
+                match error {
+                    TimeError::Precision => write!(
+                        f,
+                        "the timestamp is finer than #[ts({unit})] stores; round it to whole {} first, or choose a finer unit",
+                        unit.plural()
+                    ),
+                    TimeError::OutOfRange => write!(
+                        f,
+                        "the timestamp is out of range: as {} since 1970 it does not fit in an i64; choose a coarser unit than #[ts({unit})]",
+                        unit.plural()
+                    ),
+                    TimeError::NotUtc => f.write_str(
+                        "the timestamp's offset is not UTC, and a key stores only the instant; convert it with .to_offset(UtcOffset::UTC) first",
+                    ),
+                    TimeError::LeapSecond => f.write_str(
+                        "the timestamp is a leap second (:60), which has no Unix time of its own",
+                    ),
+                }
+            }
         }
     }
 }

@@ -40,6 +40,7 @@ use core::fmt;
 
 use crate::error::DecodeError;
 use crate::salt::Head;
+use crate::timestamp::TimeUnit;
 
 /// Reads one field at `pos` with its real codec, writes its value for
 /// `explain` and returns the position after it and the value as an integer
@@ -112,6 +113,7 @@ pub struct FieldLayout {
     reverse: bool,
     reverse_domain: bool,
     sep_len: usize,
+    unit: Option<TimeUnit>,
     /// `None` without `alloc`: `explain` needs it.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     read: Option<Reader>,
@@ -161,6 +163,9 @@ pub enum Encoding {
     },
     /// Text keys: a string up to the separator.
     Delimited,
+    /// Text keys: a UUID, ULID or IP address as its fixed-width text
+    /// ([`TextForm`](crate::TextForm)).
+    TextForm,
 }
 
 /// A field's width in the key.
@@ -344,12 +349,17 @@ impl Layout {
                 Encoding::Digits { digits, signed } => h.byte(5).usize(digits).flag(signed),
                 Encoding::DescTsDigits { digits, max } => h.byte(6).usize(digits).u64(max),
                 Encoding::Delimited => h.byte(7),
+                Encoding::TextForm => h.byte(8),
             };
             h = h
                 .flag(f.option)
                 .flag(f.added)
                 .flag(f.reverse)
                 .flag(f.reverse_domain);
+            // Only timestamps add bytes: older layouts keep their ids.
+            if let Some(unit) = f.unit {
+                h = h.byte(0xD7).byte(unit as u8);
+            }
             i += 1;
         }
         h.0
@@ -439,8 +449,22 @@ impl FieldLayout {
             reverse,
             reverse_domain,
             sep_len,
+            unit: None,
             read,
         }
+    }
+
+    /// The field with a timestamp's unit (`#[ts(...)]`).
+    #[doc(hidden)]
+    pub const fn __unit(mut self, unit: TimeUnit) -> FieldLayout {
+        self.unit = Some(unit);
+        self
+    }
+
+    /// A timestamp field's unit (`#[ts(...)]`, `millis` by default): the
+    /// value is stored as an `i64` of it. `None` for other fields.
+    pub const fn unit(&self) -> Option<TimeUnit> {
+        self.unit
     }
 
     /// The field's name.
@@ -499,7 +523,9 @@ impl FieldLayout {
             | Encoding::Padded { desc, .. }
             | Encoding::Escaped { desc } => desc,
             Encoding::DescTs | Encoding::DescTsDigits { .. } => true,
-            Encoding::Raw | Encoding::Digits { .. } | Encoding::Delimited => false,
+            Encoding::Raw | Encoding::Digits { .. } | Encoding::Delimited | Encoding::TextForm => {
+                false
+            }
         }
     }
 
@@ -518,6 +544,9 @@ impl FieldLayout {
     fn write_attrs(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.added {
             f.write_str(" added")?;
+        }
+        if let Some(unit) = self.unit {
+            write!(f, " ts({unit})")?;
         }
         match self.encoding {
             Encoding::BigEndian { desc: true } | Encoding::Escaped { desc: true } => {
@@ -546,7 +575,8 @@ impl FieldLayout {
             Encoding::BigEndian { desc: false }
             | Encoding::Escaped { desc: false }
             | Encoding::Raw
-            | Encoding::Delimited => {}
+            | Encoding::Delimited
+            | Encoding::TextForm => {}
         }
         if self.reverse {
             f.write_str(" reverse")?;
@@ -570,6 +600,7 @@ impl FieldLayout {
             Encoding::Digits { .. } => "decimal digits",
             Encoding::DescTsDigits { .. } => "max - ts, decimal digits",
             Encoding::Delimited => "up to the separator",
+            Encoding::TextForm => "text form",
         }
     }
 }
@@ -1115,8 +1146,12 @@ mod export {
                         format!(",\"digits\":{digits},\"max\":{max}"),
                     ),
                     Encoding::Delimited => ("delimited", String::new()),
+                    Encoding::TextForm => ("text_form", String::new()),
                 };
                 let _ = write!(out, ",\"encoding\":\"{encoding}\"{params}");
+                if let Some(unit) = f.unit {
+                    let _ = write!(out, ",\"unit\":\"{unit}\"");
+                }
                 match f.width {
                     FieldWidth::Fixed(w) => {
                         let _ = write!(out, ",\"width\":{w},\"variable\":false");

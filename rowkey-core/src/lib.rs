@@ -83,16 +83,22 @@ pub mod escape;
 #[cfg(feature = "alloc")]
 pub mod explain;
 mod field;
+#[cfg(feature = "fjall")]
+pub mod fjall;
 #[cfg(feature = "alloc")]
 pub mod hbase;
 mod key;
 pub mod layout;
 #[cfg(feature = "alloc")]
 mod merge;
+#[cfg(feature = "redb")]
+pub mod redb;
 pub mod salt;
 #[cfg(feature = "alloc")]
 pub mod scan;
 pub mod text;
+pub mod timestamp;
+mod types;
 
 pub use error::{DecodeError, EncodeError, FieldError};
 #[cfg(feature = "alloc")]
@@ -104,6 +110,8 @@ pub use layout::{assert_layout, Layout};
 pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
 #[cfg(feature = "alloc")]
 pub use scan::{Scan, ScanRange};
+pub use text::TextForm;
+pub use timestamp::{TimeField, TimeUnit};
 
 /// `#[derive(RowKey)]`: see the crate documentation and the README's
 /// attribute reference.
@@ -212,7 +220,8 @@ pub mod __private {
     pub use crate::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Buckets, Prefix, Scan};
-    pub use crate::text::{Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
+    pub use crate::text::{Chars, Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
+    pub use crate::timestamp::{Micros, Millis, Nanos, Secs, TimeUnit, Ts};
     #[cfg(feature = "alloc")]
     pub use alloc::{string::String, vec::Vec};
     pub use core::ops::RangeBounds;

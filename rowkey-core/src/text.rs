@@ -319,6 +319,91 @@ impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldDecode<'_, T>
     }
 }
 
+/// A value with a fixed-width text form: how a text key writes a UUID, a
+/// ULID or an IP address (see the table in the crate's README,
+/// "Ecosystem"). Implement it for your own type to use it in text keys.
+///
+/// The text must be printable ASCII, exactly [`TEXT_LEN`](Self::TEXT_LEN)
+/// bytes, and sort (compared bytewise) like the values; `read_text` must
+/// reject every text that `write_text` does not write, so that each value
+/// has one key.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no fixed-width text form: it does not implement `rowkey_core::TextForm`",
+    label = "not a text key field type",
+    note = "`uuid::Uuid` and `ulid::Ulid` need rowkey-core's features `uuid` and `ulid`"
+)]
+pub trait TextForm: Sized {
+    /// The text's length in bytes.
+    const TEXT_LEN: usize;
+    /// Writes the text into `out[..TEXT_LEN]`.
+    fn write_text(&self, out: &mut [u8]);
+    /// The value of `text` (exactly `TEXT_LEN` bytes).
+    fn read_text(text: &[u8]) -> Result<Self, crate::FieldError>;
+    /// How [`explain`](crate::RowKey::explain) names the value; by default
+    /// nothing.
+    fn describe(&self, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        let _ = out;
+        Ok(())
+    }
+}
+
+/// A [`TextForm`] value in a text key; `#[reverse]` (`D` = `Rev`) writes
+/// its characters last to first, which spreads time-ordered ids.
+pub struct Chars<D>(PhantomData<D>);
+
+impl<T: TextForm, D: Direction> FieldCodec<T> for Chars<D> {
+    const FIXED_LEN: Option<usize> = Some(T::TEXT_LEN);
+    const MIN_LEN: usize = T::TEXT_LEN;
+    const DESC: bool = false;
+    const RAW: bool = false;
+    #[inline(always)]
+    fn encoded_len(_: &T) -> usize {
+        T::TEXT_LEN
+    }
+    #[inline]
+    fn encode(
+        value: &T,
+        out: &mut [u8],
+        pos: usize,
+        _: &'static str,
+    ) -> Result<usize, EncodeError> {
+        let dst = &mut out[pos..pos + T::TEXT_LEN];
+        value.write_text(dst);
+        if D::REV {
+            dst.reverse();
+        }
+        Ok(pos + T::TEXT_LEN)
+    }
+}
+
+/// The longest text form `Chars` decodes (`IpAddr`: 40).
+const MAX_TEXT_FORM: usize = 64;
+
+impl<T: TextForm, D: Direction> FieldDecode<'_, T> for Chars<D> {
+    fn describe(value: &T, out: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        value.describe(out)
+    }
+
+    #[inline]
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+        let n = T::TEXT_LEN;
+        let src = take(input, pos, n, field)?;
+        let mut buf = [0u8; MAX_TEXT_FORM];
+        let Some(text) = buf.get_mut(..n) else {
+            return Err(DecodeError::InvalidValue {
+                field,
+                reason: "the type's text form is longer than 64 bytes",
+            });
+        };
+        text.copy_from_slice(src);
+        if D::REV {
+            text.reverse();
+        }
+        let value = T::read_text(text).map_err(|e| DecodeError::from_field(field, e))?;
+        Ok((value, pos + n))
+    }
+}
+
 /// Where `sep` first occurs in `bytes`.
 #[inline(always)]
 fn find(bytes: &[u8], sep: &[u8]) -> Option<usize> {

@@ -216,6 +216,40 @@ fn kind_of(ty: &Type) -> Kind {
     Kind::Fixed
 }
 
+/// A type the derive knows by name from the ecosystem (as it knows
+/// `String` or `u64`): it picks the type's codec, and the trait bound at
+/// the field checks that the name is that type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// A timestamp (`TimeField`): stored as an `i64` of its `#[ts]` unit.
+    Time,
+    /// A type with a fixed-width text form (`TextForm`): UUIDs, ULIDs and
+    /// IP addresses.
+    TextForm,
+}
+
+/// What the derive knows about `ty` by its name: `DateTime<..>`
+/// (chrono), `OffsetDateTime` and `PrimitiveDateTime` (time), `Timestamp`
+/// alone or as `jiff::Timestamp`, `Uuid`, `Ulid`, `Ipv4Addr`, `Ipv6Addr`,
+/// `IpAddr`.
+pub fn known(ty: &Type) -> Option<Known> {
+    let Type::Path(p) = peel(ty) else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let segs = &p.path.segments;
+    let last = segs.last()?;
+    let name = last.ident.to_string();
+    match name.as_str() {
+        "DateTime" if !last.arguments.is_none() => Some(Known::Time),
+        "OffsetDateTime" | "PrimitiveDateTime" => Some(Known::Time),
+        // Other crates' `Timestamp`s (prost's, your own) are not jiff's.
+        "Timestamp" if segs.len() == 1 || segs[0].ident == "jiff" => Some(Known::Time),
+        "Uuid" | "Ulid" | "Ipv4Addr" | "Ipv6Addr" | "IpAddr" => Some(Known::TextForm),
+        _ => None,
+    }
+}
+
 /// The integer type name when `ty` is one that `#[desc_ts]` accepts.
 pub fn timestamp_int(ty: &Type) -> Option<&'static str> {
     ["i64", "u64", "i32", "u32"]
@@ -248,18 +282,6 @@ impl Int {
 
 /// The integer type `ty` names, if it is a built-in one.
 pub fn int_type(ty: &Type) -> Option<Int> {
-    const INTS: &[(&str, bool, usize, u64)] = &[
-        ("u8", false, 3, u8::MAX as u64),
-        ("u16", false, 5, u16::MAX as u64),
-        ("u32", false, 10, u32::MAX as u64),
-        ("u64", false, 20, u64::MAX),
-        ("u128", false, 39, u64::MAX),
-        ("i8", true, 3, i8::MAX as u64),
-        ("i16", true, 5, i16::MAX as u64),
-        ("i32", true, 10, i32::MAX as u64),
-        ("i64", true, 19, i64::MAX as u64),
-        ("i128", true, 39, u64::MAX),
-    ];
     INTS.iter()
         .find(|(name, ..)| is_ident(ty, name))
         .map(|&(name, signed, digits, max)| Int {
@@ -269,3 +291,29 @@ pub fn int_type(ty: &Type) -> Option<Int> {
             max,
         })
 }
+
+/// `i64`: what a timestamp field is stored as.
+pub fn i64_int() -> Int {
+    let (name, signed, digits, max) = INTS[8];
+    Int {
+        name,
+        signed,
+        digits,
+        max,
+    }
+}
+
+/// Name, signed, default digits, largest value.
+#[allow(clippy::type_complexity)]
+const INTS: &[(&str, bool, usize, u64)] = &[
+    ("u8", false, 3, u8::MAX as u64),
+    ("u16", false, 5, u16::MAX as u64),
+    ("u32", false, 10, u32::MAX as u64),
+    ("u64", false, 20, u64::MAX),
+    ("u128", false, 39, u64::MAX),
+    ("i8", true, 3, i8::MAX as u64),
+    ("i16", true, 5, i16::MAX as u64),
+    ("i32", true, 10, i32::MAX as u64),
+    ("i64", true, 19, i64::MAX as u64),
+    ("i128", true, 39, u64::MAX),
+];

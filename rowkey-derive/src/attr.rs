@@ -16,8 +16,11 @@ pub const DIGITS: &str = "digits";
 pub const REVERSE_DOMAIN: &str = "reverse_domain";
 /// `#[rowkey(added)]` on a field.
 pub const ADDED: &str = "added";
+pub const TS: &str = "ts";
 
-const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS, REVERSE_DOMAIN];
+const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS, REVERSE_DOMAIN, TS];
+/// The units of `#[ts(...)]`.
+pub const UNITS: &[&str] = &["secs", "millis", "micros", "nanos"];
 const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
 const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align", "text", "sep", "prefix"];
 const HASHES: &[&str] = &["xxh3", "java", "mod"];
@@ -72,6 +75,14 @@ pub struct FieldAttrs {
     pub desc_ts_max: Option<(LitInt, u64)>,
     /// `#[rowkey(added)]`: the `added` word, for spans.
     pub added: Option<Ident>,
+    pub ts: Option<Ts>,
+}
+
+/// `#[ts(millis)]`: a timestamp field's unit.
+pub struct Ts {
+    pub attr: Attribute,
+    /// One of [`UNITS`].
+    pub unit: &'static str,
 }
 
 pub struct Digits {
@@ -376,6 +387,16 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 }
                 *slot = Some(attr.clone());
             }
+            TS => {
+                if out.ts.is_some() {
+                    cx.error_spanned_by(
+                        attr,
+                        "duplicate #[ts] attribute: a timestamp has one unit",
+                    );
+                    continue;
+                }
+                out.ts = parse_ts(cx, attr);
+            }
             ROWKEY => parse_field_rowkey(cx, attr, &mut out),
             SALT => {
                 cx.error_spanned_by(
@@ -516,6 +537,34 @@ fn parse_digits(cx: &Ctxt, attr: &Attribute) -> Option<Digits> {
             cx.error_spanned_by(
                 &lit,
                 format!("#[digits] takes a width from 1 to {MAX_DIGITS} (u128::MAX has {MAX_DIGITS} digits)"),
+            );
+            None
+        }
+    }
+}
+
+/// `#[ts(millis)]`.
+fn parse_ts(cx: &Ctxt, attr: &Attribute) -> Option<Ts> {
+    let expected = "#[ts] takes the timestamp's unit: #[ts(secs)], #[ts(millis)], #[ts(micros)] or #[ts(nanos)]";
+    let unit: Ident = match attr.parse_args() {
+        Ok(unit) => unit,
+        Err(_) => {
+            cx.error_spanned_by(attr, expected);
+            return None;
+        }
+    };
+    match UNITS.iter().find(|u| unit == **u) {
+        Some(u) => Some(Ts {
+            attr: attr.clone(),
+            unit: u,
+        }),
+        None => {
+            cx.error_spanned_by(
+                &unit,
+                format!(
+                    "unknown timestamp unit `{unit}`{}; {expected}",
+                    hint(&unit.to_string(), UNITS)
+                ),
             );
             None
         }

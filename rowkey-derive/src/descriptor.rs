@@ -4,10 +4,10 @@
 //! is the compiler's, not a guess.
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{codec_alias, respan, static_lifetimes};
+use crate::expand::{codec_alias, respan, static_lifetimes, unit_type_name};
 use crate::layout::{Arg, Codec, Field, Format, Layout};
 use crate::validate::type_text;
 
@@ -93,6 +93,7 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
             quote!(__rk::Encoding::DescTsDigits { digits: #digits, max: #max })
         }
         Codec::Delimited => quote!(__rk::Encoding::Delimited),
+        Codec::Chars => quote!(__rk::Encoding::TextForm),
         Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
     };
     let k = codec_alias(i);
@@ -124,6 +125,10 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
         Arg::Value(_) => quote!(__rk::read_opaque::<#k, #ty>),
     };
     let reader = respan(reader, f.span);
+    let unit = f.time.map(|unit| {
+        let unit = format_ident!("{}", unit_type_name(unit));
+        quote!(.__unit(__rk::TimeUnit::#unit))
+    });
     quote! {
         __rk::FieldLayout::__new(
             #name,
@@ -134,6 +139,6 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
             [#option, #added, #reverse, #domain],
             #sep_len,
             __rk::reader!(#reader),
-        )
+        )#unit
     }
 }

@@ -171,9 +171,18 @@ fn codec(f: &Field<'_>) -> TokenStream {
             );
             quote!(__rk::TextDescTs<#digits, #max>)
         }
+        Codec::Chars => quote!(__rk::Chars<#dir>),
         // The separator is part of a delimited string.
         Codec::Delimited => return quote!(__rk::Delimited<__Sep, #dir>),
         Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
+    };
+    // A timestamp: the value as an i64 of its unit, then the i64 codec.
+    let base = match f.time {
+        Some(unit) => {
+            let unit = unit_type(unit);
+            quote!(__rk::Ts<#unit, #base>)
+        }
+        None => base,
     };
     let base = if f.sep_len > 0 {
         quote!(__rk::Then<#base, __Sep>)
@@ -193,6 +202,23 @@ fn codec(f: &Field<'_>) -> TokenStream {
     } else {
         base
     }
+}
+
+/// The runtime's name for a `#[ts]` unit: `Millis` (a codec marker type
+/// and a `TimeUnit` variant).
+pub(crate) fn unit_type_name(unit: &str) -> &'static str {
+    match unit {
+        "secs" => "Secs",
+        "micros" => "Micros",
+        "nanos" => "Nanos",
+        _ => "Millis",
+    }
+}
+
+/// The codec marker type of a `#[ts]` unit: `__rk::Millis`.
+fn unit_type(unit: &str) -> TokenStream {
+    let ident = format_ident!("{}", unit_type_name(unit));
+    quote!(__rk::#ident)
 }
 
 /// Gives every token the location of `span` (keeping call-site resolution),

@@ -14,7 +14,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
-use crate::ast::{self, Input, Kind};
+use crate::ast::{self, Input, Kind, Known};
 use crate::attr::Hash;
 
 pub struct Layout<'a> {
@@ -102,7 +102,14 @@ pub struct Field<'a> {
     /// `#[rowkey(added)]`: a trailing `Option` added after keys were
     /// written; absent at the end of a key, it decodes as `None`.
     pub added: bool,
+    /// A timestamp (`#[ts(unit)]`, or a time type the derive knows by
+    /// name, in milliseconds): stored as an `i64` of this unit, with the
+    /// codec an `i64` field with the same attributes would have.
+    pub time: Option<&'static str>,
 }
+
+/// A timestamp's unit when `#[ts]` does not give one.
+pub const DEFAULT_UNIT: &str = "millis";
 
 /// How one field's value becomes bytes (a codec type of the runtime).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -126,6 +133,8 @@ pub enum Codec {
     TextDescTs { digits: usize, max: u64 },
     /// Text keys: a string that is not the last field, up to the separator.
     Delimited,
+    /// Text keys: a `TextForm` type's fixed-width text (UUID, ULID, IP).
+    Chars,
     /// Text keys: a type that has no text form (validate.rs reports it).
     NotText,
 }
@@ -291,6 +300,21 @@ impl<'a> Field<'a> {
     fn new(field: &'a ast::Field<'a>, last: bool, format: &Format) -> Field<'a> {
         let a = &field.attrs;
         let shape = &field.shape;
+        let known = ast::known(shape.inner);
+        let time = match &a.ts {
+            Some(ts) => Some(ts.unit),
+            None if known == Some(Known::Time) && shape.kind == Kind::Fixed => Some(DEFAULT_UNIT),
+            None => None,
+        };
+        // A timestamp is an i64 of its unit from here on.
+        let int = match time {
+            Some(_) => Some(ast::i64_int()),
+            None => ast::int_type(shape.inner),
+        };
+        let builtin = match time {
+            Some(_) => Some(8),
+            None => builtin_width(shape.inner),
+        };
         let padded = a.fixed.as_ref().map(|f| Codec::Padded {
             len: f.len,
             pad: f.pad,
@@ -305,7 +329,7 @@ impl<'a> Field<'a> {
             (Format::Binary, Kind::Var(_)) => padded.unwrap_or(Codec::Var {
                 raw: last && a.desc.is_none() && a.added.is_none(),
             }),
-            (Format::Text { .. }, Kind::Fixed) => match ast::int_type(shape.inner) {
+            (Format::Text { .. }, Kind::Fixed) => match int {
                 Some(int) if a.desc_ts.is_some() => {
                     let max = a.desc_ts_max.as_ref().map_or(int.ts_max(), |(_, m)| *m);
                     Codec::TextDescTs {
@@ -317,7 +341,8 @@ impl<'a> Field<'a> {
                     digits: a.digits.as_ref().map_or(int.digits, |d| d.n),
                     signed: int.signed,
                 },
-                None if builtin_width(shape.inner).is_some() => Codec::NotText,
+                None if builtin.is_some() => Codec::NotText,
+                None if known == Some(Known::TextForm) => Codec::Chars,
                 None => Codec::DecUser {
                     digits: a.digits.as_ref().map(|d| d.n),
                 },
@@ -329,15 +354,16 @@ impl<'a> Field<'a> {
             },
             (Format::Text { .. }, Kind::Var(_)) => Codec::NotText,
         };
-        let int = ast::int_type(shape.inner);
         let can_fail = match codec {
+            // Finer than its unit, or out of range.
+            _ if time.is_some() => true,
             Codec::DescTs => ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u')),
             Codec::Padded { .. } | Codec::Delimited => true,
             Codec::Dec { digits, .. } => int.map_or(true, |t| digits < t.digits),
             Codec::DecUser { digits } => digits.is_some(),
             // Negative, or above `max`.
             Codec::TextDescTs { max, .. } => int.map_or(true, |t| t.signed || max < t.max),
-            Codec::Fixed | Codec::Var { .. } | Codec::NotText => false,
+            Codec::Fixed | Codec::Var { .. } | Codec::Chars | Codec::NotText => false,
         };
         // The separator ends every field of a text key but the last.
         let sep_len = if last { 0 } else { format.sep_len() };
@@ -352,10 +378,10 @@ impl<'a> Field<'a> {
                 min: tag + if shape.option || raw { 0 } else { 2 },
             },
             Codec::Fixed | Codec::DescTs => {
-                builtin_width(shape.inner).map_or(Width::FixedUnknown, |w| Width::Fixed(w + tag))
+                builtin.map_or(Width::FixedUnknown, |w| Width::Fixed(w + tag))
             }
             Codec::Dec { digits, signed } => Width::Fixed(digits + usize::from(signed) + sep_len),
-            Codec::DecUser { .. } => Width::FixedUnknown,
+            Codec::DecUser { .. } | Codec::Chars => Width::FixedUnknown,
             Codec::TextDescTs { digits, .. } => Width::Fixed(digits + sep_len),
             Codec::Delimited => Width::Variable { min: sep_len },
             Codec::NotText => Width::Fixed(0),
@@ -379,8 +405,9 @@ impl<'a> Field<'a> {
             can_fail,
             arg,
             span: field.original.ty.span(),
-            builtin: builtin_width(shape.inner).is_some(),
+            builtin: time.is_none() && builtin.is_some(),
             added: a.added.is_some(),
+            time,
         }
     }
 
@@ -445,7 +472,7 @@ impl Length {
 }
 
 /// Bytes of the built-in fixed-width types.
-fn builtin_width(ty: &Type) -> Option<usize> {
+pub fn builtin_width(ty: &Type) -> Option<usize> {
     const WIDTHS: &[(&str, usize)] = &[
         ("u8", 1),
         ("i8", 1),

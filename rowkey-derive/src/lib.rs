@@ -23,7 +23,17 @@ use syn::{parse_macro_input, DeriveInput};
 /// `split_points` items. See the `rowkey-core` documentation.
 #[proc_macro_derive(
     RowKey,
-    attributes(rowkey, salt, fixed, desc, desc_ts, reverse, digits, reverse_domain)
+    attributes(
+        rowkey,
+        salt,
+        fixed,
+        desc,
+        desc_ts,
+        reverse,
+        digits,
+        reverse_domain,
+        ts
+    )
 )]
 pub fn derive_row_key(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

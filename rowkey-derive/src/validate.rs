@@ -90,12 +90,37 @@ fn check_field(cx: &Ctxt, field: &ast::Field<'_>) {
             );
         }
     }
+    let time = a.ts.is_some() || ast::known(shape.inner) == Some(ast::Known::Time);
+    if let Some(ts) = &a.ts {
+        let other = match shape.kind {
+            Kind::Var(_) => Some("a string or byte string"),
+            Kind::Fixed if ast::int_type(shape.inner).is_some() => {
+                Some("an integer, which already is a count of its own unit")
+            }
+            Kind::Fixed if ast::known(shape.inner) == Some(ast::Known::TextForm) => {
+                Some("an id or an address, not a point in time")
+            }
+            Kind::Fixed if crate::layout::builtin_width(shape.inner).is_some() => {
+                Some("a built-in type, not a point in time")
+            }
+            Kind::Fixed => None,
+        };
+        if let Some(other) = other {
+            cx.error_spanned_by(
+                &ts.attr,
+                format!(
+                    "#[ts] sets a timestamp's unit, and `{}` is {other}; #[ts] goes on chrono::DateTime<Utc>, time::OffsetDateTime, time::PrimitiveDateTime, jiff::Timestamp or your own rowkey_core::TimeField type",
+                    type_text(shape.inner)
+                ),
+            );
+        }
+    }
     if let Some(desc_ts) = &a.desc_ts {
-        if shape.kind != Kind::Fixed || ast::timestamp_int(shape.inner).is_none() {
+        if shape.kind != Kind::Fixed || (!time && ast::timestamp_int(shape.inner).is_none()) {
             cx.error_spanned_by(
                 desc_ts,
                 format!(
-                    "#[desc_ts] stores MAX - ts and needs an i64, u64, i32 or u32 field; `{}` is not one (use #[desc] to sort other types descending)",
+                    "#[desc_ts] stores MAX - ts and needs a timestamp (i64, u64, i32, u32, or a time type with #[ts]); `{}` is not one (use #[desc] to sort other types descending)",
                     type_text(shape.inner)
                 ),
             );
@@ -357,8 +382,20 @@ fn check_format(cx: &Ctxt, layout: &Layout<'_>) {
             cx.error_spanned_by(&ast.original.ty, msg);
             continue;
         }
-        let int = crate::ast::int_type(ast.shape.inner);
+        // A timestamp is an i64 of its unit in a text key.
+        let int = match f.time {
+            Some(_) => Some(crate::ast::i64_int()),
+            None => crate::ast::int_type(ast.shape.inner),
+        };
         let is_str = matches!(ast.shape.kind, crate::ast::Kind::Var(_));
+        if f.codec == Codec::Chars {
+            if let Some(desc) = &a.desc {
+                cx.error_spanned_by(desc, format!("#[desc] on `{ty}` in a text key: its text cannot be inverted and stay text; use #[reverse] to spread time-ordered ids, or a binary key"));
+            }
+            if let Some(d) = &a.digits {
+                cx.error_spanned_by(&d.attr, format!("#[digits] sets an integer's width; `{ty}` has a text form of its own width"));
+            }
+        }
         if let Codec::DecUser { .. } = f.codec {
             for (name, attr) in [("desc", &a.desc), ("reverse", &a.reverse)] {
                 if let Some(attr) = attr {

@@ -1,0 +1,217 @@
+//! Typed keyspaces on [fjall](https://docs.rs/fjall) (feature `fjall`), an
+//! LSM-tree store like HBase's own storage engine: insert, get and remove
+//! by a derived key, and run its generated [`Scan`]s (every range, salt
+//! buckets merged into key order) getting decoded keys back.
+//!
+//! Keys are stored as their bytes and decoded when read: a stored key that
+//! does not decode is an [`Error::Decode`] with its bytes, not a panic.
+//! Values are fjall's byte values ([`fjall::UserValue`]).
+//!
+#![cfg_attr(feature = "derive", doc = "```")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! use fjall::{Database, KeyspaceCreateOptions};
+//! use rowkey_core::fjall::KeyTable;
+//! use rowkey_core::prelude::*;
+//!
+//! #[derive(RowKey, Debug, PartialEq)]
+//! #[salt(buckets = 4, by(user))]
+//! struct Event {
+//!     user: u32,
+//!     #[desc_ts]
+//!     ts: i64,
+//! }
+//!
+//! let dir = tempfile::tempdir()?;
+//! let db = Database::builder(dir.path()).open()?;
+//! let events: KeyTable<Event> = KeyTable::new(db.keyspace("events", KeyspaceCreateOptions::default)?);
+//! events.insert(&Event { user: 7, ts: 100 }, "login")?;
+//! events.insert(&Event { user: 7, ts: 200 }, "click")?;
+//! events.insert(&Event { user: 8, ts: 150 }, "login")?;
+//!
+//! let newest: Vec<(i64, Vec<u8>)> = events
+//!     .scan(&Event::scan_by_user(7))
+//!     .map(|r| r.map(|(k, v)| (k.ts, v.to_vec())))
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(newest, [(200, b"click".to_vec()), (100, b"login".to_vec())]);
+//! assert_eq!(events.get(&Event { user: 8, ts: 150 })?.as_deref(), Some(&b"login"[..]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+
+use fjall::{Keyspace, UserKey, UserValue};
+
+use crate::{merge_salted_with, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan};
+
+/// Why a typed-keyspace operation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The key could not be encoded.
+    Encode(EncodeError),
+    /// A stored key is not a key of the keyspace's type: its bytes and why.
+    Decode {
+        /// The stored key's bytes.
+        key: Vec<u8>,
+        /// Why they do not decode.
+        error: DecodeError,
+    },
+    /// fjall failed.
+    Store(fjall::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Encode(e) => write!(f, "cannot encode the key: {e}"),
+            Error::Decode { key, error } => write!(
+                f,
+                "stored key \"{}\" is not a key of this keyspace: {error}",
+                crate::hbase::to_string_binary(key)
+            ),
+            Error::Store(e) => write!(f, "fjall: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Encode(e) => Some(e),
+            Error::Decode { error, .. } => Some(error),
+            Error::Store(e) => Some(e),
+        }
+    }
+}
+
+impl From<EncodeError> for Error {
+    fn from(e: EncodeError) -> Self {
+        Error::Encode(e)
+    }
+}
+
+impl From<fjall::Error> for Error {
+    fn from(e: fjall::Error) -> Self {
+        Error::Store(e)
+    }
+}
+
+/// A fjall keyspace seen through its key type `K` (a `#[derive(RowKey)]`
+/// type).
+pub struct KeyTable<K> {
+    keyspace: Keyspace,
+    key: PhantomData<fn(K) -> K>,
+}
+
+impl<K> Clone for KeyTable<K> {
+    fn clone(&self) -> Self {
+        KeyTable {
+            keyspace: self.keyspace.clone(),
+            key: PhantomData,
+        }
+    }
+}
+
+impl<K> KeyTable<K> {
+    /// Wraps an open keyspace whose keys are `K`'s bytes.
+    pub fn new(keyspace: Keyspace) -> Self {
+        KeyTable {
+            keyspace,
+            key: PhantomData,
+        }
+    }
+
+    /// The keyspace, for what the wrapper does not cover.
+    pub fn inner(&self) -> &Keyspace {
+        &self.keyspace
+    }
+}
+
+impl<K: RowKey> KeyTable<K> {
+    /// Inserts (or replaces) the row of `key`.
+    pub fn insert(&self, key: &K, value: impl Into<UserValue>) -> Result<(), Error> {
+        let bytes = key.encode_to_vec()?;
+        self.keyspace.insert(bytes, value)?;
+        Ok(())
+    }
+
+    /// Removes the row of `key` (nothing happens when there is none).
+    pub fn remove(&self, key: &K) -> Result<(), Error> {
+        let bytes = key.encode_to_vec()?;
+        self.keyspace.remove(bytes)?;
+        Ok(())
+    }
+
+    /// The value of `key`'s row.
+    pub fn get(&self, key: &K) -> Result<Option<UserValue>, Error> {
+        let bytes = key.encode_to_vec()?;
+        Ok(self.keyspace.get(bytes)?)
+    }
+
+    /// The rows `scan` selects, decoded, in key order: each of its ranges
+    /// read lazily and a salted scan's buckets merged.
+    pub fn scan(&self, scan: &Scan) -> Rows<K>
+    where
+        K: for<'de> DecodeRowKey<'de>,
+    {
+        let streams: Vec<Stream> = scan
+            .ranges()
+            .map(|r| Stream(self.keyspace.range::<&[u8], _>(r.bounds())))
+            .collect();
+        Rows {
+            merged: merge_salted_with(scan.salt_len(), streams),
+            key: PhantomData,
+        }
+    }
+}
+
+/// One range's rows.
+#[doc(hidden)]
+pub struct Stream(fjall::Iter);
+
+/// A stored key, as the merge compares it.
+#[doc(hidden)]
+pub struct Key(UserKey);
+
+impl AsRef<[u8]> for Key {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Iterator for Stream {
+    type Item = Result<(Key, UserValue), fjall::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0
+            .next()
+            .map(|guard| guard.into_inner().map(|(k, v)| (Key(k), v)))
+    }
+}
+
+/// The rows of [`KeyTable::scan`]: `(key, value)`, or the error that
+/// stopped a row.
+pub struct Rows<K> {
+    merged: crate::MergeSalted<Stream>,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<K: for<'de> DecodeRowKey<'de>> Iterator for Rows<K> {
+    type Item = Result<(K, UserValue), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = match self.merged.next()? {
+            Ok(row) => row,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(match K::decode(&key.0) {
+            Ok(k) => Ok((k, value)),
+            Err(error) => Err(Error::Decode {
+                key: key.0.to_vec(),
+                error,
+            }),
+        })
+    }
+}

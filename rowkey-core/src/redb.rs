@@ -1,0 +1,274 @@
+//! Typed tables on [redb](https://docs.rs/redb) (feature `redb`): insert,
+//! get and remove by a derived key, and run its generated [`Scan`]s (every
+//! range, salt buckets merged into key order) getting decoded keys back.
+//!
+//! The table stores each key's bytes as a redb `&[u8]` key, so rows sort
+//! exactly as the key format says, and decodes them when they are read. A
+//! key that does not decode is an [`Error::Decode`] with its bytes, not a
+//! panic: redb's own `Key`/`Value` traits have no way to fail, which is why
+//! the key type is not a redb `Key` itself. Values are any redb [`Value`].
+//!
+#![cfg_attr(feature = "derive", doc = "```")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! use redb::{backends::InMemoryBackend, Database, ReadableDatabase};
+//! use rowkey_core::prelude::*;
+//! use rowkey_core::redb::KeyTableDefinition;
+//!
+//! #[derive(RowKey, Debug, PartialEq)]
+//! #[salt(buckets = 4, by(user))]
+//! struct Event {
+//!     user: u32,
+//!     #[desc_ts]
+//!     ts: i64,
+//! }
+//!
+//! const EVENTS: KeyTableDefinition<Event, &str> = KeyTableDefinition::new("events");
+//!
+//! let db = Database::builder().create_with_backend(InMemoryBackend::new())?;
+//! let tx = db.begin_write()?;
+//! {
+//!     let mut events = EVENTS.open(&tx)?;
+//!     events.insert(&Event { user: 7, ts: 100 }, "login")?;
+//!     events.insert(&Event { user: 7, ts: 200 }, "click")?;
+//!     events.insert(&Event { user: 8, ts: 150 }, "login")?;
+//! }
+//! tx.commit()?;
+//!
+//! let tx = db.begin_read()?;
+//! let events = EVENTS.open_read(&tx)?;
+//! // Newest first, for one user: one range in that user's bucket.
+//! let mut rows = Vec::new();
+//! for row in events.scan(&Event::scan_by_user(7))? {
+//!     let (key, value) = row?;
+//!     rows.push((key.ts, value.value().to_owned()));
+//! }
+//! assert_eq!(rows, [(200, "click".to_owned()), (100, "login".to_owned())]);
+//! // Every user, merged across the 4 buckets in key order.
+//! let users: Vec<u32> = events.scan(&Event::scan_all())?.map(|r| r.map(|(k, _)| k.user)).collect::<Result<_, _>>()?;
+//! assert_eq!(users, [7, 7, 8]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+
+use redb::{
+    AccessGuard, ReadTransaction, ReadableTable, StorageError, TableDefinition, Value,
+    WriteTransaction,
+};
+
+use crate::{merge_salted_with, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan};
+
+/// Why a typed-table operation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The key could not be encoded.
+    Encode(EncodeError),
+    /// A stored key is not a key of the table's type (written by other
+    /// code, or by an older layout): its bytes and why.
+    Decode {
+        /// The stored key's bytes.
+        key: Vec<u8>,
+        /// Why they do not decode.
+        error: DecodeError,
+    },
+    /// redb failed.
+    Store(redb::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Encode(e) => write!(f, "cannot encode the key: {e}"),
+            Error::Decode { key, error } => write!(
+                f,
+                "stored key \"{}\" is not a key of this table: {error}",
+                crate::hbase::to_string_binary(key)
+            ),
+            Error::Store(e) => write!(f, "redb: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Encode(e) => Some(e),
+            Error::Decode { error, .. } => Some(error),
+            Error::Store(e) => Some(e),
+        }
+    }
+}
+
+impl From<EncodeError> for Error {
+    fn from(e: EncodeError) -> Self {
+        Error::Encode(e)
+    }
+}
+
+impl<E: Into<redb::Error>> From<E> for Error {
+    fn from(e: E) -> Self {
+        Error::Store(e.into())
+    }
+}
+
+/// The definition of a table keyed by `K` (a `#[derive(RowKey)]` type)
+/// with values `V`: a `const`, like redb's own `TableDefinition`.
+pub struct KeyTableDefinition<K, V: Value + 'static> {
+    name: &'static str,
+    types: PhantomData<fn(K) -> V>,
+}
+
+impl<K, V: Value + 'static> Clone for KeyTableDefinition<K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K, V: Value + 'static> Copy for KeyTableDefinition<K, V> {}
+
+impl<K: RowKey, V: Value + 'static> KeyTableDefinition<K, V> {
+    /// A table named `name`.
+    pub const fn new(name: &'static str) -> Self {
+        KeyTableDefinition {
+            name,
+            types: PhantomData,
+        }
+    }
+
+    /// The table's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The redb table underneath: keys as their bytes.
+    pub const fn raw(&self) -> TableDefinition<'static, &'static [u8], V> {
+        TableDefinition::new(self.name)
+    }
+
+    /// Opens (creating) the table in a write transaction.
+    pub fn open<'txn>(
+        &self,
+        tx: &'txn WriteTransaction,
+    ) -> Result<KeyTable<redb::Table<'txn, &'static [u8], V>, K, V>, Error> {
+        Ok(KeyTable::new(tx.open_table(self.raw())?))
+    }
+
+    /// Opens the table in a read transaction.
+    pub fn open_read(
+        &self,
+        tx: &ReadTransaction,
+    ) -> Result<KeyTable<redb::ReadOnlyTable<&'static [u8], V>, K, V>, Error> {
+        Ok(KeyTable::new(tx.open_table(self.raw())?))
+    }
+}
+
+/// A redb table (`T`: a `Table` or `ReadOnlyTable`) seen through its key
+/// type `K`.
+pub struct KeyTable<T, K, V> {
+    table: T,
+    types: PhantomData<fn(K) -> V>,
+}
+
+impl<T, K, V> KeyTable<T, K, V> {
+    /// Wraps an open redb table whose keys are `K`'s bytes.
+    pub fn new(table: T) -> Self {
+        KeyTable {
+            table,
+            types: PhantomData,
+        }
+    }
+
+    /// The redb table, for what the wrapper does not cover.
+    pub fn inner(&self) -> &T {
+        &self.table
+    }
+
+    /// The redb table.
+    pub fn into_inner(self) -> T {
+        self.table
+    }
+}
+
+impl<'txn, K: RowKey, V: Value + 'static> KeyTable<redb::Table<'txn, &'static [u8], V>, K, V> {
+    /// Inserts (or replaces) the row of `key`; returns whether a row was
+    /// replaced.
+    pub fn insert<'v>(
+        &mut self,
+        key: &K,
+        value: impl core::borrow::Borrow<V::SelfType<'v>>,
+    ) -> Result<bool, Error> {
+        let bytes = key.encode_to_vec()?;
+        Ok(self.table.insert(bytes.as_slice(), value)?.is_some())
+    }
+
+    /// Removes the row of `key`; returns whether there was one.
+    pub fn remove(&mut self, key: &K) -> Result<bool, Error> {
+        let bytes = key.encode_to_vec()?;
+        Ok(self.table.remove(bytes.as_slice())?.is_some())
+    }
+}
+
+impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable<T, K, V> {
+    /// The value of `key`'s row.
+    pub fn get(&self, key: &K) -> Result<Option<AccessGuard<'_, V>>, Error> {
+        let bytes = key.encode_to_vec()?;
+        Ok(self.table.get(bytes.as_slice())?)
+    }
+
+    /// The rows `scan` selects, decoded, in key order: each of its ranges
+    /// read lazily and a salted scan's buckets merged.
+    pub fn scan(&self, scan: &Scan) -> Result<Rows<'_, K, V>, Error>
+    where
+        K: for<'de> DecodeRowKey<'de>,
+    {
+        let mut streams = Vec::with_capacity(scan.range_count());
+        for r in scan.ranges() {
+            let range = self.table.range::<&[u8]>(r.bounds())?;
+            streams.push(Stream(range));
+        }
+        Ok(Rows {
+            merged: merge_salted_with(scan.salt_len(), streams),
+            key: PhantomData,
+        })
+    }
+}
+
+/// One range's rows with their keys copied out of redb's guards (the merge
+/// compares them).
+#[doc(hidden)]
+pub struct Stream<'a, V: Value + 'static>(redb::Range<'a, &'static [u8], V>);
+
+impl<'a, V: Value + 'static> Iterator for Stream<'a, V> {
+    type Item = Result<(Vec<u8>, AccessGuard<'a, V>), StorageError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0
+            .next()
+            .map(|r| r.map(|(k, v)| (k.value().to_vec(), v)))
+    }
+}
+
+/// The rows of [`KeyTable::scan`]: `(key, value)`, or the error that
+/// stopped a row.
+pub struct Rows<'a, K, V: Value + 'static> {
+    merged: crate::MergeSalted<Stream<'a, V>>,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<'a, K: for<'de> DecodeRowKey<'de>, V: Value + 'static> Iterator for Rows<'a, K, V> {
+    type Item = Result<(K, AccessGuard<'a, V>), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = match self.merged.next()? {
+            Ok(row) => row,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(match K::decode(&key) {
+            Ok(k) => Ok((k, value)),
+            Err(error) => Err(Error::Decode { key, error }),
+        })
+    }
+}
