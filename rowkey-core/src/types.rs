@@ -50,6 +50,7 @@ fn read_hex(text: &[u8], out: &mut [u8]) -> Result<(), FieldError> {
 }
 
 /// Writes the text form to a formatter, for `describe`.
+#[cfg(any(feature = "uuid", feature = "ulid"))]
 fn describe_text<T: TextForm, const N: usize>(value: &T, out: &mut dyn fmt::Write) -> fmt::Result {
     let mut buf = [0u8; N];
     value.write_text(&mut buf);

@@ -9,6 +9,7 @@ only to regenerate; the test reads the committed v1.txt.
     python3 tests/golden/reference.py > tests/golden/v1.txt
     python3 tests/golden/reference.py text > tests/golden/text.txt
     python3 tests/golden/reference.py added > tests/golden/added.txt
+    python3 tests/golden/reference.py ecosystem > tests/golden/ecosystem.txt
 """
 import struct
 import sys
@@ -236,8 +237,65 @@ a("added_some_none", head + some(unsigned(7, 2)))
 a("added_none_some", head + none(2) + some(escaped(b"a\x00")))
 a("added_some_some", head + some(unsigned(1, 2)) + some(escaped(b"")))
 
-rows = {"text": T, "added": A}.get(sys.argv[1] if sys.argv[1:] else "", V)
+# ---------- ecosystem field types (FORMAT.md, "Ecosystem field types") ----------
+
+import datetime
+import ipaddress
+import uuid
+
+E = []
+def e(name, b):
+    E.append((name, b if isinstance(b, bytes) else b.encode()))
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+def ulid_int(text):
+    n = 0
+    for c in text:
+        n = n * 32 + CROCKFORD.index(c)
+    return n
+
+def ticks(iso, unit):
+    """Whole `unit`s since 1970 of an RFC 3339 UTC time with up to 9
+    fractional digits, computed from the calendar (not from a clock API)."""
+    date, _, frac = iso.rstrip("Z").partition(".")
+    dt = datetime.datetime.fromisoformat(date).replace(tzinfo=datetime.timezone.utc)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    delta = dt - epoch
+    nanos = (delta.days * 86400 + delta.seconds) * 10**9 + int((frac or "0").ljust(9, "0"))
+    per = {"secs": 10**9, "millis": 10**6, "micros": 10**3, "nanos": 1}[unit]
+    assert nanos % per == 0
+    return nanos // per
+
+U = uuid.UUID("0190b0a0-7e1c-7cc3-8a3b-123456789abc")
+e("eco_uuid", U.bytes)
+e("eco_uuid_reverse", U.bytes[::-1])
+L = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+e("eco_ulid", be(ulid_int(L), 16))
+e("eco_ulid_reverse", be(ulid_int(L), 16)[::-1])
+e("eco_ipv4", ipaddress.IPv4Address("192.168.1.2").packed)
+e("eco_ipv6", ipaddress.IPv6Address("2001:db8::1").packed)
+e("eco_ipaddr_v4", b"\x04" + ipaddress.IPv4Address("10.0.0.1").packed + bytes(12))
+e("eco_ipaddr_v6", b"\x06" + ipaddress.IPv6Address("::1").packed)
+# The HBase guide's timestamp: #[desc_ts] at millis is Long.MAX_VALUE - ts.
+ms = ticks("2021-12-04T12:21:46Z", "millis")
+assert ms == 1_638_620_506_000
+e("eco_ts_millis", signed(ms, 8))
+e("eco_ts_desc_millis", be(LONG_MAX - ms, 8))
+e("eco_ts_secs_before_1970", signed(ticks("1969-07-20T20:17:40Z", "secs"), 8))
+e("eco_ts_micros", signed(ticks("2024-02-29T12:00:00.123456Z", "micros"), 8))
+e("eco_ts_nanos", signed(ticks("2262-04-11T23:47:16.854775807Z", "nanos"), 8))
+e("eco_ts_option_none", none(8))
+e("eco_ts_option_some", some(signed(ms, 8)))
+# Text keys.
+e("eco_text_uuid", str(U) + "_" + str(U)[::-1])
+e("eco_text_ulid", L)
+e("eco_text_ipv4", ".".join(f"{int(o):03}" for o in "192.168.1.2".split(".")))
+e("eco_text_ipv6", ipaddress.IPv6Address("2001:db8::1").exploded)
+e("eco_text_ipaddr", "4" + ipaddress.IPv6Address("::ffff:10.0.0.1").exploded + "_" + "6" + ipaddress.IPv6Address("::1").exploded)
+e("eco_text_ts", dec(ms, 19, True) + "_" + text_desc_ts(ms, LONG_MAX) + "_" + dec(ticks("1969-07-20T20:17:40Z", "secs"), 19, True))
+
+rows = {"text": T, "added": A, "ecosystem": E}.get(sys.argv[1] if sys.argv[1:] else "", V)
 for name, b in rows:
-    if rows is T:
+    if rows is T or name.startswith("eco_text"):
         print(f"# {b.decode()}")
     print(f"{name} {b.hex().upper()}")
