@@ -74,7 +74,8 @@ impl<const N: usize> ByteArray for [u8; N] {
     message = "`{Self}` cannot be a row key field: it does not implement `rowkey_core::FixedField`",
     label = "not a row key field type",
     note = "fields can be integers, floats, bool, char, [u8; N], String, &str, Vec<u8>, &[u8], Cow<str>, Cow<[u8]> or Option of those",
-    note = "for your own type, implement `rowkey_core::FixedField` (fixed width) by giving its bytes as a `[u8; N]` that sorts like the values"
+    note = "for your own type, implement `rowkey_core::FixedField` (fixed width) by giving its bytes as a `[u8; N]` that sorts like the values",
+    note = "`uuid::Uuid` and `ulid::Ulid` need rowkey-core's features `uuid` and `ulid`, e.g. rowkey-core = {{ version = \"0.1\", features = [\"uuid\"] }}"
 )]
 pub trait FixedField: Sized {
     /// The natural bytes, `[u8; N]`.

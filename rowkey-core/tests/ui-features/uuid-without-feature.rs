@@ -1,0 +1,8 @@
+use rowkey_core::prelude::*;
+
+#[derive(RowKey)]
+struct Session {
+    id: uuid::Uuid,
+}
+
+fn main() {}
