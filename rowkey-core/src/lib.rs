@@ -65,6 +65,11 @@
 //! - `alloc` (default): owned fields (`String`, `Vec<u8>`, `Cow`),
 //!   `encode_to_vec`, scans, [`merge_salted`] and the [`hbase`] helpers.
 //! - `std`: `std` support in dependencies.
+//! - `uuid`, `ulid`, `chrono`, `time`, `jiff`: those crates' types as
+//!   fields (see [`timestamp`] and the README's "Ecosystem");
+//!   `std::net` addresses need no feature.
+//! - `redb`, `fjall`: typed tables on those stores ([`redb`](crate::redb),
+//!   [`fjall`](crate::fjall)).
 //!
 //! Without `alloc` the crate is `no_std` with no allocator: encoding and
 //! decoding of fixed-width and borrowed layouts.
@@ -160,8 +165,17 @@ pub mod prelude {
     pub use rowkey_derive::{KeyField, RowKey};
 }
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(all(doctest, feature = "derive", feature = "alloc"))]
+/// The README's examples, compiled and run as doctests (its "Ecosystem"
+/// example needs the `redb`, `uuid` and `chrono` features: the README's
+/// test command enables them all).
+#[cfg(all(
+    doctest,
+    feature = "derive",
+    feature = "alloc",
+    feature = "redb",
+    feature = "uuid",
+    feature = "chrono"
+))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 

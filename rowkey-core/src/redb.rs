@@ -149,21 +149,21 @@ impl<K: RowKey, V: Value + 'static> KeyTableDefinition<K, V> {
     }
 
     /// Opens (creating) the table in a write transaction.
-    pub fn open<'txn>(
-        &self,
-        tx: &'txn WriteTransaction,
-    ) -> Result<KeyTable<redb::Table<'txn, &'static [u8], V>, K, V>, Error> {
+    pub fn open<'txn>(&self, tx: &'txn WriteTransaction) -> Result<WriteTable<'txn, K, V>, Error> {
         Ok(KeyTable::new(tx.open_table(self.raw())?))
     }
 
     /// Opens the table in a read transaction.
-    pub fn open_read(
-        &self,
-        tx: &ReadTransaction,
-    ) -> Result<KeyTable<redb::ReadOnlyTable<&'static [u8], V>, K, V>, Error> {
+    pub fn open_read(&self, tx: &ReadTransaction) -> Result<ReadTable<K, V>, Error> {
         Ok(KeyTable::new(tx.open_table(self.raw())?))
     }
 }
+
+/// A [`KeyTable`] open in a write transaction.
+pub type WriteTable<'txn, K, V> = KeyTable<redb::Table<'txn, &'static [u8], V>, K, V>;
+
+/// A [`KeyTable`] open in a read transaction.
+pub type ReadTable<K, V> = KeyTable<redb::ReadOnlyTable<&'static [u8], V>, K, V>;
 
 /// A redb table (`T`: a `Table` or `ReadOnlyTable`) seen through its key
 /// type `K`.
@@ -192,7 +192,7 @@ impl<T, K, V> KeyTable<T, K, V> {
     }
 }
 
-impl<'txn, K: RowKey, V: Value + 'static> KeyTable<redb::Table<'txn, &'static [u8], V>, K, V> {
+impl<K: RowKey, V: Value + 'static> WriteTable<'_, K, V> {
     /// Inserts (or replaces) the row of `key`; returns whether a row was
     /// replaced.
     pub fn insert<'v>(

@@ -38,7 +38,11 @@ where
     T: RowKey + for<'a> DecodeRowKey<'a> + PartialEq + Debug,
 {
     let expected = &vectors[name];
-    assert_eq!(&value.encode_to_vec().unwrap(), expected, "`{name}`: {value:?}");
+    assert_eq!(
+        &value.encode_to_vec().unwrap(),
+        expected,
+        "`{name}`: {value:?}"
+    );
     assert_eq!(T::FIXED_LEN, Some(expected.len()), "`{name}`: FIXED_LEN");
     assert_eq!(T::decode(expected).unwrap(), value, "`{name}`");
 }
@@ -137,10 +141,34 @@ fn golden_vectors() {
     let l: Ulid = "01ARZ3NDEKTSV4RRFFQ69G5FAV".parse().unwrap();
     check(&g, "eco_ulid", KUlid { v: l });
     check(&g, "eco_ulid_reverse", KUlidRev { v: l });
-    check(&g, "eco_ipv4", KV4 { v: "192.168.1.2".parse().unwrap() });
-    check(&g, "eco_ipv6", KV6 { v: "2001:db8::1".parse().unwrap() });
-    check(&g, "eco_ipaddr_v4", KIp { v: "10.0.0.1".parse().unwrap() });
-    check(&g, "eco_ipaddr_v6", KIp { v: "::1".parse().unwrap() });
+    check(
+        &g,
+        "eco_ipv4",
+        KV4 {
+            v: "192.168.1.2".parse().unwrap(),
+        },
+    );
+    check(
+        &g,
+        "eco_ipv6",
+        KV6 {
+            v: "2001:db8::1".parse().unwrap(),
+        },
+    );
+    check(
+        &g,
+        "eco_ipaddr_v4",
+        KIp {
+            v: "10.0.0.1".parse().unwrap(),
+        },
+    );
+    check(
+        &g,
+        "eco_ipaddr_v6",
+        KIp {
+            v: "::1".parse().unwrap(),
+        },
+    );
     let ms = chrono_ms(1_638_620_506_000);
     check(&g, "eco_ts_millis", KChrono { v: ms });
     check(&g, "eco_ts_desc_millis", KChronoDesc { v: ms });
@@ -152,17 +180,33 @@ fn golden_vectors() {
     check(
         &g,
         "eco_ts_secs_before_1970",
-        KTimeSecs { v: to_time(parse_jiff("1969-07-20T20:17:40Z")) },
+        KTimeSecs {
+            v: to_time(parse_jiff("1969-07-20T20:17:40Z")),
+        },
     );
     let micros = to_time(parse_jiff("2024-02-29T12:00:00.123456Z"));
     check(
         &g,
         "eco_ts_micros",
-        KPrimMicros { v: time::PrimitiveDateTime::new(micros.date(), micros.time()) },
+        KPrimMicros {
+            v: time::PrimitiveDateTime::new(micros.date(), micros.time()),
+        },
     );
-    check(&g, "eco_ts_nanos", KJiffNanos { v: parse_jiff("2262-04-11T23:47:16.854775807Z") });
+    check(
+        &g,
+        "eco_ts_nanos",
+        KJiffNanos {
+            v: parse_jiff("2262-04-11T23:47:16.854775807Z"),
+        },
+    );
     check(&g, "eco_ts_option_none", KOptTs { v: None });
-    check(&g, "eco_ts_option_some", KOptTs { v: Some(parse_jiff("2021-12-04T12:21:46Z")) });
+    check(
+        &g,
+        "eco_ts_option_some",
+        KOptTs {
+            v: Some(parse_jiff("2021-12-04T12:21:46Z")),
+        },
+    );
 
     let text = |name: &str| String::from_utf8(g[name].clone()).unwrap();
     let t = TUuid { a: u, b: u };
@@ -171,13 +215,20 @@ fn golden_vectors() {
     let t = TUlid { v: l };
     assert_eq!(t.encode_to_string().unwrap(), text("eco_text_ulid"));
     assert_eq!(TUlid::decode(&g["eco_text_ulid"]).unwrap(), t);
-    let t = TV4 { v: "192.168.1.2".parse().unwrap() };
+    let t = TV4 {
+        v: "192.168.1.2".parse().unwrap(),
+    };
     assert_eq!(t.encode_to_string().unwrap(), text("eco_text_ipv4"));
     assert_eq!(TV4::decode(&g["eco_text_ipv4"]).unwrap(), t);
-    let t = TV6 { v: "2001:db8::1".parse().unwrap() };
+    let t = TV6 {
+        v: "2001:db8::1".parse().unwrap(),
+    };
     assert_eq!(t.encode_to_string().unwrap(), text("eco_text_ipv6"));
     assert_eq!(TV6::decode(&g["eco_text_ipv6"]).unwrap(), t);
-    let t = TIp { a: "10.0.0.1".parse().unwrap(), b: "::1".parse().unwrap() };
+    let t = TIp {
+        a: "10.0.0.1".parse().unwrap(),
+        b: "::1".parse().unwrap(),
+    };
     assert_eq!(t.encode_to_string().unwrap(), text("eco_text_ipaddr"));
     assert_eq!(TIp::decode(&g["eco_text_ipaddr"]).unwrap(), t);
     let t = TTs {
@@ -200,7 +251,11 @@ where
     assert_eq!(K::decode(&ba).unwrap(), ka);
     assert_eq!(K::decode(&bb).unwrap(), kb);
     let expected = if desc { b.cmp(&a) } else { a.cmp(&b) };
-    assert_eq!(ba.cmp(&bb), expected, "{a:?} vs {b:?}: {ba:02X?} vs {bb:02X?}");
+    assert_eq!(
+        ba.cmp(&bb),
+        expected,
+        "{a:?} vs {b:?}: {ba:02X?} vs {bb:02X?}"
+    );
 }
 
 fn ip() -> impl Strategy<Value = IpAddr> {
@@ -233,8 +288,11 @@ fn at_unit(nanos: i128, unit: TimeUnit) -> jiff::Timestamp {
 
 fn chrono_of(t: jiff::Timestamp) -> DateTime<Utc> {
     let n = t.as_nanosecond();
-    DateTime::from_timestamp(n.div_euclid(1_000_000_000) as i64, n.rem_euclid(1_000_000_000) as u32)
-        .unwrap()
+    DateTime::from_timestamp(
+        n.div_euclid(1_000_000_000) as i64,
+        n.rem_euclid(1_000_000_000) as u32,
+    )
+    .unwrap()
 }
 
 proptest! {
@@ -335,35 +393,55 @@ proptest! {
 #[test]
 fn every_inexact_timestamp_is_an_error_naming_the_field() {
     let ms = chrono_ms(1_700_000_000_123);
-    let err = KChrono { v: ms + chrono::Duration::microseconds(1) }
-        .try_encode()
-        .unwrap_err();
+    let err = KChrono {
+        v: ms + chrono::Duration::microseconds(1),
+    }
+    .try_encode()
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "field `v`: the timestamp is finer than #[ts(millis)] stores; round it to whole milliseconds first, or choose a finer unit"
     );
     // Seconds: the milliseconds would be lost.
-    let err = KTimeSecs { v: to_time(parse_jiff("2024-01-01T00:00:00.5Z")) }
-        .try_encode()
-        .unwrap_err();
+    let err = KTimeSecs {
+        v: to_time(parse_jiff("2024-01-01T00:00:00.5Z")),
+    }
+    .try_encode()
+    .unwrap_err();
     assert_eq!(
         err,
-        EncodeError::Time { field: "v", unit: TimeUnit::Secs, error: TimeError::Precision }
+        EncodeError::Time {
+            field: "v",
+            unit: TimeUnit::Secs,
+            error: TimeError::Precision
+        }
     );
     // Nanoseconds end in 2262.
-    let err = KJiffNanos { v: parse_jiff("2300-01-01T00:00:00Z") }.try_encode().unwrap_err();
+    let err = KJiffNanos {
+        v: parse_jiff("2300-01-01T00:00:00Z"),
+    }
+    .try_encode()
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "field `v`: the timestamp is out of range: as nanoseconds since 1970 it does not fit in an i64; choose a coarser unit than #[ts(nanos)]"
     );
-    assert!(KJiffNanos { v: parse_jiff("1600-01-01T00:00:00Z") }.try_encode().is_err());
+    assert!(KJiffNanos {
+        v: parse_jiff("1600-01-01T00:00:00Z")
+    }
+    .try_encode()
+    .is_err());
     // An offset other than UTC would be lost.
     let berlin = to_time(parse_jiff("2024-01-01T00:00:00Z"))
         .to_offset(time::UtcOffset::from_hms(1, 0, 0).unwrap());
     let err = KTimeMillis { v: berlin }.try_encode().unwrap_err();
     assert_eq!(
         err,
-        EncodeError::Time { field: "v", unit: TimeUnit::Millis, error: TimeError::NotUtc }
+        EncodeError::Time {
+            field: "v",
+            unit: TimeUnit::Millis,
+            error: TimeError::NotUtc
+        }
     );
     assert!(err.to_string().contains("not UTC"), "{err}");
     // A leap second has no Unix time of its own.
@@ -375,11 +453,18 @@ fn every_inexact_timestamp_is_an_error_naming_the_field() {
     let err = KChrono { v: leap }.try_encode().unwrap_err();
     assert_eq!(
         err,
-        EncodeError::Time { field: "v", unit: TimeUnit::Millis, error: TimeError::LeapSecond }
+        EncodeError::Time {
+            field: "v",
+            unit: TimeUnit::Millis,
+            error: TimeError::LeapSecond
+        }
     );
     // A scan bound is encoded the same way.
     let err = TTs::range_by_at(ms..ms + chrono::Duration::nanoseconds(1)).unwrap_err();
-    assert!(matches!(err, EncodeError::Time { field: "at", .. }), "{err}");
+    assert!(
+        matches!(err, EncodeError::Time { field: "at", .. }),
+        "{err}"
+    );
     // The text key's desc_ts is MAX - ts: before 1970 it has no digits.
     let err = TTs {
         at: ms,
@@ -388,20 +473,36 @@ fn every_inexact_timestamp_is_an_error_naming_the_field() {
     }
     .encode_to_string()
     .unwrap_err();
-    assert!(matches!(err, EncodeError::NegativeTimestamp { field: "newest", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            EncodeError::NegativeTimestamp {
+                field: "newest",
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn bytes_no_value_encodes_to_are_rejected() {
     // IpAddr: a tag other than 04 and 06, and IPv4 padding that is not zero.
-    let mut k = KIp { v: "10.0.0.1".parse().unwrap() }.encode_to_vec().unwrap();
+    let mut k = KIp {
+        v: "10.0.0.1".parse().unwrap(),
+    }
+    .encode_to_vec()
+    .unwrap();
     k[16] = 1;
     assert_eq!(
         KIp::decode(&k).unwrap_err().to_string(),
         "field `v`: an IPv4 address's 12 padding bytes are not zero"
     );
     k[0] = 5;
-    assert!(KIp::decode(&k).unwrap_err().to_string().contains("04 (IPv4) or 06 (IPv6)"));
+    assert!(KIp::decode(&k)
+        .unwrap_err()
+        .to_string()
+        .contains("04 (IPv4) or 06 (IPv6)"));
     // A stored timestamp outside the type's range: jiff ends in 9999.
     let far = i64::MAX - 5;
     let mut key = [0u8; 8];
@@ -415,24 +516,42 @@ fn bytes_no_value_encodes_to_are_rejected() {
     );
     // Text: one text per value.
     let upper = "0190B0A0-7E1C-7CC3-8A3B-123456789ABC_cba987654321-b3a8-3cc7-c1e7-0a0b0910";
-    assert!(TUuid::decode(upper.as_bytes()).unwrap_err().to_string().contains("lowercase"));
+    assert!(TUuid::decode(upper.as_bytes())
+        .unwrap_err()
+        .to_string()
+        .contains("lowercase"));
     let lower = "01arz3ndektsv4rrffq69g5fav";
-    assert!(TUlid::decode(lower.as_bytes()).unwrap_err().to_string().contains("Crockford"));
+    assert!(TUlid::decode(lower.as_bytes())
+        .unwrap_err()
+        .to_string()
+        .contains("Crockford"));
     assert!(TV4::decode(b"192.168.001.256").is_err());
     assert!(TV4::decode(b"192.168.1.2xxxx").is_err());
-    assert!(TIp::decode(b"5000:0000:0000:0000:0000:ffff:0a00:0001_60000:0000:0000:0000:0000:0000:0000:0001").is_err());
+    assert!(TIp::decode(
+        b"5000:0000:0000:0000:0000:ffff:0a00:0001_60000:0000:0000:0000:0000:0000:0000:0001"
+    )
+    .is_err());
     // "4" with an address that is not IPv4-mapped.
-    assert!(TIp::decode(b"40000:0000:0000:0000:0000:0000:0a00:0001_60000:0000:0000:0000:0000:0000:0000:0001").is_err());
+    assert!(TIp::decode(
+        b"40000:0000:0000:0000:0000:0000:0a00:0001_60000:0000:0000:0000:0000:0000:0000:0001"
+    )
+    .is_err());
 }
 
 #[test]
 fn descriptors_name_the_unit() {
-    assert_eq!(KChrono::LAYOUT.to_string(), "[v ts(millis) DateTime<Utc> 8] = 8 bytes");
+    assert_eq!(
+        KChrono::LAYOUT.to_string(),
+        "[v ts(millis) DateTime<Utc> 8] = 8 bytes"
+    );
     assert_eq!(
         KChronoNanosDesc::LAYOUT.to_string(),
         "[v ts(nanos) desc_ts DateTime<Utc> 8] = 8 bytes"
     );
-    assert_eq!(KUuidRev::LAYOUT.to_string(), "[v reverse Uuid 16] = 16 bytes");
+    assert_eq!(
+        KUuidRev::LAYOUT.to_string(),
+        "[v reverse Uuid 16] = 16 bytes"
+    );
     assert_eq!(KIp::LAYOUT.to_string(), "[v IpAddr 17] = 17 bytes");
     assert_eq!(
         TTs::LAYOUT.to_string(),
@@ -452,15 +571,39 @@ fn descriptors_name_the_unit() {
 
 #[test]
 fn explain_shows_times_and_ids() {
-    let key = KChronoDesc { v: chrono_ms(1_638_620_506_000) }.try_encode().unwrap();
+    let key = KChronoDesc {
+        v: chrono_ms(1_638_620_506_000),
+    }
+    .try_encode()
+    .unwrap();
     let text = KChronoDesc::explain(&key[..]).to_string();
-    assert!(text.contains("2021-12-04T12:21:46Z (DateTime<Utc>)"), "{text}");
-    let key = TUuid { a: Uuid::nil(), b: Uuid::max() }.encode_to_string().unwrap();
+    assert!(
+        text.contains("2021-12-04T12:21:46Z (DateTime<Utc>)"),
+        "{text}"
+    );
+    let key = TUuid {
+        a: Uuid::nil(),
+        b: Uuid::max(),
+    }
+    .encode_to_string()
+    .unwrap();
     let text = TUuid::explain(&key).to_string();
-    assert!(text.contains("00000000-0000-0000-0000-000000000000 (Uuid)"), "{text}");
-    assert!(text.contains("ffffffff-ffff-ffff-ffff-ffffffffffff (Uuid)"), "{text}");
-    let key = KIp { v: "2001:db8::1".parse().unwrap() }.encode_to_vec().unwrap();
-    assert!(KIp::explain(&key).to_string().contains("2001:db8::1 (IpAddr)"));
+    assert!(
+        text.contains("00000000-0000-0000-0000-000000000000 (Uuid)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ffffffff-ffff-ffff-ffff-ffffffffffff (Uuid)"),
+        "{text}"
+    );
+    let key = KIp {
+        v: "2001:db8::1".parse().unwrap(),
+    }
+    .encode_to_vec()
+    .unwrap();
+    assert!(KIp::explain(&key)
+        .to_string()
+        .contains("2001:db8::1 (IpAddr)"));
 }
 
 /// A type of your own with `#[ts]`: the trait is public.
@@ -469,10 +612,14 @@ struct Tick(i64);
 
 impl TimeField for Tick {
     fn to_instant(&self) -> Result<rowkey_core::timestamp::Instant, TimeError> {
-        Ok(rowkey_core::timestamp::Instant(i128::from(self.0) * 1_000_000_000))
+        Ok(rowkey_core::timestamp::Instant(
+            i128::from(self.0) * 1_000_000_000,
+        ))
     }
     fn from_instant(i: rowkey_core::timestamp::Instant) -> Result<Self, TimeError> {
-        i64::try_from(i.0 / 1_000_000_000).map(Tick).map_err(|_| TimeError::OutOfRange)
+        i64::try_from(i.0 / 1_000_000_000)
+            .map(Tick)
+            .map_err(|_| TimeError::OutOfRange)
     }
 }
 

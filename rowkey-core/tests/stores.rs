@@ -115,7 +115,10 @@ fn jiff_values() -> Vec<jiff::Timestamp> {
 /// The rows `selects` keeps, in the order the scan must return them:
 /// by the values (tenant, newest first, seq), whatever their buckets.
 fn expected_salted(rows: &[Salted], scan: &SaltedScan) -> Vec<Salted> {
-    let mut out: Vec<Salted> = dedup(rows).into_iter().filter(|r| scan.selects(r)).collect();
+    let mut out: Vec<Salted> = dedup(rows)
+        .into_iter()
+        .filter(|r| scan.selects(r))
+        .collect();
     out.sort_by_key(|r| (r.tenant, Reverse(r.at), r.seq));
     out
 }
@@ -301,13 +304,19 @@ fn a_stored_key_that_does_not_decode_is_an_error_not_a_panic() {
     match &rows[0] {
         Err(rowkey_core::redb::Error::Decode { key, error }) => {
             assert_eq!(key, junk);
-            assert!(matches!(error, DecodeError::UnexpectedEnd { field: "at", .. }));
+            assert!(matches!(
+                error,
+                DecodeError::UnexpectedEnd { field: "at", .. }
+            ));
         }
         Err(other) => panic!("expected a decode error, got {other:?}"),
         Ok((k, _)) => panic!("expected a decode error, got the row of {k:?}"),
     }
     let err = rows[0].as_ref().err().unwrap().to_string();
-    assert!(err.starts_with("stored key \"\\x80\\x00\" is not a key of this table: field `at`"), "{err}");
+    assert!(
+        err.starts_with("stored key \"\\x80\\x00\" is not a key of this table: field `at`"),
+        "{err}"
+    );
     assert_eq!(rows[1].as_ref().unwrap().0, good);
 
     let (_dir, fdb) = fjall_db();
