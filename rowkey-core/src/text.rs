@@ -324,7 +324,7 @@ impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldDecode<'_, T>
 /// "Ecosystem"). Implement it for your own type to use it in text keys.
 ///
 /// The text must be printable ASCII, exactly [`TEXT_LEN`](Self::TEXT_LEN)
-/// bytes, and sort (compared bytewise) like the values; `read_text` must
+/// bytes (at most 64), and sort (compared bytewise) like the values; `read_text` must
 /// reject every text that `write_text` does not write, so that each value
 /// has one key.
 #[diagnostic::on_unimplemented(
@@ -352,7 +352,16 @@ pub trait TextForm: Sized {
 pub struct Chars<D>(PhantomData<D>);
 
 impl<T: TextForm, D: Direction> FieldCodec<T> for Chars<D> {
-    const FIXED_LEN: Option<usize> = Some(T::TEXT_LEN);
+    // Decoding copies the text to a stack buffer: a longer form is a
+    // compile error where the field is declared, not a key that cannot be
+    // read back.
+    const FIXED_LEN: Option<usize> = {
+        assert!(
+            T::TEXT_LEN <= MAX_TEXT_FORM,
+            "rowkey: a TextForm is at most 64 bytes long"
+        );
+        Some(T::TEXT_LEN)
+    };
     const MIN_LEN: usize = T::TEXT_LEN;
     const DESC: bool = false;
     const RAW: bool = false;
@@ -376,7 +385,7 @@ impl<T: TextForm, D: Direction> FieldCodec<T> for Chars<D> {
     }
 }
 
-/// The longest text form `Chars` decodes (`IpAddr`: 40).
+/// The longest text form (`IpAddr`'s is 40).
 const MAX_TEXT_FORM: usize = 64;
 
 impl<T: TextForm, D: Direction> FieldDecode<'_, T> for Chars<D> {
@@ -389,6 +398,7 @@ impl<T: TextForm, D: Direction> FieldDecode<'_, T> for Chars<D> {
         let n = T::TEXT_LEN;
         let src = take(input, pos, n, field)?;
         let mut buf = [0u8; MAX_TEXT_FORM];
+        // Never longer: `FIXED_LEN` (used by every key) checks it.
         let Some(text) = buf.get_mut(..n) else {
             return Err(DecodeError::InvalidValue {
                 field,

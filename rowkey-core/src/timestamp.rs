@@ -103,7 +103,8 @@ impl TimeUnit {
         }
     }
 
-    /// `value` in this unit: exact, or the reason it cannot be.
+    /// `instant` as a whole number of this unit since the epoch: exact, or
+    /// the reason it cannot be.
     pub fn ticks(self, instant: Instant) -> Result<i64, TimeError> {
         let nanos = instant.0;
         let per = self.nanos();
