@@ -21,8 +21,8 @@ pub fn check(cx: &Ctxt, layout: &Layout<'_>) {
             "#[derive(RowKey)] needs at least one field: a row key with no fields would be empty",
         );
     }
-    for field in &input.fields {
-        check_field(cx, field);
+    for (field, f) in input.fields.iter().zip(&layout.fields) {
+        check_field(cx, field, f);
     }
     check_format(cx, layout);
     check_added(cx, layout);
@@ -70,7 +70,7 @@ pub fn type_text(ty: &syn::Type) -> String {
         .replace(" ;", ";")
 }
 
-fn check_field(cx: &Ctxt, field: &ast::Field<'_>) {
+fn check_field(cx: &Ctxt, field: &ast::Field<'_>, model: &crate::layout::Field<'_>) {
     let a = &field.attrs;
     let shape = &field.shape;
     if shape.option && ast::generic_arg(shape.inner, "Option").is_some() {
@@ -90,7 +90,7 @@ fn check_field(cx: &Ctxt, field: &ast::Field<'_>) {
             );
         }
     }
-    let time = a.ts.is_some() || ast::known(shape.inner) == Some(ast::Known::Time);
+    let time = model.time.is_some();
     if let Some(ts) = &a.ts {
         let other = match shape.kind {
             Kind::Var(_) => Some("a string or byte string"),
