@@ -38,59 +38,16 @@
 //! ```
 
 use alloc::vec::Vec;
-use core::fmt;
 use core::marker::PhantomData;
 
 use fjall::{Keyspace, UserKey, UserValue};
 
-use crate::{merge_salted_with, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan};
+use crate::store::{decode_row, key_bytes};
+use crate::{merge_salted_with, DecodeRowKey, RowKey, Scan};
 
-/// Why a typed-keyspace operation failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// The key could not be encoded.
-    Encode(EncodeError),
-    /// A stored key is not a key of the keyspace's type: its bytes and why.
-    Decode {
-        /// The stored key's bytes.
-        key: Vec<u8>,
-        /// Why they do not decode.
-        error: DecodeError,
-    },
-    /// fjall failed.
-    Store(fjall::Error),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Encode(e) => write!(f, "cannot encode the key: {e}"),
-            Error::Decode { key, error } => write!(
-                f,
-                "stored key \"{}\" is not a key of this keyspace: {error}",
-                crate::hbase::to_string_binary(key)
-            ),
-            Error::Store(e) => write!(f, "fjall: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Encode(e) => Some(e),
-            Error::Decode { error, .. } => Some(error),
-            Error::Store(e) => Some(e),
-        }
-    }
-}
-
-impl From<EncodeError> for Error {
-    fn from(e: EncodeError) -> Self {
-        Error::Encode(e)
-    }
-}
+/// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
+/// with `fjall::Error` for the store's own failures.
+pub type Error = crate::store::StoreError<fjall::Error>;
 
 impl From<fjall::Error> for Error {
     fn from(e: fjall::Error) -> Self {
@@ -132,22 +89,22 @@ impl<K> KeyTable<K> {
 impl<K: RowKey> KeyTable<K> {
     /// Inserts (or replaces) the row of `key`.
     pub fn insert(&self, key: &K, value: impl Into<UserValue>) -> Result<(), Error> {
-        let bytes = key.encode_to_vec()?;
-        self.keyspace.insert(bytes, value)?;
+        let bytes = key_bytes(key)?;
+        self.keyspace.insert(&bytes[..], value)?;
         Ok(())
     }
 
     /// Removes the row of `key` (nothing happens when there is none).
     pub fn remove(&self, key: &K) -> Result<(), Error> {
-        let bytes = key.encode_to_vec()?;
-        self.keyspace.remove(bytes)?;
+        let bytes = key_bytes(key)?;
+        self.keyspace.remove(&bytes[..])?;
         Ok(())
     }
 
     /// The value of `key`'s row.
     pub fn get(&self, key: &K) -> Result<Option<UserValue>, Error> {
-        let bytes = key.encode_to_vec()?;
-        Ok(self.keyspace.get(bytes)?)
+        let bytes = key_bytes(key)?;
+        Ok(self.keyspace.get(&bytes[..])?)
     }
 
     /// The rows `scan` selects, decoded, in key order: each of its ranges
@@ -206,12 +163,6 @@ impl<K: for<'de> DecodeRowKey<'de>> Iterator for Rows<K> {
             Ok(row) => row,
             Err(e) => return Some(Err(e.into())),
         };
-        Some(match K::decode(&key.0) {
-            Ok(k) => Ok((k, value)),
-            Err(error) => Err(Error::Decode {
-                key: key.0.to_vec(),
-                error,
-            }),
-        })
+        Some(decode_row(&key.0, value))
     }
 }

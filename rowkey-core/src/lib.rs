@@ -101,6 +101,8 @@ pub mod redb;
 pub mod salt;
 #[cfg(feature = "alloc")]
 pub mod scan;
+#[cfg(any(feature = "redb", feature = "fjall"))]
+pub mod store;
 pub mod text;
 pub mod timestamp;
 mod types;

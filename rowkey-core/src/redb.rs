@@ -50,7 +50,6 @@
 //! ```
 
 use alloc::vec::Vec;
-use core::fmt;
 use core::marker::PhantomData;
 
 use redb::{
@@ -58,55 +57,12 @@ use redb::{
     WriteTransaction,
 };
 
-use crate::{merge_salted_with, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan};
+use crate::store::{decode_row, key_bytes};
+use crate::{merge_salted_with, DecodeRowKey, RowKey, Scan};
 
-/// Why a typed-table operation failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// The key could not be encoded.
-    Encode(EncodeError),
-    /// A stored key is not a key of the table's type (written by other
-    /// code, or by an older layout): its bytes and why.
-    Decode {
-        /// The stored key's bytes.
-        key: Vec<u8>,
-        /// Why they do not decode.
-        error: DecodeError,
-    },
-    /// redb failed.
-    Store(redb::Error),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Encode(e) => write!(f, "cannot encode the key: {e}"),
-            Error::Decode { key, error } => write!(
-                f,
-                "stored key \"{}\" is not a key of this table: {error}",
-                crate::hbase::to_string_binary(key)
-            ),
-            Error::Store(e) => write!(f, "redb: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Encode(e) => Some(e),
-            Error::Decode { error, .. } => Some(error),
-            Error::Store(e) => Some(e),
-        }
-    }
-}
-
-impl From<EncodeError> for Error {
-    fn from(e: EncodeError) -> Self {
-        Error::Encode(e)
-    }
-}
+/// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
+/// with `redb::Error` for the store's own failures.
+pub type Error = crate::store::StoreError<redb::Error>;
 
 impl<E: Into<redb::Error>> From<E> for Error {
     fn from(e: E) -> Self {
@@ -200,22 +156,22 @@ impl<K: RowKey, V: Value + 'static> WriteTable<'_, K, V> {
         key: &K,
         value: impl core::borrow::Borrow<V::SelfType<'v>>,
     ) -> Result<bool, Error> {
-        let bytes = key.encode_to_vec()?;
-        Ok(self.table.insert(bytes.as_slice(), value)?.is_some())
+        let bytes = key_bytes(key)?;
+        Ok(self.table.insert(&bytes[..], value)?.is_some())
     }
 
     /// Removes the row of `key`; returns whether there was one.
     pub fn remove(&mut self, key: &K) -> Result<bool, Error> {
-        let bytes = key.encode_to_vec()?;
-        Ok(self.table.remove(bytes.as_slice())?.is_some())
+        let bytes = key_bytes(key)?;
+        Ok(self.table.remove(&bytes[..])?.is_some())
     }
 }
 
 impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable<T, K, V> {
     /// The value of `key`'s row.
     pub fn get(&self, key: &K) -> Result<Option<AccessGuard<'_, V>>, Error> {
-        let bytes = key.encode_to_vec()?;
-        Ok(self.table.get(bytes.as_slice())?)
+        let bytes = key_bytes(key)?;
+        Ok(self.table.get(&bytes[..])?)
     }
 
     /// The rows `scan` selects, decoded, in key order: each of its ranges
@@ -266,9 +222,6 @@ impl<'a, K: for<'de> DecodeRowKey<'de>, V: Value + 'static> Iterator for Rows<'a
             Ok(row) => row,
             Err(e) => return Some(Err(e.into())),
         };
-        Some(match K::decode(&key) {
-            Ok(k) => Ok((k, value)),
-            Err(error) => Err(Error::Decode { key, error }),
-        })
+        Some(decode_row(&key, value))
     }
 }
