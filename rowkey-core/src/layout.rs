@@ -259,7 +259,9 @@ impl Layout {
             .map(|b| {
                 let mut out = alloc::vec![0; self.prefix.len() + salt.head.len()];
                 out[..self.prefix.len()].copy_from_slice(self.prefix);
-                let n = salt.head.write(b as u8, &mut out[self.prefix.len()..], false);
+                let n = salt
+                    .head
+                    .write(b as u8, &mut out[self.prefix.len()..], false);
                 out.truncate(self.prefix.len() + n);
                 out
             })

@@ -95,7 +95,7 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The files [`write`] wrote.
+/// The files [`write`](fn@write) wrote.
 #[derive(Debug, Clone)]
 pub struct Outputs {
     /// The HTML report.

@@ -311,3 +311,15 @@ fn every_builtin_design_answers_every_query_on_every_workload() {
         }
     }
 }
+
+#[test]
+fn the_readme_shows_the_layouts_the_key_types_describe() {
+    let readme = include_str!("../../README.md");
+    for name in builtin::DEFAULT_DESIGNS {
+        let layout = builtin::design(name).unwrap().layout().to_string();
+        assert!(
+            readme.contains(&format!("{name:<16} {layout}")),
+            "README shows {name}: {layout}"
+        );
+    }
+}
