@@ -84,21 +84,32 @@ impl Emulator {
 
     /// A data client for `project`/`instance` on the emulator.
     pub fn client(&self, project: &str, instance: &str) -> Result<BigTable, Error> {
-        let connection = BigTableConnection::new_with_emulator(
-            &self.host(),
-            project,
-            instance,
-            false,
-            1,
-            Some(Duration::from_secs(30)),
-        )?;
-        Ok(connection.client())
+        client_at(&self.host(), project, instance)
     }
 
     /// An admin client on the emulator.
     pub async fn admin(&self) -> Result<AdminClient, Error> {
-        connect_admin(&format!("http://{}", self.host())).await
+        admin_at(&self.host()).await
     }
+}
+
+/// A data client for `project`/`instance` on an emulator already running at
+/// `host` (`127.0.0.1:8086`, the form of `BIGTABLE_EMULATOR_HOST`).
+pub fn client_at(host: &str, project: &str, instance: &str) -> Result<BigTable, Error> {
+    let connection = BigTableConnection::new_with_emulator(
+        host,
+        project,
+        instance,
+        false,
+        1,
+        Some(Duration::from_secs(30)),
+    )?;
+    Ok(connection.client())
+}
+
+/// An admin client on an emulator already running at `host`.
+pub async fn admin_at(host: &str) -> Result<AdminClient, Error> {
+    connect_admin(&format!("http://{host}")).await
 }
 
 impl Drop for Emulator {

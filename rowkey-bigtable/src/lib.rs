@@ -273,12 +273,28 @@ where
 pub async fn write_rows<K: RowKey>(
     client: &BigTable,
     table: &str,
-    rows: impl IntoIterator<Item = (K, Vec<(String, Vec<u8>, Vec<u8>)>)>,
+    rows: impl IntoIterator<Item = (K, Vec<Cell>)>,
 ) -> Result<(), Error> {
-    let entries = rows
+    let rows = rows
         .into_iter()
-        .map(|(key, cells)| {
-            let row_key = key.encode_to_vec().map_err(Error::Encode)?;
+        .map(|(key, cells)| Ok((key.encode_to_vec().map_err(Error::Encode)?, cells)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    write_raw_rows(client, table, rows).await
+}
+
+/// A cell to write: `(family, qualifier, value)`.
+pub type Cell = (String, Vec<u8>, Vec<u8>);
+
+/// [`write_rows`] for keys already encoded (by a program that handles keys
+/// of several types, such as the hot-spot lab): rows `(key bytes, cells)`.
+pub async fn write_raw_rows(
+    client: &BigTable,
+    table: &str,
+    rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
+) -> Result<(), Error> {
+    let entries: Vec<mutate_rows_request::Entry> = rows
+        .into_iter()
+        .map(|(row_key, cells)| {
             let mutations = cells
                 .into_iter()
                 .map(|(family_name, column_qualifier, value)| Mutation {
@@ -290,13 +306,13 @@ pub async fn write_rows<K: RowKey>(
                     })),
                 })
                 .collect();
-            Ok(mutate_rows_request::Entry {
+            mutate_rows_request::Entry {
                 row_key,
                 mutations,
                 ..Default::default()
-            })
+            }
         })
-        .collect::<Result<Vec<_>, Error>>()?;
+        .collect();
     let keys: Vec<Vec<u8>> = entries.iter().map(|e| e.row_key.clone()).collect();
     let mut c = client.clone();
     let request = MutateRowsRequest {

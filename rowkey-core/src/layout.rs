@@ -233,6 +233,41 @@ impl Layout {
         self.salt.as_ref()
     }
 
+    /// Where a table of these keys should start split: the key type's own
+    /// `split_points()` (one region per salt bucket, after the prefix),
+    /// empty for an unsalted key. For code that handles keys of several
+    /// types through their layouts, such as the hot-spot lab.
+    ///
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(text, sep = "_")]
+    /// #[salt(buckets = 12, by(id), hash = "mod")]
+    /// struct Call { id: u64 }
+    ///
+    /// assert_eq!(Call::LAYOUT.split_points(), Call::split_points());
+    /// assert_eq!(Call::LAYOUT.split_points()[0], b"01");
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn split_points(&self) -> alloc::vec::Vec<alloc::vec::Vec<u8>> {
+        let Some(salt) = &self.salt else {
+            return alloc::vec::Vec::new();
+        };
+        (1..salt.buckets)
+            .map(|b| {
+                let mut out = alloc::vec![0; self.prefix.len() + salt.head.len()];
+                out[..self.prefix.len()].copy_from_slice(self.prefix);
+                let n = salt
+                    .head
+                    .write(b as u8, &mut out[self.prefix.len()..], false);
+                out.truncate(self.prefix.len() + n);
+                out
+            })
+            .collect()
+    }
+
     /// The fields, in key order (empty for a key-family enum).
     pub const fn fields(&self) -> &'static [FieldLayout] {
         self.fields

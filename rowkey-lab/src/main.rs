@@ -1,39 +1,214 @@
-//! The hot-spot lab: the same event workload stored under four row-key
-//! designs in redb, with HBase-style regions, showing where the writes land
-//! and what typical queries cost.
+//! The hot-spot lab's command: a workload (generated, or your CSV) stored
+//! under row-key designs, with HBase-style regions and servers, measured,
+//! queried, and drawn as key-visualizer heatmaps in an HTML report.
 //!
-//! Run: `cargo run --release -p rowkey-lab [-- --events N --users N --seed N --out DIR]`
+//! Run: `cargo run --release -p rowkey-lab -- --help`
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use rowkey_lab::{self as lab, Config};
+use clap::builder::PossibleValuesParser;
+use clap::{Parser, ValueEnum};
+use rowkey_lab::builtin::{self, Subjects, DEFAULT_DESIGNS, DESIGNS};
+use rowkey_lab::{report, workload, BoxError, Lab, RedbStore, Settings, Store, Workload};
 
-fn usage() -> ! {
-    eprintln!("usage: hotspots [--events N] [--users N] [--seed N] [--split-rows N] [--out DIR] [--no-progress]");
-    std::process::exit(2)
+/// Which row key should I use? Stores one workload under several row-key
+/// designs, models the table's regions and region servers the way HBase
+/// splits and balances them, and reports where the writes land (a
+/// key-visualizer heatmap per design), how long the keys are and what three
+/// typical queries cost, checking every answer against the workload.
+#[derive(Debug, Parser)]
+#[command(name = "rowkey-lab", version)]
+struct Args {
+    /// The built-in workload to generate.
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Ingest)]
+    workload: WorkloadArg,
+
+    /// Read the events from this CSV file (with a header) instead of
+    /// generating them.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+
+    /// The CSV column holding the entity (user, device, phone): an unsigned
+    /// integer.
+    #[arg(long, value_name = "NAME", default_value = "user_id", requires = "csv")]
+    user_col: String,
+
+    /// The CSV column holding the time, milliseconds since the epoch.
+    #[arg(long, value_name = "NAME", default_value = "ts", requires = "csv")]
+    ts_col: String,
+
+    /// Events to generate [default: 500_000; 20_000 with --store bigtable].
+    #[arg(long, value_name = "N", value_parser = count(1, 50_000_000))]
+    events: Option<u64>,
+
+    /// Distinct users (devices in `timeseries`, subscribers in `calls`).
+    #[arg(long, visible_aliases = ["devices", "subscribers"], value_name = "N", default_value = "5000", value_parser = count(1, 10_000_000))]
+    users: u64,
+
+    /// Seed of the workload generator.
+    #[arg(long, value_name = "N", default_value = "42", value_parser = count(0, u64::MAX))]
+    seed: u64,
+
+    /// The designs to compare, comma-separated [default: all but user_first].
+    #[arg(long, value_name = "NAMES", value_delimiter = ',', value_parser = PossibleValuesParser::new(DESIGNS))]
+    designs: Vec<String>,
+
+    /// Region servers the regions are balanced over.
+    #[arg(long, value_name = "N", default_value = "4", value_parser = count(1, 1_000))]
+    servers: u64,
+
+    /// A region splits when it holds more rows than this [default: a
+    /// sixteenth of the events].
+    #[arg(long, value_name = "N", value_parser = count(2, 1_000_000_000))]
+    split_rows: Option<u64>,
+
+    /// Time windows of the measurement (the heatmaps' columns).
+    #[arg(long, value_name = "N", default_value = "60", value_parser = count(2, 1_000))]
+    windows: u64,
+
+    /// Where the rows go.
+    #[arg(long, value_enum, default_value_t = StoreArg::Redb)]
+    store: StoreArg,
+
+    /// The directory for the report and the heatmaps (created if missing).
+    #[arg(long, value_name = "DIR", default_value = "rowkey-lab-report")]
+    out: PathBuf,
+
+    /// Do not show progress bars.
+    #[arg(long)]
+    no_progress: bool,
 }
 
-fn main() {
-    let mut cfg = Config::default();
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().unwrap_or_else(|| usage());
-        let number = |v: String| v.replace('_', "").parse().unwrap_or_else(|_| usage());
-        match flag.as_str() {
-            "--events" => cfg.events = number(value()),
-            "--users" => cfg.users = number(value()) as u32,
-            "--seed" => cfg.seed = number(value()) as u64,
-            "--split-rows" => cfg.split_rows = number(value()),
-            "--out" => cfg.dir = PathBuf::from(value()),
-            "--no-progress" => cfg.progress = false,
-            _ => usage(),
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum WorkloadArg {
+    /// Live ingest: increasing timestamps, Zipf-skewed users.
+    Ingest,
+    /// Devices reporting every 10 seconds (OpenTSDB-style).
+    Timeseries,
+    /// Sequential order ids.
+    Orders,
+    /// Call records keyed by 11-digit phone numbers.
+    Calls,
+}
+
+impl From<WorkloadArg> for Workload {
+    fn from(w: WorkloadArg) -> Workload {
+        match w {
+            WorkloadArg::Ingest => Workload::Ingest,
+            WorkloadArg::Timeseries => Workload::TimeSeries,
+            WorkloadArg::Orders => Workload::Orders,
+            WorkloadArg::Calls => Workload::Calls,
         }
     }
-    match lab::run(&cfg) {
-        Ok(report) => print!("{}", lab::format_report(&cfg, &report)),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StoreArg {
+    /// redb, an embedded sorted store, in a file removed afterwards.
+    Redb,
+    /// Cloud Bigtable's emulator: the one at BIGTABLE_EMULATOR_HOST, or one
+    /// the lab starts and stops (needs the `bigtable` feature).
+    Bigtable,
+}
+
+/// A parser for a whole number in `min..=max`; `_` separators allowed
+/// (`5_000_000`).
+fn count(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
+    move |s: &str| {
+        let n: u64 = s
+            .replace('_', "")
+            .parse()
+            .map_err(|_| format!("`{s}` is not a whole number"))?;
+        if (min..=max).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!("{n} is not in {min}..={max}"))
+        }
+    }
+}
+
+fn store(kind: StoreArg, dir: &std::path::Path) -> Result<Box<dyn Store>, BoxError> {
+    match kind {
+        StoreArg::Redb => Ok(Box::new(RedbStore::create(dir)?)),
+        #[cfg(feature = "bigtable")]
+        StoreArg::Bigtable => Ok(Box::new(rowkey_lab::bigtable::BigtableStore::start()?)),
+        #[cfg(not(feature = "bigtable"))]
+        StoreArg::Bigtable => Err("--store bigtable: this build has no Bigtable support; \
+             run `cargo run --release -p rowkey-lab --features bigtable -- --store bigtable`"
+            .into()),
+    }
+}
+
+fn run(args: Args) -> Result<(), BoxError> {
+    let events = match &args.csv {
+        Some(path) => workload::read_csv_file(path, &args.user_col, &args.ts_col)?,
+        None => {
+            let default = if args.store == StoreArg::Bigtable {
+                20_000
+            } else {
+                500_000
+            };
+            let n = args.events.unwrap_or(default) as usize;
+            Workload::from(args.workload).generate(n, args.users, args.seed)
+        }
+    };
+    let names: Vec<&str> = if args.designs.is_empty() {
+        DEFAULT_DESIGNS.to_vec()
+    } else {
+        args.designs.iter().map(String::as_str).collect()
+    };
+    let subjects = Subjects::of(&events);
+    let settings = Settings {
+        split_rows: args.split_rows.unwrap_or(0) as usize,
+        servers: args.servers as usize,
+        windows: args.windows as usize,
+        progress: !args.no_progress,
+        ..Settings::default()
+    };
+    let mut lab = Lab::new(events).settings(settings);
+    for name in names {
+        lab = lab.design(builtin::design(name).expect("clap checked the name"));
+    }
+    for q in builtin::queries(subjects) {
+        lab = lab.query(q);
+    }
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    let report = {
+        let mut store = store(args.store, &args.out)?;
+        lab.run(store.as_mut())?
+    };
+    let outputs = report::write(&report, &args.out)?;
+    let source = match &args.csv {
+        Some(path) => format!("events from {}", path.display()),
+        None => format!(
+            "workload {} ({} {}, seed {})",
+            Workload::from(args.workload),
+            args.users,
+            Workload::from(args.workload).entity(),
+            args.seed
+        ),
+    };
+    println!(
+        "{source}; the per-user queries ask about entity {}",
+        subjects.user
+    );
+    print!("{}", report::format_table(&report));
+    let dir = std::fs::canonicalize(&args.out).unwrap_or(args.out.clone());
+    println!("\nreport and heatmaps in {}:", dir.display());
+    println!("  {}", outputs.html.display());
+    for path in &outputs.heatmaps {
+        println!("  {}", path.display());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("hotspots: {e}");
-            std::process::exit(1);
+            eprintln!("rowkey-lab: {e}");
+            ExitCode::FAILURE
         }
     }
 }

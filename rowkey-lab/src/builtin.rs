@@ -1,0 +1,288 @@
+//! The built-in designs and queries over [`Event`]s: the classic row-key
+//! designs of the HBase and Bigtable guides, in binary and in text, and
+//! three typical queries.
+
+use std::collections::HashMap;
+use std::ops::Bound;
+
+use rowkey_core::prelude::*;
+use rowkey_core::EncodeError;
+
+use crate::{Access, Design, Event, Query};
+
+/// `[ts][user]`: timestamp first, the naive design.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+pub struct TsFirst {
+    /// Event time, milliseconds.
+    pub ts_millis: i64,
+    /// The entity.
+    pub user_id: u64,
+}
+
+/// `[reversed ts][user]`: the timestamp's bytes reversed, so the
+/// fast-changing low byte leads.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+pub struct ReversedTs {
+    /// Event time, milliseconds, bytes reversed.
+    #[reverse]
+    pub ts_millis: i64,
+    /// The entity.
+    pub user_id: u64,
+}
+
+/// `[salt][ts][user]`: a hash byte over the whole key, then timestamp first.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[salt(buckets = 16)]
+pub struct SaltedTs {
+    /// Event time, milliseconds.
+    pub ts_millis: i64,
+    /// The entity.
+    pub user_id: u64,
+}
+
+/// `[salt(user)][user][MAX - ts]`: field promotion, newest first.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+pub struct UserNewest {
+    /// The entity.
+    pub user_id: u64,
+    /// Event time, milliseconds, newest first.
+    #[desc_ts]
+    pub ts_millis: i64,
+}
+
+/// `[user][ts]`: the entity first, unsalted (hot when entities are
+/// sequential, like order ids).
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+pub struct UserFirst {
+    /// The entity.
+    pub user_id: u64,
+    /// Event time, milliseconds.
+    pub ts_millis: i64,
+}
+
+/// Text `ts_user`: `1700000000123_00000000000000000042`.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[rowkey(text, sep = "_")]
+pub struct TsUser {
+    /// Event time, milliseconds, in 13 digits (until the year 2286).
+    #[digits(13)]
+    pub ts_millis: u64,
+    /// The entity.
+    pub user_id: u64,
+}
+
+/// Text `reversed ts _ user`: the timestamp's digits reversed
+/// (`3210000000071_...`), the HBase guides' fix for sequential keys that
+/// people can still read.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[rowkey(text, sep = "_")]
+pub struct ReversedTsUser {
+    /// Event time, milliseconds, 13 digits, reversed.
+    #[reverse]
+    #[digits(13)]
+    pub ts_millis: u64,
+    /// The entity.
+    pub user_id: u64,
+}
+
+/// Text `user % 10 _ user _ MAX-ts`: the call-record key of the HBase
+/// guides (`0_18518885160_9223370398234269807` with a phone number).
+#[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(user_id), hash = "mod")]
+pub struct ModUserNewest {
+    /// The entity.
+    pub user_id: u64,
+    /// Event time, milliseconds, as `Long.MAX_VALUE - ts`.
+    #[desc_ts]
+    pub ts_millis: i64,
+}
+
+/// Every built-in design's name, in report order.
+pub const DESIGNS: [&str; 8] = [
+    "ts_first",
+    "reversed_ts",
+    "salted_ts",
+    "user_newest",
+    "user_first",
+    "ts_user",
+    "reversed_ts_user",
+    "mod_user_newest",
+];
+
+/// The designs the command runs when `--designs` is not given: all but
+/// `user_first`, which repeats `user_newest` without its salt.
+pub const DEFAULT_DESIGNS: [&str; 7] = [
+    "ts_first",
+    "reversed_ts",
+    "salted_ts",
+    "user_newest",
+    "ts_user",
+    "reversed_ts_user",
+    "mod_user_newest",
+];
+
+/// A text key stores the time unsigned.
+fn unsigned(ts: i64) -> Result<u64, String> {
+    u64::try_from(ts)
+        .map_err(|_| format!("time {ts} is before 1970: the text key stores it unsigned"))
+}
+
+/// The built-in design named `name`, or `None`.
+///
+/// ```
+/// let d = rowkey_lab::builtin::design("user_newest").unwrap();
+/// assert_eq!(
+///     d.layout().to_string(),
+///     "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8] = 17 bytes"
+/// );
+/// assert!(rowkey_lab::builtin::design("nope").is_none());
+/// ```
+pub fn design(name: &str) -> Option<Design<Event>> {
+    let d = match name {
+        "ts_first" => Design::new(name, |e: &Event| TsFirst {
+            ts_millis: e.ts_millis,
+            user_id: e.user_id,
+        }),
+        "reversed_ts" => Design::new(name, |e: &Event| ReversedTs {
+            ts_millis: e.ts_millis,
+            user_id: e.user_id,
+        }),
+        "salted_ts" => Design::new(name, |e: &Event| SaltedTs {
+            ts_millis: e.ts_millis,
+            user_id: e.user_id,
+        }),
+        "user_newest" => Design::new(name, |e: &Event| UserNewest {
+            user_id: e.user_id,
+            ts_millis: e.ts_millis,
+        }),
+        "user_first" => Design::new(name, |e: &Event| UserFirst {
+            user_id: e.user_id,
+            ts_millis: e.ts_millis,
+        }),
+        "ts_user" => Design::try_new(name, |e: &Event| {
+            Ok::<_, String>(TsUser {
+                ts_millis: unsigned(e.ts_millis)?,
+                user_id: e.user_id,
+            })
+        }),
+        "reversed_ts_user" => Design::try_new(name, |e: &Event| {
+            Ok::<_, String>(ReversedTsUser {
+                ts_millis: unsigned(e.ts_millis)?,
+                user_id: e.user_id,
+            })
+        }),
+        "mod_user_newest" => Design::new(name, |e: &Event| ModUserNewest {
+            user_id: e.user_id,
+            ts_millis: e.ts_millis,
+        }),
+        _ => return None,
+    };
+    Some(d)
+}
+
+/// What the built-in queries ask about, chosen from the workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Subjects {
+    /// The 10th most active entity: busy, but not the busiest.
+    pub user: u64,
+    /// The newest event's time.
+    pub now: i64,
+    /// An hour in the middle of the workload (all of it when shorter).
+    pub hour: (i64, i64),
+}
+
+impl Subjects {
+    /// Chooses the subjects from `events`.
+    pub fn of(events: &[Event]) -> Subjects {
+        let now = events.iter().map(|e| e.ts_millis).max().unwrap_or(0);
+        let first = events.iter().map(|e| e.ts_millis).min().unwrap_or(0);
+        let mid = first + (now - first) / 2;
+        let mut counts: HashMap<u64, usize> = HashMap::new();
+        for e in events {
+            *counts.entry(e.user_id).or_default() += 1;
+        }
+        let mut by_count: Vec<(usize, u64)> = counts.into_iter().map(|(u, c)| (c, u)).collect();
+        by_count.sort_unstable_by(|a, b| b.cmp(a));
+        let user = by_count.get(9).or(by_count.last()).map_or(0, |&(_, u)| u);
+        Subjects {
+            user,
+            now,
+            hour: (mid - 1_800_000, mid + 1_800_000),
+        }
+    }
+}
+
+type Plan = Result<Access<Event>, EncodeError>;
+
+/// The three typical queries, each with every built-in design's plan:
+/// the latest 20 events of one entity, every event of the last minute, one
+/// entity's events in an hour.
+pub fn queries(s: Subjects) -> Vec<crate::Query<Event>> {
+    let Subjects { user, now, hour } = s;
+    let minute = (Bound::Excluded(now - 60_000), Bound::Unbounded);
+    let minute_u = (
+        Bound::Excluded((now - 60_000).max(0) as u64),
+        Bound::Unbounded,
+    );
+    let hour_u = (hour.0.max(0) as u64)..(hour.1.max(0) as u64);
+    let of_user = move |e: &Event| e.user_id == user;
+    let in_minute = move |e: &Event| e.ts_millis > now - 60_000;
+    let in_hour = move |e: &Event| e.user_id == user && (hour.0..hour.1).contains(&e.ts_millis);
+    vec![
+        Query::new(
+            "latest 20 events of one user",
+            of_user,
+            move |d: &Design<Event>| -> Plan {
+                Ok(match d.name() {
+                    "user_newest" => Access::scan(UserNewest::scan_by_user_id(user)).limit(20),
+                    "mod_user_newest" => {
+                        Access::scan(ModUserNewest::scan_by_user_id(user)).limit(20)
+                    }
+                    "user_first" => Access::scan(UserFirst::scan_by_user_id(user)),
+                    _ => Access::scan(d.scan_all()).filter(of_user),
+                })
+            },
+        )
+        .newest(20, |e| e.ts_millis),
+        Query::new(
+            "all events of the last minute",
+            in_minute,
+            move |d: &Design<Event>| -> Plan {
+                Ok(match d.name() {
+                    "ts_first" => Access::scan(TsFirst::range_by_ts_millis(minute)),
+                    "salted_ts" => Access::scan(SaltedTs::range_by_ts_millis(minute)),
+                    "ts_user" => Access::scan(TsUser::range_by_ts_millis(minute_u)?),
+                    _ => Access::scan(d.scan_all()).filter(in_minute),
+                })
+            },
+        ),
+        Query::new(
+            "one user's events in an hour",
+            in_hour,
+            move |d: &Design<Event>| -> Plan {
+                let range = hour.0..hour.1;
+                Ok(match d.name() {
+                    "user_newest" => {
+                        Access::scan(UserNewest::range_by_user_id_ts_millis(user, range))
+                    }
+                    "mod_user_newest" => {
+                        Access::scan(ModUserNewest::range_by_user_id_ts_millis(user, range)?)
+                    }
+                    "user_first" => {
+                        Access::scan(UserFirst::range_by_user_id_ts_millis(user, range))
+                    }
+                    "ts_first" => Access::scan(TsFirst::range_by_ts_millis(range)).filter(of_user),
+                    "salted_ts" => {
+                        Access::scan(SaltedTs::range_by_ts_millis(range)).filter(of_user)
+                    }
+                    "ts_user" => {
+                        Access::scan(TsUser::range_by_ts_millis(hour_u.clone())?).filter(of_user)
+                    }
+                    _ => Access::scan(d.scan_all()).filter(in_hour),
+                })
+            },
+        ),
+    ]
+}

@@ -1,0 +1,221 @@
+//! The lab's model of an HBase/Bigtable table's regions and region servers.
+//!
+//! - A table starts with one region per pre-split point plus one (a salted
+//!   key's `split_points()`), or with a single region.
+//! - A region that holds more than `split_rows` rows splits at its middle
+//!   key, as HBase's size-based split policy does; both daughters stay on the
+//!   parent's server.
+//! - After each measurement window the balancer evens out region counts, as
+//!   HBase's `SimpleLoadBalancer` does: while one server holds more regions
+//!   than the ceiling of the mean, or one holds fewer than the floor, a
+//!   region moves from the most loaded server to the least loaded one
+//!   (the lowest-keyed region of the most loaded server).
+//!
+//! The model keeps the table's keys itself (the stores do not report their
+//! middle keys cheaply; Bigtable's emulator has no tablets at all).
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+/// Regions of one table, in key order.
+#[derive(Debug, Clone)]
+pub struct Regions {
+    /// Start key of each region; the first is empty.
+    starts: Vec<Vec<u8>>,
+    /// Rows in each region.
+    rows: Vec<usize>,
+    /// The server each region is on.
+    server: Vec<usize>,
+    servers: usize,
+    split_rows: usize,
+    splits: usize,
+    /// Each key and the event whose row it is.
+    keys: BTreeMap<Vec<u8>, usize>,
+}
+
+impl Regions {
+    /// A table pre-split at `splits` (sorted, distinct), its regions spread
+    /// round-robin over `servers` servers.
+    pub fn new(splits: &[Vec<u8>], split_rows: usize, servers: usize) -> Self {
+        let mut starts = vec![Vec::new()];
+        starts.extend(splits.iter().filter(|s| !s.is_empty()).cloned());
+        starts.dedup();
+        let servers = servers.max(1);
+        Regions {
+            rows: vec![0; starts.len()],
+            server: (0..starts.len()).map(|i| i % servers).collect(),
+            starts,
+            servers,
+            split_rows: split_rows.max(2),
+            splits: 0,
+            keys: BTreeMap::new(),
+        }
+    }
+
+    /// The region holding `key`.
+    pub fn region_of(&self, key: &[u8]) -> usize {
+        self.starts.partition_point(|s| s.as_slice() <= key) - 1
+    }
+
+    /// The server of region `r`.
+    pub fn server_of(&self, r: usize) -> usize {
+        self.server[r]
+    }
+
+    /// Number of regions.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Always false: a table has at least one region.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Number of servers.
+    pub fn servers(&self) -> usize {
+        self.servers
+    }
+
+    /// Splits so far.
+    pub fn splits(&self) -> usize {
+        self.splits
+    }
+
+    /// Rows per region, in key order.
+    pub fn rows(&self) -> &[usize] {
+        &self.rows
+    }
+
+    /// Start keys, in key order (the first is empty).
+    pub fn starts(&self) -> &[Vec<u8>] {
+        &self.starts
+    }
+
+    /// Regions per server.
+    pub fn regions_per_server(&self) -> Vec<usize> {
+        let mut n = vec![0; self.servers];
+        for &s in &self.server {
+            n[s] += 1;
+        }
+        n
+    }
+
+    /// The table's keys, sorted, each with the event whose row it is.
+    pub fn keys(&self) -> &BTreeMap<Vec<u8>, usize> {
+        &self.keys
+    }
+
+    /// Records the write of event `event`'s row at `key`; returns its region
+    /// (before any split it causes) and the event whose row it overwrote,
+    /// if the key was already there.
+    pub fn write(&mut self, key: &[u8], event: usize) -> (usize, Option<usize>) {
+        let r = self.region_of(key);
+        if let Some(old) = self.keys.insert(key.to_vec(), event) {
+            return (r, Some(old));
+        }
+        self.rows[r] += 1;
+        if self.rows[r] > self.split_rows {
+            self.split(r);
+        }
+        (r, None)
+    }
+
+    /// Splits region `r` at its middle key.
+    fn split(&mut self, r: usize) {
+        let end = self
+            .starts
+            .get(r + 1)
+            .map_or(Bound::Unbounded, |s| Bound::Excluded(s.clone()));
+        let range = (Bound::Included(self.starts[r].clone()), end);
+        let half = self.rows[r] / 2;
+        let Some((mid, _)) = self.keys.range(range).nth(half) else {
+            return;
+        };
+        self.starts.insert(r + 1, mid.clone());
+        self.rows.insert(r + 1, self.rows[r] - half);
+        self.rows[r] = half;
+        self.server.insert(r + 1, self.server[r]);
+        self.splits += 1;
+    }
+
+    /// Evens out region counts over the servers; returns the moves made.
+    pub fn balance(&mut self) -> usize {
+        let n = self.starts.len();
+        let (floor, ceil) = (n / self.servers, n.div_ceil(self.servers));
+        let mut moves = 0;
+        loop {
+            let per = self.regions_per_server();
+            let (most, &max) = per
+                .iter()
+                .enumerate()
+                .max_by_key(|&(i, c)| (c, std::cmp::Reverse(i)))
+                .expect("at least one server");
+            let (least, &min) = per
+                .iter()
+                .enumerate()
+                .min_by_key(|&(i, c)| (c, i))
+                .expect("at least one server");
+            if (max <= ceil && min >= floor) || max - min <= 1 {
+                return moves;
+            }
+            let r = self
+                .server
+                .iter()
+                .position(|&s| s == most)
+                .expect("the most loaded server has regions");
+            self.server[r] = least;
+            moves += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_at_the_middle_key_and_daughters_stay_on_the_server() {
+        let mut regions = Regions::new(&[], 4, 3);
+        for k in 0u8..5 {
+            regions.write(&[k], k.into());
+        }
+        assert_eq!(regions.starts(), [vec![], vec![2]]);
+        assert_eq!(regions.rows(), [2, 3]);
+        assert_eq!((regions.server_of(0), regions.server_of(1)), (0, 0));
+        assert_eq!(
+            regions.write(&[3], 9),
+            (1, Some(3)),
+            "an overwrite is no new row"
+        );
+        assert_eq!(regions.rows(), [2, 3]);
+        assert_eq!(regions.balance(), 1);
+        assert_eq!(regions.regions_per_server(), [1, 1, 0]);
+    }
+
+    #[test]
+    fn balancer_evens_region_counts() {
+        let mut regions = Regions::new(&[], 2, 4);
+        for k in 0u8..40 {
+            regions.write(&[k], k.into());
+        }
+        assert!(regions.len() > 8);
+        regions.balance();
+        let per = regions.regions_per_server();
+        assert!(
+            per.iter().max().unwrap() - per.iter().min().unwrap() <= 1,
+            "{per:?}"
+        );
+        assert_eq!(per.iter().sum::<usize>(), regions.len());
+    }
+
+    #[test]
+    fn pre_split_regions_start_round_robin() {
+        let splits: Vec<Vec<u8>> = (1..4u8).map(|b| vec![b]).collect();
+        let regions = Regions::new(&splits, 100, 2);
+        assert_eq!(regions.len(), 4);
+        assert_eq!(regions.regions_per_server(), [2, 2]);
+        assert_eq!(regions.region_of(&[2, 9]), 2);
+        assert_eq!(regions.region_of(&[0]), 0);
+    }
+}

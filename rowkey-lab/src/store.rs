@@ -1,0 +1,129 @@
+//! The sorted stores the lab writes to and scans: redb (embedded, the
+//! default) and, with the `bigtable` feature, the Cloud Bigtable emulator.
+//!
+//! Each row is a design's key and the index of its event in the workload
+//! (8 bytes, big-endian), so every answer can be checked against the
+//! workload itself.
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, Durability, ReadableDatabase, TableDefinition};
+use rowkey_core::{merge_salted_with, Scan};
+
+use crate::BoxError;
+
+/// A sorted store: one table per design.
+pub trait Store {
+    /// The store's name in reports.
+    fn name(&self) -> &'static str;
+
+    /// Creates (or empties) table `table`, pre-split at `splits` where the
+    /// store supports it.
+    fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError>;
+
+    /// Writes rows `(key, event index)`.
+    fn write(&mut self, table: &str, rows: &[(Vec<u8>, u64)]) -> Result<(), BoxError>;
+
+    /// Reads `scan`'s rows in key order (salted buckets merged in the order
+    /// of the keys after the salt), calling `row` with each key and event
+    /// index until it returns `false`.
+    fn scan(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(&[u8], u64) -> bool,
+    ) -> Result<(), BoxError>;
+
+    /// Drops table `table`.
+    fn drop_table(&mut self, table: &str) -> Result<(), BoxError>;
+}
+
+/// redb, in one database file in a directory of the caller's; the file is
+/// removed when the store is dropped.
+pub struct RedbStore {
+    db: Option<Database>,
+    path: PathBuf,
+}
+
+impl RedbStore {
+    /// Creates the database `rowkey-lab-PID.redb` in `dir`.
+    pub fn create(dir: &Path) -> Result<Self, BoxError> {
+        let path = dir.join(format!("rowkey-lab-{}.redb", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let db = Database::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(RedbStore { db: Some(db), path })
+    }
+
+    fn db(&self) -> &Database {
+        self.db.as_ref().expect("open until dropped")
+    }
+}
+
+impl Drop for RedbStore {
+    fn drop(&mut self) {
+        drop(self.db.take());
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn table(name: &str) -> TableDefinition<'_, &'static [u8], u64> {
+    TableDefinition::new(name)
+}
+
+impl Store for RedbStore {
+    fn name(&self) -> &'static str {
+        "redb"
+    }
+
+    fn create_table(&mut self, name: &str, _splits: &[Vec<u8>]) -> Result<(), BoxError> {
+        let tx = self.db().begin_write()?;
+        tx.delete_table(table(name))?;
+        tx.open_table(table(name))?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn write(&mut self, name: &str, rows: &[(Vec<u8>, u64)]) -> Result<(), BoxError> {
+        let mut tx = self.db().begin_write()?;
+        tx.set_durability(Durability::None)?;
+        {
+            let mut t = tx.open_table(table(name))?;
+            for (key, value) in rows {
+                t.insert(key.as_slice(), value)?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn scan(
+        &mut self,
+        name: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(&[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        let tx = self.db().begin_read()?;
+        let t = tx.open_table(table(name))?;
+        let streams = scan
+            .ranges()
+            .map(|r| {
+                t.range::<&[u8]>(r.bounds())
+                    .map(|it| it.map(|entry| entry.map(|(k, v)| (k.value().to_vec(), v.value()))))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for item in merge_salted_with(scan.salt_len(), streams) {
+            let (key, value) = item?;
+            if !row(&key, value) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn drop_table(&mut self, name: &str) -> Result<(), BoxError> {
+        let tx = self.db().begin_write()?;
+        tx.delete_table(table(name))?;
+        tx.commit()?;
+        Ok(())
+    }
+}

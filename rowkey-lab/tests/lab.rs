@@ -1,0 +1,325 @@
+//! The lab's library API on key types of its own and on the built-in
+//! designs: the hot spot shows (in the measurements and in the heatmap's
+//! data), salting spreads it, every answer is checked, and a wrong plan
+//! fails the run.
+
+use rowkey_core::prelude::*;
+use rowkey_lab::builtin::{self, Subjects, DESIGNS};
+use rowkey_lab::{Access, BoxError, Design, Lab, Query, RedbStore, Report, Settings, Workload};
+
+/// A user-defined event and three key designs for it.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    sensor: u32,
+    at: i64,
+}
+
+#[derive(RowKey)]
+struct AtFirst {
+    at: i64,
+    sensor: u32,
+}
+
+#[derive(RowKey)]
+#[salt(buckets = 8)]
+struct SaltedAt {
+    at: i64,
+    sensor: u32,
+}
+
+#[derive(RowKey)]
+#[salt(buckets = 8, by(sensor))]
+struct SensorNewest {
+    sensor: u32,
+    #[desc_ts]
+    at: i64,
+}
+
+fn readings(n: i64) -> Vec<Reading> {
+    (0..n)
+        .map(|i| Reading {
+            sensor: (i * 7919 % 97) as u32,
+            at: 1_000_000 + i * 5,
+        })
+        .collect()
+}
+
+fn settings() -> Settings {
+    Settings {
+        split_rows: 1_000,
+        windows: 20,
+        query_runs: 1,
+        ..Settings::default()
+    }
+}
+
+fn run<E>(lab: Lab<E>) -> Result<Report, BoxError> {
+    let dir = tempfile::tempdir()?;
+    let mut store = RedbStore::create(dir.path())?;
+    lab.settings(settings()).run(&mut store)
+}
+
+fn sensor_lab(events: Vec<Reading>) -> Lab<Reading> {
+    let window = (1_010_000, 1_030_000);
+    Lab::new(events)
+        .design(Design::new("at_first", |r: &Reading| AtFirst {
+            at: r.at,
+            sensor: r.sensor,
+        }))
+        .design(Design::new("salted_at", |r: &Reading| SaltedAt {
+            at: r.at,
+            sensor: r.sensor,
+        }))
+        .design(Design::new("sensor_newest", |r: &Reading| SensorNewest {
+            sensor: r.sensor,
+            at: r.at,
+        }))
+        .query(Query::new(
+            "sensor 5 in a window",
+            move |r: &Reading| r.sensor == 5 && (window.0..window.1).contains(&r.at),
+            move |d: &Design<Reading>| {
+                let range = window.0..window.1;
+                Ok::<_, BoxError>(match d.name() {
+                    "sensor_newest" => Access::scan(SensorNewest::range_by_sensor_at(5, range)),
+                    "salted_at" => Access::scan(SaltedAt::range_by_at(range))
+                        .filter(|r: &Reading| r.sensor == 5),
+                    _ => Access::scan(AtFirst::range_by_at(range))
+                        .filter(|r: &Reading| r.sensor == 5),
+                })
+            },
+        ))
+        .query(
+            Query::new(
+                "latest 3 of sensor 7",
+                |r: &Reading| r.sensor == 7,
+                |d: &Design<Reading>| {
+                    Ok::<_, BoxError>(match d.name() {
+                        "sensor_newest" => Access::scan(SensorNewest::scan_by_sensor(7)).limit(3),
+                        _ => Access::scan(d.scan_all()).filter(|r: &Reading| r.sensor == 7),
+                    })
+                },
+            )
+            .newest(3, |r| r.at),
+        )
+}
+
+#[test]
+fn user_defined_keys_show_the_hot_spot_and_the_cheapest_reads() {
+    let report = run(sensor_lab(readings(20_000))).expect("every answer is correct");
+    let at_first = report.design("at_first").unwrap();
+    let salted = report.design("salted_at").unwrap();
+    let newest = report.design("sensor_newest").unwrap();
+
+    // The layouts come from the key types.
+    assert_eq!(at_first.layout.to_string(), AtFirst::LAYOUT.to_string());
+    assert_eq!(at_first.ingest.key_bytes, 20_000 * 12);
+    assert_eq!(salted.ingest.bytes_per_row(), 13.0);
+
+    // Time first: one region and one server take every recent write.
+    assert!(
+        at_first.ingest.recent_busiest_region > 0.95,
+        "{:?}",
+        at_first.ingest
+    );
+    assert!(at_first.ingest.recent_busiest_server > 0.95);
+    assert!(
+        at_first.ingest.splits > 5,
+        "regions split as the table grows"
+    );
+    // Salting spreads them over the regions and the four servers.
+    assert!(
+        salted.ingest.recent_busiest_region < 0.25,
+        "{:?}",
+        salted.ingest
+    );
+    assert!(salted.ingest.recent_busiest_server < 0.5);
+    assert_eq!(salted.ingest.regions_per_server.len(), 4);
+    let per = &salted.ingest.regions_per_server;
+    assert!(
+        per.iter().max().unwrap() - per.iter().min().unwrap() <= 1,
+        "balanced: {per:?}"
+    );
+
+    // The heatmap's data, not just its picture: the hot design's last
+    // window writes to one region, at the end of the key space.
+    let h = &at_first.heatmap;
+    let last = h.windows() - 1;
+    let written: Vec<usize> = (0..at_first.ingest.regions)
+        .filter(|&g| h.region_writes(last)[g] > 0)
+        .collect();
+    assert_eq!(
+        written,
+        [at_first.ingest.regions - 1],
+        "one region: the last"
+    );
+    assert_eq!(h.region_writes(last).iter().sum::<u32>(), 1_000);
+    assert!((0..h.rows() - 4).all(|row| h.cell(last, row) == 0));
+    // The salted design's last window writes to every bucket's regions.
+    let s = &salted.heatmap;
+    let spread = s
+        .region_writes(s.windows() - 1)
+        .iter()
+        .filter(|&&c| c > 0)
+        .count();
+    assert!(spread >= 8, "{spread} regions written");
+
+    // The queries: rows read and answers.
+    let window_rows = newest.queries[0].rows;
+    assert!(window_rows > 0);
+    assert_eq!(
+        newest.queries[0].rows_read, window_rows,
+        "reads only its answer"
+    );
+    assert_eq!(
+        at_first.queries[0].rows_read, 4_000,
+        "reads the whole window"
+    );
+    assert_eq!(salted.queries[0].ranges, 8);
+    assert_eq!(
+        (newest.queries[1].rows_read, newest.queries[1].rows),
+        (3, 3)
+    );
+    assert_eq!(at_first.queries[1].rows_read, 20_000);
+    assert_eq!(report.winner(1).unwrap().name, "sensor_newest");
+}
+
+#[test]
+fn a_plan_that_misses_rows_fails_the_run() {
+    let lab = Lab::new(readings(2_000))
+        .design(Design::new("at_first", |r: &Reading| AtFirst {
+            at: r.at,
+            sensor: r.sensor,
+        }))
+        .query(Query::new(
+            "before 1_005_000",
+            |r: &Reading| r.at < 1_005_000,
+            // Off by one: `..=` would be right for `at <= 1_004_995`, but
+            // this stops 5 ms early.
+            |_: &Design<Reading>| {
+                Ok::<_, BoxError>(Access::scan(AtFirst::range_by_at(..1_004_995)))
+            },
+        ));
+    let e = run(lab).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "design `at_first`, query `before 1_005_000`: wrong answer: 999 rows, expected 1000"
+    );
+}
+
+#[test]
+fn a_limit_on_a_key_that_is_not_newest_first_is_caught() {
+    let lab = Lab::new(readings(2_000))
+        .design(Design::new("at_first", |r: &Reading| AtFirst {
+            at: r.at,
+            sensor: r.sensor,
+        }))
+        .query(
+            Query::new(
+                "latest 5",
+                |_: &Reading| true,
+                |d: &Design<Reading>| {
+                    // Oldest first: the first 5 rows are the oldest.
+                    Ok::<_, BoxError>(Access::scan(d.scan_all()).limit(5))
+                },
+            )
+            .newest(5, |r| r.at),
+        );
+    let e = run(lab).unwrap_err().to_string();
+    assert!(e.ends_with("is not among the newest 5"), "{e}");
+}
+
+#[test]
+fn keys_that_collide_are_counted_and_answers_allow_for_them() {
+    // Two readings per (sensor, at): the second overwrites the first.
+    let mut events = readings(1_000);
+    events.extend(readings(1_000));
+    events.sort_by_key(|r| r.at);
+    let report = run(sensor_lab(events)).expect("answers over the surviving rows");
+    let d = report.design("sensor_newest").unwrap();
+    assert_eq!((d.ingest.rows, d.ingest.overwrites), (1_000, 1_000));
+    assert_eq!(d.ingest.key_bytes, 13_000);
+}
+
+#[test]
+fn a_key_that_cannot_be_built_names_the_design_and_the_event() {
+    let lab = Lab::new(vec![1_i64, 2, -3]).design(builtin_ts_user_like());
+    let e = run(lab).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "design `ts_user`: the key of event 2 cannot be built: time -3 is before 1970"
+    );
+}
+
+fn builtin_ts_user_like() -> Design<i64> {
+    #[derive(RowKey)]
+    #[rowkey(text, sep = "_")]
+    struct TsText {
+        #[digits(13)]
+        ts: u64,
+    }
+    Design::try_new("ts_user", |&ts: &i64| {
+        u64::try_from(ts)
+            .map(|ts| TsText { ts })
+            .map_err(|_| format!("time {ts} is before 1970"))
+    })
+}
+
+#[test]
+fn every_builtin_design_answers_every_query_on_every_workload() {
+    for workload in Workload::ALL {
+        let events = workload.generate(4_000, 60, 3);
+        let mut lab = Lab::new(events.clone());
+        for name in DESIGNS {
+            lab = lab.design(builtin::design(name).unwrap());
+        }
+        for q in builtin::queries(Subjects::of(&events)) {
+            lab = lab.query(q);
+        }
+        let report = run(lab).unwrap_or_else(|e| panic!("{workload}: {e}"));
+        let hot = |name: &str| report.design(name).unwrap().ingest.recent_busiest_region;
+        assert!(
+            hot("ts_first") > 0.9,
+            "{workload}: ts_first {}",
+            hot("ts_first")
+        );
+        assert!(
+            hot("ts_user") > 0.9,
+            "{workload}: ts_user {}",
+            hot("ts_user")
+        );
+        for spread in ["reversed_ts", "salted_ts", "reversed_ts_user"] {
+            assert!(hot(spread) < 0.3, "{workload}: {spread} {}", hot(spread));
+        }
+        if workload == Workload::Orders {
+            // Sequential ids: the id-first key is a hot spot, salting by
+            // the id spreads it.
+            assert!(
+                hot("user_first") > 0.9,
+                "orders: user_first {}",
+                hot("user_first")
+            );
+            assert!(
+                hot("user_newest") < 0.3,
+                "orders: user_newest {}",
+                hot("user_newest")
+            );
+        }
+        // The promoted designs read only their answer for one user's latest.
+        for promoted in ["user_newest", "mod_user_newest"] {
+            let q = &report.design(promoted).unwrap().queries[0];
+            assert_eq!(q.rows_read, q.rows, "{workload}: {promoted}");
+        }
+    }
+}
+
+#[test]
+fn the_readme_shows_the_layouts_the_key_types_describe() {
+    let readme = include_str!("../../README.md");
+    for name in builtin::DEFAULT_DESIGNS {
+        let layout = builtin::design(name).unwrap().layout().to_string();
+        assert!(
+            readme.contains(&format!("{name:<16} {layout}")),
+            "README shows {name}: {layout}"
+        );
+    }
+}
