@@ -3,10 +3,11 @@
 use rowkey_core::prelude::*;
 use rowkey_lab::{report, Access, BoxError, Design, Lab, Query, RedbStore};
 
+/// Your event type: a page view of a shop, at a time in milliseconds.
 struct View {
     shop: u32,
     at: i64,
-} // your event type
+}
 
 #[derive(RowKey)]
 struct TimeFirst {
@@ -28,7 +29,7 @@ struct ShopNewest {
 }
 
 fn main() -> Result<(), BoxError> {
-    // 200,000 views, 5 to 15 ms apart, over 300 shops.
+    // 200,000 views, 10 ms apart, spread over 300 shops.
     let views: Vec<View> = (0..200_000i64)
         .map(|i| View {
             shop: (i * 7919 % 300) as u32,
