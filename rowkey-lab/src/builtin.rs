@@ -240,7 +240,23 @@ pub fn queries(s: Subjects) -> Vec<crate::Query<Event>> {
                     "mod_user_newest" => {
                         Access::scan(ModUserNewest::scan_by_user_id(user)).limit(20)
                     }
-                    "user_first" => Access::scan(UserFirst::scan_by_user_id(user)),
+                    // Oldest-first keys: read backwards until 20 of the
+                    // user's rows (per bucket when salted).
+                    "user_first" => Access::scan(UserFirst::scan_by_user_id(user))
+                        .reverse()
+                        .limit(20),
+                    "ts_first" => Access::scan(TsFirst::scan_all())
+                        .filter(of_user)
+                        .reverse()
+                        .limit(20),
+                    "salted_ts" => Access::scan(SaltedTs::scan_all())
+                        .filter(of_user)
+                        .reverse()
+                        .limit(20),
+                    "ts_user" => Access::scan(TsUser::scan_all())
+                        .filter(of_user)
+                        .reverse()
+                        .limit(20),
                     _ => Access::scan(d.scan_all()).filter(of_user),
                 })
             },

@@ -114,6 +114,7 @@ pub struct Access<E> {
     scan: Scan,
     filter: Option<Pred<E>>,
     limit: Option<usize>,
+    reverse: bool,
 }
 
 impl<E> Access<E> {
@@ -123,6 +124,7 @@ impl<E> Access<E> {
             scan,
             filter: None,
             limit: None,
+            reverse: false,
         }
     }
 
@@ -135,9 +137,21 @@ impl<E> Access<E> {
     }
 
     /// Stop after `n` kept rows: the key order is the answer's order (newest
-    /// first, for a query with [`Query::newest`]).
+    /// first, for a query with [`Query::newest`]). With
+    /// [`reverse`](Self::reverse), `n` kept rows per range.
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = Some(n);
+        self
+    }
+
+    /// Read each range of the scan backwards, from its last row (HBase's
+    /// reversed scan, Bigtable's `reversed` read): for a query with
+    /// [`Query::newest`] on a key whose order is oldest first, with a
+    /// [`limit`](Self::limit), it reads each range's newest rows until it
+    /// has `n` kept rows there, and the lab keeps the newest `n` of all
+    /// ranges.
+    pub fn reverse(mut self) -> Self {
+        self.reverse = true;
         self
     }
 }
@@ -563,19 +577,47 @@ impl<E> Lab<E> {
             let mut read = 0;
             let t = Instant::now();
             let mut bad_index = None;
-            store.scan(table, &access.scan, &mut |_, index| {
-                read += 1;
-                let Some(event) = self.events.get(index as usize) else {
-                    bad_index = Some(index);
-                    return false;
-                };
-                if access.filter.as_ref().is_none_or(|keep| keep(event)) {
+            // Whether the row is kept; `None`: its index is not an event.
+            let keep = |index: u64, answer: &mut Vec<usize>| -> Option<bool> {
+                let event = self.events.get(index as usize)?;
+                let kept = access.filter.as_ref().is_none_or(|keep| keep(event));
+                if kept {
                     answer.push(index as usize);
                 }
-                access.limit.is_none_or(|n| answer.len() < n)
-            })?;
+                Some(kept)
+            };
+            let reverse = access.reverse && store.reads_reversed();
+            if reverse {
+                let mut range_kept = (usize::MAX, 0);
+                store.scan_reverse(table, &access.scan, &mut |range, _, index| {
+                    read += 1;
+                    if range_kept.0 != range {
+                        range_kept = (range, 0);
+                    }
+                    match keep(index, &mut answer) {
+                        None => {
+                            bad_index = Some(index);
+                            false
+                        }
+                        Some(kept) => {
+                            range_kept.1 += usize::from(kept);
+                            access.limit.is_none_or(|n| range_kept.1 < n)
+                        }
+                    }
+                })?;
+            } else {
+                store.scan(table, &access.scan, &mut |_, index| {
+                    read += 1;
+                    if keep(index, &mut answer).is_none() {
+                        bad_index = Some(index);
+                        return false;
+                    }
+                    // A backwards plan run forwards reads every row.
+                    access.reverse || access.limit.is_none_or(|n| answer.len() < n)
+                })?;
+            }
             if let Some((n, time)) = &query.newest {
-                if access.limit.is_none() {
+                if access.limit.is_none() || access.reverse {
                     // The client keeps the newest n of what it read.
                     answer.sort_by_key(|&i| std::cmp::Reverse(time(&self.events[i])));
                     answer.truncate(*n);

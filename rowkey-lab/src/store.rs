@@ -34,6 +34,27 @@ pub trait Store {
         row: &mut dyn FnMut(&[u8], u64) -> bool,
     ) -> Result<(), BoxError>;
 
+    /// Whether [`scan_reverse`](Self::scan_reverse) works; when it does not,
+    /// the lab runs a plan that reads backwards as a forward scan of every
+    /// row of its ranges (what the query costs on such a store).
+    fn reads_reversed(&self) -> bool {
+        true
+    }
+
+    /// Reads `scan`'s ranges backwards, one after another (each from its
+    /// last row to its first, as HBase's reversed scans do), calling `row`
+    /// with the range's index, each key and its event index; `row` returns
+    /// `false` to end that range.
+    fn scan_reverse(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        let _ = (table, scan, row);
+        Err(format!("{} has no reversed reads", self.name()).into())
+    }
+
     /// Drops table `table`.
     fn drop_table(&mut self, table: &str) -> Result<(), BoxError>;
 }
@@ -115,6 +136,25 @@ impl Store for RedbStore {
             let (key, value) = item?;
             if !row(&key, value) {
                 break;
+            }
+        }
+        Ok(())
+    }
+
+    fn scan_reverse(
+        &mut self,
+        name: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        let tx = self.db().begin_read()?;
+        let t = tx.open_table(table(name))?;
+        for (i, r) in scan.ranges().enumerate() {
+            for entry in t.range::<&[u8]>(r.bounds())?.rev() {
+                let (k, v) = entry?;
+                if !row(i, k.value(), v.value()) {
+                    break;
+                }
             }
         }
         Ok(())
