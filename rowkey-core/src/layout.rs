@@ -252,20 +252,10 @@ impl Layout {
     /// ```
     #[cfg(feature = "alloc")]
     pub fn split_points(&self) -> alloc::vec::Vec<alloc::vec::Vec<u8>> {
-        let Some(salt) = &self.salt else {
-            return alloc::vec::Vec::new();
-        };
-        (1..salt.buckets)
-            .map(|b| {
-                let mut out = alloc::vec![0; self.prefix.len() + salt.head.len()];
-                out[..self.prefix.len()].copy_from_slice(self.prefix);
-                let n = salt
-                    .head
-                    .write(b as u8, &mut out[self.prefix.len()..], false);
-                out.truncate(self.prefix.len() + n);
-                out
-            })
-            .collect()
+        match &self.salt {
+            Some(salt) => salt.head.split_points(self.prefix, salt.buckets),
+            None => alloc::vec::Vec::new(),
+        }
     }
 
     /// The fields, in key order (empty for a key-family enum).

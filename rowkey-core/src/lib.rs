@@ -390,14 +390,6 @@ pub mod __private {
     /// each after the family prefix.
     #[cfg(feature = "alloc")]
     pub fn split_points<H: SaltHead>(family: &[u8], buckets: u16) -> Vec<Vec<u8>> {
-        (1..buckets)
-            .map(|b| {
-                let mut out = alloc::vec![0; family.len() + H::HEAD.len()];
-                out[..family.len()].copy_from_slice(family);
-                let n = H::HEAD.write(b as u8, &mut out[family.len()..], false);
-                out.truncate(family.len() + n);
-                out
-            })
-            .collect()
+        H::HEAD.split_points(family, buckets)
     }
 }

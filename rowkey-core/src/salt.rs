@@ -147,6 +147,28 @@ impl Head {
         }
     }
 
+    /// The split points of a table of `buckets` buckets: the head of
+    /// buckets `1..buckets` (the digits alone in a text key), each after
+    /// the family prefix `family`.
+    ///
+    /// ```
+    /// use rowkey_core::salt::Head;
+    /// assert_eq!(Head::Byte.split_points(b"D", 3), [b"D\x01", b"D\x02"]);
+    /// assert_eq!(Head::Text { digits: 2, sep: b"_" }.split_points(b"", 3), [b"01", b"02"]);
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn split_points(self, family: &[u8], buckets: u16) -> alloc::vec::Vec<alloc::vec::Vec<u8>> {
+        (1..buckets)
+            .map(|b| {
+                let mut out = alloc::vec![0; family.len() + self.len()];
+                out[..family.len()].copy_from_slice(family);
+                let n = self.write(b as u8, &mut out[family.len()..], false);
+                out.truncate(family.len() + n);
+                out
+            })
+            .collect()
+    }
+
     /// Reads the bucket at the start of `input`: the byte, or the digits
     /// and the separator.
     pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::DecodeError> {

@@ -40,7 +40,6 @@ pub struct BigtableStore {
     admin: AdminClient,
     /// Held for its `Drop`, which kills the emulator.
     _emulator: Option<Emulator>,
-    host: String,
 }
 
 impl BigtableStore {
@@ -64,13 +63,7 @@ impl BigtableStore {
             client,
             admin,
             _emulator: emulator,
-            host,
         })
-    }
-
-    /// Where the emulator listens.
-    pub fn host(&self) -> &str {
-        &self.host
     }
 }
 

@@ -4,9 +4,6 @@
 //! newest part of the key space), a horizontal band for one hot key range,
 //! an even glow for a key that spreads its writes.
 
-use std::fmt::Write as _;
-use std::path::Path;
-
 use plotters::prelude::*;
 
 use crate::regions::Regions;
@@ -122,13 +119,6 @@ impl Heatmap {
         self.cells.iter().copied().max().unwrap_or(0)
     }
 
-    /// Draws the heatmap as SVG to `path`, titled `title`.
-    pub fn draw_svg(&self, title: &str, path: &Path) -> Result<(), BoxError> {
-        let svg = self.svg(title)?;
-        std::fs::write(path, svg)?;
-        Ok(())
-    }
-
     /// The heatmap as an SVG document.
     pub fn svg(&self, title: &str) -> Result<String, BoxError> {
         let mut out = String::new();
@@ -174,17 +164,6 @@ impl Heatmap {
             root.present()?;
         }
         Ok(out)
-    }
-
-    /// The cells as CSV (`window,row,writes`), for plotting elsewhere.
-    pub fn to_csv(&self) -> String {
-        let mut s = String::from("window,key_row,writes\n");
-        for w in 0..self.windows {
-            for r in 0..self.rows {
-                let _ = writeln!(s, "{w},{r},{}", self.cell(w, r));
-            }
-        }
-        s
     }
 }
 

@@ -162,6 +162,8 @@ fn user_defined_keys_show_the_hot_spot_and_the_cheapest_reads() {
         [at_first.ingest.regions - 1],
         "one region: the last"
     );
+    assert_eq!(at_first.ingest.windows.last().unwrap().regions_written, 1);
+    assert!(salted.ingest.windows.last().unwrap().regions_written >= 8);
     assert_eq!(h.region_writes(last).iter().sum::<u32>(), 1_000);
     assert!((0..h.rows() - 4).all(|row| h.cell(last, row) == 0));
     // The salted design's last window writes to every bucket's regions.
