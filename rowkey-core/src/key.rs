@@ -3,10 +3,10 @@
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use crate::error::{DecodeError, EncodeError};
+use crate::format::error::{DecodeError, EncodeError};
 #[cfg(feature = "alloc")]
-use crate::explain::{ExplainInput, Explanation};
-use crate::layout::Layout;
+use crate::layout::explain::{ExplainInput, Explanation};
+use crate::layout::{Layout, RustStr};
 
 /// A struct that encodes to a row key. Implemented by `#[derive(RowKey)]`.
 ///
@@ -71,13 +71,13 @@ pub trait RowKey {
     /// Explains a key of this type part by part: each part's offsets, raw
     /// bytes and value, and for a key that does not decode, where and why
     /// it stops. `key` is bytes, or text pasted from the HBase shell. See
-    /// [`explain`](crate::explain).
+    /// [`explain`](crate::layout::explain).
     #[cfg(feature = "alloc")]
     fn explain<I: ExplainInput + ?Sized>(key: &I) -> Explanation
     where
         Self: Sized,
     {
-        crate::explain::explain(Self::LAYOUT, key)
+        crate::layout::explain::explain(Self::LAYOUT, key)
     }
 
     /// The key in a new vector of exactly its length.
@@ -98,4 +98,60 @@ pub trait RowKey {
 pub trait DecodeRowKey<'de>: Sized {
     /// Decodes a whole key: every byte of `bytes` must belong to it.
     fn decode(bytes: &'de [u8]) -> Result<Self, DecodeError>;
+}
+
+/// Freezes a key's layout in a test: panics, showing the frozen and the
+/// current layout, when `T`'s [`LAYOUT_ID`](crate::RowKey::LAYOUT_ID) is
+/// not `id`.
+///
+/// Put one line per key type in your test suite. Start with `0` and an
+/// empty summary: the failure prints the line to paste.
+///
+#[cfg_attr(feature = "derive", doc = "```")]
+#[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey)]
+/// struct Reading {
+///     sensor: u32,
+///     #[desc_ts]
+///     ts: i64,
+/// }
+///
+/// // In a #[test]:
+/// rowkey_core::assert_layout::<Reading>(
+///     0x4968_84dc_6f74_e3b3,
+///     "[sensor u32 4][ts desc_ts i64 8] = 12 bytes",
+/// );
+/// ```
+///
+/// The summary is only shown: the fingerprint decides. It covers field
+/// names, order, encoded types, widths and attributes, the salt, the prefix
+/// and the format, so changing any of them fails the test, while renaming
+/// the struct or switching `String` to `&str` (same bytes) does not.
+#[track_caller]
+pub fn assert_layout<T: RowKey>(id: u64, summary: &str) {
+    let layout = T::LAYOUT;
+    if id == 0 && summary.is_empty() {
+        panic!(
+            "no layout is frozen for `{name}` yet; freeze this one:\n\
+             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
+            name = layout.name(),
+            now = layout.id(),
+            quoted = RustStr(layout),
+        );
+    }
+    if layout.id() != id {
+        panic!(
+            "the row key layout of `{name}` changed: keys already written may not decode or sort as before\n\
+             frozen: {id:#018x} {summary}\n\
+             now:    {now:#018x} {layout}\n\
+             if no table holds keys of the frozen layout (or the change is one rowkey keeps compatible, \
+             such as a `#[rowkey(added)]` field), freeze the new one:\n\
+             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
+            name = layout.name(),
+            now = layout.id(),
+            quoted = RustStr(layout),
+        );
+    }
 }

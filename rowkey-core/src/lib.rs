@@ -68,8 +68,8 @@
 //! - `uuid`, `ulid`, `chrono`, `time`, `jiff`: those crates' types as
 //!   fields (see [`timestamp`] and the README's "Ecosystem");
 //!   `std::net` addresses need no feature.
-//! - `redb`, `fjall`: typed tables on those stores ([`redb`](crate::redb),
-//!   [`fjall`](crate::fjall)).
+//! - `redb`, `fjall`: typed tables on those stores ([`redb`](crate::store::redb),
+//!   [`fjall`](crate::store::fjall)).
 //!
 //! Without `alloc` the crate is `no_std` with no allocator: encoding and
 //! decoding of fixed-width and borrowed layouts.
@@ -82,43 +82,44 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-mod codec;
-mod error;
-pub mod escape;
-#[cfg(feature = "alloc")]
-pub mod explain;
-mod field;
-#[cfg(feature = "fjall")]
-pub mod fjall;
-#[cfg(feature = "alloc")]
-pub mod hbase;
+// The layers, bottom to top; each imports only from those above it in this
+// list (checked by reading the `use crate::` paths of each folder):
+// - `format`: field traits and codecs, escaping, the binary and text
+//   formats, timestamps, ecosystem types, the salt head, errors;
+// - `layout`: the layout descriptor (`T::LAYOUT`), its summary, table,
+//   fingerprint, JSON and explain;
+// - `key`: the traits the derive implements, `assert_layout`;
+// - `scan`: scan ranges, the prefix builders, the merge of salted ranges;
+// - integrations: `store` (redb, fjall) and `hbase` (shell helpers).
+mod format;
 mod key;
 pub mod layout;
 #[cfg(feature = "alloc")]
-mod merge;
-#[cfg(feature = "redb")]
-pub mod redb;
-pub mod salt;
-#[cfg(feature = "alloc")]
 pub mod scan;
+
+#[cfg(feature = "alloc")]
+pub mod hbase;
 #[cfg(any(feature = "redb", feature = "fjall"))]
 pub mod store;
-pub mod text;
-pub mod timestamp;
-mod types;
 
-pub use error::{DecodeError, EncodeError, FieldError};
+pub use format::{escape, salt, text, timestamp};
 #[cfg(feature = "alloc")]
-pub use explain::{ExplainInput, Explanation};
-pub use field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
-pub use key::{DecodeRowKey, RowKey};
-pub use layout::{assert_layout, Layout};
+pub use layout::explain;
+#[cfg(feature = "fjall")]
+pub use store::fjall;
+#[cfg(feature = "redb")]
+pub use store::redb;
+
+pub use format::error::{DecodeError, EncodeError, FieldError};
+pub use format::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+pub use format::text::TextForm;
+pub use format::timestamp::{TimeField, TimeUnit};
+pub use key::{assert_layout, DecodeRowKey, RowKey};
 #[cfg(feature = "alloc")]
-pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
+pub use layout::explain::{ExplainInput, Explanation};
+pub use layout::Layout;
 #[cfg(feature = "alloc")]
-pub use scan::{Scan, ScanRange};
-pub use text::TextForm;
-pub use timestamp::{TimeField, TimeUnit};
+pub use scan::{merge_salted, merge_salted_with, MergeItem, MergeSalted, Scan, ScanRange};
 
 /// `#[derive(RowKey)]`: see the crate documentation and the README's
 /// attribute reference.
@@ -159,7 +160,7 @@ pub use rowkey_derive::KeyField;
 /// Everything the generated methods need in scope:
 /// `use rowkey_core::prelude::*;`.
 pub mod prelude {
-    pub use crate::error::{DecodeError, EncodeError};
+    pub use crate::format::error::{DecodeError, EncodeError};
     pub use crate::key::{DecodeRowKey, RowKey};
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Scan, ScanRange};
@@ -221,23 +222,23 @@ macro_rules! __rowkey_reader {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__rowkey_reader as reader;
-    pub use crate::codec::{
+    pub use crate::format::codec::{
         Added, Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded,
         Raw, Rev, Var,
     };
-    pub use crate::error::{DecodeError, EncodeError, FieldError};
-    #[cfg(feature = "alloc")]
-    pub use crate::explain::{read, read_opaque, Show};
-    pub use crate::field::FixedField;
+    pub use crate::format::error::{DecodeError, EncodeError, FieldError};
+    pub use crate::format::field::FixedField;
+    pub use crate::format::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
+    pub use crate::format::text::{Chars, Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
+    pub use crate::format::timestamp::{Micros, Millis, Nanos, Secs, TimeUnit, Ts};
     pub use crate::key::{DecodeRowKey, RowKey};
+    #[cfg(feature = "alloc")]
+    pub use crate::layout::explain::{read, read_opaque, Show};
     pub use crate::layout::{
         Encoding, FieldLayout, FieldWidth, Format, Layout, SaltHashKind, SaltLayout,
     };
-    pub use crate::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     #[cfg(feature = "alloc")]
     pub use crate::scan::{Buckets, Prefix, Scan};
-    pub use crate::text::{Chars, Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
-    pub use crate::timestamp::{Micros, Millis, Nanos, Secs, TimeUnit, Ts};
     #[cfg(feature = "alloc")]
     pub use alloc::{string::String, vec::Vec};
     pub use core::ops::RangeBounds;

@@ -42,11 +42,12 @@ use alloc::vec::Vec;
 use core::fmt::{self, Write as _};
 use core::ops::Range;
 
-use crate::codec::FieldDecode;
-use crate::error::DecodeError;
-use crate::hbase::{from_string_binary, to_string_binary, ParseBinaryError};
+use crate::format::binary::{from_string_binary, to_string_binary, ParseBinaryError};
+use crate::format::codec::FieldDecode;
+use crate::format::error::DecodeError;
+use crate::format::salt::{JavaHash, SaltHash, Xxh3};
+use crate::format::time::civil_from_days;
 use crate::layout::{Encoding, Layout, SaltHashKind};
-use crate::salt::{JavaHash, SaltHash, Xxh3};
 
 /// What [`explain`](crate::RowKey::explain) accepts: bytes (`[u8]`,
 /// `[u8; N]`, `Vec<u8>`) as they are, and text (`str`, `String`) as pasted
@@ -587,21 +588,6 @@ impl fmt::Display for Utc {
         }
         write!(f, "Z (UTC, read as {unit})")
     }
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i128) -> (i128, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i128::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]

@@ -42,8 +42,9 @@ use core::marker::PhantomData;
 
 use fjall::{Keyspace, UserKey, UserValue};
 
+use crate::key::{DecodeRowKey, RowKey};
+use crate::scan::{merge_salted_with, MergeSalted, Scan};
 use crate::store::{decode_row, key_bytes};
-use crate::{merge_salted_with, DecodeRowKey, RowKey, Scan};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `fjall::Error` for the store's own failures.
@@ -151,7 +152,7 @@ impl Iterator for Stream {
 /// The rows of [`KeyTable::scan`]: `(key, value)`, or the error that
 /// stopped a row.
 pub struct Rows<K> {
-    merged: crate::MergeSalted<Stream>,
+    merged: MergeSalted<Stream>,
     key: PhantomData<fn() -> K>,
 }
 

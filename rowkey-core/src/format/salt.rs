@@ -125,7 +125,7 @@ impl Head {
     /// bytes; `with_sep: false` writes the digits alone (a split point).
     #[inline]
     pub fn write(self, bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
-        use crate::text::Magnitude;
+        use crate::format::text::Magnitude;
         match self {
             Head::Byte => {
                 out[0] = bucket;
@@ -171,9 +171,9 @@ impl Head {
 
     /// Reads the bucket at the start of `input`: the byte, or the digits
     /// and the separator.
-    pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::DecodeError> {
-        use crate::text::Magnitude;
-        use crate::DecodeError;
+    pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::format::error::DecodeError> {
+        use crate::format::error::DecodeError;
+        use crate::format::text::Magnitude;
         let available = input.len();
         let head = input.get(..self.len()).ok_or(DecodeError::UnexpectedEnd {
             field: "salt",
@@ -226,7 +226,7 @@ impl SaltHead for ByteSalt {
 /// The salt as `DIGITS` decimal digits and the separator `S` (text keys).
 pub struct TextSalt<S, const DIGITS: u8>(core::marker::PhantomData<S>);
 
-impl<S: crate::text::Sep, const DIGITS: u8> SaltHead for TextSalt<S, DIGITS> {
+impl<S: crate::format::text::Sep, const DIGITS: u8> SaltHead for TextSalt<S, DIGITS> {
     const HEAD: Head = Head::Text {
         digits: DIGITS,
         sep: S::SEP,

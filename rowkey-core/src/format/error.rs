@@ -90,9 +90,9 @@ pub enum EncodeError {
         /// The field.
         field: &'static str,
         /// The field's unit.
-        unit: crate::timestamp::TimeUnit,
+        unit: crate::format::time::TimeUnit,
         /// What is wrong with the value.
-        error: crate::timestamp::TimeError,
+        error: crate::format::time::TimeError,
     },
 }
 
@@ -129,7 +129,7 @@ impl fmt::Display for EncodeError {
                 sep.escape_ascii()
             ),
             EncodeError::Time { field, unit, error } => {
-                use crate::timestamp::TimeError;
+                use crate::format::time::TimeError;
                 write!(f, "field `{field}`: ")?;
                 match error {
                     TimeError::Precision => write!(

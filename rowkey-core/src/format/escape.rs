@@ -7,7 +7,7 @@
 //! `#[desc]` inverts the escaped bytes, so the markers become `FF 00` and
 //! `FF FE`.
 
-use crate::error::DecodeError;
+use crate::format::error::DecodeError;
 
 /// The byte that starts an escape or the terminator.
 pub const ESCAPE: u8 = 0x00;

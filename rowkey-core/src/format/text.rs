@@ -18,11 +18,11 @@
 
 use core::marker::PhantomData;
 
-use crate::codec::{
+use crate::format::codec::{
     reverse_domain_into, take, var_value, Direction, FieldCodec, FieldDecode, Order,
 };
-use crate::error::{DecodeError, EncodeError};
-use crate::field::{KeyBytes, VarField};
+use crate::format::error::{DecodeError, EncodeError};
+use crate::format::field::{KeyBytes, VarField};
 
 /// The separator of a text key. The derive implements it on a private
 /// type per struct.
@@ -338,7 +338,7 @@ pub trait TextForm: Sized {
     /// Writes the text into `out[..TEXT_LEN]`.
     fn write_text(&self, out: &mut [u8]);
     /// The value of `text` (exactly `TEXT_LEN` bytes).
-    fn read_text(text: &[u8]) -> Result<Self, crate::FieldError>;
+    fn read_text(text: &[u8]) -> Result<Self, crate::format::error::FieldError>;
     /// How [`explain`](crate::RowKey::explain) names the value; by default
     /// nothing.
     fn describe(&self, out: &mut dyn core::fmt::Write) -> core::fmt::Result {

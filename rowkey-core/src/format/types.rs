@@ -1,7 +1,7 @@
 //! Field types from `std::net` and the ecosystem: IP addresses (always),
 //! `uuid::Uuid` and `ulid::Ulid` (features `uuid`, `ulid`). Each is a
 //! [`FixedField`] (its binary bytes) and a [`TextForm`] (its text in a
-//! text key). Timestamps are in [`timestamp`](crate::timestamp).
+//! text key). Timestamps are in [`timestamp`](crate::format::timestamp).
 //!
 //! | type | binary key | text key |
 //! |---|---|---|
@@ -18,9 +18,9 @@
 use core::fmt;
 use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use crate::error::FieldError;
-use crate::field::FixedField;
-use crate::text::TextForm;
+use crate::format::error::FieldError;
+use crate::format::field::FixedField;
+use crate::format::text::TextForm;
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 

@@ -1,11 +1,18 @@
 //! What the typed tables on redb and fjall share: their error, the key
-//! bytes of an operation, and the decoding of a stored row.
+//! bytes of an operation, and the decoding of a stored row. The top layer
+//! with the HBase helpers: it builds on keys and scans.
+
+#[cfg(feature = "fjall")]
+pub mod fjall;
+#[cfg(feature = "redb")]
+pub mod redb;
 
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::format::error::{DecodeError, EncodeError};
+use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyBuf;
-use crate::{DecodeError, DecodeRowKey, EncodeError, RowKey};
 
 /// Why a typed-table operation failed; `E` is the store's own error
 /// (`rowkey_core::redb::Error` is `StoreError<redb::Error>`).

@@ -57,8 +57,9 @@ use redb::{
     WriteTransaction,
 };
 
+use crate::key::{DecodeRowKey, RowKey};
+use crate::scan::{merge_salted_with, MergeSalted, Scan};
 use crate::store::{decode_row, key_bytes};
-use crate::{merge_salted_with, DecodeRowKey, RowKey, Scan};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `redb::Error` for the store's own failures.
@@ -210,7 +211,7 @@ impl<'a, V: Value + 'static> Iterator for Stream<'a, V> {
 /// The rows of [`KeyTable::scan`]: `(key, value)`, or the error that
 /// stopped a row.
 pub struct Rows<'a, K, V: Value + 'static> {
-    merged: crate::MergeSalted<Stream<'a, V>>,
+    merged: MergeSalted<Stream<'a, V>>,
     key: PhantomData<fn() -> K>,
 }
 

@@ -10,7 +10,7 @@
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, string::String, vec::Vec};
 
-use crate::error::FieldError;
+use crate::format::error::FieldError;
 
 mod sealed {
     pub trait Sealed {}

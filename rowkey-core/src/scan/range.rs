@@ -12,9 +12,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::{Bound, RangeBounds};
 
-use crate::codec::FieldCodec;
-use crate::error::EncodeError;
-use crate::salt::Head;
+use crate::format::salt::Head;
 
 /// Bytes kept inline before a buffer moves to the heap: keys up to this long
 /// (salt byte included) make scans without allocating.
@@ -137,6 +135,12 @@ pub(crate) fn prefix_stop_buf(prefix: &[u8]) -> Option<KeyBuf> {
     Some(buf)
 }
 
+/// What every range of a scan starts with: its buckets, how a bucket is
+/// written, the family prefix.
+pub(super) type Frame = (Buckets, Head, &'static [u8]);
+
+const UNSALTED: Frame = (Buckets::Unsalted, Head::Byte, &[]);
+
 /// Which salt buckets a scan reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Buckets {
@@ -223,7 +227,7 @@ impl Scan {
         Scan::build(UNSALTED, KeyBuf::from_slice(prefix), stop)
     }
 
-    fn build(frame: Frame, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
+    pub(super) fn build(frame: Frame, start: KeyBuf, stop: Option<KeyBuf>) -> Scan {
         let (buckets, head, family) = frame;
         let empty = matches!(&stop, Some(s) if start.as_slice() >= s.as_slice());
         Scan {
@@ -325,13 +329,13 @@ impl Scan {
     /// assert_eq!(ids, [1, 3, 5, 9]);
     /// # Ok::<(), EncodeError>(())
     /// ```
-    pub fn merge<S, I>(&self, streams: S) -> crate::MergeSalted<I>
+    pub fn merge<S, I>(&self, streams: S) -> super::merge::MergeSalted<I>
     where
         S: IntoIterator<Item = I>,
         I: Iterator,
-        I::Item: crate::MergeItem,
+        I::Item: super::merge::MergeItem,
     {
-        crate::merge_salted_with(self.salt_len(), streams)
+        super::merge::merge_salted_with(self.salt_len(), streams)
     }
 
     /// True when no row can match.
@@ -517,148 +521,5 @@ impl RangeBounds<[u8]> for ScanRange {
 impl fmt::Debug for ScanRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{:02X?}, {:02X?})", self.start(), self.stop())
-    }
-}
-
-// ---- Builders used by generated code (re-exported from `__private`). ----
-
-/// The encoded leading fields of a scan (without the salt byte) and the
-/// buckets its rows are in. Generated code builds one per number of fixed
-/// fields, each extending the one before, and turns it into a [`Scan`].
-#[doc(hidden)]
-pub struct Prefix {
-    buf: KeyBuf,
-    buckets: Buckets,
-    head: Head,
-    family: &'static [u8],
-}
-
-/// What every range of a scan starts with: its buckets, how a bucket is
-/// written, the family prefix.
-type Frame = (Buckets, Head, &'static [u8]);
-
-const UNSALTED: Frame = (Buckets::Unsalted, Head::Byte, &[]);
-
-impl Prefix {
-    /// No fields yet: every row, in every bucket.
-    #[doc(hidden)]
-    #[inline]
-    pub const fn new(buckets: Buckets) -> Self {
-        Prefix {
-            buf: KeyBuf::new(),
-            buckets,
-            head: Head::Byte,
-            family: &[],
-        }
-    }
-
-    /// Every key starts with the family prefix `family` (before the salt).
-    #[doc(hidden)]
-    #[inline]
-    pub const fn family(mut self, family: &'static [u8]) -> Self {
-        self.family = family;
-        self
-    }
-
-    /// The salt is written as `head` (a text key's bucket digits).
-    #[doc(hidden)]
-    #[inline]
-    pub const fn head(mut self, head: Head) -> Self {
-        self.head = head;
-        self
-    }
-
-    /// The prefix with one more field's encoding appended.
-    #[inline]
-    pub(crate) fn with<C: FieldCodec<T>, T: ?Sized>(
-        mut self,
-        value: &T,
-        field: &'static str,
-    ) -> Result<Prefix, EncodeError> {
-        let n = C::encoded_len(value);
-        let dst = self.buf.grow(n);
-        C::encode(value, dst, 0, field)?;
-        Ok(self)
-    }
-
-    /// The fields so far fix the salt: every row is in `bucket`.
-    #[doc(hidden)]
-    #[inline]
-    pub fn in_bucket(mut self, bucket: u8) -> Prefix {
-        self.buckets = Buckets::One(bucket);
-        self
-    }
-
-    #[doc(hidden)]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.buf.as_slice()
-    }
-
-    /// Every row whose leading fields encode to this prefix.
-    #[doc(hidden)]
-    #[inline]
-    pub fn scan_eq(self) -> Scan {
-        let stop = prefix_stop_buf(self.as_bytes());
-        Scan::build((self.buckets, self.head, self.family), self.buf, stop)
-    }
-
-    /// The one row whose key is this prefix: a whole key whose last field
-    /// is raw to the end of the key, so a longer key with the same start is
-    /// another value (the successor of `key` is `key ++ 00`).
-    #[doc(hidden)]
-    #[inline]
-    pub fn scan_exact(self) -> Scan {
-        let mut stop = self.buf.clone();
-        stop.extend_from_slice(&[0]);
-        Scan::build((self.buckets, self.head, self.family), self.buf, Some(stop))
-    }
-
-    /// Every row whose leading fields encode to this prefix and whose next
-    /// field is in `range`. When the field's codec sorts descending
-    /// (`C::DESC`) the range's ends swap; when it is stored raw to the end
-    /// of the key (`C::RAW`, not prefix-free) a value's rows end at
-    /// `value ++ 00`.
-    #[inline]
-    pub(crate) fn scan_range<C: FieldCodec<T>, T>(
-        self,
-        range: &impl RangeBounds<T>,
-        field: &'static str,
-    ) -> Result<Scan, EncodeError> {
-        let (prefix, frame) = (&self, (self.buckets, self.head, self.family));
-        let (low, high) = if C::DESC {
-            (range.end_bound(), range.start_bound())
-        } else {
-            (range.start_bound(), range.end_bound())
-        };
-        let with = |v: &T| -> Result<KeyBuf, EncodeError> {
-            let mut p = KeyBuf::from_slice(prefix.as_bytes());
-            let n = C::encoded_len(v);
-            C::encode(v, p.grow(n), 0, field)?;
-            Ok(p)
-        };
-        // The first key of a value's rows, or past them.
-        let after = |v: &T| -> Result<Option<KeyBuf>, EncodeError> {
-            let mut k = with(v)?;
-            if C::RAW {
-                k.extend_from_slice(&[0]);
-                Ok(Some(k))
-            } else {
-                Ok(prefix_stop_buf(k.as_slice()))
-            }
-        };
-        let start = match low {
-            Bound::Unbounded => self.buf.clone(),
-            Bound::Included(v) => with(v)?,
-            Bound::Excluded(v) => match after(v)? {
-                Some(s) => s,
-                None => return Ok(Scan::none()),
-            },
-        };
-        let stop = match high {
-            Bound::Unbounded => prefix_stop_buf(prefix.as_bytes()),
-            Bound::Included(v) => after(v)?,
-            Bound::Excluded(v) => Some(with(v)?),
-        };
-        Ok(Scan::build(frame, start, stop))
     }
 }

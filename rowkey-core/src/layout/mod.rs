@@ -38,9 +38,14 @@
 
 use core::fmt;
 
-use crate::error::DecodeError;
-use crate::salt::Head;
-use crate::timestamp::TimeUnit;
+use crate::format::binary::write_escaped;
+pub use crate::format::codec::FieldWidth;
+use crate::format::error::DecodeError;
+use crate::format::salt::Head;
+use crate::format::time::TimeUnit;
+
+#[cfg(feature = "alloc")]
+pub mod explain;
 
 /// Reads one field at `pos` with its real codec, writes its value for
 /// `explain` and returns the position after it and the value as an integer
@@ -166,19 +171,6 @@ pub enum Encoding {
     /// Text keys: a UUID, ULID or IP address as its fixed-width text
     /// ([`TextForm`](crate::TextForm)).
     TextForm,
-}
-
-/// A field's width in the key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldWidth {
-    /// Always this many bytes (with the separator that follows it in a
-    /// text key).
-    Fixed(usize),
-    /// At least this many bytes.
-    Variable {
-        /// The fewest bytes.
-        min: usize,
-    },
 }
 
 impl Layout {
@@ -403,7 +395,7 @@ impl Layout {
 
 impl SaltLayout {
     #[doc(hidden)]
-    pub const fn __new<H: crate::salt::SaltHead>(
+    pub const fn __new<H: crate::format::salt::SaltHead>(
         buckets: u16,
         hash: SaltHashKind,
         by: &'static [&'static str],
@@ -630,15 +622,6 @@ impl FieldLayout {
     }
 }
 
-impl fmt::Display for FieldWidth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FieldWidth::Fixed(w) => write!(f, "{w}"),
-            FieldWidth::Variable { min } => write!(f, ">={min}"),
-        }
-    }
-}
-
 impl fmt::Display for SaltLayout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("salt")?;
@@ -723,26 +706,6 @@ impl PartialEq for Layout {
     /// Layouts are equal when their [`id`](Layout::id)s are.
     fn eq(&self, other: &Layout) -> bool {
         self.id() == other.id()
-    }
-}
-
-/// Writes bytes as HBase's `Bytes.toStringBinary` does: printable ASCII
-/// as is (but `\`), everything else as `\xHH`.
-fn write_escaped(f: &mut dyn fmt::Write, bytes: &[u8]) -> fmt::Result {
-    for &b in bytes {
-        write_binary_byte(f, b, b == b'\\')?;
-    }
-    Ok(())
-}
-
-/// One byte of HBase's `toStringBinary` form: printable ASCII (space to
-/// `~`) as is unless `force_hex`, every other byte as `\xHH`, upper-case.
-/// Without `alloc`, for the descriptor's summary; `hbase` builds on it.
-pub(crate) fn write_binary_byte(f: &mut dyn fmt::Write, b: u8, force_hex: bool) -> fmt::Result {
-    if (b' '..=b'~').contains(&b) && !force_hex {
-        f.write_char(char::from(b))
-    } else {
-        write!(f, "\\x{b:02X}")
     }
 }
 
@@ -971,65 +934,9 @@ impl Fnv {
     }
 }
 
-/// Freezes a key's layout in a test: panics, showing the frozen and the
-/// current layout, when `T`'s [`LAYOUT_ID`](crate::RowKey::LAYOUT_ID) is
-/// not `id`.
-///
-/// Put one line per key type in your test suite. Start with `0` and an
-/// empty summary: the failure prints the line to paste.
-///
-#[cfg_attr(feature = "derive", doc = "```")]
-#[cfg_attr(not(feature = "derive"), doc = "```ignore")]
-/// use rowkey_core::prelude::*;
-///
-/// #[derive(RowKey)]
-/// struct Reading {
-///     sensor: u32,
-///     #[desc_ts]
-///     ts: i64,
-/// }
-///
-/// // In a #[test]:
-/// rowkey_core::assert_layout::<Reading>(
-///     0x4968_84dc_6f74_e3b3,
-///     "[sensor u32 4][ts desc_ts i64 8] = 12 bytes",
-/// );
-/// ```
-///
-/// The summary is only shown: the fingerprint decides. It covers field
-/// names, order, encoded types, widths and attributes, the salt, the prefix
-/// and the format, so changing any of them fails the test, while renaming
-/// the struct or switching `String` to `&str` (same bytes) does not.
-#[track_caller]
-pub fn assert_layout<T: crate::RowKey>(id: u64, summary: &str) {
-    let layout = T::LAYOUT;
-    if id == 0 && summary.is_empty() {
-        panic!(
-            "no layout is frozen for `{name}` yet; freeze this one:\n\
-             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
-            name = layout.name(),
-            now = layout.id(),
-            quoted = RustStr(layout),
-        );
-    }
-    if layout.id() != id {
-        panic!(
-            "the row key layout of `{name}` changed: keys already written may not decode or sort as before\n\
-             frozen: {id:#018x} {summary}\n\
-             now:    {now:#018x} {layout}\n\
-             if no table holds keys of the frozen layout (or the change is one rowkey keeps compatible, \
-             such as a `#[rowkey(added)]` field), freeze the new one:\n\
-             \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
-            name = layout.name(),
-            now = layout.id(),
-            quoted = RustStr(layout),
-        );
-    }
-}
-
 /// A layout's summary with `\` and `"` escaped, to paste into a string
 /// literal.
-struct RustStr<'a>(&'a Layout);
+pub(crate) struct RustStr<'a>(pub(crate) &'a Layout);
 
 impl fmt::Display for RustStr<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

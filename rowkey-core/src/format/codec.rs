@@ -8,14 +8,15 @@
 //! type inferred. Each is a few lines over the field traits, monomorphized
 //! and inlined into the generated methods.
 
+use core::fmt;
 use core::marker::PhantomData;
 
 #[cfg(feature = "alloc")]
 use alloc::vec::Vec;
 
-use crate::error::{DecodeError, EncodeError};
-use crate::escape;
-use crate::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+use crate::format::error::{DecodeError, EncodeError};
+use crate::format::escape;
+use crate::format::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
 
 /// Encoding of one field type under one set of attributes.
 pub trait FieldCodec<T: ?Sized> {
@@ -36,9 +37,9 @@ pub trait FieldCodec<T: ?Sized> {
     };
     /// The width in a layout descriptor.
     #[doc(hidden)]
-    const LAYOUT_WIDTH: crate::layout::FieldWidth = match Self::FIXED_LEN {
-        Some(n) => crate::layout::FieldWidth::Fixed(n),
-        None => crate::layout::FieldWidth::Variable { min: Self::MIN_LEN },
+    const LAYOUT_WIDTH: FieldWidth = match Self::FIXED_LEN {
+        Some(n) => FieldWidth::Fixed(n),
+        None => FieldWidth::Variable { min: Self::MIN_LEN },
     };
     /// Bytes `value` encodes to (for a `Padded` value that is too long: the
     /// fixed width; `encode` reports the error).
@@ -63,35 +64,73 @@ pub trait FieldCodec<T: ?Sized> {
     /// (a method of the codec, not a function with a bound of its own), so
     /// that a field type without the needed trait is reported once, as the
     /// unmet `FieldCodec` bound at the field.
-    #[cfg(feature = "alloc")]
     #[doc(hidden)]
     #[inline]
-    fn extend(
-        prefix: crate::scan::Prefix,
-        value: &T,
-        field: &'static str,
-    ) -> Result<crate::scan::Prefix, EncodeError>
+    fn extend<P: ScanPrefix>(prefix: P, value: &T, field: &'static str) -> Result<P, EncodeError>
     where
         Self: Sized,
     {
-        prefix.with::<Self, T>(value, field)
+        prefix.push::<Self, T>(value, field)
     }
 
     /// Every row under `prefix` whose next field, of this codec, is in
-    /// `range`: see [`Prefix::scan_range`](crate::scan::Prefix::scan_range).
-    #[cfg(feature = "alloc")]
+    /// `range` (see `ScanPrefix::range`).
     #[doc(hidden)]
     #[inline]
-    fn scan_range(
-        prefix: crate::scan::Prefix,
+    fn scan_range<P: ScanPrefix>(
+        prefix: P,
         range: &impl core::ops::RangeBounds<T>,
         field: &'static str,
-    ) -> Result<crate::scan::Scan, EncodeError>
+    ) -> Result<P::Scan, EncodeError>
     where
         Self: Sized,
         T: Sized,
     {
-        prefix.scan_range::<Self, T>(range, field)
+        prefix.range::<Self, T>(range, field)
+    }
+}
+
+/// A scan under construction, as the codecs see it: the layer above
+/// (`scan::Prefix`) implements it, so a codec can extend a scan without
+/// this layer naming the scan types.
+#[doc(hidden)]
+pub trait ScanPrefix: Sized {
+    /// What [`range`](Self::range) builds.
+    type Scan;
+    /// The prefix with one more field's encoding appended.
+    fn push<C: FieldCodec<T>, T: ?Sized>(
+        self,
+        value: &T,
+        field: &'static str,
+    ) -> Result<Self, EncodeError>;
+    /// Every row under the prefix whose next field, of codec `C`, is in
+    /// `range`.
+    fn range<C: FieldCodec<T>, T>(
+        self,
+        range: &impl core::ops::RangeBounds<T>,
+        field: &'static str,
+    ) -> Result<Self::Scan, EncodeError>;
+}
+
+/// A field's width in the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldWidth {
+    /// Always this many bytes (with the separator that follows it in a
+    /// text key).
+    Fixed(usize),
+    /// At least this many bytes.
+    Variable {
+        /// The fewest bytes.
+        min: usize,
+    },
+}
+
+impl fmt::Display for FieldWidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldWidth::Fixed(w) => write!(f, "{w}"),
+            FieldWidth::Variable { min } => write!(f, ">={min}"),
+        }
     }
 }
 

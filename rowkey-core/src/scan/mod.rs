@@ -1,0 +1,18 @@
+//! Scans: the row ranges that hold the keys a query asks for, and the merge
+//! of a salted scan's ranges back into key order.
+//!
+//! The layer above the formats: it encodes leading fields with their
+//! codecs ([`crate::format`]) and knows nothing of layouts or stores.
+//! - `range`: [`Scan`], [`ScanRange`], the inline key buffer.
+//! - `prefix`: the builders generated scans use (a prefix of encoded
+//!   leading fields, which the field codecs extend).
+//! - `merge`: [`merge_salted`], a k-way merge by key without the salt.
+
+pub(crate) mod merge;
+pub(crate) mod prefix;
+mod range;
+
+pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
+#[doc(hidden)]
+pub use prefix::Prefix;
+pub use range::*;

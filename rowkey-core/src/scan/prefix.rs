@@ -1,0 +1,165 @@
+//! The builders that generated scans use: a [`Prefix`] of encoded leading
+//! fields, extended one field at a time by the field codecs (through
+//! `ScanPrefix`, which it implements) and turned into a [`Scan`].
+
+use core::ops::{Bound, RangeBounds};
+
+use super::range::{prefix_stop_buf, Buckets, KeyBuf, Scan};
+use crate::format::codec::{FieldCodec, ScanPrefix};
+use crate::format::error::EncodeError;
+use crate::format::salt::Head;
+
+/// The encoded leading fields of a scan (without the salt byte) and the
+/// buckets its rows are in. Generated code builds one per number of fixed
+/// fields, each extending the one before, and turns it into a [`Scan`].
+#[doc(hidden)]
+pub struct Prefix {
+    buf: KeyBuf,
+    buckets: Buckets,
+    head: Head,
+    family: &'static [u8],
+}
+
+impl Prefix {
+    /// No fields yet: every row, in every bucket.
+    #[doc(hidden)]
+    #[inline]
+    pub const fn new(buckets: Buckets) -> Self {
+        Prefix {
+            buf: KeyBuf::new(),
+            buckets,
+            head: Head::Byte,
+            family: &[],
+        }
+    }
+
+    /// Every key starts with the family prefix `family` (before the salt).
+    #[doc(hidden)]
+    #[inline]
+    pub const fn family(mut self, family: &'static [u8]) -> Self {
+        self.family = family;
+        self
+    }
+
+    /// The salt is written as `head` (a text key's bucket digits).
+    #[doc(hidden)]
+    #[inline]
+    pub const fn head(mut self, head: Head) -> Self {
+        self.head = head;
+        self
+    }
+
+    /// The prefix with one more field's encoding appended.
+    #[inline]
+    pub(crate) fn with<C: FieldCodec<T>, T: ?Sized>(
+        mut self,
+        value: &T,
+        field: &'static str,
+    ) -> Result<Prefix, EncodeError> {
+        let n = C::encoded_len(value);
+        let dst = self.buf.grow(n);
+        C::encode(value, dst, 0, field)?;
+        Ok(self)
+    }
+
+    /// The fields so far fix the salt: every row is in `bucket`.
+    #[doc(hidden)]
+    #[inline]
+    pub fn in_bucket(mut self, bucket: u8) -> Prefix {
+        self.buckets = Buckets::One(bucket);
+        self
+    }
+
+    #[doc(hidden)]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.as_slice()
+    }
+
+    /// Every row whose leading fields encode to this prefix.
+    #[doc(hidden)]
+    #[inline]
+    pub fn scan_eq(self) -> Scan {
+        let stop = prefix_stop_buf(self.as_bytes());
+        Scan::build((self.buckets, self.head, self.family), self.buf, stop)
+    }
+
+    /// The one row whose key is this prefix: a whole key whose last field
+    /// is raw to the end of the key, so a longer key with the same start is
+    /// another value (the successor of `key` is `key ++ 00`).
+    #[doc(hidden)]
+    #[inline]
+    pub fn scan_exact(self) -> Scan {
+        let mut stop = self.buf.clone();
+        stop.extend_from_slice(&[0]);
+        Scan::build((self.buckets, self.head, self.family), self.buf, Some(stop))
+    }
+
+    /// Every row whose leading fields encode to this prefix and whose next
+    /// field is in `range`. When the field's codec sorts descending
+    /// (`C::DESC`) the range's ends swap; when it is stored raw to the end
+    /// of the key (`C::RAW`, not prefix-free) a value's rows end at
+    /// `value ++ 00`.
+    #[inline]
+    pub(crate) fn scan_range<C: FieldCodec<T>, T>(
+        self,
+        range: &impl RangeBounds<T>,
+        field: &'static str,
+    ) -> Result<Scan, EncodeError> {
+        let (prefix, frame) = (&self, (self.buckets, self.head, self.family));
+        let (low, high) = if C::DESC {
+            (range.end_bound(), range.start_bound())
+        } else {
+            (range.start_bound(), range.end_bound())
+        };
+        let with = |v: &T| -> Result<KeyBuf, EncodeError> {
+            let mut p = KeyBuf::from_slice(prefix.as_bytes());
+            let n = C::encoded_len(v);
+            C::encode(v, p.grow(n), 0, field)?;
+            Ok(p)
+        };
+        // The first key of a value's rows, or past them.
+        let after = |v: &T| -> Result<Option<KeyBuf>, EncodeError> {
+            let mut k = with(v)?;
+            if C::RAW {
+                k.extend_from_slice(&[0]);
+                Ok(Some(k))
+            } else {
+                Ok(prefix_stop_buf(k.as_slice()))
+            }
+        };
+        let start = match low {
+            Bound::Unbounded => self.buf.clone(),
+            Bound::Included(v) => with(v)?,
+            Bound::Excluded(v) => match after(v)? {
+                Some(s) => s,
+                None => return Ok(Scan::none()),
+            },
+        };
+        let stop = match high {
+            Bound::Unbounded => prefix_stop_buf(prefix.as_bytes()),
+            Bound::Included(v) => after(v)?,
+            Bound::Excluded(v) => Some(with(v)?),
+        };
+        Ok(Scan::build(frame, start, stop))
+    }
+}
+
+impl ScanPrefix for Prefix {
+    type Scan = Scan;
+    #[inline]
+    fn push<C: FieldCodec<T>, T: ?Sized>(
+        self,
+        value: &T,
+        field: &'static str,
+    ) -> Result<Self, EncodeError> {
+        self.with::<C, T>(value, field)
+    }
+    #[inline]
+    fn range<C: FieldCodec<T>, T>(
+        self,
+        range: &impl RangeBounds<T>,
+        field: &'static str,
+    ) -> Result<Scan, EncodeError> {
+        self.scan_range::<C, T>(range, field)
+    }
+}
