@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS (default 60) each, from the committed
 # corpus in fuzz/corpus/TARGET, and prints each target's executions.
-# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# Needs cargo-fuzz (`cargo install cargo-fuzz`) and nightly features: the
+# nightly toolchain where one is installed, else the pinned stable one with
+# RUSTC_BOOTSTRAP=1 (no toolchain can be downloaded on the project's
+# machines).
 # Crashes are written to fuzz/artifacts/TARGET and fail the run.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-60}"
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  fuzz=(cargo +nightly fuzz)
+  echo "fuzzing with the nightly toolchain"
+else
+  export RUSTC_BOOTSTRAP=1
+  fuzz=(cargo fuzz)
+  echo "fuzzing with $(rustc --version) and RUSTC_BOOTSTRAP=1 (no nightly toolchain installed)"
+fi
 for target in decode roundtrip_order hbase_text; do
   mkdir -p "corpus/$target"
   log="$(mktemp)"
@@ -13,7 +24,7 @@ for target in decode roundtrip_order hbase_text; do
   # so that the committed corpus stays small (merge them by hand with
   # `cargo +nightly fuzz cmin` when they are worth keeping).
   scratch="$(mktemp -d)"
-  if ! cargo +nightly fuzz run "$target" "$scratch" "corpus/$target" -- \
+  if ! "${fuzz[@]}" run "$target" "$scratch" "corpus/$target" -- \
       -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1; then
     tail -40 "$log"
     echo "fuzz target $target failed" >&2

@@ -312,7 +312,7 @@ where
         let again = v
             .encode_to_vec()
             .unwrap_or_else(|e| panic!("decoded {v:?} does not encode: {e}"));
-        let skip = if salted { T::SALT_LEN } else { 0 };
+        let skip = if salted { T::HEAD_LEN } else { 0 };
         assert_eq!(
             &again[skip..],
             &bytes[skip..],

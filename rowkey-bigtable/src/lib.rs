@@ -241,7 +241,7 @@ pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Ro
     });
     let per_range = futures_util::future::try_join_all(requests).await?;
     Ok(if per_range.len() > 1 {
-        merge_salted_with(scan.salt_len(), per_range.into_iter().map(Vec::into_iter)).collect()
+        merge_salted_with(scan.head_len(), per_range.into_iter().map(Vec::into_iter)).collect()
     } else {
         per_range.into_iter().flatten().collect()
     })

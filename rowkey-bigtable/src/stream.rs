@@ -128,7 +128,7 @@ pub async fn stream_scan_with(
             })
         })
         .collect();
-    Ok(RowStream::new(streams, scan.salt_len(), limit, retries))
+    Ok(RowStream::new(streams, scan.head_len(), limit, retries))
 }
 
 /// [`stream_scan`] with each row key decoded as a `T`.

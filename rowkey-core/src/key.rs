@@ -40,11 +40,19 @@ pub trait RowKey {
     const MIN_LEN: usize;
     /// The number of salt buckets, `None` for an unsalted key.
     const SALT_BUCKETS: Option<u16>;
-    /// The bytes a salted key has in front of its fields, which merges skip:
-    /// the family prefix, then the salt (1 byte in a binary key, the bucket
-    /// digits and the separator in a text key); 0 for an unsalted key.
+    /// The bytes in front of the fields of every key of this type: the
+    /// family prefix, then the salt (1 byte in a binary key, the bucket
+    /// digits and the separator in a text key). The same number as
+    /// [`Layout::head_len`] and [`Scan::head_len`](crate::Scan::head_len);
+    /// merges of a salted scan skip it.
+    const HEAD_LEN: usize = Self::LAYOUT.head_len();
+    /// [`HEAD_LEN`](Self::HEAD_LEN) for a salted key, 0 for an unsalted one.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `HEAD_LEN` (which also counts an unsalted key's family prefix)"
+    )]
     const SALT_LEN: usize = match Self::SALT_BUCKETS {
-        Some(_) => 1,
+        Some(_) => Self::HEAD_LEN,
         None => 0,
     };
     /// The bytes every key of this type starts with: its key family's

@@ -238,7 +238,7 @@ pub mod __private {
         Encoding, FieldLayout, FieldWidth, Format, Layout, SaltHashKind, SaltLayout,
     };
     #[cfg(feature = "alloc")]
-    pub use crate::scan::{Buckets, Prefix, Scan};
+    pub use crate::scan::{Buckets, Leading, Scan};
     #[cfg(feature = "alloc")]
     pub use alloc::{string::String, vec::Vec};
     pub use core::ops::RangeBounds;

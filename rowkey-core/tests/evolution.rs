@@ -221,7 +221,7 @@ fn read(db: &Database, scan: &Scan) -> Vec<v3::Event> {
                 .map(|e| e.map(|(k, _)| (k.value().to_vec(), ())))
         })
         .collect();
-    merge_salted_with(scan.salt_len(), streams)
+    merge_salted_with(scan.head_len(), streams)
         .map(|r| v3::Event::decode(&r.unwrap().0).unwrap())
         .collect()
 }
@@ -231,7 +231,7 @@ fn expected(all: &[v3::Event], keep: impl Fn(&v3::Event) -> bool) -> Vec<v3::Eve
     let mut rows: BTreeMap<Vec<u8>, v3::Event> = BTreeMap::new();
     for e in all.iter().filter(|e| keep(e)) {
         let key = e.encode_to_vec().unwrap();
-        rows.insert(key[v3::Event::SALT_LEN..].to_vec(), e.clone());
+        rows.insert(key[v3::Event::HEAD_LEN..].to_vec(), e.clone());
     }
     rows.into_values().collect()
 }

@@ -55,7 +55,7 @@ fn prefix_comes_first_then_the_salt() {
     let key = b.encode_to_vec().unwrap();
     assert_eq!(key[0], b'I');
     assert_eq!(key[1], b.bucket());
-    assert_eq!(ByCustomer::SALT_LEN, 2, "prefix and salt byte");
+    assert_eq!(ByCustomer::HEAD_LEN, 2, "prefix and salt byte");
     assert_eq!(ByCustomer::decode(&key).unwrap(), b);
     let splits = ByCustomer::split_points();
     assert_eq!(
@@ -119,7 +119,7 @@ fn text_prefix_is_the_first_element() {
     assert_eq!(&text[..2], "2_");
     assert_eq!(text[2..4].parse::<u8>().unwrap(), g.try_bucket().unwrap());
     assert_eq!(&text[4..], "_guid_00000001");
-    assert_eq!(ByGuid::SALT_LEN, 5);
+    assert_eq!(ByGuid::HEAD_LEN, 5);
     assert_eq!(ByGuid::split_points()[0], b"2_01");
     let scan = ByGuid::scan_by_guid("guid").unwrap();
     let r = scan.ranges().next().unwrap();

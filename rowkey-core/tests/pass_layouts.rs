@@ -247,7 +247,7 @@ fn text_layouts_work() {
         "eu:west::-9999999999999999957::9999::996::2100000000::8361379493::2147482647::ab.::::x"
     );
     assert_eq!(TextEverything::decode_str(&text).unwrap(), k);
-    assert_eq!(TextEverything::SALT_LEN, 5);
+    assert_eq!(TextEverything::HEAD_LEN, 5);
     assert_eq!(
         TextSingle { id: 200 }.encode_to_string().unwrap(),
         "200|200"

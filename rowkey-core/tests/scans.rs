@@ -59,7 +59,7 @@ fn read(db: &Database, scan: &Scan) -> Vec<Vec<u8>> {
         })
         .collect();
     let merged: Vec<_> = if scan.range_count() > 1 {
-        merge_salted_with(scan.salt_len(), streams)
+        merge_salted_with(scan.head_len(), streams)
             .map(|r| r.unwrap().0)
             .collect()
     } else {
@@ -743,7 +743,7 @@ fn query_e() -> impl Strategy<Value = QueryE> {
 fn scans_e(db: &Database, rows: &[E], q: &QueryE) {
     let all = E::scan_all();
     assert_eq!(all.range_count(), 10);
-    assert_eq!(all.salt_len(), 2);
+    assert_eq!(all.head_len(), 2);
     check(db, rows, true, "E scan_all", &all, |_| true);
     let p = q.p;
     let s = E::scan_by_phone(p).unwrap();

@@ -8,18 +8,18 @@ use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
 use crate::expand::{codec_alias, respan, static_lifetimes, unit_type_name};
-use crate::layout::{Arg, Codec, Field, Format, Layout};
+use crate::model::{Arg, Codec, FieldModel, KeyFormat, Model};
 use crate::validate::type_text;
 
 /// `__LAYOUT`, a const beside the struct's `RowKey` impl (outside it, so
 /// that its field array is a constant with a `'static` life; the field
 /// types it names have their lifetimes set to `'static`), which sets
 /// `LAYOUT` to `&__LAYOUT`.
-pub fn layout_const(l: &Layout<'_>) -> TokenStream {
+pub fn layout_const(l: &Model<'_>) -> TokenStream {
     let name = l.input.original.ident.to_string();
     let format = match &l.format {
-        Format::Binary => quote!(__rk::Format::Binary),
-        Format::Text { sep } => {
+        KeyFormat::Binary => quote!(__rk::Format::Binary),
+        KeyFormat::Text { sep } => {
             let sep = String::from_utf8_lossy(sep).into_owned();
             quote!(__rk::Format::Text { sep: #sep })
         }
@@ -45,7 +45,7 @@ pub fn layout_const(l: &Layout<'_>) -> TokenStream {
     }
 }
 
-fn field(i: usize, f: &Field<'_>) -> TokenStream {
+fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
     let name = &f.name;
     let ty_text = type_text(f.ty);
     let wrap = |inner: &str| {
@@ -98,7 +98,7 @@ fn field(i: usize, f: &Field<'_>) -> TokenStream {
     };
     let k = codec_alias(i);
     let ty = static_lifetimes(f.ty);
-    // An added field's own width: `Layout` leaves added fields out of the
+    // An added field's own width: `Model` leaves added fields out of the
     // key's length.
     // Through the codec trait's own const, at the field: a type that is no
     // field type is reported once, by encode and decode, not again here.

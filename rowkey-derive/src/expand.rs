@@ -15,7 +15,7 @@ use syn::{DeriveInput, Ident, Lifetime, Type};
 use crate::ast::Input;
 use crate::attr::Hash;
 use crate::ctxt::Ctxt;
-use crate::layout::{self, Arg, Codec, Field, Format, Layout};
+use crate::model::{self, Arg, Codec, FieldModel, KeyFormat, Model};
 use crate::{fallback, validate};
 
 pub fn derive(node: &DeriveInput) -> TokenStream {
@@ -24,14 +24,14 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     }
     let cx = Ctxt::new();
     let input = Input::from_syn(&cx, node);
-    let layout = input.as_ref().map(Layout::new);
+    let layout = input.as_ref().map(Model::new);
     if let Some(layout) = &layout {
         validate::check(&cx, layout);
     }
     match (cx.check(), layout) {
         (Ok(()), Some(layout)) => expand(&layout),
         (Err(err), layout) => {
-            let krate = layout.map_or_else(layout::default_crate, |l| l.krate);
+            let krate = layout.map_or_else(model::default_crate, |l| l.krate);
             let mut out = err.to_compile_error();
             out.extend(fallback::expand(node, &krate));
             out
@@ -40,7 +40,7 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     }
 }
 
-fn expand(l: &Layout<'_>) -> TokenStream {
+fn expand(l: &Model<'_>) -> TokenStream {
     let krate = &l.krate;
     let node = l.input.original;
     let name = &node.ident;
@@ -50,8 +50,8 @@ fn expand(l: &Layout<'_>) -> TokenStream {
         quote!(type #alias = #codec;)
     });
     let sep = match &l.format {
-        Format::Binary => None,
-        Format::Text { sep } => {
+        KeyFormat::Binary => None,
+        KeyFormat::Text { sep } => {
             let sep = Literal::byte_string(sep);
             Some(quote! {
                 struct __Sep;
@@ -104,7 +104,7 @@ fn expand(l: &Layout<'_>) -> TokenStream {
 /// For an added field `i`: the condition under which it is written, that
 /// it or an added field after it is `Some` (trailing `None`s are absent,
 /// as in keys written before they were added).
-fn added_written(l: &Layout<'_>, i: usize) -> Option<TokenStream> {
+fn added_written(l: &Model<'_>, i: usize) -> Option<TokenStream> {
     if !l.fields[i].added {
         return None;
     }
@@ -122,7 +122,7 @@ pub(crate) fn codec_alias(i: usize) -> Ident {
 
 /// The runtime codec type of a field, with named markers for its order,
 /// byte direction and frame.
-fn codec(f: &Field<'_>) -> TokenStream {
+fn codec(f: &FieldModel<'_>) -> TokenStream {
     let order = if f.desc {
         quote!(__rk::Desc)
     } else {
@@ -253,12 +253,12 @@ fn unwrap(fallible: bool, expr: TokenStream) -> TokenStream {
 
 /// The key's length in a const context: the salt byte plus every field's
 /// width (all fixed) or minimum width.
-fn len_expr(l: &Layout<'_>, width: &str) -> TokenStream {
+fn len_expr(l: &Model<'_>, width: &str) -> TokenStream {
     sum(l.head_len(), field_lens(l, width))
 }
 
 /// Each field's width (or minimum width) in a const context.
-fn field_lens(l: &Layout<'_>, width: &str) -> Vec<TokenStream> {
+fn field_lens(l: &Model<'_>, width: &str) -> Vec<TokenStream> {
     let width = format_ident!("{}", width);
     l.fields
         .iter()
@@ -280,7 +280,7 @@ fn sum(head: usize, terms: impl IntoIterator<Item = TokenStream>) -> TokenStream
     quote!(#(#terms)+*)
 }
 
-fn trait_impls(l: &Layout<'_>) -> TokenStream {
+fn trait_impls(l: &Model<'_>) -> TokenStream {
     let node = l.input.original;
     let name = &node.ident;
     let (impl_generics, ty_generics, _) = node.generics.split_for_impl();
@@ -316,12 +316,6 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
         }
         None => quote!(__rk::Option::None),
     };
-    // The default (1 salted, 0 not) is right for a binary key without a
-    // family prefix.
-    let salt_len = (l.salt.is_some() && head != 1).then(|| {
-        let n = Literal::usize_unsuffixed(head);
-        quote!(const SALT_LEN: usize = #n;)
-    });
     let prefix_const = l.prefix.as_ref().map(|p| {
         let p = Literal::byte_string(p);
         quote!(const PREFIX: &'static [u8] = #p;)
@@ -466,7 +460,6 @@ fn trait_impls(l: &Layout<'_>) -> TokenStream {
             const FIXED_LEN: __rk::Option<usize> = #fixed_len;
             const MIN_LEN: usize = #min_len;
             const SALT_BUCKETS: __rk::Option<u16> = #buckets;
-            #salt_len
             #prefix_const
             const LAYOUT: &'static __rk::Layout = &__LAYOUT;
             #[inline]
@@ -506,7 +499,7 @@ fn hasher(hash: Hash) -> TokenStream {
 
 /// A fixed-width key that cannot fail to encode and borrows nothing is a
 /// field type too (a nested key): `FixedField` over its own encoding.
-fn nested_impl(l: &Layout<'_>) -> Option<TokenStream> {
+fn nested_impl(l: &Model<'_>) -> Option<TokenStream> {
     let node = l.input.original;
     let nestable =
         l.all_fixed() && !l.can_fail(l.fields.len()) && node.generics.lifetimes().next().is_none();
@@ -531,7 +524,7 @@ fn nested_impl(l: &Layout<'_>) -> Option<TokenStream> {
 }
 
 /// `LEN`, `try_encode` and (when no field can fail) `encode`.
-fn fixed_items(l: &Layout<'_>) -> TokenStream {
+fn fixed_items(l: &Model<'_>) -> TokenStream {
     let len = len_expr(l, "WIDTH");
     // An array length cannot name `Self` in a struct with lifetimes.
     let len_ty = if l.input.original.generics.lifetimes().next().is_some() {
@@ -565,9 +558,9 @@ fn fixed_items(l: &Layout<'_>) -> TokenStream {
 
 /// `bucket`, `try_bucket` and the helper that hashes the `by` fields,
 /// generic over their types so that scans call it with their arguments.
-fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
+fn salt_items(l: &Model<'_>) -> Option<TokenStream> {
     let s = l.salt.as_ref()?;
-    let by: Vec<(usize, &Field<'_>)> = s.by.iter().map(|&i| (i, &l.fields[i])).collect();
+    let by: Vec<(usize, &FieldModel<'_>)> = s.by.iter().map(|&i| (i, &l.fields[i])).collect();
     let tparams: Vec<Ident> = (0..by.len()).map(|j| format_ident!("__T{}", j)).collect();
     let params = by.iter().zip(&tparams).map(|((_, f), t)| {
         let ident = f.ident;
@@ -679,7 +672,7 @@ fn salt_items(l: &Layout<'_>) -> Option<TokenStream> {
 /// notes the bucket once those fields fix the salt), `scan_by_*` (equality
 /// on the first `k` fields) and `range_by_*` (equality on the first
 /// `k - 1`, a range on field `k`).
-fn scans(l: &Layout<'_>) -> TokenStream {
+fn scans(l: &Model<'_>) -> TokenStream {
     let (all, split_points) = match &l.salt {
         Some(s) => {
             let b = Literal::u16_unsuffixed(s.buckets);
@@ -705,9 +698,9 @@ fn scans(l: &Layout<'_>) -> TokenStream {
     let new_prefix = |buckets: TokenStream| {
         let head = (l.is_text() && l.salt.is_some())
             .then(|| quote!(.head(<__Salt as __rk::SaltHead>::HEAD)));
-        quote!(__rk::Prefix::new(#buckets) #head #family)
+        quote!(__rk::Leading::new(#buckets) #head #family)
     };
-    let arg = |f: &Field<'_>| {
+    let arg = |f: &FieldModel<'_>| {
         let ty = match f.arg {
             Arg::Value(ty) => ty.to_token_stream(),
             Arg::Str => quote!(&'__r str),
@@ -727,8 +720,8 @@ fn scans(l: &Layout<'_>) -> TokenStream {
             quote!(#ident: #ty)
         })
         .collect();
-    // The prefix of the first `k` fields: of type `Prefix`, or
-    // `Result<Prefix>` when one of them can fail.
+    // The prefix of the first `k` fields: of type `Leading`, or
+    // `Result<Leading>` when one of them can fail.
     let prefix = |k: usize| {
         if k == 0 {
             return new_prefix(all.clone());
@@ -788,7 +781,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
         let last = k == key_fields;
         if !last {
             let helper = format_ident!("__rk_prefix{}", k);
-            let ret = result(fallible, quote!(__rk::Prefix));
+            let ret = result(fallible, quote!(__rk::Leading));
             out.extend(quote! {
                 #[inline]
                 fn #helper #lt(#(#params_k),*) -> #ret {
@@ -802,9 +795,9 @@ fn scans(l: &Layout<'_>) -> TokenStream {
         let method = format_ident!("scan_by_{}", suffix(&l.fields[..k]));
         let doc = format!("Every row whose {}.", equal(&l.fields[..k]));
         let scan = if last && f.is_raw() {
-            quote!(__rk::Prefix::scan_exact)
+            quote!(__rk::Leading::scan_exact)
         } else {
-            quote!(__rk::Prefix::scan_eq)
+            quote!(__rk::Leading::scan_eq)
         };
         let this = if last { extend } else { prefix(k) };
         let body = if fallible {
@@ -875,7 +868,7 @@ fn scans(l: &Layout<'_>) -> TokenStream {
 }
 
 /// `a_b_c` for the fields `a`, `b`, `c`: the method names' suffix.
-fn suffix(fields: &[Field<'_>]) -> String {
+fn suffix(fields: &[FieldModel<'_>]) -> String {
     fields
         .iter()
         .map(|f| f.name.as_str())
@@ -885,7 +878,7 @@ fn suffix(fields: &[Field<'_>]) -> String {
 
 /// "`a` is the given value", "`a` and `b` are the given values",
 /// "`a`, `b` and `c` are the given values".
-fn equal(fields: &[Field<'_>]) -> String {
+fn equal(fields: &[FieldModel<'_>]) -> String {
     let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name)).collect();
     match names.as_slice() {
         [one] => format!("{one} is the given value"),
@@ -897,7 +890,7 @@ fn equal(fields: &[Field<'_>]) -> String {
 /// Const assertions for the length limits when a field's width is only
 /// known to the compiler (otherwise `validate.rs` checked them with exact
 /// messages).
-fn length_assertions(l: &Layout<'_>) -> TokenStream {
+fn length_assertions(l: &Model<'_>) -> TokenStream {
     if !l.len.unknown {
         return TokenStream::new();
     }

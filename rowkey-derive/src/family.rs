@@ -12,7 +12,7 @@ use crate::attr;
 use crate::ctxt::Ctxt;
 use crate::expand::{decode_lifetimes, static_lifetimes};
 use crate::fallback;
-use crate::layout::default_crate;
+use crate::model::default_crate;
 
 struct Family<'a> {
     variant: &'a Ident,

@@ -9,7 +9,7 @@ use syn::{Data, DeriveInput, Fields, Ident};
 
 use crate::attr;
 use crate::ctxt::Ctxt;
-use crate::layout::default_crate;
+use crate::model::default_crate;
 
 const REPRS: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",

@@ -10,7 +10,7 @@ mod expand;
 mod fallback;
 mod family;
 mod key_field;
-mod layout;
+mod model;
 #[cfg(test)]
 mod output_tests;
 mod validate;

@@ -10,9 +10,9 @@ use syn::GenericParam;
 use crate::ast::{self, Input, Kind};
 use crate::attr::Hash;
 use crate::ctxt::Ctxt;
-use crate::layout::{decimal_digits, Codec, Layout, Width};
+use crate::model::{decimal_digits, Codec, Model, Width};
 
-pub fn check(cx: &Ctxt, layout: &Layout<'_>) {
+pub fn check(cx: &Ctxt, layout: &Model<'_>) {
     let input = layout.input;
     check_generics(cx, input);
     if input.fields.is_empty() {
@@ -70,7 +70,7 @@ pub fn type_text(ty: &syn::Type) -> String {
         .replace(" ;", ";")
 }
 
-fn check_field(cx: &Ctxt, field: &ast::Field<'_>, model: &crate::layout::Field<'_>) {
+fn check_field(cx: &Ctxt, field: &ast::Field<'_>, model: &crate::model::FieldModel<'_>) {
     let a = &field.attrs;
     let shape = &field.shape;
     if shape.option && ast::generic_arg(shape.inner, "Option").is_some() {
@@ -100,7 +100,7 @@ fn check_field(cx: &Ctxt, field: &ast::Field<'_>, model: &crate::layout::Field<'
             Kind::Fixed if ast::known(shape.inner) == Some(ast::Known::TextForm) => {
                 Some("an id or an address, not a point in time")
             }
-            Kind::Fixed if crate::layout::builtin_width(shape.inner).is_some() => {
+            Kind::Fixed if crate::model::builtin_width(shape.inner).is_some() => {
                 Some("a built-in type, not a point in time")
             }
             Kind::Fixed => None,
@@ -204,7 +204,7 @@ fn check_salt(cx: &Ctxt, input: &Input<'_>) {
 /// `#[rowkey(added)]`: trailing `Option` fields after a field that ends
 /// where it ends (not one stored raw to the end of the key), hashed by no
 /// salt, in binary keys.
-fn check_added(cx: &Ctxt, layout: &Layout<'_>) {
+fn check_added(cx: &Ctxt, layout: &Model<'_>) {
     let fields = &layout.input.fields;
     let Some(first) = fields.iter().position(|f| f.attrs.added.is_some()) else {
         return;
@@ -272,7 +272,7 @@ fn check_added(cx: &Ctxt, layout: &Layout<'_>) {
 /// HBase rejects row keys longer than `Short.MAX_VALUE` bytes.
 pub const HBASE_MAX_KEY: usize = 32767;
 
-fn check_length(cx: &Ctxt, layout: &Layout<'_>) {
+fn check_length(cx: &Ctxt, layout: &Model<'_>) {
     let (input, len) = (layout.input, &layout.len);
     let align = input
         .attrs
@@ -326,7 +326,7 @@ fn check_length(cx: &Ctxt, layout: &Layout<'_>) {
 
 /// Text keys: `text` with `sep`, and per field a type and attributes that
 /// have a text form. Binary keys: no text-only attribute.
-fn check_format(cx: &Ctxt, layout: &Layout<'_>) {
+fn check_format(cx: &Ctxt, layout: &Model<'_>) {
     let attrs = &layout.input.attrs;
     match (&attrs.text, &attrs.sep) {
         (Some(text), None) => cx.error_spanned_by(

@@ -132,7 +132,7 @@ impl Store for RedbStore {
                     .map(|it| it.map(|entry| entry.map(|(k, v)| (k.value().to_vec(), v.value()))))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        for item in merge_salted_with(scan.salt_len(), streams) {
+        for item in merge_salted_with(scan.head_len(), streams) {
             let (key, value) = item?;
             if !row(&key, value) {
                 break;

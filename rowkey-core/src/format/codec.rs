@@ -91,7 +91,7 @@ pub trait FieldCodec<T: ?Sized> {
 }
 
 /// A scan under construction, as the codecs see it: the layer above
-/// (`scan::Prefix`) implements it, so a codec can extend a scan without
+/// (`scan::Leading`) implements it, so a codec can extend a scan without
 /// this layer naming the scan types.
 #[doc(hidden)]
 pub trait ScanPrefix: Sized {

@@ -97,7 +97,7 @@ pub(crate) fn escape_domain_into(bytes: &[u8], out: &mut [u8]) -> usize {
 }
 
 /// Where an escaped field that starts at `pos` ends.
-pub(crate) struct Escaped {
+pub(crate) struct FieldEnd {
     /// End of the escaped content (where the terminator starts).
     pub content_end: usize,
     /// First byte after the terminator.
@@ -114,7 +114,7 @@ pub(crate) fn find_end(
     pos: usize,
     desc: bool,
     field: &'static str,
-) -> Result<Escaped, DecodeError> {
+) -> Result<FieldEnd, DecodeError> {
     let flip = if desc { 0xFF } else { 0x00 };
     let marker = ESCAPE ^ flip;
     let mut i = pos;
@@ -132,7 +132,7 @@ pub(crate) fn find_end(
                 i = at + 2;
             }
             Some(TERMINATOR) => {
-                return Ok(Escaped {
+                return Ok(FieldEnd {
                     content_end: at,
                     next: at + 2,
                     has_escapes,

@@ -51,9 +51,9 @@ where
     merge_salted_with(1, streams)
 }
 
-/// [`merge_salted`] for keys whose salt is `salt_len` bytes long: a text
+/// [`merge_salted`] for keys whose head (family prefix and salt) is `head_len` bytes long: a text
 /// key's bucket digits and separator (`3_...`: 2 bytes). Pass
-/// [`Scan::salt_len`](crate::Scan::salt_len) of the scan the streams read.
+/// [`Scan::head_len`](crate::Scan::head_len) of the scan the streams read.
 ///
 /// ```
 /// use rowkey_core::merge_salted_with;
@@ -65,7 +65,7 @@ where
 ///     .collect();
 /// assert_eq!(merged, [1, 2, 3, 4]);
 /// ```
-pub fn merge_salted_with<S, I>(salt_len: usize, streams: S) -> MergeSalted<I>
+pub fn merge_salted_with<S, I>(head_len: usize, streams: S) -> MergeSalted<I>
 where
     S: IntoIterator<Item = I>,
     I: Iterator,
@@ -74,7 +74,7 @@ where
     let streams: Vec<I> = streams.into_iter().collect();
     let n = streams.len();
     MergeSalted {
-        skip: salt_len,
+        skip: head_len,
         streams,
         heads: Vec::with_capacity(n),
         ranks: Vec::with_capacity(n),

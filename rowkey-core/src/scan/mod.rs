@@ -4,15 +4,15 @@
 //! The layer above the formats: it encodes leading fields with their
 //! codecs ([`crate::format`]) and knows nothing of layouts or stores.
 //! - `range`: [`Scan`], [`ScanRange`], the inline key buffer.
-//! - `prefix`: the builders generated scans use (a prefix of encoded
+//! - `leading`: the builders generated scans use (a prefix of encoded
 //!   leading fields, which the field codecs extend).
 //! - `merge`: [`merge_salted`], a k-way merge by key without the salt.
 
+pub(crate) mod leading;
 pub(crate) mod merge;
-pub(crate) mod prefix;
 mod range;
 
-pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
 #[doc(hidden)]
-pub use prefix::Prefix;
+pub use leading::Leading;
+pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
 pub use range::*;

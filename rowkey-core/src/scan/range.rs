@@ -270,7 +270,7 @@ impl Scan {
         if self.empty {
             return Scan::none();
         }
-        let rest = key.get(self.salt_len()..).unwrap_or(&[]);
+        let rest = key.get(self.head_len()..).unwrap_or(&[]);
         // The first key after `rest` is `rest ++ 00`.
         let mut next = KeyBuf::from_slice(rest);
         next.extend_from_slice(&[0]);
@@ -290,8 +290,10 @@ impl Scan {
     /// key family's prefix, then the salt (1 byte in a binary key, the
     /// bucket digits and the separator in a text key, `3_`). Merge the
     /// ranges of a salted scan with
-    /// [`merge_salted_with`](crate::merge_salted_with)`(scan.salt_len(), ..)`.
-    pub fn salt_len(&self) -> usize {
+    /// [`merge_salted_with`](crate::merge_salted_with)`(scan.head_len(), ..)`.
+    /// The same number as the key type's `HEAD_LEN` and
+    /// [`Layout::head_len`](crate::Layout::head_len).
+    pub fn head_len(&self) -> usize {
         self.family.len()
             + match self.buckets {
                 Buckets::Unsalted => 0,
@@ -299,10 +301,16 @@ impl Scan {
             }
     }
 
+    /// The old name of [`head_len`](Self::head_len).
+    #[deprecated(since = "0.1.0", note = "renamed `head_len`")]
+    pub fn salt_len(&self) -> usize {
+        self.head_len()
+    }
+
     /// Merges one sorted stream per range of this scan (in
     /// [`ranges`](Self::ranges) order) into key order: the order after the
     /// family prefix and the salt, whatever the key's format. The same as
-    /// [`merge_salted_with`](crate::merge_salted_with)`(self.salt_len(), streams)`.
+    /// [`merge_salted_with`](crate::merge_salted_with)`(self.head_len(), streams)`.
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -335,7 +343,7 @@ impl Scan {
         I: Iterator,
         I::Item: super::merge::MergeItem,
     {
-        super::merge::merge_salted_with(self.salt_len(), streams)
+        super::merge::merge_salted_with(self.head_len(), streams)
     }
 
     /// True when no row can match.

@@ -119,7 +119,7 @@ impl<K: RowKey> KeyTable<K> {
             .map(|r| Stream(self.keyspace.range::<&[u8], _>(r.bounds())))
             .collect();
         Rows {
-            merged: merge_salted_with(scan.salt_len(), streams),
+            merged: merge_salted_with(scan.head_len(), streams),
             key: PhantomData,
         }
     }

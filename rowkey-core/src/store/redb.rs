@@ -187,7 +187,7 @@ impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable
             streams.push(Stream(range));
         }
         Ok(Rows {
-            merged: merge_salted_with(scan.salt_len(), streams),
+            merged: merge_salted_with(scan.head_len(), streams),
             key: PhantomData,
         })
     }

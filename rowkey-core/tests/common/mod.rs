@@ -67,7 +67,7 @@ pub fn expected_keys<T: rowkey_core::RowKey>(
     salted: bool,
     pred: impl Fn(&T) -> bool,
 ) -> Vec<Vec<u8>> {
-    let skip = if salted { T::SALT_LEN } else { 0 };
+    let skip = if salted { T::HEAD_LEN } else { 0 };
     let mut expected: Vec<Vec<u8>> = rows
         .iter()
         .filter(|r| pred(r))

@@ -134,13 +134,13 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::All(8)).scan_eq()
+            __rk::Leading::new(__rk::Buckets::All(8)).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1<'__r>(host: &'__r str) -> __rk::Prefix {
+        fn __rk_prefix1<'__r>(host: &'__r str) -> __rk::Leading {
             __rk::infallible(
                 __K0::extend(
-                    __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&host))),
+                    __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&host))),
                     &host,
                     "host",
                 ),
@@ -149,7 +149,7 @@ const _: () = {
         ///Every row whose `host` is the given value.
         #[inline]
         pub fn scan_by_host<'__r>(host: &'__r str) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(host))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(host))
         }
         ///Every row whose `host` is in `range`.
         pub fn range_by_host<'__r>(
@@ -157,20 +157,20 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::infallible(
                 __K0::scan_range(
-                    __rk::Prefix::new(__rk::Buckets::All(8)),
+                    __rk::Leading::new(__rk::Buckets::All(8)),
                     &range,
                     "host",
                 ),
             )
         }
         #[inline]
-        fn __rk_prefix2<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Prefix {
+        fn __rk_prefix2<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Leading {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(host), &path, "path"))
         }
         ///Every row whose `host` and `path` are the given values.
         #[inline]
         pub fn scan_by_host_path<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix2(host, path))
+            __rk::Leading::scan_eq(Self::__rk_prefix2(host, path))
         }
         ///Every row whose `host` is the given value and whose `path` is in `range`.
         pub fn range_by_host_path<'__r>(
@@ -186,7 +186,7 @@ const _: () = {
             path: &'__r [u8],
             region: &'__r str,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_exact(
+            __rk::Leading::scan_exact(
                 __rk::infallible(
                     __K2::extend(Self::__rk_prefix2(host, path), &region, "region"),
                 ),

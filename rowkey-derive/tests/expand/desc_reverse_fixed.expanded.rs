@@ -142,13 +142,13 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1(priority: i32) -> __rk::Prefix {
+        fn __rk_prefix1(priority: i32) -> __rk::Leading {
             __rk::infallible(
                 __K0::extend(
-                    __rk::Prefix::new(__rk::Buckets::Unsalted),
+                    __rk::Leading::new(__rk::Buckets::Unsalted),
                     &priority,
                     "priority",
                 ),
@@ -157,33 +157,33 @@ const _: () = {
         ///Every row whose `priority` is the given value.
         #[inline]
         pub fn scan_by_priority(priority: i32) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(priority))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(priority))
         }
         ///Every row whose `priority` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_priority(range: impl __rk::RangeBounds<i32>) -> __rk::Scan {
             __rk::infallible(
                 __K0::scan_range(
-                    __rk::Prefix::new(__rk::Buckets::Unsalted),
+                    __rk::Leading::new(__rk::Buckets::Unsalted),
                     &range,
                     "priority",
                 ),
             )
         }
         #[inline]
-        fn __rk_prefix2(priority: i32, seq: u64) -> __rk::Prefix {
+        fn __rk_prefix2(priority: i32, seq: u64) -> __rk::Leading {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(priority), &seq, "seq"))
         }
         ///Every row whose `priority` and `seq` are the given values.
         #[inline]
         pub fn scan_by_priority_seq(priority: i32, seq: u64) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix2(priority, seq))
+            __rk::Leading::scan_eq(Self::__rk_prefix2(priority, seq))
         }
         #[inline]
         fn __rk_prefix3<'__r>(
             priority: i32,
             seq: u64,
             code: &'__r str,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K2::extend(Self::__rk_prefix2(priority, seq), &code, "code")
         }
         ///Every row whose `priority`, `seq` and `code` are the given values.
@@ -193,7 +193,7 @@ const _: () = {
             seq: u64,
             code: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix3(priority, seq, code).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix3(priority, seq, code).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `priority` and `seq` are the given values and whose `code` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_priority_seq_code<'__r>(
@@ -209,7 +209,7 @@ const _: () = {
             seq: u64,
             code: &'__r str,
             ts: u64,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K3::extend(Self::__rk_prefix3(priority, seq, code)?, &ts, "ts")
         }
         ///Every row whose `priority`, `seq`, `code` and `ts` are the given values.
@@ -220,7 +220,7 @@ const _: () = {
             code: &'__r str,
             ts: u64,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix4(priority, seq, code, ts).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix4(priority, seq, code, ts).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `priority`, `seq` and `code` are the given values and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_priority_seq_code_ts<'__r>(
@@ -241,7 +241,7 @@ const _: () = {
             id: OrderId,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K4::extend(Self::__rk_prefix4(priority, seq, code, ts)?, &id, "id")
-                .map(__rk::Prefix::scan_eq)
+                .map(__rk::Leading::scan_eq)
         }
         ///Every row whose `priority`, `seq`, `code` and `ts` are the given values and whose `id` is in `range`.
         pub fn range_by_priority_seq_code_ts_id<'__r>(

@@ -108,24 +108,24 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1(id: Uuid) -> __rk::Prefix {
+        fn __rk_prefix1(id: Uuid) -> __rk::Leading {
             __rk::infallible(
-                __K0::extend(__rk::Prefix::new(__rk::Buckets::Unsalted), &id, "id"),
+                __K0::extend(__rk::Leading::new(__rk::Buckets::Unsalted), &id, "id"),
             )
         }
         ///Every row whose `id` is the given value.
         #[inline]
         pub fn scan_by_id(id: Uuid) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(id))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(id))
         }
         ///Every row whose `id` is in `range`.
         pub fn range_by_id(range: impl __rk::RangeBounds<Uuid>) -> __rk::Scan {
             __rk::infallible(
                 __K0::scan_range(
-                    __rk::Prefix::new(__rk::Buckets::Unsalted),
+                    __rk::Leading::new(__rk::Buckets::Unsalted),
                     &range,
                     "id",
                 ),
@@ -135,7 +135,7 @@ const _: () = {
         fn __rk_prefix2(
             id: Uuid,
             at: DateTime<Utc>,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K1::extend(Self::__rk_prefix1(id), &at, "at")
         }
         ///Every row whose `id` and `at` are the given values.
@@ -144,7 +144,7 @@ const _: () = {
             id: Uuid,
             at: DateTime<Utc>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix2(id, at).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix2(id, at).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `id` is the given value and whose `at` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_id_at(
@@ -161,7 +161,7 @@ const _: () = {
             seen: jiff::Timestamp,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K2::extend(Self::__rk_prefix2(id, at)?, &seen, "seen")
-                .map(__rk::Prefix::scan_eq)
+                .map(__rk::Leading::scan_eq)
         }
         ///Every row whose `id` and `at` are the given values and whose `seen` is in `range`.
         pub fn range_by_id_at_seen(

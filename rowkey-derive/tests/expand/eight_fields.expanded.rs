@@ -212,46 +212,50 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1(a: u32) -> __rk::Prefix {
+        fn __rk_prefix1(a: u32) -> __rk::Leading {
             __rk::infallible(
-                __K0::extend(__rk::Prefix::new(__rk::Buckets::Unsalted), &a, "a"),
+                __K0::extend(__rk::Leading::new(__rk::Buckets::Unsalted), &a, "a"),
             )
         }
         ///Every row whose `a` is the given value.
         #[inline]
         pub fn scan_by_a(a: u32) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(a))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(a))
         }
         ///Every row whose `a` is in `range`.
         pub fn range_by_a(range: impl __rk::RangeBounds<u32>) -> __rk::Scan {
             __rk::infallible(
-                __K0::scan_range(__rk::Prefix::new(__rk::Buckets::Unsalted), &range, "a"),
+                __K0::scan_range(
+                    __rk::Leading::new(__rk::Buckets::Unsalted),
+                    &range,
+                    "a",
+                ),
             )
         }
         #[inline]
-        fn __rk_prefix2(a: u32, b: u64) -> __rk::Prefix {
+        fn __rk_prefix2(a: u32, b: u64) -> __rk::Leading {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(a), &b, "b"))
         }
         ///Every row whose `a` and `b` are the given values.
         #[inline]
         pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix2(a, b))
+            __rk::Leading::scan_eq(Self::__rk_prefix2(a, b))
         }
         ///Every row whose `a` is the given value and whose `b` is in `range`.
         pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
         }
         #[inline]
-        fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Prefix {
+        fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Leading {
             __rk::infallible(__K2::extend(Self::__rk_prefix2(a, b), &c, "c"))
         }
         ///Every row whose `a`, `b` and `c` are the given values.
         #[inline]
         pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix3(a, b, c))
+            __rk::Leading::scan_eq(Self::__rk_prefix3(a, b, c))
         }
         ///Every row whose `a` and `b` are the given values and whose `c` is in `range`.
         pub fn range_by_a_b_c(
@@ -262,13 +266,13 @@ const _: () = {
             __rk::infallible(__K2::scan_range(Self::__rk_prefix2(a, b), &range, "c"))
         }
         #[inline]
-        fn __rk_prefix4(a: u32, b: u64, c: i16, d: u8) -> __rk::Prefix {
+        fn __rk_prefix4(a: u32, b: u64, c: i16, d: u8) -> __rk::Leading {
             __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d"))
         }
         ///Every row whose `a`, `b`, `c` and `d` are the given values.
         #[inline]
         pub fn scan_by_a_b_c_d(a: u32, b: u64, c: i16, d: u8) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix4(a, b, c, d))
+            __rk::Leading::scan_eq(Self::__rk_prefix4(a, b, c, d))
         }
         ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`.
         pub fn range_by_a_b_c_d(
@@ -280,13 +284,13 @@ const _: () = {
             __rk::infallible(__K3::scan_range(Self::__rk_prefix3(a, b, c), &range, "d"))
         }
         #[inline]
-        fn __rk_prefix5(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Prefix {
+        fn __rk_prefix5(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Leading {
             __rk::infallible(__K4::extend(Self::__rk_prefix4(a, b, c, d), &e, "e"))
         }
         ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values.
         #[inline]
         pub fn scan_by_a_b_c_d_e(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix5(a, b, c, d, e))
+            __rk::Leading::scan_eq(Self::__rk_prefix5(a, b, c, d, e))
         }
         ///Every row whose `a`, `b`, `c` and `d` are the given values and whose `e` is in `range`.
         pub fn range_by_a_b_c_d_e(
@@ -301,7 +305,7 @@ const _: () = {
             )
         }
         #[inline]
-        fn __rk_prefix6(a: u32, b: u64, c: i16, d: u8, e: u32, f: u64) -> __rk::Prefix {
+        fn __rk_prefix6(a: u32, b: u64, c: i16, d: u8, e: u32, f: u64) -> __rk::Leading {
             __rk::infallible(__K5::extend(Self::__rk_prefix5(a, b, c, d, e), &f, "f"))
         }
         ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values.
@@ -314,7 +318,7 @@ const _: () = {
             e: u32,
             f: u64,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix6(a, b, c, d, e, f))
+            __rk::Leading::scan_eq(Self::__rk_prefix6(a, b, c, d, e, f))
         }
         ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values and whose `f` is in `range`.
         pub fn range_by_a_b_c_d_e_f(
@@ -338,7 +342,7 @@ const _: () = {
             e: u32,
             f: u64,
             g: i16,
-        ) -> __rk::Prefix {
+        ) -> __rk::Leading {
             __rk::infallible(__K6::extend(Self::__rk_prefix6(a, b, c, d, e, f), &g, "g"))
         }
         ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values.
@@ -352,7 +356,7 @@ const _: () = {
             f: u64,
             g: i16,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix7(a, b, c, d, e, f, g))
+            __rk::Leading::scan_eq(Self::__rk_prefix7(a, b, c, d, e, f, g))
         }
         ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values and whose `g` is in `range`.
         pub fn range_by_a_b_c_d_e_f_g(
@@ -380,7 +384,7 @@ const _: () = {
             g: i16,
             h: u8,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_eq(
+            __rk::Leading::scan_eq(
                 __rk::infallible(
                     __K7::extend(Self::__rk_prefix7(a, b, c, d, e, f, g), &h, "h"),
                 ),

@@ -144,46 +144,50 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1(a: u32) -> __rk::Prefix {
+        fn __rk_prefix1(a: u32) -> __rk::Leading {
             __rk::infallible(
-                __K0::extend(__rk::Prefix::new(__rk::Buckets::Unsalted), &a, "a"),
+                __K0::extend(__rk::Leading::new(__rk::Buckets::Unsalted), &a, "a"),
             )
         }
         ///Every row whose `a` is the given value.
         #[inline]
         pub fn scan_by_a(a: u32) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(a))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(a))
         }
         ///Every row whose `a` is in `range`.
         pub fn range_by_a(range: impl __rk::RangeBounds<u32>) -> __rk::Scan {
             __rk::infallible(
-                __K0::scan_range(__rk::Prefix::new(__rk::Buckets::Unsalted), &range, "a"),
+                __K0::scan_range(
+                    __rk::Leading::new(__rk::Buckets::Unsalted),
+                    &range,
+                    "a",
+                ),
             )
         }
         #[inline]
-        fn __rk_prefix2(a: u32, b: u64) -> __rk::Prefix {
+        fn __rk_prefix2(a: u32, b: u64) -> __rk::Leading {
             __rk::infallible(__K1::extend(Self::__rk_prefix1(a), &b, "b"))
         }
         ///Every row whose `a` and `b` are the given values.
         #[inline]
         pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix2(a, b))
+            __rk::Leading::scan_eq(Self::__rk_prefix2(a, b))
         }
         ///Every row whose `a` is the given value and whose `b` is in `range`.
         pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
         }
         #[inline]
-        fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Prefix {
+        fn __rk_prefix3(a: u32, b: u64, c: i16) -> __rk::Leading {
             __rk::infallible(__K2::extend(Self::__rk_prefix2(a, b), &c, "c"))
         }
         ///Every row whose `a`, `b` and `c` are the given values.
         #[inline]
         pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix3(a, b, c))
+            __rk::Leading::scan_eq(Self::__rk_prefix3(a, b, c))
         }
         ///Every row whose `a` and `b` are the given values and whose `c` is in `range`.
         pub fn range_by_a_b_c(
@@ -196,7 +200,7 @@ const _: () = {
         ///Every row whose `a`, `b`, `c` and `d` are the given values.
         #[inline]
         pub fn scan_by_a_b_c_d(a: u32, b: u64, c: i16, d: u8) -> __rk::Scan {
-            __rk::Prefix::scan_eq(
+            __rk::Leading::scan_eq(
                 __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d")),
             )
         }

@@ -48,7 +48,6 @@ const _: () = {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
         const MIN_LEN: usize = Self::LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(4);
-        const SALT_LEN: usize = 2;
         const PREFIX: &'static [u8] = b"I";
         const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
@@ -121,14 +120,14 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::All(4)).family(b"I").scan_eq()
+            __rk::Leading::new(__rk::Buckets::All(4)).family(b"I").scan_eq()
         }
         #[inline]
         fn __rk_prefix1<'__r>(
             customer: &'__r str,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K0::extend(
-                __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&customer)?))
+                __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&customer)?))
                     .family(b"I"),
                 &customer,
                 "customer",
@@ -139,14 +138,14 @@ const _: () = {
         pub fn scan_by_customer<'__r>(
             customer: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix1(customer).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix1(customer).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `customer` is in `range`.
         pub fn range_by_customer<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K0::scan_range(
-                __rk::Prefix::new(__rk::Buckets::All(4)).family(b"I"),
+                __rk::Leading::new(__rk::Buckets::All(4)).family(b"I"),
                 &range,
                 "customer",
             )
@@ -158,7 +157,7 @@ const _: () = {
             order: Order,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K1::extend(Self::__rk_prefix1(customer)?, &order, "order")
-                .map(__rk::Prefix::scan_eq)
+                .map(__rk::Leading::scan_eq)
         }
         ///Every row whose `customer` is the given value and whose `order` is in `range`.
         pub fn range_by_customer_order<'__r>(

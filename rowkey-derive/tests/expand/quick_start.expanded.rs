@@ -132,13 +132,13 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::All(16)).scan_eq()
+            __rk::Leading::new(__rk::Buckets::All(16)).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1(user_id: u64) -> __rk::Prefix {
+        fn __rk_prefix1(user_id: u64) -> __rk::Leading {
             __rk::infallible(
                 __K0::extend(
-                    __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&user_id))),
+                    __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&user_id))),
                     &user_id,
                     "user_id",
                 ),
@@ -147,20 +147,20 @@ const _: () = {
         ///Every row whose `user_id` is the given value.
         #[inline]
         pub fn scan_by_user_id(user_id: u64) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(user_id))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(user_id))
         }
         ///Every row whose `user_id` is in `range`.
         pub fn range_by_user_id(range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(
                 __K0::scan_range(
-                    __rk::Prefix::new(__rk::Buckets::All(16)),
+                    __rk::Leading::new(__rk::Buckets::All(16)),
                     &range,
                     "user_id",
                 ),
             )
         }
         #[inline]
-        fn __rk_prefix2(user_id: u64, ts_millis: i64) -> __rk::Prefix {
+        fn __rk_prefix2(user_id: u64, ts_millis: i64) -> __rk::Leading {
             __rk::infallible(
                 __K1::extend(Self::__rk_prefix1(user_id), &ts_millis, "ts_millis"),
             )
@@ -168,7 +168,7 @@ const _: () = {
         ///Every row whose `user_id` and `ts_millis` are the given values.
         #[inline]
         pub fn scan_by_user_id_ts_millis(user_id: u64, ts_millis: i64) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix2(user_id, ts_millis))
+            __rk::Leading::scan_eq(Self::__rk_prefix2(user_id, ts_millis))
         }
         ///Every row whose `user_id` is the given value and whose `ts_millis` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_user_id_ts_millis(
@@ -187,7 +187,7 @@ const _: () = {
             kind: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K2::extend(Self::__rk_prefix2(user_id, ts_millis), &kind, "kind")
-                .map(__rk::Prefix::scan_eq)
+                .map(__rk::Leading::scan_eq)
         }
         ///Every row whose `user_id` and `ts_millis` are the given values and whose `kind` is in `range`.
         pub fn range_by_user_id_ts_millis_kind<'__r>(

@@ -77,7 +77,6 @@ const _: () = {
             + <__K2 as __rk::FieldCodec<String>>::MIN_LEN
             + <__K3 as __rk::FieldCodec<String>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(10);
-        const SALT_LEN: usize = 2;
         const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
         fn encoded_len(&self) -> usize {
@@ -168,14 +167,14 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::All(10))
+            __rk::Leading::new(__rk::Buckets::All(10))
                 .head(<__Salt as __rk::SaltHead>::HEAD)
                 .scan_eq()
         }
         #[inline]
-        fn __rk_prefix1(phone: u64) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        fn __rk_prefix1(phone: u64) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K0::extend(
-                __rk::Prefix::new(__rk::Buckets::One(Self::__rk_bucket(&phone)))
+                __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&phone)))
                     .head(<__Salt as __rk::SaltHead>::HEAD),
                 &phone,
                 "phone",
@@ -184,14 +183,14 @@ const _: () = {
         ///Every row whose `phone` is the given value.
         #[inline]
         pub fn scan_by_phone(phone: u64) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix1(phone).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix1(phone).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `phone` is in `range`.
         pub fn range_by_phone(
             range: impl __rk::RangeBounds<u64>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K0::scan_range(
-                __rk::Prefix::new(__rk::Buckets::All(10))
+                __rk::Leading::new(__rk::Buckets::All(10))
                     .head(<__Salt as __rk::SaltHead>::HEAD),
                 &range,
                 "phone",
@@ -201,7 +200,7 @@ const _: () = {
         fn __rk_prefix2(
             phone: u64,
             ts: i64,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K1::extend(Self::__rk_prefix1(phone)?, &ts, "ts")
         }
         ///Every row whose `phone` and `ts` are the given values.
@@ -210,7 +209,7 @@ const _: () = {
             phone: u64,
             ts: i64,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix2(phone, ts).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix2(phone, ts).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `phone` is the given value and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_phone_ts(
@@ -224,7 +223,7 @@ const _: () = {
             phone: u64,
             ts: i64,
             host: &'__r str,
-        ) -> __rk::Result<__rk::Prefix, __rk::EncodeError> {
+        ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K2::extend(Self::__rk_prefix2(phone, ts)?, &host, "host")
         }
         ///Every row whose `phone`, `ts` and `host` are the given values.
@@ -234,7 +233,7 @@ const _: () = {
             ts: i64,
             host: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            Self::__rk_prefix3(phone, ts, host).map(__rk::Prefix::scan_eq)
+            Self::__rk_prefix3(phone, ts, host).map(__rk::Leading::scan_eq)
         }
         ///Every row whose `phone`, `ts`, `host` and `note` are the given values.
         #[inline]
@@ -245,7 +244,7 @@ const _: () = {
             note: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K3::extend(Self::__rk_prefix3(phone, ts, host)?, &note, "note")
-                .map(__rk::Prefix::scan_exact)
+                .map(__rk::Leading::scan_exact)
         }
         ///Every row whose `phone`, `ts` and `host` are the given values and whose `note` is in `range`.
         pub fn range_by_phone_ts_host_note<'__r>(

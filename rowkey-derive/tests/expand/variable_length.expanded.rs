@@ -146,18 +146,22 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Prefix::new(__rk::Buckets::All(4)).scan_eq()
+            __rk::Leading::new(__rk::Buckets::All(4)).scan_eq()
         }
         #[inline]
-        fn __rk_prefix1<'__r>(tenant: &'__r str) -> __rk::Prefix {
+        fn __rk_prefix1<'__r>(tenant: &'__r str) -> __rk::Leading {
             __rk::infallible(
-                __K0::extend(__rk::Prefix::new(__rk::Buckets::All(4)), &tenant, "tenant"),
+                __K0::extend(
+                    __rk::Leading::new(__rk::Buckets::All(4)),
+                    &tenant,
+                    "tenant",
+                ),
             )
         }
         ///Every row whose `tenant` is the given value.
         #[inline]
         pub fn scan_by_tenant<'__r>(tenant: &'__r str) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix1(tenant))
+            __rk::Leading::scan_eq(Self::__rk_prefix1(tenant))
         }
         ///Every row whose `tenant` is in `range`.
         pub fn range_by_tenant<'__r>(
@@ -165,7 +169,7 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::infallible(
                 __K0::scan_range(
-                    __rk::Prefix::new(__rk::Buckets::All(4)),
+                    __rk::Leading::new(__rk::Buckets::All(4)),
                     &range,
                     "tenant",
                 ),
@@ -175,7 +179,7 @@ const _: () = {
         fn __rk_prefix2<'__r>(
             tenant: &'__r str,
             version: __rk::Option<u32>,
-        ) -> __rk::Prefix {
+        ) -> __rk::Leading {
             __rk::infallible(
                 __K1::extend(Self::__rk_prefix1(tenant), &version, "version"),
             )
@@ -186,7 +190,7 @@ const _: () = {
             tenant: &'__r str,
             version: __rk::Option<u32>,
         ) -> __rk::Scan {
-            __rk::Prefix::scan_eq(Self::__rk_prefix2(tenant, version))
+            __rk::Leading::scan_eq(Self::__rk_prefix2(tenant, version))
         }
         ///Every row whose `tenant` is the given value and whose `version` is in `range`.
         pub fn range_by_tenant_version<'__r>(
@@ -204,7 +208,7 @@ const _: () = {
             version: __rk::Option<u32>,
             body: &'__r [u8],
         ) -> __rk::Scan {
-            __rk::Prefix::scan_exact(
+            __rk::Leading::scan_exact(
                 __rk::infallible(
                     __K2::extend(
                         Self::__rk_prefix2(tenant, version)

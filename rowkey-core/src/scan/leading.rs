@@ -1,4 +1,4 @@
-//! The builders that generated scans use: a [`Prefix`] of encoded leading
+//! The builders that generated scans use: a [`Leading`] of encoded leading
 //! fields, extended one field at a time by the field codecs (through
 //! `ScanPrefix`, which it implements) and turned into a [`Scan`].
 
@@ -13,19 +13,19 @@ use crate::format::salt::Head;
 /// buckets its rows are in. Generated code builds one per number of fixed
 /// fields, each extending the one before, and turns it into a [`Scan`].
 #[doc(hidden)]
-pub struct Prefix {
+pub struct Leading {
     buf: KeyBuf,
     buckets: Buckets,
     head: Head,
     family: &'static [u8],
 }
 
-impl Prefix {
+impl Leading {
     /// No fields yet: every row, in every bucket.
     #[doc(hidden)]
     #[inline]
     pub const fn new(buckets: Buckets) -> Self {
-        Prefix {
+        Leading {
             buf: KeyBuf::new(),
             buckets,
             head: Head::Byte,
@@ -55,7 +55,7 @@ impl Prefix {
         mut self,
         value: &T,
         field: &'static str,
-    ) -> Result<Prefix, EncodeError> {
+    ) -> Result<Leading, EncodeError> {
         let n = C::encoded_len(value);
         let dst = self.buf.grow(n);
         C::encode(value, dst, 0, field)?;
@@ -65,7 +65,7 @@ impl Prefix {
     /// The fields so far fix the salt: every row is in `bucket`.
     #[doc(hidden)]
     #[inline]
-    pub fn in_bucket(mut self, bucket: u8) -> Prefix {
+    pub fn in_bucket(mut self, bucket: u8) -> Leading {
         self.buckets = Buckets::One(bucket);
         self
     }
@@ -144,7 +144,7 @@ impl Prefix {
     }
 }
 
-impl ScanPrefix for Prefix {
+impl ScanPrefix for Leading {
     type Scan = Scan;
     #[inline]
     fn push<C: FieldCodec<T>, T: ?Sized>(

@@ -6,7 +6,7 @@
 //! scans use one bucket. `validate.rs` checks this model and `expand.rs`
 //! writes it out; neither decides anything about the layout again. A new
 //! key format is a new variant here, not a new branch in `expand.rs`: text
-//! keys (`#[rowkey(text, sep = "_")]`) are [`Format::Text`], with their own
+//! keys (`#[rowkey(text, sep = "_")]`) are [`KeyFormat::Text`], with their own
 //! codecs and a separator after every field but the last.
 
 use proc_macro2::Span;
@@ -17,35 +17,35 @@ use syn::{Ident, Type};
 use crate::ast::{self, Input, Kind, Known};
 use crate::attr::Hash;
 
-pub struct Layout<'a> {
+pub struct Model<'a> {
     pub input: &'a Input<'a>,
     /// The path of the runtime crate (`::rowkey_core` unless overridden).
     pub krate: syn::Path,
-    pub format: Format,
+    pub format: KeyFormat,
     /// `#[rowkey(prefix)]`: the bytes every key starts with (followed by
     /// the separator in a text key), before the salt.
     pub prefix: Option<Vec<u8>>,
     pub salt: Option<Salt>,
-    pub fields: Vec<Field<'a>>,
+    pub fields: Vec<FieldModel<'a>>,
     pub len: Length,
 }
 
 /// The key format.
 #[derive(Clone, PartialEq, Eq)]
-pub enum Format {
-    /// Format v1: big-endian fields, a salt byte, escaped strings.
+pub enum KeyFormat {
+    /// KeyFormat v1: big-endian fields, a salt byte, escaped strings.
     Binary,
     /// Text keys: decimal digits and strings joined by `sep`, the salt as
     /// zero-padded bucket digits and `sep`.
     Text { sep: Vec<u8> },
 }
 
-impl Format {
+impl KeyFormat {
     /// The separator's length (0 in binary keys).
     pub fn sep_len(&self) -> usize {
         match self {
-            Format::Binary => 0,
-            Format::Text { sep } => sep.len(),
+            KeyFormat::Binary => 0,
+            KeyFormat::Text { sep } => sep.len(),
         }
     }
 }
@@ -69,7 +69,7 @@ pub struct Salt {
     pub runs: Vec<(usize, usize)>,
 }
 
-pub struct Field<'a> {
+pub struct FieldModel<'a> {
     pub ident: &'a Ident,
     /// The name without `r#`, for messages, errors and method names.
     pub name: String,
@@ -175,21 +175,21 @@ pub struct Length {
     pub parts: String,
 }
 
-impl<'a> Layout<'a> {
-    pub fn new(input: &'a Input<'a>) -> Layout<'a> {
+impl<'a> Model<'a> {
+    pub fn new(input: &'a Input<'a>) -> Model<'a> {
         let n = input.fields.len();
         let format = match (&input.attrs.text, &input.attrs.sep) {
-            (Some(_), Some((_, sep))) => Format::Text { sep: sep.clone() },
+            (Some(_), Some((_, sep))) => KeyFormat::Text { sep: sep.clone() },
             // Without `sep` (reported by validate.rs) a text key is laid out
             // with `_`, so that its fields are still checked.
-            (Some(_), None) => Format::Text { sep: b"_".to_vec() },
-            (None, _) => Format::Binary,
+            (Some(_), None) => KeyFormat::Text { sep: b"_".to_vec() },
+            (None, _) => KeyFormat::Binary,
         };
-        let fields: Vec<Field<'a>> = input
+        let fields: Vec<FieldModel<'a>> = input
             .fields
             .iter()
             .enumerate()
-            .map(|(i, f)| Field::new(f, i + 1 == n, &format))
+            .map(|(i, f)| FieldModel::new(f, i + 1 == n, &format))
             .collect();
         let salt = input.attrs.salt.as_ref().map(|s| {
             let by: Vec<usize> = match &s.by {
@@ -215,8 +215,8 @@ impl<'a> Layout<'a> {
                 }
             }
             let digits = match format {
-                Format::Binary => None,
-                Format::Text { .. } => Some(decimal_digits(u64::from(s.buckets.max(1) - 1))),
+                KeyFormat::Binary => None,
+                KeyFormat::Text { .. } => Some(decimal_digits(u64::from(s.buckets.max(1) - 1))),
             };
             Salt {
                 buckets: s.buckets,
@@ -233,14 +233,14 @@ impl<'a> Layout<'a> {
         });
         let prefix = input.attrs.prefix.as_ref().map(|(_, p)| {
             let mut p = p.clone();
-            if let Format::Text { sep } = &format {
+            if let KeyFormat::Text { sep } = &format {
                 p.extend_from_slice(sep);
             }
             p
         });
         let prefix_len = prefix.as_ref().map_or(0, Vec::len);
         let len = Length::of(prefix_len, salt.as_ref().map_or(0, |s| s.head_len), &fields);
-        Layout {
+        Model {
             prefix,
             input,
             krate: input.attrs.crate_path.clone().unwrap_or_else(default_crate),
@@ -253,7 +253,7 @@ impl<'a> Layout<'a> {
 
     /// Every field is fixed-width: `LEN`, `try_encode` and no heap.
     pub fn all_fixed(&self) -> bool {
-        self.fields.iter().all(Field::is_fixed)
+        self.fields.iter().all(FieldModel::is_fixed)
     }
 
     /// Some field of the first `k` can fail to encode: the scans over them
@@ -274,7 +274,7 @@ impl<'a> Layout<'a> {
     }
 
     pub fn is_text(&self) -> bool {
-        matches!(self.format, Format::Text { .. })
+        matches!(self.format, KeyFormat::Text { .. })
     }
 
     /// The fields every key has: all but the trailing `#[rowkey(added)]`
@@ -296,8 +296,8 @@ pub fn default_crate() -> syn::Path {
     syn::parse_quote!(::rowkey_core)
 }
 
-impl<'a> Field<'a> {
-    fn new(field: &'a ast::Field<'a>, last: bool, format: &Format) -> Field<'a> {
+impl<'a> FieldModel<'a> {
+    fn new(field: &'a ast::Field<'a>, last: bool, format: &KeyFormat) -> FieldModel<'a> {
         let a = &field.attrs;
         let shape = &field.shape;
         let known = ast::known(shape.inner);
@@ -320,16 +320,16 @@ impl<'a> Field<'a> {
             pad: f.pad,
         });
         let codec = match (format, shape.kind) {
-            (Format::Binary, Kind::Fixed) if a.desc_ts.is_some() => Codec::DescTs,
-            (Format::Binary, Kind::Fixed) => Codec::Fixed,
+            (KeyFormat::Binary, Kind::Fixed) if a.desc_ts.is_some() => Codec::DescTs,
+            (KeyFormat::Binary, Kind::Fixed) => Codec::Fixed,
             // Only the last ascending field may run to the end of the key:
             // a descending one needs its terminator to sort.
             // An added field is never raw: a field added after it later
             // must not change its bytes.
-            (Format::Binary, Kind::Var(_)) => padded.unwrap_or(Codec::Var {
+            (KeyFormat::Binary, Kind::Var(_)) => padded.unwrap_or(Codec::Var {
                 raw: last && a.desc.is_none() && a.added.is_none(),
             }),
-            (Format::Text { .. }, Kind::Fixed) => match int {
+            (KeyFormat::Text { .. }, Kind::Fixed) => match int {
                 Some(int) if a.desc_ts.is_some() => {
                     let max = a.desc_ts_max.as_ref().map_or(int.ts_max(), |(_, m)| *m);
                     Codec::TextDescTs {
@@ -347,12 +347,12 @@ impl<'a> Field<'a> {
                     digits: a.digits.as_ref().map(|d| d.n),
                 },
             },
-            (Format::Text { .. }, Kind::Var(v)) if v.text => match padded {
+            (KeyFormat::Text { .. }, Kind::Var(v)) if v.text => match padded {
                 Some(p) => p,
                 None if last => Codec::Var { raw: true },
                 None => Codec::Delimited,
             },
-            (Format::Text { .. }, Kind::Var(_)) => Codec::NotText,
+            (KeyFormat::Text { .. }, Kind::Var(_)) => Codec::NotText,
         };
         let can_fail = match codec {
             // Finer than its unit, or out of range.
@@ -391,7 +391,7 @@ impl<'a> Field<'a> {
             Kind::Var(v) if v.text => Arg::Str,
             Kind::Var(_) => Arg::Bytes,
         };
-        Field {
+        FieldModel {
             ident: field.ident,
             name: field.ident.unraw().to_string(),
             ty: &field.original.ty,
@@ -434,7 +434,7 @@ impl<'a> Field<'a> {
 }
 
 impl Length {
-    fn of(prefix: usize, head: usize, fields: &[Field<'_>]) -> Length {
+    fn of(prefix: usize, head: usize, fields: &[FieldModel<'_>]) -> Length {
         let mut len = Length {
             bytes: prefix + head,
             variable: false,
