@@ -19,7 +19,7 @@ use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
 use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{DecodeRowKey, Scan};
+use rowkey_core::{DecodeRowKey, MergeHeads, Scan};
 
 use crate::Error;
 
@@ -254,15 +254,15 @@ fn range_stream(state: RangeState) -> RangeStream {
     .boxed()
 }
 
-/// The merged rows of a scan: see [`stream_scan`].
+/// The merged rows of a scan: see [`stream_scan`]. Merged by rowkey-core's
+/// heap ([`MergeHeads`]), as every engine's reads are.
 pub struct RowStream {
     streams: Vec<RangeStream>,
-    /// The next row of each range, once read.
-    heads: Vec<Option<Row>>,
+    /// The next row of each range, once read, ordered by key after the
+    /// family prefix and salt.
+    heads: MergeHeads<Row>,
     /// The range's stream has ended.
     done: Vec<bool>,
-    /// Compare keys after the salt byte (the scan fans out over buckets).
-    skip: usize,
     /// Rows still to return, when limited.
     remaining: Option<u64>,
     /// An error was returned: the stream has ended.
@@ -275,16 +275,15 @@ pub struct RowStream {
 impl RowStream {
     fn new(
         streams: Vec<RangeStream>,
-        salt_len: usize,
+        head_len: usize,
         limit: Option<u64>,
         retries: Arc<AtomicU64>,
     ) -> RowStream {
         let n = streams.len();
         RowStream {
             streams,
-            heads: (0..n).map(|_| None).collect(),
+            heads: MergeHeads::new(head_len, n),
             done: vec![false; n],
-            skip: salt_len,
             remaining: limit,
             failed: false,
             received: 0,
@@ -316,13 +315,13 @@ impl Stream for RowStream {
         // can be known.
         let mut pending = false;
         for i in 0..this.streams.len() {
-            if this.heads[i].is_some() || this.done[i] {
+            if this.heads.has_head(i) || this.done[i] {
                 continue;
             }
             match this.streams[i].poll_next_unpin(cx) {
                 Poll::Ready(Some(Ok(row))) => {
                     this.received += 1;
-                    this.heads[i] = Some(row);
+                    this.heads.push(i, row);
                 }
                 Poll::Ready(Some(Err(e))) => {
                     this.failed = true;
@@ -335,21 +334,13 @@ impl Stream for RowStream {
         if pending {
             return Poll::Pending;
         }
-        let skip = this.skip;
-        let next = this
-            .heads
-            .iter()
-            .enumerate()
-            .filter_map(|(i, h)| h.as_ref().map(|(k, _)| (i, k.get(skip..).unwrap_or(&[]))))
-            .min_by(|a, b| a.1.cmp(b.1))
-            .map(|(i, _)| i);
-        match next {
+        match this.heads.pop() {
             None => Poll::Ready(None),
-            Some(i) => {
+            Some((_, row)) => {
                 if let Some(n) = &mut this.remaining {
                     *n -= 1;
                 }
-                Poll::Ready(this.heads[i].take().map(Ok))
+                Poll::Ready(Some(Ok(row)))
             }
         }
     }

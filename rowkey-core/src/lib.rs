@@ -119,7 +119,9 @@ pub use key::{assert_layout, DecodeRowKey, RowKey};
 pub use layout::explain::{ExplainInput, Explanation};
 pub use layout::Layout;
 #[cfg(feature = "alloc")]
-pub use scan::{merge_salted, merge_salted_with, MergeItem, MergeSalted, Scan, ScanRange};
+pub use scan::{
+    merge_salted, merge_salted_with, MergeHeads, MergeItem, MergeSalted, Scan, ScanRange,
+};
 
 /// `#[derive(RowKey)]`: see the crate documentation and the README's
 /// attribute reference.

@@ -74,33 +74,51 @@ where
     let streams: Vec<I> = streams.into_iter().collect();
     let n = streams.len();
     MergeSalted {
-        skip: head_len,
         streams,
-        heads: Vec::with_capacity(n),
-        ranks: Vec::with_capacity(n),
-        heap: Vec::with_capacity(n),
+        heads: MergeHeads::new(head_len, n),
         started: false,
     }
 }
 
 /// The iterator returned by [`merge_salted`].
 pub struct MergeSalted<I: Iterator> {
-    /// The salt's length: keys are compared after it.
-    skip: usize,
     streams: Vec<I>,
-    heads: Vec<Option<I::Item>>,
+    heads: MergeHeads<I::Item>,
+    started: bool,
+}
+
+/// The heap behind [`merge_salted`]: the next row (head) of each of `n`
+/// sorted streams, ordered by key after the first `head_len` bytes (error
+/// items first, then stream order). For merges over streams that are not
+/// `Iterator`s (an async engine's row streams), so that every engine
+/// merges with this one heap:
+/// [`push`](Self::push) a stream's head once it is read,
+/// [`pop`](Self::pop) the smallest when every stream has a head or has
+/// ended, and read the next head of the stream it came from.
+///
+/// ```
+/// use rowkey_core::MergeHeads;
+/// let mut heads = MergeHeads::new(1, 2);
+/// heads.push(0, (b"\x00b".to_vec(), 2));
+/// heads.push(1, (b"\x01a".to_vec(), 1));
+/// assert_eq!(heads.pop(), Some((1, (b"\x01a".to_vec(), 1))));
+/// assert_eq!(heads.pop(), Some((0, (b"\x00b".to_vec(), 2))));
+/// assert_eq!(heads.pop(), None);
+/// ```
+pub struct MergeHeads<T> {
+    /// The bytes in front of the fields: keys are compared after them.
+    skip: usize,
+    heads: Vec<Option<T>>,
     /// Per stream, the head's [`rank`]: most comparisons end there.
     ranks: Vec<u128>,
-    /// Stream indices, a binary min-heap ordered by their heads.
+    /// Stream indices with a head, a binary min-heap ordered by their heads.
     heap: Vec<usize>,
-    started: bool,
 }
 
 /// The key after the salt (`skip` bytes); `None` for an error item.
 #[inline]
-fn unsalted<T: MergeItem>(h: &Option<T>, skip: usize) -> Option<&[u8]> {
-    h.as_ref()
-        .and_then(MergeItem::merge_key)
+fn unsalted<'a, T: MergeItem>(h: &Option<&'a T>, skip: usize) -> Option<&'a [u8]> {
+    h.and_then(MergeItem::merge_key)
         .map(|k| k.get(skip..).unwrap_or(&[]))
 }
 
@@ -110,7 +128,7 @@ fn unsalted<T: MergeItem>(h: &Option<T>, skip: usize) -> Option<&[u8]> {
 /// order: when two ranks differ the keys differ the same way; when they are
 /// equal the keys must be compared in full.
 #[inline]
-fn rank<T: MergeItem>(h: &Option<T>, skip: usize) -> u128 {
+fn rank<T: MergeItem>(h: &Option<&T>, skip: usize) -> u128 {
     match unsalted(h, skip) {
         None => 0,
         Some(k) => {
@@ -128,18 +146,85 @@ fn rank<T: MergeItem>(h: &Option<T>, skip: usize) -> u128 {
     }
 }
 
-impl<I: Iterator> MergeSalted<I>
-where
-    I::Item: MergeItem,
-{
-    /// Errors first, then keys after the salt byte, then stream order.
+impl<T: MergeItem> MergeHeads<T> {
+    /// No heads yet, for `n` streams whose keys are compared after
+    /// `head_len` bytes.
+    pub fn new(head_len: usize, n: usize) -> Self {
+        MergeHeads {
+            skip: head_len,
+            heads: (0..n).map(|_| None).collect(),
+            ranks: alloc::vec![0; n],
+            heap: Vec::with_capacity(n),
+        }
+    }
+
+    /// Whether stream `i` has a head waiting.
+    pub fn has_head(&self, i: usize) -> bool {
+        self.heads[i].is_some()
+    }
+
+    /// The number of streams with a head.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// No stream has a head.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Stream `i`'s next row.
+    ///
+    /// # Panics
+    /// If stream `i` has a head already (a programming error).
+    pub fn push(&mut self, i: usize, head: T) {
+        assert!(self.heads[i].is_none(), "stream {i} has a head already");
+        self.ranks[i] = rank(&Some(&head), self.skip);
+        self.heads[i] = Some(head);
+        self.heap.push(i);
+        self.sift_up(self.heap.len() - 1);
+    }
+
+    /// The smallest head and its stream; that stream has no head after it.
+    pub fn pop(&mut self) -> Option<(usize, T)> {
+        let &top = self.heap.first()?;
+        let last = self.heap.len() - 1;
+        self.heap.swap(0, last);
+        self.heap.pop();
+        self.sift_down(0);
+        self.heads[top].take().map(|h| (top, h))
+    }
+
+    /// The stream of the smallest head.
+    pub fn peek_stream(&self) -> Option<usize> {
+        self.heap.first().copied()
+    }
+
+    /// Replaces the smallest head with its stream's `next` row (`None`: the
+    /// stream has ended) and returns it: one sift instead of a pop and a
+    /// push, for streams read synchronously.
+    fn replace_top(&mut self, next: Option<T>) -> Option<T> {
+        let &top = self.heap.first()?;
+        self.ranks[top] = rank(&next.as_ref(), self.skip);
+        let item = core::mem::replace(&mut self.heads[top], next);
+        if self.heads[top].is_none() {
+            // The stream is done: move the last index to the root and drop it.
+            let last = self.heap.len() - 1;
+            self.heap.swap(0, last);
+            self.heap.pop();
+        }
+        self.sift_down(0);
+        item
+    }
+
+    /// Errors first, then keys after the head, then stream order.
     #[inline]
     fn less(&self, i: usize, j: usize) -> bool {
         let (a, b) = (self.heap[i], self.heap[j]);
         let order = self.ranks[a].cmp(&self.ranks[b]).then_with(|| {
             let by_key = match (
-                unsalted(&self.heads[a], self.skip),
-                unsalted(&self.heads[b], self.skip),
+                unsalted(&self.heads[a].as_ref(), self.skip),
+                unsalted(&self.heads[b].as_ref(), self.skip),
             ) {
                 (Some(x), Some(y)) => x.cmp(y),
                 _ => Ordering::Equal,
@@ -166,18 +251,14 @@ where
         }
     }
 
-    fn start(&mut self) {
-        self.started = true;
-        for (i, s) in self.streams.iter_mut().enumerate() {
-            let head = s.next();
-            if head.is_some() {
-                self.heap.push(i);
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.less(i, parent) {
+                return;
             }
-            self.ranks.push(rank(&head, self.skip));
-            self.heads.push(head);
-        }
-        for i in (0..self.heap.len() / 2).rev() {
-            self.sift_down(i);
+            self.heap.swap(i, parent);
+            i = parent;
         }
     }
 }
@@ -190,24 +271,20 @@ where
 
     fn next(&mut self) -> Option<I::Item> {
         if !self.started {
-            self.start();
+            self.started = true;
+            for (i, s) in self.streams.iter_mut().enumerate() {
+                if let Some(head) = s.next() {
+                    self.heads.push(i, head);
+                }
+            }
         }
-        let &top = self.heap.first()?;
+        let top = self.heads.peek_stream()?;
         let next = self.streams[top].next();
-        self.ranks[top] = rank(&next, self.skip);
-        let item = core::mem::replace(&mut self.heads[top], next);
-        if self.heads[top].is_none() {
-            // The stream is done: move the last index to the root and drop it.
-            let last = self.heap.len() - 1;
-            self.heap.swap(0, last);
-            self.heap.pop();
-        }
-        self.sift_down(0);
-        item
+        self.heads.replace_top(next)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let buffered = self.heads.iter().filter(|h| h.is_some()).count();
+        let buffered = self.heads.len();
         let (lo, hi) = self
             .streams
             .iter()

@@ -14,5 +14,5 @@ mod range;
 
 #[doc(hidden)]
 pub use leading::Leading;
-pub use merge::{merge_salted, merge_salted_with, MergeItem, MergeSalted};
+pub use merge::{merge_salted, merge_salted_with, MergeHeads, MergeItem, MergeSalted};
 pub use range::*;

@@ -3,7 +3,7 @@
 //! does not make a hot spot), and an enum over both that decodes any row of
 //! the table. No tag is passed by hand anywhere.
 //!
-//! Run: `cargo run -p rowkey-core --example secondary_index`
+//! Run: `cargo run -p examples --example secondary_index`
 
 use std::collections::BTreeMap;
 

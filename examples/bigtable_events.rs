@@ -3,7 +3,7 @@
 //!
 //! Run against an emulator (`gcloud beta emulators bigtable start`, or the
 //! `cbtemulator` binary):
-//! `BIGTABLE_EMULATOR_HOST=127.0.0.1:8086 cargo run -p rowkey-bigtable --example bigtable_events`
+//! `BIGTABLE_EMULATOR_HOST=127.0.0.1:8086 cargo run -p examples --example bigtable_events`
 
 use rowkey_bigtable::{connect_admin, create_table, read_typed, write_rows};
 use rowkey_core::prelude::*;

@@ -1,0 +1,292 @@
+//! The engines of the conformance suite, behind one small trait: each
+//! creates a table pre-split at the key type's split points, writes typed
+//! rows, and runs a typed [`Scan`] (every range, salted buckets merged, a
+//! row limit pushed down) returning decoded keys and their values.
+//!
+//! - [`Model`]: a `BTreeMap` read range by range and merged with
+//!   [`Scan::merge`], the reference the others must equal;
+//! - [`Redb`], [`Fjall`]: rowkey-core's typed tables on those stores;
+//! - [`Bigtable`]: `rowkey-bigtable` on Google's emulator, started here.
+
+use std::collections::BTreeMap;
+
+use futures_util::StreamExt;
+use rowkey_core::prelude::*;
+
+/// A row's value in the suite: the index of the row in the generated set.
+pub type Value = u32;
+
+/// One engine: a place to write rows and run scans.
+pub trait Engine {
+    /// The engine's name, for failure messages.
+    fn name(&self) -> &'static str;
+    /// Creates `table`, pre-split at `K::split_points()`, and writes `rows`.
+    fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]);
+    /// The rows of `scan` in `table`, merged in key order (salt skipped),
+    /// at most `limit` of them.
+    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Vec<(K, Value)>;
+}
+
+fn encode<K: RowKey>(key: &K) -> Vec<u8> {
+    key.encode_to_vec().expect("the suite's keys encode")
+}
+
+fn decode<K: for<'de> DecodeRowKey<'de>>(bytes: &[u8]) -> K {
+    K::decode(bytes).expect("a row of the key type")
+}
+
+/// The reference: a sorted map per table, each range read from it and the
+/// ranges merged by [`Scan::merge`].
+#[derive(Default)]
+pub struct Model {
+    tables: BTreeMap<String, BTreeMap<Vec<u8>, Value>>,
+}
+
+impl Engine for Model {
+    fn name(&self) -> &'static str {
+        "BTreeMap"
+    }
+
+    fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]) {
+        let t = self.tables.entry(table.to_owned()).or_default();
+        for (k, v) in rows {
+            t.insert(encode(k), *v);
+        }
+    }
+
+    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Vec<(K, Value)> {
+        let t = &self.tables[table];
+        let streams = scan.ranges().map(|r| {
+            t.range::<[u8], _>(r.bounds())
+                .map(|(k, v)| (k.clone(), *v))
+                .collect::<Vec<_>>()
+                .into_iter()
+        });
+        scan.merge(streams.collect::<Vec<_>>())
+            .take(limit.unwrap_or(usize::MAX))
+            .map(|(k, v)| (decode(&k), v))
+            .collect()
+    }
+}
+
+/// rowkey-core's typed redb table, in memory.
+pub struct Redb {
+    db: redb::Database,
+}
+
+impl Redb {
+    /// A new in-memory database.
+    pub fn new() -> Redb {
+        let db = redb::Database::builder()
+            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .expect("an in-memory redb database");
+        Redb { db }
+    }
+}
+
+impl Default for Redb {
+    fn default() -> Self {
+        Redb::new()
+    }
+}
+
+impl Engine for Redb {
+    fn name(&self) -> &'static str {
+        "redb"
+    }
+
+    fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]) {
+        let def = rowkey_core::redb::KeyTableDefinition::<K, Value>::new(leak(table));
+        let tx = self.db.begin_write().unwrap();
+        {
+            let mut t = def.open(&tx).unwrap();
+            for (k, v) in rows {
+                t.insert(k, v).unwrap();
+            }
+        }
+        tx.commit().unwrap();
+    }
+
+    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Vec<(K, Value)> {
+        use redb::ReadableDatabase;
+        let def = rowkey_core::redb::KeyTableDefinition::<K, Value>::new(leak(table));
+        let tx = self.db.begin_read().unwrap();
+        let t = def.open_read(&tx).unwrap();
+        let rows = t.scan(scan).unwrap();
+        rows.take(limit.unwrap_or(usize::MAX))
+            .map(|r| {
+                let (k, v) = r.unwrap();
+                (k, v.value())
+            })
+            .collect()
+    }
+}
+
+/// A table name for redb's `&'static str` definitions (a few per test).
+fn leak(name: &str) -> &'static str {
+    Box::leak(name.to_owned().into_boxed_str())
+}
+
+/// rowkey-core's typed fjall table, one keyspace per table, on a temporary
+/// directory.
+pub struct Fjall {
+    db: fjall::Database,
+    _dir: tempfile::TempDir,
+}
+
+impl Fjall {
+    /// A new database in a temporary directory.
+    pub fn new() -> Fjall {
+        let dir = tempfile::tempdir().unwrap();
+        let db = fjall::Database::builder(dir.path()).open().unwrap();
+        Fjall { db, _dir: dir }
+    }
+
+    fn table<K>(&self, table: &str) -> rowkey_core::fjall::KeyTable<K> {
+        rowkey_core::fjall::KeyTable::new(
+            self.db
+                .keyspace(table, fjall::KeyspaceCreateOptions::default)
+                .unwrap(),
+        )
+    }
+}
+
+impl Default for Fjall {
+    fn default() -> Self {
+        Fjall::new()
+    }
+}
+
+impl Engine for Fjall {
+    fn name(&self) -> &'static str {
+        "fjall"
+    }
+
+    fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]) {
+        let t = self.table::<K>(table);
+        for (k, v) in rows {
+            t.insert(k, v.to_be_bytes()).unwrap();
+        }
+    }
+
+    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Vec<(K, Value)> {
+        self.table::<K>(table)
+            .scan(scan)
+            .take(limit.unwrap_or(usize::MAX))
+            .map(|r| {
+                let (k, v) = r.unwrap();
+                (k, Value::from_be_bytes(v[..].try_into().unwrap()))
+            })
+            .collect()
+    }
+}
+
+/// `rowkey-bigtable` on the Bigtable emulator, which it starts on a free
+/// loopback port and stops (killed and reaped) when dropped.
+pub struct Bigtable {
+    runtime: tokio::runtime::Runtime,
+    client: rowkey_bigtable::bigtable_rs::bigtable::BigTable,
+    admin: rowkey_bigtable::AdminClient,
+    // Dropped last: the clients go first.
+    _emulator: rowkey_bigtable::emulator::Emulator,
+}
+
+const PROJECT: &str = "conformance";
+const INSTANCE: &str = "suite";
+
+impl Bigtable {
+    /// Starts the emulator; panics with the install instruction when it is
+    /// missing.
+    pub fn start() -> Bigtable {
+        let emulator = rowkey_bigtable::emulator::Emulator::start()
+            .expect("the Bigtable emulator starts (Debian: google-cloud-cli-bigtable-emulator)");
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = runtime
+            .block_on(async { emulator.client(PROJECT, INSTANCE) })
+            .unwrap();
+        let admin = runtime.block_on(emulator.admin()).unwrap();
+        Bigtable {
+            runtime,
+            client,
+            admin,
+            _emulator: emulator,
+        }
+    }
+}
+
+impl Engine for Bigtable {
+    fn name(&self) -> &'static str {
+        "Bigtable emulator"
+    }
+
+    fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]) {
+        let instance = format!("projects/{PROJECT}/instances/{INSTANCE}");
+        let cells = rows.iter().map(|(k, v)| {
+            (
+                encode(k),
+                vec![("d".to_owned(), b"v".to_vec(), v.to_be_bytes().to_vec())],
+            )
+        });
+        let cells: Vec<_> = cells.collect();
+        self.runtime.block_on(async {
+            let splits = rowkey_core::Layout::split_points(K::LAYOUT);
+            rowkey_bigtable::create_table(&mut self.admin, &instance, table, &["d"], &splits)
+                .await
+                .unwrap();
+            rowkey_bigtable::write_raw_rows(&self.client, table, cells)
+                .await
+                .unwrap();
+        });
+    }
+
+    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Vec<(K, Value)> {
+        self.runtime.block_on(async {
+            let rows = rowkey_bigtable::stream_typed::<K>(
+                &self.client,
+                table,
+                scan,
+                limit.map(|n| n as u64),
+            )
+            .await
+            .unwrap();
+            rows.map(|r| {
+                let (k, cells) = r.unwrap();
+                (
+                    k,
+                    Value::from_be_bytes(cells[0].value[..].try_into().unwrap()),
+                )
+            })
+            .collect::<Vec<_>>()
+            .await
+        })
+    }
+}
