@@ -86,7 +86,7 @@ impl Store for BigtableStore {
         Ok(())
     }
 
-    fn write(&mut self, table: &str, rows: &[(Vec<u8>, u64)]) -> Result<(), BoxError> {
+    fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
         for chunk in rows.chunks(BATCH) {
             let rows = chunk.iter().map(|(key, index)| {
                 let cell: Cell = (
@@ -94,7 +94,7 @@ impl Store for BigtableStore {
                     b"i".to_vec(),
                     index.to_be_bytes().to_vec(),
                 );
-                (key.clone(), vec![cell])
+                (key.to_vec(), vec![cell])
             });
             self.runtime
                 .block_on(write_raw_rows(&self.client, table, rows))?;

@@ -6,6 +6,7 @@
 //! workload itself.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use redb::{Database, Durability, ReadableDatabase, TableDefinition};
 use rowkey_core::{merge_salted_with, Scan};
@@ -14,6 +15,13 @@ use crate::BoxError;
 
 /// A sorted store: one table per design.
 pub trait Store {
+    /// Another handle on the same store for a second thread, which uses
+    /// tables of its own; `None` (the default) where the store is not
+    /// shared, and the lab then runs its designs one after another.
+    fn fork(&self) -> Option<Box<dyn Store + Send>> {
+        None
+    }
+
     /// The store's name in reports.
     fn name(&self) -> &'static str;
 
@@ -22,7 +30,7 @@ pub trait Store {
     fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError>;
 
     /// Writes rows `(key, event index)`.
-    fn write(&mut self, table: &str, rows: &[(Vec<u8>, u64)]) -> Result<(), BoxError>;
+    fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError>;
 
     /// Reads `scan`'s rows in key order (salted buckets merged in the order
     /// of the keys after the salt), calling `row` with each key and event
@@ -60,19 +68,33 @@ pub trait Store {
 }
 
 /// redb, in one database file in a directory of the caller's; the file is
-/// removed when the store is dropped.
+/// removed when the store is dropped. A fork is a second database file
+/// beside it: redb runs one write transaction at a time per database, so
+/// designs that ingest side by side each need their own.
 pub struct RedbStore {
     db: Option<Database>,
+    dir: PathBuf,
     path: PathBuf,
+    /// Forks made so far, which name their files.
+    forks: AtomicUsize,
 }
 
 impl RedbStore {
     /// Creates the database `rowkey-lab-PID.redb` in `dir`.
     pub fn create(dir: &Path) -> Result<Self, BoxError> {
-        let path = dir.join(format!("rowkey-lab-{}.redb", std::process::id()));
+        Self::create_named(dir, format!("rowkey-lab-{}.redb", std::process::id()))
+    }
+
+    fn create_named(dir: &Path, name: String) -> Result<Self, BoxError> {
+        let path = dir.join(name);
         let _ = std::fs::remove_file(&path);
         let db = Database::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(RedbStore { db: Some(db), path })
+        Ok(RedbStore {
+            db: Some(db),
+            dir: dir.to_owned(),
+            path,
+            forks: AtomicUsize::new(0),
+        })
     }
 
     fn db(&self) -> &Database {
@@ -96,6 +118,13 @@ impl Store for RedbStore {
         "redb"
     }
 
+    fn fork(&self) -> Option<Box<dyn Store + Send>> {
+        let n = self.forks.fetch_add(1, Ordering::Relaxed) + 1;
+        let name = format!("rowkey-lab-{}-{n}.redb", std::process::id());
+        let fork = RedbStore::create_named(&self.dir, name).ok()?;
+        Some(Box::new(fork))
+    }
+
     fn create_table(&mut self, name: &str, _splits: &[Vec<u8>]) -> Result<(), BoxError> {
         let tx = self.db().begin_write()?;
         tx.delete_table(table(name))?;
@@ -104,13 +133,13 @@ impl Store for RedbStore {
         Ok(())
     }
 
-    fn write(&mut self, name: &str, rows: &[(Vec<u8>, u64)]) -> Result<(), BoxError> {
+    fn write(&mut self, name: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
         let mut tx = self.db().begin_write()?;
         tx.set_durability(Durability::None)?;
         {
             let mut t = tx.open_table(table(name))?;
             for (key, value) in rows {
-                t.insert(key.as_slice(), value)?;
+                t.insert(*key, value)?;
             }
         }
         tx.commit()?;
@@ -125,6 +154,18 @@ impl Store for RedbStore {
     ) -> Result<(), BoxError> {
         let tx = self.db().begin_read()?;
         let t = tx.open_table(table(name))?;
+        if scan.range_count() == 1 {
+            // One range: read in place, no merge and no key copies.
+            for r in scan.ranges() {
+                for entry in t.range::<&[u8]>(r.bounds())? {
+                    let (k, v) = entry?;
+                    if !row(k.value(), v.value()) {
+                        break;
+                    }
+                }
+            }
+            return Ok(());
+        }
         let streams = scan
             .ranges()
             .map(|r| {

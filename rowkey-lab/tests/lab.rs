@@ -55,7 +55,7 @@ fn settings() -> Settings {
     }
 }
 
-fn run<E>(lab: Lab<E>) -> Result<Report, BoxError> {
+fn run<E: Sync>(lab: Lab<E>) -> Result<Report, BoxError> {
     let dir = tempfile::tempdir()?;
     let mut store = RedbStore::create(dir.path())?;
     lab.settings(settings()).run(&mut store)
@@ -221,7 +221,7 @@ impl Store for ForwardOnly {
     fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError> {
         self.0.create_table(table, splits)
     }
-    fn write(&mut self, table: &str, rows: &[(Vec<u8>, u64)]) -> Result<(), BoxError> {
+    fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
         self.0.write(table, rows)
     }
     fn scan(
@@ -390,5 +390,82 @@ fn the_readme_shows_the_layouts_the_key_types_describe() {
             readme.contains(&format!("{name:<16} {layout}")),
             "README shows {name}: {layout}"
         );
+    }
+}
+
+/// redb without forks: the lab runs its designs one after another.
+struct OneLane(RedbStore);
+
+impl Store for OneLane {
+    fn name(&self) -> &'static str {
+        "redb"
+    }
+    fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError> {
+        self.0.create_table(table, splits)
+    }
+    fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
+        self.0.write(table, rows)
+    }
+    fn scan(
+        &mut self,
+        table: &str,
+        scan: &rowkey_core::Scan,
+        row: &mut dyn FnMut(&[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        self.0.scan(table, scan, row)
+    }
+    fn scan_reverse(
+        &mut self,
+        table: &str,
+        scan: &rowkey_core::Scan,
+        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        self.0.scan_reverse(table, scan, row)
+    }
+    fn drop_table(&mut self, table: &str) -> Result<(), BoxError> {
+        self.0.drop_table(table)
+    }
+}
+
+/// Designs that ingest side by side (each in a database of its own) give
+/// the figures the designs give one after another: only the times differ.
+#[test]
+fn designs_in_parallel_give_the_same_figures_as_in_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = RedbStore::create(dir.path()).unwrap();
+    assert!(
+        store.fork().is_some(),
+        "redb forks: the lab runs designs in parallel"
+    );
+    let mut parallel = store;
+    let mut sequential = OneLane(RedbStore::create(dir.path()).unwrap());
+    let a = sensor_lab(readings(4_000))
+        .settings(settings())
+        .run(&mut parallel)
+        .unwrap();
+    let b = sensor_lab(readings(4_000))
+        .settings(settings())
+        .run(&mut sequential)
+        .unwrap();
+    let names = |r: &Report| r.designs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+    let added = ["at_first", "salted_at", "sensor_newest"];
+    assert_eq!(names(&a), added, "the report lists the designs in the order added");
+    assert_eq!(names(&b), added);
+    for (x, y) in a.designs.iter().zip(&b.designs) {
+        assert_eq!(x.name, y.name, "design order");
+        let (i, j) = (&x.ingest, &y.ingest);
+        assert_eq!(
+            (i.rows, i.overwrites, i.key_bytes, i.regions, i.splits),
+            (j.rows, j.overwrites, j.key_bytes, j.regions, j.splits),
+            "{}",
+            x.name
+        );
+        assert_eq!(i.regions_per_server, j.regions_per_server, "{}", x.name);
+        assert_eq!(i.windows, j.windows, "{}", x.name);
+        assert_eq!(x.heatmap, y.heatmap, "{}", x.name);
+        let q = |r: &[rowkey_lab::QueryRun]| -> Vec<(usize, usize, usize)> {
+            r.iter().map(|q| (q.ranges, q.rows_read, q.rows)).collect()
+        };
+        assert_eq!(q(&x.queries), q(&y.queries), "{}", x.name);
     }
 }
