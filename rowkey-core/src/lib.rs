@@ -220,9 +220,84 @@ macro_rules! __rowkey_reader {
     };
 }
 
+/// `const __LAYOUT`, a key's layout descriptor over the `__FIELDS` const
+/// beside it, in one line of the expansion: `layout!(NAME, FORMAT, PREFIX
+/// [, salt(BUCKETS, HASH, [BY...])]);`, the salt head being the `__Salt`
+/// type beside it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_layout {
+    ($name:literal, $format:ident $({ $($body:tt)* })?, $prefix:literal) => {
+        const __LAYOUT: $crate::__private::Layout = $crate::__private::Layout::__new(
+            $name,
+            $crate::__private::Format::$format $({ $($body)* })?,
+            $prefix,
+            $crate::__private::Option::None,
+            __FIELDS,
+        );
+    };
+    (
+        $name:literal, $format:ident $({ $($body:tt)* })?, $prefix:literal,
+        salt($buckets:literal, $hash:ident, [$($by:literal),*])
+    ) => {
+        const __LAYOUT: $crate::__private::Layout = $crate::__private::Layout::__new(
+            $name,
+            $crate::__private::Format::$format $({ $($body)* })?,
+            $prefix,
+            $crate::__private::Option::Some($crate::__private::SaltLayout::__new::<__Salt>(
+                $buckets,
+                $crate::__private::SaltHashKind::$hash,
+                &[$($by),*],
+            )),
+            __FIELDS,
+        );
+    };
+}
+
+/// One field of a layout descriptor, in a line or two of the expansion:
+/// `field!(NAME, TYPE [as KIND], ENCODING, WIDTH, READER, FLAGS, SEP_LEN
+/// [, UNIT])`. `KIND` defaults to `TYPE`. `FLAGS` has bit 0 for `Option`, 1
+/// `added`, 2 `reverse`, 3 `reverse_domain`. `WIDTH` (the codec's
+/// `LAYOUT_WIDTH`) and `READER` come as expressions at the field's tokens,
+/// so a type that is no field type is reported once, by encode and decode,
+/// not again from inside this macro.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_field {
+    (@or $first:tt ; $($default:tt)*) => { $first };
+    (@or ; $($default:tt)*) => { $($default)* };
+    (
+        $name:literal, $ty:literal $(as $kind:literal)?, $enc:ident $({ $($body:tt)* })?,
+        $width:expr, $reader:expr, $flags:literal, $sep:literal $(, $unit:ident)?
+    ) => {
+        $crate::__private::FieldLayout::__new(
+            $name,
+            $ty,
+            $crate::__rowkey_field!(@or $($kind)? ; $ty),
+            $crate::__private::Encoding::$enc $({ $($body)* })?,
+            $width,
+            [$flags & 1 != 0, $flags & 2 != 0, $flags & 4 != 0, $flags & 8 != 0],
+            $sep,
+            $crate::__private::reader!($reader),
+        )
+        $(.__unit($crate::__private::TimeUnit::$unit))?
+    };
+}
+
 /// Not public API: the helpers that `#[derive(RowKey)]` expands to.
 #[doc(hidden)]
 pub mod __private {
+    /// The codec traits whose methods generated code calls, for one glob
+    /// import (`use ::rowkey_core::__private::{self as __rk, traits::*};`).
+    pub mod traits {
+        /// A short name for the descriptor's `<__K0 as __Codec<T>>::LAYOUT_WIDTH`.
+        pub use crate::format::codec::FieldCodec as __Codec;
+        pub use crate::format::codec::{FieldCodec as _, FieldDecode as _};
+        pub use crate::format::salt::SaltHead as _;
+    }
+
+    pub use crate::__rowkey_field as field;
+    pub use crate::__rowkey_layout as layout;
     pub use crate::__rowkey_reader as reader;
     pub use crate::format::codec::{
         Added, Asc, Desc, DescTs, Dom, Escaped, FieldCodec, FieldDecode, Fixed, Fwd, Opt, Padded,

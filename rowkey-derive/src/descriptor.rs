@@ -18,30 +18,30 @@ use crate::validate::type_text;
 pub fn layout_const(l: &Model<'_>) -> TokenStream {
     let name = l.input.original.ident.to_string();
     let format = match &l.format {
-        KeyFormat::Binary => quote!(__rk::Format::Binary),
+        KeyFormat::Binary => quote!(Binary),
         KeyFormat::Text { sep } => {
             let sep = String::from_utf8_lossy(sep).into_owned();
-            quote!(__rk::Format::Text { sep: #sep })
+            quote!(Text { sep: #sep })
         }
     };
     let prefix = Literal::byte_string(l.prefix.as_deref().unwrap_or_default());
     let salt = match &l.salt {
-        None => quote!(__rk::Option::None),
+        None => None,
         Some(s) => {
             let buckets = Literal::u16_unsuffixed(s.buckets);
             let hash = match s.hash {
-                Hash::Xxh3 => quote!(__rk::SaltHashKind::Xxh3),
-                Hash::Java => quote!(__rk::SaltHashKind::Java),
-                Hash::Mod => quote!(__rk::SaltHashKind::Mod),
+                Hash::Xxh3 => quote!(Xxh3),
+                Hash::Java => quote!(Java),
+                Hash::Mod => quote!(Mod),
             };
             let by = s.by.iter().map(|&i| &l.fields[i].name);
-            quote!(__rk::Option::Some(__rk::SaltLayout::__new::<__Salt>(#buckets, #hash, &[#(#by),*])))
+            Some(quote!(, salt(#buckets, #hash, [#(#by),*])))
         }
     };
     let fields = l.fields.iter().enumerate().map(|(i, f)| field(i, f));
     quote! {
         const __FIELDS: &[__rk::FieldLayout] = &[#(#fields),*];
-        const __LAYOUT: __rk::Layout = __rk::Layout::__new(#name, #format, #prefix, #salt, __FIELDS);
+        __rk::layout!(#name, #format, #prefix #salt);
     }
 }
 
@@ -63,17 +63,17 @@ fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
     };
     let desc = f.desc;
     let encoding = match f.codec {
-        Codec::Fixed => quote!(__rk::Encoding::BigEndian { desc: #desc }),
-        Codec::DescTs => quote!(__rk::Encoding::DescTs),
+        Codec::Fixed => quote!(BigEndian { desc: #desc }),
+        Codec::DescTs => quote!(DescTs),
         Codec::Padded { len, pad } => {
             let (len, pad) = (Literal::usize_unsuffixed(len), Literal::u8_unsuffixed(pad));
-            quote!(__rk::Encoding::Padded { len: #len, pad: #pad, desc: #desc })
+            quote!(Padded { len: #len, pad: #pad, desc: #desc })
         }
-        Codec::Var { raw: true } => quote!(__rk::Encoding::Raw),
-        Codec::Var { raw: false } => quote!(__rk::Encoding::Escaped { desc: #desc }),
+        Codec::Var { raw: true } => quote!(Raw),
+        Codec::Var { raw: false } => quote!(Escaped { desc: #desc }),
         Codec::Dec { digits, signed } => {
             let digits = Literal::usize_unsuffixed(digits);
-            quote!(__rk::Encoding::Digits { digits: #digits, signed: #signed })
+            quote!(Digits { digits: #digits, signed: #signed })
         }
         Codec::DecUser { digits } => {
             let digits = match digits {
@@ -83,27 +83,30 @@ fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
                     quote!(<#ty as __rk::Decimal>::DIGITS)
                 }
             };
-            quote!(__rk::Encoding::Digits { digits: #digits, signed: false })
+            quote!(Digits { digits: #digits, signed: false })
         }
         Codec::TextDescTs { digits, max } => {
             let (digits, max) = (
                 Literal::usize_unsuffixed(digits),
                 Literal::u64_unsuffixed(max),
             );
-            quote!(__rk::Encoding::DescTsDigits { digits: #digits, max: #max })
+            quote!(DescTsDigits { digits: #digits, max: #max })
         }
-        Codec::Delimited => quote!(__rk::Encoding::Delimited),
-        Codec::Chars => quote!(__rk::Encoding::TextForm),
+        Codec::Delimited => quote!(Delimited),
+        Codec::Chars => quote!(TextForm),
         Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
     };
     let k = codec_alias(i);
     let ty = static_lifetimes(f.ty);
-    // An added field's own width: `Model` leaves added fields out of the
-    // key's length.
     // Through the codec trait's own const, at the field: a type that is no
     // field type is reported once, by encode and decode, not again here.
-    let width = respan(quote!(<#k as __rk::FieldCodec<#ty>>::LAYOUT_WIDTH), f.span);
-    let (option, added, reverse, domain) = (f.option, f.added, f.reverse, f.reverse_domain);
+    let width = respan(quote!(<#k as __Codec<#ty>>::LAYOUT_WIDTH), f.span);
+    let flags = Literal::u8_unsuffixed(
+        u8::from(f.option)
+            | u8::from(f.added) << 1
+            | u8::from(f.reverse) << 2
+            | u8::from(f.reverse_domain) << 3,
+    );
     let sep_len = Literal::usize_unsuffixed(f.sep_len);
     // What explain decodes the field as: strings as owned values (the key
     // may be a local copy of pasted text), other types as themselves.
@@ -125,20 +128,12 @@ fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
         Arg::Value(_) => quote!(__rk::read_opaque::<#k, #ty>),
     };
     let reader = respan(reader, f.span);
+    let kind = (kind != ty_text).then(|| quote!(as #kind));
     let unit = f.time.map(|unit| {
         let unit = format_ident!("{}", unit_type_name(unit));
-        quote!(.__unit(__rk::TimeUnit::#unit))
+        quote!(, #unit)
     });
     quote! {
-        __rk::FieldLayout::__new(
-            #name,
-            #ty_text,
-            #kind,
-            #encoding,
-            #width,
-            [#option, #added, #reverse, #domain],
-            #sep_len,
-            __rk::reader!(#reader),
-        )#unit
+        __rk::field!(#name, #ty_text #kind, #encoding, #width, #reader, #flags, #sep_len #unit)
     }
 }

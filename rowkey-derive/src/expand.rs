@@ -79,10 +79,14 @@ fn expand(l: &Model<'_>) -> TokenStream {
     let salt_items = salt_items(l);
     let scans = scans(l);
     let length_checks = length_assertions(l);
+    // A scan over every field takes a parameter per field: clippy objects
+    // past 7.
+    let allow_many_args =
+        (l.fields.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     quote! {
-        #[allow(clippy::too_many_arguments)]
+        #allow_many_args
         const _: () = {
-            use #krate::__private::{self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _};
+            use #krate::__private::{self as __rk, traits::*};
             #sep
             #salt_head
             #(#aliases)*
@@ -265,7 +269,7 @@ fn field_lens(l: &Model<'_>, width: &str) -> Vec<TokenStream> {
         .enumerate()
         .map(|(i, f)| {
             let (k, t) = (codec_alias(i), static_lifetimes(f.ty));
-            respan(quote!(<#k as __rk::FieldCodec<#t>>::#width), f.span)
+            respan(quote!(<#k as __Codec<#t>>::#width), f.span)
         })
         .collect()
 }
@@ -568,12 +572,12 @@ fn salt_items(l: &Model<'_>) -> Option<TokenStream> {
     });
     let bounds = by.iter().zip(&tparams).map(|((i, _), t)| {
         let k = codec_alias(*i);
-        quote!(#k: __rk::FieldCodec<#t>)
+        quote!(#k: __Codec<#t>)
     });
     let buf = if s.by_fixed {
         let widths = by.iter().map(|(i, f)| {
             let (k, t) = (codec_alias(*i), static_lifetimes(f.ty));
-            quote!(<#k as __rk::FieldCodec<#t>>::WIDTH)
+            quote!(<#k as __Codec<#t>>::WIDTH)
         });
         let len = sum(0, widths);
         quote!([0u8; #len])
@@ -677,7 +681,7 @@ fn scans(l: &Model<'_>) -> TokenStream {
         Some(s) => {
             let b = Literal::u16_unsuffixed(s.buckets);
             (
-                quote!(__rk::Buckets::All(#b)),
+                quote!(all(#b)),
                 match &l.prefix {
                     None => quote!(__rk::split_points::<__Salt>(&[], #b)),
                     Some(p) => {
@@ -687,7 +691,7 @@ fn scans(l: &Model<'_>) -> TokenStream {
                 },
             )
         }
-        None => (quote!(__rk::Buckets::Unsalted), quote!(__rk::Vec::new())),
+        None => (quote!(unsalted()), quote!(__rk::Vec::new())),
     };
     // A text key's salt is written as digits, a family's keys start with
     // its prefix: the scans say so.
@@ -698,7 +702,7 @@ fn scans(l: &Model<'_>) -> TokenStream {
     let new_prefix = |buckets: TokenStream| {
         let head = (l.is_text() && l.salt.is_some())
             .then(|| quote!(.head(<__Salt as __rk::SaltHead>::HEAD)));
-        quote!(__rk::Leading::new(#buckets) #head #family)
+        quote!(__rk::Leading::#buckets #head #family)
     };
     let arg = |f: &FieldModel<'_>| {
         let ty = match f.arg {
@@ -767,7 +771,7 @@ fn scans(l: &Model<'_>) -> TokenStream {
             let q = s.by_can_fail.then(|| quote!(?));
             let bucket = quote!(Self::__rk_bucket(#(#args),*)#q);
             start = if i == 0 {
-                new_prefix(quote!(__rk::Buckets::One(#bucket)))
+                new_prefix(quote!(one(#bucket)))
             } else {
                 quote!(#start.in_bucket(#bucket))
             };

@@ -449,7 +449,11 @@ fn designs_in_parallel_give_the_same_figures_as_in_sequence() {
         .unwrap();
     let names = |r: &Report| r.designs.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
     let added = ["at_first", "salted_at", "sensor_newest"];
-    assert_eq!(names(&a), added, "the report lists the designs in the order added");
+    assert_eq!(
+        names(&a),
+        added,
+        "the report lists the designs in the order added"
+    );
     assert_eq!(names(&b), added);
     for (x, y) in a.designs.iter().zip(&b.designs) {
         assert_eq!(x.name, y.name, "design order");

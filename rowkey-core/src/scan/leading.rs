@@ -33,6 +33,27 @@ impl Leading {
         }
     }
 
+    /// No fields yet, unsalted: every row.
+    #[doc(hidden)]
+    #[inline]
+    pub const fn unsalted() -> Self {
+        Self::new(Buckets::Unsalted)
+    }
+
+    /// No fields yet: every row, in all `buckets` salt buckets.
+    #[doc(hidden)]
+    #[inline]
+    pub const fn all(buckets: u16) -> Self {
+        Self::new(Buckets::All(buckets))
+    }
+
+    /// No fields yet: every row in salt bucket `bucket`.
+    #[doc(hidden)]
+    #[inline]
+    pub const fn one(bucket: u8) -> Self {
+        Self::new(Buckets::One(bucket))
+    }
+
     /// Every key starts with the family prefix `family` (before the salt).
     #[doc(hidden)]
     #[inline]

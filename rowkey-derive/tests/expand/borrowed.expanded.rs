@@ -1,63 +1,31 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::my_crate::rowkey::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::my_crate::rowkey::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "host",
-            "&'a str",
-            "str",
-            __rk::Encoding::Escaped {
-                desc: false,
-            },
-            <__K0 as __rk::FieldCodec<&'static str>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K0, __rk::String >),
+        __rk::field!(
+            "host", "&'a str" as "str", Escaped { desc : false }, < __K0 as __Codec < &
+            'static str >> ::LAYOUT_WIDTH, __rk::read:: < __K0, __rk::String >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "path",
-            "&'a [u8]",
-            "bytes",
-            __rk::Encoding::Escaped {
-                desc: false,
-            },
-            <__K1 as __rk::FieldCodec<&'static [u8]>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K1, __rk::Vec < u8 > >),
+        __rk::field!(
+            "path", "&'a [u8]" as "bytes", Escaped { desc : false }, < __K1 as __Codec <
+            & 'static [u8] >> ::LAYOUT_WIDTH, __rk::read:: < __K1, __rk::Vec < u8 > >, 0,
+            0
         ),
-        __rk::FieldLayout::__new(
-            "region",
-            "&'static str",
-            "str",
-            __rk::Encoding::Raw,
-            <__K2 as __rk::FieldCodec<&'static str>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        __rk::field!(
+            "region", "&'static str" as "str", Raw, < __K2 as __Codec < & 'static str >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K2, __rk::String >, 0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "Access",
-        __rk::Format::Binary,
-        b"",
-        __rk::Option::Some(
-            __rk::SaltLayout::__new::<__Salt>(8, __rk::SaltHashKind::Xxh3, &["host"]),
-        ),
-        __FIELDS,
-    );
+    __rk::layout!("Access", Binary, b"", salt(8, Xxh3, ["host"]));
     #[automatically_derived]
     impl<'a> __rk::RowKey for Access<'a> {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
-        const MIN_LEN: usize = 1 + <__K0 as __rk::FieldCodec<&'static str>>::MIN_LEN
-            + <__K1 as __rk::FieldCodec<&'static [u8]>>::MIN_LEN
-            + <__K2 as __rk::FieldCodec<&'static str>>::MIN_LEN;
+        const MIN_LEN: usize = 1 + <__K0 as __Codec<&'static str>>::MIN_LEN
+            + <__K1 as __Codec<&'static [u8]>>::MIN_LEN
+            + <__K2 as __Codec<&'static str>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(8);
         const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
@@ -110,7 +78,7 @@ const _: () = {
         #[inline]
         fn __rk_bucket<__T0: ?Sized>(host: &__T0) -> u8
         where
-            __K0: __rk::FieldCodec<__T0>,
+            __K0: __Codec<__T0>,
         {
             let mut __buf = __rk::zeroed(__K0::encoded_len(host));
             let __p = __rk::infallible(__K0::encode(host, &mut __buf, 0, "host"));
@@ -134,16 +102,12 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::All(8)).scan_eq()
+            __rk::Leading::all(8).scan_eq()
         }
         #[inline]
         fn __rk_prefix1<'__r>(host: &'__r str) -> __rk::Leading {
             __rk::infallible(
-                __K0::extend(
-                    __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&host))),
-                    &host,
-                    "host",
-                ),
+                __K0::extend(__rk::Leading::one(Self::__rk_bucket(&host)), &host, "host"),
             )
         }
         ///Every row whose `host` is the given value.
@@ -155,13 +119,7 @@ const _: () = {
         pub fn range_by_host<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Scan {
-            __rk::infallible(
-                __K0::scan_range(
-                    __rk::Leading::new(__rk::Buckets::All(8)),
-                    &range,
-                    "host",
-                ),
-            )
+            __rk::infallible(__K0::scan_range(__rk::Leading::all(8), &range, "host"))
         }
         #[inline]
         fn __rk_prefix2<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Leading {

@@ -1,82 +1,34 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     type __K0 = __rk::Fixed<__rk::Desc, __rk::Fwd>;
     type __K1 = __rk::Fixed<__rk::Asc, __rk::Rev>;
     type __K2 = __rk::Padded<4, 32, __rk::Desc, __rk::Fwd>;
     type __K3 = __rk::DescTs;
     type __K4 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "priority",
-            "i32",
-            "i32",
-            __rk::Encoding::BigEndian {
-                desc: true,
-            },
-            <__K0 as __rk::FieldCodec<i32>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K0, i32 >),
+        __rk::field!(
+            "priority", "i32", BigEndian { desc : true }, < __K0 as __Codec < i32 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K0, i32 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "seq",
-            "u64",
-            "u64",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K1 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
-            [false, false, true, false],
-            0,
-            __rk::reader!(__rk::read:: < __K1, u64 >),
+        __rk::field!(
+            "seq", "u64", BigEndian { desc : false }, < __K1 as __Codec < u64 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K1, u64 >, 4, 0
         ),
-        __rk::FieldLayout::__new(
-            "code",
-            "String",
-            "str",
-            __rk::Encoding::Padded {
-                len: 4,
-                pad: 32,
-                desc: true,
-            },
-            <__K2 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        __rk::field!(
+            "code", "String" as "str", Padded { len : 4, pad : 32, desc : true }, < __K2
+            as __Codec < String >> ::LAYOUT_WIDTH, __rk::read:: < __K2, __rk::String >,
+            0, 0
         ),
-        __rk::FieldLayout::__new(
-            "ts",
-            "u64",
-            "u64",
-            __rk::Encoding::DescTs,
-            <__K3 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K3, u64 >),
+        __rk::field!(
+            "ts", "u64", DescTs, < __K3 as __Codec < u64 >> ::LAYOUT_WIDTH, __rk::read::
+            < __K3, u64 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "id",
-            "OrderId",
-            "OrderId",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K4 as __rk::FieldCodec<OrderId>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read_opaque:: < __K4, OrderId >),
+        __rk::field!(
+            "id", "OrderId", BigEndian { desc : false }, < __K4 as __Codec < OrderId >>
+            ::LAYOUT_WIDTH, __rk::read_opaque:: < __K4, OrderId >, 0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "Order",
-        __rk::Format::Binary,
-        b"",
-        __rk::Option::None,
-        __FIELDS,
-    );
+    __rk::layout!("Order", Binary, b"");
     #[automatically_derived]
     impl __rk::RowKey for Order {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -123,11 +75,9 @@ const _: () = {
     #[automatically_derived]
     impl Order {
         /// The length of every key of this layout, in bytes.
-        pub const LEN: usize = <__K0 as __rk::FieldCodec<i32>>::WIDTH
-            + <__K1 as __rk::FieldCodec<u64>>::WIDTH
-            + <__K2 as __rk::FieldCodec<String>>::WIDTH
-            + <__K3 as __rk::FieldCodec<u64>>::WIDTH
-            + <__K4 as __rk::FieldCodec<OrderId>>::WIDTH;
+        pub const LEN: usize = <__K0 as __Codec<i32>>::WIDTH
+            + <__K1 as __Codec<u64>>::WIDTH + <__K2 as __Codec<String>>::WIDTH
+            + <__K3 as __Codec<u64>>::WIDTH + <__K4 as __Codec<OrderId>>::WIDTH;
         /// The key as a fixed-size array, or the field that cannot be encoded.
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
@@ -142,16 +92,12 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::unsalted().scan_eq()
         }
         #[inline]
         fn __rk_prefix1(priority: i32) -> __rk::Leading {
             __rk::infallible(
-                __K0::extend(
-                    __rk::Leading::new(__rk::Buckets::Unsalted),
-                    &priority,
-                    "priority",
-                ),
+                __K0::extend(__rk::Leading::unsalted(), &priority, "priority"),
             )
         }
         ///Every row whose `priority` is the given value.
@@ -162,11 +108,7 @@ const _: () = {
         ///Every row whose `priority` is in `range`. The field sorts descending: the rows come largest (newest) first.
         pub fn range_by_priority(range: impl __rk::RangeBounds<i32>) -> __rk::Scan {
             __rk::infallible(
-                __K0::scan_range(
-                    __rk::Leading::new(__rk::Buckets::Unsalted),
-                    &range,
-                    "priority",
-                ),
+                __K0::scan_range(__rk::Leading::unsalted(), &range, "priority"),
             )
         }
         #[inline]
@@ -255,17 +197,15 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        < __K0 as __rk::FieldCodec < i32 >> ::WIDTH + < __K1 as __rk::FieldCodec < u64 >>
-        ::WIDTH + < __K2 as __rk::FieldCodec < String >> ::WIDTH + < __K3 as
-        __rk::FieldCodec < u64 >> ::WIDTH + < __K4 as __rk::FieldCodec < OrderId >>
-        ::WIDTH <= 64,
+        < __K0 as __Codec < i32 >> ::WIDTH + < __K1 as __Codec < u64 >> ::WIDTH + < __K2
+        as __Codec < String >> ::WIDTH + < __K3 as __Codec < u64 >> ::WIDTH + < __K4 as
+        __Codec < OrderId >> ::WIDTH <= 64,
         "row key is longer than max_len = 64 (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
     );
     const _: () = ::core::assert!(
-        < __K0 as __rk::FieldCodec < i32 >> ::WIDTH + < __K1 as __rk::FieldCodec < u64 >>
-        ::WIDTH + < __K2 as __rk::FieldCodec < String >> ::WIDTH + < __K3 as
-        __rk::FieldCodec < u64 >> ::WIDTH + < __K4 as __rk::FieldCodec < OrderId >>
-        ::WIDTH <= 32767,
+        < __K0 as __Codec < i32 >> ::WIDTH + < __K1 as __Codec < u64 >> ::WIDTH + < __K2
+        as __Codec < String >> ::WIDTH + < __K3 as __Codec < u64 >> ::WIDTH + < __K4 as
+        __Codec < OrderId >> ::WIDTH <= 32767,
         "row key is longer than HBase's limit of 32767 bytes (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
     );
 };

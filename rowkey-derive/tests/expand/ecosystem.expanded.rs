@@ -1,56 +1,24 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Ts<__rk::Millis, __rk::DescTs>;
     type __K2 = __rk::Ts<__rk::Micros, __rk::Fixed<__rk::Asc, __rk::Fwd>>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "id",
-            "Uuid",
-            "Uuid",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K0 as __rk::FieldCodec<Uuid>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read_opaque:: < __K0, Uuid >),
+        __rk::field!(
+            "id", "Uuid", BigEndian { desc : false }, < __K0 as __Codec < Uuid >>
+            ::LAYOUT_WIDTH, __rk::read_opaque:: < __K0, Uuid >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-                "at",
-                "DateTime<Utc>",
-                "DateTime<Utc>",
-                __rk::Encoding::DescTs,
-                <__K1 as __rk::FieldCodec<DateTime<Utc>>>::LAYOUT_WIDTH,
-                [false, false, false, false],
-                0,
-                __rk::reader!(__rk::read_opaque:: < __K1, DateTime < Utc > >),
-            )
-            .__unit(__rk::TimeUnit::Millis),
-        __rk::FieldLayout::__new(
-                "seen",
-                "jiff::Timestamp",
-                "jiff::Timestamp",
-                __rk::Encoding::BigEndian {
-                    desc: false,
-                },
-                <__K2 as __rk::FieldCodec<jiff::Timestamp>>::LAYOUT_WIDTH,
-                [false, false, false, false],
-                0,
-                __rk::reader!(__rk::read_opaque:: < __K2, jiff::Timestamp >),
-            )
-            .__unit(__rk::TimeUnit::Micros),
+        __rk::field!(
+            "at", "DateTime<Utc>", DescTs, < __K1 as __Codec < DateTime < Utc > >>
+            ::LAYOUT_WIDTH, __rk::read_opaque:: < __K1, DateTime < Utc > >, 0, 0, Millis
+        ),
+        __rk::field!(
+            "seen", "jiff::Timestamp", BigEndian { desc : false }, < __K2 as __Codec <
+            jiff::Timestamp >> ::LAYOUT_WIDTH, __rk::read_opaque:: < __K2,
+            jiff::Timestamp >, 0, 0, Micros
+        ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "Session",
-        __rk::Format::Binary,
-        b"",
-        __rk::Option::None,
-        __FIELDS,
-    );
+    __rk::layout!("Session", Binary, b"");
     #[automatically_derived]
     impl __rk::RowKey for Session {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -91,9 +59,9 @@ const _: () = {
     #[automatically_derived]
     impl Session {
         /// The length of every key of this layout, in bytes.
-        pub const LEN: usize = <__K0 as __rk::FieldCodec<Uuid>>::WIDTH
-            + <__K1 as __rk::FieldCodec<DateTime<Utc>>>::WIDTH
-            + <__K2 as __rk::FieldCodec<jiff::Timestamp>>::WIDTH;
+        pub const LEN: usize = <__K0 as __Codec<Uuid>>::WIDTH
+            + <__K1 as __Codec<DateTime<Utc>>>::WIDTH
+            + <__K2 as __Codec<jiff::Timestamp>>::WIDTH;
         /// The key as a fixed-size array, or the field that cannot be encoded.
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
@@ -108,13 +76,11 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::unsalted().scan_eq()
         }
         #[inline]
         fn __rk_prefix1(id: Uuid) -> __rk::Leading {
-            __rk::infallible(
-                __K0::extend(__rk::Leading::new(__rk::Buckets::Unsalted), &id, "id"),
-            )
+            __rk::infallible(__K0::extend(__rk::Leading::unsalted(), &id, "id"))
         }
         ///Every row whose `id` is the given value.
         #[inline]
@@ -123,13 +89,7 @@ const _: () = {
         }
         ///Every row whose `id` is in `range`.
         pub fn range_by_id(range: impl __rk::RangeBounds<Uuid>) -> __rk::Scan {
-            __rk::infallible(
-                __K0::scan_range(
-                    __rk::Leading::new(__rk::Buckets::Unsalted),
-                    &range,
-                    "id",
-                ),
-            )
+            __rk::infallible(__K0::scan_range(__rk::Leading::unsalted(), &range, "id"))
         }
         #[inline]
         fn __rk_prefix2(
@@ -173,9 +133,8 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        < __K0 as __rk::FieldCodec < Uuid >> ::WIDTH + < __K1 as __rk::FieldCodec <
-        DateTime < Utc > >> ::WIDTH + < __K2 as __rk::FieldCodec < jiff::Timestamp >>
-        ::WIDTH <= 32767,
+        < __K0 as __Codec < Uuid >> ::WIDTH + < __K1 as __Codec < DateTime < Utc > >>
+        ::WIDTH + < __K2 as __Codec < jiff::Timestamp >> ::WIDTH <= 32767,
         "row key is longer than HBase's limit of 32767 bytes (id ? + at 8 + seen 8)"
     );
 };

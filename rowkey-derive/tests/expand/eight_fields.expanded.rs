@@ -1,8 +1,6 @@
 #[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K2 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
@@ -12,110 +10,40 @@ const _: () = {
     type __K6 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K7 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "a",
-            "u32",
-            "u32",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K0 as __rk::FieldCodec<u32>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K0, u32 >),
+        __rk::field!(
+            "a", "u32", BigEndian { desc : false }, < __K0 as __Codec < u32 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K0, u32 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "b",
-            "u64",
-            "u64",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K1 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K1, u64 >),
+        __rk::field!(
+            "b", "u64", BigEndian { desc : false }, < __K1 as __Codec < u64 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K1, u64 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "c",
-            "i16",
-            "i16",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K2 as __rk::FieldCodec<i16>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K2, i16 >),
+        __rk::field!(
+            "c", "i16", BigEndian { desc : false }, < __K2 as __Codec < i16 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K2, i16 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "d",
-            "u8",
-            "u8",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K3 as __rk::FieldCodec<u8>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K3, u8 >),
+        __rk::field!(
+            "d", "u8", BigEndian { desc : false }, < __K3 as __Codec < u8 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K3, u8 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "e",
-            "u32",
-            "u32",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K4 as __rk::FieldCodec<u32>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K4, u32 >),
+        __rk::field!(
+            "e", "u32", BigEndian { desc : false }, < __K4 as __Codec < u32 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K4, u32 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "f",
-            "u64",
-            "u64",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K5 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K5, u64 >),
+        __rk::field!(
+            "f", "u64", BigEndian { desc : false }, < __K5 as __Codec < u64 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K5, u64 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "g",
-            "i16",
-            "i16",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K6 as __rk::FieldCodec<i16>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K6, i16 >),
+        __rk::field!(
+            "g", "i16", BigEndian { desc : false }, < __K6 as __Codec < i16 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K6, i16 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "h",
-            "u8",
-            "u8",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K7 as __rk::FieldCodec<u8>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K7, u8 >),
+        __rk::field!(
+            "h", "u8", BigEndian { desc : false }, < __K7 as __Codec < u8 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K7, u8 >, 0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "Eight",
-        __rk::Format::Binary,
-        b"",
-        __rk::Option::None,
-        __FIELDS,
-    );
+    __rk::layout!("Eight", Binary, b"");
     #[automatically_derived]
     impl __rk::RowKey for Eight {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -183,14 +111,11 @@ const _: () = {
     #[automatically_derived]
     impl Eight {
         /// The length of every key of this layout, in bytes.
-        pub const LEN: usize = <__K0 as __rk::FieldCodec<u32>>::WIDTH
-            + <__K1 as __rk::FieldCodec<u64>>::WIDTH
-            + <__K2 as __rk::FieldCodec<i16>>::WIDTH
-            + <__K3 as __rk::FieldCodec<u8>>::WIDTH
-            + <__K4 as __rk::FieldCodec<u32>>::WIDTH
-            + <__K5 as __rk::FieldCodec<u64>>::WIDTH
-            + <__K6 as __rk::FieldCodec<i16>>::WIDTH
-            + <__K7 as __rk::FieldCodec<u8>>::WIDTH;
+        pub const LEN: usize = <__K0 as __Codec<u32>>::WIDTH
+            + <__K1 as __Codec<u64>>::WIDTH + <__K2 as __Codec<i16>>::WIDTH
+            + <__K3 as __Codec<u8>>::WIDTH + <__K4 as __Codec<u32>>::WIDTH
+            + <__K5 as __Codec<u64>>::WIDTH + <__K6 as __Codec<i16>>::WIDTH
+            + <__K7 as __Codec<u8>>::WIDTH;
         /// The key as a fixed-size array, or the field that cannot be encoded.
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
@@ -212,13 +137,11 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::Unsalted).scan_eq()
+            __rk::Leading::unsalted().scan_eq()
         }
         #[inline]
         fn __rk_prefix1(a: u32) -> __rk::Leading {
-            __rk::infallible(
-                __K0::extend(__rk::Leading::new(__rk::Buckets::Unsalted), &a, "a"),
-            )
+            __rk::infallible(__K0::extend(__rk::Leading::unsalted(), &a, "a"))
         }
         ///Every row whose `a` is the given value.
         #[inline]
@@ -227,13 +150,7 @@ const _: () = {
         }
         ///Every row whose `a` is in `range`.
         pub fn range_by_a(range: impl __rk::RangeBounds<u32>) -> __rk::Scan {
-            __rk::infallible(
-                __K0::scan_range(
-                    __rk::Leading::new(__rk::Buckets::Unsalted),
-                    &range,
-                    "a",
-                ),
-            )
+            __rk::infallible(__K0::scan_range(__rk::Leading::unsalted(), &range, "a"))
         }
         #[inline]
         fn __rk_prefix2(a: u32, b: u64) -> __rk::Leading {

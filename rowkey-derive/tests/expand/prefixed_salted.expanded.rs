@@ -1,48 +1,20 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "customer",
-            "String",
-            "str",
-            __rk::Encoding::Padded {
-                len: 8,
-                pad: 0,
-                desc: false,
-            },
-            <__K0 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K0, __rk::String >),
+        __rk::field!(
+            "customer", "String" as "str", Padded { len : 8, pad : 0, desc : false }, <
+            __K0 as __Codec < String >> ::LAYOUT_WIDTH, __rk::read:: < __K0, __rk::String
+            >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "order",
-            "Order",
-            "Order",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K1 as __rk::FieldCodec<Order>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read_opaque:: < __K1, Order >),
+        __rk::field!(
+            "order", "Order", BigEndian { desc : false }, < __K1 as __Codec < Order >>
+            ::LAYOUT_WIDTH, __rk::read_opaque:: < __K1, Order >, 0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "ByCustomer",
-        __rk::Format::Binary,
-        b"I",
-        __rk::Option::Some(
-            __rk::SaltLayout::__new::<__Salt>(4, __rk::SaltHashKind::Xxh3, &["customer"]),
-        ),
-        __FIELDS,
-    );
+    __rk::layout!("ByCustomer", Binary, b"I", salt(4, Xxh3, ["customer"]));
     #[automatically_derived]
     impl __rk::RowKey for ByCustomer {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -86,8 +58,8 @@ const _: () = {
     #[automatically_derived]
     impl ByCustomer {
         /// The length of every key of this layout, in bytes.
-        pub const LEN: usize = 2 + <__K0 as __rk::FieldCodec<String>>::WIDTH
-            + <__K1 as __rk::FieldCodec<Order>>::WIDTH;
+        pub const LEN: usize = 2 + <__K0 as __Codec<String>>::WIDTH
+            + <__K1 as __Codec<Order>>::WIDTH;
         /// The key as a fixed-size array, or the field that cannot be encoded.
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
@@ -99,10 +71,10 @@ const _: () = {
             customer: &__T0,
         ) -> __rk::Result<u8, __rk::EncodeError>
         where
-            __K0: __rk::FieldCodec<__T0>,
+            __K0: __Codec<__T0>,
         {
             __rk::Result::Ok({
-                let mut __buf = [0u8; <__K0 as __rk::FieldCodec<String>>::WIDTH];
+                let mut __buf = [0u8; <__K0 as __Codec<String>>::WIDTH];
                 let __p = __K0::encode(customer, &mut __buf, 0, "customer")?;
                 __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 4)
             })
@@ -120,15 +92,14 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::All(4)).family(b"I").scan_eq()
+            __rk::Leading::all(4).family(b"I").scan_eq()
         }
         #[inline]
         fn __rk_prefix1<'__r>(
             customer: &'__r str,
         ) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K0::extend(
-                __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&customer)?))
-                    .family(b"I"),
+                __rk::Leading::one(Self::__rk_bucket(&customer)?).family(b"I"),
                 &customer,
                 "customer",
             )
@@ -144,11 +115,7 @@ const _: () = {
         pub fn range_by_customer<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
-            __K0::scan_range(
-                __rk::Leading::new(__rk::Buckets::All(4)).family(b"I"),
-                &range,
-                "customer",
-            )
+            __K0::scan_range(__rk::Leading::all(4).family(b"I"), &range, "customer")
         }
         ///Every row whose `customer` and `order` are the given values.
         #[inline]
@@ -168,8 +135,8 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        < __K0 as __rk::FieldCodec < String >> ::WIDTH + < __K1 as __rk::FieldCodec <
-        Order >> ::WIDTH <= 32765,
+        < __K0 as __Codec < String >> ::WIDTH + < __K1 as __Codec < Order >> ::WIDTH <=
+        32765,
         "row key is longer than HBase's limit of 32767 bytes (prefix 1 + salt 1 + customer 8 + order ?)"
     );
 };

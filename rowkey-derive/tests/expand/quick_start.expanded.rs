@@ -1,59 +1,25 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
     type __K1 = __rk::DescTs;
     type __K2 = __rk::Padded<8, 0, __rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "user_id",
-            "u64",
-            "u64",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K0 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K0, u64 >),
+        __rk::field!(
+            "user_id", "u64", BigEndian { desc : false }, < __K0 as __Codec < u64 >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K0, u64 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "ts_millis",
-            "i64",
-            "i64",
-            __rk::Encoding::DescTs,
-            <__K1 as __rk::FieldCodec<i64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K1, i64 >),
+        __rk::field!(
+            "ts_millis", "i64", DescTs, < __K1 as __Codec < i64 >> ::LAYOUT_WIDTH,
+            __rk::read:: < __K1, i64 >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "kind",
-            "String",
-            "str",
-            __rk::Encoding::Padded {
-                len: 8,
-                pad: 0,
-                desc: false,
-            },
-            <__K2 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        __rk::field!(
+            "kind", "String" as "str", Padded { len : 8, pad : 0, desc : false }, < __K2
+            as __Codec < String >> ::LAYOUT_WIDTH, __rk::read:: < __K2, __rk::String >,
+            0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "UserEvent",
-        __rk::Format::Binary,
-        b"",
-        __rk::Option::Some(
-            __rk::SaltLayout::__new::<__Salt>(16, __rk::SaltHashKind::Xxh3, &["user_id"]),
-        ),
-        __FIELDS,
-    );
+    __rk::layout!("UserEvent", Binary, b"", salt(16, Xxh3, ["user_id"]));
     #[automatically_derived]
     impl __rk::RowKey for UserEvent {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -96,9 +62,8 @@ const _: () = {
     #[automatically_derived]
     impl UserEvent {
         /// The length of every key of this layout, in bytes.
-        pub const LEN: usize = 1 + <__K0 as __rk::FieldCodec<u64>>::WIDTH
-            + <__K1 as __rk::FieldCodec<i64>>::WIDTH
-            + <__K2 as __rk::FieldCodec<String>>::WIDTH;
+        pub const LEN: usize = 1 + <__K0 as __Codec<u64>>::WIDTH
+            + <__K1 as __Codec<i64>>::WIDTH + <__K2 as __Codec<String>>::WIDTH;
         /// The key as a fixed-size array, or the field that cannot be encoded.
         #[inline(always)]
         pub fn try_encode(&self) -> __rk::Result<[u8; Self::LEN], __rk::EncodeError> {
@@ -108,9 +73,9 @@ const _: () = {
         #[inline]
         fn __rk_bucket<__T0: ?Sized>(user_id: &__T0) -> u8
         where
-            __K0: __rk::FieldCodec<__T0>,
+            __K0: __Codec<__T0>,
         {
-            let mut __buf = [0u8; <__K0 as __rk::FieldCodec<u64>>::WIDTH];
+            let mut __buf = [0u8; <__K0 as __Codec<u64>>::WIDTH];
             let __p = __rk::infallible(__K0::encode(user_id, &mut __buf, 0, "user_id"));
             __rk::salt::<__rk::Xxh3>(&[&__buf[..__p]], 16)
         }
@@ -132,13 +97,13 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::All(16)).scan_eq()
+            __rk::Leading::all(16).scan_eq()
         }
         #[inline]
         fn __rk_prefix1(user_id: u64) -> __rk::Leading {
             __rk::infallible(
                 __K0::extend(
-                    __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&user_id))),
+                    __rk::Leading::one(Self::__rk_bucket(&user_id)),
                     &user_id,
                     "user_id",
                 ),
@@ -151,13 +116,7 @@ const _: () = {
         }
         ///Every row whose `user_id` is in `range`.
         pub fn range_by_user_id(range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
-            __rk::infallible(
-                __K0::scan_range(
-                    __rk::Leading::new(__rk::Buckets::All(16)),
-                    &range,
-                    "user_id",
-                ),
-            )
+            __rk::infallible(__K0::scan_range(__rk::Leading::all(16), &range, "user_id"))
         }
         #[inline]
         fn __rk_prefix2(user_id: u64, ts_millis: i64) -> __rk::Leading {

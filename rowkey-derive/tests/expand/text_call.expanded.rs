@@ -1,8 +1,5 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     struct __Sep;
     impl __rk::Sep for __Sep {
         const SEP: &'static [u8] = b"_";
@@ -13,69 +10,30 @@ const _: () = {
     type __K2 = __rk::Delimited<__Sep, __rk::Dom>;
     type __K3 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "phone",
-            "u64",
-            "u64",
-            __rk::Encoding::Digits {
-                digits: 11,
-                signed: false,
-            },
-            <__K0 as __rk::FieldCodec<u64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            1,
-            __rk::reader!(__rk::read:: < __K0, u64 >),
+        __rk::field!(
+            "phone", "u64", Digits { digits : 11, signed : false }, < __K0 as __Codec <
+            u64 >> ::LAYOUT_WIDTH, __rk::read:: < __K0, u64 >, 0, 1
         ),
-        __rk::FieldLayout::__new(
-            "ts",
-            "i64",
-            "i64",
-            __rk::Encoding::DescTsDigits {
-                digits: 19,
-                max: 9223372036854775807,
-            },
-            <__K1 as __rk::FieldCodec<i64>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            1,
-            __rk::reader!(__rk::read:: < __K1, i64 >),
+        __rk::field!(
+            "ts", "i64", DescTsDigits { digits : 19, max : 9223372036854775807 }, < __K1
+            as __Codec < i64 >> ::LAYOUT_WIDTH, __rk::read:: < __K1, i64 >, 0, 1
         ),
-        __rk::FieldLayout::__new(
-            "host",
-            "String",
-            "str",
-            __rk::Encoding::Delimited,
-            <__K2 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
-            [false, false, false, true],
-            1,
-            __rk::reader!(__rk::read:: < __K2, __rk::String >),
+        __rk::field!(
+            "host", "String" as "str", Delimited, < __K2 as __Codec < String >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K2, __rk::String >, 8, 1
         ),
-        __rk::FieldLayout::__new(
-            "note",
-            "String",
-            "str",
-            __rk::Encoding::Raw,
-            <__K3 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K3, __rk::String >),
+        __rk::field!(
+            "note", "String" as "str", Raw, < __K3 as __Codec < String >> ::LAYOUT_WIDTH,
+            __rk::read:: < __K3, __rk::String >, 0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "Call",
-        __rk::Format::Text { sep: "_" },
-        b"",
-        __rk::Option::Some(
-            __rk::SaltLayout::__new::<__Salt>(10, __rk::SaltHashKind::Mod, &["phone"]),
-        ),
-        __FIELDS,
-    );
+    __rk::layout!("Call", Text { sep : "_" }, b"", salt(10, Mod, ["phone"]));
     #[automatically_derived]
     impl __rk::RowKey for Call {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
-        const MIN_LEN: usize = 2 + <__K0 as __rk::FieldCodec<u64>>::MIN_LEN
-            + <__K1 as __rk::FieldCodec<i64>>::MIN_LEN
-            + <__K2 as __rk::FieldCodec<String>>::MIN_LEN
-            + <__K3 as __rk::FieldCodec<String>>::MIN_LEN;
+        const MIN_LEN: usize = 2 + <__K0 as __Codec<u64>>::MIN_LEN
+            + <__K1 as __Codec<i64>>::MIN_LEN + <__K2 as __Codec<String>>::MIN_LEN
+            + <__K3 as __Codec<String>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(10);
         const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
@@ -167,14 +125,12 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::All(10))
-                .head(<__Salt as __rk::SaltHead>::HEAD)
-                .scan_eq()
+            __rk::Leading::all(10).head(<__Salt as __rk::SaltHead>::HEAD).scan_eq()
         }
         #[inline]
         fn __rk_prefix1(phone: u64) -> __rk::Result<__rk::Leading, __rk::EncodeError> {
             __K0::extend(
-                __rk::Leading::new(__rk::Buckets::One(Self::__rk_bucket(&phone)))
+                __rk::Leading::one(Self::__rk_bucket(&phone))
                     .head(<__Salt as __rk::SaltHead>::HEAD),
                 &phone,
                 "phone",
@@ -190,8 +146,7 @@ const _: () = {
             range: impl __rk::RangeBounds<u64>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K0::scan_range(
-                __rk::Leading::new(__rk::Buckets::All(10))
-                    .head(<__Salt as __rk::SaltHead>::HEAD),
+                __rk::Leading::all(10).head(<__Salt as __rk::SaltHead>::HEAD),
                 &range,
                 "phone",
             )

@@ -1,65 +1,30 @@
-#[allow(clippy::too_many_arguments)]
 const _: () = {
-    use ::rowkey_core::__private::{
-        self as __rk, FieldCodec as _, FieldDecode as _, SaltHead as _,
-    };
+    use ::rowkey_core::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
     type __K0 = __rk::Var<__rk::Escaped, __rk::Asc, __rk::Fwd>;
     type __K1 = __rk::Opt<__rk::Fixed<__rk::Asc, __rk::Fwd>, __rk::Asc>;
     type __K2 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
-        __rk::FieldLayout::__new(
-            "tenant",
-            "String",
-            "str",
-            __rk::Encoding::Escaped {
-                desc: false,
-            },
-            <__K0 as __rk::FieldCodec<String>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K0, __rk::String >),
+        __rk::field!(
+            "tenant", "String" as "str", Escaped { desc : false }, < __K0 as __Codec <
+            String >> ::LAYOUT_WIDTH, __rk::read:: < __K0, __rk::String >, 0, 0
         ),
-        __rk::FieldLayout::__new(
-            "version",
-            "Option<u32>",
-            "Option<u32>",
-            __rk::Encoding::BigEndian {
-                desc: false,
-            },
-            <__K1 as __rk::FieldCodec<Option<u32>>>::LAYOUT_WIDTH,
-            [true, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K1, Option < u32 > >),
+        __rk::field!(
+            "version", "Option<u32>", BigEndian { desc : false }, < __K1 as __Codec <
+            Option < u32 > >> ::LAYOUT_WIDTH, __rk::read:: < __K1, Option < u32 > >, 1, 0
         ),
-        __rk::FieldLayout::__new(
-            "body",
-            "Vec<u8>",
-            "bytes",
-            __rk::Encoding::Raw,
-            <__K2 as __rk::FieldCodec<Vec<u8>>>::LAYOUT_WIDTH,
-            [false, false, false, false],
-            0,
-            __rk::reader!(__rk::read:: < __K2, __rk::Vec < u8 > >),
+        __rk::field!(
+            "body", "Vec<u8>" as "bytes", Raw, < __K2 as __Codec < Vec < u8 > >>
+            ::LAYOUT_WIDTH, __rk::read:: < __K2, __rk::Vec < u8 > >, 0, 0
         ),
     ];
-    const __LAYOUT: __rk::Layout = __rk::Layout::__new(
-        "Document",
-        __rk::Format::Binary,
-        b"",
-        __rk::Option::Some(
-            __rk::SaltLayout::__new::<
-                __Salt,
-            >(4, __rk::SaltHashKind::Java, &["tenant", "version", "body"]),
-        ),
-        __FIELDS,
-    );
+    __rk::layout!("Document", Binary, b"", salt(4, Java, ["tenant", "version", "body"]));
     #[automatically_derived]
     impl __rk::RowKey for Document {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
-        const MIN_LEN: usize = 1 + <__K0 as __rk::FieldCodec<String>>::MIN_LEN
-            + <__K1 as __rk::FieldCodec<Option<u32>>>::MIN_LEN
-            + <__K2 as __rk::FieldCodec<Vec<u8>>>::MIN_LEN;
+        const MIN_LEN: usize = 1 + <__K0 as __Codec<String>>::MIN_LEN
+            + <__K1 as __Codec<Option<u32>>>::MIN_LEN
+            + <__K2 as __Codec<Vec<u8>>>::MIN_LEN;
         const SALT_BUCKETS: __rk::Option<u16> = __rk::Option::Some(4);
         const LAYOUT: &'static __rk::Layout = &__LAYOUT;
         #[inline]
@@ -113,9 +78,9 @@ const _: () = {
             body: &__T2,
         ) -> u8
         where
-            __K0: __rk::FieldCodec<__T0>,
-            __K1: __rk::FieldCodec<__T1>,
-            __K2: __rk::FieldCodec<__T2>,
+            __K0: __Codec<__T0>,
+            __K1: __Codec<__T1>,
+            __K2: __Codec<__T2>,
         {
             let mut __buf = __rk::zeroed(
                 __K0::encoded_len(tenant) + __K1::encoded_len(version)
@@ -146,17 +111,11 @@ const _: () = {
         /// Every row of the table: one range per salt bucket when salted.
         #[inline]
         pub fn scan_all() -> __rk::Scan {
-            __rk::Leading::new(__rk::Buckets::All(4)).scan_eq()
+            __rk::Leading::all(4).scan_eq()
         }
         #[inline]
         fn __rk_prefix1<'__r>(tenant: &'__r str) -> __rk::Leading {
-            __rk::infallible(
-                __K0::extend(
-                    __rk::Leading::new(__rk::Buckets::All(4)),
-                    &tenant,
-                    "tenant",
-                ),
-            )
+            __rk::infallible(__K0::extend(__rk::Leading::all(4), &tenant, "tenant"))
         }
         ///Every row whose `tenant` is the given value.
         #[inline]
@@ -167,13 +126,7 @@ const _: () = {
         pub fn range_by_tenant<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Scan {
-            __rk::infallible(
-                __K0::scan_range(
-                    __rk::Leading::new(__rk::Buckets::All(4)),
-                    &range,
-                    "tenant",
-                ),
-            )
+            __rk::infallible(__K0::scan_range(__rk::Leading::all(4), &range, "tenant"))
         }
         #[inline]
         fn __rk_prefix2<'__r>(
