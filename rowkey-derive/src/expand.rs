@@ -15,7 +15,9 @@ use syn::{DeriveInput, Ident, Lifetime, Type};
 use crate::ast::Input;
 use crate::attr::Hash;
 use crate::ctxt::Ctxt;
-use crate::model::{self, Arg, Codec, FieldModel, KeyFormat, Model};
+use crate::impls::{nested_impl, trait_impls};
+use crate::model::{self, Codec, FieldModel, KeyFormat, Model};
+use crate::scans::scans;
 use crate::{fallback, validate};
 
 pub fn derive(node: &DeriveInput) -> TokenStream {
@@ -108,7 +110,7 @@ fn expand(l: &Model<'_>) -> TokenStream {
 /// For an added field `i`: the condition under which it is written, that
 /// it or an added field after it is `Some` (trailing `None`s are absent,
 /// as in keys written before they were added).
-fn added_written(l: &Model<'_>, i: usize) -> Option<TokenStream> {
+pub(crate) fn added_written(l: &Model<'_>, i: usize) -> Option<TokenStream> {
     if !l.fields[i].added {
         return None;
     }
@@ -126,7 +128,7 @@ pub(crate) fn codec_alias(i: usize) -> Ident {
 
 /// The runtime codec type of a field, with named markers for its order,
 /// byte direction and frame.
-fn codec(f: &FieldModel<'_>) -> TokenStream {
+pub(crate) fn codec(f: &FieldModel<'_>) -> TokenStream {
     let order = if f.desc {
         quote!(__rk::Desc)
     } else {
@@ -257,12 +259,12 @@ fn unwrap(fallible: bool, expr: TokenStream) -> TokenStream {
 
 /// The key's length in a const context: the salt byte plus every field's
 /// width (all fixed) or minimum width.
-fn len_expr(l: &Model<'_>, width: &str) -> TokenStream {
+pub(crate) fn len_expr(l: &Model<'_>, width: &str) -> TokenStream {
     sum(l.head_len(), field_lens(l, width))
 }
 
 /// Each field's width (or minimum width) in a const context.
-fn field_lens(l: &Model<'_>, width: &str) -> Vec<TokenStream> {
+pub(crate) fn field_lens(l: &Model<'_>, width: &str) -> Vec<TokenStream> {
     let width = format_ident!("{}", width);
     l.fields
         .iter()
@@ -276,7 +278,7 @@ fn field_lens(l: &Model<'_>, width: &str) -> Vec<TokenStream> {
 
 /// `head + a + b`, or `a + b` when `head` is 0 (no `0 +` for clippy to
 /// point at in users' crates).
-fn sum(head: usize, terms: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+pub(crate) fn sum(head: usize, terms: impl IntoIterator<Item = TokenStream>) -> TokenStream {
     let mut terms: Vec<TokenStream> = terms.into_iter().collect();
     if head > 0 || terms.is_empty() {
         terms.insert(0, Literal::usize_unsuffixed(head).into_token_stream());
@@ -284,247 +286,12 @@ fn sum(head: usize, terms: impl IntoIterator<Item = TokenStream>) -> TokenStream
     quote!(#(#terms)+*)
 }
 
-fn trait_impls(l: &Model<'_>) -> TokenStream {
-    let node = l.input.original;
-    let name = &node.ident;
-    let (impl_generics, ty_generics, _) = node.generics.split_for_impl();
-    let n = l.fields.len();
-    let head = l.head_len();
-    let head_lit = Literal::usize_unsuffixed(head);
-    let all_fixed = l.all_fixed();
-
-    let (fixed_len, min_len, encoded_len) = if all_fixed {
-        // The inherent constant: evaluated at compile time, so the length
-        // checks of the whole encoding fold away.
-        let len = quote!(Self::LEN);
-        (quote!(__rk::Option::Some(#len)), len.clone(), len)
-    } else {
-        let lens = l.fields.iter().enumerate().map(|(i, f)| {
-            let (k, ident) = (codec_alias(i), f.ident);
-            let len = respan(quote!(#k::encoded_len(&self.#ident)), f.span);
-            match added_written(l, i) {
-                Some(cond) => quote!((if #cond { #len } else { 0 })),
-                None => len,
-            }
-        });
-        (
-            quote!(__rk::Option::None),
-            len_expr(l, "MIN_LEN"),
-            sum(head, lens),
-        )
-    };
-    let buckets = match &l.salt {
-        Some(s) => {
-            let b = Literal::u16_unsuffixed(s.buckets);
-            quote!(__rk::Option::Some(#b))
-        }
-        None => quote!(__rk::Option::None),
-    };
-    let prefix_const = l.prefix.as_ref().map(|p| {
-        let p = Literal::byte_string(p);
-        quote!(const PREFIX: &'static [u8] = #p;)
-    });
-    let write_prefix = l.prefix.as_ref().map(|p| {
-        let n = Literal::usize_unsuffixed(p.len());
-        let p = Literal::byte_string(p);
-        quote!(__out[..#n].copy_from_slice(#p);)
-    });
-    let check_prefix = l.prefix.as_ref().map(|p| {
-        let p = Literal::byte_string(p);
-        quote!(__rk::check_prefix(__input, #p)?;)
-    });
-    // Where the salt starts: after the family prefix.
-    let (salt_out, salt_in) = match l.prefix_len() {
-        0 => (quote!(__out), quote!(__input)),
-        n => {
-            let n = Literal::usize_unsuffixed(n);
-            (quote!(&mut __out[#n..]), quote!(&__input[#n..]))
-        }
-    };
-    // The output slice. For a variable layout a buffer that holds even the
-    // worst case (a cheap bound, no pass over the bytes) is used as it is;
-    // only a smaller one costs the exact count.
-    let claim = if all_fixed {
-        quote!(let __out = __rk::output(__out, Self::LEN)?;)
-    } else {
-        let bounds = l.fields.iter().enumerate().map(|(i, f)| {
-            let (k, ident) = (codec_alias(i), f.ident);
-            respan(quote!(#k::max_encoded_len(&self.#ident)), f.span)
-        });
-        let bound = sum(head, bounds);
-        quote! {
-            let __out = if __out.len() >= #bound {
-                __out
-            } else {
-                __rk::output(__out, __rk::RowKey::encoded_len(self))?
-            };
-        }
-    };
-    // Where each field starts: the first right after the salt byte.
-    let pos: Vec<TokenStream> = (0..=n)
-        .map(|i| match i {
-            0 => head_lit.to_token_stream(),
-            _ => format_ident!("__p{}", i).into_token_stream(),
-        })
-        .collect();
-    let encode_fields = l.fields.iter().enumerate().map(|(i, f)| {
-        let (k, ident, fname) = (codec_alias(i), f.ident, &f.name);
-        let (cur, next) = (&pos[i], &pos[i + 1]);
-        let call = quote!(#k::encode(&self.#ident, __out, #cur, #fname)?);
-        let call = match added_written(l, i) {
-            Some(cond) => quote!(let #next = if #cond { #call } else { #cur };),
-            None => quote!(let #next = #call;),
-        };
-        respan(call, f.span)
-    });
-    let salt_write = l.salt.as_ref().map(|s| {
-        let buckets = Literal::u16_unsuffixed(s.buckets);
-        let bucket = if s.hash == Hash::Mod {
-            let ident = l.fields[s.by[0]].ident;
-            quote!(__rk::salt_mod(&self.#ident, #buckets))
-        } else {
-            // Each run of adjacent `by` fields is one slice of the key,
-            // without the separator that ends its last field; runs are
-            // joined by the separator (text keys), as in the key.
-            let mut slices = Vec::new();
-            for (j, &(a, b)) in s.runs.iter().enumerate() {
-                if j > 0 && l.is_text() {
-                    slices.push(quote!(<__Sep as __rk::Sep>::SEP));
-                }
-                let trim = l.fields[b - 1].sep_len;
-                let (a, b) = (&pos[a], &pos[b]);
-                slices.push(if trim > 0 {
-                    quote!(&__out[#a..#b - #trim])
-                } else {
-                    quote!(&__out[#a..#b])
-                });
-            }
-            let hash = hasher(s.hash);
-            quote!(__rk::salt::<#hash>(&[#(#slices),*], #buckets))
-        };
-        if l.prefix_len() > 0 {
-            // The bucket reads the key: compute it before borrowing the
-            // salt's place after the prefix.
-            quote! {
-                let __b = #bucket;
-                __Salt::write(#salt_out, __b);
-            }
-        } else {
-            quote!(__Salt::write(#salt_out, #bucket);)
-        }
-    });
-    // A fixed layout's encoding is a handful of stores: always inline it, so
-    // that `encode()` compiles to the hand-written code in every codegen unit.
-    let inline = if all_fixed {
-        quote!(#[inline(always)])
-    } else {
-        quote!(#[inline])
-    };
-    let p_end = &pos[n];
-
-    let check_salt = l.salt.as_ref().map(|s| {
-        let b = Literal::u16_unsuffixed(s.buckets);
-        quote!(__rk::decode_salt::<__Salt>(#salt_in, #b)?;)
-    });
-    let decode_fields = l.fields.iter().enumerate().map(|(i, f)| {
-        let (k, v, fname) = (codec_alias(i), format_ident!("__v{}", i), &f.name);
-        let at = if i == 0 {
-            head_lit.to_token_stream()
-        } else {
-            quote!(__p)
-        };
-        let call = quote!(let (#v, __p) = #k::decode(__input, #at, #fname)?;);
-        respan(call, f.span)
-    });
-    let inits = l.fields.iter().enumerate().map(|(i, f)| {
-        let (ident, v) = (f.ident, format_ident!("__v{}", i));
-        quote!(#ident: #v)
-    });
-    let de_lifetimes = node.generics.lifetimes().next().is_some().then(|| {
-        let lts = node.generics.lifetimes().map(|_| quote!('__de));
-        quote!(<#(#lts),*>)
-    });
-    // A field that borrows for 'static (`&'static str`) can only be decoded
-    // from 'static bytes: the bound makes the impl say so instead of failing.
-    let static_bounds: Vec<TokenStream> = l
-        .fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| type_has_static(f.ty))
-        .map(|(i, f)| {
-            let (k, t) = (codec_alias(i), decode_lifetimes(f.ty));
-            quote!(#k: __rk::FieldDecode<'__de, #t>)
-        })
-        .collect();
-    let de_where = (!static_bounds.is_empty()).then(|| quote!(where #(#static_bounds),*));
-
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics __rk::RowKey for #name #ty_generics {
-            const FIXED_LEN: __rk::Option<usize> = #fixed_len;
-            const MIN_LEN: usize = #min_len;
-            const SALT_BUCKETS: __rk::Option<u16> = #buckets;
-            #prefix_const
-            const LAYOUT: &'static __rk::Layout = &__LAYOUT;
-            #[inline]
-            fn encoded_len(&self) -> usize {
-                #encoded_len
-            }
-            #inline
-            fn encode_into(&self, __out: &mut [u8]) -> __rk::Result<usize, __rk::EncodeError> {
-                #claim
-                #write_prefix
-                #(#encode_fields)*
-                #salt_write
-                __rk::Result::Ok(#p_end)
-            }
-        }
-        #[automatically_derived]
-        impl<'__de> __rk::DecodeRowKey<'__de> for #name #de_lifetimes #de_where {
-            #[inline]
-            fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-                #check_prefix
-                #check_salt
-                #(#decode_fields)*
-                __rk::finish(__input, __p)?;
-                __rk::Result::Ok(Self { #(#inits),* })
-            }
-        }
-    }
-}
-
-fn hasher(hash: Hash) -> TokenStream {
+pub(crate) fn hasher(hash: Hash) -> TokenStream {
     match hash {
         Hash::Xxh3 => quote!(__rk::Xxh3),
         Hash::Java => quote!(__rk::JavaHash),
         Hash::Mod => unreachable!("the mod salt hashes nothing"),
     }
-}
-
-/// A fixed-width key that cannot fail to encode and borrows nothing is a
-/// field type too (a nested key): `FixedField` over its own encoding.
-fn nested_impl(l: &Model<'_>) -> Option<TokenStream> {
-    let node = l.input.original;
-    let nestable =
-        l.all_fixed() && !l.can_fail(l.fields.len()) && node.generics.lifetimes().next().is_none();
-    if !nestable {
-        return None;
-    }
-    let name = &node.ident;
-    Some(quote! {
-        #[automatically_derived]
-        impl __rk::FixedField for #name {
-            type Bytes = [u8; #name::LEN];
-            #[inline]
-            fn to_key_bytes(&self) -> Self::Bytes {
-                self.encode()
-            }
-            #[inline]
-            fn from_key_bytes(__b: Self::Bytes) -> __rk::Result<Self, __rk::FieldError> {
-                <Self as __rk::DecodeRowKey<'_>>::decode(&__b).map_err(__rk::nested_error)
-            }
-        }
-    })
 }
 
 /// `LEN`, `try_encode` and (when no field can fail) `encode`.
@@ -671,226 +438,6 @@ fn salt_items(l: &Model<'_>) -> Option<TokenStream> {
     })
 }
 
-/// `split_points`, `scan_all`, and per field `k`: a helper that encodes the
-/// prefix of the first `k` fields by extending the helper for `k - 1` (and
-/// notes the bucket once those fields fix the salt), `scan_by_*` (equality
-/// on the first `k` fields) and `range_by_*` (equality on the first
-/// `k - 1`, a range on field `k`).
-fn scans(l: &Model<'_>) -> TokenStream {
-    let (all, split_points) = match &l.salt {
-        Some(s) => {
-            let b = Literal::u16_unsuffixed(s.buckets);
-            (
-                quote!(all(#b)),
-                match &l.prefix {
-                    None => quote!(__rk::split_points::<__Salt>(&[], #b)),
-                    Some(p) => {
-                        let p = Literal::byte_string(p);
-                        quote!(__rk::split_points::<__Salt>(#p, #b))
-                    }
-                },
-            )
-        }
-        None => (quote!(unsalted()), quote!(__rk::Vec::new())),
-    };
-    // A text key's salt is written as digits, a family's keys start with
-    // its prefix: the scans say so.
-    let family = l.prefix.as_ref().map(|p| {
-        let p = Literal::byte_string(p);
-        quote!(.family(#p))
-    });
-    let new_prefix = |buckets: TokenStream| {
-        let head = (l.is_text() && l.salt.is_some())
-            .then(|| quote!(.head(<__Salt as __rk::SaltHead>::HEAD)));
-        quote!(__rk::Leading::#buckets #head #family)
-    };
-    let arg = |f: &FieldModel<'_>| {
-        let ty = match f.arg {
-            Arg::Value(ty) => ty.to_token_stream(),
-            Arg::Str => quote!(&'__r str),
-            Arg::Bytes => quote!(&'__r [u8]),
-        };
-        if f.option {
-            quote!(__rk::Option<#ty>)
-        } else {
-            ty
-        }
-    };
-    let params: Vec<TokenStream> = l
-        .fields
-        .iter()
-        .map(|f| {
-            let (ident, ty) = (f.ident, arg(f));
-            quote!(#ident: #ty)
-        })
-        .collect();
-    // The prefix of the first `k` fields: of type `Leading`, or
-    // `Result<Leading>` when one of them can fail.
-    let prefix = |k: usize| {
-        if k == 0 {
-            return new_prefix(all.clone());
-        }
-        let helper = format_ident!("__rk_prefix{}", k);
-        let args = l.fields[..k].iter().map(|f| f.ident);
-        quote!(Self::#helper(#(#args),*))
-    };
-    let result = |fallible: bool, ok: TokenStream| {
-        if fallible {
-            quote!(__rk::Result<#ok, __rk::EncodeError>)
-        } else {
-            ok
-        }
-    };
-    let mut out = TokenStream::new();
-    let key_fields = l.key_fields();
-    for (i, f) in l.fields[..key_fields].iter().enumerate() {
-        let k = i + 1;
-        let (codec, fname, ident) = (codec_alias(i), &f.name, f.ident);
-        let (fallible, fallible_before) = (l.can_fail(k), l.can_fail(i));
-        let lt = l.fields[..k]
-            .iter()
-            .any(|f| !matches!(f.arg, Arg::Value(_)))
-            .then(|| quote!(<'__r>));
-        let params_k = &params[..k];
-        let before = prefix(i);
-        let before = if fallible_before {
-            quote!(#before?)
-        } else {
-            before
-        };
-
-        // The prefix helper for `k` fields: the one for `k - 1`, in one
-        // bucket once these fields fix the salt, extended by field `k`.
-        let mut start = before.clone();
-        if l.one_bucket(k) && !l.one_bucket(i) {
-            let s = l.salt.as_ref().expect("one bucket: salted");
-            let args = s.by.iter().map(|&i| {
-                let ident = l.fields[i].ident;
-                quote!(&#ident)
-            });
-            let q = s.by_can_fail.then(|| quote!(?));
-            let bucket = quote!(Self::__rk_bucket(#(#args),*)#q);
-            start = if i == 0 {
-                new_prefix(quote!(one(#bucket)))
-            } else {
-                quote!(#start.in_bucket(#bucket))
-            };
-        }
-        let mut extend = respan(quote!(#codec::extend(#start, &#ident, #fname)), f.span);
-        if !fallible {
-            extend = quote!(__rk::infallible(#extend));
-        }
-        // The last prefix is only ever scanned: `scan_by_*` of all fields
-        // extends the helper for `n - 1` itself.
-        let last = k == key_fields;
-        if !last {
-            let helper = format_ident!("__rk_prefix{}", k);
-            let ret = result(fallible, quote!(__rk::Leading));
-            out.extend(quote! {
-                #[inline]
-                fn #helper #lt(#(#params_k),*) -> #ret {
-                    #extend
-                }
-            });
-        }
-
-        // scan_by: equality on the first k fields. A whole key whose last
-        // field runs to its end selects exactly that key.
-        let method = format_ident!("scan_by_{}", suffix(&l.fields[..k]));
-        let doc = format!("Every row whose {}.", equal(&l.fields[..k]));
-        let scan = if last && f.is_raw() {
-            quote!(__rk::Leading::scan_exact)
-        } else {
-            quote!(__rk::Leading::scan_eq)
-        };
-        let this = if last { extend } else { prefix(k) };
-        let body = if fallible {
-            quote!(#this.map(#scan))
-        } else {
-            quote!(#scan(#this))
-        };
-        let ret = result(fallible, quote!(__rk::Scan));
-        out.extend(quote! {
-            #[doc = #doc]
-            #[inline]
-            pub fn #method #lt(#(#params_k),*) -> #ret {
-                #body
-            }
-        });
-
-        // range_by: equality on the first k - 1 fields, a range on field k.
-        if !f.has_range() {
-            continue;
-        }
-        let method = format_ident!("range_by_{}", suffix(&l.fields[..k]));
-        let mut doc = match i {
-            0 => format!("Every row whose `{fname}` is in `range`."),
-            _ => format!(
-                "Every row whose {} and whose `{fname}` is in `range`.",
-                equal(&l.fields[..i])
-            ),
-        };
-        if f.desc {
-            doc.push_str(" The field sorts descending: the rows come largest (newest) first.");
-        }
-        // `range` reads best in the docs; it steps aside for a field of
-        // that name.
-        let range = if l.fields[..i].iter().any(|f| f.name == "range") {
-            format_ident!("__range")
-        } else {
-            format_ident!("range")
-        };
-        let (params_i, arg_ty) = (&params[..i], arg(f));
-        let mut body = respan(quote!(#codec::scan_range(#before, &#range, #fname)), f.span);
-        if !fallible {
-            body = quote!(__rk::infallible(#body));
-        }
-        let ret = result(fallible, quote!(__rk::Scan));
-        out.extend(quote! {
-            #[doc = #doc]
-            pub fn #method #lt(#(#params_i,)* #range: impl __rk::RangeBounds<#arg_ty>) -> #ret {
-                #body
-            }
-        });
-    }
-    let scan_all = new_prefix(all);
-    quote! {
-        __rk::if_alloc! {
-            /// Where to pre-split the table: one region per salt bucket; none when unsalted.
-            #[inline]
-            pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
-                #split_points
-            }
-            /// Every row of the table: one range per salt bucket when salted.
-            #[inline]
-            pub fn scan_all() -> __rk::Scan {
-                #scan_all.scan_eq()
-            }
-            #out
-        }
-    }
-}
-
-/// `a_b_c` for the fields `a`, `b`, `c`: the method names' suffix.
-fn suffix(fields: &[FieldModel<'_>]) -> String {
-    fields
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect::<Vec<_>>()
-        .join("_")
-}
-
-/// "`a` is the given value", "`a` and `b` are the given values",
-/// "`a`, `b` and `c` are the given values".
-fn equal(fields: &[FieldModel<'_>]) -> String {
-    let names: Vec<String> = fields.iter().map(|f| format!("`{}`", f.name)).collect();
-    match names.as_slice() {
-        [one] => format!("{one} is the given value"),
-        [init @ .., last] => format!("{} and {last} are the given values", init.join(", ")),
-        [] => String::new(),
-    }
-}
-
 /// Const assertions for the length limits when a field's width is only
 /// known to the compiler (otherwise `validate.rs` checked them with exact
 /// messages).
@@ -956,7 +503,7 @@ impl VisitMut for SetLifetimes {
 }
 
 /// Whether a type mentions `'static`.
-fn type_has_static(ty: &Type) -> bool {
+pub(crate) fn type_has_static(ty: &Type) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
         fn visit_lifetime(&mut self, l: &'ast Lifetime) {

@@ -9,10 +9,12 @@ mod descriptor;
 mod expand;
 mod fallback;
 mod family;
+mod impls;
 mod key_field;
 mod model;
 #[cfg(test)]
 mod output_tests;
+mod scans;
 mod validate;
 
 use proc_macro::TokenStream;

@@ -22,20 +22,22 @@
 //! [`workload`] the generators and the CSV reader.
 
 pub mod builtin;
+mod design;
 mod heatmap;
 mod lab;
 pub mod regions;
 pub mod report;
+mod results;
 pub mod store;
 pub mod workload;
 
 #[cfg(feature = "bigtable")]
 pub mod bigtable;
 
+pub use design::{Access, Design, Query};
 pub use heatmap::Heatmap;
-pub use lab::{
-    Access, Design, DesignReport, Ingest, Lab, Query, QueryRun, Report, Settings, Window,
-};
+pub use lab::{Lab, Settings};
+pub use results::{DesignReport, Ingest, QueryRun, Report, Window};
 pub use store::{RedbStore, Store};
 pub use workload::{Event, Workload};
 

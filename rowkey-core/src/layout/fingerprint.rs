@@ -7,7 +7,7 @@ use super::{Encoding, FieldWidth, Format, Layout};
 impl Layout {
     /// The layout's fingerprint (`T::LAYOUT_ID`): a stable 64-bit hash of
     /// everything that decides the key's bytes. See the [module
-    /// documentation](self) for what it covers.
+    /// documentation](crate::layout) for what it covers.
     pub const fn id(&self) -> u64 {
         let mut h = Fnv::new().str("rowkey layout 1");
         if !self.members.is_empty() {

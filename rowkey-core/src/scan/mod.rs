@@ -2,7 +2,7 @@
 //! of a salted scan's ranges back into key order.
 //!
 //! The layer above the formats: it encodes leading fields with their
-//! codecs ([`crate::format`]) and knows nothing of layouts or stores.
+//! codecs (the `format` layer) and knows nothing of layouts or stores.
 //! - `range`: [`Scan`], [`ScanRange`], the inline key buffer.
 //! - `leading`: the builders generated scans use (a prefix of encoded
 //!   leading fields, which the field codecs extend).
