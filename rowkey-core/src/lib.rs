@@ -443,6 +443,16 @@ pub mod __private {
         }
     }
 
+    /// A key of `len` bytes within `#[rowkey(max_len)]`, or the error.
+    #[inline(always)]
+    pub fn check_max_len(len: usize, max_len: usize) -> Result<usize, EncodeError> {
+        if len <= max_len {
+            Ok(len)
+        } else {
+            Err(EncodeError::KeyTooLong { len, max_len })
+        }
+    }
+
     /// Checks that decoding consumed the whole input.
     #[inline(always)]
     pub fn finish(input: &[u8], pos: usize) -> Result<(), DecodeError> {

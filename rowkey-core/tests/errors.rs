@@ -290,3 +290,44 @@ fn errors_are_std_errors() {
     });
     is_error(&DecodeError::TrailingBytes { count: 1 });
 }
+
+/// A string makes the key as long as its value: `max_len` is then checked
+/// as each key is encoded, and a key over it is an error naming max_len.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(max_len = 12)]
+struct Named {
+    id: u32,
+    name: String,
+}
+
+#[test]
+fn a_variable_key_over_max_len_is_an_encode_error() {
+    let short = Named {
+        id: 7,
+        name: "ab".into(),
+    };
+    assert_eq!(short.encode_to_vec().unwrap().len(), 4 + 2);
+    let exact = Named {
+        id: 7,
+        name: "abcdefgh".into(),
+    };
+    assert_eq!(exact.encode_to_vec().unwrap().len(), 12);
+    let long = Named {
+        id: 7,
+        name: "abcdefghi".into(),
+    };
+    let err = long.encode_to_vec().unwrap_err();
+    assert_eq!(
+        err,
+        EncodeError::KeyTooLong {
+            len: 13,
+            max_len: 12
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the row key is 13 bytes, longer than #[rowkey(max_len = 12)]"
+    );
+    let mut buf = [0u8; 64];
+    assert_eq!(long.encode_into(&mut buf), Err(err));
+}

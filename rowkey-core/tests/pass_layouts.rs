@@ -35,6 +35,55 @@ pub struct Aligned {
     pub seq: u64,
 }
 
+/// What an activity is: a `KeyField` enum, whose width only the compiler
+/// knows (its `repr`).
+#[derive(KeyField, Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u16)]
+pub enum Action {
+    /// Viewed.
+    View = 1,
+    /// Bought.
+    Buy = 2,
+}
+
+/// 16 bytes, `align = 8`, with a field of a width only the compiler knows:
+/// the generated check is `(4 + 8 + WIDTH + 2) % 8 == 0`.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(max_len = 16, align = 8)]
+pub struct Activity {
+    /// User, reversed against hot spots.
+    #[reverse]
+    pub user_id: u32,
+    /// Newest first.
+    #[desc_ts]
+    pub ts: i64,
+    /// What happened.
+    pub action: Action,
+    /// Sequence within the millisecond.
+    pub seq: u16,
+}
+
+/// 16 bytes with a nested fixed-width key and a suffixed literal
+/// (`align = 8u8` is the number 8), in two `#[rowkey]` attributes.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(max_len = 16u16)]
+#[rowkey(align = 8u8)]
+pub struct Nested {
+    /// 12 bytes of a key of its own.
+    pub inner: Inner,
+    /// Four more.
+    pub tail: u32,
+}
+
+/// A nested key: 4 + 8 bytes.
+#[derive(RowKey, Debug, PartialEq)]
+pub struct Inner {
+    /// Shard.
+    pub shard: u32,
+    /// Id.
+    pub id: u64,
+}
+
 /// The most buckets a one-byte salt can name.
 #[derive(RowKey, Debug, PartialEq)]
 #[salt(buckets = 256, hash = "java")]

@@ -118,7 +118,6 @@ fn list(candidates: &[&str]) -> String {
 
 pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
     let mut out = StructAttrs::default();
-    let mut seen_rowkey = false;
     for attr in attrs {
         let Some(name) = name_of(attr) else { continue };
         match name.as_str() {
@@ -129,17 +128,9 @@ pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
                 }
                 out.salt = parse_salt(cx, attr);
             }
-            ROWKEY => {
-                if seen_rowkey {
-                    cx.error_spanned_by(
-                        attr,
-                        "duplicate #[rowkey(...)] attribute: put all options in one",
-                    );
-                    continue;
-                }
-                seen_rowkey = true;
-                parse_rowkey(cx, attr, &mut out);
-            }
+            // Several `#[rowkey(...)]` merge, as serde's attributes do; the
+            // same option twice is reported where it is parsed.
+            ROWKEY => parse_rowkey(cx, attr, &mut out),
             n if FIELD_ATTRS.contains(&n) => {
                 cx.error_spanned_by(attr, format!("#[{n}] goes on a field, not on the struct"));
             }

@@ -476,8 +476,11 @@ fn length_assertions(l: &Model<'_>) -> TokenStream {
             "row key length is not a multiple of align = {} ({parts})",
             lit.base10_digits()
         );
+        // Unsuffixed (`align = 8u8` is the number 8, not a `u8`), and the
+        // whole length taken modulo: `(a + b) % 8`, not `a + b % 8`.
+        let align = Literal::usize_unsuffixed(lit.base10_parse().unwrap_or(1));
         out.extend(
-            quote_spanned!(lit.span()=> const _: () = ::core::assert!(#key_len % #lit == 0, #msg);),
+            quote_spanned!(lit.span()=> const _: () = ::core::assert!((#key_len) % #align == 0, #msg);),
         );
     }
     let limit = validate::HBASE_MAX_KEY;

@@ -185,6 +185,15 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
         .collect();
     let de_where = (!static_bounds.is_empty()).then(|| quote!(where #(#static_bounds),*));
 
+    // A key whose longest form is unbounded (a string) and that has a
+    // max_len is checked as it is encoded.
+    let end = match (&l.input.attrs.max_len, l.len.longest) {
+        (Some(lit), None) => {
+            let max = Literal::usize_unsuffixed(lit.base10_parse().unwrap_or(usize::MAX));
+            quote!(__rk::check_max_len(#p_end, #max))
+        }
+        _ => quote!(__rk::Result::Ok(#p_end)),
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics __rk::RowKey for #name #ty_generics {
@@ -203,7 +212,7 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
                 #write_prefix
                 #(#encode_fields)*
                 #salt_write
-                __rk::Result::Ok(#p_end)
+                #end
             }
         }
         #[automatically_derived]

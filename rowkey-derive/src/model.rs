@@ -89,6 +89,9 @@ pub struct FieldModel<'a> {
     /// to first (`com.example.www`); no `range_by_*` on it either.
     pub reverse_domain: bool,
     pub width: Width,
+    /// The width when the field is present: an added field's own width,
+    /// which keys written after it was added have.
+    pub present_width: Width,
     /// Encoding can fail for some value (a `#[fixed]` string too long, an
     /// unsigned `#[desc_ts]` above `i64::MAX`).
     pub can_fail: bool,
@@ -171,8 +174,14 @@ pub struct Length {
     /// Some field's width only the compiler knows: the length limits are
     /// checked by const assertions in the expansion.
     pub unknown: bool,
+    /// The longest key, added fields present, where it is bounded (no
+    /// variable-length field but added ones of a fixed width); for an
+    /// `unknown` layout, the known part of it.
+    pub longest: Option<usize>,
     /// "salt 1 + user_id 8 + name >=2", for messages.
     pub parts: String,
+    /// The same with added fields at their width when present.
+    pub longest_parts: String,
 }
 
 impl<'a> Model<'a> {
@@ -368,9 +377,7 @@ impl<'a> FieldModel<'a> {
         // The separator ends every field of a text key but the last.
         let sep_len = if last { 0 } else { format.sep_len() };
         let tag = usize::from(shape.option);
-        let width = match codec {
-            // Absent from keys written before it was added.
-            _ if a.added.is_some() => Width::Variable { min: 0 },
+        let present_width = match codec {
             Codec::Padded { len, .. } => Width::Fixed(len + tag + sep_len),
             // An Option's None is the tag alone; an escaped value has at
             // least its two-byte terminator.
@@ -386,6 +393,12 @@ impl<'a> FieldModel<'a> {
             Codec::Delimited => Width::Variable { min: sep_len },
             Codec::NotText => Width::Fixed(0),
         };
+        let width = if a.added.is_some() {
+            // Absent from keys written before it was added.
+            Width::Variable { min: 0 }
+        } else {
+            present_width
+        };
         let arg = match shape.kind {
             Kind::Fixed => Arg::Value(shape.inner),
             Kind::Var(v) if v.text => Arg::Str,
@@ -394,6 +407,7 @@ impl<'a> FieldModel<'a> {
         FieldModel {
             ident: field.ident,
             name: field.ident.unraw().to_string(),
+            present_width,
             ty: &field.original.ty,
             codec,
             sep_len,
@@ -439,7 +453,9 @@ impl Length {
             bytes: prefix + head,
             variable: false,
             unknown: false,
+            longest: Some(prefix + head),
             parts: String::new(),
+            longest_parts: String::new(),
         };
         let mut parts = Vec::new();
         if prefix > 0 {
@@ -448,8 +464,22 @@ impl Length {
         if head > 0 {
             parts.push(format!("salt {head}"));
         }
+        let mut longest_parts = parts.clone();
+        for f in fields {
+            longest_parts.push(match f.present_width {
+                Width::Fixed(w) => format!("{} {w}", f.name),
+                Width::FixedUnknown => format!("{} ?", f.name),
+                Width::Variable { min } => format!("{} >={min}", f.name),
+            });
+        }
+        len.longest_parts = longest_parts.join(" + ");
         for f in fields {
             let name = &f.name;
+            len.longest = match (len.longest, f.present_width) {
+                (Some(n), Width::Fixed(w)) => Some(n + w),
+                (Some(n), Width::FixedUnknown) => Some(n),
+                _ => None,
+            };
             match f.width {
                 Width::Fixed(w) => {
                     len.bytes += w;

@@ -301,10 +301,21 @@ fn check_length(cx: &Ctxt, layout: &Model<'_>) {
     } else {
         format!("row key is {} bytes ({})", len.bytes, len.parts)
     };
+    // max_len: no key longer than `max`. Where the longest key is bounded
+    // (added fields present count), it must fit; where it is not (a
+    // string), the shortest must, and encoding checks each key.
     if let Some(lit) = &input.attrs.max_len {
         if let Ok(max) = lit.base10_parse::<usize>() {
-            if len.bytes > max {
-                cx.error_spanned_by(lit, format!("{what}, max_len is {max}"));
+            match len.longest {
+                Some(longest) if longest > max && longest > len.bytes => cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "row key is up to {longest} bytes with its #[rowkey(added)] fields ({}), max_len is {max}",
+                        len.longest_parts
+                    ),
+                ),
+                _ if len.bytes > max => cx.error_spanned_by(lit, format!("{what}, max_len is {max}")),
+                _ => {}
             }
         }
     }

@@ -94,6 +94,14 @@ pub enum EncodeError {
         /// What is wrong with the value.
         error: crate::format::time::TimeError,
     },
+    /// The key is longer than the type's `#[rowkey(max_len = N)]`: a
+    /// variable-length value made it so.
+    KeyTooLong {
+        /// The key's length in bytes.
+        len: usize,
+        /// The type's `max_len`.
+        max_len: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -102,6 +110,10 @@ impl fmt::Display for EncodeError {
             EncodeError::BufferTooSmall { needed, available } => write!(
                 f,
                 "buffer too small for the row key: it needs {needed} bytes, the buffer has {available}"
+            ),
+            EncodeError::KeyTooLong { len, max_len } => write!(
+                f,
+                "the row key is {len} bytes, longer than #[rowkey(max_len = {max_len})]"
             ),
             EncodeError::TooLong { field, len, max } => write!(
                 f,
