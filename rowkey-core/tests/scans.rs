@@ -1156,3 +1156,49 @@ proptest! {
         for q in &queries { scans_fam(&db, &rows, q); }
     }
 }
+
+mod inverted_ranges {
+    use rowkey_core::prelude::*;
+
+    #[derive(RowKey, Debug, PartialEq)]
+    #[salt(buckets = 4, by(user))]
+    struct Newest {
+        user: u32,
+        #[desc_ts]
+        ts: i64,
+        #[fixed(4)]
+        kind: String,
+    }
+
+    /// Newest-first keys take ranges in value order; the start after the
+    /// end, as a hand-written newest-first scan would pass it, panics
+    /// naming the field.
+    #[test]
+    #[should_panic(expected = "range over field `ts`: its start is after its end")]
+    fn a_desc_range_written_newest_first_panics() {
+        let _ = Newest::range_by_user_ts(7, 2_000..1_000);
+    }
+
+    #[test]
+    #[should_panic(expected = "range over field `user`: its start is after its end")]
+    fn an_inverted_range_on_an_ascending_field_panics() {
+        let _ = Newest::range_by_user(9..=3);
+    }
+
+    #[test]
+    #[should_panic(expected = "range over field `kind`")]
+    fn an_inverted_string_range_panics() {
+        let _ = Newest::range_by_user_ts_kind(7, 5, "b".."a");
+    }
+
+    #[test]
+    fn empty_and_equal_ranges_are_valid() {
+        assert!(Newest::range_by_user_ts(7, 1_000..1_000).is_empty());
+        assert!(Newest::range_by_user(3..3).is_empty());
+        let both_excluded = (std::ops::Bound::Excluded(3), std::ops::Bound::Excluded(3));
+        assert!(Newest::range_by_user(both_excluded).is_empty());
+        let one = Newest::range_by_user_ts(7, 1_000..=1_000);
+        assert_eq!(one.range_count(), 1);
+        assert!(!one.is_empty());
+    }
+}

@@ -148,6 +148,22 @@ impl Leading {
                 Ok(prefix_stop_buf(k.as_slice()))
             }
         };
+        // A start after the end is a programming error, as in
+        // `BTreeMap::range` (an empty range such as `t..t` is not): the
+        // ends compared as their encodings, which sort like the values.
+        if let (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) =
+            (low, high)
+        {
+            let (a, b) = (with(a)?, with(b)?);
+            if a.as_slice() > b.as_slice() {
+                inverted_range(
+                    field,
+                    C::DESC,
+                    &a.as_slice()[prefix.buf.len()..],
+                    &b.as_slice()[prefix.buf.len()..],
+                );
+            }
+        }
         let start = match low {
             Bound::Unbounded => self.buf.clone(),
             Bound::Included(v) => with(v)?,
@@ -163,6 +179,25 @@ impl Leading {
         };
         Ok(Scan::build(frame, start, stop))
     }
+}
+
+/// The panic of a range whose start is after its end; `low` and `high` are
+/// the ends' encodings in key order (swapped for a descending field).
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn inverted_range(field: &'static str, desc: bool, low: &[u8], high: &[u8]) -> ! {
+    let (start, end) = if desc { (high, low) } else { (low, high) };
+    let desc = if desc {
+        " (the field sorts descending: pass the range in value order, oldest..newest; the scan swaps the ends)"
+    } else {
+        ""
+    };
+    panic!(
+        "range over field `{field}`: its start is after its end (start encodes to \"{}\", end to \"{}\"){desc}",
+        crate::format::binary::to_string_binary(start),
+        crate::format::binary::to_string_binary(end),
+    )
 }
 
 impl ScanPrefix for Leading {

@@ -28,9 +28,22 @@ pub fn bound_of<T: Clone + Debug + 'static>(items: &[T]) -> impl Strategy<Value 
     ]
 }
 
-/// A range with both ends from [`bound_of`] (possibly empty or inverted).
-pub fn range_of<T: Clone + Debug + 'static>(items: &[T]) -> impl Strategy<Value = Range<T>> {
-    (bound_of(items), bound_of(items))
+/// A range with both ends from [`bound_of`], possibly empty, never
+/// inverted (a start after the end is a programming error the scans panic
+/// on): ends drawn the wrong way round are swapped.
+pub fn range_of<T: Clone + Debug + PartialOrd + 'static>(
+    items: &[T],
+) -> impl Strategy<Value = Range<T>> {
+    (bound_of(items), bound_of(items)).prop_map(|(a, b)| {
+        let value = |b: &Bound<T>| match b {
+            Bound::Included(v) | Bound::Excluded(v) => Some(v.clone()),
+            Bound::Unbounded => None,
+        };
+        match (value(&a), value(&b)) {
+            (Some(x), Some(y)) if x > y => (b, a),
+            _ => (a, b),
+        }
+    })
 }
 
 /// Draws values from the same strategies outside `proptest!`: the emulator
@@ -51,7 +64,7 @@ impl Sampler {
     pub fn pick<T: Clone + Debug + 'static>(&mut self, items: &[T]) -> T {
         self.draw(value_of(items))
     }
-    pub fn range<T: Clone + Debug + 'static>(&mut self, items: &[T]) -> Range<T> {
+    pub fn range<T: Clone + Debug + PartialOrd + 'static>(&mut self, items: &[T]) -> Range<T> {
         self.draw(range_of(items))
     }
     pub fn below(&mut self, n: u64) -> u64 {

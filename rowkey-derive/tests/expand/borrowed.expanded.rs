@@ -115,7 +115,7 @@ const _: () = {
         pub fn scan_by_host<'__r>(host: &'__r str) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(host))
         }
-        ///Every row whose `host` is in `range`.
+        ///Every row whose `host` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_host<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Scan {
@@ -130,7 +130,7 @@ const _: () = {
         pub fn scan_by_host_path<'__r>(host: &'__r str, path: &'__r [u8]) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix2(host, path))
         }
-        ///Every row whose `host` is the given value and whose `path` is in `range`.
+        ///Every row whose `host` is the given value and whose `path` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_host_path<'__r>(
             host: &'__r str,
             range: impl __rk::RangeBounds<&'__r [u8]>,
@@ -150,7 +150,7 @@ const _: () = {
                 ),
             )
         }
-        ///Every row whose `host` and `path` are the given values and whose `region` is in `range`.
+        ///Every row whose `host` and `path` are the given values and whose `region` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_host_path_region<'__r>(
             host: &'__r str,
             path: &'__r [u8],

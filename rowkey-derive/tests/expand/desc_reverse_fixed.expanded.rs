@@ -105,7 +105,7 @@ const _: () = {
         pub fn scan_by_priority(priority: i32) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(priority))
         }
-        ///Every row whose `priority` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        ///Every row whose `priority` is in `range`. The field sorts descending: the rows come largest (newest) first. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_priority(range: impl __rk::RangeBounds<i32>) -> __rk::Scan {
             __rk::infallible(
                 __K0::scan_range(__rk::Leading::unsalted(), &range, "priority"),
@@ -137,7 +137,7 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix3(priority, seq, code).map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `priority` and `seq` are the given values and whose `code` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        ///Every row whose `priority` and `seq` are the given values and whose `code` is in `range`. The field sorts descending: the rows come largest (newest) first. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_priority_seq_code<'__r>(
             priority: i32,
             seq: u64,
@@ -164,7 +164,7 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix4(priority, seq, code, ts).map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `priority`, `seq` and `code` are the given values and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        ///Every row whose `priority`, `seq` and `code` are the given values and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_priority_seq_code_ts<'__r>(
             priority: i32,
             seq: u64,
@@ -185,7 +185,7 @@ const _: () = {
             __K4::extend(Self::__rk_prefix4(priority, seq, code, ts)?, &id, "id")
                 .map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `priority`, `seq`, `code` and `ts` are the given values and whose `id` is in `range`.
+        ///Every row whose `priority`, `seq`, `code` and `ts` are the given values and whose `id` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_priority_seq_code_ts_id<'__r>(
             priority: i32,
             seq: u64,

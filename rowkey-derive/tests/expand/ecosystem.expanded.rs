@@ -87,7 +87,7 @@ const _: () = {
         pub fn scan_by_id(id: Uuid) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(id))
         }
-        ///Every row whose `id` is in `range`.
+        ///Every row whose `id` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_id(range: impl __rk::RangeBounds<Uuid>) -> __rk::Scan {
             __rk::infallible(__K0::scan_range(__rk::Leading::unsalted(), &range, "id"))
         }
@@ -106,7 +106,7 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix2(id, at).map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `id` is the given value and whose `at` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        ///Every row whose `id` is the given value and whose `at` is in `range`. The field sorts descending: the rows come largest (newest) first. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_id_at(
             id: Uuid,
             range: impl __rk::RangeBounds<DateTime<Utc>>,
@@ -123,7 +123,7 @@ const _: () = {
             __K2::extend(Self::__rk_prefix2(id, at)?, &seen, "seen")
                 .map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `id` and `at` are the given values and whose `seen` is in `range`.
+        ///Every row whose `id` and `at` are the given values and whose `seen` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_id_at_seen(
             id: Uuid,
             at: DateTime<Utc>,

@@ -148,7 +148,7 @@ const _: () = {
         pub fn scan_by_a(a: u32) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(a))
         }
-        ///Every row whose `a` is in `range`.
+        ///Every row whose `a` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a(range: impl __rk::RangeBounds<u32>) -> __rk::Scan {
             __rk::infallible(__K0::scan_range(__rk::Leading::unsalted(), &range, "a"))
         }
@@ -161,7 +161,7 @@ const _: () = {
         pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix2(a, b))
         }
-        ///Every row whose `a` is the given value and whose `b` is in `range`.
+        ///Every row whose `a` is the given value and whose `b` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
         }
@@ -174,7 +174,7 @@ const _: () = {
         pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix3(a, b, c))
         }
-        ///Every row whose `a` and `b` are the given values and whose `c` is in `range`.
+        ///Every row whose `a` and `b` are the given values and whose `c` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c(
             a: u32,
             b: u64,
@@ -191,7 +191,7 @@ const _: () = {
         pub fn scan_by_a_b_c_d(a: u32, b: u64, c: i16, d: u8) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix4(a, b, c, d))
         }
-        ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`.
+        ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c_d(
             a: u32,
             b: u64,
@@ -209,7 +209,7 @@ const _: () = {
         pub fn scan_by_a_b_c_d_e(a: u32, b: u64, c: i16, d: u8, e: u32) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix5(a, b, c, d, e))
         }
-        ///Every row whose `a`, `b`, `c` and `d` are the given values and whose `e` is in `range`.
+        ///Every row whose `a`, `b`, `c` and `d` are the given values and whose `e` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c_d_e(
             a: u32,
             b: u64,
@@ -237,7 +237,7 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix6(a, b, c, d, e, f))
         }
-        ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values and whose `f` is in `range`.
+        ///Every row whose `a`, `b`, `c`, `d` and `e` are the given values and whose `f` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c_d_e_f(
             a: u32,
             b: u64,
@@ -275,7 +275,7 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix7(a, b, c, d, e, f, g))
         }
-        ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values and whose `g` is in `range`.
+        ///Every row whose `a`, `b`, `c`, `d`, `e` and `f` are the given values and whose `g` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c_d_e_f_g(
             a: u32,
             b: u64,
@@ -307,7 +307,7 @@ const _: () = {
                 ),
             )
         }
-        ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values and whose `h` is in `range`.
+        ///Every row whose `a`, `b`, `c`, `d`, `e`, `f` and `g` are the given values and whose `h` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c_d_e_f_g_h(
             a: u32,
             b: u64,

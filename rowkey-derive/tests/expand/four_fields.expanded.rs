@@ -113,7 +113,7 @@ const _: () = {
         pub fn scan_by_a(a: u32) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(a))
         }
-        ///Every row whose `a` is in `range`.
+        ///Every row whose `a` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a(range: impl __rk::RangeBounds<u32>) -> __rk::Scan {
             __rk::infallible(__K0::scan_range(__rk::Leading::unsalted(), &range, "a"))
         }
@@ -126,7 +126,7 @@ const _: () = {
         pub fn scan_by_a_b(a: u32, b: u64) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix2(a, b))
         }
-        ///Every row whose `a` is the given value and whose `b` is in `range`.
+        ///Every row whose `a` is the given value and whose `b` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b(a: u32, range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K1::scan_range(Self::__rk_prefix1(a), &range, "b"))
         }
@@ -139,7 +139,7 @@ const _: () = {
         pub fn scan_by_a_b_c(a: u32, b: u64, c: i16) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix3(a, b, c))
         }
-        ///Every row whose `a` and `b` are the given values and whose `c` is in `range`.
+        ///Every row whose `a` and `b` are the given values and whose `c` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c(
             a: u32,
             b: u64,
@@ -154,7 +154,7 @@ const _: () = {
                 __rk::infallible(__K3::extend(Self::__rk_prefix3(a, b, c), &d, "d")),
             )
         }
-        ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`.
+        ///Every row whose `a`, `b` and `c` are the given values and whose `d` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_a_b_c_d(
             a: u32,
             b: u64,

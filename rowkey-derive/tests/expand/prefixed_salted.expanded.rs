@@ -111,7 +111,7 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix1(customer).map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `customer` is in `range`.
+        ///Every row whose `customer` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_customer<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
@@ -126,7 +126,7 @@ const _: () = {
             __K1::extend(Self::__rk_prefix1(customer)?, &order, "order")
                 .map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `customer` is the given value and whose `order` is in `range`.
+        ///Every row whose `customer` is the given value and whose `order` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_customer_order<'__r>(
             customer: &'__r str,
             range: impl __rk::RangeBounds<Order>,

@@ -114,7 +114,7 @@ const _: () = {
         pub fn scan_by_user_id(user_id: u64) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(user_id))
         }
-        ///Every row whose `user_id` is in `range`.
+        ///Every row whose `user_id` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_user_id(range: impl __rk::RangeBounds<u64>) -> __rk::Scan {
             __rk::infallible(__K0::scan_range(__rk::Leading::all(16), &range, "user_id"))
         }
@@ -129,7 +129,7 @@ const _: () = {
         pub fn scan_by_user_id_ts_millis(user_id: u64, ts_millis: i64) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix2(user_id, ts_millis))
         }
-        ///Every row whose `user_id` is the given value and whose `ts_millis` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        ///Every row whose `user_id` is the given value and whose `ts_millis` is in `range`. The field sorts descending: the rows come largest (newest) first. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_user_id_ts_millis(
             user_id: u64,
             range: impl __rk::RangeBounds<i64>,
@@ -148,7 +148,7 @@ const _: () = {
             __K2::extend(Self::__rk_prefix2(user_id, ts_millis), &kind, "kind")
                 .map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `user_id` and `ts_millis` are the given values and whose `kind` is in `range`.
+        ///Every row whose `user_id` and `ts_millis` are the given values and whose `kind` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_user_id_ts_millis_kind<'__r>(
             user_id: u64,
             ts_millis: i64,

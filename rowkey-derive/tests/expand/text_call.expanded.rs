@@ -141,7 +141,7 @@ const _: () = {
         pub fn scan_by_phone(phone: u64) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix1(phone).map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `phone` is in `range`.
+        ///Every row whose `phone` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_phone(
             range: impl __rk::RangeBounds<u64>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
@@ -166,7 +166,7 @@ const _: () = {
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix2(phone, ts).map(__rk::Leading::scan_eq)
         }
-        ///Every row whose `phone` is the given value and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first.
+        ///Every row whose `phone` is the given value and whose `ts` is in `range`. The field sorts descending: the rows come largest (newest) first. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_phone_ts(
             phone: u64,
             range: impl __rk::RangeBounds<i64>,
@@ -201,7 +201,7 @@ const _: () = {
             __K3::extend(Self::__rk_prefix3(phone, ts, host)?, &note, "note")
                 .map(__rk::Leading::scan_exact)
         }
-        ///Every row whose `phone`, `ts` and `host` are the given values and whose `note` is in `range`.
+        ///Every row whose `phone`, `ts` and `host` are the given values and whose `note` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_phone_ts_host_note<'__r>(
             phone: u64,
             ts: i64,

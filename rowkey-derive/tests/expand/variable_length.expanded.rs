@@ -122,7 +122,7 @@ const _: () = {
         pub fn scan_by_tenant<'__r>(tenant: &'__r str) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix1(tenant))
         }
-        ///Every row whose `tenant` is in `range`.
+        ///Every row whose `tenant` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_tenant<'__r>(
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Scan {
@@ -145,7 +145,7 @@ const _: () = {
         ) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix2(tenant, version))
         }
-        ///Every row whose `tenant` is the given value and whose `version` is in `range`.
+        ///Every row whose `tenant` is the given value and whose `version` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_tenant_version<'__r>(
             tenant: &'__r str,
             range: impl __rk::RangeBounds<__rk::Option<u32>>,
@@ -172,7 +172,7 @@ const _: () = {
                 ),
             )
         }
-        ///Every row whose `tenant` and `version` are the given values and whose `body` is in `range`.
+        ///Every row whose `tenant` and `version` are the given values and whose `body` is in `range`. Panics if `range` starts after its end (an empty range such as `t..t` is fine).
         pub fn range_by_tenant_version_body<'__r>(
             tenant: &'__r str,
             version: __rk::Option<u32>,
