@@ -163,3 +163,96 @@ pub fn assert_layout<T: RowKey>(id: u64, summary: &str) {
         );
     }
 }
+
+/// Freezes several key types' layouts at once: like [`assert_layout`] for
+/// each, and on any difference it panics naming every changed or new type
+/// and printing the whole block to paste, so a crate with eight key types
+/// needs one run, not eight. Start with the types alone.
+///
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey)]
+/// struct Reading {
+///     sensor: u32,
+///     #[desc_ts]
+///     ts: i64,
+/// }
+///
+/// #[derive(RowKey)]
+/// #[salt(buckets = 4)]
+/// struct Alert {
+///     sensor: u32,
+/// }
+///
+/// // In a #[test]. The first run, with `rowkey_core::assert_layouts!(Reading, Alert)`,
+/// // panics and prints this block.
+/// rowkey_core::assert_layouts! {
+///     Reading => (0x496884dc6f74e3b3, "[sensor u32 4][ts desc_ts i64 8] = 12 bytes"),
+///     Alert => (0x2072ffc729644e6a, "[salt(sensor)/4 1][sensor u32 4] = 5 bytes"),
+/// }
+/// let unfrozen = std::panic::catch_unwind(|| rowkey_core::assert_layouts!(Reading, Alert));
+/// assert!(unfrozen.is_err());
+/// ```
+#[macro_export]
+macro_rules! assert_layouts {
+    ($($ty:ty $(=> ($id:expr, $summary:expr $(,)?))?),* $(,)?) => {
+        $crate::__private::assert_layouts(&[$((
+            ::core::stringify!($ty),
+            <$ty as $crate::RowKey>::LAYOUT,
+            $crate::__private::frozen!($(($id, $summary))?),
+        )),*])
+    };
+}
+
+/// The frozen `(id, summary)` of an [`assert_layouts!`] entry, if any.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rowkey_frozen {
+    () => {
+        ::core::option::Option::None
+    };
+    (($id:expr, $summary:expr)) => {
+        ::core::option::Option::Some(($id, $summary))
+    };
+}
+
+/// What [`assert_layouts!`] checks: each type as written, its layout and
+/// the frozen `(id, summary)`.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+#[track_caller]
+pub fn assert_layouts(keys: &[(&str, &Layout, Option<(u64, &str)>)]) {
+    use alloc::string::String;
+    use core::fmt::Write as _;
+    let (mut changed, mut block) = (
+        String::new(),
+        String::from("rowkey_core::assert_layouts! {\n"),
+    );
+    for (path, layout, frozen) in keys {
+        let now = layout.id();
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            block,
+            "    {path} => ({now:#018x}, \"{}\"),",
+            RustStr(layout)
+        );
+        let _ = match frozen {
+            None => writeln!(changed, "- `{path}`: no layout is frozen yet"),
+            Some((id, summary)) if *id != now => writeln!(
+                changed,
+                "- `{path}` changed: keys already written may not decode or sort as before\n  frozen: {id:#018x} {summary}\n  now:    {now:#018x} {layout}"
+            ),
+            Some(_) => Ok(()),
+        };
+    }
+    block.push('}');
+    if !changed.is_empty() {
+        panic!(
+            "row key layouts not frozen as they are:\n{changed}\
+             if no table holds keys of the frozen layouts (or the changes are ones rowkey keeps \
+             compatible, such as `#[rowkey(added)]` fields), freeze them all:\n{block}"
+        );
+    }
+}

@@ -297,6 +297,7 @@ pub mod __private {
     }
 
     pub use crate::__rowkey_field as field;
+    pub use crate::__rowkey_frozen as frozen;
     pub use crate::__rowkey_layout as layout;
     pub use crate::__rowkey_reader as reader;
     pub use crate::format::codec::{
@@ -308,6 +309,8 @@ pub mod __private {
     pub use crate::format::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
     pub use crate::format::text::{Chars, Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
     pub use crate::format::timestamp::{Micros, Millis, Nanos, Secs, TimeUnit, Ts};
+    #[cfg(feature = "alloc")]
+    pub use crate::key::assert_layouts;
     pub use crate::key::{DecodeRowKey, RowKey};
     #[cfg(feature = "alloc")]
     pub use crate::layout::explain::{read, read_opaque, Show};

@@ -446,3 +446,59 @@ fn bigtable_row_key_schema() {
     let key = "0_18518885160_9223370398234269807";
     assert_eq!(key.split('_').count(), 3);
 }
+
+mod freezing_many {
+    use rowkey_core::prelude::*;
+
+    #[derive(RowKey)]
+    struct Reading {
+        sensor: u32,
+        #[desc_ts]
+        ts: i64,
+    }
+
+    #[derive(RowKey)]
+    #[salt(buckets = 4)]
+    struct Alert {
+        sensor: u32,
+    }
+
+    #[derive(RowKey)]
+    #[rowkey(text, sep = "#")]
+    struct Tag {
+        name: String,
+    }
+
+    fn message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let err = std::panic::catch_unwind(f).expect_err("the check fails");
+        err.downcast_ref::<String>().cloned().unwrap_or_default()
+    }
+
+    /// One run names every changed or unfrozen type and prints the block
+    /// that freezes them all; frozen ones pass.
+    #[test]
+    fn every_type_in_one_message() {
+        let (reading, alert, tag) = (Reading::LAYOUT_ID, Alert::LAYOUT_ID, Tag::LAYOUT_ID);
+        rowkey_core::assert_layouts! {
+            Reading => (reading, "any text: the fingerprint decides"),
+            Alert => (alert, ""),
+            Tag => (tag, ""),
+        }
+        let msg = message(move || {
+            rowkey_core::assert_layouts! {
+                Reading => (reading, ""),
+                Alert => (alert ^ 1, "[salt(sensor)/4 1][sensor u32 4] = 5 bytes"),
+                Tag,
+            }
+        });
+        assert!(!msg.contains("- `Reading`"), "{msg}");
+        assert!(msg.contains("- `Alert` changed"), "{msg}");
+        assert!(msg.contains("- `Tag`: no layout is frozen yet"), "{msg}");
+        let block = &msg[msg.find("rowkey_core::assert_layouts! {").expect("the block")..];
+        for (name, id) in [("Reading", reading), ("Alert", alert), ("Tag", tag)] {
+            assert!(block.contains(&format!("    {name} => ({id:#018x}, \"")), "{block}");
+        }
+        // Quotes in a summary are escaped for the string literal.
+        assert!(block.contains(r##"text(\"#\") [name"##), "{block}");
+    }
+}

@@ -116,7 +116,7 @@ fn check<E: Engine, K>(
     loop {
         let page = engine.scan::<K>(table, &next, Some(limit));
         let Some((last, _)) = page.last() else { break };
-        next = scan.after(&last.encode_to_vec().unwrap());
+        next = scan.after_key(last).unwrap();
         let done = page.len() < limit;
         paged.extend(page);
         if done {

@@ -282,6 +282,36 @@ impl Scan {
         Scan::build(self.frame(), start, self.stop.clone())
     }
 
+    /// [`after`](Self::after) the key a page ended with, as its decoded
+    /// value: `scan.after_key(&last)?` instead of re-encoding it by hand.
+    /// The key is encoded on the stack up to 64 bytes; an error only where
+    /// the value cannot be encoded (it did not come from a read).
+    ///
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey)]
+    /// #[salt(buckets = 4)]
+    /// struct Event {
+    ///     id: u32,
+    /// }
+    ///
+    /// let scan = Event::range_by_id(10..20);
+    /// let rest: Vec<ScanRange> = scan.after_key(&Event { id: 14 })?.ranges().collect();
+    /// let by_hand: Vec<ScanRange> = scan.after(&Event { id: 14 }.encode()).ranges().collect();
+    /// assert_eq!(rest, by_hand);
+    /// # Ok::<(), EncodeError>(())
+    /// ```
+    pub fn after_key<K: crate::key::RowKey + ?Sized>(
+        &self,
+        key: &K,
+    ) -> Result<Scan, crate::format::error::EncodeError> {
+        let mut buf = KeyBuf::zeroed(key.encoded_len());
+        let n = key.encode_into(&mut buf)?;
+        Ok(self.after(&buf[..n]))
+    }
+
     fn frame(&self) -> Frame {
         (self.buckets, self.head, self.family)
     }
