@@ -375,16 +375,15 @@ pub mod __private {
         H::HEAD.read(input, buckets).map(|_| ())
     }
 
-    /// A text key's bytes as a `String`. Every part of a text key is
-    /// UTF-8 (ASCII digits and separators, ASCII padding, `str` values cut
-    /// at ASCII separators), so the error arm is unreachable.
+    /// A text key's bytes as a `String`. Every part rowkey writes is UTF-8
+    /// (ASCII digits and separators, ASCII padding, `str` values); a user's
+    /// `TextForm` that writes other bytes is an error, not a panic.
     #[cfg(feature = "alloc")]
     #[inline]
-    pub fn text_key(bytes: Vec<u8>) -> alloc::string::String {
-        match alloc::string::String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => unreachable!("rowkey: a text key is not UTF-8: {e}"),
-        }
+    pub fn text_key(bytes: Vec<u8>) -> Result<alloc::string::String, EncodeError> {
+        alloc::string::String::from_utf8(bytes).map_err(|e| EncodeError::TextNotUtf8 {
+            valid_up_to: e.utf8_error().valid_up_to(),
+        })
     }
 
     /// Checks that the key starts with its family prefix.

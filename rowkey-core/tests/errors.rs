@@ -331,3 +331,102 @@ fn a_variable_key_over_max_len_is_an_encode_error() {
     let mut buf = [0u8; 64];
     assert_eq!(long.encode_into(&mut buf), Err(err));
 }
+
+/// A user's `Decimal` that claims fewer digits than its values have.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Code(u64);
+
+impl rowkey_core::text::Decimal for Code {
+    const DIGITS: usize = 2;
+    const SIGNED: bool = false;
+    type Mag = u64;
+    fn split(&self) -> (bool, u64) {
+        (false, self.0)
+    }
+    fn join(negative: bool, mag: u64) -> Option<Self> {
+        (!negative).then_some(Code(mag))
+    }
+}
+
+/// A user's `TextForm` that writes bytes outside ASCII (the derive picks
+/// the text-form codec by the type's name, as for `ulid::Ulid`).
+mod latin1 {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Ulid(pub u8);
+}
+use latin1::Ulid as Latin1;
+
+impl rowkey_core::TextForm for Latin1 {
+    const TEXT_LEN: usize = 1;
+    fn write_text(&self, out: &mut [u8]) {
+        out[0] = self.0;
+    }
+    fn read_text(text: &[u8]) -> Result<Self, rowkey_core::FieldError> {
+        Ok(Latin1(text[0]))
+    }
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "_")]
+struct ByCode {
+    code: Code,
+    id: u32,
+}
+
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "_")]
+struct ByLetter {
+    letter: latin1::Ulid,
+    id: u32,
+}
+
+/// Neither a user's `Decimal` with too few `DIGITS` nor a `TextForm` that
+/// writes non-ASCII panics: each is an error naming what is wrong.
+#[test]
+fn a_users_text_impls_give_errors_not_panics() {
+    let ok = ByCode {
+        code: Code(42),
+        id: 1,
+    };
+    assert_eq!(ok.encode_to_string().unwrap(), "42_0000000001");
+    let err = ByCode {
+        code: Code(420),
+        id: 1,
+    }
+    .encode_to_vec()
+    .unwrap_err();
+    assert_eq!(
+        err,
+        EncodeError::TooManyDigits {
+            field: "code",
+            width: 2
+        }
+    );
+    assert!(ByCode::range_by_code(Code(1)..Code(500)).is_err());
+    assert!(ByCode::scan_by_code(Code(7)).is_ok());
+
+    let bytes = ByLetter {
+        letter: Latin1(0xE9),
+        id: 1,
+    }
+    .encode_to_vec()
+    .unwrap();
+    assert_eq!(bytes[0], 0xE9, "the bytes are what the TextForm wrote");
+    let err = ByLetter {
+        letter: Latin1(0xE9),
+        id: 1,
+    }
+    .encode_to_string()
+    .unwrap_err();
+    assert_eq!(err, EncodeError::TextNotUtf8 { valid_up_to: 0 });
+    assert!(err.to_string().contains("TextForm"), "{err}");
+    assert_eq!(
+        ByLetter {
+            letter: Latin1(b'a'),
+            id: 1
+        }
+        .encode_to_string()
+        .unwrap(),
+        "a_0000000001"
+    );
+}

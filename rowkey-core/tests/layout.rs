@@ -494,9 +494,14 @@ mod freezing_many {
         assert!(!msg.contains("- `Reading`"), "{msg}");
         assert!(msg.contains("- `Alert` changed"), "{msg}");
         assert!(msg.contains("- `Tag`: no layout is frozen yet"), "{msg}");
-        let block = &msg[msg.find("rowkey_core::assert_layouts! {").expect("the block")..];
+        let block = &msg[msg
+            .find("rowkey_core::assert_layouts! {")
+            .expect("the block")..];
         for (name, id) in [("Reading", reading), ("Alert", alert), ("Tag", tag)] {
-            assert!(block.contains(&format!("    {name} => ({id:#018x}, \"")), "{block}");
+            assert!(
+                block.contains(&format!("    {name} => ({id:#018x}, \"")),
+                "{block}"
+            );
         }
         // Quotes in a summary are escaped for the string literal.
         assert!(block.contains(r##"text(\"#\") [name"##), "{block}");

@@ -541,10 +541,11 @@ fn text_items() -> TokenStream {
     quote! {
         __rk::if_alloc! {
             /// The key as a `String`: a text key is UTF-8 (ASCII digits,
-            /// separators and the string fields' text).
+            /// separators and the string fields' text; an error where a
+            /// user's `TextForm` wrote other bytes).
             #[inline]
             pub fn encode_to_string(&self) -> __rk::Result<__rk::String, __rk::EncodeError> {
-                __rk::RowKey::encode_to_vec(self).map(__rk::text_key)
+                __rk::RowKey::encode_to_vec(self).and_then(__rk::text_key)
             }
         }
         /// Decodes a text key from a `&str` (as printed by the HBase shell

@@ -369,7 +369,9 @@ impl<'a> FieldModel<'a> {
             Codec::DescTs => ast::timestamp_int(shape.inner).is_some_and(|n| n.starts_with('u')),
             Codec::Padded { .. } | Codec::Delimited => true,
             Codec::Dec { digits, .. } => int.map_or(true, |t| digits < t.digits),
-            Codec::DecUser { digits } => digits.is_some(),
+            // A user's `Decimal` (not a built-in integer) may have more
+            // digits than its `DIGITS` says: checked, never trusted.
+            Codec::DecUser { .. } => true,
             // Negative, or above `max`.
             Codec::TextDescTs { max, .. } => int.map_or(true, |t| t.signed || max < t.max),
             Codec::Fixed | Codec::Var { .. } | Codec::Chars | Codec::NotText => false,

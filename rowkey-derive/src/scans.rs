@@ -171,7 +171,9 @@ pub(crate) fn scans(l: &Model<'_>) -> TokenStream {
             doc.push_str(" The field sorts descending: the rows come largest (newest) first.");
         }
         // A programming error, as in `BTreeMap::range`.
-        doc.push_str(" Panics if `range` starts after its end (an empty range such as `t..t` is fine).");
+        doc.push_str(
+            " Panics if `range` starts after its end (an empty range such as `t..t` is fine).",
+        );
         // `range` reads best in the docs; it steps aside for a field of
         // that name.
         let range = if l.fields[..i].iter().any(|f| f.name == "range") {

@@ -94,6 +94,12 @@ pub enum EncodeError {
         /// What is wrong with the value.
         error: crate::format::time::TimeError,
     },
+    /// A text key's bytes are not UTF-8: a user's `TextForm` wrote bytes
+    /// outside ASCII (`encode_to_string`; `encode_to_vec` gives the bytes).
+    TextNotUtf8 {
+        /// The bytes before the first that is not UTF-8.
+        valid_up_to: usize,
+    },
     /// The key is longer than the type's `#[rowkey(max_len = N)]`: a
     /// variable-length value made it so.
     KeyTooLong {
@@ -110,6 +116,10 @@ impl fmt::Display for EncodeError {
             EncodeError::BufferTooSmall { needed, available } => write!(
                 f,
                 "buffer too small for the row key: it needs {needed} bytes, the buffer has {available}"
+            ),
+            EncodeError::TextNotUtf8 { valid_up_to } => write!(
+                f,
+                "the text key is not UTF-8 after byte {valid_up_to}: a TextForm wrote bytes outside printable ASCII"
             ),
             EncodeError::KeyTooLong { len, max_len } => write!(
                 f,

@@ -321,7 +321,9 @@ impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldDecode<'_, T>
 
 /// A value with a fixed-width text form: how a text key writes a UUID, a
 /// ULID or an IP address (see the table in the crate's README,
-/// "Ecosystem"). Implement it for your own type to use it in text keys.
+/// "Ecosystem"). The derive picks this codec for a field by its type's name
+/// (`Uuid`, `Ulid`, `Ipv4Addr`, `Ipv6Addr`, `IpAddr`); a type of your own
+/// with a text form needs one of those names for now.
 ///
 /// The text must be printable ASCII, exactly [`TEXT_LEN`](Self::TEXT_LEN)
 /// bytes (at most 64), and sort (compared bytewise) like the values; `read_text` must
