@@ -26,9 +26,7 @@ use bigtable_rs::google::bigtable::v2::{
 use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{
-    merge_salted_with, DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange,
-};
+use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
 
 pub mod emulator;
 mod stream;
@@ -169,8 +167,21 @@ pub async fn connect_admin(endpoint: &str) -> Result<AdminClient, Error> {
     Ok(AdminClient::new(channel))
 }
 
-/// Creates `table_id` in `instance` (`projects/P/instances/I`) with the
-/// given column families, pre-split at `split_points` (for a salted key:
+/// The resource name of instance `instance` of project `project`,
+/// `projects/{project}/instances/{instance}`: what [`create_table`] takes,
+/// for the same `project` and `instance` as [`emulator::client_at`] and
+/// [`Emulator::client`](emulator::Emulator::client).
+///
+/// ```
+/// assert_eq!(rowkey_bigtable::instance_name("p", "i"), "projects/p/instances/i");
+/// ```
+pub fn instance_name(project: &str, instance: &str) -> String {
+    format!("projects/{project}/instances/{instance}")
+}
+
+/// Creates `table_id` in the instance whose resource name is `instance`
+/// (`projects/P/instances/I`, see [`instance_name`]) with the given column
+/// families, pre-split at `split_points` (for a salted key:
 /// `T::split_points()`, one tablet per bucket).
 pub async fn create_table(
     admin_client: &mut AdminClient,
@@ -223,8 +234,11 @@ pub fn create_table_request(
 pub type Rows = Vec<(Vec<u8>, Vec<RowCell>)>;
 
 /// Reads every row of `scan` from `table`: one `ReadRows` request per range,
-/// concurrently, merged into the order of the keys after the salt byte when
-/// the scan fans out over buckets.
+/// each read to its end, concurrently, then merged into the order of the
+/// keys after the salt when the scan fans out over buckets. It does not
+/// retry: a failure of any range ends the read with its error (never a
+/// short result). [`stream_scan`] retries transient failures from after the
+/// last row returned, pushes a limit down and holds one row per range.
 pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Rows, Error> {
     let table_name = client.get_full_table_name(table);
     let requests = scan.ranges().map(|r| {
@@ -240,14 +254,15 @@ pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Ro
         async move { c.read_rows(request).await }
     });
     let per_range = futures_util::future::try_join_all(requests).await?;
-    Ok(if per_range.len() > 1 {
-        merge_salted_with(scan.head_len(), per_range.into_iter().map(Vec::into_iter)).collect()
-    } else {
-        per_range.into_iter().flatten().collect()
-    })
+    Ok(scan
+        .merge(per_range.into_iter().map(Vec::into_iter))
+        .collect())
 }
 
-/// [`read_scan`], with each row key decoded as a `T`.
+/// [`read_scan`] with each row key decoded as a `T`. A row whose key is not
+/// a `T` (written by another program) ends the read with
+/// [`Error::ForeignRow`] naming its key; [`stream_typed`] instead yields
+/// that error and goes on with the next row.
 pub async fn read_typed<T>(
     client: &BigTable,
     table: &str,
@@ -259,17 +274,27 @@ where
     read_scan(client, table, scan)
         .await?
         .into_iter()
-        .map(|(k, cells)| T::decode(&k).map(|t| (t, cells)).map_err(Error::Decode))
+        .map(|(k, cells)| match T::decode(&k) {
+            Ok(t) => Ok((t, cells)),
+            Err(source) => Err(Error::ForeignRow {
+                key: to_string_binary(&k),
+                source,
+            }),
+        })
         .collect()
 }
 
 /// Writes rows keyed by typed keys: for each row, cells
 /// `(family, qualifier, value)` stamped with the server's time.
 ///
+/// Any number of rows: they are sent in `MutateRows` requests of at most
+/// [`MAX_MUTATIONS`] mutations each (Bigtable's limit), in order.
 /// Bigtable applies each row on its own: when some rows are rejected (an
-/// unknown column family, say), the others are written and the error is
-/// [`Error::Rejected`], naming every rejected row. A key that cannot be
-/// encoded is [`Error::Encode`] before anything is sent.
+/// unknown column family, say, or a key longer than [`MAX_KEY_LEN`], which
+/// is not sent), the others are written and the error is
+/// [`Error::Rejected`], naming every rejected row with its position in the
+/// input. A key that cannot be encoded is [`Error::Encode`] before anything
+/// is sent.
 pub async fn write_rows<K: RowKey>(
     client: &BigTable,
     table: &str,
@@ -292,27 +317,91 @@ pub async fn write_raw_rows(
     table: &str,
     rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
 ) -> Result<(), Error> {
-    let entries: Vec<mutate_rows_request::Entry> = rows
-        .into_iter()
-        .map(|(row_key, cells)| {
-            let mutations = cells
-                .into_iter()
-                .map(|(family_name, column_qualifier, value)| Mutation {
-                    mutation: Some(mutation::Mutation::SetCell(mutation::SetCell {
-                        family_name,
-                        column_qualifier,
-                        timestamp_micros: -1,
-                        value,
-                    })),
-                })
-                .collect();
-            mutate_rows_request::Entry {
-                row_key,
-                mutations,
-                ..Default::default()
-            }
-        })
-        .collect();
+    let mut rejected = Vec::new();
+    // Each entry to send and its position in the input.
+    let mut entries: Vec<mutate_rows_request::Entry> = Vec::new();
+    let mut positions: Vec<usize> = Vec::new();
+    for (index, (row_key, cells)) in rows.into_iter().enumerate() {
+        if row_key.len() > MAX_KEY_LEN {
+            rejected.push(RejectedRow {
+                index,
+                key: to_string_binary(&row_key),
+                code: INVALID_ARGUMENT,
+                message: format!(
+                    "the row key is {} bytes, above Bigtable's limit of {MAX_KEY_LEN}",
+                    row_key.len()
+                ),
+            });
+            continue;
+        }
+        let mutations: Vec<Mutation> = cells
+            .into_iter()
+            .map(|(family_name, column_qualifier, value)| Mutation {
+                mutation: Some(mutation::Mutation::SetCell(mutation::SetCell {
+                    family_name,
+                    column_qualifier,
+                    timestamp_micros: -1,
+                    value,
+                })),
+            })
+            .collect();
+        positions.push(index);
+        entries.push(mutate_rows_request::Entry {
+            row_key,
+            mutations,
+            ..Default::default()
+        });
+    }
+    let counts: Vec<usize> = entries.iter().map(|e| e.mutations.len()).collect();
+    let mut entries = entries.into_iter();
+    for batch in batches(&counts, MAX_MUTATIONS) {
+        let sent: Vec<_> = entries.by_ref().take(batch.len()).collect();
+        send_batch(client, table, sent, &positions[batch], &mut rejected).await?;
+    }
+    if rejected.is_empty() {
+        Ok(())
+    } else {
+        rejected.sort_by_key(|r| r.index);
+        Err(Error::Rejected { rejected })
+    }
+}
+
+/// Consecutive runs of rows whose mutation `counts` add up to at most `max`
+/// each (a row with more than `max` on its own, for the server to reject).
+fn batches(counts: &[usize], max: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut sum) = (0, 0);
+    for (i, &n) in counts.iter().enumerate() {
+        if sum + n > max && i > start {
+            out.push(start..i);
+            (start, sum) = (i, 0);
+        }
+        sum += n;
+    }
+    if start < counts.len() {
+        out.push(start..counts.len());
+    }
+    out
+}
+
+/// Bigtable's limit on the mutations of one `MutateRows` request.
+pub const MAX_MUTATIONS: usize = 100_000;
+
+/// Bigtable's limit on a row key's length, in bytes (4 KiB).
+pub const MAX_KEY_LEN: usize = 4096;
+
+/// gRPC's `INVALID_ARGUMENT`.
+const INVALID_ARGUMENT: i32 = 3;
+
+/// Sends one `MutateRows` request; the rows the server rejects are added to
+/// `rejected` with their positions in the caller's input.
+async fn send_batch(
+    client: &BigTable,
+    table: &str,
+    entries: Vec<mutate_rows_request::Entry>,
+    positions: &[usize],
+    rejected: &mut Vec<RejectedRow>,
+) -> Result<(), Error> {
     let keys: Vec<Vec<u8>> = entries.iter().map(|e| e.row_key.clone()).collect();
     let mut c = client.clone();
     let request = MutateRowsRequest {
@@ -321,7 +410,6 @@ pub async fn write_raw_rows(
         ..Default::default()
     };
     let mut responses = c.mutate_rows(request).await?;
-    let mut rejected = Vec::new();
     while let Some(response) = responses
         .message()
         .await
@@ -329,23 +417,40 @@ pub async fn write_raw_rows(
     {
         for entry in response.entries {
             if let Some(status) = entry.status.filter(|s| s.code != 0) {
-                let index = usize::try_from(entry.index).unwrap_or(usize::MAX);
-                let key = keys
-                    .get(index)
-                    .map_or_else(String::new, |k| to_string_binary(k));
+                let i = usize::try_from(entry.index).unwrap_or(usize::MAX);
                 rejected.push(RejectedRow {
-                    index,
-                    key,
+                    index: positions.get(i).copied().unwrap_or(usize::MAX),
+                    key: keys
+                        .get(i)
+                        .map_or_else(String::new, |k| to_string_binary(k)),
                     code: status.code,
                     message: status.message,
                 });
             }
         }
     }
-    if rejected.is_empty() {
-        Ok(())
-    } else {
-        rejected.sort_by_key(|r| r.index);
-        Err(Error::Rejected { rejected })
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batches;
+
+    #[test]
+    fn batches_hold_at_most_the_limit() {
+        assert_eq!(batches(&[], 10), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(batches(&[5, 5, 5], 10), [0..2, 2..3]);
+        assert_eq!(batches(&[10, 1], 10), [0..1, 1..2]);
+        assert_eq!(
+            batches(&[3, 20, 3], 10),
+            [0..1, 1..2, 2..3],
+            "a row over the limit alone"
+        );
+        // 60,000 rows of 2 cells: 50,000 rows in the first request.
+        let counts = vec![2; 60_000];
+        assert_eq!(
+            batches(&counts, super::MAX_MUTATIONS),
+            [0..50_000, 50_000..60_000]
+        );
     }
 }
