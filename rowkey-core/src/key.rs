@@ -218,12 +218,17 @@ macro_rules! __rowkey_frozen {
     };
 }
 
+/// One [`assert_layouts!`] entry: the type as written, its layout and the
+/// frozen `(id, summary)`, if any.
+#[doc(hidden)]
+pub type FrozenEntry<'a> = (&'a str, &'a Layout, Option<(u64, &'a str)>);
+
 /// What [`assert_layouts!`] checks: each type as written, its layout and
 /// the frozen `(id, summary)`.
 #[cfg(feature = "alloc")]
 #[doc(hidden)]
 #[track_caller]
-pub fn assert_layouts(keys: &[(&str, &Layout, Option<(u64, &str)>)]) {
+pub fn assert_layouts(keys: &[FrozenEntry<'_>]) {
     use alloc::string::String;
     use core::fmt::Write as _;
     let (mut changed, mut block) = (

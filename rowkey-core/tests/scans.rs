@@ -1176,13 +1176,15 @@ mod inverted_ranges {
     #[test]
     #[should_panic(expected = "range over field `ts`: its start is after its end")]
     fn a_desc_range_written_newest_first_panics() {
-        let _ = Newest::range_by_user_ts(7, 2_000..1_000);
+        let (newest, oldest) = (2_000, 1_000);
+        let _ = Newest::range_by_user_ts(7, newest..oldest);
     }
 
     #[test]
     #[should_panic(expected = "range over field `user`: its start is after its end")]
     fn an_inverted_range_on_an_ascending_field_panics() {
-        let _ = Newest::range_by_user(9..=3);
+        let (hi, lo) = (9, 3);
+        let _ = Newest::range_by_user(hi..=lo);
     }
 
     #[test]
