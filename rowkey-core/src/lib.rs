@@ -120,7 +120,8 @@ pub use layout::explain::{ExplainInput, Explanation};
 pub use layout::Layout;
 #[cfg(feature = "alloc")]
 pub use scan::{
-    merge_salted, merge_salted_with, MergeHeads, MergeItem, MergeSalted, Scan, ScanRange,
+    merge_salted, merge_salted_reversed_with, merge_salted_with, MergeHeads, MergeItem,
+    MergeSalted, Scan, ScanRange,
 };
 
 /// `#[derive(RowKey)]`: see the crate documentation and the README's

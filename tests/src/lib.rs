@@ -30,6 +30,18 @@ pub trait Engine {
         scan: &Scan,
         limit: Option<usize>,
     ) -> Vec<(K, Value)>;
+    /// The rows of `scan` in reverse key order (each range read from its
+    /// end, buckets merged largest first), at most `limit`; `None` where
+    /// the engine has no reversed reads.
+    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Option<Vec<(K, Value)>> {
+        let _ = (table, scan, limit);
+        None
+    }
 }
 
 fn encode<K: RowKey>(key: &K) -> Vec<u8> {
@@ -76,6 +88,28 @@ impl Engine for Model {
             .take(limit.unwrap_or(usize::MAX))
             .map(|(k, v)| (decode(&k), v))
             .collect()
+    }
+
+    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Option<Vec<(K, Value)>> {
+        let t = &self.tables[table];
+        let streams = scan.ranges().map(|r| {
+            t.range::<[u8], _>(r.bounds())
+                .rev()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect::<Vec<_>>()
+                .into_iter()
+        });
+        Some(
+            scan.merge_reversed(streams.collect::<Vec<_>>())
+                .take(limit.unwrap_or(usize::MAX))
+                .map(|(k, v)| (decode(&k), v))
+                .collect(),
+        )
     }
 }
 
@@ -134,6 +168,27 @@ impl Engine for Redb {
                 (k, v.value())
             })
             .collect()
+    }
+
+    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Option<Vec<(K, Value)>> {
+        use redb::ReadableDatabase;
+        let def = rowkey_core::redb::KeyTableDefinition::<K, Value>::new(leak(table));
+        let tx = self.db.begin_read().unwrap();
+        let t = def.open_read(&tx).unwrap();
+        let rows = t.scan_reversed(scan).unwrap();
+        Some(
+            rows.take(limit.unwrap_or(usize::MAX))
+                .map(|r| {
+                    let (k, v) = r.unwrap();
+                    (k, v.value())
+                })
+                .collect(),
+        )
     }
 }
 
@@ -198,6 +253,24 @@ impl Engine for Fjall {
                 (k, Value::from_be_bytes(v[..].try_into().unwrap()))
             })
             .collect()
+    }
+
+    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Option<Vec<(K, Value)>> {
+        Some(
+            self.table::<K>(table)
+                .scan_reversed(scan)
+                .take(limit.unwrap_or(usize::MAX))
+                .map(|r| {
+                    let (k, v) = r.unwrap();
+                    (k, Value::from_be_bytes(v[..].try_into().unwrap()))
+                })
+                .collect(),
+        )
     }
 }
 

@@ -5,8 +5,9 @@
 //! prefix and salt). Layouts: a salted binary key with a newest-first
 //! timestamp, a text key salted by `mod`, and a key-family enum whose
 //! members share one table. Scans: all rows, by a leading value, ranges on
-//! a desc field (ends in value order), limits, and pages with
-//! `Scan::after`.
+//! a desc field (ends in value order), limits, pages with
+//! `Scan::after_key`, and reversed reads where the engine has them (redb,
+//! fjall: each range from its end, buckets merged largest key first).
 
 use std::ops::Bound;
 
@@ -90,8 +91,9 @@ fn same<K: PartialEq + std::fmt::Debug>(got: &[(K, Value)], want: &[(K, Value)],
     assert_eq!(got.len(), want.len(), "{what}: rows returned");
 }
 
-/// Checks one scan on one engine: all of it, its first `limit` rows, and
-/// read in pages of `page` rows with `Scan::after`.
+/// Checks one scan on one engine: all of it, its first `limit` rows, read
+/// in pages of `limit` rows with `Scan::after_key`, and where the engine
+/// reads backwards, all of it and its last `limit` rows in reverse order.
 fn check<E: Engine, K>(
     engine: &mut E,
     table: &str,
@@ -132,6 +134,17 @@ fn check<E: Engine, K>(
         want,
         &format!("{name}: {what}, in pages of {limit}"),
     );
+    let backwards: Vec<(K, Value)> = want.iter().rev().cloned().collect();
+    if let Some(got) = engine.scan_reversed::<K>(table, scan, None) {
+        same(&got, &backwards, &format!("{name}: {what}, reversed"));
+        let got = engine.scan_reversed::<K>(table, scan, Some(limit)).unwrap();
+        let newest = &backwards[..limit.min(backwards.len())];
+        same(
+            &got,
+            newest,
+            &format!("{name}: {what}, reversed, limit {limit}"),
+        );
+    }
 }
 
 fn events(rng: &mut Rng, n: usize) -> Vec<(Event, Value)> {

@@ -261,8 +261,8 @@ impl Layout {
         self.fields
     }
 
-    /// A key-family enum's families (its variants' key types), in table
-    /// order; empty for a struct.
+    /// A key-family enum's families (its variants' key types), in the order
+    /// the enum declares them (not sorted by prefix); empty for a struct.
     pub const fn members(&self) -> &'static [&'static Layout] {
         self.members
     }

@@ -80,6 +80,36 @@ where
     }
 }
 
+/// [`merge_salted_with`] for streams that each read their range backwards
+/// (largest key first, as HBase's reversed scans and redb's and fjall's
+/// `rev()` do): merged largest key first, so "the latest N" of an
+/// oldest-first key is the first N rows.
+///
+/// ```
+/// use rowkey_core::merge_salted_reversed_with;
+///
+/// let bucket0 = vec![(b"0_d".to_vec(), 4), (b"0_a".to_vec(), 1)];
+/// let bucket1 = vec![(b"1_c".to_vec(), 3), (b"1_b".to_vec(), 2)];
+/// let merged: Vec<_> = merge_salted_reversed_with(2, [bucket0.into_iter(), bucket1.into_iter()])
+///     .map(|(_, v)| v)
+///     .collect();
+/// assert_eq!(merged, [4, 3, 2, 1]);
+/// ```
+pub fn merge_salted_reversed_with<S, I>(head_len: usize, streams: S) -> MergeSalted<I>
+where
+    S: IntoIterator<Item = I>,
+    I: Iterator,
+    I::Item: MergeItem,
+{
+    let streams: Vec<I> = streams.into_iter().collect();
+    let n = streams.len();
+    MergeSalted {
+        streams,
+        heads: MergeHeads::new_reversed(head_len, n),
+        started: false,
+    }
+}
+
 /// The iterator returned by [`merge_salted`].
 pub struct MergeSalted<I: Iterator> {
     streams: Vec<I>,
@@ -108,6 +138,8 @@ pub struct MergeSalted<I: Iterator> {
 pub struct MergeHeads<T> {
     /// The bytes in front of the fields: keys are compared after them.
     skip: usize,
+    /// Largest key first: streams each read backwards.
+    reverse: bool,
     heads: Vec<Option<T>>,
     /// Per stream, the head's [`rank`]: most comparisons end there.
     ranks: Vec<u128>,
@@ -128,9 +160,12 @@ fn unsalted<'a, T: MergeItem>(h: &Option<&'a T>, skip: usize) -> Option<&'a [u8]
 /// order: when two ranks differ the keys differ the same way; when they are
 /// equal the keys must be compared in full.
 #[inline]
-fn rank<T: MergeItem>(h: &Option<&T>, skip: usize) -> u128 {
+fn rank<T: MergeItem>(h: &Option<&T>, skip: usize, reverse: bool) -> u128 {
     match unsalted(h, skip) {
         None => 0,
+        // Reversed: the complement orders keys largest first and stays
+        // above the errors' 0.
+        Some(_) if reverse => u128::MAX - rank(h, skip, false),
         Some(k) => {
             let first8 = match k.first_chunk::<8>() {
                 // The common case: one 8-byte load, no copy loop.
@@ -150,7 +185,19 @@ impl<T: MergeItem> MergeHeads<T> {
     /// No heads yet, for `n` streams whose keys are compared after
     /// `head_len` bytes.
     pub fn new(head_len: usize, n: usize) -> Self {
+        Self::with_order(head_len, n, false)
+    }
+
+    /// No heads yet, for `n` streams each read backwards (largest key
+    /// first, as HBase's reversed scans return rows): the largest head
+    /// comes first.
+    pub fn new_reversed(head_len: usize, n: usize) -> Self {
+        Self::with_order(head_len, n, true)
+    }
+
+    fn with_order(head_len: usize, n: usize, reverse: bool) -> Self {
         MergeHeads {
+            reverse,
             skip: head_len,
             heads: (0..n).map(|_| None).collect(),
             ranks: alloc::vec![0; n],
@@ -179,7 +226,7 @@ impl<T: MergeItem> MergeHeads<T> {
     /// If stream `i` has a head already (a programming error).
     pub fn push(&mut self, i: usize, head: T) {
         assert!(self.heads[i].is_none(), "stream {i} has a head already");
-        self.ranks[i] = rank(&Some(&head), self.skip);
+        self.ranks[i] = rank(&Some(&head), self.skip, self.reverse);
         self.heads[i] = Some(head);
         self.heap.push(i);
         self.sift_up(self.heap.len() - 1);
@@ -205,7 +252,7 @@ impl<T: MergeItem> MergeHeads<T> {
     /// push, for streams read synchronously.
     fn replace_top(&mut self, next: Option<T>) -> Option<T> {
         let &top = self.heap.first()?;
-        self.ranks[top] = rank(&next.as_ref(), self.skip);
+        self.ranks[top] = rank(&next.as_ref(), self.skip, self.reverse);
         let item = core::mem::replace(&mut self.heads[top], next);
         if self.heads[top].is_none() {
             // The stream is done: move the last index to the root and drop it.
@@ -226,6 +273,7 @@ impl<T: MergeItem> MergeHeads<T> {
                 unsalted(&self.heads[a].as_ref(), self.skip),
                 unsalted(&self.heads[b].as_ref(), self.skip),
             ) {
+                (Some(x), Some(y)) if self.reverse => y.cmp(x),
                 (Some(x), Some(y)) => x.cmp(y),
                 _ => Ordering::Equal,
             };

@@ -14,5 +14,7 @@ mod range;
 
 #[doc(hidden)]
 pub use leading::Leading;
-pub use merge::{merge_salted, merge_salted_with, MergeHeads, MergeItem, MergeSalted};
+pub use merge::{
+    merge_salted, merge_salted_reversed_with, merge_salted_with, MergeHeads, MergeItem, MergeSalted,
+};
 pub use range::*;

@@ -376,6 +376,19 @@ impl Scan {
         super::merge::merge_salted_with(self.head_len(), streams)
     }
 
+    /// [`merge`](Self::merge) for streams that each read one of this scan's
+    /// ranges backwards (HBase's reversed scan, `rev()` on redb and fjall):
+    /// merged largest key first, so the first N rows are the latest N of an
+    /// oldest-first key, at most N read per range.
+    pub fn merge_reversed<S, I>(&self, streams: S) -> super::merge::MergeSalted<I>
+    where
+        S: IntoIterator<Item = I>,
+        I: Iterator,
+        I::Item: super::merge::MergeItem,
+    {
+        super::merge::merge_salted_reversed_with(self.head_len(), streams)
+    }
+
     /// True when no row can match.
     pub fn is_empty(&self) -> bool {
         self.empty

@@ -43,7 +43,7 @@ use core::marker::PhantomData;
 use fjall::{Keyspace, UserKey, UserValue};
 
 use crate::key::{DecodeRowKey, RowKey};
-use crate::scan::{merge_salted_with, MergeSalted, Scan};
+use crate::scan::{MergeSalted, Scan};
 use crate::store::{decode_row, key_bytes};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
@@ -116,18 +116,36 @@ impl<K: RowKey> KeyTable<K> {
     {
         let streams: Vec<Stream> = scan
             .ranges()
-            .map(|r| Stream(self.keyspace.range::<&[u8], _>(r.bounds())))
+            .map(|r| Stream(self.keyspace.range::<&[u8], _>(r.bounds()), false))
             .collect();
         Rows {
-            merged: merge_salted_with(scan.head_len(), streams),
+            merged: scan.merge(streams),
+            key: PhantomData,
+        }
+    }
+
+    /// The rows `scan` selects, decoded, in reverse key order, as HBase's
+    /// reversed scan returns them: each range read lazily from its end and
+    /// a salted scan's buckets merged largest key first, so taking N rows
+    /// reads at most N per range ("the latest N" of an oldest-first key).
+    pub fn scan_reversed(&self, scan: &Scan) -> Rows<K>
+    where
+        K: for<'de> DecodeRowKey<'de>,
+    {
+        let streams: Vec<Stream> = scan
+            .ranges()
+            .map(|r| Stream(self.keyspace.range::<&[u8], _>(r.bounds()), true))
+            .collect();
+        Rows {
+            merged: scan.merge_reversed(streams),
             key: PhantomData,
         }
     }
 }
 
-/// One range's rows.
+/// One range's rows, read forwards or (`true`) backwards.
 #[doc(hidden)]
-pub struct Stream(fjall::Iter);
+pub struct Stream(fjall::Iter, bool);
 
 /// A stored key, as the merge compares it.
 #[doc(hidden)]
@@ -143,9 +161,12 @@ impl Iterator for Stream {
     type Item = Result<(Key, UserValue), fjall::Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.0
-            .next()
-            .map(|guard| guard.into_inner().map(|(k, v)| (Key(k), v)))
+        let guard = if self.1 {
+            self.0.next_back()
+        } else {
+            self.0.next()
+        };
+        guard.map(|guard| guard.into_inner().map(|(k, v)| (Key(k), v)))
     }
 }
 

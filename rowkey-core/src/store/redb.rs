@@ -58,7 +58,7 @@ use redb::{
 };
 
 use crate::key::{DecodeRowKey, RowKey};
-use crate::scan::{merge_salted_with, MergeSalted, Scan};
+use crate::scan::{MergeSalted, Scan};
 use crate::store::{decode_row, key_bytes};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
@@ -184,27 +184,49 @@ impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable
         let mut streams = Vec::with_capacity(scan.range_count());
         for r in scan.ranges() {
             let range = self.table.range::<&[u8]>(r.bounds())?;
-            streams.push(Stream(range));
+            streams.push(Stream(range, false));
         }
         Ok(Rows {
-            merged: merge_salted_with(scan.head_len(), streams),
+            merged: scan.merge(streams),
+            key: PhantomData,
+        })
+    }
+
+    /// The rows `scan` selects, decoded, in reverse key order, as HBase's
+    /// reversed scan returns them: each range read lazily from its end and
+    /// a salted scan's buckets merged largest key first, so taking N rows
+    /// reads at most N per range ("the latest N" of an oldest-first key).
+    pub fn scan_reversed(&self, scan: &Scan) -> Result<Rows<'_, K, V>, Error>
+    where
+        K: for<'de> DecodeRowKey<'de>,
+    {
+        let mut streams = Vec::with_capacity(scan.range_count());
+        for r in scan.ranges() {
+            let range = self.table.range::<&[u8]>(r.bounds())?;
+            streams.push(Stream(range, true));
+        }
+        Ok(Rows {
+            merged: scan.merge_reversed(streams),
             key: PhantomData,
         })
     }
 }
 
 /// One range's rows with their keys copied out of redb's guards (the merge
-/// compares them).
+/// compares them), read forwards or (`true`) backwards.
 #[doc(hidden)]
-pub struct Stream<'a, V: Value + 'static>(redb::Range<'a, &'static [u8], V>);
+pub struct Stream<'a, V: Value + 'static>(redb::Range<'a, &'static [u8], V>, bool);
 
 impl<'a, V: Value + 'static> Iterator for Stream<'a, V> {
     type Item = Result<(Vec<u8>, AccessGuard<'a, V>), StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.0
-            .next()
-            .map(|r| r.map(|(k, v)| (k.value().to_vec(), v)))
+        let row = if self.1 {
+            self.0.next_back()
+        } else {
+            self.0.next()
+        };
+        row.map(|r| r.map(|(k, v)| (k.value().to_vec(), v)))
     }
 }
 
