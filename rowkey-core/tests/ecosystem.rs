@@ -459,12 +459,19 @@ fn every_inexact_timestamp_is_an_error_naming_the_field() {
             error: TimeError::LeapSecond
         }
     );
-    // A scan bound is encoded the same way.
-    let err = TTs::range_by_at(ms..ms + chrono::Duration::nanoseconds(1)).unwrap_err();
-    assert!(
-        matches!(err, EncodeError::Time { field: "at", .. }),
-        "{err}"
+    // A scan bound finer than the unit is not an error: it means the
+    // storable values the range holds (the start rounds up, the end down).
+    let ranges = |scan: Scan| scan.ranges().collect::<Vec<_>>();
+    let ns = chrono::Duration::nanoseconds(1);
+    assert_eq!(
+        ranges(TTs::range_by_at(ms..ms + ns).unwrap()),
+        ranges(TTs::range_by_at(ms..=ms).unwrap())
     );
+    assert_eq!(
+        ranges(TTs::range_by_at(ms - ns..ms + ns).unwrap()),
+        ranges(TTs::range_by_at(ms..=ms).unwrap())
+    );
+    assert!(TTs::range_by_at(ms + ns..ms + ns + ns).unwrap().is_empty());
     // The text key's desc_ts is MAX - ts: before 1970 it has no digits.
     let err = TTs {
         at: ms,
@@ -636,4 +643,110 @@ fn your_own_time_type() {
     assert_eq!(Own::decode(&key).unwrap().at, Tick(-3));
     let text = Own::explain(&key[..]).to_string();
     assert!(text.contains("1969-12-31T23:59:57Z (Tick)"), "{text}");
+}
+
+/// A salted key with a millisecond timestamp and a 3-byte padded tag: scan
+/// bounds finer than a millisecond or longer than 3 bytes.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[salt(buckets = 4, by(dev))]
+struct Rounding {
+    dev: u8,
+    #[ts(millis)]
+    at: DateTime<Utc>,
+    #[fixed(3)]
+    tag: String,
+}
+
+fn at(nanos: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_nanos(nanos)
+}
+
+fn bound_at(kind: u8, nanos: i64) -> std::ops::Bound<DateTime<Utc>> {
+    match kind % 3 {
+        0 => std::ops::Bound::Included(at(nanos)),
+        1 => std::ops::Bound::Excluded(at(nanos)),
+        _ => std::ops::Bound::Unbounded,
+    }
+}
+
+fn bound_tag(kind: u8, tag: &str) -> std::ops::Bound<String> {
+    match kind % 3 {
+        0 => std::ops::Bound::Included(tag.to_owned()),
+        1 => std::ops::Bound::Excluded(tag.to_owned()),
+        _ => std::ops::Bound::Unbounded,
+    }
+}
+
+/// The keys a scan reads from a sorted map, each range read and the
+/// buckets merged.
+fn read_map(map: &BTreeMap<Vec<u8>, Rounding>, scan: &Scan) -> Vec<Rounding> {
+    let streams: Vec<_> = scan
+        .ranges()
+        .map(|r| {
+            map.range::<[u8], _>(r.bounds())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<Vec<_>>()
+                .into_iter()
+        })
+        .collect();
+    scan.merge(streams).map(|(_, v)| v).collect()
+}
+
+proptest! {
+    /// A range bound that cannot be stored exactly (a timestamp finer than
+    /// its unit, a `#[fixed(3)]` string of 4 or 5 bytes) selects exactly the
+    /// stored keys the Rust range holds: the same rows as a filter.
+    #[test]
+    fn inexact_bounds_scan_what_the_range_holds(
+        rows in prop::collection::vec((0u8..3, 0i64..40, prop::sample::select(vec!["", "a", "ab", "abc", "b", "ba"])), 1..60),
+        dev in 0u8..3,
+        (k1, n1, k2, n2) in (0u8..3, -2_000_000i64..42_000_000, 0u8..3, -2_000_000i64..42_000_000),
+        (t1, s1, t2, s2) in (0u8..3, prop::sample::select(vec!["", "a", "ab", "abc", "abcd", "abd", "b", "baaa", "bb"]), 0u8..3, prop::sample::select(vec!["", "a", "ab", "abc", "abcd", "abd", "b", "baaa", "bb"])),
+        fixed_ms in 0i64..40,
+    ) {
+        use std::ops::RangeBounds;
+        let rows: Vec<Rounding> = rows
+            .into_iter()
+            .map(|(dev, ms, tag)| Rounding { dev, at: at(ms * 1_000_000), tag: tag.to_owned() })
+            .collect();
+        let map: BTreeMap<Vec<u8>, Rounding> =
+            rows.iter().map(|r| (r.encode_to_vec().unwrap(), r.clone())).collect();
+        let order = |got: &[Rounding]| {
+            let mut want: Vec<Rounding> = got.to_vec();
+            want.sort_by(|a, b| a.encode_to_vec().unwrap()[1..].cmp(&b.encode_to_vec().unwrap()[1..]));
+            want
+        };
+        let unique: Vec<Rounding> = map.values().cloned().collect();
+
+        // Timestamps: value order, the ends drawn in order.
+        let (a, b) = (bound_at(k1, n1), bound_at(k2, n2));
+        let (a, b) = match (&a, &b) {
+            (std::ops::Bound::Included(x) | std::ops::Bound::Excluded(x), std::ops::Bound::Included(y) | std::ops::Bound::Excluded(y)) if x > y => (b, a),
+            _ => (a, b),
+        };
+        let range = (a, b);
+        let got = read_map(&map, &Rounding::range_by_dev_at(dev, range).unwrap());
+        let want: Vec<Rounding> = unique.iter().filter(|r| r.dev == dev && range.contains(&r.at)).cloned().collect();
+        prop_assert_eq!(&got, &order(&want));
+
+        // Strings longer than the fixed width.
+        let (a, b) = (bound_tag(t1, s1), bound_tag(t2, s2));
+        let (a, b) = match (&a, &b) {
+            (std::ops::Bound::Included(x) | std::ops::Bound::Excluded(x), std::ops::Bound::Included(y) | std::ops::Bound::Excluded(y)) if x > y => (b, a),
+            _ => (a, b),
+        };
+        let range = (a, b);
+        let fixed = at(fixed_ms * 1_000_000);
+        let bounds = (
+            range.0.as_ref().map(String::as_str),
+            range.1.as_ref().map(String::as_str),
+        );
+        let got = read_map(&map, &Rounding::range_by_dev_at_tag(dev, fixed, bounds).unwrap());
+        let want: Vec<Rounding> = unique
+            .iter()
+            .filter(|r| r.dev == dev && r.at == fixed && range.contains(&r.tag))
+            .cloned()
+            .collect();
+        prop_assert_eq!(&got, &order(&want));
+    }
 }

@@ -60,6 +60,25 @@ pub trait FieldCodec<T: ?Sized> {
         field: &'static str,
     ) -> Result<usize, EncodeError>;
 
+    /// A scan bound's encoding: `value`'s when it can be stored exactly,
+    /// else a storable value's next to it (a timestamp finer than its unit
+    /// rounds up when `up`, down otherwise; a `#[fixed(N)]` string longer
+    /// than `N` is cut to its first `N` bytes, below it), saying which.
+    /// Scans use it so that a range means exactly the keys that can be
+    /// stored and that the Rust range holds.
+    #[doc(hidden)]
+    #[inline]
+    fn encode_bound(
+        value: &T,
+        up: bool,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        let _ = up;
+        Self::encode(value, out, pos, field).map(|p| (p, Rounded::Exact))
+    }
+
     /// `prefix` extended by `value`'s encoding. Generated scans call this
     /// (a method of the codec, not a function with a bound of its own), so
     /// that a field type without the needed trait is reported once, as the
@@ -110,6 +129,18 @@ pub trait ScanPrefix: Sized {
         range: &impl core::ops::RangeBounds<T>,
         field: &'static str,
     ) -> Result<Self::Scan, EncodeError>;
+}
+
+/// Where the value a bound was encoded as lies against the bound itself.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounded {
+    /// The bound itself.
+    Exact,
+    /// The next storable value above it.
+    Above,
+    /// A storable value below it, with no storable value between them.
+    Below,
 }
 
 /// A field's width in the key.
@@ -514,6 +545,27 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction
         }
         Ok(pos + N)
     }
+    /// A bound longer than `N` bytes: the stored values are at most `N`
+    /// bytes, so the nearest below is its first `N` bytes, and above it
+    /// every value past those (the first `N` bytes sort below the bound).
+    #[inline]
+    fn encode_bound(
+        value: &T,
+        up: bool,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        let _ = up;
+        let bytes = value.key_bytes();
+        if bytes.len() <= N || D::REV || D::DOMAIN {
+            return Self::encode(value, out, pos, field).map(|p| (p, Rounded::Exact));
+        }
+        // Its first N bytes: below the bound, and every stored value (at
+        // most N bytes) above them is above the bound too.
+        <Self as FieldCodec<[u8]>>::encode(&bytes[..N], out, pos, field)
+            .map(|p| (p, Rounded::Below))
+    }
 }
 
 impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, O: Order, D: Direction>
@@ -589,6 +641,23 @@ impl<T, C: FieldCodec<T>, O: Order> FieldCodec<Option<T>> for Opt<C, O> {
             }
         }
     }
+
+    #[inline]
+    fn encode_bound(
+        value: &Option<T>,
+        up: bool,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        match value {
+            Some(v) => {
+                out[pos] = SOME ^ if O::DESC { 0xFF } else { 0 };
+                C::encode_bound(v, up, out, pos + 1, field)
+            }
+            None => Self::encode(value, out, pos, field).map(|p| (p, Rounded::Exact)),
+        }
+    }
 }
 
 impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, O: Order> FieldDecode<'de, Option<T>>
@@ -660,6 +729,17 @@ impl<T, C: FieldCodec<Option<T>>> FieldCodec<Option<T>> for Added<C> {
         field: &'static str,
     ) -> Result<usize, EncodeError> {
         C::encode(value, out, pos, field)
+    }
+
+    #[inline]
+    fn encode_bound(
+        value: &Option<T>,
+        up: bool,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        C::encode_bound(value, up, out, pos, field)
     }
 }
 

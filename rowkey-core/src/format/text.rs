@@ -19,7 +19,7 @@
 use core::marker::PhantomData;
 
 use crate::format::codec::{
-    reverse_domain_into, take, var_value, Direction, FieldCodec, FieldDecode, Order,
+    reverse_domain_into, take, var_value, Direction, FieldCodec, FieldDecode, Order, Rounded,
 };
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::field::{KeyBytes, VarField};
@@ -509,6 +509,20 @@ impl<T: ?Sized, C: FieldCodec<T>, S: Sep> FieldCodec<T> for Then<C, S> {
         let s = S::SEP.len();
         out[p..p + s].copy_from_slice(S::SEP);
         Ok(p + s)
+    }
+
+    #[inline]
+    fn encode_bound(
+        value: &T,
+        up: bool,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        let (p, rounded) = C::encode_bound(value, up, out, pos, field)?;
+        let s = S::SEP.len();
+        out[p..p + s].copy_from_slice(S::SEP);
+        Ok((p + s, rounded))
     }
 }
 

@@ -54,7 +54,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::format::codec::{FieldCodec, FieldDecode};
+use crate::format::codec::{FieldCodec, FieldDecode, Rounded};
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::time::write_rfc3339;
 pub use crate::format::time::{Instant, TimeError, TimeUnit};
@@ -137,6 +137,31 @@ impl<T: TimeField, U: Unit, C: FieldCodec<i64>> FieldCodec<T> for Ts<U, C> {
                 error,
             })?;
         C::encode(&ticks, out, pos, field)
+    }
+
+    /// A bound finer than the unit: the tick above it (`up`) or below it.
+    #[inline]
+    fn encode_bound(
+        value: &T,
+        up: bool,
+        out: &mut [u8],
+        pos: usize,
+        field: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        let error = |error| EncodeError::Time {
+            field,
+            unit: U::UNIT,
+            error,
+        };
+        let nanos = value.to_instant().map_err(error)?.0;
+        let per = U::UNIT.nanos();
+        let (ticks, rounded) = match (nanos.rem_euclid(per), up) {
+            (0, _) => (nanos / per, Rounded::Exact),
+            (_, true) => (nanos.div_euclid(per) + 1, Rounded::Above),
+            (_, false) => (nanos.div_euclid(per), Rounded::Below),
+        };
+        let ticks = i64::try_from(ticks).map_err(|_| error(TimeError::OutOfRange))?;
+        C::encode(&ticks, out, pos, field).map(|p| (p, rounded))
     }
 }
 

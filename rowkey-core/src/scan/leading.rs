@@ -5,7 +5,7 @@
 use core::ops::{Bound, RangeBounds};
 
 use super::range::{prefix_stop_buf, Buckets, KeyBuf, Scan};
-use crate::format::codec::{FieldCodec, ScanPrefix};
+use crate::format::codec::{FieldCodec, Rounded, ScanPrefix};
 use crate::format::error::EncodeError;
 use crate::format::salt::Head;
 
@@ -116,7 +116,10 @@ impl Leading {
     }
 
     /// Every row whose leading fields encode to this prefix and whose next
-    /// field is in `range`. When the field's codec sorts descending
+    /// field is in `range`. A bound that cannot be stored exactly (a
+    /// timestamp finer than its unit, a `#[fixed(N)]` string longer than
+    /// `N`) stands for the storable values the Rust range holds: the start
+    /// rounds up, the end down. When the field's codec sorts descending
     /// (`C::DESC`) the range's ends swap; when it is stored raw to the end
     /// of the key (`C::RAW`, not prefix-free) a value's rows end at
     /// `value ++ 00`.
@@ -127,55 +130,67 @@ impl Leading {
         field: &'static str,
     ) -> Result<Scan, EncodeError> {
         let (prefix, frame) = (&self, (self.buckets, self.head, self.family));
-        let (low, high) = if C::DESC {
-            (range.end_bound(), range.start_bound())
-        } else {
-            (range.start_bound(), range.end_bound())
-        };
-        let with = |v: &T| -> Result<KeyBuf, EncodeError> {
+        let encode = |v: &T, up: bool| -> Result<(KeyBuf, Rounded), EncodeError> {
             let mut p = KeyBuf::from_slice(prefix.as_bytes());
             let n = C::encoded_len(v);
-            C::encode(v, p.grow(n), 0, field)?;
-            Ok(p)
+            let (end, rounded) = C::encode_bound(v, up, p.grow(n), 0, field)?;
+            p.truncate(prefix.buf.len() + end);
+            Ok((p, rounded))
         };
-        // The first key of a value's rows, or past them.
-        let after = |v: &T| -> Result<Option<KeyBuf>, EncodeError> {
-            let mut k = with(v)?;
-            if C::RAW {
-                k.extend_from_slice(&[0]);
-                Ok(Some(k))
-            } else {
-                Ok(prefix_stop_buf(k.as_slice()))
+        // Each end as an encoded value and whether that value is in the
+        // range (the rounding decides where a bound was not exact).
+        let start = match range.start_bound() {
+            Bound::Unbounded => None,
+            Bound::Included(v) => {
+                encode(v, true).map(|(k, r)| Some((k, r != Rounded::Below, r)))?
+            }
+            Bound::Excluded(v) => {
+                encode(v, true).map(|(k, r)| Some((k, r == Rounded::Above, r)))?
             }
         };
+        let end = match range.end_bound() {
+            Bound::Unbounded => None,
+            Bound::Included(v) => {
+                encode(v, false).map(|(k, r)| Some((k, r != Rounded::Above, r)))?
+            }
+            Bound::Excluded(v) => {
+                encode(v, false).map(|(k, r)| Some((k, r == Rounded::Below, r)))?
+            }
+        };
+        let (low, high) = if C::DESC { (end, start) } else { (start, end) };
         // A start after the end is a programming error, as in
         // `BTreeMap::range` (an empty range such as `t..t` is not): the
         // ends compared as their encodings, which sort like the values.
-        if let (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) =
-            (low, high)
-        {
-            let (a, b) = (with(a)?, with(b)?);
+        // Where a bound was rounded, the ends may cross within one unit,
+        // an empty range rather than an inverted one.
+        if let (Some((a, _, Rounded::Exact)), Some((b, _, Rounded::Exact))) = (&low, &high) {
             if a.as_slice() > b.as_slice() {
-                inverted_range(
-                    field,
-                    C::DESC,
-                    &a.as_slice()[prefix.buf.len()..],
-                    &b.as_slice()[prefix.buf.len()..],
-                );
+                let n = prefix.buf.len();
+                inverted_range(field, C::DESC, &a.as_slice()[n..], &b.as_slice()[n..]);
             }
         }
+        // The first key of a value's rows, or past them.
+        let after = |k: KeyBuf| -> Option<KeyBuf> {
+            if C::RAW {
+                let mut k = k;
+                k.extend_from_slice(&[0]);
+                Some(k)
+            } else {
+                prefix_stop_buf(k.as_slice())
+            }
+        };
         let start = match low {
-            Bound::Unbounded => self.buf.clone(),
-            Bound::Included(v) => with(v)?,
-            Bound::Excluded(v) => match after(v)? {
+            None => self.buf.clone(),
+            Some((k, true, _)) => k,
+            Some((k, false, _)) => match after(k) {
                 Some(s) => s,
                 None => return Ok(Scan::none()),
             },
         };
         let stop = match high {
-            Bound::Unbounded => prefix_stop_buf(prefix.as_bytes()),
-            Bound::Included(v) => after(v)?,
-            Bound::Excluded(v) => Some(with(v)?),
+            None => prefix_stop_buf(prefix.as_bytes()),
+            Some((k, true, _)) => after(k),
+            Some((k, false, _)) => Some(k),
         };
         Ok(Scan::build(frame, start, stop))
     }

@@ -73,6 +73,15 @@ impl KeyBuf {
         }
     }
 
+    /// Keeps the first `n` bytes (`n` at most the length).
+    #[inline]
+    pub(crate) fn truncate(&mut self, n: usize) {
+        match self {
+            KeyBuf::Inline { len, .. } => *len = (*len).min(n as u8),
+            KeyBuf::Heap(v) => v.truncate(n),
+        }
+    }
+
     #[inline]
     pub(crate) fn extend_from_slice(&mut self, s: &[u8]) {
         self.grow(s.len()).copy_from_slice(s);
