@@ -750,3 +750,32 @@ proptest! {
         prop_assert_eq!(&got, &order(&want));
     }
 }
+
+/// A bare `Timestamp` in scope from jiff is a timestamp where the field
+/// says so with `#[ts]`; written as `jiff::Timestamp` it needs nothing.
+mod bare_jiff {
+    use jiff::Timestamp;
+    use rowkey_core::prelude::*;
+
+    #[derive(RowKey, Debug, PartialEq)]
+    pub struct Bare {
+        #[ts(millis)]
+        pub at: Timestamp,
+    }
+
+    #[derive(RowKey, Debug, PartialEq)]
+    pub struct Pathed {
+        pub at: jiff::Timestamp,
+    }
+
+    #[test]
+    fn a_bare_timestamp_marked_ts_is_jiffs() {
+        let at: Timestamp = "2024-01-02T03:04:05.678Z".parse().unwrap();
+        let bare = Bare { at }.try_encode().unwrap();
+        assert_eq!(bare, Pathed { at }.try_encode().unwrap());
+        // An i64 of milliseconds, sign bit flipped.
+        let millis = 1_704_164_645_678i64;
+        assert_eq!(bare, ((millis as u64) ^ (1 << 63)).to_be_bytes());
+        assert_eq!(Bare::decode(&bare).unwrap(), Bare { at });
+    }
+}

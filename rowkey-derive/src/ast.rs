@@ -229,9 +229,11 @@ pub enum Known {
 }
 
 /// What the derive knows about `ty` by its name: `DateTime<..>`
-/// (chrono), `OffsetDateTime` and `PrimitiveDateTime` (time), `Timestamp`
-/// alone or as `jiff::Timestamp`, `Uuid`, `Ulid`, `Ipv4Addr`, `Ipv6Addr`,
-/// `IpAddr`.
+/// (chrono), `OffsetDateTime` and `PrimitiveDateTime` (time),
+/// `jiff::Timestamp` by its path, `Uuid`, `Ulid`, `Ipv4Addr`, `Ipv6Addr`,
+/// `IpAddr`. A bare `Timestamp` is not taken for jiff's (prost's and many
+/// crates' own are called that): write `jiff::Timestamp`, or mark the field
+/// `#[ts(...)]`, which makes any `TimeField` type a timestamp.
 pub fn known(ty: &Type) -> Option<Known> {
     let Type::Path(p) = peel(ty) else { return None };
     if p.qself.is_some() {
@@ -243,8 +245,9 @@ pub fn known(ty: &Type) -> Option<Known> {
     match name.as_str() {
         "DateTime" if !last.arguments.is_none() => Some(Known::Time),
         "OffsetDateTime" | "PrimitiveDateTime" => Some(Known::Time),
-        // Other crates' `Timestamp`s (prost's, your own) are not jiff's.
-        "Timestamp" if segs.len() == 1 || segs[0].ident == "jiff" => Some(Known::Time),
+        // Only jiff's by its path: other crates' `Timestamp`s (prost's,
+        // your own) are user types, or timestamps where `#[ts]` says so.
+        "Timestamp" if segs.len() > 1 && segs[0].ident == "jiff" => Some(Known::Time),
         "Uuid" | "Ulid" | "Ipv4Addr" | "Ipv6Addr" | "IpAddr" => Some(Known::TextForm),
         _ => None,
     }
