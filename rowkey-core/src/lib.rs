@@ -446,6 +446,16 @@ pub mod __private {
         }
     }
 
+    /// Never implemented: the bound of the hidden `range_by_*` of a field
+    /// whose bytes do not sort by value, so that a call says why.
+    #[diagnostic::on_unimplemented(
+        message = "no range scan over `{Field}`: its bytes do not sort by value",
+        label = "`range_by_*` ends with this field",
+        note = "a #[reverse] or #[reverse_domain] field, or a string between separators in a text key, stores bytes that do not sort like its values, so a range of values is no range of keys",
+        note = "use the `scan_by_*` method for one value of it, or scan by the fields before it and filter"
+    )]
+    pub trait SortsByValue<Field> {}
+
     /// A key of `len` bytes within `#[rowkey(max_len)]`, or the error.
     #[inline(always)]
     pub fn check_max_len(len: usize, max_len: usize) -> Result<usize, EncodeError> {

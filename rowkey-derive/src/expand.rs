@@ -79,7 +79,7 @@ fn expand(l: &Model<'_>) -> TokenStream {
     let text_items = l.is_text().then(text_items);
     let fixed_items = l.all_fixed().then(|| fixed_items(l));
     let salt_items = salt_items(l);
-    let scans = scans(l);
+    let (scans, no_range_markers) = scans(l);
     let length_checks = length_assertions(l);
     // A scan over every field takes a parameter per field: clippy objects
     // past 7.
@@ -93,6 +93,7 @@ fn expand(l: &Model<'_>) -> TokenStream {
             #salt_head
             #(#aliases)*
             #layout
+            #no_range_markers
             #trait_impls
             #nested
             #[automatically_derived]

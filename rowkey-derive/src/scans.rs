@@ -13,7 +13,10 @@ use crate::model::{Arg, FieldModel, Model};
 /// notes the bucket once those fields fix the salt), `scan_by_*` (equality
 /// on the first `k` fields) and `range_by_*` (equality on the first
 /// `k - 1`, a range on field `k`).
-pub(crate) fn scans(l: &Model<'_>) -> TokenStream {
+/// The scan methods, and the marker types of the fields without a range
+/// scan (a module for the const block, or nothing).
+pub(crate) fn scans(l: &Model<'_>) -> (TokenStream, TokenStream) {
+    let mut markers = Vec::new();
     let (all, split_points) = match &l.salt {
         Some(s) => {
             let b = Literal::u16_unsuffixed(s.buckets);
@@ -156,10 +159,30 @@ pub(crate) fn scans(l: &Model<'_>) -> TokenStream {
         });
 
         // range_by: equality on the first k - 1 fields, a range on field k.
+        let method = format_ident!("range_by_{}", suffix(&l.fields[..k]));
         if !f.has_range() {
+            // Its bytes do not sort by value: a hidden method whose bound
+            // never holds, so a call says why (`SortsByValue`'s message)
+            // instead of a bare "no function named".
+            let why = format_ident!("{}", f.name, span = f.span);
+            let params_i = &params[..i];
+            let lt = l.fields[..i]
+                .iter()
+                .any(|f| !matches!(f.arg, Arg::Value(_)))
+                .then(|| quote!('__r,));
+            markers.push(quote!(pub enum #why {}));
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(private_bounds, unused_variables)]
+                pub fn #method<#lt __R>(#(#params_i,)* range: __R) -> __rk::Scan
+                where
+                    __R: __rk::SortsByValue<__rk_no_range::#why>,
+                {
+                    __rk::Scan::none()
+                }
+            });
             continue;
         }
-        let method = format_ident!("range_by_{}", suffix(&l.fields[..k]));
         let mut doc = match i {
             0 => format!("Every row whose `{fname}` is in `range`."),
             _ => format!(
@@ -195,7 +218,18 @@ pub(crate) fn scans(l: &Model<'_>) -> TokenStream {
         });
     }
     let scan_all = new_prefix(all);
-    quote! {
+    // Named after the fields, for the message of a call to their
+    // `range_by_*`; in a module of their own so that no name of the
+    // user's is shadowed.
+    let markers = (!markers.is_empty()).then(|| {
+        quote! {
+            #[allow(non_camel_case_types)]
+            mod __rk_no_range {
+                #(#markers)*
+            }
+        }
+    });
+    let items = quote! {
         __rk::if_alloc! {
             /// Where to pre-split the table: one region per salt bucket; none when unsalted.
             #[inline]
@@ -209,7 +243,8 @@ pub(crate) fn scans(l: &Model<'_>) -> TokenStream {
             }
             #out
         }
-    }
+    };
+    (items, markers.unwrap_or_default())
 }
 
 /// `a_b_c` for the fields `a`, `b`, `c`: the method names' suffix.

@@ -29,6 +29,10 @@ const _: () = {
         ),
     ];
     __rk::layout!("Order", Binary, b"");
+    #[allow(non_camel_case_types)]
+    mod __rk_no_range {
+        pub enum seq {}
+    }
     #[automatically_derived]
     impl __rk::RowKey for Order {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::Some(Self::LEN);
@@ -119,6 +123,14 @@ const _: () = {
         #[inline]
         pub fn scan_by_priority_seq(priority: i32, seq: u64) -> __rk::Scan {
             __rk::Leading::scan_eq(Self::__rk_prefix2(priority, seq))
+        }
+        #[doc(hidden)]
+        #[allow(private_bounds, unused_variables)]
+        pub fn range_by_priority_seq<__R>(priority: i32, range: __R) -> __rk::Scan
+        where
+            __R: __rk::SortsByValue<__rk_no_range::seq>,
+        {
+            __rk::Scan::none()
         }
         #[inline]
         fn __rk_prefix3<'__r>(

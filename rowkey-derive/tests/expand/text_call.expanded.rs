@@ -28,6 +28,10 @@ const _: () = {
         ),
     ];
     __rk::layout!("Call", Text { sep : "_" }, b"", salt(10, Mod, ["phone"]));
+    #[allow(non_camel_case_types)]
+    mod __rk_no_range {
+        pub enum host {}
+    }
     #[automatically_derived]
     impl __rk::RowKey for Call {
         const FIXED_LEN: __rk::Option<usize> = __rk::Option::None;
@@ -84,10 +88,11 @@ const _: () = {
     #[automatically_derived]
     impl Call {
         /// The key as a `String`: a text key is UTF-8 (ASCII digits,
-        /// separators and the string fields' text).
+        /// separators and the string fields' text; an error where a
+        /// user's `TextForm` wrote other bytes).
         #[inline]
         pub fn encode_to_string(&self) -> __rk::Result<__rk::String, __rk::EncodeError> {
-            __rk::RowKey::encode_to_vec(self).map(__rk::text_key)
+            __rk::RowKey::encode_to_vec(self).and_then(__rk::text_key)
         }
         /// Decodes a text key from a `&str` (as printed by the HBase shell
         /// or `cbt` for a readable key).
@@ -189,6 +194,14 @@ const _: () = {
             host: &'__r str,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             Self::__rk_prefix3(phone, ts, host).map(__rk::Leading::scan_eq)
+        }
+        #[doc(hidden)]
+        #[allow(private_bounds, unused_variables)]
+        pub fn range_by_phone_ts_host<__R>(phone: u64, ts: i64, range: __R) -> __rk::Scan
+        where
+            __R: __rk::SortsByValue<__rk_no_range::host>,
+        {
+            __rk::Scan::none()
         }
         ///Every row whose `phone`, `ts`, `host` and `note` are the given values.
         #[inline]
