@@ -33,9 +33,11 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     match (cx.check(), layout) {
         (Ok(()), Some(layout)) => expand(&layout),
         (Err(err), layout) => {
-            let krate = layout.map_or_else(model::default_crate, |l| l.krate);
+            let krate = layout
+                .as_ref()
+                .map_or_else(model::default_crate, |l| l.krate.clone());
             let mut out = err.to_compile_error();
-            out.extend(fallback::expand(node, &krate));
+            out.extend(fallback::expand(node, &krate, layout.as_ref()));
             out
         }
         (Ok(()), None) => unreachable!("Input::from_syn failed without an error"),

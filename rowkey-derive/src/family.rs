@@ -70,7 +70,7 @@ pub fn derive(node: &DeriveInput, data: &DataEnum) -> TokenStream {
         Ok(()) => expand(node, &krate, &families),
         Err(err) => {
             let mut out = err.to_compile_error();
-            out.extend(fallback::expand(node, &krate));
+            out.extend(fallback::expand(node, &krate, None));
             out
         }
     }

@@ -72,7 +72,11 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
         variants.push(&v.ident);
     }
     if let Err(e) = cx.check() {
-        return e.to_compile_error();
+        let mut out = e.to_compile_error();
+        if node.generics.params.is_empty() {
+            out.extend(stub(node, &krate));
+        }
+        return out;
     }
     let repr = repr.expect("checked");
     let name = &node.ident;
@@ -134,6 +138,40 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
 }
 
 /// The integer of `#[repr(...)]`.
+/// Beside a KeyField error: the traits a field type needs, never run, so
+/// that the keys using the enum add no errors of their own.
+fn stub(node: &DeriveInput, krate: &syn::Path) -> TokenStream {
+    let name = &node.ident;
+    let p = quote!(#krate::__private);
+    quote! {
+        #[allow(unreachable_code, unused_variables)]
+        const _: () = {
+            #[automatically_derived]
+            impl #p::FixedField for #name {
+                type Bytes = [u8; 1];
+                fn to_key_bytes(&self) -> Self::Bytes {
+                    ::core::unreachable!()
+                }
+                fn from_key_bytes(b: Self::Bytes) -> #p::Result<Self, #p::FieldError> {
+                    ::core::unreachable!()
+                }
+            }
+            #[automatically_derived]
+            impl #p::Decimal for #name {
+                const DIGITS: usize = 1;
+                const SIGNED: bool = false;
+                type Mag = u64;
+                fn split(&self) -> (bool, u64) {
+                    ::core::unreachable!()
+                }
+                fn join(negative: bool, mag: u64) -> #p::Option<Self> {
+                    ::core::unreachable!()
+                }
+            }
+        };
+    }
+}
+
 fn repr_of(node: &DeriveInput) -> Option<Ident> {
     let mut found = None;
     for a in node.attrs.iter().filter(|a| a.path().is_ident("repr")) {
