@@ -221,6 +221,7 @@ macro_rules! __rowkey_frozen {
 /// One [`assert_layouts!`] entry: the type as written, its layout and the
 /// frozen `(id, summary)`, if any.
 #[doc(hidden)]
+#[cfg(feature = "alloc")]
 pub type FrozenEntry<'a> = (&'a str, &'a Layout, Option<(u64, &'a str)>);
 
 /// What [`assert_layouts!`] checks: each type as written, its layout and

@@ -68,15 +68,9 @@ pub trait FieldCodec<T: ?Sized> {
     /// stored and that the Rust range holds.
     #[doc(hidden)]
     #[inline]
-    fn encode_bound(
-        value: &T,
-        up: bool,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(usize, Rounded), EncodeError> {
+    fn encode_bound(v: &T, up: bool, out: &mut [u8], at: usize, field: &'static str) -> Bounded {
         let _ = up;
-        Self::encode(value, out, pos, field).map(|p| (p, Rounded::Exact))
+        Self::encode(v, out, at, field).map(|p| (p, Rounded::Exact))
     }
 
     /// `prefix` extended by `value`'s encoding. Generated scans call this
@@ -142,6 +136,32 @@ pub enum Rounded {
     /// A storable value below it, with no storable value between them.
     Below,
 }
+
+/// What a codec's `encode` returns: the position after the field.
+pub(crate) type Encoded = Result<usize, EncodeError>;
+
+/// What a codec's `encode_bound` returns: the position after the field
+/// and where the written value lies against the bound.
+pub(crate) type Bounded = Result<(usize, Rounded), EncodeError>;
+
+/// What a codec's `decode` returns: the value and the position after it.
+pub(crate) type Decoded<T> = Result<(T, usize), DecodeError>;
+
+/// The consts and `encoded_len` of a codec whose every value is `$width`
+/// bytes: the part every fixed-width codec, binary or text, shares.
+macro_rules! fixed_width {
+    ($width:expr, desc: $desc:expr) => {
+        const FIXED_LEN: Option<usize> = Some($width);
+        const MIN_LEN: usize = $width;
+        const DESC: bool = $desc;
+        const RAW: bool = false;
+        #[inline(always)]
+        fn encoded_len(_: &T) -> usize {
+            $width
+        }
+    };
+}
+pub(crate) use fixed_width;
 
 /// A field's width in the key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,21 +303,9 @@ fn invert(bytes: &mut [u8]) {
 pub struct Fixed<O, D>(PhantomData<(O, D)>);
 
 impl<T: FixedField, O: Order, D: Direction> FieldCodec<T> for Fixed<O, D> {
-    const FIXED_LEN: Option<usize> = Some(T::LEN);
-    const MIN_LEN: usize = T::LEN;
-    const DESC: bool = O::DESC;
-    const RAW: bool = false;
+    fixed_width!(T::LEN, desc: O::DESC);
     #[inline(always)]
-    fn encoded_len(_: &T) -> usize {
-        T::LEN
-    }
-    #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        _: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Encoded {
         let bytes = value.to_key_bytes();
         let dst = &mut out[pos..pos + T::LEN];
         dst.copy_from_slice(bytes.as_ref());
@@ -313,7 +321,7 @@ impl<T: FixedField, O: Order, D: Direction> FieldCodec<T> for Fixed<O, D> {
 
 impl<T: FixedField, O: Order, D: Direction> FieldDecode<'_, T> for Fixed<O, D> {
     #[inline(always)]
-    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
         let src = take(input, pos, T::LEN, field)?;
         let mut bytes = T::Bytes::zeroed();
         let b = bytes.as_mut();
@@ -337,21 +345,9 @@ impl<T: FixedField, O: Order, D: Direction> FieldDecode<'_, T> for Fixed<O, D> {
 pub struct DescTs;
 
 impl<T: DescTimestamp> FieldCodec<T> for DescTs {
-    const FIXED_LEN: Option<usize> = Some(<T::Bytes as ByteArray>::LEN);
-    const MIN_LEN: usize = <T::Bytes as ByteArray>::LEN;
-    const DESC: bool = true;
-    const RAW: bool = false;
+    fixed_width!(<T::Bytes as ByteArray>::LEN, desc: true);
     #[inline(always)]
-    fn encoded_len(_: &T) -> usize {
-        <T::Bytes as ByteArray>::LEN
-    }
-    #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let n = <T::Bytes as ByteArray>::LEN;
         let bytes = value.to_desc_ts().ok_or(EncodeError::TimestampOutOfRange {
             field,
@@ -365,7 +361,7 @@ impl<T: DescTimestamp> FieldCodec<T> for DescTs {
 
 impl<T: DescTimestamp> FieldDecode<'_, T> for DescTs {
     #[inline(always)]
-    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
         let n = <T::Bytes as ByteArray>::LEN;
         let mut bytes = T::Bytes::zeroed();
         bytes.as_mut().copy_from_slice(take(input, pos, n, field)?);
@@ -406,12 +402,7 @@ impl<T: KeyBytes + ?Sized, F: Frame, O: Order, D: Direction> FieldCodec<T> for V
         }
     }
     #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        _: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Encoded {
         let bytes = value.key_bytes();
         let rest = &mut out[pos..];
         let written = if F::ESCAPED {
@@ -478,11 +469,7 @@ pub(crate) fn var_value<'de, T: VarField<'de>, D: Direction>(
 
 impl<'de, T: VarField<'de>, F: Frame, O: Order, D: Direction> FieldDecode<'de, T> for Var<F, O, D> {
     #[inline(always)]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
         if F::ESCAPED {
             let end = escape::find_end(input, pos, O::DESC, field)?;
             let content = &input[pos..end.content_end];
@@ -502,21 +489,9 @@ pub struct Padded<const N: usize, const PAD: u8, O, D>(PhantomData<(O, D)>);
 impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction> FieldCodec<T>
     for Padded<N, PAD, O, D>
 {
-    const FIXED_LEN: Option<usize> = Some(N);
-    const MIN_LEN: usize = N;
-    const DESC: bool = O::DESC;
-    const RAW: bool = false;
+    fixed_width!(N, desc: O::DESC);
     #[inline(always)]
-    fn encoded_len(_: &T) -> usize {
-        N
-    }
-    #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let bytes = value.key_bytes();
         if bytes.len() > N {
             return Err(EncodeError::TooLong {
@@ -549,22 +524,15 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction
     /// bytes, so the nearest below is its first `N` bytes, and above it
     /// every value past those (the first `N` bytes sort below the bound).
     #[inline]
-    fn encode_bound(
-        value: &T,
-        up: bool,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(usize, Rounded), EncodeError> {
+    fn encode_bound(v: &T, up: bool, out: &mut [u8], at: usize, field: &'static str) -> Bounded {
         let _ = up;
-        let bytes = value.key_bytes();
+        let bytes = v.key_bytes();
         if bytes.len() <= N || D::REV || D::DOMAIN {
-            return Self::encode(value, out, pos, field).map(|p| (p, Rounded::Exact));
+            return Self::encode(v, out, at, field).map(|p| (p, Rounded::Exact));
         }
-        // Its first N bytes: below the bound, and every stored value (at
+        // Its first N bytes: below the bound, and every stored v (at
         // most N bytes) above them is above the bound too.
-        <Self as FieldCodec<[u8]>>::encode(&bytes[..N], out, pos, field)
-            .map(|p| (p, Rounded::Below))
+        <Self as FieldCodec<[u8]>>::encode(&bytes[..N], out, at, field).map(|p| (p, Rounded::Below))
     }
 }
 
@@ -572,11 +540,7 @@ impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, O: Order, D: Directio
     FieldDecode<'de, T> for Padded<N, PAD, O, D>
 {
     #[inline(always)]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
         let stored = take(input, pos, N, field)?;
         let stored_pad = if O::DESC { !PAD } else { PAD };
         let len = stored
@@ -621,12 +585,7 @@ impl<T, C: FieldCodec<T>, O: Order> FieldCodec<Option<T>> for Opt<C, O> {
         }
     }
     #[inline(always)]
-    fn encode(
-        value: &Option<T>,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &Option<T>, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let flip = if O::DESC { 0xFF } else { 0 };
         match value {
             Some(v) => {
@@ -644,18 +603,18 @@ impl<T, C: FieldCodec<T>, O: Order> FieldCodec<Option<T>> for Opt<C, O> {
 
     #[inline]
     fn encode_bound(
-        value: &Option<T>,
+        v: &Option<T>,
         up: bool,
         out: &mut [u8],
-        pos: usize,
+        at: usize,
         field: &'static str,
-    ) -> Result<(usize, Rounded), EncodeError> {
-        match value {
+    ) -> Bounded {
+        match v {
             Some(v) => {
-                out[pos] = SOME ^ if O::DESC { 0xFF } else { 0 };
-                C::encode_bound(v, up, out, pos + 1, field)
+                out[at] = SOME ^ if O::DESC { 0xFF } else { 0 };
+                C::encode_bound(v, up, out, at + 1, field)
             }
-            None => Self::encode(value, out, pos, field).map(|p| (p, Rounded::Exact)),
+            None => Self::encode(v, out, at, field).map(|p| (p, Rounded::Exact)),
         }
     }
 }
@@ -671,11 +630,7 @@ impl<'de, T, C: FieldCodec<T> + FieldDecode<'de, T>, O: Order> FieldDecode<'de, 
     }
 
     #[inline(always)]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(Option<T>, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<Option<T>> {
         let flip = if O::DESC { 0xFF } else { 0 };
         let tag = take(input, pos, 1, field)?[0] ^ flip;
         match tag {
@@ -722,24 +677,19 @@ impl<T, C: FieldCodec<Option<T>>> FieldCodec<Option<T>> for Added<C> {
         C::max_encoded_len(value)
     }
     #[inline(always)]
-    fn encode(
-        value: &Option<T>,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &Option<T>, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         C::encode(value, out, pos, field)
     }
 
     #[inline]
     fn encode_bound(
-        value: &Option<T>,
+        v: &Option<T>,
         up: bool,
         out: &mut [u8],
-        pos: usize,
+        at: usize,
         field: &'static str,
-    ) -> Result<(usize, Rounded), EncodeError> {
-        C::encode_bound(value, up, out, pos, field)
+    ) -> Bounded {
+        C::encode_bound(v, up, out, at, field)
     }
 }
 
@@ -749,11 +699,7 @@ impl<'de, T, C: FieldDecode<'de, Option<T>>> FieldDecode<'de, Option<T>> for Add
     }
 
     #[inline]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(Option<T>, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<Option<T>> {
         if pos == input.len() {
             return Ok((None, pos));
         }

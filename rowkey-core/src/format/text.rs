@@ -19,7 +19,8 @@
 use core::marker::PhantomData;
 
 use crate::format::codec::{
-    reverse_domain_into, take, var_value, Direction, FieldCodec, FieldDecode, Order, Rounded,
+    fixed_width, reverse_domain_into, take, var_value, Bounded, Decoded, Direction, Encoded,
+    FieldCodec, FieldDecode, Order,
 };
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::field::{KeyBytes, VarField};
@@ -182,21 +183,9 @@ pub struct Dec<const W: usize, O, D>(PhantomData<(O, D)>);
 const MAX_DEC: usize = 40;
 
 impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldCodec<T> for Dec<W, O, D> {
-    const FIXED_LEN: Option<usize> = Some(W + T::SIGNED as usize);
-    const MIN_LEN: usize = W + T::SIGNED as usize;
-    const DESC: bool = O::DESC;
-    const RAW: bool = false;
+    fixed_width!(W + T::SIGNED as usize, desc: O::DESC);
     #[inline(always)]
-    fn encoded_len(_: &T) -> usize {
-        W + T::SIGNED as usize
-    }
-    #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let sign = T::SIGNED as usize;
         let dst = &mut out[pos..pos + W + sign];
         let (negative, mag) = value.split();
@@ -223,7 +212,7 @@ impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldDecode<'_, T> for 
     }
 
     #[inline(always)]
-    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
         let sign = T::SIGNED as usize;
         let src = take(input, pos, W + sign, field)?;
         let mut buf = [0u8; MAX_DEC];
@@ -260,21 +249,9 @@ impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldDecode<'_, T> for 
 pub struct TextDescTs<const W: usize, const MAX: u64>;
 
 impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldCodec<T> for TextDescTs<W, MAX> {
-    const FIXED_LEN: Option<usize> = Some(W);
-    const MIN_LEN: usize = W;
-    const DESC: bool = true;
-    const RAW: bool = false;
+    fixed_width!(W, desc: true);
     #[inline(always)]
-    fn encoded_len(_: &T) -> usize {
-        W
-    }
-    #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let (negative, ts) = value.split();
         if negative {
             return Err(EncodeError::NegativeTimestamp {
@@ -301,7 +278,7 @@ impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldDecode<'_, T>
     for TextDescTs<W, MAX>
 {
     #[inline(always)]
-    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
         let stored =
             u64::parse_digits(take(input, pos, W, field)?).ok_or(DecodeError::InvalidValue {
                 field,
@@ -372,12 +349,7 @@ impl<T: TextForm, D: Direction> FieldCodec<T> for Chars<D> {
         T::TEXT_LEN
     }
     #[inline]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        _: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Encoded {
         let dst = &mut out[pos..pos + T::TEXT_LEN];
         value.write_text(dst);
         if D::REV {
@@ -396,7 +368,7 @@ impl<T: TextForm, D: Direction> FieldDecode<'_, T> for Chars<D> {
     }
 
     #[inline]
-    fn decode(input: &[u8], pos: usize, field: &'static str) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
         let n = T::TEXT_LEN;
         let src = take(input, pos, n, field)?;
         let mut buf = [0u8; MAX_TEXT_FORM];
@@ -442,12 +414,7 @@ impl<T: KeyBytes + ?Sized, S: Sep, D: Direction> FieldCodec<T> for Delimited<S, 
         value.key_bytes().len() + S::SEP.len()
     }
     #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let bytes = value.key_bytes();
         let (n, s) = (bytes.len(), S::SEP.len());
         let dst = &mut out[pos..pos + n + s];
@@ -466,11 +433,7 @@ impl<T: KeyBytes + ?Sized, S: Sep, D: Direction> FieldCodec<T> for Delimited<S, 
 
 impl<'de, T: VarField<'de>, S: Sep, D: Direction> FieldDecode<'de, T> for Delimited<S, D> {
     #[inline(always)]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
         let rest = input.get(pos..).unwrap_or(&[]);
         let n = find(rest, S::SEP).ok_or(DecodeError::MissingSeparator { field })?;
         let value = var_value::<T, D>(&rest[..n], false, false, field)?;
@@ -499,12 +462,7 @@ impl<T: ?Sized, C: FieldCodec<T>, S: Sep> FieldCodec<T> for Then<C, S> {
         C::max_encoded_len(value) + S::SEP.len()
     }
     #[inline(always)]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let p = C::encode(value, out, pos, field)?;
         let s = S::SEP.len();
         out[p..p + s].copy_from_slice(S::SEP);
@@ -512,14 +470,8 @@ impl<T: ?Sized, C: FieldCodec<T>, S: Sep> FieldCodec<T> for Then<C, S> {
     }
 
     #[inline]
-    fn encode_bound(
-        value: &T,
-        up: bool,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(usize, Rounded), EncodeError> {
-        let (p, rounded) = C::encode_bound(value, up, out, pos, field)?;
+    fn encode_bound(v: &T, up: bool, out: &mut [u8], at: usize, field: &'static str) -> Bounded {
+        let (p, rounded) = C::encode_bound(v, up, out, at, field)?;
         let s = S::SEP.len();
         out[p..p + s].copy_from_slice(S::SEP);
         Ok((p + s, rounded))
@@ -532,11 +484,7 @@ impl<'de, T, C: FieldDecode<'de, T>, S: Sep> FieldDecode<'de, T> for Then<C, S> 
     }
 
     #[inline(always)]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
         let (value, p) = C::decode(input, pos, field)?;
         let s = S::SEP.len();
         if input.get(p..p + s) != Some(S::SEP) {

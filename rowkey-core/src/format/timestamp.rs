@@ -54,7 +54,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::format::codec::{FieldCodec, FieldDecode, Rounded};
+use crate::format::codec::{Bounded, Decoded, Encoded, FieldCodec, FieldDecode, Rounded};
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::time::write_rfc3339;
 pub use crate::format::time::{Instant, TimeError, TimeUnit};
@@ -122,12 +122,7 @@ impl<T: TimeField, U: Unit, C: FieldCodec<i64>> FieldCodec<T> for Ts<U, C> {
         C::encoded_len(&0)
     }
     #[inline]
-    fn encode(
-        value: &T,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<usize, EncodeError> {
+    fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         let ticks = value
             .to_instant()
             .and_then(|i| U::UNIT.ticks(i))
@@ -141,19 +136,13 @@ impl<T: TimeField, U: Unit, C: FieldCodec<i64>> FieldCodec<T> for Ts<U, C> {
 
     /// A bound finer than the unit: the tick above it (`up`) or below it.
     #[inline]
-    fn encode_bound(
-        value: &T,
-        up: bool,
-        out: &mut [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(usize, Rounded), EncodeError> {
+    fn encode_bound(v: &T, up: bool, out: &mut [u8], at: usize, field: &'static str) -> Bounded {
         let error = |error| EncodeError::Time {
             field,
             unit: U::UNIT,
             error,
         };
-        let nanos = value.to_instant().map_err(error)?.0;
+        let nanos = v.to_instant().map_err(error)?.0;
         let per = U::UNIT.nanos();
         let (ticks, rounded) = match (nanos.rem_euclid(per), up) {
             (0, _) => (nanos / per, Rounded::Exact),
@@ -161,17 +150,13 @@ impl<T: TimeField, U: Unit, C: FieldCodec<i64>> FieldCodec<T> for Ts<U, C> {
             (_, false) => (nanos.div_euclid(per), Rounded::Below),
         };
         let ticks = i64::try_from(ticks).map_err(|_| error(TimeError::OutOfRange))?;
-        C::encode(&ticks, out, pos, field).map(|p| (p, rounded))
+        C::encode(&ticks, out, at, field).map(|p| (p, rounded))
     }
 }
 
 impl<'de, T: TimeField, U: Unit, C: FieldDecode<'de, i64>> FieldDecode<'de, T> for Ts<U, C> {
     #[inline]
-    fn decode(
-        input: &'de [u8],
-        pos: usize,
-        field: &'static str,
-    ) -> Result<(T, usize), DecodeError> {
+    fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
         let (ticks, end) = C::decode(input, pos, field)?;
         let value =
             T::from_instant(U::UNIT.instant(ticks)).map_err(|_| DecodeError::InvalidValue {
