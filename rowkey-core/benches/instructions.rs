@@ -6,6 +6,9 @@
 //! `cargo bench -p rowkey-core --bench instructions` re-runs this binary under
 //! `valgrind --tool=callgrind` once per path with 0 and with N iterations and
 //! prints (count(N) - count(0)) / N: the instructions of one operation.
+//! With `-- --check-budgets FILE` (as `.ci/run` runs it, on
+//! `benches/budgets.txt`) it fails when a path costs more than 3% over its
+//! budget.
 //! Under `cargo test` (no `--bench`) each path runs once natively, as a smoke
 //! test, and valgrind is not needed.
 
@@ -26,10 +29,72 @@ struct Escaped<'a> {
     n: u8,
 }
 
+/// A text key: call records by phone, newest first, salted by `phone % 10`.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(11)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+}
+
+fn call(i: u64) -> Call {
+    Call {
+        phone: 18_500_000_000 + i % 1_000_000,
+        ts: 1_638_620_506_000 + i as i64,
+    }
+}
+
 /// The hand-written baselines, shared with the wall-clock benchmark.
 #[allow(dead_code)]
 #[path = "common/hand.rs"]
 mod hand;
+
+/// Each measured operation behind an `#[inline(never)]` boundary, rowkey's
+/// and the hand-written alike: the counts are then the operation's own, not
+/// what the harness around it happened to inline (adding a path to this
+/// file once moved the fixed18 encode from 50 to 71 instructions, the
+/// hand-written decode from 58 to 76).
+mod op {
+    use super::{hand, Call, Event, Named};
+    use rowkey_core::prelude::*;
+
+    #[inline(never)]
+    pub fn encode(e: Event) -> [u8; Event::LEN] {
+        e.encode()
+    }
+    #[inline(never)]
+    pub fn hand_encode(e: Event) -> [u8; 18] {
+        hand::encode_event(e.user_id, e.ts, e.kind)
+    }
+    #[inline(never)]
+    pub fn decode(k: &[u8]) -> Event {
+        Event::decode(k).unwrap()
+    }
+    #[inline(never)]
+    pub fn hand_decode(k: &[u8]) -> (u64, i64, u8) {
+        hand::decode_event(k).unwrap()
+    }
+    #[inline(never)]
+    pub fn try_encode(k: Named<'_>) -> [u8; Named::LEN] {
+        k.try_encode().unwrap()
+    }
+    #[inline(never)]
+    pub fn text_encode(c: Call, out: &mut [u8]) -> usize {
+        c.encode_into(out).unwrap()
+    }
+    #[inline(never)]
+    pub fn text_decode(k: &[u8]) -> Call {
+        Call::decode(k).unwrap()
+    }
+    #[inline(never)]
+    pub fn range_by(user: u64) -> usize {
+        let s = Event::range_by_user_id_ts(user, 0..1_000);
+        s.ranges().map(|r| r.start().len()).sum::<usize>()
+    }
+}
 
 /// One measured path: runs its operation `iters` times.
 struct Path {
@@ -82,7 +147,7 @@ const PATHS: &[Path] = &[
         per_iter: 1,
         run: |n| {
             for i in 0..n {
-                black_box(black_box(event(i)).encode());
+                black_box(op::encode(black_box(event(i))));
             }
         },
     },
@@ -91,8 +156,7 @@ const PATHS: &[Path] = &[
         per_iter: 1,
         run: |n| {
             for i in 0..n {
-                let e = black_box(event(i));
-                black_box(hand::encode_event(e.user_id, e.ts, e.kind));
+                black_box(op::hand_encode(black_box(event(i))));
             }
         },
     },
@@ -102,7 +166,7 @@ const PATHS: &[Path] = &[
         run: |n| {
             for i in 0..n {
                 let k = black_box(event(i).encode());
-                black_box(Event::decode(&k).unwrap());
+                black_box(op::decode(&k));
             }
         },
     },
@@ -112,7 +176,7 @@ const PATHS: &[Path] = &[
         run: |n| {
             for i in 0..n {
                 let k = black_box(event(i).encode());
-                black_box(hand::decode_event(&k).unwrap());
+                black_box(op::hand_decode(&k));
             }
         },
     },
@@ -126,7 +190,29 @@ const PATHS: &[Path] = &[
                     name: black_box("sensor-0042-east"),
                     seq: i as u32,
                 };
-                black_box(black_box(k).try_encode().unwrap());
+                black_box(op::try_encode(black_box(k)));
+            }
+        },
+    },
+    Path {
+        name: "text key encode_into: rowkey",
+        per_iter: 1,
+        run: |n| {
+            let mut out = [0u8; 40];
+            for i in 0..n {
+                black_box(op::text_encode(black_box(call(i)), &mut out));
+                black_box(&out);
+            }
+        },
+    },
+    Path {
+        name: "text key decode: rowkey",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let mut out = [0u8; 40];
+                let len = call(i).encode_into(&mut out).unwrap();
+                black_box(op::text_decode(black_box(&out[..len])));
             }
         },
     },
@@ -167,8 +253,7 @@ const PATHS: &[Path] = &[
         per_iter: 1,
         run: |n| {
             for i in 0..n {
-                let s = Event::range_by_user_id_ts(black_box(i), black_box(0..1_000));
-                black_box(s.ranges().map(|r| r.start().len()).sum::<usize>());
+                black_box(op::range_by(black_box(i)));
             }
         },
     },
@@ -243,19 +328,76 @@ fn main() {
         return;
     }
     let exe = &args[0];
+    let checking = args.iter().any(|a| a == "--check-budgets");
     if count(exe, 0, 0).is_none() {
         eprintln!("instructions: valgrind is not available; install it to count instructions");
+        if checking {
+            std::process::exit(1);
+        }
         return;
     }
-    println!("{:<40} {:>14}", "path", "instructions/op");
+    // `-- --check-budgets FILE`: fail when a path costs more than 3% over
+    // its budget in FILE (lines `name<TAB>instructions`).
+    let budgets: Vec<(String, f64)> = match args.iter().position(|a| a == "--check-budgets") {
+        Some(i) => {
+            let file = args.get(i + 1).expect("--check-budgets FILE");
+            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+            text.lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                .map(|l| {
+                    let (name, n) = l
+                        .rsplit_once('\t')
+                        .unwrap_or_else(|| panic!("{file}: not `name<TAB>count`: {l}"));
+                    (
+                        name.to_owned(),
+                        n.trim()
+                            .parse()
+                            .unwrap_or_else(|_| panic!("{file}: not a count: {l}")),
+                    )
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    println!("{:<40} {:>14} {:>10}", "path", "instructions/op", "budget");
+    let mut over = Vec::new();
     for (i, p) in PATHS.iter().enumerate() {
         let iters = if p.per_iter > 1 { 4 } else { 20_000 };
+        let budget = budgets.iter().find(|(n, _)| n == p.name).map(|b| b.1);
         match (count(exe, i, 0), count(exe, i, iters)) {
             (Some(base), Some(full)) => {
                 let per_op = (full - base) as f64 / (iters * p.per_iter) as f64;
-                println!("{:<40} {:>14.1}", p.name, per_op);
+                let shown = budget.map_or_else(String::new, |b| format!("{b:.0}"));
+                println!("{:<40} {:>14.1} {:>10}", p.name, per_op, shown);
+                if budget.is_some_and(|b| per_op > b * 1.03) {
+                    over.push(format!(
+                        "{}: {per_op:.1} instructions, budget {}",
+                        p.name, shown
+                    ));
+                }
             }
-            _ => println!("{:<40} {:>14}", p.name, "failed"),
+            _ => {
+                println!("{:<40} {:>14}", p.name, "failed");
+                if budget.is_some() {
+                    over.push(format!("{}: not measured", p.name));
+                }
+            }
+        }
+    }
+    for (name, _) in &budgets {
+        if !PATHS.iter().any(|p| p.name == name) {
+            over.push(format!("{name}: in the budgets file but no such path"));
+        }
+    }
+    if !budgets.is_empty() {
+        if over.is_empty() {
+            println!("instructions: every budgeted path within 3% of its budget");
+        } else {
+            eprintln!("instructions: over budget (more than 3%):");
+            for o in &over {
+                eprintln!("  {o}");
+            }
+            std::process::exit(1);
         }
     }
 }
