@@ -22,25 +22,37 @@ pub trait Engine {
     fn name(&self) -> &'static str;
     /// Creates `table`, pre-split at `K::split_points()`, and writes `rows`.
     fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]);
-    /// The rows of `scan` in `table`, merged in key order (salt skipped),
-    /// at most `limit` of them.
+    /// The rows of `scan` in `table`, at most `limit` of them: merged in
+    /// key order (salt skipped), or with `reversed` in reverse key order
+    /// (each range read from its end, buckets merged largest first);
+    /// `None` for a reversed read on an engine without them.
+    fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+        reversed: bool,
+    ) -> Option<Vec<(K, Value)>>;
+
+    /// [`read`](Self::read) forwards.
     fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
-    ) -> Vec<(K, Value)>;
-    /// The rows of `scan` in reverse key order (each range read from its
-    /// end, buckets merged largest first), at most `limit`; `None` where
-    /// the engine has no reversed reads.
+    ) -> Vec<(K, Value)> {
+        self.read(table, scan, limit, false)
+            .expect("every engine reads forwards")
+    }
+
+    /// [`read`](Self::read) backwards, where the engine can.
     fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
     ) -> Option<Vec<(K, Value)>> {
-        let _ = (table, scan, limit);
-        None
+        self.read(table, scan, limit, true)
     }
 }
 
@@ -71,41 +83,33 @@ impl Engine for Model {
         }
     }
 
-    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+    fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
-    ) -> Vec<(K, Value)> {
-        let t = &self.tables[table];
-        let streams = scan.ranges().map(|r| {
-            t.range::<[u8], _>(r.bounds())
-                .map(|(k, v)| (k.clone(), *v))
-                .collect::<Vec<_>>()
-                .into_iter()
-        });
-        scan.merge(streams.collect::<Vec<_>>())
-            .take(limit.unwrap_or(usize::MAX))
-            .map(|(k, v)| (decode(&k), v))
-            .collect()
-    }
-
-    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
+        reversed: bool,
     ) -> Option<Vec<(K, Value)>> {
         let t = &self.tables[table];
-        let streams = scan.ranges().map(|r| {
-            t.range::<[u8], _>(r.bounds())
-                .rev()
-                .map(|(k, v)| (k.clone(), *v))
-                .collect::<Vec<_>>()
-                .into_iter()
-        });
+        let streams: Vec<_> = scan
+            .ranges()
+            .map(|r| {
+                let rows = t.range::<[u8], _>(r.bounds()).map(|(k, v)| (k.clone(), *v));
+                let rows: Vec<_> = if reversed {
+                    rows.rev().collect()
+                } else {
+                    rows.collect()
+                };
+                rows.into_iter()
+            })
+            .collect();
+        let merged = if reversed {
+            scan.merge_reversed(streams)
+        } else {
+            scan.merge(streams)
+        };
         Some(
-            scan.merge_reversed(streams.collect::<Vec<_>>())
+            merged
                 .take(limit.unwrap_or(usize::MAX))
                 .map(|(k, v)| (decode(&k), v))
                 .collect(),
@@ -151,38 +155,25 @@ impl Engine for Redb {
         tx.commit().unwrap();
     }
 
-    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+    fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
-    ) -> Vec<(K, Value)> {
-        use redb::ReadableDatabase;
-        let def = rowkey_core::redb::KeyTableDefinition::<K, Value>::new(leak(table));
-        let tx = self.db.begin_read().unwrap();
-        let t = def.open_read(&tx).unwrap();
-        let rows = t.scan(scan).unwrap();
-        rows.take(limit.unwrap_or(usize::MAX))
-            .map(|r| {
-                let (k, v) = r.unwrap();
-                (k, v.value())
-            })
-            .collect()
-    }
-
-    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
+        reversed: bool,
     ) -> Option<Vec<(K, Value)>> {
         use redb::ReadableDatabase;
         let def = rowkey_core::redb::KeyTableDefinition::<K, Value>::new(leak(table));
         let tx = self.db.begin_read().unwrap();
         let t = def.open_read(&tx).unwrap();
-        let rows = t.scan_reversed(scan).unwrap();
+        let rows = if reversed {
+            t.scan_reversed(scan)
+        } else {
+            t.scan(scan)
+        };
         Some(
-            rows.take(limit.unwrap_or(usize::MAX))
+            rows.unwrap()
+                .take(limit.unwrap_or(usize::MAX))
                 .map(|r| {
                     let (k, v) = r.unwrap();
                     (k, v.value())
@@ -239,32 +230,21 @@ impl Engine for Fjall {
         }
     }
 
-    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+    fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
-    ) -> Vec<(K, Value)> {
-        self.table::<K>(table)
-            .scan(scan)
-            .take(limit.unwrap_or(usize::MAX))
-            .map(|r| {
-                let (k, v) = r.unwrap();
-                (k, Value::from_be_bytes(v[..].try_into().unwrap()))
-            })
-            .collect()
-    }
-
-    fn scan_reversed<K: RowKey + for<'de> DecodeRowKey<'de>>(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
+        reversed: bool,
     ) -> Option<Vec<(K, Value)>> {
+        let t = self.table::<K>(table);
+        let rows = if reversed {
+            t.scan_reversed(scan)
+        } else {
+            t.scan(scan)
+        };
         Some(
-            self.table::<K>(table)
-                .scan_reversed(scan)
-                .take(limit.unwrap_or(usize::MAX))
+            rows.take(limit.unwrap_or(usize::MAX))
                 .map(|r| {
                     let (k, v) = r.unwrap();
                     (k, Value::from_be_bytes(v[..].try_into().unwrap()))
@@ -336,13 +316,19 @@ impl Engine for Bigtable {
         });
     }
 
-    fn scan<K: RowKey + for<'de> DecodeRowKey<'de>>(
+    /// Forward reads only: bigtable_rs sends no `bigtable-features` header,
+    /// and the emulator refuses reversed reads without it.
+    fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
-    ) -> Vec<(K, Value)> {
-        self.runtime.block_on(async {
+        reversed: bool,
+    ) -> Option<Vec<(K, Value)>> {
+        if reversed {
+            return None;
+        }
+        Some(self.runtime.block_on(async {
             let rows = rowkey_bigtable::stream_typed::<K>(
                 &self.client,
                 table,
@@ -360,6 +346,6 @@ impl Engine for Bigtable {
             })
             .collect::<Vec<_>>()
             .await
-        })
+        }))
     }
 }

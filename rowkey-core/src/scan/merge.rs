@@ -71,13 +71,7 @@ where
     I: Iterator,
     I::Item: MergeItem,
 {
-    let streams: Vec<I> = streams.into_iter().collect();
-    let n = streams.len();
-    MergeSalted {
-        streams,
-        heads: MergeHeads::new(head_len, n),
-        started: false,
-    }
+    MergeSalted::new(streams, |n| MergeHeads::new(head_len, n))
 }
 
 /// [`merge_salted_with`] for streams that each read their range backwards
@@ -101,13 +95,7 @@ where
     I: Iterator,
     I::Item: MergeItem,
 {
-    let streams: Vec<I> = streams.into_iter().collect();
-    let n = streams.len();
-    MergeSalted {
-        streams,
-        heads: MergeHeads::new_reversed(head_len, n),
-        started: false,
-    }
+    MergeSalted::new(streams, |n| MergeHeads::new_reversed(head_len, n))
 }
 
 /// The iterator returned by [`merge_salted`].
@@ -115,6 +103,24 @@ pub struct MergeSalted<I: Iterator> {
     streams: Vec<I>,
     heads: MergeHeads<I::Item>,
     started: bool,
+}
+
+impl<I: Iterator> MergeSalted<I>
+where
+    I::Item: MergeItem,
+{
+    fn new(
+        streams: impl IntoIterator<Item = I>,
+        heads: impl FnOnce(usize) -> MergeHeads<I::Item>,
+    ) -> Self {
+        let streams: Vec<I> = streams.into_iter().collect();
+        let heads = heads(streams.len());
+        MergeSalted {
+            streams,
+            heads,
+            started: false,
+        }
+    }
 }
 
 /// The heap behind [`merge_salted`]: the next row (head) of each of `n`
