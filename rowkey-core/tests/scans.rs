@@ -1204,3 +1204,37 @@ mod inverted_ranges {
         assert!(!one.is_empty());
     }
 }
+
+/// Scan bounds longer than the 64 bytes a key buffer holds inline move to
+/// the heap (after a short leading field, so the inline bytes are copied
+/// over) and stay correct.
+#[test]
+fn scans_over_long_keys_leave_the_inline_buffer() {
+    #[derive(RowKey, Debug, PartialEq)]
+    struct Doc {
+        tenant: u32,
+        path: String,
+        rev: u32,
+    }
+    let long = "d/".repeat(60);
+    let doc = |rev| {
+        let path = long.clone();
+        Doc {
+            tenant: 3,
+            path,
+            rev,
+        }
+        .encode_to_vec()
+        .unwrap()
+    };
+    let (key, other) = (doc(7), doc(9));
+    assert!(key.len() > 100);
+    let eq = Doc::scan_by_tenant_path(3, &long);
+    assert!(eq.ranges().all(|r| r.contains(&key)), "{eq:?}");
+    let range = Doc::range_by_tenant_path_rev(3, &long, 5..9);
+    assert!(range.ranges().all(|r| r.contains(&key)), "{range:?}");
+    assert!(!range.ranges().any(|r| r.contains(&other)));
+    let page = eq.after(&key);
+    assert!(!page.ranges().any(|r| r.contains(&key)));
+    assert!(page.ranges().all(|r| r.contains(&other)));
+}

@@ -51,13 +51,8 @@ impl KeyBuf {
     /// Appends `n` zero bytes and returns them for writing.
     #[inline]
     pub(crate) fn grow(&mut self, n: usize) -> &mut [u8] {
-        if let KeyBuf::Inline { len, bytes } = self {
-            let old = usize::from(*len);
-            if old + n > INLINE_KEY_BYTES {
-                let mut v = Vec::with_capacity(old + n);
-                v.extend_from_slice(&bytes[..old]);
-                *self = KeyBuf::Heap(v);
-            }
+        if matches!(self, KeyBuf::Inline { len, .. } if usize::from(*len) + n > INLINE_KEY_BYTES) {
+            self.spill(n);
         }
         match self {
             KeyBuf::Inline { len, bytes } => {
@@ -70,6 +65,19 @@ impl KeyBuf {
                 v.resize(old + n, 0);
                 &mut v[old..]
             }
+        }
+    }
+
+    /// Moves inline bytes to the heap, with room for `n` more: the rare
+    /// case, out of line so that `grow` stays small enough to inline.
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, n: usize) {
+        if let KeyBuf::Inline { len, bytes } = self {
+            let old = usize::from(*len);
+            let mut v = Vec::with_capacity(old + n);
+            v.extend_from_slice(&bytes[..old]);
+            *self = KeyBuf::Heap(v);
         }
     }
 
