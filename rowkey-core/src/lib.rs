@@ -370,23 +370,10 @@ pub mod __private {
         value.bucket(buckets)
     }
 
-    /// Reads and checks the salt head. A binary key's byte is checked
-    /// here, inline (`H::HEAD` is a constant, so the match folds away); a
-    /// text key's digits go through the general reader.
+    /// Reads and checks the salt head.
     #[inline(always)]
     pub fn decode_salt<H: SaltHead>(input: &[u8], buckets: u16) -> Result<(), DecodeError> {
-        match H::HEAD {
-            Head::Byte => match input.first() {
-                Some(&bucket) if u16::from(bucket) < buckets => Ok(()),
-                Some(&bucket) => Err(DecodeError::InvalidSalt { bucket, buckets }),
-                None => Err(DecodeError::UnexpectedEnd {
-                    field: "salt",
-                    needed: 1,
-                    available: 0,
-                }),
-            },
-            head @ Head::Text { .. } => head.read(input, buckets).map(|_| ()),
-        }
+        H::HEAD.read(input, buckets).map(|_| ())
     }
 
     /// A text key's bytes as a `String`. Every part rowkey writes is UTF-8

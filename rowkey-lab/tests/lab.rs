@@ -208,21 +208,44 @@ fn user_defined_keys_show_the_hot_spot_and_the_cheapest_reads() {
     assert_eq!(report.winner(1).unwrap().name, "sensor_newest");
 }
 
-/// redb without reversed reads, as Bigtable's emulator is for bigtable_rs.
-struct ForwardOnly(RedbStore);
+/// redb without forks (the lab runs its designs one after another) and,
+/// unless `reversed`, without reversed reads (as Bigtable's emulator is for
+/// bigtable_rs).
+struct Limited {
+    store: RedbStore,
+    name: &'static str,
+    reversed: bool,
+}
 
-impl Store for ForwardOnly {
+impl Limited {
+    fn forward_only(store: RedbStore) -> Self {
+        Limited {
+            store,
+            name: "forward-only redb",
+            reversed: false,
+        }
+    }
+    fn one_lane(store: RedbStore) -> Self {
+        Limited {
+            store,
+            name: "redb",
+            reversed: true,
+        }
+    }
+}
+
+impl Store for Limited {
     fn name(&self) -> &'static str {
-        "forward-only redb"
+        self.name
     }
     fn reads_reversed(&self) -> bool {
-        false
+        self.reversed
     }
     fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError> {
-        self.0.create_table(table, splits)
+        self.store.create_table(table, splits)
     }
     fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
-        self.0.write(table, rows)
+        self.store.write(table, rows)
     }
     fn scan(
         &mut self,
@@ -230,17 +253,29 @@ impl Store for ForwardOnly {
         scan: &rowkey_core::Scan,
         row: &mut dyn FnMut(&[u8], u64) -> bool,
     ) -> Result<(), BoxError> {
-        self.0.scan(table, scan, row)
+        self.store.scan(table, scan, row)
+    }
+    fn scan_reverse(
+        &mut self,
+        table: &str,
+        scan: &rowkey_core::Scan,
+        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        assert!(
+            self.reversed,
+            "the lab asked a forward-only store to read backwards"
+        );
+        self.store.scan_reverse(table, scan, row)
     }
     fn drop_table(&mut self, table: &str) -> Result<(), BoxError> {
-        self.0.drop_table(table)
+        self.store.drop_table(table)
     }
 }
 
 #[test]
 fn a_backwards_plan_on_a_store_without_reversed_reads_reads_every_row() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = ForwardOnly(RedbStore::create(dir.path()).unwrap());
+    let mut store = Limited::forward_only(RedbStore::create(dir.path()).unwrap());
     let report = sensor_lab(readings(5_000))
         .settings(settings())
         .run(&mut store)
@@ -393,52 +428,19 @@ fn the_readme_shows_the_layouts_the_key_types_describe() {
     }
 }
 
-/// redb without forks: the lab runs its designs one after another.
-struct OneLane(RedbStore);
-
-impl Store for OneLane {
-    fn name(&self) -> &'static str {
-        "redb"
-    }
-    fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError> {
-        self.0.create_table(table, splits)
-    }
-    fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
-        self.0.write(table, rows)
-    }
-    fn scan(
-        &mut self,
-        table: &str,
-        scan: &rowkey_core::Scan,
-        row: &mut dyn FnMut(&[u8], u64) -> bool,
-    ) -> Result<(), BoxError> {
-        self.0.scan(table, scan, row)
-    }
-    fn scan_reverse(
-        &mut self,
-        table: &str,
-        scan: &rowkey_core::Scan,
-        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
-    ) -> Result<(), BoxError> {
-        self.0.scan_reverse(table, scan, row)
-    }
-    fn drop_table(&mut self, table: &str) -> Result<(), BoxError> {
-        self.0.drop_table(table)
-    }
-}
-
 /// Designs that ingest side by side (each in a database of its own) give
 /// the figures the designs give one after another: only the times differ.
 #[test]
 fn designs_in_parallel_give_the_same_figures_as_in_sequence() {
-    let dir = tempfile::tempdir().unwrap();
+    // Two directories: each store's database file is named after the process.
+    let (dir, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let store = RedbStore::create(dir.path()).unwrap();
     assert!(
         store.fork().is_some(),
         "redb forks: the lab runs designs in parallel"
     );
     let mut parallel = store;
-    let mut sequential = OneLane(RedbStore::create(dir.path()).unwrap());
+    let mut sequential = Limited::one_lane(RedbStore::create(other.path()).unwrap());
     let a = sensor_lab(readings(4_000))
         .settings(settings())
         .run(&mut parallel)

@@ -170,29 +170,50 @@ impl Head {
     }
 
     /// Reads the bucket at the start of `input`: the byte, or the digits
-    /// and the separator.
+    /// and the separator. Inline, so that a key type's constant head folds
+    /// the match away and a binary key's byte is checked in place; the
+    /// digits of a text key are read out of line.
+    #[inline]
     pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::format::error::DecodeError> {
         use crate::format::error::DecodeError;
-        use crate::format::text::Magnitude;
-        let available = input.len();
-        let head = input.get(..self.len()).ok_or(DecodeError::UnexpectedEnd {
-            field: "salt",
-            needed: self.len(),
-            available,
-        })?;
-        let bucket = match self {
-            Head::Byte => u64::from(head[0]),
-            Head::Text { digits, sep } => {
-                let (num, s) = head.split_at(usize::from(digits));
-                if s != sep {
-                    return Err(DecodeError::MissingSeparator { field: "salt" });
-                }
-                <u64 as Magnitude>::parse_digits(num).ok_or(DecodeError::InvalidValue {
+        match self {
+            Head::Byte => match input.first() {
+                Some(&bucket) if u16::from(bucket) < buckets => Ok(bucket),
+                Some(&bucket) => Err(DecodeError::InvalidSalt { bucket, buckets }),
+                None => Err(DecodeError::UnexpectedEnd {
                     field: "salt",
-                    reason: "the salt bucket is not decimal digits",
-                })?
-            }
-        };
+                    needed: 1,
+                    available: 0,
+                }),
+            },
+            Head::Text { digits, sep } => Self::read_digits(digits, sep, input, buckets),
+        }
+    }
+
+    /// [`read`](Self::read) for a text key's bucket digits and separator.
+    #[inline(never)]
+    fn read_digits(
+        digits: u8,
+        sep: &[u8],
+        input: &[u8],
+        buckets: u16,
+    ) -> Result<u8, crate::format::error::DecodeError> {
+        use crate::format::error::DecodeError;
+        use crate::format::text::Magnitude;
+        let needed = usize::from(digits) + sep.len();
+        let head = input.get(..needed).ok_or(DecodeError::UnexpectedEnd {
+            field: "salt",
+            needed,
+            available: input.len(),
+        })?;
+        let (num, s) = head.split_at(usize::from(digits));
+        if s != sep {
+            return Err(DecodeError::MissingSeparator { field: "salt" });
+        }
+        let bucket = <u64 as Magnitude>::parse_digits(num).ok_or(DecodeError::InvalidValue {
+            field: "salt",
+            reason: "the salt bucket is not decimal digits",
+        })?;
         match u8::try_from(bucket) {
             Ok(b) if bucket < u64::from(buckets) => Ok(b),
             Ok(b) => Err(DecodeError::InvalidSalt { bucket: b, buckets }),

@@ -167,23 +167,25 @@ fn unsalted<'a, T: MergeItem>(h: &Option<&'a T>, skip: usize) -> Option<&'a [u8]
 /// equal the keys must be compared in full.
 #[inline]
 fn rank<T: MergeItem>(h: &Option<&T>, skip: usize, reverse: bool) -> u128 {
-    match unsalted(h, skip) {
-        None => 0,
-        // Reversed: the complement orders keys largest first and stays
-        // above the errors' 0.
-        Some(_) if reverse => u128::MAX - rank(h, skip, false),
-        Some(k) => {
-            let first8 = match k.first_chunk::<8>() {
-                // The common case: one 8-byte load, no copy loop.
-                Some(b) => u64::from_be_bytes(*b),
-                None => {
-                    let mut b = [0u8; 8];
-                    b[..k.len()].copy_from_slice(k);
-                    u64::from_be_bytes(b)
-                }
-            };
-            (1 << 64) | u128::from(first8)
+    let Some(k) = unsalted(h, skip) else {
+        return 0;
+    };
+    let first8 = match k.first_chunk::<8>() {
+        // The common case: one 8-byte load, no copy loop.
+        Some(b) => u64::from_be_bytes(*b),
+        None => {
+            let mut b = [0u8; 8];
+            b[..k.len()].copy_from_slice(k);
+            u64::from_be_bytes(b)
         }
+    };
+    let rank = (1 << 64) | u128::from(first8);
+    // Reversed: the complement orders keys largest first and stays above
+    // the errors' 0.
+    if reverse {
+        u128::MAX - rank
+    } else {
+        rank
     }
 }
 
