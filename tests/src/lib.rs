@@ -7,6 +7,8 @@
 //!   [`Scan::merge`], the reference the others must equal;
 //! - [`Redb`], [`Fjall`]: rowkey-core's typed tables on those stores;
 //! - [`Bigtable`]: `rowkey-bigtable` on Google's emulator, started here.
+//! - [`HBase`]: `rowkey-hbase` on a real HBase and its Thrift2 gateway,
+//!   started here.
 
 use std::collections::BTreeMap;
 
@@ -347,5 +349,83 @@ impl Engine for Bigtable {
             .collect::<Vec<_>>()
             .await
         }))
+    }
+}
+
+/// `rowkey-hbase` on a real HBase (standalone, with its Thrift2 gateway),
+/// which it starts on free loopback ports and stops (killed and reaped)
+/// when dropped. Every read also checks that no range read more rows than
+/// the limit.
+pub struct HBase {
+    client: rowkey_hbase::Client,
+    // Dropped last: the client goes first.
+    server: rowkey_hbase::testing::HBase,
+}
+
+impl HBase {
+    /// Starts HBase with two region servers; panics with the reason
+    /// (Maven, Java, HBase's log) when it does not start.
+    pub fn start() -> HBase {
+        let server = rowkey_hbase::testing::HBase::start_with(2)
+            .unwrap_or_else(|e| panic!("HBase starts: {e}"));
+        // Small batches, so that merges refill ranges mid-scan.
+        let client = server.client().unwrap().with_scan_batch(7);
+        HBase { client, server }
+    }
+
+    /// The server, for its log.
+    pub fn server(&self) -> &rowkey_hbase::testing::HBase {
+        &self.server
+    }
+}
+
+impl Engine for HBase {
+    fn name(&self) -> &'static str {
+        "HBase"
+    }
+
+    fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]) {
+        let splits = rowkey_core::Layout::split_points(K::LAYOUT);
+        self.client.create_table(table, &["d"], &splits).unwrap();
+        let regions = self.client.region_locations(table).unwrap();
+        assert_eq!(regions.len(), splits.len() + 1, "HBase: regions of {table}");
+        let cells = rows.iter().map(|(k, v)| {
+            (
+                encode(k),
+                vec![("d".to_owned(), b"v".to_vec(), v.to_be_bytes().to_vec())],
+            )
+        });
+        self.client.write_raw_rows(table, cells).unwrap();
+    }
+
+    fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+        reversed: bool,
+    ) -> Option<Vec<(K, Value)>> {
+        let mut rows = if reversed {
+            self.client.scan_typed_reversed::<K>(table, scan, limit)
+        } else {
+            self.client.scan_typed::<K>(table, scan, limit)
+        }
+        .unwrap();
+        let got: Vec<(K, Value)> = rows
+            .by_ref()
+            .map(|r| {
+                let (k, cells) = r.unwrap();
+                (k, Value::from_be_bytes(cells[0].2[..].try_into().unwrap()))
+            })
+            .collect();
+        if let Some(limit) = limit {
+            assert!(
+                rows.rows_read() <= limit * scan.range_count(),
+                "HBase: {} rows read for a limit of {limit} over {} ranges",
+                rows.rows_read(),
+                scan.range_count()
+            );
+        }
+        Some(got)
     }
 }

@@ -1,5 +1,6 @@
 //! The engine conformance suite: the same random rows and typed scans on
-//! every engine (a `BTreeMap` model, redb, fjall, the Bigtable emulator),
+//! every engine (a `BTreeMap` model, redb, fjall, the Bigtable emulator, a
+//! real HBase),
 //! each result compared with a plain filter over the values, sorted the
 //! way a merged scan returns rows (by the key bytes after the family
 //! prefix and salt). Layouts: a salted binary key with a newest-first
@@ -7,12 +8,13 @@
 //! members share one table. Scans: all rows, by a leading value, ranges on
 //! a desc field (ends in value order), limits, pages with
 //! `Scan::after_key`, and reversed reads where the engine has them (redb,
-//! fjall: each range from its end, buckets merged largest key first).
+//! fjall, HBase: each range from its end, buckets merged largest key
+//! first).
 
 use std::ops::Bound;
 
 use rowkey_core::prelude::*;
-use rowkey_tests::{Bigtable, Engine, Fjall, Model, Redb, Value};
+use rowkey_tests::{Bigtable, Engine, Fjall, HBase, Model, Redb, Value};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[salt(buckets = 8, by(user))]
@@ -343,4 +345,9 @@ fn fjall_typed_table() {
 #[test]
 fn bigtable_emulator() {
     suite(&mut Bigtable::start(), 3);
+}
+
+#[test]
+fn hbase_standalone() {
+    suite(&mut HBase::start(), 3);
 }

@@ -1,0 +1,181 @@
+package rowkey.hbase;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.hbase.LocalHBaseCluster;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.thrift2.ThriftServer;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
+
+/**
+ * rowkey-hbase's two Java entry points, run by the Rust tests on HBase's own
+ * classpath.
+ *
+ * <ul>
+ * <li>{@code serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS}: HBase in
+ * standalone mode (ZooKeeper, a master and REGION_SERVERS region servers in
+ * this JVM, data under DIR on the local filesystem) and the Thrift2 gateway,
+ * all on 127.0.0.1. Prints {@code READY} once a table can be created, and
+ * exits when its standard input closes, so a parent that dies without
+ * killing it does not leave it behind.</li>
+ * <li>{@code interop}: one request per line on standard input, one answer per
+ * line on standard output, computed by HBase's own {@link Bytes} and Java's
+ * {@link Arrays#hashCode(byte[])}; see {@link #answer(String)}.</li>
+ * </ul>
+ */
+public final class Launcher {
+  private Launcher() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 5 && args[0].equals("serve")) {
+      serve(new File(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+          Integer.parseInt(args[4]));
+    } else if (args.length == 1 && args[0].equals("interop")) {
+      interop();
+    } else {
+      System.err.println(
+          "usage: Launcher serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS | Launcher interop");
+      System.exit(2);
+    }
+  }
+
+  private static void serve(File dir, int zkPort, int thriftPort, int regionServers)
+      throws Exception {
+    PrintStream out = System.out;
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hbase.rootdir", new File(dir, "hbase").toURI().toString());
+    conf.set("hbase.tmp.dir", new File(dir, "tmp").getAbsolutePath());
+    conf.setBoolean("hbase.cluster.distributed", false);
+    conf.set("hbase.zookeeper.quorum", "127.0.0.1");
+    conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
+    conf.set("hbase.zookeeper.property.dataDir", new File(dir, "zk").getAbsolutePath());
+    // Every server on loopback, on ports the OS picks; no web UIs.
+    conf.set("hbase.master.ipc.address", "127.0.0.1");
+    conf.set("hbase.regionserver.ipc.address", "127.0.0.1");
+    conf.set("hbase.master.hostname", "127.0.0.1");
+    conf.set("hbase.regionserver.hostname", "127.0.0.1");
+    conf.setInt("hbase.master.port", 0);
+    conf.setInt("hbase.regionserver.port", 0);
+    conf.setInt("hbase.master.info.port", -1);
+    conf.setInt("hbase.regionserver.info.port", -1);
+    conf.setInt("hbase.thrift.info.port", -1);
+    conf.setBoolean("hbase.localcluster.assign.random.ports", true);
+    // The local filesystem has no hflush/hsync; HBase's standalone mode
+    // turns this check off the same way.
+    conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
+    // Small tables start fast: no waiting for more region servers, quick
+    // balancer and short client retries so a failure shows at once.
+    conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
+    conf.setInt("hbase.client.retries.number", 5);
+
+    // Several servers in one JVM register the same metrics sources, as in
+    // HBase's own mini cluster.
+    DefaultMetricsSystem.setMiniClusterMode(true);
+
+    MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
+    zk.setDefaultClientPort(zkPort);
+    zk.startup(new File(dir, "zk"));
+
+    LocalHBaseCluster cluster = new LocalHBaseCluster(conf, 1, regionServers);
+    cluster.startup();
+
+    Thread thrift = new Thread(() -> {
+      try {
+        ThriftServer server = new ThriftServer(conf);
+        server.run(new String[] {"-b", "127.0.0.1", "-p", Integer.toString(thriftPort), "start"});
+      } catch (Throwable e) {
+        e.printStackTrace();
+        Runtime.getRuntime().halt(3);
+      }
+    }, "rowkey-thrift2");
+    thrift.setDaemon(true);
+    thrift.start();
+
+    // Ready means a table can be created and dropped through the master.
+    try (Connection connection = ConnectionFactory.createConnection(conf);
+        Admin admin = connection.getAdmin()) {
+      TableName probe = TableName.valueOf("rowkey_launcher_probe");
+      admin.createTable(TableDescriptorBuilder.newBuilder(probe)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("d")).build());
+      admin.disableTable(probe);
+      admin.deleteTable(probe);
+    }
+    out.println("READY");
+    out.flush();
+
+    // Until the parent closes our standard input (or dies).
+    while (System.in.read() >= 0) {
+    }
+    Runtime.getRuntime().halt(0);
+  }
+
+  private static void interop() throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+    String line;
+    while ((line = in.readLine()) != null) {
+      out.println(answer(line));
+    }
+    out.flush();
+  }
+
+  /**
+   * One request, {@code FUNCTION ARGUMENT...}, answered by HBase's or Java's
+   * own code. Bytes travel as lower-case hex ({@code -} for none).
+   *
+   * <ul>
+   * <li>{@code to_string_binary HEX}: {@code Bytes.toStringBinary}</li>
+   * <li>{@code to_bytes_binary HEX}: {@code Bytes.toBytesBinary} of the
+   * UTF-8 string HEX holds, as hex</li>
+   * <li>{@code long N}, {@code int N}, {@code short N}:
+   * {@code Bytes.toBytes}</li>
+   * <li>{@code desc_ts N}: {@code Bytes.toBytes(Long.MAX_VALUE - N)}</li>
+   * <li>{@code java_salt HEX BUCKETS}: Phoenix's salt byte,
+   * {@code Math.abs(Arrays.hashCode(bytes) % BUCKETS)}</li>
+   * </ul>
+   */
+  static String answer(String line) {
+    String[] p = line.split(" ");
+    switch (p[0]) {
+      case "to_string_binary":
+        return Bytes.toStringBinary(hex(p[1]));
+      case "to_bytes_binary":
+        return hex(Bytes.toBytesBinary(new String(hex(p[1]), StandardCharsets.UTF_8)));
+      case "long":
+        return hex(Bytes.toBytes(Long.parseLong(p[1])));
+      case "int":
+        return hex(Bytes.toBytes(Integer.parseInt(p[1])));
+      case "short":
+        return hex(Bytes.toBytes(Short.parseShort(p[1])));
+      case "desc_ts":
+        return hex(Bytes.toBytes(Long.MAX_VALUE - Long.parseLong(p[1])));
+      case "java_salt":
+        return Integer.toString(Math.abs(Arrays.hashCode(hex(p[1])) % Integer.parseInt(p[2])));
+      default:
+        throw new IllegalArgumentException("unknown request " + p[0]);
+    }
+  }
+
+  private static byte[] hex(String s) {
+    return s.equals("-") ? new byte[0] : HexFormat.of().parseHex(s);
+  }
+
+  private static String hex(byte[] b) {
+    return b.length == 0 ? "-" : HexFormat.of().formatHex(b);
+  }
+}
