@@ -129,14 +129,22 @@ public final class Launcher {
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     String line;
     while ((line = in.readLine()) != null) {
-      out.println(answer(line));
+      String answer;
+      try {
+        answer = answer(line);
+      } catch (RuntimeException e) {
+        // HBase's own code threw: say so, in place of a value.
+        answer = "!" + e.getClass().getName();
+      }
+      out.println(answer);
     }
     out.flush();
   }
 
   /**
    * One request, {@code FUNCTION ARGUMENT...}, answered by HBase's or Java's
-   * own code. Bytes travel as lower-case hex ({@code -} for none).
+   * own code. Bytes travel as lower-case hex ({@code -} for none); an
+   * exception thrown by HBase's code is answered as {@code !} and its class.
    *
    * <ul>
    * <li>{@code to_string_binary HEX}: {@code Bytes.toStringBinary}</li>
