@@ -55,7 +55,8 @@ pub enum Error {
         source: std::io::Error,
     },
     /// HBase refused a call (an unknown table or family, a table that
-    /// exists already, a region server that failed): HBase's own message.
+    /// exists already, a region server that failed, an argument the
+    /// gateway could not use): HBase's own message, its first line.
     #[error("HBase {op} on table {table}{}: {message}", at(.key))]
     Server {
         /// The Thrift2 call.
@@ -124,8 +125,9 @@ fn at(key: &Option<String>) -> String {
 
 impl Error {
     /// A failed Thrift call as an [`Error`]: HBase's exceptions (`TIOError`,
-    /// `TIllegalArgument`) as [`Error::Server`] with their message, the rest
-    /// as [`Error::Thrift`].
+    /// `TIllegalArgument`, the gateway's own application errors) as
+    /// [`Error::Server`] with the first line of their message (HBase puts
+    /// its stack trace after it), the rest as [`Error::Thrift`].
     pub(crate) fn call(
         op: &'static str,
         table: &str,
@@ -143,6 +145,9 @@ impl Error {
                         .and_then(|a| a.message.clone())
                 }
             }
+            // The gateway answered, with an exception of its own (an
+            // argument HBase's client refused before sending it, say).
+            thrift::Error::Application(a) => Some(a.message.clone()),
             _ => None,
         };
         match (message, &e) {
@@ -150,7 +155,7 @@ impl Error {
                 op,
                 table,
                 key,
-                message,
+                message: message.lines().next().unwrap_or_default().to_string(),
             },
             (None, thrift::Error::User(u)) => Error::Server {
                 op,
@@ -348,9 +353,10 @@ impl Client {
     /// `(family, qualifier, value)` stamped with the server's time.
     ///
     /// Any number of rows, sent in `putMultiple` calls of
-    /// [`with_write_batch`](Self::with_write_batch) rows, in order. When
-    /// HBase refuses a batch (an unknown family, a key longer than
-    /// [`MAX_ROW_LENGTH`], a row without cells), its rows are sent one by
+    /// [`with_write_batch`](Self::with_write_batch) rows, in order. A key
+    /// that is empty or longer than [`MAX_ROW_LENGTH`] is not sent. When
+    /// HBase refuses a batch (an unknown family, a row without cells), its
+    /// rows are sent one by
     /// one, so that every row HBase accepts is written and the error is
     /// [`Error::Rejected`], naming each rejected row with its position in
     /// the input. A key that cannot be encoded is [`Error::Encode`] before
@@ -383,7 +389,25 @@ impl Client {
     ) -> Result<(), Error> {
         let name = table.as_bytes().to_vec();
         let mut rejected = Vec::new();
-        let mut rows = rows.into_iter().enumerate().peekable();
+        // Keys HBase's client refuses before sending are not sent.
+        let mut unsent = Vec::new();
+        let mut rows = rows
+            .into_iter()
+            .enumerate()
+            .filter(|(index, (key, _))| match key.len() {
+                1..=MAX_ROW_LENGTH => true,
+                len => {
+                    unsent.push(RejectedRow {
+                        index: *index,
+                        key: to_string_binary(key),
+                        message: format!(
+                            "a row key of {len} bytes: HBase takes 1 to {MAX_ROW_LENGTH}"
+                        ),
+                    });
+                    false
+                }
+            })
+            .peekable();
         while rows.peek().is_some() {
             let batch: Vec<(usize, TPut)> = rows
                 .by_ref()
@@ -417,6 +441,9 @@ impl Client {
                 },
             }
         }
+        drop(rows);
+        rejected.append(&mut unsent);
+        rejected.sort_by_key(|r| r.index);
         if rejected.is_empty() {
             Ok(())
         } else {
