@@ -3,11 +3,13 @@
 //!
 //! - `tikv`: [`tikv::bound_ranges`], TiKV `BoundRange`s for `tikv-client`'s
 //!   raw and transactional `scan`.
-//! - `hbase-thrift`: [`hbase_thrift::tscans`], HBase Thrift `TScan`s (start
-//!   and stop rows) for `hbase-thrift`'s `scanner_open_with_scan`.
+//!
+//! (HBase has its own crate, `rowkey-hbase`: a client of HBase's Thrift2
+//! gateway tested on a real HBase; `rowkey_hbase::tscans` converts a scan
+//! for another Thrift2 client.)
 //!
 //! These are conversions only: they are compiled and their results checked
-//! in the test suite, without a TiKV or HBase server. A salted scan becomes
+//! in the test suite, without a TiKV server. A salted scan becomes
 //! one range per bucket; merge what the server returns with
 //! `rowkey_core::merge_salted`.
 #![forbid(unsafe_code)]
@@ -34,35 +36,5 @@ pub mod tikv {
     /// Every range of a scan, in bucket order (none for an empty scan).
     pub fn bound_ranges(scan: &Scan) -> Vec<BoundRange> {
         scan.ranges().map(|r| bound_range(&r)).collect()
-    }
-}
-
-#[cfg(feature = "hbase-thrift")]
-pub mod hbase_thrift {
-    //! HBase Thrift `TScan`s.
-    use hbase_thrift::hbase::TScan;
-    use rowkey_core::{Scan, ScanRange};
-
-    /// One scan range: `start_row` included, `stop_row` excluded; no stop
-    /// row when it is empty (to the end of the table).
-    pub fn tscan(r: &ScanRange) -> TScan {
-        let stop = (!r.stop().is_empty()).then(|| r.stop().to_vec());
-        TScan::new(
-            Some(r.start().to_vec()),
-            stop,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
-    }
-
-    /// Every range of a scan, in bucket order (none for an empty scan).
-    pub fn tscans(scan: &Scan) -> Vec<TScan> {
-        scan.ranges().map(|r| tscan(&r)).collect()
     }
 }

@@ -1,10 +1,10 @@
 //! The converted ranges select exactly the keys the scan's own ranges do.
-#![cfg(all(feature = "tikv", feature = "hbase-thrift"))]
+#![cfg(feature = "tikv")]
 
 use std::ops::RangeBounds;
 
 use proptest::prelude::*;
-use rowkey_adapters::{hbase_thrift, tikv};
+use rowkey_adapters::tikv;
 use rowkey_core::prelude::*;
 
 #[derive(RowKey, Debug, Clone)]
@@ -20,20 +20,6 @@ fn key(user: u8, ts: i64, tag: Vec<u8>) -> Vec<u8> {
     Event { user, ts, tag }.encode_to_vec().unwrap()
 }
 
-/// HBase semantics: start included, stop excluded, a missing stop row is
-/// the end of the table.
-fn in_tscan(s: &::hbase_thrift::hbase::TScan, k: &[u8]) -> bool {
-    let after_start = match s.start_row.as_deref() {
-        Some(start) => k >= start,
-        None => true,
-    };
-    let before_stop = match s.stop_row.as_deref() {
-        Some(stop) => k < stop,
-        None => true,
-    };
-    after_start && before_stop
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -46,15 +32,12 @@ proptest! {
         let (lo, hi) = (lo.min(hi), lo.max(hi));
         for scan in [Event::scan_all(), Event::scan_by_user(user), Event::range_by_user_ts(user, lo..hi), Event::range_by_user(user..)] {
             let tikv = tikv::bound_ranges(&scan);
-            let thrift = hbase_thrift::tscans(&scan);
             prop_assert_eq!(tikv.len(), scan.range_count());
-            prop_assert_eq!(thrift.len(), scan.range_count());
             for (u, ts, tag) in &keys {
                 let k = key(*u, *ts, tag.clone());
                 let want = scan.ranges().any(|r| r.contains(&k));
                 let tk = tikv_client::Key::from(k.clone());
                 prop_assert_eq!(tikv.iter().any(|r| r.contains(&tk)), want);
-                prop_assert_eq!(thrift.iter().any(|s| in_tscan(s, &k)), want);
             }
         }
     }
@@ -68,19 +51,20 @@ struct Plain {
 #[test]
 fn open_ended_ranges_have_no_stop_row() {
     // A salted bucket ends where the next begins...
-    let last = hbase_thrift::tscans(&Event::scan_all()).pop().unwrap();
+    let (start, end) = tikv::bound_ranges(&Event::scan_all())
+        .pop()
+        .unwrap()
+        .into_keys();
     assert_eq!(
-        (last.start_row, last.stop_row),
-        (Some(vec![3]), Some(vec![4]))
+        (Vec::<u8>::from(start), end.map(Vec::<u8>::from)),
+        (vec![3], Some(vec![4]))
     );
     // ...an open range of an unsalted key runs to the end of the table.
     let scan = Plain::range_by_id(7..);
-    let t = hbase_thrift::tscans(&scan).pop().unwrap();
-    assert_eq!((t.start_row, t.stop_row), (Some(vec![0, 0, 0, 7]), None));
     let (start, end) = tikv::bound_ranges(&scan).pop().unwrap().into_keys();
     assert_eq!(Vec::<u8>::from(start), vec![0, 0, 0, 7]);
     assert!(end.is_none());
     // An empty scan has no ranges at all.
     let empty = Event::range_by_user_ts(1, 5..5);
-    assert!(hbase_thrift::tscans(&empty).is_empty() && tikv::bound_ranges(&empty).is_empty());
+    assert!(tikv::bound_ranges(&empty).is_empty());
 }

@@ -35,7 +35,7 @@
 //! hbase.create_table("events", &["d"], &Event::split_points())?;
 //! let cell: Cell = ("d".into(), b"v".to_vec(), b"hello".to_vec());
 //! hbase.write_rows("events", [(Event { user_id: 7, ts_millis: 1_000 }, vec![cell])])?;
-//! for row in hbase.scan_typed::<Event>("events", &Event::range_by_user_id(7), Some(10))? {
+//! for row in hbase.scan_typed::<Event>("events", &Event::scan_by_user_id(7), Some(10))? {
 //!     let (event, cells) = row?;
 //!     println!("{event:?}: {} cells", cells.len());
 //! }
@@ -56,4 +56,4 @@ pub mod testing;
 pub mod thrift;
 
 pub use client::{Cell, Client, Error, RegionLocation, RejectedRow, Row, MAX_ROW_LENGTH};
-pub use scan::{Rows, TypedRows};
+pub use scan::{tscans, Rows, TypedRows};

@@ -65,7 +65,7 @@ impl<'c> Rows<'c> {
         let caching = i32::try_from(rows.client.scan_batch()).unwrap_or(i32::MAX);
         let limit = limit.map(|l| i32::try_from(l).unwrap_or(i32::MAX));
         for r in scan.ranges() {
-            let tscan = tscan(&r, reversed, caching, limit);
+            let tscan = tscan(&r, reversed, Some(caching), limit);
             let id = rows
                 .client
                 .thrift()
@@ -218,6 +218,25 @@ impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<'_, K> {
     }
 }
 
+/// Every range of `scan` as a Thrift2 `TScan`, in [`Scan::ranges`] order,
+/// read forwards or (`reversed`) backwards: for a Thrift2 client of your
+/// own. [`Client::scan`] uses these, with a batch size (`caching`) and a
+/// limit on top.
+///
+/// ```
+/// use rowkey_core::Scan;
+///
+/// let t = rowkey_hbase::tscans(&Scan::from_bounds(b"a", b"c"), false).remove(0);
+/// assert_eq!((t.start_row.as_deref(), t.stop_row.as_deref()), (Some(&b"a"[..]), Some(&b"c"[..])));
+/// let r = rowkey_hbase::tscans(&Scan::from_bounds(b"a", b"c"), true).remove(0);
+/// assert_eq!((r.start_row.as_deref(), r.reversed), (Some(&b"c"[..]), Some(true)));
+/// ```
+pub fn tscans(scan: &Scan, reversed: bool) -> Vec<TScan> {
+    scan.ranges()
+        .map(|r| tscan(&r, reversed, None, None))
+        .collect()
+}
+
 /// One range as a Thrift `TScan`.
 ///
 /// Forwards: `startRow` (included) and `stopRow` (excluded), as a
@@ -226,7 +245,7 @@ impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<'_, K> {
 /// half-open range: the scan starts at the range's stop key, a filter drops
 /// that key itself, and a `WHILE` filter ends the scan at the first key
 /// below the range's start, so no row outside the range is read or sent.
-fn tscan(r: &ScanRange, reversed: bool, caching: i32, limit: Option<i32>) -> TScan {
+fn tscan(r: &ScanRange, reversed: bool, caching: Option<i32>, limit: Option<i32>) -> TScan {
     // Not `TScan::default()`: the generated default sets every optional
     // field (an empty filter, `maxVersions` 0, `limit` 0), which HBase
     // refuses.
@@ -278,7 +297,7 @@ mod tests {
     fn reversed_ranges_become_filters_with_quotes_doubled() {
         let scan = Scan::from_bounds(b"a'b", b"c");
         let r = scan.ranges().next().unwrap();
-        let t = tscan(&r, true, 10, Some(5));
+        let t = tscan(&r, true, Some(10), Some(5));
         assert_eq!(t.start_row.as_deref(), Some(&b"c"[..]));
         assert_eq!(t.stop_row, None);
         assert_eq!(t.reversed, Some(true));
@@ -286,7 +305,7 @@ mod tests {
             t.filter_string.as_deref(),
             Some(&b"WHILE RowFilter(>=, 'binary:a''b') AND RowFilter(<, 'binary:c')"[..])
         );
-        let f = tscan(&r, false, 10, None);
+        let f = tscan(&r, false, Some(10), None);
         assert_eq!(
             (
                 f.start_row.as_deref(),

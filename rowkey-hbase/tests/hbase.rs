@@ -1,0 +1,215 @@
+//! rowkey-hbase on a real standalone HBase: regions of a pre-split table,
+//! rows HBase rejects, rows of another type in a typed scan, gets, errors
+//! naming their table, and a server killed mid-scan. (Random typed scans,
+//! merged, limited, paged and reversed, on three layouts, are in the
+//! workspace's conformance suite, `tests/tests/conformance.rs`.)
+
+use rowkey_core::prelude::*;
+use rowkey_hbase::testing::HBase;
+use rowkey_hbase::{Cell, Client, Error, MAX_ROW_LENGTH};
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct Event {
+    user_id: u64,
+    #[desc_ts]
+    ts_millis: i64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "|")]
+#[salt(buckets = 10, by(id), hash = "mod")]
+struct Text {
+    #[digits(6)]
+    id: u32,
+    name: String,
+}
+
+fn cells(v: u32) -> Vec<Cell> {
+    vec![("d".into(), b"v".to_vec(), v.to_be_bytes().to_vec())]
+}
+
+fn events(n: u32) -> Vec<(Event, Vec<Cell>)> {
+    (0..n)
+        .map(|i| {
+            let e = Event {
+                user_id: u64::from(i % 37),
+                ts_millis: 1_700_000_000_000 + i64::from(i),
+            };
+            (e, cells(i))
+        })
+        .collect()
+}
+
+/// Starts HBase, naming the reason when it does not.
+fn hbase() -> HBase {
+    HBase::start().unwrap_or_else(|e| panic!("HBase starts: {e}"))
+}
+
+fn pre_split_tables_have_one_region_per_bucket(c: &mut Client) {
+    for (table, splits) in [
+        ("regions_binary", Event::split_points()),
+        ("regions_text", Text::split_points()),
+    ] {
+        c.create_table(table, &["d"], &splits).unwrap();
+        let regions = c.region_locations(table).unwrap();
+        assert_eq!(regions.len(), splits.len() + 1, "{table}: {regions:?}");
+        let starts: Vec<Vec<u8>> = regions.iter().map(|r| r.start.clone()).collect();
+        let ends: Vec<Vec<u8>> = regions.iter().map(|r| r.end.clone()).collect();
+        assert_eq!(
+            starts,
+            [vec![Vec::new()], splits.clone()].concat(),
+            "{table}: region starts"
+        );
+        assert_eq!(
+            ends,
+            [splits, vec![Vec::new()]].concat(),
+            "{table}: region ends"
+        );
+        assert!(
+            regions.iter().all(|r| r.server.starts_with("127.0.0.1:")),
+            "{regions:?}"
+        );
+    }
+    // A text key's boundaries are its bucket digits.
+    let regions = c.region_locations("regions_text").unwrap();
+    assert_eq!(regions[3].to_string().split(" on ").next(), Some("[3, 4)"));
+    c.drop_table("regions_binary").unwrap();
+    assert!(!c.table_exists("regions_binary").unwrap());
+}
+
+/// With batches of 4 rows: one batch of valid rows, two with a bad one.
+fn rejected_rows_are_named_and_the_others_written(c: Client) {
+    let c = &mut c.with_write_batch(4);
+    c.create_table("rejects", &["d"], &[]).unwrap();
+    let mut rows: Vec<(Vec<u8>, Vec<Cell>)> = (0..10u8)
+        .map(|i| (vec![b'k', i], cells(u32::from(i))))
+        .collect();
+    rows[3].1 = vec![("nope".into(), b"q".to_vec(), b"v".to_vec())];
+    rows[7].0 = vec![0xAB; MAX_ROW_LENGTH + 1];
+    let err = c.write_raw_rows("rejects", rows.clone()).unwrap_err();
+    let Error::Rejected { table, rejected } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(table, "rejects");
+    let indices: Vec<usize> = rejected.iter().map(|r| r.index).collect();
+    assert_eq!(indices, [3, 7], "{err}");
+    assert_eq!(rejected[0].key, r"k\x03");
+    assert!(
+        rejected[0].message.contains("nope"),
+        "{}",
+        rejected[0].message
+    );
+    assert!(
+        rejected[1].key.starts_with(r"\xAB\xAB"),
+        "{}",
+        rejected[1].key
+    );
+    assert!(err.to_string().contains(r"k\x03"), "{err}");
+    let written: Vec<Vec<u8>> = c
+        .scan("rejects", &Scan::from_bounds(b"", b""), None)
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+    let want: Vec<Vec<u8>> = (0..10u8)
+        .filter(|i| ![3, 7].contains(i))
+        .map(|i| vec![b'k', i])
+        .collect();
+    assert_eq!(written, want, "every row HBase accepts is written");
+}
+
+fn foreign_rows_are_errors_and_the_scan_goes_on(c: &mut Client) {
+    c.create_table("foreign", &["d"], &Event::split_points())
+        .unwrap();
+    let rows = events(200);
+    c.write_rows("foreign", rows.clone()).unwrap();
+    // Three bytes in bucket 5: no Event.
+    c.write_raw_rows("foreign", [(vec![5, 1, 2], cells(0))])
+        .unwrap();
+    let mut ok = 0;
+    let mut foreign = Vec::new();
+    for r in c
+        .scan_typed::<Event>("foreign", &Event::scan_all(), None)
+        .unwrap()
+    {
+        match r {
+            Ok(_) => ok += 1,
+            Err(e) => foreign.push(e),
+        }
+    }
+    assert_eq!(ok, rows.len(), "every Event is read");
+    assert_eq!(foreign.len(), 1);
+    let Error::ForeignRow { table, key, .. } = &foreign[0] else {
+        panic!("{}", foreign[0])
+    };
+    assert_eq!((table.as_str(), key.as_str()), ("foreign", r"\x05\x01\x02"));
+    assert!(foreign[0].to_string().contains(r"\x05\x01\x02"));
+
+    let (e, _) = &rows[17];
+    assert_eq!(c.get("foreign", e).unwrap(), Some(cells(17)));
+    let missing = Event {
+        user_id: 999,
+        ts_millis: 0,
+    };
+    assert_eq!(c.get("foreign", &missing).unwrap(), None);
+}
+
+fn errors_name_the_table(c: &mut Client) {
+    // The gateway may open scanners lazily: the error can come with the
+    // first row.
+    let err = match c.scan("no_such_table", &Event::scan_all(), None) {
+        Err(e) => e,
+        Ok(mut rows) => rows.next().expect("an item").expect_err("no table"),
+    };
+    assert!(err.is_server(), "{err:?}");
+    assert!(err.to_string().contains("no_such_table"), "{err}");
+    let err = c.create_table("foreign", &["d"], &[]).unwrap_err();
+    assert!(
+        err.to_string().contains("foreign") && err.to_string().contains("Exists"),
+        "{err}"
+    );
+}
+
+#[test]
+fn tables_writes_and_typed_scans_on_a_real_hbase() {
+    let hbase = hbase();
+    let mut c = hbase.client().unwrap();
+    pre_split_tables_have_one_region_per_bucket(&mut c);
+    rejected_rows_are_named_and_the_others_written(hbase.client().unwrap());
+    foreign_rows_are_errors_and_the_scan_goes_on(&mut c);
+    errors_name_the_table(&mut c);
+}
+
+#[test]
+fn a_server_killed_mid_scan_ends_the_scan_with_an_error() {
+    let mut hbase = hbase();
+    let mut c = hbase.client().unwrap().with_scan_batch(50);
+    c.create_table("killed", &["d"], &Event::split_points())
+        .unwrap();
+    let rows = events(5_000);
+    c.write_rows("killed", rows.clone()).unwrap();
+    let mut scan = c
+        .scan_typed::<Event>("killed", &Event::scan_all(), None)
+        .unwrap();
+    let mut read = 0;
+    for r in scan.by_ref().take(300) {
+        r.unwrap();
+        read += 1;
+    }
+    hbase.kill().unwrap();
+    let mut error = None;
+    for r in scan.by_ref() {
+        match r {
+            Ok(_) => read += 1,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let error = error.expect("the scan ends with an error, not a short result");
+    assert!(read < rows.len(), "{read} rows read of {}", rows.len());
+    assert!(matches!(error, Error::Thrift { .. }), "{error:?}");
+    assert!(error.to_string().contains("killed"), "{error}");
+    assert!(scan.next().is_none(), "nothing after the error");
+}
