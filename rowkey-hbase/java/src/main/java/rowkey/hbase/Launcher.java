@@ -10,7 +10,6 @@ import java.util.HexFormat;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
-import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.hbase.LocalHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -21,6 +20,7 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.thrift2.ThriftServer;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 
 /**
  * rowkey-hbase's two Java entry points, run by the Rust tests on HBase's own
@@ -78,10 +78,8 @@ public final class Launcher {
     // The local filesystem has no hflush/hsync; HBase's standalone mode
     // turns this check off the same way.
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
-    // Small tables start fast: no waiting for more region servers, quick
-    // balancer and short client retries so a failure shows at once.
+    // The master waits for exactly the region servers started here.
     conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
-    conf.setInt("hbase.client.retries.number", 5);
 
     // Several servers in one JVM register the same metrics sources, as in
     // HBase's own mini cluster.
@@ -106,14 +104,31 @@ public final class Launcher {
     thrift.setDaemon(true);
     thrift.start();
 
-    // Ready means a table can be created and dropped through the master.
-    try (Connection connection = ConnectionFactory.createConnection(conf);
-        Admin admin = connection.getAdmin()) {
-      TableName probe = TableName.valueOf("rowkey_launcher_probe");
-      admin.createTable(TableDescriptorBuilder.newBuilder(probe)
-          .setColumnFamily(ColumnFamilyDescriptorBuilder.of("d")).build());
-      admin.disableTable(probe);
-      admin.deleteTable(probe);
+    // Ready means a table can be created and dropped through the master
+    // (which may still be initializing: try again until it can; the Rust
+    // side gives up after its own timeout).
+    Configuration probeConf = new Configuration(conf);
+    probeConf.setInt("hbase.client.retries.number", 3);
+    TableName probe = TableName.valueOf("rowkey_launcher_probe");
+    while (true) {
+      try (Connection connection = ConnectionFactory.createConnection(probeConf);
+          Admin admin = connection.getAdmin()) {
+        if (admin.tableExists(probe)) {
+          // Left by an attempt that failed half-way.
+          if (admin.isTableEnabled(probe)) {
+            admin.disableTable(probe);
+          }
+          admin.deleteTable(probe);
+        }
+        admin.createTable(TableDescriptorBuilder.newBuilder(probe)
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of("d")).build());
+        admin.disableTable(probe);
+        admin.deleteTable(probe);
+        break;
+      } catch (java.io.IOException e) {
+        System.err.println("not ready yet: " + e);
+        Thread.sleep(500);
+      }
     }
     out.println("READY");
     out.flush();
