@@ -198,7 +198,8 @@ impl Subjects {
     pub fn of(events: &[Event]) -> Subjects {
         let now = events.iter().map(|e| e.ts_millis).max().unwrap_or(0);
         let first = events.iter().map(|e| e.ts_millis).min().unwrap_or(0);
-        let mid = first + (now - first) / 2;
+        // No overflow for times at the ends of i64 (a CSV's, say).
+        let mid = first.midpoint(now);
         let mut counts: HashMap<u64, usize> = HashMap::new();
         for e in events {
             *counts.entry(e.user_id).or_default() += 1;
@@ -209,7 +210,7 @@ impl Subjects {
         Subjects {
             user,
             now,
-            hour: (mid - 1_800_000, mid + 1_800_000),
+            hour: (mid.saturating_sub(1_800_000), mid.saturating_add(1_800_000)),
         }
     }
 }
@@ -221,14 +222,16 @@ type Plan = Result<Access<Event>, EncodeError>;
 /// entity's events in an hour.
 pub fn queries(s: Subjects) -> Vec<crate::Query<Event>> {
     let Subjects { user, now, hour } = s;
-    let minute = (Bound::Excluded(now - 60_000), Bound::Unbounded);
+    // Saturating: a workload at the start of i64 has no minute before it.
+    let minute_start = now.saturating_sub(60_000);
+    let minute = (Bound::Excluded(minute_start), Bound::Unbounded);
     let minute_u = (
-        Bound::Excluded((now - 60_000).max(0) as u64),
+        Bound::Excluded(minute_start.max(0) as u64),
         Bound::Unbounded,
     );
     let hour_u = (hour.0.max(0) as u64)..(hour.1.max(0) as u64);
     let of_user = move |e: &Event| e.user_id == user;
-    let in_minute = move |e: &Event| e.ts_millis > now - 60_000;
+    let in_minute = move |e: &Event| e.ts_millis > minute_start;
     let in_hour = move |e: &Event| e.user_id == user && (hour.0..hour.1).contains(&e.ts_millis);
     vec![
         Query::new(

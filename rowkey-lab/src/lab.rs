@@ -127,10 +127,21 @@ impl<E> Lab<E> {
     /// on every design and checks each answer against the workload. Where
     /// the store can be shared ([`Store::fork`]), the designs run on as
     /// many threads as there are cores, each design in its own table.
+    ///
+    /// Two designs with one name are an error: the report and its readers
+    /// tell designs apart by name.
     pub fn run(&self, store: &mut dyn Store) -> Result<Report, BoxError>
     where
         E: Sync,
     {
+        let mut names = std::collections::HashSet::new();
+        if let Some(d) = self.designs.iter().find(|d| !names.insert(d.name())) {
+            return Err(format!(
+                "two designs are named `{}`: give each its own name",
+                d.name()
+            )
+            .into());
+        }
         let bars = indicatif::MultiProgress::new();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut forks: Vec<Box<dyn Store + Send>> = (1..threads.min(self.designs.len()))

@@ -34,11 +34,13 @@ pub struct Regions {
 }
 
 impl Regions {
-    /// A table pre-split at `splits` (sorted, distinct), its regions spread
+    /// A table pre-split at `splits` (in any order: they are sorted, and
+    /// repeated or empty ones dropped, as HBase does), its regions spread
     /// round-robin over `servers` servers.
     pub fn new(splits: &[Vec<u8>], split_rows: usize, servers: usize) -> Self {
         let mut starts = vec![Vec::new()];
         starts.extend(splits.iter().filter(|s| !s.is_empty()).cloned());
+        starts.sort_unstable();
         starts.dedup();
         let servers = servers.max(1);
         Regions {
@@ -207,6 +209,15 @@ mod tests {
             "{per:?}"
         );
         assert_eq!(per.iter().sum::<usize>(), regions.len());
+    }
+
+    #[test]
+    fn split_points_in_any_order_are_sorted() {
+        let splits: Vec<Vec<u8>> = [3u8, 1, 2, 1].iter().map(|&b| vec![b]).collect();
+        let regions = Regions::new(&splits, 100, 2);
+        assert_eq!(regions.starts(), [vec![], vec![1], vec![2], vec![3]]);
+        assert_eq!(regions.region_of(&[2, 9]), 2);
+        assert_eq!(regions.region_of(&[3]), 3);
     }
 
     #[test]

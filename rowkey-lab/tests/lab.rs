@@ -6,7 +6,7 @@
 use rowkey_core::prelude::*;
 use rowkey_lab::builtin::{self, Subjects, DESIGNS};
 use rowkey_lab::{
-    Access, BoxError, Design, Lab, Query, RedbStore, Report, Settings, Store, Workload,
+    Access, BoxError, Design, Event, Lab, Query, RedbStore, Report, Settings, Store, Workload,
 };
 
 /// A user-defined event and three key designs for it.
@@ -342,6 +342,46 @@ fn keys_that_collide_are_counted_and_answers_allow_for_them() {
     let d = report.design("sensor_newest").unwrap();
     assert_eq!((d.ingest.rows, d.ingest.overwrites), (1_000, 1_000));
     assert_eq!(d.ingest.key_bytes, 13_000);
+}
+
+#[test]
+fn two_designs_with_one_name_are_an_error() {
+    let lab = sensor_lab(readings(10)).design(Design::new("at_first", |r: &Reading| AtFirst {
+        at: r.at,
+        sensor: r.sensor,
+    }));
+    let e = run(lab).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "two designs are named `at_first`: give each its own name"
+    );
+}
+
+#[test]
+fn workloads_at_the_ends_of_i64_time_do_not_overflow() {
+    for (first, now) in [
+        (i64::MIN, i64::MAX),
+        (i64::MIN, i64::MIN + 10),
+        (i64::MAX - 10, i64::MAX),
+        (0, 5),
+    ] {
+        let events = vec![
+            Event {
+                user_id: 1,
+                ts_millis: first,
+            },
+            Event {
+                user_id: 1,
+                ts_millis: now,
+            },
+        ];
+        let s = Subjects::of(&events);
+        assert_eq!(s.now, now);
+        assert!(s.hour.0 <= s.hour.1, "{s:?}");
+        assert!((first..=now).contains(&first.midpoint(now)));
+        // The queries' plans are built without overflow too.
+        assert_eq!(builtin::queries(s).len(), 3);
+    }
 }
 
 #[test]
