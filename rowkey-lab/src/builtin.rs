@@ -182,10 +182,107 @@ pub fn design(name: &str) -> Option<Design<Event>> {
     Some(d)
 }
 
+/// Which entity the per-user queries ask about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entity {
+    /// The entity with the most events (the default): the one whose rows
+    /// are a hot key range, and the costliest per-user reads.
+    Hottest,
+    /// The entity in the middle of the ranking by events: a typical one.
+    Median,
+    /// This entity.
+    Id(u64),
+}
+
+impl std::str::FromStr for Entity {
+    type Err = String;
+
+    /// `hottest`, `median` or an entity id.
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "hottest" => Ok(Entity::Hottest),
+            "median" => Ok(Entity::Median),
+            id => id.replace('_', "").parse().map(Entity::Id).map_err(|_| {
+                format!("`{s}` is not an entity: give `hottest`, `median` or an entity id")
+            }),
+        }
+    }
+}
+
+/// The short names of the built-in queries, in [`queries`] order, for a
+/// query mix: the latest 20 of one entity, everything of the last minute,
+/// one entity's hour.
+pub const QUERY_NAMES: [&str; 3] = ["latest", "minute", "hour"];
+
+/// The default query mix: per user, ten "latest 20" reads and three "one
+/// hour" reads for every "last minute" read of everyone.
+pub const DEFAULT_MIX: &str = "latest=10,minute=1,hour=3";
+
+/// Parses a query mix, `latest=10,minute=1,hour=3`: a weight (how often the
+/// query runs) per built-in query; a query not named weighs 0.
+///
+/// ```
+/// use rowkey_lab::builtin::parse_mix;
+/// assert_eq!(parse_mix("latest=10,hour=2.5"), Ok(vec![10.0, 0.0, 2.5]));
+/// assert!(parse_mix("latest=1,latest=2").unwrap_err().contains("twice"));
+/// assert!(parse_mix("week=1").unwrap_err().contains("`week`"));
+/// ```
+pub fn parse_mix(s: &str) -> Result<Vec<f64>, String> {
+    let mut mix = vec![None; QUERY_NAMES.len()];
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, weight) = part
+            .split_once('=')
+            .ok_or_else(|| format!("`{part}` is not QUERY=WEIGHT"))?;
+        let i = QUERY_NAMES
+            .iter()
+            .position(|q| *q == name.trim())
+            .ok_or_else(|| {
+                format!(
+                    "`{name}` is not a query: the queries are {}",
+                    QUERY_NAMES.join(", ")
+                )
+            })?;
+        let w: f64 = weight
+            .trim()
+            .parse()
+            .ok()
+            .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| format!("`{weight}` (for `{name}`) is not a weight: a number >= 0"))?;
+        if mix[i].replace(w).is_some() {
+            return Err(format!("`{name}` is given twice"));
+        }
+    }
+    if mix.iter().all(|w| w.is_none_or(|w| w == 0.0)) {
+        return Err(format!("the mix `{s}` weighs no query"));
+    }
+    Ok(mix.into_iter().map(|w| w.unwrap_or(0.0)).collect())
+}
+
+/// The `n` entities with the most events, each with its share of all
+/// events, busiest first (ties: the lower id first).
+pub fn hottest(events: &[Event], n: usize) -> Vec<(u64, f64)> {
+    ranked(events)
+        .into_iter()
+        .take(n)
+        .map(|(c, u)| (u, c as f64 / events.len().max(1) as f64))
+        .collect()
+}
+
+/// Entities by events, most first, ties by id.
+fn ranked(events: &[Event]) -> Vec<(usize, u64)> {
+    let mut counts: HashMap<u64, usize> = HashMap::new();
+    for e in events {
+        *counts.entry(e.user_id).or_default() += 1;
+    }
+    let mut by_count: Vec<(usize, u64)> = counts.into_iter().map(|(u, c)| (c, u)).collect();
+    by_count.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    by_count
+}
+
 /// What the built-in queries ask about, chosen from the workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Subjects {
-    /// The 10th most active entity: busy, but not the busiest.
+    /// The entity of the per-user queries ([`Entity::Hottest`] by default).
     pub user: u64,
     /// The newest event's time.
     pub now: i64,
@@ -194,24 +291,30 @@ pub struct Subjects {
 }
 
 impl Subjects {
-    /// Chooses the subjects from `events`.
+    /// Chooses the subjects from `events`, asking about the hottest entity.
     pub fn of(events: &[Event]) -> Subjects {
+        Subjects::about(events, Entity::Hottest).expect("the hottest entity has events")
+    }
+
+    /// Chooses the subjects from `events`, asking about `entity`; an error
+    /// when an entity id has no events.
+    pub fn about(events: &[Event], entity: Entity) -> Result<Subjects, String> {
         let now = events.iter().map(|e| e.ts_millis).max().unwrap_or(0);
         let first = events.iter().map(|e| e.ts_millis).min().unwrap_or(0);
         // No overflow for times at the ends of i64 (a CSV's, say).
         let mid = first.midpoint(now);
-        let mut counts: HashMap<u64, usize> = HashMap::new();
-        for e in events {
-            *counts.entry(e.user_id).or_default() += 1;
-        }
-        let mut by_count: Vec<(usize, u64)> = counts.into_iter().map(|(u, c)| (c, u)).collect();
-        by_count.sort_unstable_by(|a, b| b.cmp(a));
-        let user = by_count.get(9).or(by_count.last()).map_or(0, |&(_, u)| u);
-        Subjects {
+        let by_count = ranked(events);
+        let user = match entity {
+            Entity::Hottest => by_count.first().map_or(0, |&(_, u)| u),
+            Entity::Median => by_count.get(by_count.len() / 2).map_or(0, |&(_, u)| u),
+            Entity::Id(id) if events.is_empty() || by_count.iter().any(|&(_, u)| u == id) => id,
+            Entity::Id(id) => return Err(format!("entity {id} has no events in this workload")),
+        };
+        Ok(Subjects {
             user,
             now,
             hour: (mid.saturating_sub(1_800_000), mid.saturating_add(1_800_000)),
-        }
+        })
     }
 }
 

@@ -179,6 +179,8 @@ impl<E> Lab<E> {
             settings: self.settings.clone(),
             queries: self.queries.iter().map(|q| q.name.clone()).collect(),
             designs,
+            mix: vec![1.0; self.queries.len()],
+            notes: Vec::new(),
         })
     }
 

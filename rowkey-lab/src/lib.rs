@@ -37,7 +37,9 @@ pub mod bigtable;
 pub use design::{Access, Design, Query};
 pub use heatmap::Heatmap;
 pub use lab::{Lab, Settings};
-pub use results::{DesignReport, Ingest, QueryRun, Report, Window};
+pub use results::{
+    DesignReport, Ingest, QueryRun, Ranked, Report, Verdict, Window, HOT_SPOT, READ_TIE,
+};
 pub use store::{RedbStore, Store};
 pub use workload::{Event, Workload};
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Parser, ValueEnum};
-use rowkey_lab::builtin::{self, Subjects, DEFAULT_DESIGNS, DESIGNS};
+use rowkey_lab::builtin::{self, Entity, Subjects, DEFAULT_DESIGNS, DEFAULT_MIX, DESIGNS};
 use rowkey_lab::{report, workload, BoxError, Lab, RedbStore, Settings, Store, Workload};
 
 /// Which row key should I use? Stores one workload under several row-key
@@ -53,6 +53,17 @@ struct Args {
     /// The designs to compare, comma-separated [default: all but user_first].
     #[arg(long, value_name = "NAMES", value_delimiter = ',', value_parser = PossibleValuesParser::new(DESIGNS))]
     designs: Vec<String>,
+
+    /// The query mix the verdict weighs: how often each query runs
+    /// (`latest`: one entity's latest 20; `minute`: everything of the last
+    /// minute; `hour`: one entity's hour). A query not named weighs 0.
+    #[arg(long, value_name = "Q=W,...", default_value = DEFAULT_MIX, value_parser = mix)]
+    mix: Mix,
+
+    /// The entity the per-user queries ask about: `hottest` (most events),
+    /// `median`, or an entity id.
+    #[arg(long, value_name = "hottest|median|ID", default_value = "hottest")]
+    entity: Entity,
 
     /// Region servers the regions are balanced over.
     #[arg(long, value_name = "N", default_value = "4", value_parser = count(1, 1_000))]
@@ -112,6 +123,15 @@ enum StoreArg {
     Bigtable,
 }
 
+/// A query mix's weights (a type of its own: clap reads a `Vec` as
+/// repeated values).
+#[derive(Debug, Clone)]
+struct Mix(Vec<f64>);
+
+fn mix(s: &str) -> Result<Mix, String> {
+    builtin::parse_mix(s).map(Mix)
+}
+
 /// A parser for a whole number in `min..=max`; `_` separators allowed
 /// (`5_000_000`).
 fn count(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
@@ -158,7 +178,8 @@ fn run(args: Args) -> Result<(), BoxError> {
     } else {
         args.designs.iter().map(String::as_str).collect()
     };
-    let subjects = Subjects::of(&events);
+    let subjects = Subjects::about(&events, args.entity)?;
+    let hottest = builtin::hottest(&events, 3);
     let settings = Settings {
         split_rows: args.split_rows.unwrap_or(0) as usize,
         servers: args.servers as usize,
@@ -178,6 +199,33 @@ fn run(args: Args) -> Result<(), BoxError> {
         let mut store = store(args.store, &args.out)?;
         lab.run(store.as_mut())?
     };
+    let mut report = report.with_mix(args.mix.0.clone());
+    let share = |user: u64| {
+        hottest
+            .iter()
+            .find(|&&(u, _)| u == user)
+            .map_or(String::new(), |(_, s)| {
+                format!(", {:.2}% of the writes", s * 100.0)
+            })
+    };
+    report.notes.push(format!(
+        "The per-user queries ask about entity {} ({}{}).",
+        subjects.user,
+        match args.entity {
+            Entity::Hottest => "the hottest",
+            Entity::Median => "the median by events",
+            Entity::Id(_) => "as asked",
+        },
+        share(subjects.user)
+    ));
+    report.notes.push(format!(
+        "Hottest entities: {}.",
+        hottest
+            .iter()
+            .map(|(u, s)| format!("{u} ({:.2}% of the writes)", s * 100.0))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     let outputs = report::write(&report, &args.out)?;
     let source = match &args.csv {
         Some(path) => format!("events from {}", path.display()),
@@ -189,10 +237,7 @@ fn run(args: Args) -> Result<(), BoxError> {
             args.seed
         ),
     };
-    println!(
-        "{source}; the per-user queries ask about entity {}",
-        subjects.user
-    );
+    println!("{source}");
     print!("{}", report::format_table(&report));
     let dir = std::fs::canonicalize(&args.out).unwrap_or(args.out.clone());
     println!("\nreport and heatmaps in {}:", dir.display());

@@ -4,12 +4,42 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::{BoxError, Report};
+use crate::{BoxError, Report, HOT_SPOT};
 
 /// The report as a terminal table, naming the winner of each query.
 pub fn format_table(r: &Report) -> String {
     let mut s = String::new();
     let tail = r.settings.tail * 100.0;
+    let verdict = r.verdict();
+    let _ = writeln!(s, "{}", verdict.summary());
+    for note in &r.notes {
+        let _ = writeln!(s, "{note}");
+    }
+    let _ = writeln!(s, "\nranking for the mix {}:", mix_text(r));
+    let _ = writeln!(
+        s,
+        "  {:<4} {:<20} {:>14} {:>14} {:>8}",
+        "", "design", "write spread", "mix read cost", "key B"
+    );
+    for (i, d) in verdict.ranking.iter().enumerate() {
+        let place = if d.tie {
+            "=".to_string()
+        } else {
+            format!("{}.", i + 1)
+        };
+        let hot = if d.hot_spot { " hot spot" } else { "" };
+        let _ = writeln!(
+            s,
+            "  {place:<4} {:<20} {:>13.2}x {:>14.0} {:>8.1}{hot}",
+            d.name, d.write_spread, d.read_cost, d.key_bytes
+        );
+    }
+    let _ = writeln!(
+        s,
+        "  (write spread: the busiest server's share of recent writes over the fair share; \
+         over {HOT_SPOT}x is a hot spot and ranks last. mix read cost: per query, its weight \
+         times rows read + ranges. Then key bytes; `=` marks a tie.)\n"
+    );
     let _ = writeln!(
         s,
         "{} events on {}; regions split above {} rows, balanced over {} servers\n",
@@ -80,11 +110,28 @@ pub fn format_table(r: &Report) -> String {
                 run.time.as_secs_f64() * 1e3
             );
         }
-        if let Some(best) = r.winner(q) {
-            let _ = writeln!(s, "  winner: {}", best.name);
-        }
+        let _ = writeln!(s, "  {}", winners_text(r, q));
     }
     s
+}
+
+/// The mix as `query×weight, ...`.
+fn mix_text(r: &Report) -> String {
+    r.queries
+        .iter()
+        .zip(&r.mix)
+        .map(|(q, w)| format!("{q} x{w}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `winner: NAME` or `winners (tie): A, B`, by rows read then ranges.
+fn winners_text(r: &Report, q: usize) -> String {
+    let names: Vec<&str> = r.winners(q).iter().map(|d| d.name.as_str()).collect();
+    match names.as_slice() {
+        [one] => format!("winner: {one} (fewest rows read; time is shown for information only)"),
+        many => format!("winners (tie): {} (fewest rows read)", many.join(", ")),
+    }
 }
 
 /// Escapes text for HTML.
@@ -176,6 +223,8 @@ figure {{ margin: 0; }}
 figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
 </style></head><body>
 <h1>rowkey hot-spot lab</h1>
+<p><strong>{verdict}</strong></p>
+{notes}
 <p>{events} events on {store}; regions split above {split} rows and are balanced over {servers} region servers.
 "Recent" is the last {tail:.0}% of the ingest.</p>
 <div class="side"><div>
@@ -184,6 +233,12 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
 <th>busiest region (recent)</th><th>busiest server (recent)</th><th>overwrites</th></tr>
 "#,
         events = r.events,
+        verdict = esc(&r.verdict().summary()),
+        notes = r
+            .notes
+            .iter()
+            .map(|n| format!("<p>{}</p>", esc(n)))
+            .collect::<String>(),
         store = esc(r.store),
         split = r.settings.split_rows_for(r.events),
         servers = r.settings.servers,
@@ -208,16 +263,46 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
         );
     }
     h.push_str("</table>\n");
+    let _ = writeln!(
+        h,
+        "<h2>Ranking for the mix</h2>\n<p>{}</p>\n<table><tr><th>place</th><th>design</th>\
+         <th>write spread</th><th>mix read cost</th><th>key bytes</th></tr>",
+        esc(&mix_text(r))
+    );
+    for (i, d) in r.verdict().ranking.iter().enumerate() {
+        let place = if d.tie {
+            "=".to_string()
+        } else {
+            (i + 1).to_string()
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td>{place}</td><td>{}</td><td{}>{:.2}x</td><td>{:.0}</td><td>{:.1}</td></tr>",
+            esc(&d.name),
+            if d.hot_spot { " class=\"hot\"" } else { "" },
+            d.write_spread,
+            d.read_cost,
+            d.key_bytes
+        );
+    }
+    let _ = writeln!(
+        h,
+        "</table>\n<p>Write spread: the busiest server's share of recent writes over the fair \
+         share (1 / servers); over {HOT_SPOT}x is a hot spot and ranks after the rest. Mix read \
+         cost: per query, its weight times rows read plus ranges. Then key bytes per row. \
+         <code>=</code> marks a tie. Query winners are decided by rows read; times are \
+         information only.</p>"
+    );
     for (q, name) in r.queries.iter().enumerate() {
         let _ = writeln!(
             h,
             "<h3>{}</h3>\n<table><tr><th>design</th><th>ranges</th><th>rows read</th><th>rows</th><th>time</th></tr>",
             esc(name)
         );
-        let best = r.winner(q).map(|d| d.name.as_str());
+        let best: Vec<&str> = r.winners(q).iter().map(|d| d.name.as_str()).collect();
         for d in &r.designs {
             let run = &d.queries[q];
-            let mark = if Some(d.name.as_str()) == best {
+            let mark = if best.contains(&d.name.as_str()) {
                 " (winner)"
             } else {
                 ""

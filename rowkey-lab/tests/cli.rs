@@ -149,7 +149,26 @@ fn a_small_run_writes_the_report_to_the_directory_it_names() {
             "{svg:.200}"
         );
     }
-    assert!(stdout.contains("winner: mod_user_newest"), "{stdout}");
+    // Decided by rows read: mod_user_newest alone reads only one user's rows.
+    assert!(
+        stdout.contains("winner: mod_user_newest (fewest rows read"),
+        "{stdout}"
+    );
+    // The verdict comes first: one design and why, then who was asked about.
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("use mod_user_newest: its writes spread"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("The per-user queries ask about entity 1 (the hottest, "),
+        "{stdout}"
+    );
+    assert!(lines[3].starts_with("Hottest entities: 1 ("), "{stdout}");
+    assert!(
+        html.contains("<strong>use mod_user_newest: "),
+        "the HTML report opens with it too"
+    );
     // The redb file is gone.
     let left: Vec<_> = std::fs::read_dir(&report)
         .unwrap()
@@ -157,6 +176,99 @@ fn a_small_run_writes_the_report_to_the_directory_it_names() {
         .filter(|n| n.ends_with(".redb"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// The verdict's first line for a small run with `args` added.
+fn verdict(dir: &Path, args: &[&str]) -> String {
+    let mut all = vec![
+        "--events",
+        "8_000",
+        "--users",
+        "1000",
+        "--no-progress",
+        "--out",
+        "out",
+    ];
+    all.extend_from_slice(args);
+    let out = lab(&all, dir);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    stdout.lines().nth(1).unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_mix_decides_the_recommendation_and_runs_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    // Everything of the last minute only: a time-ordered design that is no
+    // hot spot.
+    let recent = verdict(dir.path(), &["--mix", "minute=1"]);
+    assert!(recent.starts_with("use salted_ts: "), "{recent}");
+    // Per-user queries only: a per-user design, the binary one (shorter
+    // keys, equal reads).
+    let per_user = verdict(dir.path(), &["--mix", "latest=1,hour=1"]);
+    assert!(per_user.starts_with("use user_newest: "), "{per_user}");
+    assert!(per_user.contains("shorter keys"), "{per_user}");
+    // Deterministic: counted, not timed.
+    let default = verdict(dir.path(), &[]);
+    assert_eq!(verdict(dir.path(), &[]), default);
+    // A bad mix names its part.
+    let out = lab(&["--mix", "latest=x"], dir.path());
+    assert!(
+        text(&out.stderr).contains("`x` (for `latest`) is not a weight"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn the_entity_is_chosen_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |entity: &str| {
+        let args = [
+            "--events",
+            "5_000",
+            "--users",
+            "50",
+            "--designs",
+            "user_newest",
+            "--no-progress",
+            "--out",
+            "o",
+            "--entity",
+            entity,
+        ];
+        let out = lab(&args, dir.path());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let hottest = run("hottest");
+    assert!(
+        hottest.contains("ask about entity 1 (the hottest, "),
+        "{hottest}"
+    );
+    let median = run("median");
+    assert!(median.contains("(the median by events)"), "{median}");
+    let seven = run("7");
+    assert!(seven.contains("ask about entity 7 (as asked)"), "{seven}");
+    let out = lab(
+        &[
+            "--events",
+            "1_000",
+            "--users",
+            "5",
+            "--entity",
+            "999",
+            "--no-progress",
+            "--out",
+            "o",
+        ],
+        dir.path(),
+    );
+    assert!(
+        text(&out.stderr).contains("entity 999 has no events"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]
@@ -185,7 +297,7 @@ fn a_csv_workload_runs() {
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(stdout.starts_with("events from mine.csv;"), "{stdout}");
+    assert!(stdout.starts_with("events from mine.csv\n"), "{stdout}");
     assert!(stdout.contains("3000 events on redb"), "{stdout}");
     assert!(dir.path().join("out/report.html").exists());
 }
@@ -228,10 +340,10 @@ fn the_lab_runs_on_the_bigtable_emulator_and_stops_it() {
         "{stdout}"
     );
     // Every answer was read from the emulator and checked; the promoted
-    // designs (binary or text: the faster wins a tie) read only the 20 rows
-    // of one user's latest.
+    // designs (binary and text) tie, each reading only the 20 rows of one
+    // user's latest.
     assert!(
-        stdout.contains("winner: user_newest") || stdout.contains("winner: mod_user_newest"),
+        stdout.contains("winners (tie): user_newest, mod_user_newest"),
         "{stdout}"
     );
     let left: Vec<String> = emulators()

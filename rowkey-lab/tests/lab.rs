@@ -82,7 +82,9 @@ fn sensor_lab(events: Vec<Reading>) -> Lab<Reading> {
             move |d: &Design<Reading>| {
                 let range = window.0..window.1;
                 Ok::<_, BoxError>(match d.name() {
-                    "sensor_newest" => Access::scan(SensorNewest::range_by_sensor_at(5, range)),
+                    n if n.starts_with("sensor_newest") => {
+                        Access::scan(SensorNewest::range_by_sensor_at(5, range))
+                    }
                     "salted_at" => Access::scan(SaltedAt::range_by_at(range))
                         .filter(|r: &Reading| r.sensor == 5),
                     _ => Access::scan(AtFirst::range_by_at(range))
@@ -96,7 +98,9 @@ fn sensor_lab(events: Vec<Reading>) -> Lab<Reading> {
                 |r: &Reading| r.sensor == 7,
                 |d: &Design<Reading>| {
                     Ok::<_, BoxError>(match d.name() {
-                        "sensor_newest" => Access::scan(SensorNewest::scan_by_sensor(7)).limit(3),
+                        n if n.starts_with("sensor_newest") => {
+                            Access::scan(SensorNewest::scan_by_sensor(7)).limit(3)
+                        }
                         // Oldest first: read backwards (per bucket).
                         "salted_at" => Access::scan(SaltedAt::scan_all())
                             .filter(|r: &Reading| r.sensor == 7)
@@ -342,6 +346,48 @@ fn keys_that_collide_are_counted_and_answers_allow_for_them() {
     let d = report.design("sensor_newest").unwrap();
     assert_eq!((d.ingest.rows, d.ingest.overwrites), (1_000, 1_000));
     assert_eq!(d.ingest.key_bytes, 13_000);
+}
+
+#[test]
+fn the_verdict_ranks_by_hot_spot_then_reads_then_key_bytes_and_marks_ties() {
+    let lab =
+        sensor_lab(readings(6_000)).design(Design::new("sensor_newest_too", |r: &Reading| {
+            SensorNewest {
+                sensor: r.sensor,
+                at: r.at,
+            }
+        }));
+    let report = run(lab).unwrap();
+    let verdict = report.verdict();
+    let names: Vec<&str> = verdict.ranking.iter().map(|r| r.name.as_str()).collect();
+    // at_first writes to one region at a time: a hot spot, last whatever
+    // it reads.
+    assert_eq!(
+        names,
+        [
+            "sensor_newest",
+            "sensor_newest_too",
+            "salted_at",
+            "at_first"
+        ]
+    );
+    let ties: Vec<bool> = verdict.ranking.iter().map(|r| r.tie).collect();
+    assert_eq!(ties, [false, true, false, false]);
+    assert!(verdict.ranking[3].hot_spot && !verdict.ranking[2].hot_spot);
+    assert!(
+        verdict
+            .summary()
+            .starts_with("use sensor_newest (tied with sensor_newest_too): "),
+        "{}",
+        verdict.summary()
+    );
+    // The same key under two names: both win each query, by rows read.
+    let winners: Vec<&str> = report.winners(0).iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(winners, ["sensor_newest", "sensor_newest_too"]);
+    // A mix of only the latest-3 query: salted_at reads backwards per
+    // bucket, more than sensor_newest's 3 rows.
+    let only_latest = report.clone().with_mix(vec![0.0, 1.0]).verdict();
+    assert_eq!(only_latest.ranking[0].read_cost, 4.0, "3 rows and 1 range");
 }
 
 #[test]
