@@ -200,7 +200,8 @@ mod tests {
     #[test]
     fn sequential_keys_draw_a_diagonal() {
         let keys: Vec<Vec<u8>> = (0..1_000u32).map(|e| e.to_be_bytes().to_vec()).collect();
-        let mut regions = Regions::new(&[], 100, 2);
+        // 4-byte keys and 8-byte values: splits above 100 rows.
+        let mut regions = Regions::new(&[], 100 * 12, 2);
         for (i, k) in keys.iter().enumerate() {
             regions.write(k, i);
         }

@@ -15,9 +15,15 @@ use crate::BoxError;
 /// The lab's knobs.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// A region splits when it holds more rows than this; 0: a sixteenth of
-    /// the events (at least 64).
-    pub split_rows: usize,
+    /// A region splits when its rows (keys and 8-byte values) take more
+    /// bytes than this, as HBase splits by store size; 0: the bytes of a
+    /// sixteenth of the events at 32 bytes a row (at least 64 rows' worth),
+    /// the same for every design, so longer keys split sooner.
+    pub split_bytes: usize,
+    /// Writes between two balancer runs, the balancer's own period
+    /// (independent of the measurement windows); 0: a sixtieth of the
+    /// events.
+    pub balance_every: usize,
     /// Region servers the regions are balanced over.
     pub servers: usize,
     /// Measurement windows over the ingest (the heatmap's columns).
@@ -37,7 +43,8 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            split_rows: 0,
+            split_bytes: 0,
+            balance_every: 0,
             servers: 4,
             windows: 60,
             key_rows: 64,
@@ -49,12 +56,21 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The split threshold for `events` events.
-    pub fn split_rows_for(&self, events: usize) -> usize {
-        if self.split_rows == 0 {
-            (events / 16).max(64)
+    /// The split threshold, in bytes, for `events` events.
+    pub fn split_bytes_for(&self, events: usize) -> usize {
+        if self.split_bytes == 0 {
+            (events / 16).max(64) * 32
         } else {
-            self.split_rows
+            self.split_bytes
+        }
+    }
+
+    /// Writes between balancer runs for `events` events.
+    pub fn balance_every_for(&self, events: usize) -> usize {
+        if self.balance_every == 0 {
+            (events / 60).max(1)
+        } else {
+            self.balance_every
         }
     }
 }
@@ -244,7 +260,13 @@ impl<E> Lab<E> {
         let start = Instant::now();
         let s = &self.settings;
         let n = self.events.len();
-        let mut regions = Regions::new(design.split_points(), s.split_rows_for(n), s.servers);
+        let mut regions = Regions::new(design.split_points(), s.split_bytes_for(n), s.servers);
+        let balance_every = s.balance_every_for(n);
+        // The recent writes (the last `tail` of the events), by the server
+        // that took each one when it was written: the busiest-server figure,
+        // whatever the measurement windows.
+        let recent_from = n - ((n as f64 * s.tail).ceil() as usize).clamp(1, n.max(1));
+        let mut recent_server_writes = vec![0usize; regions.servers()];
         let windows = s.windows.clamp(1, n.max(1));
         let mut stats = Vec::with_capacity(windows);
         let mut keys: Vec<Vec<u8>> = Vec::with_capacity(n);
@@ -268,7 +290,12 @@ impl<E> Lab<E> {
                     design.name
                 )
             })?;
-            let (_, overwritten) = regions.write(&key, i);
+            let (region, overwritten) = regions.write(&key, i);
+            if i >= recent_from {
+                // The region index from before any split this write caused:
+                // a daughter stays on its parent's server.
+                recent_server_writes[regions.server_of(region)] += 1;
+            }
             match overwritten {
                 None => key_bytes += key.len() as u64,
                 Some(old) => {
@@ -303,15 +330,25 @@ impl<E> Lab<E> {
                 });
                 window_start = i + 1;
                 window += 1;
+            }
+            if (i + 1) % balance_every == 0 {
                 regions.balance();
             }
         }
         write(store, &keys, batch_start)?;
         bar.finish_and_clear();
+        // The busiest region at a time: the mean over the recent windows
+        // (a region that takes every write while it splits is busiest in
+        // each window, whichever daughter it is).
         let tail = ((stats.len() as f64 * s.tail).ceil() as usize).clamp(1, stats.len().max(1));
-        let recent = &stats[stats.len().saturating_sub(tail)..];
-        let mean =
-            |f: fn(&Window) -> f64| recent.iter().map(f).sum::<f64>() / recent.len().max(1) as f64;
+        let windows_recent = &stats[stats.len().saturating_sub(tail)..];
+        let recent_busiest_region = windows_recent.iter().map(|w| w.busiest_region).sum::<f64>()
+            / windows_recent.len().max(1) as f64;
+        // The busiest server over the recent writes as one block, by the
+        // server that took each write: not a mean over windows, so the
+        // figure does not depend on --windows.
+        let recent_busiest_server = *recent_server_writes.iter().max().unwrap_or(&0) as f64
+            / (n - recent_from).max(1) as f64;
         let rows = regions.keys().len();
         let ingest = Ingest {
             rows,
@@ -322,8 +359,8 @@ impl<E> Lab<E> {
             max_over_mean: *regions.rows().iter().max().unwrap_or(&0) as f64
                 / (rows.max(1) as f64 / regions.len() as f64),
             regions_per_server: regions.regions_per_server(),
-            recent_busiest_region: mean(|w| w.busiest_region),
-            recent_busiest_server: mean(|w| w.busiest_server),
+            recent_busiest_region,
+            recent_busiest_server,
             windows: stats,
             elapsed: start.elapsed(),
         };

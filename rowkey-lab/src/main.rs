@@ -69,10 +69,11 @@ struct Args {
     #[arg(long, value_name = "N", default_value = "4", value_parser = count(1, 1_000))]
     servers: u64,
 
-    /// A region splits when it holds more rows than this [default: a
-    /// sixteenth of the events].
-    #[arg(long, value_name = "N", value_parser = count(2, 1_000_000_000))]
-    split_rows: Option<u64>,
+    /// A region splits when its rows (keys and values) take more bytes than
+    /// this, as HBase splits by store size [default: a sixteenth of the
+    /// events at 32 bytes a row, the same for every design].
+    #[arg(long, value_name = "BYTES", value_parser = count(64, 1 << 40))]
+    split_bytes: Option<u64>,
 
     /// Time windows of the measurement (the heatmaps' columns).
     #[arg(long, value_name = "N", default_value = "60", value_parser = count(2, 1_000))]
@@ -181,7 +182,7 @@ fn run(args: Args) -> Result<(), BoxError> {
     let subjects = Subjects::about(&events, args.entity)?;
     let hottest = builtin::hottest(&events, 3);
     let settings = Settings {
-        split_rows: args.split_rows.unwrap_or(0) as usize,
+        split_bytes: args.split_bytes.unwrap_or(0) as usize,
         servers: args.servers as usize,
         windows: args.windows as usize,
         progress: !args.no_progress,

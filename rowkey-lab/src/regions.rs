@@ -2,10 +2,12 @@
 //!
 //! - A table starts with one region per pre-split point plus one (a salted
 //!   key's `split_points()`), or with a single region.
-//! - A region that holds more than `split_rows` rows splits at its middle
-//!   key, as HBase's size-based split policy does; both daughters stay on the
-//!   parent's server.
-//! - After each measurement window the balancer evens out region counts, as
+//! - A region whose rows (keys and values) take more than `split_bytes`
+//!   bytes splits at its middle key, as HBase's size-based split policy
+//!   does: longer keys split sooner. Both daughters stay on the parent's
+//!   server.
+//! - On its own period (every `balance_every` writes, whatever the
+//!   measurement windows) the balancer evens out region counts, as
 //!   HBase's `SimpleLoadBalancer` does: while one server holds more regions
 //!   than the ceiling of the mean, or one holds fewer than the floor, a
 //!   region moves from the most loaded server to the least loaded one
@@ -17,6 +19,22 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
+/// The bytes a row adds to its region: its key and its value (the lab
+/// stores an 8-byte event index).
+pub fn row_bytes(key: &[u8]) -> usize {
+    key.len() + VALUE_BYTES
+}
+
+/// The lab's row value: an event index.
+pub const VALUE_BYTES: usize = 8;
+
+/// The end bound of region `r` whose successors start at `starts[r + 1]`.
+fn end_of(starts: &[Vec<u8>], r: usize) -> Bound<Vec<u8>> {
+    starts
+        .get(r + 1)
+        .map_or(Bound::Unbounded, |s| Bound::Excluded(s.clone()))
+}
+
 /// Regions of one table, in key order.
 #[derive(Debug, Clone)]
 pub struct Regions {
@@ -24,10 +42,12 @@ pub struct Regions {
     starts: Vec<Vec<u8>>,
     /// Rows in each region.
     rows: Vec<usize>,
+    /// Bytes (keys and values) in each region.
+    bytes: Vec<usize>,
     /// The server each region is on.
     server: Vec<usize>,
     servers: usize,
-    split_rows: usize,
+    split_bytes: usize,
     splits: usize,
     /// Each key and the event whose row it is.
     keys: BTreeMap<Vec<u8>, usize>,
@@ -37,7 +57,7 @@ impl Regions {
     /// A table pre-split at `splits` (in any order: they are sorted, and
     /// repeated or empty ones dropped, as HBase does), its regions spread
     /// round-robin over `servers` servers.
-    pub fn new(splits: &[Vec<u8>], split_rows: usize, servers: usize) -> Self {
+    pub fn new(splits: &[Vec<u8>], split_bytes: usize, servers: usize) -> Self {
         let mut starts = vec![Vec::new()];
         starts.extend(splits.iter().filter(|s| !s.is_empty()).cloned());
         starts.sort_unstable();
@@ -45,10 +65,11 @@ impl Regions {
         let servers = servers.max(1);
         Regions {
             rows: vec![0; starts.len()],
+            bytes: vec![0; starts.len()],
             server: (0..starts.len()).map(|i| i % servers).collect(),
             starts,
             servers,
-            split_rows: split_rows.max(2),
+            split_bytes: split_bytes.max(1),
             splits: 0,
             keys: BTreeMap::new(),
         }
@@ -89,6 +110,11 @@ impl Regions {
         &self.rows
     }
 
+    /// Bytes (keys and values) per region, in key order.
+    pub fn bytes(&self) -> &[usize] {
+        &self.bytes
+    }
+
     /// Start keys, in key order (the first is empty).
     pub fn starts(&self) -> &[Vec<u8>] {
         &self.starts
@@ -117,7 +143,8 @@ impl Regions {
             return (r, Some(old));
         }
         self.rows[r] += 1;
-        if self.rows[r] > self.split_rows {
+        self.bytes[r] += row_bytes(key);
+        if self.bytes[r] > self.split_bytes && self.rows[r] >= 2 {
             self.split(r);
         }
         (r, None)
@@ -125,18 +152,25 @@ impl Regions {
 
     /// Splits region `r` at its middle key.
     fn split(&mut self, r: usize) {
-        let end = self
-            .starts
-            .get(r + 1)
-            .map_or(Bound::Unbounded, |s| Bound::Excluded(s.clone()));
-        let range = (Bound::Included(self.starts[r].clone()), end);
+        let range = (
+            Bound::Included(self.starts[r].clone()),
+            end_of(&self.starts, r),
+        );
         let half = self.rows[r] / 2;
         let Some((mid, _)) = self.keys.range(range).nth(half) else {
             return;
         };
-        self.starts.insert(r + 1, mid.clone());
+        let mid = mid.clone();
+        let upper: usize = self
+            .keys
+            .range((Bound::Included(mid.clone()), end_of(&self.starts, r)))
+            .map(|(k, _)| row_bytes(k))
+            .sum();
+        self.starts.insert(r + 1, mid);
         self.rows.insert(r + 1, self.rows[r] - half);
         self.rows[r] = half;
+        self.bytes.insert(r + 1, upper);
+        self.bytes[r] -= upper;
         self.server.insert(r + 1, self.server[r]);
         self.splits += 1;
     }
@@ -178,12 +212,14 @@ mod tests {
 
     #[test]
     fn splits_at_the_middle_key_and_daughters_stay_on_the_server() {
-        let mut regions = Regions::new(&[], 4, 3);
+        // One-byte keys: 9 bytes a row; splits above 4 rows.
+        let mut regions = Regions::new(&[], 4 * 9, 3);
         for k in 0u8..5 {
             regions.write(&[k], k.into());
         }
         assert_eq!(regions.starts(), [vec![], vec![2]]);
         assert_eq!(regions.rows(), [2, 3]);
+        assert_eq!(regions.bytes(), [18, 27]);
         assert_eq!((regions.server_of(0), regions.server_of(1)), (0, 0));
         assert_eq!(
             regions.write(&[3], 9),
@@ -197,7 +233,7 @@ mod tests {
 
     #[test]
     fn balancer_evens_region_counts() {
-        let mut regions = Regions::new(&[], 2, 4);
+        let mut regions = Regions::new(&[], 2 * 9, 4);
         for k in 0u8..40 {
             regions.write(&[k], k.into());
         }
@@ -209,6 +245,32 @@ mod tests {
             "{per:?}"
         );
         assert_eq!(per.iter().sum::<usize>(), regions.len());
+    }
+
+    #[test]
+    fn longer_keys_split_sooner() {
+        // The same 2,000 rows in the same order, as 16-byte binary keys and
+        // as 42-byte text keys, under one size threshold.
+        let mut binary = Regions::new(&[], 20_000, 4);
+        let mut text = Regions::new(&[], 20_000, 4);
+        for i in 0..2_000u64 {
+            let mut b = [0u8; 16];
+            b[8..].copy_from_slice(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes());
+            binary.write(&b, i as usize);
+            text.write(
+                format!("{:042}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).as_bytes(),
+                i as usize,
+            );
+        }
+        assert_eq!(binary.bytes().iter().sum::<usize>(), 2_000 * 24);
+        assert_eq!(text.bytes().iter().sum::<usize>(), 2_000 * 50);
+        assert!(
+            text.len() > binary.len(),
+            "text {} regions, binary {}",
+            text.len(),
+            binary.len()
+        );
+        assert!(binary.bytes().iter().all(|&b| b <= 20_000 + 24));
     }
 
     #[test]

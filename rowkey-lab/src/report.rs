@@ -42,10 +42,10 @@ pub fn format_table(r: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "{} events on {}; regions split above {} rows, balanced over {} servers\n",
+        "{} events on {}; regions split above {} bytes (keys and values), balanced over {} servers\n",
         r.events,
         r.store,
-        r.settings.split_rows_for(r.events),
+        r.settings.split_bytes_for(r.events),
         r.settings.servers
     );
     let w = r
@@ -225,7 +225,7 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
 <h1>rowkey hot-spot lab</h1>
 <p><strong>{verdict}</strong></p>
 {notes}
-<p>{events} events on {store}; regions split above {split} rows and are balanced over {servers} region servers.
+<p>{events} events on {store}; regions split above {split} bytes of keys and values and are balanced over {servers} region servers.
 "Recent" is the last {tail:.0}% of the ingest.</p>
 <div class="side"><div>
 <h2>Designs</h2>
@@ -240,7 +240,7 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
             .map(|n| format!("<p>{}</p>", esc(n)))
             .collect::<String>(),
         store = esc(r.store),
-        split = r.settings.split_rows_for(r.events),
+        split = r.settings.split_bytes_for(r.events),
         servers = r.settings.servers,
     );
     for d in &r.designs {

@@ -43,7 +43,9 @@ pub struct Ingest {
     pub windows: Vec<Window>,
     /// Mean busiest-region share over the recent windows.
     pub recent_busiest_region: f64,
-    /// Mean busiest-server share over the recent windows.
+    /// The busiest server's share of the recent writes (the last `tail`
+    /// of the events, each counted on the server that took it), one block
+    /// whatever the windows.
     pub recent_busiest_server: f64,
     /// Wall time of the ingest.
     pub elapsed: Duration,

@@ -48,7 +48,7 @@ fn readings(n: i64) -> Vec<Reading> {
 
 fn settings() -> Settings {
     Settings {
-        split_rows: 1_000,
+        split_bytes: 1_000 * 32,
         windows: 20,
         query_runs: 1,
         ..Settings::default()
@@ -388,6 +388,67 @@ fn the_verdict_ranks_by_hot_spot_then_reads_then_key_bytes_and_marks_ties() {
     // bucket, more than sensor_newest's 3 rows.
     let only_latest = report.clone().with_mix(vec![0.0, 1.0]).verdict();
     assert_eq!(only_latest.ranking[0].read_cost, 4.0, "3 rows and 1 range");
+}
+
+#[test]
+fn the_measurement_windows_do_not_change_the_write_spread() {
+    let events = Workload::Ingest.generate(20_000, 300, 7);
+    let figures = |windows: usize| {
+        let mut lab = Lab::new(events.clone()).settings(Settings {
+            windows,
+            query_runs: 1,
+            ..Settings::default()
+        });
+        for name in ["ts_first", "salted_ts", "user_newest", "mod_user_newest"] {
+            lab = lab.design(builtin::design(name).unwrap());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let report = lab
+            .run(&mut RedbStore::create(dir.path()).unwrap())
+            .unwrap();
+        report
+            .designs
+            .iter()
+            .map(|d| {
+                let i = &d.ingest;
+                (
+                    d.name.clone(),
+                    i.recent_busiest_server,
+                    i.regions,
+                    i.regions_per_server.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // The balancer runs on its own period and the busiest-server figure is
+    // one block of recent writes: 30 or 120 heatmap columns give the same
+    // numbers. (The busiest region is a mean over windows, a figure of
+    // the heatmap's resolution.)
+    assert_eq!(figures(30), figures(120));
+}
+
+#[test]
+fn a_text_design_splits_into_more_regions_than_a_binary_one() {
+    let events = Workload::Ingest.generate(20_000, 300, 7);
+    let mut lab = Lab::new(events).settings(Settings {
+        query_runs: 1,
+        ..Settings::default()
+    });
+    for name in ["ts_first", "ts_user"] {
+        lab = lab.design(builtin::design(name).unwrap());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = lab
+        .run(&mut RedbStore::create(dir.path()).unwrap())
+        .unwrap();
+    let regions = |n: &str| report.design(n).unwrap().ingest.regions;
+    // [ts][user] in 16 bytes against the same fields as 34 bytes of text.
+    assert!(
+        regions("ts_user") > regions("ts_first"),
+        "text {} binary {}",
+        regions("ts_user"),
+        regions("ts_first")
+    );
 }
 
 #[test]

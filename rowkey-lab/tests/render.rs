@@ -38,7 +38,7 @@ fn the_html_report_renders_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let events = Workload::Ingest.generate(5_000, 80, 1);
     let mut lab = Lab::new(events.clone()).settings(Settings {
-        split_rows: 400,
+        split_bytes: 400 * 32,
         query_runs: 1,
         ..Settings::default()
     });
