@@ -320,91 +320,188 @@ impl Subjects {
 
 type Plan = Result<Access<Event>, EncodeError>;
 
-/// The three typical queries, each with every built-in design's plan:
-/// the latest 20 events of one entity, every event of the last minute, one
-/// entity's events in an hour.
-pub fn queries(s: Subjects) -> Vec<crate::Query<Event>> {
-    let Subjects { user, now, hour } = s;
-    // Saturating: a workload at the start of i64 has no minute before it.
-    let minute_start = now.saturating_sub(60_000);
-    let minute = (Bound::Excluded(minute_start), Bound::Unbounded);
-    let minute_u = (
-        Bound::Excluded(minute_start.max(0) as u64),
-        Bound::Unbounded,
-    );
-    let hour_u = (hour.0.max(0) as u64)..(hour.1.max(0) as u64);
-    let of_user = move |e: &Event| e.user_id == user;
-    let in_minute = move |e: &Event| e.ts_millis > minute_start;
-    let in_hour = move |e: &Event| e.user_id == user && (hour.0..hour.1).contains(&e.ts_millis);
-    vec![
-        Query::new(
-            "latest 20 events of one user",
-            of_user,
-            move |d: &Design<Event>| -> Plan {
-                Ok(match d.name() {
-                    "user_newest" => Access::scan(UserNewest::scan_by_user_id(user)).limit(20),
-                    "mod_user_newest" => {
-                        Access::scan(ModUserNewest::scan_by_user_id(user)).limit(20)
-                    }
-                    // Oldest-first keys: read backwards until 20 of the
-                    // user's rows (per bucket when salted).
-                    "user_first" => Access::scan(UserFirst::scan_by_user_id(user))
-                        .reverse()
-                        .limit(20),
-                    "ts_first" => Access::scan(TsFirst::scan_all())
-                        .filter(of_user)
-                        .reverse()
-                        .limit(20),
-                    "salted_ts" => Access::scan(SaltedTs::scan_all())
-                        .filter(of_user)
-                        .reverse()
-                        .limit(20),
-                    "ts_user" => Access::scan(TsUser::scan_all())
-                        .filter(of_user)
-                        .reverse()
-                        .limit(20),
-                    _ => Access::scan(d.scan_all()).filter(of_user),
-                })
-            },
+/// The name of the built-in query "the latest 20 events of one entity".
+pub const LATEST: &str = "latest 20 events of one user";
+/// The name of the built-in query "everything of the last minute".
+pub const MINUTE: &str = "all events of the last minute";
+/// The name of the built-in query "one entity's events in an hour".
+pub const HOUR: &str = "one user's events in an hour";
+
+/// The bounds the built-in queries use, from their subjects.
+#[derive(Clone, Copy)]
+struct Bounds {
+    user: u64,
+    /// The last minute: after this time.
+    minute_start: i64,
+    hour: (i64, i64),
+}
+
+impl Bounds {
+    fn of(s: Subjects) -> Bounds {
+        Bounds {
+            user: s.user,
+            // Saturating: a workload at the start of i64 has no minute
+            // before it.
+            minute_start: s.now.saturating_sub(60_000),
+            hour: s.hour,
+        }
+    }
+
+    fn of_user(self) -> impl Fn(&Event) -> bool + Clone + Send + Sync + 'static {
+        move |e: &Event| e.user_id == self.user
+    }
+
+    fn in_minute(self) -> impl Fn(&Event) -> bool + Clone + Send + Sync + 'static {
+        move |e: &Event| e.ts_millis > self.minute_start
+    }
+
+    fn in_hour(self) -> impl Fn(&Event) -> bool + Clone + Send + Sync + 'static {
+        move |e: &Event| e.user_id == self.user && (self.hour.0..self.hour.1).contains(&e.ts_millis)
+    }
+
+    fn minute(self) -> (Bound<i64>, Bound<i64>) {
+        (Bound::Excluded(self.minute_start), Bound::Unbounded)
+    }
+
+    fn minute_u(self) -> (Bound<u64>, Bound<u64>) {
+        (
+            Bound::Excluded(self.minute_start.max(0) as u64),
+            Bound::Unbounded,
         )
+    }
+
+    fn hour_u(self) -> std::ops::Range<u64> {
+        (self.hour.0.max(0) as u64)..(self.hour.1.max(0) as u64)
+    }
+}
+
+/// The three typical queries: the latest 20 events of one entity, every
+/// event of the last minute, one entity's events in an hour. Their own
+/// plans read the whole table and keep what they ask for: what a design
+/// without a plan of its own for them costs. [`design_for`] gives each
+/// built-in design its plans.
+pub fn queries(s: Subjects) -> Vec<crate::Query<Event>> {
+    let b = Bounds::of(s);
+    let (of_user, in_minute, in_hour) = (b.of_user(), b.in_minute(), b.in_hour());
+    vec![
+        Query::new(LATEST, of_user.clone(), move |d: &Design<Event>| -> Plan {
+            Ok(Access::scan(d.scan_all()).filter(of_user.clone()))
+        })
         .newest(20, |e| e.ts_millis),
         Query::new(
-            "all events of the last minute",
-            in_minute,
+            MINUTE,
+            in_minute.clone(),
             move |d: &Design<Event>| -> Plan {
-                Ok(match d.name() {
-                    "ts_first" => Access::scan(TsFirst::range_by_ts_millis(minute)),
-                    "salted_ts" => Access::scan(SaltedTs::range_by_ts_millis(minute)),
-                    "ts_user" => Access::scan(TsUser::range_by_ts_millis(minute_u)?),
-                    _ => Access::scan(d.scan_all()).filter(in_minute),
-                })
+                Ok(Access::scan(d.scan_all()).filter(in_minute.clone()))
             },
         ),
-        Query::new(
-            "one user's events in an hour",
-            in_hour,
-            move |d: &Design<Event>| -> Plan {
-                let range = hour.0..hour.1;
-                Ok(match d.name() {
-                    "user_newest" => {
-                        Access::scan(UserNewest::range_by_user_id_ts_millis(user, range))
-                    }
-                    "mod_user_newest" => {
-                        Access::scan(ModUserNewest::range_by_user_id_ts_millis(user, range)?)
-                    }
-                    "user_first" => {
-                        Access::scan(UserFirst::range_by_user_id_ts_millis(user, range))
-                    }
-                    "ts_first" => Access::scan(TsFirst::range_by_ts_millis(range)).filter(of_user),
-                    "salted_ts" => {
-                        Access::scan(SaltedTs::range_by_ts_millis(range)).filter(of_user)
-                    }
-                    "ts_user" => {
-                        Access::scan(TsUser::range_by_ts_millis(hour_u.clone())?).filter(of_user)
-                    }
-                    _ => Access::scan(d.scan_all()).filter(in_hour),
-                })
-            },
-        ),
+        Query::new(HOUR, in_hour.clone(), move |d: &Design<Event>| -> Plan {
+            Ok(Access::scan(d.scan_all()).filter(in_hour.clone()))
+        }),
     ]
+}
+
+/// The built-in design named `name` with its own plans for the built-in
+/// [`queries`] about `s`: the reads its key serves. The plans belong to the
+/// design, not to its name: a renamed design keeps them.
+///
+/// ```
+/// use rowkey_lab::builtin::{design_for, Subjects};
+/// let s = Subjects { user: 7, now: 1_700_000_000_000, hour: (0, 3_600_000) };
+/// let d = design_for("user_newest", s).unwrap().renamed("mine");
+/// assert_eq!(d.name(), "mine");
+/// assert_eq!(d.plans().collect::<Vec<_>>(), ["latest 20 events of one user", "one user's events in an hour"]);
+/// ```
+pub fn design_for(name: &str, s: Subjects) -> Option<Design<Event>> {
+    let d = design(name)?;
+    let b = Bounds::of(s);
+    let (user, hour) = (b.user, b.hour.0..b.hour.1);
+    let of_user = b.of_user();
+    Some(match name {
+        "user_newest" => d
+            .plan(LATEST, move || -> Plan {
+                Ok(Access::scan(UserNewest::scan_by_user_id(user)).limit(20))
+            })
+            .plan(HOUR, move || -> Plan {
+                Ok(Access::scan(UserNewest::range_by_user_id_ts_millis(
+                    user,
+                    hour.clone(),
+                )))
+            }),
+        "mod_user_newest" => d
+            .plan(LATEST, move || -> Plan {
+                Ok(Access::scan(ModUserNewest::scan_by_user_id(user)).limit(20))
+            })
+            .plan(HOUR, move || -> Plan {
+                Ok(Access::scan(ModUserNewest::range_by_user_id_ts_millis(
+                    user,
+                    hour.clone(),
+                )?))
+            }),
+        // Oldest-first keys: read backwards until 20 of the user's rows
+        // (per bucket when salted).
+        "user_first" => d
+            .plan(LATEST, move || -> Plan {
+                Ok(Access::scan(UserFirst::scan_by_user_id(user))
+                    .reverse()
+                    .limit(20))
+            })
+            .plan(HOUR, move || -> Plan {
+                Ok(Access::scan(UserFirst::range_by_user_id_ts_millis(
+                    user,
+                    hour.clone(),
+                )))
+            }),
+        "ts_first" => {
+            let (latest, in_hour) = (of_user.clone(), of_user.clone());
+            d.plan(LATEST, move || -> Plan {
+                Ok(Access::scan(TsFirst::scan_all())
+                    .filter(latest.clone())
+                    .reverse()
+                    .limit(20))
+            })
+            .plan(MINUTE, move || -> Plan {
+                Ok(Access::scan(TsFirst::range_by_ts_millis(b.minute())))
+            })
+            .plan(HOUR, move || -> Plan {
+                Ok(Access::scan(TsFirst::range_by_ts_millis(hour.clone())).filter(in_hour.clone()))
+            })
+        }
+        "salted_ts" => {
+            let (latest, in_hour) = (of_user.clone(), of_user.clone());
+            d.plan(LATEST, move || -> Plan {
+                Ok(Access::scan(SaltedTs::scan_all())
+                    .filter(latest.clone())
+                    .reverse()
+                    .limit(20))
+            })
+            .plan(MINUTE, move || -> Plan {
+                Ok(Access::scan(SaltedTs::range_by_ts_millis(b.minute())))
+            })
+            .plan(HOUR, move || -> Plan {
+                Ok(
+                    Access::scan(SaltedTs::range_by_ts_millis(hour.clone()))
+                        .filter(in_hour.clone()),
+                )
+            })
+        }
+        "ts_user" => {
+            let (latest, in_hour) = (of_user.clone(), of_user.clone());
+            d.plan(LATEST, move || -> Plan {
+                Ok(Access::scan(TsUser::scan_all())
+                    .filter(latest.clone())
+                    .reverse()
+                    .limit(20))
+            })
+            .plan(MINUTE, move || -> Plan {
+                Ok(Access::scan(TsUser::range_by_ts_millis(b.minute_u())?))
+            })
+            .plan(HOUR, move || -> Plan {
+                Ok(Access::scan(TsUser::range_by_ts_millis(b.hour_u())?).filter(in_hour.clone()))
+            })
+        }
+        // The reversed-time designs serve no query by range: their own
+        // plans are the queries' full scans.
+        _ => d,
+    })
 }

@@ -11,6 +11,7 @@ type KeyFn<E> = Box<dyn Fn(&E) -> Result<Vec<u8>, BoxError> + Send + Sync>;
 type Pred<E> = Box<dyn Fn(&E) -> bool + Send + Sync>;
 type TimeFn<E> = Box<dyn Fn(&E) -> i64 + Send + Sync>;
 type PlanFn<E> = Box<dyn Fn(&Design<E>) -> Result<Access<E>, BoxError> + Send + Sync>;
+type OwnPlanFn<E> = Box<dyn Fn() -> Result<Access<E>, BoxError> + Send + Sync>;
 
 /// A row-key design: a name and a function from an event to a key of any
 /// `#[derive(RowKey)]` type. The layout shown in reports comes from the key
@@ -38,6 +39,8 @@ pub struct Design<E> {
     pub(crate) prefix: &'static [u8],
     pub(crate) splits: Vec<Vec<u8>>,
     pub(crate) key: KeyFn<E>,
+    /// The design's own plans, by query name.
+    pub(crate) plans: Vec<(String, OwnPlanFn<E>)>,
 }
 
 impl<E> Design<E> {
@@ -66,7 +69,40 @@ impl<E> Design<E> {
             prefix: K::PREFIX,
             splits: K::LAYOUT.split_points(),
             key: Box::new(move |e| Ok(key(e).map_err(Into::into)?.encode_to_vec()?)),
+            plans: Vec::new(),
         }
+    }
+
+    /// The design's own plan for the query named `query` (the read its key
+    /// serves): used instead of the query's plan. Plans belong to the
+    /// design, so a [`renamed`](Self::renamed) design keeps them; a query
+    /// without one here runs its own plan.
+    pub fn plan<P, X>(mut self, query: impl Into<String>, plan: P) -> Self
+    where
+        P: Fn() -> Result<Access<E>, X> + Send + Sync + 'static,
+        X: Into<BoxError>,
+    {
+        let query = query.into();
+        self.plans.retain(|(q, _)| *q != query);
+        self.plans
+            .push((query, Box::new(move || plan().map_err(Into::into))));
+        self
+    }
+
+    /// The same design under another name, its plans kept.
+    pub fn renamed(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The queries this design has its own plans for, in the order given.
+    pub fn plans(&self) -> impl Iterator<Item = &str> {
+        self.plans.iter().map(|(q, _)| q.as_str())
+    }
+
+    /// The design's own plan for `query`, if it has one.
+    pub(crate) fn own_plan(&self, query: &str) -> Option<&OwnPlanFn<E>> {
+        self.plans.iter().find(|(q, _)| q == query).map(|(_, p)| p)
     }
 
     /// The table starts split at these keys instead of the key type's own

@@ -376,7 +376,11 @@ impl<E> Lab<E> {
         alive: &[bool],
     ) -> Result<QueryRun, BoxError> {
         let context = || format!("design `{}`, query `{}`", design.name, query.name);
-        let access = (query.plan)(design).map_err(|e| format!("{}: {e}", context()))?;
+        let access = match design.own_plan(&query.name) {
+            Some(plan) => plan(),
+            None => (query.plan)(design),
+        }
+        .map_err(|e| format!("{}: {e}", context()))?;
         let mut best: Option<QueryRun> = None;
         let mut answer = Vec::new();
         for _ in 0..self.settings.query_runs.max(1) {

@@ -190,7 +190,7 @@ fn run(args: Args) -> Result<(), BoxError> {
     };
     let mut lab = Lab::new(events).settings(settings);
     for name in names {
-        lab = lab.design(builtin::design(name).expect("clap checked the name"));
+        lab = lab.design(builtin::design_for(name, subjects).expect("clap checked the name"));
     }
     for q in builtin::queries(subjects) {
         lab = lab.query(q);

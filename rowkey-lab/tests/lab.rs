@@ -393,6 +393,7 @@ fn the_verdict_ranks_by_hot_spot_then_reads_then_key_bytes_and_marks_ties() {
 #[test]
 fn the_measurement_windows_do_not_change_the_write_spread() {
     let events = Workload::Ingest.generate(20_000, 300, 7);
+    let subjects = Subjects::of(&events);
     let figures = |windows: usize| {
         let mut lab = Lab::new(events.clone()).settings(Settings {
             windows,
@@ -400,7 +401,7 @@ fn the_measurement_windows_do_not_change_the_write_spread() {
             ..Settings::default()
         });
         for name in ["ts_first", "salted_ts", "user_newest", "mod_user_newest"] {
-            lab = lab.design(builtin::design(name).unwrap());
+            lab = lab.design(builtin::design_for(name, subjects).unwrap());
         }
         let dir = tempfile::tempdir().unwrap();
         let report = lab
@@ -430,12 +431,13 @@ fn the_measurement_windows_do_not_change_the_write_spread() {
 #[test]
 fn a_text_design_splits_into_more_regions_than_a_binary_one() {
     let events = Workload::Ingest.generate(20_000, 300, 7);
+    let subjects = Subjects::of(&events);
     let mut lab = Lab::new(events).settings(Settings {
         query_runs: 1,
         ..Settings::default()
     });
     for name in ["ts_first", "ts_user"] {
-        lab = lab.design(builtin::design(name).unwrap());
+        lab = lab.design(builtin::design_for(name, subjects).unwrap());
     }
     let dir = tempfile::tempdir().unwrap();
     let report = lab
@@ -449,6 +451,37 @@ fn a_text_design_splits_into_more_regions_than_a_binary_one() {
         regions("ts_user"),
         regions("ts_first")
     );
+}
+
+#[test]
+fn a_renamed_design_keeps_its_plans() {
+    let events = Workload::Ingest.generate(6_000, 80, 5);
+    let subjects = Subjects::of(&events);
+    let mut lab = Lab::new(events).settings(Settings {
+        query_runs: 1,
+        ..Settings::default()
+    });
+    lab = lab.design(
+        builtin::design_for("user_newest", subjects)
+            .unwrap()
+            .renamed("per_user"),
+    );
+    lab = lab.design(builtin::design("user_newest").unwrap().renamed("no_plans"));
+    for q in builtin::queries(subjects) {
+        lab = lab.query(q);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = lab
+        .run(&mut RedbStore::create(dir.path()).unwrap())
+        .unwrap();
+    let latest = |name: &str| report.design(name).unwrap().queries[0].clone();
+    // Its own plan: the 20 rows of the user's latest, whatever its name.
+    assert_eq!(
+        (latest("per_user").rows_read, latest("per_user").rows),
+        (20, 20)
+    );
+    // The same key without plans reads the whole table (the query's plan).
+    assert_eq!(latest("no_plans").rows_read, 6_000);
 }
 
 #[test]
@@ -519,11 +552,12 @@ fn builtin_ts_user_like() -> Design<i64> {
 fn every_builtin_design_answers_every_query_on_every_workload() {
     for workload in Workload::ALL {
         let events = workload.generate(4_000, 60, 3);
+        let subjects = Subjects::of(&events);
         let mut lab = Lab::new(events.clone());
         for name in DESIGNS {
-            lab = lab.design(builtin::design(name).unwrap());
+            lab = lab.design(builtin::design_for(name, subjects).unwrap());
         }
-        for q in builtin::queries(Subjects::of(&events)) {
+        for q in builtin::queries(subjects) {
             lab = lab.query(q);
         }
         let report = run(lab).unwrap_or_else(|e| panic!("{workload}: {e}"));

@@ -37,15 +37,16 @@ fn the_html_report_renders_in_chromium() {
     );
     let dir = tempfile::tempdir().unwrap();
     let events = Workload::Ingest.generate(5_000, 80, 1);
+    let subjects = Subjects::of(&events);
     let mut lab = Lab::new(events.clone()).settings(Settings {
         split_bytes: 400 * 32,
         query_runs: 1,
         ..Settings::default()
     });
     for name in ["ts_first", "salted_ts"] {
-        lab = lab.design(builtin::design(name).unwrap());
+        lab = lab.design(builtin::design_for(name, subjects).unwrap());
     }
-    for q in builtin::queries(Subjects::of(&events)) {
+    for q in builtin::queries(subjects) {
         lab = lab.query(q);
     }
     let report = lab
