@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
+use std::io::Write as _;
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -129,8 +130,9 @@ fn free_port() -> io::Result<u16> {
 /// input closes).
 pub struct HBase {
     child: Child,
-    /// Held open: closing it stops the JVM.
-    _stdin: Option<ChildStdin>,
+    /// The launcher's requests and its answers' lines. Held open: closing
+    /// stdin stops the JVM.
+    requests: Mutex<(ChildStdin, mpsc::Receiver<String>)>,
     thrift: SocketAddr,
     log: Arc<Mutex<VecDeque<String>>>,
     _dir: tempfile::TempDir,
@@ -145,27 +147,35 @@ impl HBase {
     /// Starts HBase with `region_servers` region servers (besides the
     /// master) and waits, up to four minutes, until a table can be created.
     pub fn start_with(region_servers: usize) -> io::Result<HBase> {
+        HBase::start_configured(region_servers, &[])
+    }
+
+    /// [`start_with`](Self::start_with), with `settings` in HBase's
+    /// configuration (`("hbase.hregion.max.filesize", "65536")`, say: small
+    /// regions that split during a test).
+    pub fn start_configured(region_servers: usize, settings: &[(&str, &str)]) -> io::Result<HBase> {
         let dir = tempfile::Builder::new().prefix("rowkey-hbase-").tempdir()?;
         let zk = free_port()?;
         let thrift = free_port()?;
-        let mut child = launcher(
-            &["-Xmx1g"],
-            &[
-                "serve",
-                &dir.path().display().to_string(),
-                &zk.to_string(),
-                &thrift.to_string(),
-                &region_servers.to_string(),
-            ],
-        )?
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot start java: {e}")))?;
+        let mut args = vec![
+            "serve".to_string(),
+            dir.path().display().to_string(),
+            zk.to_string(),
+            thrift.to_string(),
+            region_servers.to_string(),
+        ];
+        args.extend(settings.iter().map(|(k, v)| format!("{k}={v}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child = launcher(&["-Xmx1g"], &args)?
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot start java: {e}")))?;
         let log = Arc::new(Mutex::new(VecDeque::new()));
         keep_tail(child.stderr.take().expect("piped"), Arc::clone(&log));
         let (ready_tx, ready) = mpsc::channel();
+        let (lines_tx, lines) = mpsc::channel();
         let stdout = child.stdout.take().expect("piped");
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -173,13 +183,16 @@ impl HBase {
                     Ok(l) if l == "READY" => {
                         let _ = ready_tx.send(());
                     }
-                    Ok(_) => {}
+                    Ok(l) => {
+                        let _ = lines_tx.send(l);
+                    }
                     Err(_) => break,
                 }
             }
         });
+        let stdin = child.stdin.take().expect("piped");
         let mut hbase = HBase {
-            _stdin: child.stdin.take(),
+            requests: Mutex::new((stdin, lines)),
             child,
             thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
             log,
@@ -232,6 +245,40 @@ impl HBase {
         self.child.wait().map(|_| ())
     }
 
+    /// Every region of `table` in key order, with its server and the write
+    /// requests it has served, as HBase's region servers count them (their
+    /// `RegionMetrics`): what the table looks like on the engine itself.
+    pub fn region_writes(&self, table: &str) -> io::Result<Vec<RegionWrites>> {
+        let mut guard = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let (stdin, lines) = &mut *guard;
+        writeln!(stdin, "regions {table}")?;
+        stdin.flush()?;
+        let mut regions = Vec::new();
+        loop {
+            let line = lines
+                .recv_timeout(Duration::from_secs(60))
+                .map_err(|_| io::Error::other(format!("HBase did not answer `regions {table}`")))?;
+            let parts: Vec<&str> = line.split(' ').collect();
+            match parts.as_slice() {
+                ["END"] => return Ok(regions),
+                ["region", start, end, server, writes] => regions.push(RegionWrites {
+                    start: unhex(start)?,
+                    end: unhex(end)?,
+                    server: (*server).to_string(),
+                    writes: writes.parse().map_err(io::Error::other)?,
+                }),
+                _ => {
+                    // Read to the END of the answer, then report it.
+                    while lines
+                        .recv_timeout(Duration::from_secs(60))
+                        .is_ok_and(|l| l != "END")
+                    {}
+                    return Err(io::Error::other(format!("regions of {table}: {line}")));
+                }
+            }
+        }
+    }
+
     /// The last lines HBase logged (warnings and errors).
     pub fn log_tail(&self) -> String {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
@@ -240,6 +287,33 @@ impl HBase {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// One region as [`HBase::region_writes`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionWrites {
+    /// The region's first key (empty for the first region).
+    pub start: Vec<u8>,
+    /// The first key after it (empty for the last region).
+    pub end: Vec<u8>,
+    /// Its region server, `host:port` (`-` while it moves).
+    pub server: String,
+    /// Write requests it has served since it opened.
+    pub writes: u64,
+}
+
+fn unhex(s: &str) -> io::Result<Vec<u8>> {
+    if s == "-" {
+        return Ok(Vec::new());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| io::Error::other(format!("not hex: {s}")))
+        })
+        .collect()
 }
 
 /// Keeps the last 60 lines of `from` in `log`.

@@ -30,7 +30,9 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * <li>{@code serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS}: HBase in
  * standalone mode (ZooKeeper, a master and REGION_SERVERS region servers in
  * this JVM, data under DIR on the local filesystem) and the Thrift2 gateway,
- * all on 127.0.0.1. Prints {@code READY} once a table can be created, and
+ * all on 127.0.0.1, with any {@code KEY=VALUE} set in HBase's configuration.
+ * Prints {@code READY} once a table can be created. Then answers
+ * {@code regions TABLE} on its standard input (see {@link #regions}), and
  * exits when its standard input closes, so a parent that dies without
  * killing it does not leave it behind.</li>
  * <li>{@code interop}: one request per line on standard input, one answer per
@@ -42,20 +44,21 @@ public final class Launcher {
   private Launcher() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length == 5 && args[0].equals("serve")) {
+    if (args.length >= 5 && args[0].equals("serve")) {
       serve(new File(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-          Integer.parseInt(args[4]));
+          Integer.parseInt(args[4]), Arrays.copyOfRange(args, 5, args.length));
     } else if (args.length == 1 && args[0].equals("interop")) {
       interop();
     } else {
       System.err.println(
-          "usage: Launcher serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS | Launcher interop");
+          "usage: Launcher serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS [KEY=VALUE...]"
+              + " | Launcher interop");
       System.exit(2);
     }
   }
 
-  private static void serve(File dir, int zkPort, int thriftPort, int regionServers)
-      throws Exception {
+  private static void serve(File dir, int zkPort, int thriftPort, int regionServers,
+      String[] settings) throws Exception {
     PrintStream out = System.out;
     Configuration conf = HBaseConfiguration.create();
     conf.set("hbase.rootdir", new File(dir, "hbase").toURI().toString());
@@ -80,6 +83,13 @@ public final class Launcher {
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
     // The master waits for exactly the region servers started here.
     conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
+    for (String setting : settings) {
+      int eq = setting.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("not KEY=VALUE: " + setting);
+      }
+      conf.set(setting.substring(0, eq), setting.substring(eq + 1));
+    }
 
     // Several servers in one JVM register the same metrics sources, as in
     // HBase's own mini cluster.
@@ -133,10 +143,62 @@ public final class Launcher {
     out.println("READY");
     out.flush();
 
-    // Until the parent closes our standard input (or dies).
-    while (System.in.read() >= 0) {
+    // Requests until the parent closes our standard input (or dies).
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    try (Connection connection = ConnectionFactory.createConnection(conf)) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] p = line.split(" ");
+        try {
+          if (p.length == 2 && p[0].equals("regions")) {
+            regions(connection, TableName.valueOf(p[1]), out);
+          } else {
+            out.println("ERROR unknown request " + line);
+          }
+        } catch (Exception e) {
+          out.println("ERROR " + e.toString().replace('\n', ' '));
+        }
+        out.println("END");
+        out.flush();
+      }
+    } finally {
+      Runtime.getRuntime().halt(0);
     }
-    Runtime.getRuntime().halt(0);
+  }
+
+  /**
+   * One line per region of {@code table} in key order, {@code region START
+   * END HOST:PORT WRITES}: its start and end keys as hex ({@code -} for
+   * none), its region server, and the write requests it has served, asked of
+   * each region server (HBase's own {@code RegionMetrics}).
+   */
+  private static void regions(Connection connection, TableName table, PrintStream out)
+      throws Exception {
+    java.util.Map<String, Long> writes = new java.util.HashMap<>();
+    try (Admin admin = connection.getAdmin()) {
+      if (!admin.tableExists(table)) {
+        throw new org.apache.hadoop.hbase.TableNotFoundException(table);
+      }
+      for (org.apache.hadoop.hbase.ServerName server : admin.getRegionServers()) {
+        for (org.apache.hadoop.hbase.RegionMetrics m : admin.getRegionMetrics(server, table)) {
+          writes.put(Bytes.toStringBinary(m.getRegionName()), m.getWriteRequestCount());
+        }
+      }
+    }
+    try (org.apache.hadoop.hbase.client.RegionLocator locator =
+        connection.getRegionLocator(table)) {
+      for (org.apache.hadoop.hbase.HRegionLocation l : locator.getAllRegionLocations()) {
+        org.apache.hadoop.hbase.client.RegionInfo region = l.getRegion();
+        if (region.isOffline() || region.isSplit()) {
+          continue;
+        }
+        // A region in transition has no server for a moment.
+        String server = l.getServerName() == null ? "-" : l.getServerName().getAddress().toString();
+        out.println("region " + hex(region.getStartKey()) + " " + hex(region.getEndKey()) + " "
+            + server + " "
+            + writes.getOrDefault(Bytes.toStringBinary(region.getRegionName()), 0L));
+      }
+    }
   }
 
   private static void interop() throws Exception {
