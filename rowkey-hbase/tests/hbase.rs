@@ -180,10 +180,17 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
     // The region servers' own counts: one write request per row written.
     let regions = hbase.region_writes("foreign").unwrap();
     assert_eq!(regions.len(), 16, "{regions:?}");
-    assert_eq!(regions.iter().map(|r| r.writes).sum::<u64>(), 201, "{regions:?}");
+    assert_eq!(
+        regions.iter().map(|r| r.writes).sum::<u64>(),
+        201,
+        "{regions:?}"
+    );
     assert_eq!(regions[5].start, [5]);
     assert!(regions[5].writes >= 1, "the foreign row went to bucket 5");
-    let err = hbase.region_writes("no_such_table").unwrap_err().to_string();
+    let err = hbase
+        .region_writes("no_such_table")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("TableNotFoundException"), "{err}");
     errors_name_the_table(&mut c);
 }

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::design::{Design, Query};
 use crate::heatmap::Heatmap;
 use crate::regions::Regions;
-use crate::results::{DesignReport, Ingest, QueryRun, Report, Window};
+use crate::results::{DesignReport, EngineIngest, Ingest, QueryRun, Report, Window};
 use crate::store::Store;
 use crate::BoxError;
 
@@ -275,6 +275,11 @@ impl<E> Lab<E> {
         let mut alive = vec![true; n];
         let (mut key_bytes, mut overwrites) = (0u64, 0usize);
         let bar = bars.add(progress(s.progress, n, design.name()));
+        // The engine's own regions and write counts, where it reports them.
+        let mut engine = match store.engine_regions(table) {
+            None => None,
+            Some(regions) => Some(EngineTrack::new(regions?)),
+        };
         let write = |store: &mut dyn Store, keys: &[Vec<u8>], from: usize| {
             let rows: Vec<(&[u8], u64)> = keys[from..]
                 .iter()
@@ -310,6 +315,14 @@ impl<E> Lab<E> {
                 bar.inc(BATCH as u64);
             }
             if (i + 1) * windows / n > window {
+                if let Some(e) = engine.as_mut() {
+                    // The window's rows reach the engine before it is asked.
+                    write(store, &keys, batch_start)?;
+                    bar.inc((i + 1 - batch_start) as u64);
+                    batch_start = i + 1;
+                    let now = store.engine_regions(table).expect("reported before")?;
+                    e.window(now);
+                }
                 // The window's writes, by the regions and servers at its end:
                 // a region that split during the window counts as its
                 // daughters, which is where the writes are now served.
@@ -350,7 +363,9 @@ impl<E> Lab<E> {
         let recent_busiest_server = *recent_server_writes.iter().max().unwrap_or(&0) as f64
             / (n - recent_from).max(1) as f64;
         let rows = regions.keys().len();
+        let engine = engine.map(|e| e.finish(tail));
         let ingest = Ingest {
+            engine,
             rows,
             overwrites,
             key_bytes,
@@ -498,6 +513,88 @@ impl<E> Lab<E> {
             }
         }
         Ok(())
+    }
+}
+
+/// The engine's regions over an ingest: write counts per window from the
+/// engine's own metrics.
+struct EngineTrack {
+    /// Regions at the start (the pre-split).
+    initial: usize,
+    /// Each region's write count at the last look, by start key.
+    last: std::collections::HashMap<Vec<u8>, u64>,
+    /// Per window: the busiest region's share and each server's writes.
+    windows: Vec<(f64, std::collections::BTreeMap<String, u64>, u64)>,
+    /// The regions at the last look.
+    regions: Vec<crate::store::EngineRegion>,
+}
+
+impl EngineTrack {
+    fn new(regions: Vec<crate::store::EngineRegion>) -> Self {
+        let last = regions
+            .iter()
+            .map(|r| (r.start.clone(), r.writes))
+            .collect();
+        EngineTrack {
+            initial: regions.len(),
+            last,
+            windows: Vec::new(),
+            regions,
+        }
+    }
+
+    /// The writes since the last look: a region's count grew by the delta;
+    /// a new region (a daughter of a split, or a region reopened on
+    /// another server) counts from 0.
+    fn window(&mut self, now: Vec<crate::store::EngineRegion>) {
+        let mut servers = std::collections::BTreeMap::new();
+        let (mut busiest, mut total) = (0u64, 0u64);
+        for r in &now {
+            let before = self.last.get(&r.start).copied().unwrap_or(0);
+            let delta = if r.writes >= before {
+                r.writes - before
+            } else {
+                r.writes
+            };
+            *servers.entry(r.server.clone()).or_insert(0) += delta;
+            busiest = busiest.max(delta);
+            total += delta;
+        }
+        self.last = now.iter().map(|r| (r.start.clone(), r.writes)).collect();
+        self.regions = now;
+        let share = if total == 0 {
+            0.0
+        } else {
+            busiest as f64 / total as f64
+        };
+        self.windows.push((share, servers, total));
+    }
+
+    /// The figures over the last `tail` windows.
+    fn finish(self, tail: usize) -> EngineIngest {
+        let recent = &self.windows[self.windows.len().saturating_sub(tail)..];
+        let counted = recent.iter().filter(|w| w.2 > 0).count().max(1) as f64;
+        let recent_busiest_region = recent.iter().map(|w| w.0).sum::<f64>() / counted;
+        let mut servers = std::collections::BTreeMap::new();
+        for (_, per, _) in recent {
+            for (s, w) in per {
+                *servers.entry(s.clone()).or_insert(0u64) += w;
+            }
+        }
+        let total = servers.values().sum::<u64>().max(1) as f64;
+        let recent_busiest_server = *servers.values().max().unwrap_or(&0) as f64 / total;
+        let mut per_server = std::collections::BTreeMap::new();
+        for r in &self.regions {
+            *per_server.entry(r.server.clone()).or_insert(0usize) += 1;
+        }
+        EngineIngest {
+            regions: self.regions.len(),
+            initial_regions: self.initial,
+            recent_busiest_region,
+            recent_busiest_server,
+            regions_per_server: per_server.into_values().collect(),
+            writes_counted: self.windows.iter().map(|w| w.2).sum(),
+        }
     }
 }
 

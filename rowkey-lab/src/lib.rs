@@ -33,14 +33,17 @@ pub mod workload;
 
 #[cfg(feature = "bigtable")]
 pub mod bigtable;
+#[cfg(feature = "hbase")]
+pub mod hbase;
 
 pub use design::{Access, Design, Query};
 pub use heatmap::Heatmap;
 pub use lab::{Lab, Settings};
 pub use results::{
-    DesignReport, Ingest, QueryRun, Ranked, Report, Verdict, Window, HOT_SPOT, READ_TIE,
+    DesignReport, EngineIngest, Ingest, QueryRun, Ranked, Report, Verdict, Window, HOT_SPOT,
+    READ_TIE,
 };
-pub use store::{RedbStore, Store};
+pub use store::{EngineRegion, RedbStore, Store};
 pub use workload::{Event, Workload};
 
 /// The lab's error type: every error names what failed (the design, the

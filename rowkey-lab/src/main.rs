@@ -38,7 +38,8 @@ struct Args {
     #[arg(long, value_name = "NAME", default_value = "ts", requires = "csv")]
     ts_col: String,
 
-    /// Events to generate [default: 500_000; 20_000 with --store bigtable].
+    /// Events to generate [default: 500_000; 20_000 with --store bigtable
+    /// or hbase].
     #[arg(long, value_name = "N", value_parser = count(1, 50_000_000))]
     events: Option<u64>,
 
@@ -78,6 +79,12 @@ struct Args {
     /// Time windows of the measurement (the heatmaps' columns).
     #[arg(long, value_name = "N", default_value = "60", value_parser = count(2, 1_000))]
     windows: u64,
+
+    /// With --store hbase: the Thrift2 gateway of an HBase already running
+    /// (`host:port`) instead of one the lab starts; the report then has no
+    /// engine figures.
+    #[arg(long, value_name = "HOST:PORT")]
+    hbase: Option<String>,
 
     /// Where the rows go.
     #[arg(long, value_enum, default_value_t = StoreArg::Redb)]
@@ -122,6 +129,11 @@ enum StoreArg {
     /// Cloud Bigtable's emulator: the one at BIGTABLE_EMULATOR_HOST, or one
     /// the lab starts and stops (needs the `bigtable` feature).
     Bigtable,
+    /// A real HBase: one the lab starts and stops (standalone, --servers
+    /// region servers, small regions that split during the ingest, its
+    /// balancer on), or the Thrift2 gateway at --hbase (needs the `hbase`
+    /// feature, Java 17 and Maven).
+    Hbase,
 }
 
 /// A query mix's weights (a type of its own: clap reads a `Vec` as
@@ -149,7 +161,10 @@ fn count(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
     }
 }
 
-fn store(kind: StoreArg, dir: &std::path::Path) -> Result<Box<dyn Store>, BoxError> {
+fn store(args: &Args, split_bytes: usize) -> Result<Box<dyn Store>, BoxError> {
+    let (kind, dir) = (args.store, args.out.as_path());
+    #[cfg(not(feature = "hbase"))]
+    let _ = split_bytes;
     match kind {
         StoreArg::Redb => Ok(Box::new(RedbStore::create(dir)?)),
         #[cfg(feature = "bigtable")]
@@ -158,6 +173,18 @@ fn store(kind: StoreArg, dir: &std::path::Path) -> Result<Box<dyn Store>, BoxErr
         StoreArg::Bigtable => Err("--store bigtable: this build has no Bigtable support; \
              run `cargo run --release -p rowkey-lab --features bigtable -- --store bigtable`"
             .into()),
+        #[cfg(feature = "hbase")]
+        StoreArg::Hbase => Ok(match &args.hbase {
+            Some(addr) => Box::new(rowkey_lab::hbase::HBaseStore::connect(addr)?),
+            None => Box::new(rowkey_lab::hbase::HBaseStore::start(
+                args.servers as usize,
+                split_bytes,
+            )?),
+        }),
+        #[cfg(not(feature = "hbase"))]
+        StoreArg::Hbase => Err("--store hbase: this build has no HBase support; \
+             run `cargo run --release -p rowkey-lab --features hbase -- --store hbase`"
+            .into()),
     }
 }
 
@@ -165,7 +192,7 @@ fn run(args: Args) -> Result<(), BoxError> {
     let events = match &args.csv {
         Some(path) => workload::read_csv_file(path, &args.user_col, &args.ts_col)?,
         None => {
-            let default = if args.store == StoreArg::Bigtable {
+            let default = if matches!(args.store, StoreArg::Bigtable | StoreArg::Hbase) {
                 20_000
             } else {
                 500_000
@@ -188,6 +215,7 @@ fn run(args: Args) -> Result<(), BoxError> {
         progress: !args.no_progress,
         ..Settings::default()
     };
+    let split_bytes = settings.split_bytes_for(events.len());
     let mut lab = Lab::new(events).settings(settings);
     for name in names {
         lab = lab.design(builtin::design_for(name, subjects).expect("clap checked the name"));
@@ -197,7 +225,7 @@ fn run(args: Args) -> Result<(), BoxError> {
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
     let report = {
-        let mut store = store(args.store, &args.out)?;
+        let mut store = store(&args, split_bytes)?;
         lab.run(store.as_mut())?
     };
     let mut report = report.with_mix(args.mix.0.clone());

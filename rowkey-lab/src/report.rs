@@ -87,6 +87,37 @@ pub fn format_table(r: &Report) -> String {
             );
         }
     }
+    if r.designs.iter().any(|d| d.ingest.engine.is_some()) {
+        let _ = writeln!(
+            s,
+            "\non {} itself (its own splits and balancer, its region servers' write counts), next to the model:",
+            r.store
+        );
+        let _ = writeln!(
+            s,
+            "{:<w$} {:>16} {:>20} {:>20} {:>10}",
+            "design",
+            "regions model/hb",
+            "busiest rgn model/hb",
+            "busiest srv model/hb",
+            "srv diff"
+        );
+        for d in &r.designs {
+            let (i, Some(e)) = (&d.ingest, &d.ingest.engine) else {
+                continue;
+            };
+            let pair = |m: f64, h: f64| format!("{:.1}%/{:.1}%", m * 100.0, h * 100.0);
+            let _ = writeln!(
+                s,
+                "{:<w$} {:>16} {:>20} {:>20} {:>+8.1}pt",
+                d.name,
+                format!("{}/{} (from {})", i.regions, e.regions, e.initial_regions),
+                pair(i.recent_busiest_region, e.recent_busiest_region),
+                pair(i.recent_busiest_server, e.recent_busiest_server),
+                (e.recent_busiest_server - i.recent_busiest_server) * 100.0
+            );
+        }
+    }
     let _ = writeln!(s, "\nkey layouts (from the key types):");
     for d in &r.designs {
         let _ = writeln!(s, "  {:<w$} {}", d.name, d.layout);
@@ -263,6 +294,36 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
         );
     }
     h.push_str("</table>\n");
+    if r.designs.iter().any(|d| d.ingest.engine.is_some()) {
+        let _ = writeln!(
+            h,
+            "<h2>On {} itself, next to the model</h2>\n<p>Regions as the engine split, placed and \
+             balanced them; write shares from its region servers' own write-request counts.</p>\n\
+             <table><tr><th>design</th><th>regions (model)</th><th>regions (engine)</th>\
+             <th>busiest region (model)</th><th>busiest region (engine)</th>\
+             <th>busiest server (model)</th><th>busiest server (engine)</th><th>difference</th></tr>",
+            esc(r.store)
+        );
+        for d in &r.designs {
+            let (i, Some(e)) = (&d.ingest, &d.ingest.engine) else {
+                continue;
+            };
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.1}%</td><td>{:.1}%</td>\
+                 <td>{:.1}%</td><td>{:.1}%</td><td>{:+.1} points</td></tr>",
+                esc(&d.name),
+                i.regions,
+                e.regions,
+                i.recent_busiest_region * 100.0,
+                e.recent_busiest_region * 100.0,
+                i.recent_busiest_server * 100.0,
+                e.recent_busiest_server * 100.0,
+                (e.recent_busiest_server - i.recent_busiest_server) * 100.0
+            );
+        }
+        h.push_str("</table>\n");
+    }
     let _ = writeln!(
         h,
         "<h2>Ranking for the mix</h2>\n<p>{}</p>\n<table><tr><th>place</th><th>design</th>\

@@ -49,6 +49,29 @@ pub struct Ingest {
     pub recent_busiest_server: f64,
     /// Wall time of the ingest.
     pub elapsed: Duration,
+    /// The same figures as the engine itself measured them, where it
+    /// reports its regions ([`Store::engine_regions`](crate::Store::engine_regions)).
+    pub engine: Option<EngineIngest>,
+}
+
+/// An ingest's regions and write spread as the engine measured them (a
+/// real HBase: its own splits, placement and balancer, and its region
+/// servers' write-request counts), next to the lab's model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineIngest {
+    /// Regions at the end.
+    pub regions: usize,
+    /// Regions at the start (the pre-split).
+    pub initial_regions: usize,
+    /// The busiest region's share of each recent window's writes, averaged.
+    pub recent_busiest_region: f64,
+    /// The busiest server's share of the recent windows' writes.
+    pub recent_busiest_server: f64,
+    /// Regions per server at the end (servers holding none not listed).
+    pub regions_per_server: Vec<usize>,
+    /// Writes the engine counted over the ingest (a region that split or
+    /// moved between two looks loses its last count).
+    pub writes_counted: u64,
 }
 
 impl Ingest {

@@ -65,6 +65,26 @@ pub trait Store {
 
     /// Drops table `table`.
     fn drop_table(&mut self, table: &str) -> Result<(), BoxError>;
+
+    /// The table's regions as the engine itself has them, in key order,
+    /// each with the writes it has served so far; `None` (the default)
+    /// where the engine does not report them, and the lab's region model
+    /// stands alone.
+    fn engine_regions(&mut self, table: &str) -> Option<Result<Vec<EngineRegion>, BoxError>> {
+        let _ = table;
+        None
+    }
+}
+
+/// One region as the engine reports it ([`Store::engine_regions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineRegion {
+    /// Its first key (empty for the first region).
+    pub start: Vec<u8>,
+    /// Its server.
+    pub server: String,
+    /// Write requests it has served since it opened.
+    pub writes: u64,
 }
 
 /// redb, in one database file in a directory of the caller's; the file is

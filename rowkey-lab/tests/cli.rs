@@ -70,8 +70,8 @@ fn bad_flags_are_errors_naming_the_flag() {
             "invalid value 'nope' for '--designs <NAMES>'",
         ),
         (
-            &["--store", "hbase"],
-            "invalid value 'hbase' for '--store <STORE>'",
+            &["--store", "tikv"],
+            "invalid value 'tikv' for '--store <STORE>'",
         ),
         (
             &["--user-col", "u"],
@@ -302,6 +302,80 @@ fn a_csv_workload_runs() {
     assert!(stdout.starts_with("events from mine.csv\n"), "{stdout}");
     assert!(stdout.contains("3000 events on redb"), "{stdout}");
     assert!(dir.path().join("out/report.html").exists());
+}
+
+/// PIDs of running HBase launchers.
+#[cfg(feature = "hbase")]
+fn hbase_jvms() -> Vec<String> {
+    let out = Command::new("pgrep")
+        .args(["-f", "rowkey\\.hbase\\.Launcher"])
+        .output()
+        .expect("pgrep runs");
+    text(&out.stdout).lines().map(str::to_string).collect()
+}
+
+#[cfg(feature = "hbase")]
+#[test]
+fn the_lab_runs_on_a_real_hbase_and_shows_it_beside_the_model() {
+    let before = hbase_jvms();
+    let dir = tempfile::tempdir().unwrap();
+    let out = lab(
+        &[
+            "--store",
+            "hbase",
+            "--events",
+            "12_000",
+            "--designs",
+            "ts_first,salted_ts",
+            "--servers",
+            "3",
+            "--no-progress",
+        ],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(stdout.contains("12000 events on hbase"), "{stdout}");
+    // The engine's own figures: `design  m/hb (from n)  rgn m%/hb%  srv m%/hb%`.
+    let row = |design: &str| -> (usize, usize, f64) {
+        let line = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("on hbase itself"))
+            .find(|l| l.starts_with(design))
+            .unwrap_or_else(|| panic!("no HBase figures for {design}:\n{stdout}"));
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (regions, from) = (f[1].split('/').nth(1).unwrap(), f[3].trim_end_matches(')'));
+        let server = f[5].split('/').nth(1).unwrap().trim_end_matches('%');
+        (
+            regions.parse().unwrap(),
+            from.parse().unwrap(),
+            server.parse().unwrap(),
+        )
+    };
+    let (ts_regions, ts_from, ts_server) = row("ts_first");
+    let (_, salted_from, salted_server) = row("salted_ts");
+    assert!(
+        ts_server > 90.0,
+        "ts_first's busiest HBase server: {ts_server}%\n{stdout}"
+    );
+    assert!(
+        salted_server < 60.0,
+        "salted_ts's busiest HBase server: {salted_server}%\n{stdout}"
+    );
+    assert_eq!(
+        (ts_from, salted_from),
+        (1, 16),
+        "pre-split as the key types say"
+    );
+    assert!(
+        ts_regions > ts_from,
+        "HBase split ts_first's region during the ingest\n{stdout}"
+    );
+    let left: Vec<String> = hbase_jvms()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    assert!(left.is_empty(), "the lab left HBase running: {left:?}");
 }
 
 /// PIDs of running `cbtemulator` processes.

@@ -1,0 +1,154 @@
+//! The lab on a real HBase (feature `hbase`): the same writes and scans
+//! through `rowkey-hbase`, and the table's regions as HBase itself splits,
+//! places and balances them, with each region's write requests from the
+//! region servers' own metrics, so the report shows the lab's model and the
+//! engine side by side.
+
+use rowkey_core::Scan;
+use rowkey_hbase::testing::HBase;
+use rowkey_hbase::{Cell, Client};
+
+use crate::store::{EngineRegion, Store};
+use crate::BoxError;
+
+const FAMILY: &str = "e";
+
+/// The event index in a row's cells.
+fn event_index(key: &[u8], cells: &[Cell]) -> Result<u64, BoxError> {
+    cells
+        .first()
+        .and_then(|c| <[u8; 8]>::try_from(c.2.as_slice()).ok())
+        .map(u64::from_be_bytes)
+        .ok_or_else(|| format!("row {key:?} has no 8-byte event index").into())
+}
+
+/// HBase through its Thrift2 gateway: one the store starts (standalone, its
+/// region servers in one JVM, killed and reaped when the store is dropped)
+/// or one already running.
+pub struct HBaseStore {
+    client: Client,
+    /// The server this store started: it reports the regions' writes.
+    server: Option<HBase>,
+}
+
+impl HBaseStore {
+    /// Starts HBase with `servers` region servers whose regions split above
+    /// `split_bytes` of store files (HBase's `ConstantSizeRegionSplitPolicy`,
+    /// memstores flushed at a quarter of that, so regions split during the
+    /// ingest) and whose balancer runs every two seconds.
+    pub fn start(servers: usize, split_bytes: usize) -> Result<Self, BoxError> {
+        let split = split_bytes.to_string();
+        let flush = (split_bytes / 4).max(4_096).to_string();
+        let server = HBase::start_configured(
+            servers.max(1),
+            &[
+                // Regions and memstores far below HBase's sanity minimums.
+                ("hbase.table.sanity.checks", "false"),
+                (
+                    "hbase.regionserver.region.split.policy",
+                    "org.apache.hadoop.hbase.regionserver.ConstantSizeRegionSplitPolicy",
+                ),
+                ("hbase.hregion.max.filesize", &split),
+                ("hbase.hregion.memstore.flush.size", &flush),
+                ("hbase.balancer.period", "2000"),
+            ],
+        )
+        .map_err(|e| format!("--store hbase: HBase did not start: {e}"))?;
+        let client = server.client()?;
+        Ok(HBaseStore {
+            client,
+            server: Some(server),
+        })
+    }
+
+    /// Uses the Thrift2 gateway at `addr` (`host:port`); the report then
+    /// has no engine figures (the lab reads region metrics only from an
+    /// HBase it started).
+    pub fn connect(addr: &str) -> Result<Self, BoxError> {
+        Ok(HBaseStore {
+            client: Client::connect(addr)?,
+            server: None,
+        })
+    }
+}
+
+impl Store for HBaseStore {
+    fn name(&self) -> &'static str {
+        "hbase"
+    }
+
+    fn create_table(&mut self, table: &str, splits: &[Vec<u8>]) -> Result<(), BoxError> {
+        if self.client.table_exists(table)? {
+            self.client.drop_table(table)?;
+        }
+        self.client.create_table(table, &[FAMILY], splits)?;
+        Ok(())
+    }
+
+    fn write(&mut self, table: &str, rows: &[(&[u8], u64)]) -> Result<(), BoxError> {
+        let rows = rows.iter().map(|(key, index)| {
+            let cell: Cell = (FAMILY.into(), b"i".to_vec(), index.to_be_bytes().to_vec());
+            (key.to_vec(), vec![cell])
+        });
+        self.client.write_raw_rows(table, rows)?;
+        Ok(())
+    }
+
+    fn scan(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(&[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        for item in self.client.scan(table, scan, None)? {
+            let (key, cells) = item?;
+            if !row(&key, event_index(&key, &cells)?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Each range with HBase's reversed scan, one after another.
+    fn scan_reverse(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        for (i, r) in scan.ranges().enumerate() {
+            let one = Scan::from_bounds(r.start(), r.stop());
+            for item in self.client.scan_reversed(table, &one, None)? {
+                let (key, cells) = item?;
+                if !row(i, &key, event_index(&key, &cells)?) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn engine_regions(&mut self, table: &str) -> Option<Result<Vec<EngineRegion>, BoxError>> {
+        let server = self.server.as_ref()?;
+        Some(
+            server
+                .region_writes(table)
+                .map(|regions| {
+                    regions
+                        .into_iter()
+                        .map(|r| EngineRegion {
+                            start: r.start,
+                            server: r.server,
+                            writes: r.writes,
+                        })
+                        .collect()
+                })
+                .map_err(Into::into),
+        )
+    }
+
+    fn drop_table(&mut self, table: &str) -> Result<(), BoxError> {
+        self.client.drop_table(table)?;
+        Ok(())
+    }
+}
