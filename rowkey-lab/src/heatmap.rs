@@ -86,6 +86,72 @@ impl Heatmap {
         }
     }
 
+    /// The heatmap of an engine's own counts: per window, each region's
+    /// start key and the writes it served (`window_writes`, from
+    /// [`EngineIngest`](crate::EngineIngest)), over the same key-space rows
+    /// as [`measure`](Self::measure) (quantiles of the final `keys`). A
+    /// region's writes are spread evenly over the rows its key range
+    /// covers; the marks are the engine's final region boundaries.
+    pub fn from_engine(
+        window_writes: &[Vec<(Vec<u8>, u64)>],
+        keys: &std::collections::BTreeMap<Vec<u8>, usize>,
+        key_rows: usize,
+    ) -> Heatmap {
+        let windows = window_writes.len().max(1);
+        let rows = key_rows.clamp(1, keys.len().max(1));
+        let step = keys.len() as f64 / rows as f64;
+        let bounds: Vec<&[u8]> = (1..rows)
+            .filter_map(|r| {
+                keys.keys()
+                    .nth((r as f64 * step) as usize)
+                    .map(Vec::as_slice)
+            })
+            .collect();
+        let row_of = |k: &[u8]| bounds.partition_point(|b| *b <= k);
+        let mut cells = vec![0u32; windows * rows];
+        for (w, regions) in window_writes.iter().enumerate() {
+            for (g, (start, writes)) in regions.iter().enumerate() {
+                let first = row_of(start);
+                // The region ends where the next begins (the last: at the
+                // end of the key space).
+                let last = regions.get(g + 1).map_or(rows - 1, |(next, _)| {
+                    row_of(next).saturating_sub(1).max(first)
+                });
+                let span = (last - first + 1) as u64;
+                for r in first..=last {
+                    cells[w * rows + r] += u32::try_from(writes / span).unwrap_or(u32::MAX);
+                }
+            }
+        }
+        let last = window_writes.last().map_or(&[][..], Vec::as_slice);
+        let region_cells: Vec<u32> = window_writes
+            .iter()
+            .flat_map(|regions| {
+                let mut per = vec![0u32; last.len()];
+                for (start, writes) in regions {
+                    if let Some(g) = last.iter().position(|(s, _)| s == start) {
+                        per[g] = u32::try_from(*writes).unwrap_or(u32::MAX);
+                    }
+                }
+                per
+            })
+            .collect();
+        let len = keys.len().max(1) as f64;
+        let region_marks = last
+            .iter()
+            .skip(1)
+            .map(|(start, _)| keys.range::<Vec<u8>, _>(..start.clone()).count() as f64 / len)
+            .collect();
+        Heatmap {
+            windows,
+            rows,
+            cells,
+            regions: last.len(),
+            region_cells,
+            region_marks,
+        }
+    }
+
     /// Number of time windows (columns).
     pub fn windows(&self) -> usize {
         self.windows
@@ -195,6 +261,21 @@ mod tests {
         assert_eq!(heat(0.0), RGBColor(0, 0, 0));
         assert_eq!(heat(1.0), RGBColor(255, 250, 200));
         assert!(heat(0.5).0 > heat(0.2).0);
+    }
+
+    #[test]
+    fn an_engine_heatmap_spreads_each_region_over_its_rows() {
+        let keys: std::collections::BTreeMap<Vec<u8>, usize> =
+            (0..100u8).map(|k| (vec![k], usize::from(k))).collect();
+        // Window 0: one region takes 40 writes; window 1: it split at 50,
+        // the upper half took 10.
+        let windows = vec![vec![(vec![], 40)], vec![(vec![], 0), (vec![50], 10)]];
+        let h = Heatmap::from_engine(&windows, &keys, 10);
+        assert_eq!((h.windows(), h.rows()), (2, 10));
+        assert!((0..10).all(|r| h.cell(0, r) == 4), "40 over 10 rows");
+        assert!((0..5).all(|r| h.cell(1, r) == 0) && (5..10).all(|r| h.cell(1, r) == 2));
+        assert_eq!(h.region_marks(), [0.5]);
+        assert_eq!(h.region_writes(1), [0, 10]);
     }
 
     #[test]

@@ -231,6 +231,9 @@ impl<E> Lab<E> {
             self.settings.windows,
             self.settings.key_rows,
         );
+        let engine_heatmap = ingest.engine.as_ref().map(|e| {
+            Heatmap::from_engine(&e.window_writes, regions.keys(), self.settings.key_rows)
+        });
         drop((regions, keys));
         let mut queries = Vec::with_capacity(self.queries.len());
         for query in &self.queries {
@@ -240,6 +243,7 @@ impl<E> Lab<E> {
             name: design.name.clone(),
             layout: design.layout,
             ingest,
+            engine_heatmap,
             heatmap,
             queries,
         })
@@ -525,6 +529,8 @@ struct EngineTrack {
     last: std::collections::HashMap<Vec<u8>, u64>,
     /// Per window: the busiest region's share and each server's writes.
     windows: Vec<(f64, std::collections::BTreeMap<String, u64>, u64)>,
+    /// Per window, each region's start key and writes.
+    window_writes: Vec<Vec<(Vec<u8>, u64)>>,
     /// The regions at the last look.
     regions: Vec<crate::store::EngineRegion>,
 }
@@ -539,6 +545,7 @@ impl EngineTrack {
             initial: regions.len(),
             last,
             windows: Vec::new(),
+            window_writes: Vec::new(),
             regions,
         }
     }
@@ -549,6 +556,7 @@ impl EngineTrack {
     fn window(&mut self, now: Vec<crate::store::EngineRegion>) {
         let mut servers = std::collections::BTreeMap::new();
         let (mut busiest, mut total) = (0u64, 0u64);
+        let mut per_region = Vec::with_capacity(now.len());
         for r in &now {
             let before = self.last.get(&r.start).copied().unwrap_or(0);
             let delta = if r.writes >= before {
@@ -559,7 +567,9 @@ impl EngineTrack {
             *servers.entry(r.server.clone()).or_insert(0) += delta;
             busiest = busiest.max(delta);
             total += delta;
+            per_region.push((r.start.clone(), delta));
         }
+        self.window_writes.push(per_region);
         self.last = now.iter().map(|r| (r.start.clone(), r.writes)).collect();
         self.regions = now;
         let share = if total == 0 {
@@ -594,6 +604,7 @@ impl EngineTrack {
             recent_busiest_server,
             regions_per_server: per_server.into_values().collect(),
             writes_counted: self.windows.iter().map(|w| w.2).sum(),
+            window_writes: self.window_writes,
         }
     }
 }

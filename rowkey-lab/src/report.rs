@@ -201,17 +201,31 @@ pub fn write(r: &Report, dir: &Path) -> Result<Outputs, BoxError> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut heatmaps = Vec::new();
     let mut svgs = Vec::new();
+    let mut engine_svgs = Vec::new();
     for d in &r.designs {
         let svg = d.heatmap.svg(&title(d, r.settings.tail))?;
         let path = dir.join(format!("heatmap-{}.svg", file_name(&d.name)));
         std::fs::write(&path, &svg)?;
         heatmaps.push(path);
         svgs.push(svg);
+        if let (Some(h), Some(e)) = (&d.engine_heatmap, &d.ingest.engine) {
+            let svg = h.svg(&format!(
+                "{} on {}: busiest region {:.0}%, server {:.0}% (its own counts)",
+                d.name,
+                r.store,
+                e.recent_busiest_region * 100.0,
+                e.recent_busiest_server * 100.0
+            ))?;
+            let path = dir.join(format!("heatmap-{}-{}.svg", file_name(&d.name), r.store));
+            std::fs::write(&path, &svg)?;
+            heatmaps.push(path);
+            engine_svgs.push((d.name.clone(), svg));
+        }
     }
     let table = dir.join("report.txt");
     std::fs::write(&table, format_table(r))?;
     let html = dir.join("report.html");
-    std::fs::write(&html, html_report(r, &svgs))?;
+    std::fs::write(&html, html_report_with(r, &svgs, &engine_svgs))?;
     Ok(Outputs {
         html,
         table,
@@ -234,6 +248,12 @@ fn file_name(name: &str) -> String {
 
 /// The HTML report: `svgs[i]` is design `i`'s heatmap, inlined.
 pub fn html_report(r: &Report, svgs: &[String]) -> String {
+    html_report_with(r, svgs, &[])
+}
+
+/// [`html_report`] with the engine's own heatmaps, `(design, svg)`, each
+/// beside the model's.
+pub fn html_report_with(r: &Report, svgs: &[String], engine_svgs: &[(String, String)]) -> String {
     let mut h = String::new();
     let tail = r.settings.tail * 100.0;
     let _ = write!(
@@ -395,6 +415,15 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
             esc(&d.name),
             esc(&d.layout.to_string())
         );
+        if let Some((_, svg)) = engine_svgs.iter().find(|(n, _)| *n == d.name) {
+            let _ = writeln!(
+                h,
+                "<figure>{}<figcaption>{} on {}, from its region servers' own write counts</figcaption></figure>",
+                svg.trim_start_matches(|c| c != '<'),
+                esc(&d.name),
+                esc(r.store)
+            );
+        }
     }
     h.push_str("</div></div></div>\n</body></html>\n");
     h

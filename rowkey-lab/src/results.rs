@@ -72,6 +72,9 @@ pub struct EngineIngest {
     /// Writes the engine counted over the ingest (a region that split or
     /// moved between two looks loses its last count).
     pub writes_counted: u64,
+    /// Per window, each region's start key and the writes it served: the
+    /// engine's heatmap ([`Heatmap::from_engine`]).
+    pub window_writes: Vec<Vec<(Vec<u8>, u64)>>,
 }
 
 impl Ingest {
@@ -105,6 +108,9 @@ pub struct DesignReport {
     pub ingest: Ingest,
     /// Writes over time and key space.
     pub heatmap: Heatmap,
+    /// The same drawn from the engine's own per-region counts, where it
+    /// reports them.
+    pub engine_heatmap: Option<Heatmap>,
     /// Per query, in the order they were added.
     pub queries: Vec<QueryRun>,
 }

@@ -371,6 +371,16 @@ fn the_lab_runs_on_a_real_hbase_and_shows_it_beside_the_model() {
         ts_regions > ts_from,
         "HBase split ts_first's region during the ingest\n{stdout}"
     );
+    // HBase's own heatmap beside the model's, from its per-region counts.
+    let report = dir.path().join("rowkey-lab-report");
+    let svg = std::fs::read_to_string(report.join("heatmap-ts_first-hbase.svg")).unwrap();
+    assert!(
+        svg.contains("ts_first on hbase: busiest region"),
+        "{svg:.300}"
+    );
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    assert!(html.contains("On hbase itself, next to the model"));
+    assert!(html.contains("ts_first on hbase, from its region servers' own write counts"));
     let left: Vec<String> = hbase_jvms()
         .into_iter()
         .filter(|p| !before.contains(p))
