@@ -363,11 +363,12 @@ impl Bounds {
         (Bound::Excluded(self.minute_start), Bound::Unbounded)
     }
 
+    /// The last minute for a key that stores time unsigned: a minute that
+    /// starts before 1970 holds every stored time (`Excluded(0)` would lose
+    /// the events at 0).
     fn minute_u(self) -> (Bound<u64>, Bound<u64>) {
-        (
-            Bound::Excluded(self.minute_start.max(0) as u64),
-            Bound::Unbounded,
-        )
+        let start = u64::try_from(self.minute_start).map_or(Bound::Unbounded, Bound::Excluded);
+        (start, Bound::Unbounded)
     }
 
     fn hour_u(self) -> std::ops::Range<u64> {
@@ -433,9 +434,11 @@ pub fn design_for(name: &str, s: Subjects) -> Option<Design<Event>> {
                 Ok(Access::scan(ModUserNewest::scan_by_user_id(user)).limit(20))
             })
             .plan(HOUR, move || -> Plan {
+                // A text key stores no time before 1970: clamp, as ts_user
+                // does, rather than fail the query.
+                let clamped = hour.start.max(0)..hour.end.max(0);
                 Ok(Access::scan(ModUserNewest::range_by_user_id_ts_millis(
-                    user,
-                    hour.clone(),
+                    user, clamped,
                 )?))
             }),
         // Oldest-first keys: read backwards until 20 of the user's rows

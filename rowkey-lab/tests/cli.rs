@@ -182,6 +182,25 @@ fn a_small_run_writes_the_report_to_the_directory_it_names() {
 
 /// The verdict's first line for a small run with `args` added.
 fn verdict(dir: &Path, args: &[&str]) -> String {
+    run_lines(dir, args).into_iter().nth(1).unwrap_or_default()
+}
+
+/// The verdict, the ranking and the query winners of a small run: every
+/// line that does not show a time.
+fn decisions(dir: &Path, args: &[&str]) -> Vec<String> {
+    run_lines(dir, args)
+        .into_iter()
+        .filter(|l| {
+            l.starts_with("use ")
+                || l.contains("winner")
+                || l.trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit() || c == '=')
+        })
+        .filter(|l| !l.contains("ms") && !l.ends_with('s'))
+        .collect()
+}
+
+fn run_lines(dir: &Path, args: &[&str]) -> Vec<String> {
     let mut all = vec![
         "--events",
         "8_000",
@@ -195,7 +214,7 @@ fn verdict(dir: &Path, args: &[&str]) -> String {
     let out = lab(&all, dir);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
-    stdout.lines().nth(1).unwrap_or_default().to_string()
+    stdout.lines().map(str::to_string).collect()
 }
 
 #[test]
@@ -211,8 +230,17 @@ fn the_mix_decides_the_recommendation_and_runs_agree() {
     assert!(per_user.starts_with("use user_newest: "), "{per_user}");
     assert!(per_user.contains("shorter keys"), "{per_user}");
     // Deterministic: counted, not timed.
-    let default = verdict(dir.path(), &[]);
-    assert_eq!(verdict(dir.path(), &[]), default);
+    let first = decisions(dir.path(), &[]);
+    assert!(
+        first.iter().filter(|l| l.contains("winner")).count() == 3,
+        "{first:?}"
+    );
+    assert!(first.iter().any(|l| l.starts_with("  1.")), "{first:?}");
+    assert_eq!(
+        decisions(dir.path(), &[]),
+        first,
+        "two runs, one verdict and the same winners"
+    );
     // A bad mix names its part.
     let out = lab(&["--mix", "latest=x"], dir.path());
     assert!(

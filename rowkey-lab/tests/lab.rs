@@ -498,6 +498,33 @@ fn two_designs_with_one_name_are_an_error() {
 }
 
 #[test]
+fn a_workload_at_the_epoch_runs_every_query_on_every_design() {
+    // Times from 0: the last minute and the hour reach before 1970, which
+    // the text keys (unsigned times) clamp instead of failing the query.
+    let events: Vec<Event> = (0..3_000u64)
+        .map(|i| Event {
+            user_id: i % 17,
+            ts_millis: (i * 7) as i64,
+        })
+        .collect();
+    let subjects = Subjects::of(&events);
+    assert!(subjects.hour.0 < 0, "{subjects:?}");
+    let mut lab = Lab::new(events);
+    for name in DESIGNS {
+        lab = lab.design(builtin::design_for(name, subjects).unwrap());
+    }
+    for q in builtin::queries(subjects) {
+        lab = lab.query(q);
+    }
+    let report = run(lab).unwrap_or_else(|e| panic!("{e}"));
+    let minute = &report.design("ts_user").unwrap().queries[1];
+    assert_eq!(
+        minute.rows, minute.rows_read,
+        "the clamped range reads only its answer"
+    );
+}
+
+#[test]
 fn workloads_at_the_ends_of_i64_time_do_not_overflow() {
     for (first, now) in [
         (i64::MIN, i64::MAX),
