@@ -1,0 +1,97 @@
+// Command peer reads and writes Bigtable rows with Google's official Go
+// client (cloud.google.com/go/bigtable), against the emulator at
+// BIGTABLE_EMULATOR_HOST: the peer rowkey-bigtable's tests check their keys
+// against.
+//
+//	peer read PROJECT INSTANCE TABLE fwd|rev START STOP   one key per line, hex
+//	peer write PROJECT INSTANCE TABLE FAMILY KEY...        KEY in hex; the cell d:v holds the key's index
+//
+// START and STOP are hex ("-" for none): a row range with START closed and
+// STOP open, as rowkey's ScanRange.
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"cloud.google.com/go/bigtable"
+)
+
+func unhex(s string) []byte {
+	if s == "-" {
+		return nil
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		fail("not hex: %q", s)
+	}
+	return b
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "peer: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func main() {
+	if len(os.Args) < 5 {
+		fail("usage: peer read|write PROJECT INSTANCE TABLE ...")
+	}
+	ctx := context.Background()
+	client, err := bigtable.NewClient(ctx, os.Args[2], os.Args[3])
+	if err != nil {
+		fail("client: %v", err)
+	}
+	defer client.Close()
+	table := client.Open(os.Args[4])
+	switch os.Args[1] {
+	case "read":
+		if len(os.Args) != 8 {
+			fail("usage: peer read PROJECT INSTANCE TABLE fwd|rev START STOP")
+		}
+		start, stop := unhex(os.Args[6]), unhex(os.Args[7])
+		var rr bigtable.RowRange
+		if stop == nil {
+			rr = bigtable.InfiniteRange(string(start))
+		} else {
+			rr = bigtable.NewRange(string(start), string(stop))
+		}
+		var opts []bigtable.ReadOption
+		if os.Args[5] == "rev" {
+			opts = append(opts, bigtable.ReverseScan())
+		}
+		err := table.ReadRows(ctx, rr, func(r bigtable.Row) bool {
+			fmt.Println(hex.EncodeToString([]byte(r.Key())))
+			return true
+		}, opts...)
+		if err != nil {
+			fail("read: %v", err)
+		}
+	case "write":
+		if len(os.Args) < 6 {
+			fail("usage: peer write PROJECT INSTANCE TABLE FAMILY KEY...")
+		}
+		family := os.Args[5]
+		var keys []string
+		var muts []*bigtable.Mutation
+		for i, k := range os.Args[6:] {
+			m := bigtable.NewMutation()
+			m.Set(family, "v", bigtable.ServerTime, []byte(fmt.Sprint(i)))
+			keys = append(keys, string(unhex(k)))
+			muts = append(muts, m)
+		}
+		errs, err := table.ApplyBulk(ctx, keys, muts)
+		if err != nil {
+			fail("write: %v", err)
+		}
+		for i, e := range errs {
+			if e != nil {
+				fail("write row %d: %v", i, e)
+			}
+		}
+	default:
+		fail("unknown command %q", os.Args[1])
+	}
+}
