@@ -31,7 +31,10 @@ use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRang
 pub mod emulator;
 mod stream;
 
-pub use stream::{stream_scan, stream_scan_with, stream_typed, Retry, Row, RowStream};
+pub use stream::{
+    feature_flags_header, stream_scan, stream_scan_reversed, stream_scan_with, stream_typed,
+    stream_typed_reversed, Retry, Row, RowStream,
+};
 
 pub use bigtable_rs;
 pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;

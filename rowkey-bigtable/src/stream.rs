@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use bigtable_rs::bigtable::{BigTable, RowCell};
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
-use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
+use bigtable_rs::google::bigtable::v2::{FeatureFlags, ReadRowsRequest, RowRange, RowSet};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, MergeHeads, Scan};
@@ -110,6 +110,45 @@ pub async fn stream_scan_with(
     limit: Option<u64>,
     retry: Retry,
 ) -> Result<RowStream, Error> {
+    Ok(open(client, table, scan, limit, retry, false))
+}
+
+/// [`stream_scan`] with every range read backwards (`ReadRowsRequest.reversed`,
+/// announced to the server in the `bigtable-features` header as Google's
+/// clients do), merged largest key first: on an oldest-first key the
+/// newest rows come first, and "the latest 20" reads at most 20 rows per
+/// range. A retry resumes before the last row a range returned.
+pub async fn stream_scan_reversed(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+    limit: Option<u64>,
+) -> Result<RowStream, Error> {
+    Ok(open(client, table, scan, limit, Retry::default(), true))
+}
+
+/// [`stream_typed`] read backwards ([`stream_scan_reversed`]).
+pub async fn stream_typed_reversed<T>(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+    limit: Option<u64>,
+) -> Result<impl Stream<Item = Result<(T, Vec<RowCell>), Error>>, Error>
+where
+    T: for<'a> DecodeRowKey<'a>,
+{
+    let rows = stream_scan_reversed(client, table, scan, limit).await?;
+    Ok(rows.map(typed::<T>))
+}
+
+fn open(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+    limit: Option<u64>,
+    retry: Retry,
+    reversed: bool,
+) -> RowStream {
     let table_name = client.get_full_table_name(table);
     let retries = Arc::new(AtomicU64::new(0));
     let streams = scan
@@ -119,7 +158,8 @@ pub async fn stream_scan_with(
                 client: client.clone(),
                 table_name: table_name.clone(),
                 start: StartKey::StartKeyClosed(r.start().to_vec()),
-                stop: r.stop().to_vec(),
+                stop: (!r.stop().is_empty()).then(|| EndKey::EndKeyOpen(r.stop().to_vec())),
+                reversed,
                 remaining: limit,
                 rows: None,
                 failures: 0,
@@ -128,7 +168,65 @@ pub async fn stream_scan_with(
             })
         })
         .collect();
-    Ok(RowStream::new(streams, scan.head_len(), limit, retries))
+    RowStream::new(streams, scan.head_len(), limit, retries, reversed)
+}
+
+/// A row's key decoded into `T`; a key of another type is an
+/// [`Error::ForeignRow`].
+fn typed<T: for<'a> DecodeRowKey<'a>>(row: Result<Row, Error>) -> Result<(T, Vec<RowCell>), Error> {
+    let (key, cells) = row?;
+    match T::decode(&key) {
+        Ok(t) => Ok((t, cells)),
+        Err(source) => Err(Error::ForeignRow {
+            key: to_string_binary(&key),
+            source,
+        }),
+    }
+}
+
+/// The `bigtable-features` header value: `FeatureFlags { reverse_scans }`
+/// as protobuf bytes in URL-safe base64, as Google's Go and Java clients
+/// send it. Without it the server refuses reversed reads ("Client doesn't
+/// support reverse scans yet").
+///
+/// ```
+/// assert_eq!(rowkey_bigtable::feature_flags_header(), "CAE=");
+/// ```
+pub fn feature_flags_header() -> String {
+    use base64::Engine as _;
+    let flags = FeatureFlags {
+        reverse_scans: true,
+        ..FeatureFlags::default()
+    };
+    base64::engine::general_purpose::URL_SAFE.encode(prost::Message::encode_to_vec(&flags))
+}
+
+/// One `ReadRows` call with the routing and feature headers, decoded into
+/// rows with bigtable_rs's chunk decoder.
+async fn read_rows(
+    client: &mut BigTable,
+    request: ReadRowsRequest,
+) -> Result<RangeStream, bigtable_rs::bigtable::Error> {
+    use tonic::metadata::MetadataValue;
+    let routing = format!("table_name={}", request.table_name.replace('/', "%2F"));
+    let mut req = tonic::Request::new(request);
+    let metadata = req.metadata_mut();
+    metadata.insert(
+        "x-goog-request-params",
+        MetadataValue::try_from(routing.as_str())
+            .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
+    );
+    metadata.insert(
+        "bigtable-features",
+        MetadataValue::try_from(feature_flags_header().as_str())
+            .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
+    );
+    let response = client.get_client().read_rows(req).await?.into_inner();
+    Ok(
+        bigtable_rs::bigtable::read_rows::decode_read_rows_response_stream(response)
+            .await
+            .boxed(),
+    )
 }
 
 /// [`stream_scan`] with each row key decoded as a `T`.
@@ -148,16 +246,7 @@ where
     T: for<'a> DecodeRowKey<'a>,
 {
     let rows = stream_scan(client, table, scan, limit).await?;
-    Ok(rows.map(|row| {
-        let (key, cells) = row?;
-        match T::decode(&key) {
-            Ok(t) => Ok((t, cells)),
-            Err(source) => Err(Error::ForeignRow {
-                key: to_string_binary(&key),
-                source,
-            }),
-        }
-    }))
+    Ok(rows.map(typed::<T>))
 }
 
 type RangeStream = BoxStream<'static, Result<Row, bigtable_rs::bigtable::Error>>;
@@ -169,8 +258,13 @@ struct RangeState {
     /// Where the (next) request starts: the range's start, then just after
     /// the last row returned.
     start: StartKey,
-    /// The range's stop row, empty for "to the end".
-    stop: Vec<u8>,
+    /// Where the (next) request stops: the range's stop row (`None` for
+    /// "to the end"); read backwards, then just before the last row
+    /// returned.
+    stop: Option<EndKey>,
+    /// Read backwards: rows come largest first, and a retry resumes before
+    /// the last one (the stop moves, not the start).
+    reversed: bool,
     /// Rows still allowed by the limit.
     remaining: Option<u64>,
     /// The open `ReadRows` stream.
@@ -190,9 +284,10 @@ impl RangeState {
                 row_keys: Vec::new(),
                 row_ranges: vec![RowRange {
                     start_key: Some(self.start.clone()),
-                    end_key: (!self.stop.is_empty()).then(|| EndKey::EndKeyOpen(self.stop.clone())),
+                    end_key: self.stop.clone(),
                 }],
             }),
+            reversed: self.reversed,
             rows_limit: self
                 .remaining
                 .map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
@@ -229,8 +324,8 @@ fn range_stream(state: RangeState) -> RangeStream {
             }
             if st.rows.is_none() {
                 let request = st.request();
-                match st.client.stream_rows(request).await {
-                    Ok(rows) => st.rows = Some(rows.boxed()),
+                match read_rows(&mut st.client, request).await {
+                    Ok(rows) => st.rows = Some(rows),
                     Err(e) if st.retry_after(&e).await => continue,
                     Err(e) => return Some((Err(e), None)),
                 }
@@ -239,7 +334,11 @@ fn range_stream(state: RangeState) -> RangeStream {
             match next?.await {
                 Some(Ok(row)) => {
                     st.failures = 0;
-                    st.start = StartKey::StartKeyOpen(row.0.clone());
+                    if st.reversed {
+                        st.stop = Some(EndKey::EndKeyOpen(row.0.clone()));
+                    } else {
+                        st.start = StartKey::StartKeyOpen(row.0.clone());
+                    }
                     if let Some(n) = &mut st.remaining {
                         *n -= 1;
                     }
@@ -278,11 +377,16 @@ impl RowStream {
         head_len: usize,
         limit: Option<u64>,
         retries: Arc<AtomicU64>,
+        reversed: bool,
     ) -> RowStream {
         let n = streams.len();
         RowStream {
             streams,
-            heads: MergeHeads::new(head_len, n),
+            heads: if reversed {
+                MergeHeads::new_reversed(head_len, n)
+            } else {
+                MergeHeads::new(head_len, n)
+            },
             done: vec![false; n],
             remaining: limit,
             failed: false,

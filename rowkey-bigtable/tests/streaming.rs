@@ -391,6 +391,61 @@ async fn a_lost_connection_is_retried_and_the_scan_resumes_after_the_last_row() 
     assert!(failed && read < expected.len(), "{read} rows and no error");
 }
 
+/// Read backwards through the same cut: the retry resumes before the last
+/// row returned (`EndKeyOpen`), so every row comes once, largest first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reversed_stream_resumes_before_the_last_row_after_a_cut() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = setup(&emulator, "retried_back").await;
+    let rows = events(3_000);
+    write(&client, "retried_back", &rows, 64).await;
+    let mut expected = merged_keys(&rows);
+    expected.reverse();
+
+    let (proxy, cuts) = flaky_proxy(emulator.host(), 60_000).await;
+    let connection = BigTableConnection::new_with_emulator(
+        &proxy,
+        PROJECT,
+        INSTANCE,
+        false,
+        1,
+        Some(Duration::from_secs(30)),
+    )
+    .unwrap();
+    let mut stream = rowkey_bigtable::stream_scan_reversed(
+        &connection.client(),
+        "retried_back",
+        &Event::scan_all(),
+        None,
+    )
+    .await
+    .unwrap();
+    let mut keys = Vec::new();
+    while let Some(row) = stream.next().await {
+        keys.push(row.expect("the lost connection is retried").0);
+    }
+    assert_eq!(
+        cuts.load(Ordering::Relaxed),
+        1,
+        "the proxy cut one connection"
+    );
+    assert!(stream.retries() >= 1, "the cut was retried");
+    assert_eq!(keys.len(), expected.len(), "no row lost or repeated");
+    assert!(keys == expected, "every row once, in reverse merge order");
+
+    // The latest 5 of an oldest-first order: at most 5 rows per range.
+    let mut stream =
+        rowkey_bigtable::stream_scan_reversed(&client, "retried_back", &Event::scan_all(), Some(5))
+            .await
+            .unwrap();
+    let mut latest = Vec::new();
+    while let Some(row) = stream.next().await {
+        latest.push(row.unwrap().0);
+    }
+    assert_eq!(latest, expected[..5]);
+    assert!(stream.rows_received() <= 5 * Event::scan_all().range_count() as u64);
+}
+
 /// More mutations than Bigtable takes in one `MutateRows` request (100,000)
 /// in one call: split into requests, every row written, and a rejected row
 /// of a later request still named by its position in the input.

@@ -7,7 +7,9 @@ use futures_util::StreamExt;
 use rowkey_bigtable::admin_api::google::bigtable::admin::v2::DeleteTableRequest;
 use rowkey_bigtable::bigtable_rs::bigtable::BigTable;
 use rowkey_bigtable::emulator::{admin_at, client_at, Emulator};
-use rowkey_bigtable::{create_table, stream_scan, write_raw_rows, AdminClient, Cell};
+use rowkey_bigtable::{
+    create_table, stream_scan, stream_scan_reversed, write_raw_rows, AdminClient, Cell,
+};
 use rowkey_core::Scan;
 
 use crate::store::Store;
@@ -120,12 +122,27 @@ impl Store for BigtableStore {
         })
     }
 
-    /// Bigtable has reversed reads, but its emulator answers them with
-    /// "Client doesn't support reverse scans yet" unless the client sends
-    /// the `reverse_scans` feature flag, which bigtable_rs does not: a plan
-    /// that reads backwards runs forwards on this store.
-    fn reads_reversed(&self) -> bool {
-        false
+    /// Each range read backwards (`stream_scan_reversed`, which announces
+    /// reverse scans in the `bigtable-features` header), one after another.
+    fn scan_reverse(
+        &mut self,
+        table: &str,
+        scan: &Scan,
+        row: &mut dyn FnMut(usize, &[u8], u64) -> bool,
+    ) -> Result<(), BoxError> {
+        self.runtime.block_on(async {
+            for (i, r) in scan.ranges().enumerate() {
+                let one = Scan::from_bounds(r.start(), r.stop());
+                let mut rows = stream_scan_reversed(&self.client, table, &one, None).await?;
+                while let Some(item) = rows.next().await {
+                    let (key, cells) = item?;
+                    if !row(i, &key, event_index(&key, &cells)?) {
+                        break;
+                    }
+                }
+            }
+            Ok(())
+        })
     }
 
     fn drop_table(&mut self, table: &str) -> Result<(), BoxError> {

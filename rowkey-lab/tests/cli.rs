@@ -460,6 +460,20 @@ fn the_lab_runs_on_the_bigtable_emulator_and_stops_it() {
         stdout.contains("winners (tie): user_newest, mod_user_newest"),
         "{stdout}"
     );
+    // ts_first reads backwards from the table's end (a reversed scan on the
+    // emulator, announced in the bigtable-features header), not all 3,000
+    // rows forwards.
+    let ts_first_latest: usize = stdout
+        .lines()
+        .skip_while(|l| *l != "latest 20 events of one user")
+        .find(|l| l.trim_start().starts_with("ts_first"))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no ts_first row for the latest 20:\n{stdout}"));
+    assert!(
+        ts_first_latest < 1_000,
+        "ts_first read {ts_first_latest} rows\n{stdout}"
+    );
     let left: Vec<String> = emulators()
         .into_iter()
         .filter(|p| !before.contains(p))

@@ -318,8 +318,9 @@ impl Engine for Bigtable {
         });
     }
 
-    /// Forward reads only: bigtable_rs sends no `bigtable-features` header,
-    /// and the emulator refuses reversed reads without it.
+    /// Forwards, or backwards with the `bigtable-features` header that
+    /// announces reverse scans; a limited read checks that no range sent
+    /// more rows than the limit.
     fn read<K: RowKey + for<'de> DecodeRowKey<'de>>(
         &mut self,
         table: &str,
@@ -327,27 +328,31 @@ impl Engine for Bigtable {
         limit: Option<usize>,
         reversed: bool,
     ) -> Option<Vec<(K, Value)>> {
-        if reversed {
-            return None;
-        }
         Some(self.runtime.block_on(async {
-            let rows = rowkey_bigtable::stream_typed::<K>(
-                &self.client,
-                table,
-                scan,
-                limit.map(|n| n as u64),
-            )
-            .await
+            let n = limit.map(|n| n as u64);
+            let mut rows = if reversed {
+                rowkey_bigtable::stream_scan_reversed(&self.client, table, scan, n).await
+            } else {
+                rowkey_bigtable::stream_scan(&self.client, table, scan, n).await
+            }
             .unwrap();
-            rows.map(|r| {
-                let (k, cells) = r.unwrap();
-                (
-                    k,
+            let mut got = Vec::new();
+            while let Some(row) = rows.next().await {
+                let (key, cells) = row.unwrap();
+                got.push((
+                    decode::<K>(&key),
                     Value::from_be_bytes(cells[0].value[..].try_into().unwrap()),
-                )
-            })
-            .collect::<Vec<_>>()
-            .await
+                ));
+            }
+            if let Some(limit) = limit {
+                assert!(
+                    rows.rows_received() <= (limit * scan.range_count()) as u64,
+                    "Bigtable: {} rows received for a limit of {limit} over {} ranges",
+                    rows.rows_received(),
+                    scan.range_count()
+                );
+            }
+            got
         }))
     }
 }

@@ -7,8 +7,8 @@
 //! timestamp, a text key salted by `mod`, and a key-family enum whose
 //! members share one table. Scans: all rows, by a leading value, ranges on
 //! a desc field (ends in value order), limits, pages with
-//! `Scan::after_key`, and reversed reads where the engine has them (redb,
-//! fjall, HBase: each range from its end, buckets merged largest key
+//! `Scan::after_key`, and reversed reads (redb, fjall, the Bigtable
+//! emulator, HBase: each range from its end, buckets merged largest key
 //! first).
 
 use std::ops::Bound;
