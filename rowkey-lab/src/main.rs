@@ -208,6 +208,8 @@ fn run(args: Args) -> Result<(), BoxError> {
     };
     let subjects = Subjects::about(&events, args.entity)?;
     let hottest = builtin::hottest(&events, 3);
+    let entity_share = events.iter().filter(|e| e.user_id == subjects.user).count() as f64
+        / events.len().max(1) as f64;
     let settings = Settings {
         split_bytes: args.split_bytes.unwrap_or(0) as usize,
         servers: args.servers as usize,
@@ -229,23 +231,15 @@ fn run(args: Args) -> Result<(), BoxError> {
         lab.run(store.as_mut())?
     };
     let mut report = report.with_mix(args.mix.0.clone());
-    let share = |user: u64| {
-        hottest
-            .iter()
-            .find(|&&(u, _)| u == user)
-            .map_or(String::new(), |(_, s)| {
-                format!(", {:.2}% of the writes", s * 100.0)
-            })
-    };
     report.notes.push(format!(
-        "The per-user queries ask about entity {} ({}{}).",
+        "The per-user queries ask about entity {} ({}, {:.2}% of the writes).",
         subjects.user,
         match args.entity {
             Entity::Hottest => "the hottest",
             Entity::Median => "the median by events",
             Entity::Id(_) => "as asked",
         },
-        share(subjects.user)
+        entity_share * 100.0
     ));
     report.notes.push(format!(
         "Hottest entities: {}.",

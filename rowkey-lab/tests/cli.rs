@@ -277,9 +277,13 @@ fn the_entity_is_chosen_and_named() {
         "{hottest}"
     );
     let median = run("median");
-    assert!(median.contains("(the median by events)"), "{median}");
+    assert!(median.contains("(the median by events, "), "{median}");
+    assert!(
+        median.contains("% of the writes)."),
+        "the asked entity's share: {median}"
+    );
     let seven = run("7");
-    assert!(seven.contains("ask about entity 7 (as asked)"), "{seven}");
+    assert!(seven.contains("ask about entity 7 (as asked, "), "{seven}");
     let out = lab(
         &[
             "--events",
