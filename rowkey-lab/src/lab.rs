@@ -585,14 +585,16 @@ impl EngineTrack {
         let recent = &self.windows[self.windows.len().saturating_sub(tail)..];
         let counted = recent.iter().filter(|w| w.2 > 0).count().max(1) as f64;
         let recent_busiest_region = recent.iter().map(|w| w.0).sum::<f64>() / counted;
-        let mut servers = std::collections::BTreeMap::new();
-        for (_, per, _) in recent {
-            for (s, w) in per {
-                *servers.entry(s.clone()).or_insert(0u64) += w;
-            }
-        }
-        let total = servers.values().sum::<u64>().max(1) as f64;
-        let recent_busiest_server = *servers.values().max().unwrap_or(&0) as f64 / total;
+        // Per window, like the region figure: HBase's balancer moves
+        // regions on its own, and a hot region that moves mid-tail is still
+        // on one server at a time (summed over the tail, two servers would
+        // each seem to take part of it).
+        let recent_busiest_server = recent
+            .iter()
+            .filter(|w| w.2 > 0)
+            .map(|(_, per, total)| *per.values().max().unwrap_or(&0) as f64 / *total as f64)
+            .sum::<f64>()
+            / counted;
         let mut per_server = std::collections::BTreeMap::new();
         for r in &self.regions {
             *per_server.entry(r.server.clone()).or_insert(0usize) += 1;

@@ -90,7 +90,8 @@ pub fn format_table(r: &Report) -> String {
     if r.designs.iter().any(|d| d.ingest.engine.is_some()) {
         let _ = writeln!(
             s,
-            "\non {} itself (its own splits and balancer, its region servers' write counts), next to the model:",
+            "\non {} itself (its own splits and balancer, its region servers' write counts; its busiest \
+             region and server per window, averaged over the recent ones), next to the model:",
             r.store
         );
         let _ = writeln!(
@@ -318,7 +319,9 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
         let _ = writeln!(
             h,
             "<h2>On {} itself, next to the model</h2>\n<p>Regions as the engine split, placed and \
-             balanced them; write shares from its region servers' own write-request counts.</p>\n\
+             balanced them; write shares from its region servers' own write-request counts, the \
+             busiest region and server taken per window and averaged over the recent windows (its \
+             balancer moves regions on its own).</p>\n\
              <table><tr><th>design</th><th>regions (model)</th><th>regions (engine)</th>\
              <th>busiest region (model)</th><th>busiest region (engine)</th>\
              <th>busiest server (model)</th><th>busiest server (engine)</th><th>difference</th></tr>",

@@ -65,7 +65,9 @@ pub struct EngineIngest {
     pub initial_regions: usize,
     /// The busiest region's share of each recent window's writes, averaged.
     pub recent_busiest_region: f64,
-    /// The busiest server's share of the recent windows' writes.
+    /// The busiest server's share of each recent window's writes,
+    /// averaged: HBase's balancer moves regions on its own, and a hot
+    /// region that moves is still on one server at a time.
     pub recent_busiest_server: f64,
     /// Regions per server at the end (servers holding none not listed).
     pub regions_per_server: Vec<usize>,
