@@ -292,33 +292,7 @@ impl Client {
         families: &[&str],
         split_points: &[Vec<u8>],
     ) -> Result<(), Error> {
-        let columns = families
-            .iter()
-            .map(|f| {
-                TColumnFamilyDescriptor::new(
-                    f.as_bytes().to_vec(),
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                )
-            })
-            .collect::<Vec<_>>();
+        let columns = families.iter().map(|f| family(f)).collect::<Vec<_>>();
         let desc = TTableDescriptor::new(table_name(table), columns, None, None);
         self.thrift
             .create_table(desc, split_points.to_vec())
@@ -469,23 +443,7 @@ impl Client {
 
     /// [`get`](Self::get) by the key's bytes.
     pub fn get_raw(&mut self, table: &str, key: &[u8]) -> Result<Option<Vec<Cell>>, Error> {
-        let get = TGet::new(
-            key.to_vec(),
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-        );
+        let get = tget(key);
         let result = self
             .thrift
             .get(table.as_bytes().to_vec(), get)
@@ -568,6 +526,29 @@ impl Client {
         regions.sort_by(|a, b| a.start.cmp(&b.start));
         Ok(regions)
     }
+}
+
+// The generated constructors take every optional field; these set none
+// beyond what rowkey needs (not the generated `Default`s, which set them
+// all).
+
+/// A column family with HBase's defaults.
+#[rustfmt::skip]
+fn family(name: &str) -> TColumnFamilyDescriptor {
+    TColumnFamilyDescriptor::new(
+        name.as_bytes().to_vec(),
+        None, None, None, None, None, None, None, None, None, None,
+        None, None, None, None, None, None, None, None, None,
+    )
+}
+
+/// A get of the whole row at `key`.
+#[rustfmt::skip]
+fn tget(key: &[u8]) -> TGet {
+    TGet::new(
+        key.to_vec(),
+        None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    )
 }
 
 /// `namespace:name` or `name` (the default namespace).

@@ -42,19 +42,7 @@ impl Heatmap {
         let keys = regions.keys();
         let windows = windows.clamp(1, n.max(1));
         let rows = key_rows.clamp(1, keys.len().max(1));
-        // Row r starts at the key of rank r * len / rows.
-        let bounds: Vec<&[u8]> = {
-            let step = keys.len() as f64 / rows as f64;
-            let mut want = (1..rows).map(|r| (r as f64 * step) as usize).peekable();
-            let mut out = Vec::with_capacity(rows - 1);
-            for (rank, (k, _)) in keys.iter().enumerate() {
-                while want.peek() == Some(&rank) {
-                    out.push(k.as_slice());
-                    want.next();
-                }
-            }
-            out
-        };
+        let bounds = row_bounds(keys, rows);
         let row_of = |k: &[u8]| bounds.partition_point(|b| *b <= k);
         let region_count = regions.len();
         let mut cells = vec![0u32; windows * rows];
@@ -99,14 +87,7 @@ impl Heatmap {
     ) -> Heatmap {
         let windows = window_writes.len().max(1);
         let rows = key_rows.clamp(1, keys.len().max(1));
-        let step = keys.len() as f64 / rows as f64;
-        let bounds: Vec<&[u8]> = (1..rows)
-            .filter_map(|r| {
-                keys.keys()
-                    .nth((r as f64 * step) as usize)
-                    .map(Vec::as_slice)
-            })
-            .collect();
+        let bounds = row_bounds(keys, rows);
         let row_of = |k: &[u8]| bounds.partition_point(|b| *b <= k);
         let mut cells = vec![0u32; windows * rows];
         for (w, regions) in window_writes.iter().enumerate() {
@@ -229,6 +210,21 @@ impl Heatmap {
         }
         Ok(out)
     }
+}
+
+/// Where each key-space row after the first starts: row `r` of `rows`
+/// starts at the key of rank `r * len / rows`, found in one pass.
+fn row_bounds(keys: &std::collections::BTreeMap<Vec<u8>, usize>, rows: usize) -> Vec<&[u8]> {
+    let step = keys.len() as f64 / rows as f64;
+    let mut want = (1..rows).map(|r| (r as f64 * step) as usize).peekable();
+    let mut out = Vec::with_capacity(rows.saturating_sub(1));
+    for (rank, (k, _)) in keys.iter().enumerate() {
+        while want.peek() == Some(&rank) {
+            out.push(k.as_slice());
+            want.next();
+        }
+    }
+    out
 }
 
 /// Key Visualizer's palette: black (no writes) through red and orange to
