@@ -120,8 +120,8 @@ pub use layout::explain::{ExplainInput, Explanation};
 pub use layout::Layout;
 #[cfg(feature = "alloc")]
 pub use scan::{
-    merge_salted, merge_salted_reversed_with, merge_salted_with, MergeHeads, MergeItem,
-    MergeSalted, Scan, ScanRange,
+    any_of, merge_salted, merge_salted_reversed_with, merge_salted_with, AnyOf, FieldPredicate,
+    KeyFilter, MergeHeads, MergeItem, MergeSalted, Scan, ScanRange, ValuePredicate,
 };
 
 /// `#[derive(RowKey)]`: see the crate documentation and the README's
@@ -166,7 +166,7 @@ pub mod prelude {
     pub use crate::format::error::{DecodeError, EncodeError};
     pub use crate::key::{DecodeRowKey, RowKey};
     #[cfg(feature = "alloc")]
-    pub use crate::scan::{Scan, ScanRange};
+    pub use crate::scan::{any_of, KeyFilter, Scan, ScanRange};
     #[cfg(feature = "derive")]
     pub use rowkey_derive::{KeyField, RowKey};
 }
@@ -319,9 +319,16 @@ pub mod __private {
         Encoding, FieldLayout, FieldWidth, Format, Layout, SaltHashKind, SaltLayout,
     };
     #[cfg(feature = "alloc")]
-    pub use crate::scan::{Buckets, Leading, Scan};
+    pub use crate::scan::{
+        Buckets, FieldPredicate, FilterParts, KeyFilter, Leading, Scan, ValuePredicate,
+    };
+    /// Without `alloc` there are no filters: the builder type the derive
+    /// declares holds this.
+    #[cfg(not(feature = "alloc"))]
+    pub struct FilterParts(());
     #[cfg(feature = "alloc")]
     pub use alloc::{string::String, vec::Vec};
+    pub use core::marker::PhantomData;
     pub use core::ops::RangeBounds;
     pub use core::option::Option;
     pub use core::result::Result;

@@ -82,12 +82,14 @@ fn expand(l: &Model<'_>) -> TokenStream {
     let fixed_items = l.all_fixed().then(|| fixed_items(l));
     let salt_items = salt_items(l);
     let (scans, no_range_markers) = scans(l);
+    let (filter_decl, filter_items, filter_ctor) = crate::filter::filter(l);
     let length_checks = length_assertions(l);
     // A scan over every field takes a parameter per field: clippy objects
     // past 7.
     let allow_many_args =
         (l.fields.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     quote! {
+        #filter_decl
         #allow_many_args
         const _: () = {
             use #krate::__private::{self as __rk, traits::*};
@@ -98,12 +100,14 @@ fn expand(l: &Model<'_>) -> TokenStream {
             #no_range_markers
             #trait_impls
             #nested
+            #filter_items
             #[automatically_derived]
             impl #impl_generics #name #ty_generics {
                 #text_items
                 #fixed_items
                 #salt_items
                 #scans
+                #filter_ctor
             }
             #length_checks
         };

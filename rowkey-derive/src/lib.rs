@@ -9,6 +9,7 @@ mod descriptor;
 mod expand;
 mod fallback;
 mod family;
+mod filter;
 mod impls;
 mod key_field;
 mod model;

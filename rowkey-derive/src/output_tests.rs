@@ -127,7 +127,10 @@ fn expansion_is_short_and_linear() {
     // or digits and a separator), which costs the alias; the layout
     // descriptor (`RowKey::LAYOUT`) adds about one line per field (a
     // `field!` invocation each) and one for the `layout!`.
-    assert!(quick <= 160, "the quick-start key expands to {quick} lines");
+    // The skip-scan filter builder (`T::filter()`) adds its declaration,
+    // one short method per field and `build()`, which fixes the bucket
+    // when the salt's fields are fixed: 33 lines.
+    assert!(quick <= 195, "the quick-start key expands to {quick} lines");
     for (name, fields) in [("four_fields.rs", 4), ("eight_fields.rs", 8)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/expand")
@@ -143,12 +146,15 @@ fn expansion_is_short_and_linear() {
     );
 }
 
-/// The helper module's full path appears once, as its alias.
+/// The helper module's full path appears once inside the const block, as
+/// its alias, and once outside it, in the filter builder's declaration
+/// (beside the key type, so that users can name it).
 #[test]
 fn helper_path_is_spelled_once() {
     for input in inputs() {
         let text = expansion(&fs::read_to_string(&input).unwrap());
         let full = text.matches("__private").count();
-        assert_eq!(full, 1, "{}: {full} full paths", input.display());
+        let outside = text.matches("Filter(").count().min(1);
+        assert_eq!(full, 1 + outside, "{}: {full} full paths", input.display());
     }
 }

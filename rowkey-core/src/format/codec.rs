@@ -86,6 +86,24 @@ pub trait FieldCodec<T: ?Sized> {
         prefix.push::<Self, T>(value, field)
     }
 
+    /// `filter` with field `i`, of this codec and of value type `T`, also
+    /// constrained by `predicate` (see `FilterSink`).
+    #[doc(hidden)]
+    #[inline]
+    fn constrain<S: FilterSink<T, P>, P>(
+        filter: S,
+        i: usize,
+        predicate: P,
+        field: &'static str,
+        _value: PhantomData<fn(&T)>,
+    ) -> S
+    where
+        Self: Sized,
+        T: Sized,
+    {
+        filter.constrain::<Self>(i, predicate, field)
+    }
+
     /// Every row under `prefix` whose next field, of this codec, is in
     /// `range` (see `ScanPrefix::range`).
     #[doc(hidden)]
@@ -101,6 +119,16 @@ pub trait FieldCodec<T: ?Sized> {
     {
         prefix.range::<Self, T>(range, field)
     }
+}
+
+/// A skip-scan filter under construction, as the codecs see it: the layer
+/// above (`scan::FilterParts`) implements it for every predicate type, so
+/// that generated code constrains a field through its codec (one unmet
+/// `FieldCodec` bound for a type that is no field type, not one more).
+#[doc(hidden)]
+pub trait FilterSink<T, P>: Sized {
+    /// Field `i`, of codec `C`, must satisfy `predicate` too.
+    fn constrain<C: FieldCodec<T>>(self, i: usize, predicate: P, field: &'static str) -> Self;
 }
 
 /// A scan under construction, as the codecs see it: the layer above

@@ -151,7 +151,7 @@ pub enum Encoding {
         /// `#[desc]`.
         desc: bool,
     },
-    /// A string escaped (`00` → `00 FF`) and terminated with `00 00`.
+    /// A string escaped (`00` → `00 FF`) and terminated with `00 01`.
     Escaped {
         /// `#[desc]`.
         desc: bool,

@@ -1,17 +1,23 @@
 //! Scans: the row ranges that hold the keys a query asks for, and the merge
 //! of a salted scan's ranges back into key order.
 //!
-//! The layer above the formats: it encodes leading fields with their
-//! codecs (the `format` layer) and knows nothing of layouts or stores.
+//! The layer above the formats and layouts: it encodes leading fields with
+//! their codecs (the `format` layer), reads a key's parts with its layout
+//! descriptor (skip-scan filters) and knows nothing of stores.
 //! - `range`: [`Scan`], [`ScanRange`], the inline key buffer.
 //! - `leading`: the builders generated scans use (a prefix of encoded
 //!   leading fields, which the field codecs extend).
 //! - `merge`: [`merge_salted`], a k-way merge by key without the salt.
+//! - `filter`: [`KeyFilter`], typed predicates on any fields (skip scans).
 
+pub mod filter;
 pub(crate) mod leading;
 pub(crate) mod merge;
 mod range;
 
+pub use filter::{any_of, AnyOf, FieldPredicate, KeyFilter, ValuePredicate, MAX_FUZZY_KEYS};
+#[doc(hidden)]
+pub use filter::{FilterParts, Interval};
 #[doc(hidden)]
 pub use leading::Leading;
 pub use merge::{

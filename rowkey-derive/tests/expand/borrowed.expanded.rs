@@ -1,3 +1,7 @@
+///A skip-scan filter on [`Access`] keys under construction: `Access::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct AccessFilter(::my_crate::rowkey::__private::FilterParts);
 const _: () = {
     use ::my_crate::rowkey::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
@@ -72,6 +76,30 @@ const _: () = {
                 region: __v2,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl AccessFilter { #[doc =
+        "Keys whose `host` satisfies `host`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn host < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
+        host : __P) -> Self { AccessFilter(__K0::constrain(self.0, 0, host, "host",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `path` satisfies `path`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn path < '__r, __P : __rk::FieldPredicate < & '__r[u8] > > (self,
+        path : __P) -> Self { AccessFilter(__K1::constrain(self.0, 1, path, "path",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `region` satisfies `region`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn region < '__r, __P : __rk::FieldPredicate < & '__r str > >
+        (self, region : __P) -> Self { AccessFilter(__K2::constrain(self.0, 2, region,
+        "region", __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
+        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
+        >> ::decode(__s0, 0, "host"),) { (__rk::Result::Ok((__v0, _)),) =>
+        __rk::Option::Some(Access::__rk_bucket(& __v0)), _ => __rk::Option::None, }, _ =>
+        __rk::Option::None, }; if let __rk::Option::Some(__b) = __bucket { __parts
+        .in_bucket(__b); } __parts.build() } }
     }
     #[automatically_derived]
     impl<'a> Access<'a> {
@@ -159,6 +187,11 @@ const _: () = {
             __rk::infallible(
                 __K2::scan_range(Self::__rk_prefix2(host, path), &range, "region"),
             )
+        }
+        ///A skip-scan filter on this key's fields: `Access::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> AccessFilter {
+            AccessFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
 };

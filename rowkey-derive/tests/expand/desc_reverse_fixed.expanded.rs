@@ -1,3 +1,7 @@
+///A skip-scan filter on [`Order`] keys under construction: `Order::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct OrderFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     type __K0 = __rk::Fixed<__rk::Desc, __rk::Fwd>;
@@ -75,6 +79,32 @@ const _: () = {
                 id: __v4,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl OrderFilter { #[doc =
+        "Keys whose `priority` satisfies `priority`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn priority < __P : __rk::FieldPredicate < i32 > > (self, priority
+        : __P) -> Self { OrderFilter(__K0::constrain(self.0, 0, priority, "priority",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `seq` satisfies `seq`: a value or `any_of` values (its bytes do not sort by value: no range). Called twice, both must hold."]
+        #[inline] pub fn seq < __P : __rk::ValuePredicate < u64 > > (self, seq : __P) ->
+        Self { OrderFilter(__K1::constrain(self.0, 1, seq, "seq", __rk::PhantomData)) }
+        #[doc =
+        "Keys whose `code` satisfies `code`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn code < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
+        code : __P) -> Self { OrderFilter(__K2::constrain(self.0, 2, code, "code",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `ts` satisfies `ts`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn ts < __P : __rk::FieldPredicate < u64 > > (self, ts : __P) ->
+        Self { OrderFilter(__K3::constrain(self.0, 3, ts, "ts", __rk::PhantomData)) }
+        #[doc =
+        "Keys whose `id` satisfies `id`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn id < __P : __rk::FieldPredicate < OrderId > > (self, id : __P)
+        -> Self { OrderFilter(__K4::constrain(self.0, 4, id, "id", __rk::PhantomData)) }
+        #[doc = r" The filter, or the first predicate value that cannot be encoded"]
+        #[doc = r" (a `#[fixed]` string that is too long, a timestamp out of range)."]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        __parts = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Order {
@@ -206,6 +236,11 @@ const _: () = {
             range: impl __rk::RangeBounds<OrderId>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K4::scan_range(Self::__rk_prefix4(priority, seq, code, ts)?, &range, "id")
+        }
+        ///A skip-scan filter on this key's fields: `Order::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> OrderFilter {
+            OrderFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
     const _: () = ::core::assert!(

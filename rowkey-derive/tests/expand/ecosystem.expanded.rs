@@ -1,3 +1,7 @@
+///A skip-scan filter on [`Session`] keys under construction: `Session::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct SessionFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
@@ -55,6 +59,25 @@ const _: () = {
                 seen: __v2,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl SessionFilter { #[doc =
+        "Keys whose `id` satisfies `id`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn id < __P : __rk::FieldPredicate < Uuid > > (self, id : __P) ->
+        Self { SessionFilter(__K0::constrain(self.0, 0, id, "id", __rk::PhantomData)) }
+        #[doc =
+        "Keys whose `at` satisfies `at`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn at < __P : __rk::FieldPredicate < DateTime < Utc > > > (self, at
+        : __P) -> Self { SessionFilter(__K1::constrain(self.0, 1, at, "at",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `seen` satisfies `seen`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn seen < __P : __rk::FieldPredicate < jiff::Timestamp > > (self,
+        seen : __P) -> Self { SessionFilter(__K2::constrain(self.0, 2, seen, "seen",
+        __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let __parts
+        = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Session {
@@ -130,6 +153,11 @@ const _: () = {
             range: impl __rk::RangeBounds<jiff::Timestamp>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K2::scan_range(Self::__rk_prefix2(id, at)?, &range, "seen")
+        }
+        ///A skip-scan filter on this key's fields: `Session::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> SessionFilter {
+            SessionFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
     const _: () = ::core::assert!(

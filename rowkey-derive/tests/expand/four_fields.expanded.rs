@@ -1,3 +1,7 @@
+///A skip-scan filter on [`Four`] keys under construction: `Four::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct FourFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     type __K0 = __rk::Fixed<__rk::Asc, __rk::Fwd>;
@@ -74,6 +78,25 @@ const _: () = {
         fn from_key_bytes(__b: Self::Bytes) -> __rk::Result<Self, __rk::FieldError> {
             <Self as __rk::DecodeRowKey<'_>>::decode(&__b).map_err(__rk::nested_error)
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl FourFilter { #[doc =
+        "Keys whose `a` satisfies `a`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn a < __P : __rk::FieldPredicate < u32 > > (self, a : __P) -> Self
+        { FourFilter(__K0::constrain(self.0, 0, a, "a", __rk::PhantomData)) } #[doc =
+        "Keys whose `b` satisfies `b`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn b < __P : __rk::FieldPredicate < u64 > > (self, b : __P) -> Self
+        { FourFilter(__K1::constrain(self.0, 1, b, "b", __rk::PhantomData)) } #[doc =
+        "Keys whose `c` satisfies `c`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn c < __P : __rk::FieldPredicate < i16 > > (self, c : __P) -> Self
+        { FourFilter(__K2::constrain(self.0, 2, c, "c", __rk::PhantomData)) } #[doc =
+        "Keys whose `d` satisfies `d`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn d < __P : __rk::FieldPredicate < u8 > > (self, d : __P) -> Self
+        { FourFilter(__K3::constrain(self.0, 3, d, "d", __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let __parts
+        = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Four {
@@ -162,6 +185,11 @@ const _: () = {
             range: impl __rk::RangeBounds<u8>,
         ) -> __rk::Scan {
             __rk::infallible(__K3::scan_range(Self::__rk_prefix3(a, b, c), &range, "d"))
+        }
+        ///A skip-scan filter on this key's fields: `Four::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> FourFilter {
+            FourFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
 };

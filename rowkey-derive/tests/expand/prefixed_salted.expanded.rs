@@ -1,3 +1,7 @@
+///A skip-scan filter on [`ByCustomer`] keys under construction: `ByCustomer::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct ByCustomerFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
@@ -54,6 +58,26 @@ const _: () = {
                 order: __v1,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl ByCustomerFilter { #[doc =
+        "Keys whose `customer` satisfies `customer`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn customer < '__r, __P : __rk::FieldPredicate < & '__r str > >
+        (self, customer : __P) -> Self { ByCustomerFilter(__K0::constrain(self.0, 0,
+        customer, "customer", __rk::PhantomData)) } #[doc =
+        "Keys whose `order` satisfies `order`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn order < __P : __rk::FieldPredicate < Order > > (self, order :
+        __P) -> Self { ByCustomerFilter(__K1::constrain(self.0, 1, order, "order",
+        __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
+        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
+        >> ::decode(__s0, 0, "customer"),) { (__rk::Result::Ok((__v0, _)),) =>
+        __rk::Option::Some(ByCustomer::__rk_bucket(& __v0) ?), _ => __rk::Option::None,
+        }, _ => __rk::Option::None, }; if let __rk::Option::Some(__b) = __bucket {
+        __parts.in_bucket(__b); } __parts.build() } }
     }
     #[automatically_derived]
     impl ByCustomer {
@@ -132,6 +156,11 @@ const _: () = {
             range: impl __rk::RangeBounds<Order>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K1::scan_range(Self::__rk_prefix1(customer)?, &range, "order")
+        }
+        ///A skip-scan filter on this key's fields: `ByCustomer::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> ByCustomerFilter {
+            ByCustomerFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
     const _: () = ::core::assert!(

@@ -1,3 +1,7 @@
+///A skip-scan filter on [`UserEvent`] keys under construction: `UserEvent::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct UserEventFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
@@ -58,6 +62,30 @@ const _: () = {
                 kind: __v2,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl UserEventFilter { #[doc =
+        "Keys whose `user_id` satisfies `user_id`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn user_id < __P : __rk::FieldPredicate < u64 > > (self, user_id :
+        __P) -> Self { UserEventFilter(__K0::constrain(self.0, 0, user_id, "user_id",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `ts_millis` satisfies `ts_millis`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn ts_millis < __P : __rk::FieldPredicate < i64 > > (self,
+        ts_millis : __P) -> Self { UserEventFilter(__K1::constrain(self.0, 1, ts_millis,
+        "ts_millis", __rk::PhantomData)) } #[doc =
+        "Keys whose `kind` satisfies `kind`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn kind < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
+        kind : __P) -> Self { UserEventFilter(__K2::constrain(self.0, 2, kind, "kind",
+        __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
+        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, u64 >>
+        ::decode(__s0, 0, "user_id"),) { (__rk::Result::Ok((__v0, _)),) =>
+        __rk::Option::Some(UserEvent::__rk_bucket(& __v0)), _ => __rk::Option::None, }, _
+        => __rk::Option::None, }; if let __rk::Option::Some(__b) = __bucket { __parts
+        .in_bucket(__b); } __parts.build() } }
     }
     #[automatically_derived]
     impl UserEvent {
@@ -155,6 +183,11 @@ const _: () = {
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K2::scan_range(Self::__rk_prefix2(user_id, ts_millis), &range, "kind")
+        }
+        ///A skip-scan filter on this key's fields: `UserEvent::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> UserEventFilter {
+            UserEventFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
 };

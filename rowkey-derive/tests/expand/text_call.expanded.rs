@@ -1,3 +1,7 @@
+///A skip-scan filter on [`Call`] keys under construction: `Call::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct CallFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     struct __Sep;
@@ -84,6 +88,34 @@ const _: () = {
                 note: __v3,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl CallFilter { #[doc =
+        "Keys whose `phone` satisfies `phone`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn phone < __P : __rk::FieldPredicate < u64 > > (self, phone : __P)
+        -> Self { CallFilter(__K0::constrain(self.0, 0, phone, "phone",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `ts` satisfies `ts`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn ts < __P : __rk::FieldPredicate < i64 > > (self, ts : __P) ->
+        Self { CallFilter(__K1::constrain(self.0, 1, ts, "ts", __rk::PhantomData)) }
+        #[doc =
+        "Keys whose `host` satisfies `host`: a value or `any_of` values (its bytes do not sort by value: no range). Called twice, both must hold."]
+        #[inline] pub fn host < '__r, __P : __rk::ValuePredicate < & '__r str > > (self,
+        host : __P) -> Self { CallFilter(__K2::constrain(self.0, 2, host, "host",
+        __rk::PhantomData)) } #[doc =
+        "Keys whose `note` satisfies `note`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn note < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
+        note : __P) -> Self { CallFilter(__K3::constrain(self.0, 3, note, "note",
+        __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
+        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, u64 >>
+        ::decode(__s0, 0, "phone"),) { (__rk::Result::Ok((__v0, _)),) =>
+        __rk::Option::Some(Call::__rk_bucket(& __v0)), _ => __rk::Option::None, }, _ =>
+        __rk::Option::None, }; if let __rk::Option::Some(__b) = __bucket { __parts
+        .in_bucket(__b); } __parts.build() } }
     }
     #[automatically_derived]
     impl Call {
@@ -222,6 +254,11 @@ const _: () = {
             range: impl __rk::RangeBounds<&'__r str>,
         ) -> __rk::Result<__rk::Scan, __rk::EncodeError> {
             __K3::scan_range(Self::__rk_prefix3(phone, ts, host)?, &range, "note")
+        }
+        ///A skip-scan filter on this key's fields: `Call::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> CallFilter {
+            CallFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
 };

@@ -1,3 +1,7 @@
+///A skip-scan filter on [`Document`] keys under construction: `Document::filter()`, one method per field, then `build()`.
+#[must_use = "a filter does nothing until `build()` and a scan use it"]
+#[allow(dead_code)]
+struct DocumentFilter(::rowkey_core::__private::FilterParts);
 const _: () = {
     use ::rowkey_core::__private::{self as __rk, traits::*};
     type __Salt = __rk::ByteSalt;
@@ -68,6 +72,34 @@ const _: () = {
                 body: __v2,
             })
         }
+    }
+    __rk::if_alloc! {
+        #[automatically_derived] impl DocumentFilter { #[doc =
+        "Keys whose `tenant` satisfies `tenant`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn tenant < '__r, __P : __rk::FieldPredicate < & '__r str > >
+        (self, tenant : __P) -> Self { DocumentFilter(__K0::constrain(self.0, 0, tenant,
+        "tenant", __rk::PhantomData)) } #[doc =
+        "Keys whose `version` satisfies `version`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn version < __P : __rk::FieldPredicate < __rk::Option < u32 > > >
+        (self, version : __P) -> Self { DocumentFilter(__K1::constrain(self.0, 1,
+        version, "version", __rk::PhantomData)) } #[doc =
+        "Keys whose `body` satisfies `body`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        #[inline] pub fn body < '__r, __P : __rk::FieldPredicate < & '__r[u8] > > (self,
+        body : __P) -> Self { DocumentFilter(__K2::constrain(self.0, 2, body, "body",
+        __rk::PhantomData)) } #[doc =
+        r" The filter, or the first predicate value that cannot be encoded"] #[doc =
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
+        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
+        __parts = self.0; let __bucket = match (__parts.single(0), __parts.single(1),
+        __parts.single(2),) { (__rk::Option::Some(__s0), __rk::Option::Some(__s1),
+        __rk::Option::Some(__s2),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
+        >> ::decode(__s0, 0, "tenant"), < __K1 as __rk::FieldDecode < '_, __rk::Option <
+        u32 > >> ::decode(__s1, 0, "version"), < __K2 as __rk::FieldDecode < '_, & '_[u8]
+        >> ::decode(__s2, 0, "body"),) { (__rk::Result::Ok((__v0, _)),
+        __rk::Result::Ok((__v1, _)), __rk::Result::Ok((__v2, _)),) =>
+        __rk::Option::Some(Document::__rk_bucket(& __v0, & __v1, & __v2)), _ =>
+        __rk::Option::None, }, _ => __rk::Option::None, }; if let __rk::Option::Some(__b)
+        = __bucket { __parts.in_bucket(__b); } __parts.build() } }
     }
     #[automatically_derived]
     impl Document {
@@ -181,6 +213,11 @@ const _: () = {
             __rk::infallible(
                 __K2::scan_range(Self::__rk_prefix2(tenant, version), &range, "body"),
             )
+        }
+        ///A skip-scan filter on this key's fields: `Document::filter().field(predicate)...build()` gives a `KeyFilter` on any fields, not only leading ones (see its `matches`, `seek_hint` and `scan`).
+        #[inline]
+        pub fn filter() -> DocumentFilter {
+            DocumentFilter(__rk::FilterParts::new(<Self as __rk::RowKey>::LAYOUT))
         }
     }
 };

@@ -1,0 +1,402 @@
+//! Skip-scan filters (`T::filter()`), checked against the predicate itself:
+//! for random keys of several layouts (salted and not, binary and text, a
+//! family prefix, descending, escaped, raw-last, optional and added fields)
+//! and random predicates (a value, a range, `any_of` values), on every key
+//! - `matches` is the predicate evaluated on the decoded values;
+//! - following `seek_hint` through the sorted keys from the empty key
+//!   visits exactly the matching keys, each hint is after the key it came
+//!   from, and no key between a key and its hint matches;
+//! - the Bigtable regex (run by the `regex` crate in bytes mode, `\C` as
+//!   any byte) matches exactly the same keys;
+//! - `scan()` holds every match, `multi_row_ranges()` (when given) holds
+//!   exactly the matches, and the `FuzzyRowFilter` pairs (when given)
+//!   match exactly the matches, as HBase's `FuzzyRowFilter` compares them.
+
+use std::ops::Bound;
+
+use proptest::prelude::*;
+use rowkey_core::{any_of, prelude::*, KeyFilter};
+
+/// One field's predicate, in value order.
+#[derive(Clone, Debug)]
+enum Pred<T> {
+    Eq(T),
+    Range(Bound<T>, Bound<T>),
+    AnyOf(Vec<T>),
+}
+
+impl<T: Ord + Clone> Pred<T> {
+    fn eval(&self, v: &T) -> bool {
+        match self {
+            Pred::Eq(x) => v == x,
+            Pred::Range(lo, hi) => (lo.as_ref(), hi.as_ref()).contains_ref(v),
+            Pred::AnyOf(xs) => xs.contains(v),
+        }
+    }
+}
+
+trait ContainsRef<T> {
+    fn contains_ref(&self, v: &T) -> bool;
+}
+impl<T: Ord> ContainsRef<T> for (Bound<&T>, Bound<&T>) {
+    fn contains_ref(&self, v: &T) -> bool {
+        let lo = match self.0 {
+            Bound::Included(x) => v >= x,
+            Bound::Excluded(x) => v > x,
+            Bound::Unbounded => true,
+        };
+        let hi = match self.1 {
+            Bound::Included(x) => v <= x,
+            Bound::Excluded(x) => v < x,
+            Bound::Unbounded => true,
+        };
+        lo && hi
+    }
+}
+
+/// A predicate over values drawn from `values`: ranges with their ends
+/// in order (an inverted range is a programming error, which panics).
+fn pred<T: Ord + Clone + std::fmt::Debug + 'static>(
+    values: impl Strategy<Value = T> + Clone + 'static,
+    ranges: bool,
+) -> BoxedStrategy<Option<Pred<T>>> {
+    let bound = |v: T, k: u8| match k {
+        0 => Bound::Included(v),
+        1 => Bound::Excluded(v),
+        _ => Bound::Unbounded,
+    };
+    let eq = values.clone().prop_map(Pred::Eq);
+    let any = proptest::collection::vec(values.clone(), 0..4).prop_map(Pred::AnyOf);
+    let range = (values.clone(), values, 0..3u8, 0..3u8).prop_map(move |(a, b, ka, kb)| {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        Pred::Range(bound(a, ka), bound(b, kb))
+    });
+    if ranges {
+        prop_oneof![2 => Just(None), 1 => eq.prop_map(Some), 1 => any.prop_map(Some), 2 => range.prop_map(Some)].boxed()
+    } else {
+        prop_oneof![2 => Just(None), 1 => eq.prop_map(Some), 1 => any.prop_map(Some)].boxed()
+    }
+}
+
+/// Applies an owned-value predicate to a builder method.
+macro_rules! apply {
+    ($b:ident . $f:ident, $p:expr) => {
+        match $p {
+            None => $b,
+            Some(Pred::Eq(v)) => $b.$f(v.clone()),
+            Some(Pred::Range(lo, hi)) => $b.$f((lo.clone(), hi.clone())),
+            Some(Pred::AnyOf(vs)) => $b.$f(any_of(vs.clone())),
+        }
+    };
+    (str $b:ident . $f:ident, $p:expr) => {
+        match $p {
+            None => $b,
+            Some(Pred::Eq(v)) => $b.$f(v.as_str()),
+            Some(Pred::Range(lo, hi)) => $b.$f((
+                lo.as_ref().map(String::as_str),
+                hi.as_ref().map(String::as_str),
+            )),
+            Some(Pred::AnyOf(vs)) => {
+                $b.$f(any_of(vs.iter().map(String::as_str).collect::<Vec<_>>()))
+            }
+        }
+    };
+}
+
+/// The regex crate's reading of a Bigtable pattern: bytes, anchored, `\C`
+/// as any byte.
+fn regex_of(filter: &KeyFilter) -> regex::bytes::Regex {
+    let pattern = String::from_utf8(filter.bigtable_regex()).expect("the pattern is ASCII");
+    let pattern = pattern.replace("\\C", "(?s-u:.)");
+    regex::bytes::RegexBuilder::new(&format!("(?-u)^(?:{pattern})$"))
+        .size_limit(1 << 26)
+        .build()
+        .unwrap_or_else(|e| panic!("{pattern}: {e}"))
+}
+
+/// HBase `FuzzyRowFilter`'s test: some pair's fixed bytes are the key's.
+fn fuzzy_matches(pairs: &[(Vec<u8>, Vec<u8>)], key: &[u8]) -> bool {
+    pairs.iter().any(|(k, m)| {
+        key.len() >= k.len()
+            && k.iter()
+                .zip(m)
+                .zip(key)
+                .all(|((k, m), b)| *m == 1 || k == b)
+    })
+}
+
+/// Every property, for sorted, distinct keys and whether each matches.
+fn check(filter: &KeyFilter, keys: &[(Vec<u8>, bool)]) {
+    for (k, want) in keys {
+        assert_eq!(
+            filter.matches(k),
+            *want,
+            "matches({k:?}), filter {filter:?}"
+        );
+    }
+    // The skip scan over a sorted store.
+    let first = |from: &[u8]| keys.partition_point(|(k, _)| k.as_slice() < from);
+    let mut visited = Vec::new();
+    let mut cursor = filter.seek_hint(&[]);
+    while let Some(at) = cursor.take() {
+        let i = first(&at);
+        // No key between where the hint came from and the hint matches
+        // (checked where each hint is made, below); here: it is a lower
+        // bound of what is left.
+        let Some((k, m)) = keys.get(i) else { break };
+        if *m {
+            visited.push(k.clone());
+            let mut next = k.clone();
+            next.push(0);
+            cursor = Some(next);
+        } else {
+            let hint = filter.seek_hint(k);
+            if let Some(h) = &hint {
+                assert!(h > k, "the hint {h:?} of {k:?} does not move on");
+                let skipped = &keys[i..first(h)];
+                assert!(
+                    skipped.iter().all(|(_, m)| !m),
+                    "the hint {h:?} of {k:?} skips a match"
+                );
+            } else {
+                assert!(
+                    keys[i..].iter().all(|(_, m)| !m),
+                    "no hint after {k:?}, but a match"
+                );
+            }
+            cursor = hint;
+        }
+    }
+    let want: Vec<Vec<u8>> = keys
+        .iter()
+        .filter(|(_, m)| *m)
+        .map(|(k, _)| k.clone())
+        .collect();
+    assert_eq!(visited, want, "the skip scan's keys");
+    // The regex.
+    // Every layout here has parts a regex can delimit.
+    assert!(filter.regex_is_exact());
+    let re = regex_of(filter);
+    for (k, m) in keys {
+        assert_eq!(
+            re.is_match(k),
+            *m,
+            "regex on {k:?}: {}",
+            String::from_utf8_lossy(&filter.bigtable_regex())
+        );
+    }
+    // The scan holds every match.
+    let scan = filter.scan();
+    for (k, m) in keys {
+        if *m {
+            assert!(scan.ranges().any(|r| r.contains(k)), "scan misses {k:?}");
+        }
+    }
+    if let Some(ranges) = filter.multi_row_ranges() {
+        for (k, m) in keys {
+            let inside = ranges
+                .iter()
+                .any(|(a, b)| k >= a && (b.is_empty() || k < b));
+            assert_eq!(inside, *m, "multi_row_ranges on {k:?}");
+        }
+    }
+    if let Some(pairs) = filter.fuzzy_row_filter() {
+        for (k, m) in keys {
+            assert_eq!(fuzzy_matches(&pairs, k), *m, "fuzzy on {k:?}: {pairs:?}");
+        }
+    }
+}
+
+/// Encodes, sorts and dedups the rows, each with the predicate's verdict.
+fn keyed<T: RowKey>(rows: &[T], eval: impl Fn(&T) -> bool) -> Vec<(Vec<u8>, bool)> {
+    let mut keys: Vec<(Vec<u8>, bool)> = rows
+        .iter()
+        .filter_map(|r| r.encode_to_vec().ok().map(|k| (k, eval(r))))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn small_string() -> BoxedStrategy<String> {
+    proptest::collection::vec(
+        prop_oneof![Just('a'), Just('b'), Just('\u{0}'), Just('\u{ff}')],
+        0..4,
+    )
+    .prop_map(|c| c.into_iter().collect())
+    .boxed()
+}
+
+// A salted key with a descending timestamp, an escaped string and raw bytes.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[salt(buckets = 4, by(user))]
+struct Events {
+    user: u8,
+    #[desc_ts]
+    ts: i64,
+    name: String,
+    tail: Vec<u8>,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn salted_desc_escaped_raw(
+        rows in proptest::collection::vec((0..6u8, -3..4i64, small_string(), proptest::collection::vec(0..3u8, 0..3)), 0..60),
+        user in pred(0..6u8, true),
+        ts in pred(-3..4i64, true),
+        name in pred(small_string(), true),
+        tail in pred(proptest::collection::vec(0..3u8, 0..3), true),
+    ) {
+        let rows: Vec<Events> = rows.into_iter().map(|(user, ts, name, tail)| Events { user, ts, name, tail }).collect();
+        let b = Events::filter();
+        let b = apply!(b.user, &user);
+        let b = apply!(b.ts, &ts);
+        let b = apply!(str b.name, &name);
+        let b = match &tail {
+            None => b,
+            Some(Pred::Eq(v)) => b.tail(v.as_slice()),
+            Some(Pred::Range(lo, hi)) => b.tail((lo.as_ref().map(Vec::as_slice), hi.as_ref().map(Vec::as_slice))),
+            Some(Pred::AnyOf(vs)) => b.tail(any_of(vs.iter().map(Vec::as_slice).collect::<Vec<_>>())),
+        };
+        let filter = b.build().unwrap();
+        let eval = |r: &Events| {
+            user.as_ref().map_or(true, |p| p.eval(&r.user))
+                && ts.as_ref().map_or(true, |p| p.eval(&r.ts))
+                && name.as_ref().map_or(true, |p| p.eval(&r.name))
+                && tail.as_ref().map_or(true, |p| p.eval(&r.tail))
+        };
+        check(&filter, &keyed(&rows, eval));
+    }
+}
+
+// A family prefix, descending and optional fields, a descending string,
+// unsalted, fixed-width up to the string.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "M")]
+struct Metric {
+    metric: u8,
+    #[desc]
+    host: u16,
+    region: Option<u8>,
+    #[desc]
+    label: String,
+    ts: i32,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn prefixed_desc_optional(
+        rows in proptest::collection::vec((0..3u8, 250..260u16, proptest::option::of(0..3u8), small_string(), -2..3i32), 0..60),
+        metric in pred(0..3u8, true),
+        host in pred(250..260u16, true),
+        region in pred(proptest::option::of(0..3u8), true),
+        label in pred(small_string(), true),
+        ts in pred(-2..3i32, true),
+    ) {
+        let rows: Vec<Metric> = rows.into_iter().map(|(metric, host, region, label, ts)| Metric { metric, host, region, label, ts }).collect();
+        let b = Metric::filter();
+        let b = apply!(b.metric, &metric);
+        let b = apply!(b.host, &host);
+        let b = apply!(b.region, &region);
+        let b = apply!(str b.label, &label);
+        let b = apply!(b.ts, &ts);
+        let filter = b.build().unwrap();
+        let eval = |r: &Metric| {
+            metric.as_ref().map_or(true, |p| p.eval(&r.metric))
+                && host.as_ref().map_or(true, |p| p.eval(&r.host))
+                && region.as_ref().map_or(true, |p| p.eval(&r.region))
+                && label.as_ref().map_or(true, |p| p.eval(&r.label))
+                && ts.as_ref().map_or(true, |p| p.eval(&r.ts))
+        };
+        check(&filter, &keyed(&rows, eval));
+    }
+}
+
+// A text key: mod salt, digits, a descending timestamp's digits, a string
+// between separators (values only) and a last string.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(3)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+    city: String,
+    tag: String,
+}
+
+fn word() -> BoxedStrategy<String> {
+    proptest::collection::vec(prop_oneof![Just('a'), Just('b')], 0..3)
+        .prop_map(|c| c.into_iter().collect())
+        .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn text_key(
+        rows in proptest::collection::vec((0..30u64, 0..5i64, word(), word()), 0..60),
+        phone in pred(0..30u64, true),
+        ts in pred(0..5i64, true),
+        city in pred(word(), false),
+        tag in pred(word(), true),
+    ) {
+        let rows: Vec<Call> = rows.into_iter().map(|(phone, ts, city, tag)| Call { phone, ts, city, tag }).collect();
+        let b = Call::filter();
+        let b = apply!(b.phone, &phone);
+        let b = apply!(b.ts, &ts);
+        let b = match &city {
+            None => b,
+            Some(Pred::Eq(v)) => b.city(v.as_str()),
+            Some(Pred::AnyOf(vs)) => b.city(any_of(vs.iter().map(String::as_str).collect::<Vec<_>>())),
+            Some(Pred::Range(..)) => unreachable!("values only"),
+        };
+        let b = apply!(str b.tag, &tag);
+        let filter = b.build().unwrap();
+        let eval = |r: &Call| {
+            phone.as_ref().map_or(true, |p| p.eval(&r.phone))
+                && ts.as_ref().map_or(true, |p| p.eval(&r.ts))
+                && city.as_ref().map_or(true, |p| p.eval(&r.city))
+                && tag.as_ref().map_or(true, |p| p.eval(&r.tag))
+        };
+        check(&filter, &keyed(&rows, eval));
+    }
+}
+
+#[test]
+fn a_fixed_salt_reads_one_bucket_and_a_bad_value_is_an_error() {
+    let filter = Events::filter().user(3).ts(0..10).build().unwrap();
+    let scan = filter.scan();
+    assert_eq!(scan.range_count(), 1);
+    let key = Events {
+        user: 3,
+        ts: 5,
+        name: "x".into(),
+        tail: vec![],
+    }
+    .encode_to_vec()
+    .unwrap();
+    assert!(scan.ranges().next().unwrap().contains(&key));
+    // Not fixed: one range per bucket.
+    assert_eq!(
+        Events::filter()
+            .ts(0..10)
+            .build()
+            .unwrap()
+            .scan()
+            .range_count(),
+        4
+    );
+
+    #[derive(RowKey)]
+    struct Short {
+        id: u8,
+        #[fixed(2)]
+        code: String,
+    }
+    let err = Short::filter().code("abc").build().unwrap_err();
+    assert!(err.to_string().contains("code"), "{err}");
+}
