@@ -39,12 +39,13 @@
 
 use alloc::vec::Vec;
 use core::marker::PhantomData;
+use core::ops::Bound;
 
 use fjall::{Keyspace, UserKey, UserValue};
 
 use crate::key::{DecodeRowKey, RowKey};
-use crate::scan::{MergeSalted, Scan};
-use crate::store::{decode_row, key_bytes};
+use crate::scan::{KeyFilter, MergeSalted, Scan};
+use crate::store::{decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `fjall::Error` for the store's own failures.
@@ -140,6 +141,92 @@ impl<K: RowKey> KeyTable<K> {
             merged: scan.merge_reversed(streams),
             key: PhantomData,
         }
+    }
+}
+
+impl<K: RowKey> KeyTable<K> {
+    /// The rows whose keys `filter` matches, decoded, in key order: a skip
+    /// scan, as [`redb`](crate::redb::KeyTable::filter)'s: each of the
+    /// filter's ranges read until a key does not match, then again from
+    /// the filter's [`seek_hint`](KeyFilter::seek_hint), a salted table's
+    /// buckets merged. [`Filtered::cost`] counts rows read and seeks.
+    pub fn filter<'f>(&self, filter: &'f KeyFilter) -> Filtered<'f, K>
+    where
+        K: for<'de> DecodeRowKey<'de>,
+    {
+        let scan = filter.scan();
+        let cost = SkipCost::default();
+        let streams: Vec<SkipStream<'f, SeekRange>> = scan
+            .ranges()
+            .map(|r| {
+                let range = SeekRange {
+                    keyspace: self.keyspace.clone(),
+                    range: Some(self.keyspace.range::<&[u8], _>(r.bounds())),
+                    end: r.bounds().1.map(<[u8]>::to_vec),
+                };
+                SkipStream::new(range, filter, cost.clone())
+            })
+            .collect();
+        Filtered {
+            merged: scan.merge(streams),
+            cost,
+            key: PhantomData,
+        }
+    }
+}
+
+/// One range of a skip scan on fjall: reopened from a hint on each seek.
+#[doc(hidden)]
+pub struct SeekRange {
+    keyspace: Keyspace,
+    range: Option<fjall::Iter>,
+    end: Bound<Vec<u8>>,
+}
+
+impl Seek for SeekRange {
+    type Key = Key;
+    type Value = UserValue;
+    type Error = fjall::Error;
+
+    fn next_row(&mut self) -> Option<Result<(Key, UserValue), fjall::Error>> {
+        let guard = self.range.as_mut()?.next()?;
+        Some(guard.into_inner().map(|(k, v)| (Key(k), v)))
+    }
+
+    fn seek(&mut self, from: &[u8]) -> Result<(), fjall::Error> {
+        self.range = rest_of(from, &self.end).map(|(a, b)| {
+            let bounds = (a.as_ref().map(Vec::as_slice), b.as_ref().map(Vec::as_slice));
+            self.keyspace.range::<&[u8], _>(bounds)
+        });
+        Ok(())
+    }
+}
+
+/// The rows of [`KeyTable::filter`]: `(key, value)`, or the error that
+/// stopped a row; [`cost`](Self::cost) counts what the skip scan read.
+pub struct Filtered<'f, K> {
+    merged: MergeSalted<SkipStream<'f, SeekRange>>,
+    cost: SkipCost,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<K> Filtered<'_, K> {
+    /// Rows read and seeks so far (a handle: clone it to read it after the
+    /// iterator is consumed).
+    pub fn cost(&self) -> &SkipCost {
+        &self.cost
+    }
+}
+
+impl<K: for<'de> DecodeRowKey<'de>> Iterator for Filtered<'_, K> {
+    type Item = Result<(K, UserValue), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = match self.merged.next()? {
+            Ok(row) => row,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(decode_row(&key.0, value))
     }
 }
 

@@ -84,3 +84,105 @@ where
         }),
     }
 }
+
+/// What a skip scan ([`redb`] and [`fjall`]
+/// tables' `filter`) has cost so far: rows read from the store (matches
+/// and the rows it stepped on before seeking) and seeks. Shared by the
+/// scan's ranges and its iterator, so it can be read while or after it
+/// runs.
+#[derive(Clone, Debug, Default)]
+pub struct SkipCost(alloc::sync::Arc<[core::sync::atomic::AtomicU64; 2]>);
+
+impl SkipCost {
+    /// Rows read from the store.
+    pub fn rows_read(&self) -> u64 {
+        self.0[0].load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Seeks: each a new range read from a [`seek_hint`](crate::KeyFilter::seek_hint).
+    pub fn seeks(&self) -> u64 {
+        self.0[1].load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn add(&self, i: usize) {
+        self.0[i].fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// A stored row as a store's range gives it, or the store's error.
+pub type StoredRow<K, V, E> = Result<(K, V), E>;
+
+/// A range's start and end.
+pub(crate) type Bounds = (core::ops::Bound<Vec<u8>>, core::ops::Bound<Vec<u8>>);
+
+/// A store's range that can start again further on: what a skip scan
+/// needs of it.
+#[doc(hidden)]
+pub trait Seek {
+    /// A stored key.
+    type Key: AsRef<[u8]>;
+    /// A stored value.
+    type Value;
+    /// The store's error.
+    type Error;
+    /// The next row of the range.
+    fn next_row(&mut self) -> Option<StoredRow<Self::Key, Self::Value, Self::Error>>;
+    /// Continues the range from `from` (inclusive) to its end; `from` is
+    /// after every row read so far.
+    fn seek(&mut self, from: &[u8]) -> Result<(), Self::Error>;
+}
+
+/// One range of a skip scan: the rows that match, reading a row past each
+/// run that cannot and seeking to the filter's hint.
+#[doc(hidden)]
+pub struct SkipStream<'f, S> {
+    range: S,
+    filter: &'f crate::scan::KeyFilter,
+    cost: SkipCost,
+}
+
+impl<'f, S> SkipStream<'f, S> {
+    pub(crate) fn new(range: S, filter: &'f crate::scan::KeyFilter, cost: SkipCost) -> Self {
+        SkipStream {
+            range,
+            filter,
+            cost,
+        }
+    }
+}
+
+impl<S: Seek> Iterator for SkipStream<'_, S> {
+    type Item = Result<(S::Key, S::Value), S::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let row = match self.range.next_row()? {
+                Ok(row) => row,
+                Err(e) => return Some(Err(e)),
+            };
+            self.cost.add(0);
+            let key = row.0.as_ref();
+            if self.filter.matches(key) {
+                return Some(Ok(row));
+            }
+            // Nothing after this key can match: the range is done.
+            let hint = self.filter.seek_hint(key)?;
+            self.cost.add(1);
+            if let Err(e) = self.range.seek(&hint) {
+                return Some(Err(e));
+            }
+        }
+    }
+}
+
+/// `[from, end)` of a range whose end is `end`; `None` when `from` is at
+/// or past the end (the range is done).
+pub(crate) fn rest_of(from: &[u8], end: &core::ops::Bound<Vec<u8>>) -> Option<Bounds> {
+    use core::ops::Bound;
+    let past = match end {
+        Bound::Excluded(e) => from >= e.as_slice(),
+        Bound::Included(e) => from > e.as_slice(),
+        Bound::Unbounded => false,
+    };
+    (!past).then(|| (Bound::Included(from.to_vec()), end.clone()))
+}

@@ -51,6 +51,7 @@
 
 use alloc::vec::Vec;
 use core::marker::PhantomData;
+use core::ops::Bound;
 
 use redb::{
     AccessGuard, ReadTransaction, ReadableTable, StorageError, TableDefinition, Value,
@@ -58,8 +59,8 @@ use redb::{
 };
 
 use crate::key::{DecodeRowKey, RowKey};
-use crate::scan::{MergeSalted, Scan};
-use crate::store::{decode_row, key_bytes};
+use crate::scan::{KeyFilter, MergeSalted, Scan};
+use crate::store::{decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `redb::Error` for the store's own failures.
@@ -209,6 +210,139 @@ impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable
             merged: scan.merge_reversed(streams),
             key: PhantomData,
         })
+    }
+}
+
+impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable<T, K, V> {
+    /// The rows whose keys `filter` matches, decoded, in key order: a skip
+    /// scan. Each of the filter's ranges ([`KeyFilter::scan`]) is read
+    /// until a key does not match; the read then starts again at the
+    /// filter's [`seek_hint`](KeyFilter::seek_hint), skipping every key
+    /// that cannot match, and a salted table's buckets are merged.
+    /// [`Filtered::cost`] says how many rows it read and how often it
+    /// sought.
+    ///
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+    /// use redb::{backends::InMemoryBackend, Database, ReadableDatabase};
+    /// use rowkey_core::prelude::*;
+    /// use rowkey_core::redb::KeyTableDefinition;
+    ///
+    /// #[derive(RowKey, Debug, PartialEq)]
+    /// struct Reading {
+    ///     sensor: u16,
+    ///     minute: u32,
+    /// }
+    ///
+    /// const READINGS: KeyTableDefinition<Reading, u64> = KeyTableDefinition::new("readings");
+    /// let db = Database::builder().create_with_backend(InMemoryBackend::new())?;
+    /// let tx = db.begin_write()?;
+    /// {
+    ///     let mut t = READINGS.open(&tx)?;
+    ///     for sensor in 0..100 {
+    ///         for minute in 0..100 {
+    ///             t.insert(&Reading { sensor, minute }, 0)?;
+    ///         }
+    ///     }
+    /// }
+    /// tx.commit()?;
+    ///
+    /// // Minute 42 of every sensor: 100 rows out of 10,000.
+    /// let filter = Reading::filter().minute(42).build()?;
+    /// let tx = db.begin_read()?;
+    /// let t = READINGS.open_read(&tx)?;
+    /// let rows = t.filter(&filter)?;
+    /// let cost = rows.cost().clone();
+    /// assert_eq!(rows.count(), 100);
+    /// // One row read before each match (the sensor's minute 0) and one
+    /// // after it (minute 43), each followed by a seek.
+    /// assert!(cost.rows_read() <= 300, "{}", cost.rows_read());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn filter<'f>(&'f self, filter: &'f KeyFilter) -> Result<Filtered<'f, T, K, V>, Error>
+    where
+        K: for<'de> DecodeRowKey<'de>,
+    {
+        let scan = filter.scan();
+        let cost = SkipCost::default();
+        let mut streams = Vec::with_capacity(scan.range_count());
+        for r in scan.ranges() {
+            let end = r.bounds().1.map(<[u8]>::to_vec);
+            let range = SeekRange {
+                table: &self.table,
+                range: Some(self.table.range::<&[u8]>(r.bounds())?),
+                end,
+            };
+            streams.push(SkipStream::new(range, filter, cost.clone()));
+        }
+        Ok(Filtered {
+            merged: scan.merge(streams),
+            cost,
+            key: PhantomData,
+        })
+    }
+}
+
+/// One range of a skip scan on redb: reopened from a hint on each seek.
+#[doc(hidden)]
+pub struct SeekRange<'a, T, V: Value + 'static> {
+    table: &'a T,
+    range: Option<redb::Range<'a, &'static [u8], V>>,
+    end: Bound<Vec<u8>>,
+}
+
+impl<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> Seek for SeekRange<'a, T, V> {
+    type Key = Vec<u8>;
+    type Value = AccessGuard<'a, V>;
+    type Error = StorageError;
+
+    fn next_row(&mut self) -> Option<Result<(Vec<u8>, AccessGuard<'a, V>), StorageError>> {
+        let row = self.range.as_mut()?.next()?;
+        Some(row.map(|(k, v)| (k.value().to_vec(), v)))
+    }
+
+    fn seek(&mut self, from: &[u8]) -> Result<(), StorageError> {
+        self.range = match rest_of(from, &self.end) {
+            None => None,
+            Some((a, b)) => {
+                let bounds = (a.as_ref().map(Vec::as_slice), b.as_ref().map(Vec::as_slice));
+                Some(self.table.range::<&[u8]>(bounds)?)
+            }
+        };
+        Ok(())
+    }
+}
+
+/// The rows of [`KeyTable::filter`]: `(key, value)`, or the error that
+/// stopped a row; [`cost`](Self::cost) counts what the skip scan read.
+pub struct Filtered<'a, T: ReadableTable<&'static [u8], V>, K, V: Value + 'static> {
+    merged: MergeSalted<SkipStream<'a, SeekRange<'a, T, V>>>,
+    cost: SkipCost,
+    key: PhantomData<fn() -> K>,
+}
+
+impl<T: ReadableTable<&'static [u8], V>, K, V: Value + 'static> Filtered<'_, T, K, V> {
+    /// Rows read and seeks so far (a handle: clone it to read it after the
+    /// iterator is consumed).
+    pub fn cost(&self) -> &SkipCost {
+        &self.cost
+    }
+}
+
+impl<'a, T, K, V> Iterator for Filtered<'a, T, K, V>
+where
+    T: ReadableTable<&'static [u8], V>,
+    K: for<'de> DecodeRowKey<'de>,
+    V: Value + 'static,
+{
+    type Item = Result<(K, AccessGuard<'a, V>), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = match self.merged.next()? {
+            Ok(row) => row,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(decode_row(&key, value))
     }
 }
 
