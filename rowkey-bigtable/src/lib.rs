@@ -32,8 +32,8 @@ pub mod emulator;
 mod stream;
 
 pub use stream::{
-    feature_flags_header, stream_scan, stream_scan_reversed, stream_scan_with, stream_typed,
-    stream_typed_reversed, Retry, Row, RowStream,
+    feature_flags_header, stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed,
+    stream_scan_with, stream_typed, stream_typed_reversed, Retry, Row, RowStream,
 };
 
 pub use bigtable_rs;

@@ -16,10 +16,12 @@ use std::time::Duration;
 
 use bigtable_rs::bigtable::{BigTable, RowCell};
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
-use bigtable_rs::google::bigtable::v2::{FeatureFlags, ReadRowsRequest, RowRange, RowSet};
+use bigtable_rs::google::bigtable::v2::{
+    row_filter, FeatureFlags, ReadRowsRequest, RowFilter, RowRange, RowSet,
+};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{DecodeRowKey, MergeHeads, Scan};
+use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
 use crate::Error;
 
@@ -141,6 +143,59 @@ where
     Ok(rows.map(typed::<T>))
 }
 
+/// The rows whose keys `filter` matches (`T::filter()...build()`), read
+/// over the filter's ranges ([`KeyFilter::scan`]) with its row-key regular
+/// expression ([`KeyFilter::bigtable_regex`]) sent as the request's
+/// `row_key_regex_filter`: the server filters, so only matching rows cross
+/// the network (Bigtable cannot seek within a range, so it still reads
+/// them all). Where the regex is not exact
+/// ([`KeyFilter::regex_is_exact`]), the rows it lets through are also
+/// checked with [`KeyFilter::matches`] here. Merged, limited and retried
+/// as [`stream_scan`]; [`RowStream::rows_received`] counts what the server
+/// sent.
+pub async fn stream_filter(
+    client: &BigTable,
+    table: &str,
+    filter: &KeyFilter,
+    limit: Option<u64>,
+) -> Result<RowStream, Error> {
+    let row_filter = RowFilter {
+        filter: Some(row_filter::Filter::RowKeyRegexFilter(
+            filter.bigtable_regex(),
+        )),
+    };
+    let scan = filter.scan();
+    let exact = filter.regex_is_exact();
+    // Rows are checked here when the regex is not exact: the server's
+    // per-range limit would count rows that are then dropped.
+    let range_limit = if exact { limit } else { None };
+    let mut rows = open_filtered(
+        client,
+        table,
+        &scan,
+        (range_limit, limit),
+        Retry::default(),
+        false,
+        Some(row_filter),
+    );
+    rows.check = (!exact).then(|| filter.clone());
+    Ok(rows)
+}
+
+/// [`stream_filter`] with each row key decoded as a `T`.
+pub async fn stream_filter_typed<T>(
+    client: &BigTable,
+    table: &str,
+    filter: &KeyFilter,
+    limit: Option<u64>,
+) -> Result<impl Stream<Item = Result<(T, Vec<RowCell>), Error>>, Error>
+where
+    T: for<'a> DecodeRowKey<'a>,
+{
+    let rows = stream_filter(client, table, filter, limit).await?;
+    Ok(rows.map(typed::<T>))
+}
+
 fn open(
     client: &BigTable,
     table: &str,
@@ -148,6 +203,19 @@ fn open(
     limit: Option<u64>,
     retry: Retry,
     reversed: bool,
+) -> RowStream {
+    open_filtered(client, table, scan, (limit, limit), retry, reversed, None)
+}
+
+/// `limits`: each range's request's and the merged stream's.
+fn open_filtered(
+    client: &BigTable,
+    table: &str,
+    scan: &Scan,
+    (range_limit, limit): (Option<u64>, Option<u64>),
+    retry: Retry,
+    reversed: bool,
+    row_filter: Option<RowFilter>,
 ) -> RowStream {
     let table_name = client.get_full_table_name(table);
     let retries = Arc::new(AtomicU64::new(0));
@@ -160,7 +228,8 @@ fn open(
                 start: StartKey::StartKeyClosed(r.start().to_vec()),
                 stop: (!r.stop().is_empty()).then(|| EndKey::EndKeyOpen(r.stop().to_vec())),
                 reversed,
-                remaining: limit,
+                row_filter: row_filter.clone(),
+                remaining: range_limit,
                 rows: None,
                 failures: 0,
                 retry,
@@ -265,6 +334,8 @@ struct RangeState {
     /// Read backwards: rows come largest first, and a retry resumes before
     /// the last one (the stop moves, not the start).
     reversed: bool,
+    /// The server-side filter (a skip scan's row-key regex).
+    row_filter: Option<RowFilter>,
     /// Rows still allowed by the limit.
     remaining: Option<u64>,
     /// The open `ReadRows` stream.
@@ -288,6 +359,7 @@ impl RangeState {
                 }],
             }),
             reversed: self.reversed,
+            filter: self.row_filter.clone(),
             rows_limit: self
                 .remaining
                 .map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
@@ -369,6 +441,8 @@ pub struct RowStream {
     /// Rows received from the server so far, over all ranges.
     received: u64,
     retries: Arc<AtomicU64>,
+    /// A skip scan whose regex is not exact: rows are checked here too.
+    check: Option<KeyFilter>,
 }
 
 impl RowStream {
@@ -392,6 +466,7 @@ impl RowStream {
             failed: false,
             received: 0,
             retries,
+            check: None,
         }
     }
 
@@ -422,17 +497,25 @@ impl Stream for RowStream {
             if this.heads.has_head(i) || this.done[i] {
                 continue;
             }
-            match this.streams[i].poll_next_unpin(cx) {
-                Poll::Ready(Some(Ok(row))) => {
-                    this.received += 1;
-                    this.heads.push(i, row);
+            loop {
+                match this.streams[i].poll_next_unpin(cx) {
+                    Poll::Ready(Some(Ok(row))) => {
+                        this.received += 1;
+                        // A row the server's filter let through that the
+                        // skip-scan filter does not match.
+                        if this.check.as_ref().is_some_and(|f| !f.matches(&row.0)) {
+                            continue;
+                        }
+                        this.heads.push(i, row);
+                    }
+                    Poll::Ready(Some(Err(e))) => {
+                        this.failed = true;
+                        return Poll::Ready(Some(Err(Error::Bigtable(e))));
+                    }
+                    Poll::Ready(None) => this.done[i] = true,
+                    Poll::Pending => pending = true,
                 }
-                Poll::Ready(Some(Err(e))) => {
-                    this.failed = true;
-                    return Poll::Ready(Some(Err(Error::Bigtable(e))));
-                }
-                Poll::Ready(None) => this.done[i] = true,
-                Poll::Pending => pending = true,
+                break;
             }
         }
         if pending {
