@@ -5,7 +5,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan};
+use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, KeyFilter, RowKey, Scan};
 use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
 use thrift::transport::{
     ReadHalf, TBufferedReadTransport, TBufferedWriteTransport, TIoChannel, TTcpChannel, WriteHalf,
@@ -481,6 +481,33 @@ impl Client {
         limit: Option<usize>,
     ) -> Result<Rows<'_>, Error> {
         Rows::open(self, table, scan, limit, true)
+    }
+
+    /// The rows whose keys `filter` matches (`T::filter()...build()`), in
+    /// merged key order: a skip scan. The filter's ranges are read, each
+    /// with the filter HBase's region servers run themselves
+    /// ([`filter_bytes`](crate::filter_bytes): a `FuzzyRowFilter` or a
+    /// `MultiRowRangeFilter` in `TScan.filterBytes`), so the server seeks
+    /// past the rows that cannot match; where neither applies every row of
+    /// the ranges is sent and checked here, which
+    /// [`Rows::pushdown`] says. `limit` as in [`scan`](Self::scan).
+    pub fn filter(
+        &mut self,
+        table: &str,
+        filter: &KeyFilter,
+        limit: Option<usize>,
+    ) -> Result<Rows<'_>, Error> {
+        Rows::open_filter(self, table, filter, limit)
+    }
+
+    /// [`filter`](Self::filter) with the keys decoded into `K`.
+    pub fn filter_typed<K: for<'a> DecodeRowKey<'a>>(
+        &mut self,
+        table: &str,
+        filter: &KeyFilter,
+        limit: Option<usize>,
+    ) -> Result<TypedRows<'_, K>, Error> {
+        Ok(TypedRows::new(self.filter(table, filter, limit)?))
     }
 
     /// [`scan`](Self::scan) with the keys decoded into `K`. A row whose key

@@ -11,6 +11,10 @@
 //!   lazily into key order (the order after the salt), a limit pushed to
 //!   every range; the `_reversed` forms read every range backwards and
 //!   merge newest first.
+//! - [`Client::filter`] / [`Client::filter_typed`]: skip scans, a
+//!   [`KeyFilter`](rowkey_core::KeyFilter) sent as HBase's own
+//!   `FuzzyRowFilter` or `MultiRowRangeFilter` so that the region servers
+//!   seek past what cannot match.
 //! - [`testing::HBase`]: a real HBase (standalone: ZooKeeper, master and
 //!   region servers in one JVM, from HBase's own Maven Central artifacts)
 //!   and its Thrift2 gateway on loopback ports, for tests.
@@ -45,6 +49,7 @@
 #![warn(missing_docs)]
 
 mod client;
+mod filter;
 mod scan;
 pub mod testing;
 
@@ -56,4 +61,5 @@ pub mod testing;
 pub mod thrift;
 
 pub use client::{Cell, Client, Error, RegionLocation, RejectedRow, Row, MAX_ROW_LENGTH};
+pub use filter::{filter_bytes, Pushdown};
 pub use scan::{tscans, Rows, TypedRows};

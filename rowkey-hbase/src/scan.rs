@@ -4,9 +4,10 @@ use std::collections::VecDeque;
 use std::marker::PhantomData;
 
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{DecodeRowKey, MergeHeads, Scan, ScanRange};
+use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan, ScanRange};
 
 use crate::client::{cell, Cell, Client, Error, Row};
+use crate::filter::{filter_bytes, Pushdown};
 use crate::thrift::{TScan, TTHBaseServiceSyncClient};
 
 /// One range's scanner and the rows it has fetched and not yet merged.
@@ -25,14 +26,21 @@ pub struct Rows<'c> {
     table: String,
     ranges: Vec<RangeReader>,
     heads: MergeHeads<Row>,
-    /// The limit on the rows yielded (and on the rows read per range).
+    /// The limit on the rows yielded.
     limit: Option<usize>,
+    /// The limit on the rows read per range (none when rows are checked
+    /// here: some may be dropped).
+    range_limit: Option<usize>,
     yielded: usize,
     started: bool,
     /// An error met while refilling a range, yielded after the row that was
     /// already popped; then the scan ends.
     pending: Option<Error>,
     failed: bool,
+    /// A skip scan: where its filter runs, and the filter when rows are
+    /// checked here.
+    pushdown: Option<Pushdown>,
+    check: Option<KeyFilter>,
 }
 
 impl<'c> Rows<'c> {
@@ -42,6 +50,43 @@ impl<'c> Rows<'c> {
         scan: &Scan,
         limit: Option<usize>,
         reversed: bool,
+    ) -> Result<Rows<'c>, Error> {
+        Rows::open_with(client, table, scan, limit, reversed, None)
+    }
+
+    /// A skip scan: the filter's ranges, with the filter HBase runs
+    /// ([`filter_bytes`]) or, where it has none, checked here.
+    pub(crate) fn open_filter(
+        client: &'c mut Client,
+        table: &str,
+        filter: &KeyFilter,
+        limit: Option<usize>,
+    ) -> Result<Rows<'c>, Error> {
+        let (pushdown, bytes) = filter_bytes(filter);
+        let server = pushdown != Pushdown::Client;
+        // A limit is pushed to the server only where it filters.
+        let mut rows = Rows::open_with(
+            client,
+            table,
+            &filter.scan(),
+            limit,
+            false,
+            Some((bytes, server)),
+        )?;
+        rows.pushdown = Some(pushdown);
+        // The server's filters match like `matches` on keys of the layout;
+        // a row of another layout in the table is dropped here too.
+        rows.check = Some(filter.clone());
+        Ok(rows)
+    }
+
+    fn open_with(
+        client: &'c mut Client,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+        reversed: bool,
+        filter: Option<(Option<Vec<u8>>, bool)>,
     ) -> Result<Rows<'c>, Error> {
         let n = scan.range_count();
         let mut rows = Rows {
@@ -54,18 +99,28 @@ impl<'c> Rows<'c> {
                 MergeHeads::new(scan.head_len(), n)
             },
             limit,
+            range_limit: match &filter {
+                Some((_, false)) => None,
+                _ => limit,
+            },
             yielded: 0,
             started: false,
             pending: None,
             failed: false,
+            pushdown: None,
+            check: None,
         };
         if limit == Some(0) {
             return Ok(rows);
         }
         let caching = i32::try_from(rows.client.scan_batch()).unwrap_or(i32::MAX);
-        let limit = limit.map(|l| i32::try_from(l).unwrap_or(i32::MAX));
+        let limit = rows
+            .range_limit
+            .map(|l| i32::try_from(l).unwrap_or(i32::MAX));
+        let bytes = filter.and_then(|f| f.0);
         for r in scan.ranges() {
-            let tscan = tscan(&r, reversed, Some(caching), limit);
+            let mut tscan = tscan(&r, reversed, Some(caching), limit);
+            tscan.filter_bytes = bytes.clone();
             let id = rows
                 .client
                 .thrift()
@@ -87,14 +142,37 @@ impl<'c> Rows<'c> {
         self.ranges.iter().map(|r| r.read).sum()
     }
 
+    /// For a skip scan ([`Client::filter`]), where its filter runs: on the
+    /// region servers, or here (every row of its ranges sent).
+    pub fn pushdown(&self) -> Option<Pushdown> {
+        self.pushdown
+    }
+
     /// The next row of range `i` into the merge, fetching a batch when its
     /// buffer is empty.
     fn refill(&mut self, i: usize) -> Result<(), Error> {
         let batch = self.client.scan_batch();
+        // Rows the filter does not match (checked here) are skipped.
+        loop {
+            self.fetch(i, batch)?;
+            let range = &mut self.ranges[i];
+            match range.buffer.pop_front() {
+                Some(row) if self.check.as_ref().is_some_and(|f| !f.matches(&row.0)) => continue,
+                Some(row) => {
+                    self.heads.push(i, row);
+                    return Ok(());
+                }
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// A batch of range `i`'s rows when its buffer is empty.
+    fn fetch(&mut self, i: usize, batch: usize) -> Result<(), Error> {
         let range = &mut self.ranges[i];
         if range.buffer.is_empty() {
             if let Some(id) = range.scanner {
-                let want = match self.limit {
+                let want = match self.range_limit {
                     Some(l) => batch.min(l - range.read.min(l)),
                     None => batch,
                 };
@@ -120,9 +198,6 @@ impl<'c> Rows<'c> {
                     }));
                 }
             }
-        }
-        if let Some(row) = self.ranges[i].buffer.pop_front() {
-            self.heads.push(i, row);
         }
         Ok(())
     }

@@ -1,12 +1,15 @@
 //! rowkey-hbase on a real standalone HBase: regions of a pre-split table,
 //! rows HBase rejects, rows of another type in a typed scan, gets, errors
-//! naming their table, and a server killed mid-scan. (Random typed scans,
+//! naming their table, skip scans run by the region servers
+//! (`FuzzyRowFilter`, `MultiRowRangeFilter`) or checked here, and a server
+//! killed mid-scan. (Random typed scans,
 //! merged, limited, paged and reversed, on three layouts, are in the
 //! workspace's conformance suite, `tests/tests/conformance.rs`.)
 
 use rowkey_core::prelude::*;
+use rowkey_core::{any_of, KeyFilter};
 use rowkey_hbase::testing::HBase;
-use rowkey_hbase::{Cell, Client, Error, MAX_ROW_LENGTH};
+use rowkey_hbase::{Cell, Client, Error, Pushdown, MAX_ROW_LENGTH};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[salt(buckets = 16, by(user_id))]
@@ -39,6 +42,92 @@ fn events(n: u32) -> Vec<(Event, Vec<Cell>)> {
             (e, cells(i))
         })
         .collect()
+}
+
+/// An OpenTSDB-like key: a metric's points per hour and host, salted by
+/// metric.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[salt(buckets = 4, by(metric))]
+struct Point {
+    metric: u16,
+    hour: u32,
+    host: u16,
+}
+
+/// The keys `filter` matches, in merged order.
+fn model<K: RowKey>(rows: &[K], filter: &KeyFilter) -> Vec<Vec<u8>> {
+    let head = filter.layout().head_len();
+    let mut keys: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|r| r.encode_to_vec().unwrap())
+        .filter(|k| filter.matches(k))
+        .collect();
+    keys.sort_by(|a, b| a[head..].cmp(&b[head..]));
+    keys.dedup();
+    keys
+}
+
+/// A skip scan's keys, where its filter ran and the rows the server sent.
+fn skip(c: &mut Client, table: &str, filter: &KeyFilter) -> (Vec<Vec<u8>>, Pushdown, usize) {
+    let mut rows = c.filter(table, filter, None).unwrap();
+    let keys: Vec<Vec<u8>> = rows.by_ref().map(|r| r.unwrap().0).collect();
+    (keys, rows.pushdown().unwrap(), rows.rows_read())
+}
+
+fn skip_scans_run_on_the_region_servers(c: &mut Client) {
+    let points: Vec<Point> = (0..10u16)
+        .flat_map(|metric| {
+            (0..40u32)
+                .flat_map(move |hour| (0..12u16).map(move |host| Point { metric, hour, host }))
+        })
+        .collect();
+    c.create_table("points", &["d"], &Point::split_points())
+        .unwrap();
+    c.write_rows("points", points.iter().map(|p| (p.clone(), cells(0))))
+        .unwrap();
+
+    // Two hosts in every metric and hour: a FuzzyRowFilter (the salt and
+    // the leading fields any byte), run by the region servers.
+    let filter = Point::filter().host(any_of([3, 11])).build().unwrap();
+    let want = model(&points, &filter);
+    let (got, pushdown, read) = skip(c, "points", &filter);
+    assert_eq!(pushdown, Pushdown::FuzzyRowFilter);
+    assert_eq!(got.len(), 10 * 40 * 2);
+    assert!(got == want, "FuzzyRowFilter rows");
+    assert_eq!(read, want.len(), "the region servers filtered");
+
+    // A range of metrics: a MultiRowRangeFilter.
+    let filter = Point::filter().metric(2..5).build().unwrap();
+    let want = model(&points, &filter);
+    let (got, pushdown, read) = skip(c, "points", &filter);
+    assert_eq!(pushdown, Pushdown::MultiRowRangeFilter);
+    assert!(got == want, "MultiRowRangeFilter rows");
+    assert_eq!(read, want.len(), "the region servers filtered");
+
+    // One metric's hours: ranges too.
+    let filter = Point::filter().metric(4).hour(10..12).build().unwrap();
+    let (got, pushdown, _) = skip(c, "points", &filter);
+    assert_eq!(pushdown, Pushdown::MultiRowRangeFilter);
+    assert!(got == model(&points, &filter));
+    assert_eq!(got.len(), 2 * 12);
+
+    // A range of hours of every metric (not one value, not leading):
+    // checked here.
+    let filter = Point::filter().hour(10..12).build().unwrap();
+    let want = model(&points, &filter);
+    let (got, pushdown, read) = skip(c, "points", &filter);
+    assert_eq!(pushdown, Pushdown::Client);
+    assert!(got == want, "client-checked rows");
+    assert_eq!(got.len(), 10 * 2 * 12);
+    assert_eq!(read, points.len(), "every row of the ranges was sent");
+    // Limited: the limit counts rows returned, not rows read.
+    let limited: Vec<Point> = c
+        .filter_typed::<Point>("points", &filter, Some(5))
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(limited.len(), 5);
+    assert!(limited.iter().all(|p| (10..12).contains(&p.hour)));
 }
 
 /// Starts HBase, naming the reason when it does not.
@@ -193,6 +282,7 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
         .to_string();
     assert!(err.contains("TableNotFoundException"), "{err}");
     errors_name_the_table(&mut c);
+    skip_scans_run_on_the_region_servers(&mut c);
 }
 
 #[test]

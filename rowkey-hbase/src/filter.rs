@@ -1,0 +1,142 @@
+//! Skip scans on HBase: a [`KeyFilter`] as the filter HBase's region
+//! servers run themselves, serialized as `TScan.filterBytes` (HBase's
+//! `FilterProtos.Filter` protobuf, which the Thrift2 gateway parses with
+//! `ProtobufUtil.toFilter`).
+//!
+//! - [`Pushdown::FuzzyRowFilter`] when the constrained fields sit at fixed
+//!   offsets and hold a few values ([`KeyFilter::fuzzy_row_filter`]): the
+//!   region server seeks past every run of rows that cannot match
+//!   (`FuzzyRowFilter.getNextCellHint`), as a skip scan does.
+//! - [`Pushdown::MultiRowRangeFilter`] when the filter is a set of ranges
+//!   ([`KeyFilter::multi_row_ranges`]): the server seeks from range to
+//!   range.
+//! - [`Pushdown::Client`] otherwise: the filter's ranges are read and each
+//!   row is checked with [`KeyFilter::matches`] here, which
+//!   [`Rows::pushdown`](crate::Rows::pushdown) reports.
+
+use rowkey_core::KeyFilter;
+
+/// Where a skip scan's filter runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pushdown {
+    /// HBase's `FuzzyRowFilter`, on the region servers.
+    FuzzyRowFilter,
+    /// HBase's `MultiRowRangeFilter`, on the region servers.
+    MultiRowRangeFilter,
+    /// In this client: every row of the filter's ranges is sent and
+    /// checked here.
+    Client,
+}
+
+/// The filter HBase runs for `filter`, as `TScan.filterBytes`, and where
+/// it runs.
+///
+/// ```
+/// use rowkey_core::prelude::*;
+/// use rowkey_hbase::{filter_bytes, Pushdown};
+///
+/// #[derive(RowKey)]
+/// struct Metric {
+///     metric: u16,
+///     host: u16,
+///     ts: i64,
+/// }
+///
+/// // A host "in any metric": fixed offset, one value.
+/// let filter = Metric::filter().host(7).build()?;
+/// let (pushdown, bytes) = filter_bytes(&filter);
+/// assert_eq!(pushdown, Pushdown::FuzzyRowFilter);
+/// assert!(bytes.unwrap().starts_with(b"\x0a\x2forg.apache.hadoop.hbase.filter.FuzzyRowFilter"));
+/// # Ok::<(), EncodeError>(())
+/// ```
+pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
+    if let Some(pairs) = filter.fuzzy_row_filter() {
+        // FuzzyRowFilter { repeated BytesBytesPair fuzzy_keys_data = 1 },
+        // BytesBytesPair { bytes first = 1; bytes second = 2 }: the key
+        // and its mask (0: fixed, 1: any byte).
+        let mut body = Vec::new();
+        for (key, mask) in &pairs {
+            let mut pair = Vec::new();
+            field(&mut pair, 1, key);
+            field(&mut pair, 2, mask);
+            field(&mut body, 1, &pair);
+        }
+        return (
+            Pushdown::FuzzyRowFilter,
+            Some(named(
+                "org.apache.hadoop.hbase.filter.FuzzyRowFilter",
+                &body,
+            )),
+        );
+    }
+    if let Some(ranges) = filter.multi_row_ranges() {
+        // MultiRowRangeFilter { repeated RowRange row_range_list = 1 },
+        // RowRange { bytes start_row = 1; bool start_row_inclusive = 2;
+        // bytes stop_row = 3; bool stop_row_inclusive = 4 }; an empty stop
+        // row is the end of the table.
+        let mut body = Vec::new();
+        for (start, stop) in &ranges {
+            let mut range = Vec::new();
+            field(&mut range, 1, start);
+            flag(&mut range, 2, true);
+            field(&mut range, 3, stop);
+            flag(&mut range, 4, false);
+            field(&mut body, 1, &range);
+        }
+        return (
+            Pushdown::MultiRowRangeFilter,
+            Some(named(
+                "org.apache.hadoop.hbase.filter.MultiRowRangeFilter",
+                &body,
+            )),
+        );
+    }
+    (Pushdown::Client, None)
+}
+
+/// `Filter { string name = 1; bytes serialized_filter = 2 }`.
+fn named(name: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    field(&mut out, 1, name.as_bytes());
+    field(&mut out, 2, body);
+    out
+}
+
+/// A length-delimited protobuf field (wire type 2).
+fn field(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
+    varint(out, u64::from(number << 3 | 2));
+    varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// A bool protobuf field (wire type 0).
+fn flag(out: &mut Vec<u8>, number: u32, value: bool) {
+    varint(out, u64::from(number << 3));
+    out.push(u8::from(value));
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_and_fields_are_protobuf() {
+        let mut out = Vec::new();
+        varint(&mut out, 300);
+        assert_eq!(out, [0xAC, 0x02]);
+        let mut out = Vec::new();
+        field(&mut out, 2, &[0u8; 130]);
+        assert_eq!(out[..3], [0x12, 0x82, 0x01]);
+        let mut out = Vec::new();
+        flag(&mut out, 4, true);
+        assert_eq!(out, [0x20, 0x01]);
+    }
+}
