@@ -46,7 +46,7 @@ pub enum Pushdown {
 /// let filter = Metric::filter().host(7).build()?;
 /// let (pushdown, bytes) = filter_bytes(&filter);
 /// assert_eq!(pushdown, Pushdown::FuzzyRowFilter);
-/// assert!(bytes.unwrap().starts_with(b"\x0a\x2forg.apache.hadoop.hbase.filter.FuzzyRowFilter"));
+/// assert!(bytes.unwrap().starts_with(b"\x0a\x2dorg.apache.hadoop.hbase.filter.FuzzyRowFilter"));
 /// # Ok::<(), EncodeError>(())
 /// ```
 pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
