@@ -2,7 +2,7 @@
 //! (`Access`: a typed scan, a filter, a limit, a direction) and queries
 //! (an expected answer and a plan per design).
 
-use rowkey_core::{Layout, RowKey, Scan};
+use rowkey_core::{KeyFilter, Layout, RowKey, Scan};
 
 use crate::BoxError;
 
@@ -144,6 +144,8 @@ impl<E> Design<E> {
 /// it reads but discards, and where it may stop reading.
 pub struct Access<E> {
     pub(crate) scan: Scan,
+    /// A skip scan: the store seeks past the keys this does not match.
+    pub(crate) skip: Option<KeyFilter>,
     pub(crate) filter: Option<Pred<E>>,
     pub(crate) limit: Option<usize>,
     pub(crate) reverse: bool,
@@ -154,10 +156,22 @@ impl<E> Access<E> {
     pub fn scan(scan: Scan) -> Self {
         Access {
             scan,
+            skip: None,
             filter: None,
             limit: None,
             reverse: false,
         }
+    }
+
+    /// A skip scan: the rows whose keys `filter` matches (`T::filter()`),
+    /// read over its ranges ([`KeyFilter::scan`]) by a store that seeks
+    /// past every run of keys that cannot match
+    /// ([`Store::skip_scan`](crate::Store::skip_scan)): a query on a field
+    /// that does not lead the key, without reading the whole table.
+    pub fn skip(filter: KeyFilter) -> Self {
+        let mut access = Access::scan(filter.scan());
+        access.skip = Some(filter);
+        access
     }
 
     /// Only rows whose event passes `keep` are in the answer; the others are

@@ -417,7 +417,18 @@ impl<E> Lab<E> {
                 Some(kept)
             };
             let reverse = access.reverse && store.reads_reversed();
-            if reverse {
+            let mut seeks = 0;
+            if let Some(filter) = &access.skip {
+                let cost = store.skip_scan(table, filter, &mut |_, index| {
+                    if keep(index, &mut answer).is_none() {
+                        bad_index = Some(index);
+                        return false;
+                    }
+                    access.limit.is_none_or(|n| answer.len() < n)
+                })?;
+                read = cost.rows_read;
+                seeks = cost.seeks;
+            } else if reverse {
                 let mut range_kept = (usize::MAX, 0);
                 store.scan_reverse(table, &access.scan, &mut |range, _, index| {
                     read += 1;
@@ -465,6 +476,7 @@ impl<E> Lab<E> {
                 best = Some(QueryRun {
                     ranges: access.scan.range_count(),
                     rows_read: read,
+                    seeks,
                     rows: answer.len(),
                     time: elapsed,
                 });

@@ -43,7 +43,7 @@ pub use results::{
     DesignReport, EngineIngest, Ingest, QueryRun, Ranked, Report, Verdict, Window, HOT_SPOT,
     READ_TIE,
 };
-pub use store::{EngineRegion, RedbStore, Store};
+pub use store::{EngineRegion, RedbStore, SkipRead, Store};
 pub use workload::{Event, Workload};
 
 /// The lab's error type: every error names what failed (the design, the

@@ -38,7 +38,7 @@ pub fn format_table(r: &Report) -> String {
         s,
         "  (write spread: the busiest server's share of recent writes over the fair share; \
          over {HOT_SPOT}x is a hot spot and ranks last. mix read cost: per query, its weight \
-         times rows read + ranges. Then key bytes; `=` marks a tie.)\n"
+         times rows read + ranges + seeks. Then key bytes; `=` marks a tie.)\n"
     );
     let _ = writeln!(
         s,
@@ -127,16 +127,17 @@ pub fn format_table(r: &Report) -> String {
         let _ = writeln!(s, "\n{name}");
         let _ = writeln!(
             s,
-            "  {:<w$} {:>7} {:>10} {:>7} {:>10}",
-            "design", "ranges", "rows read", "rows", "time"
+            "  {:<w$} {:>7} {:>7} {:>10} {:>7} {:>10}",
+            "design", "ranges", "seeks", "rows read", "rows", "time"
         );
         for d in &r.designs {
             let run = &d.queries[q];
             let _ = writeln!(
                 s,
-                "  {:<w$} {:>7} {:>10} {:>7} {:>8.2}ms",
+                "  {:<w$} {:>7} {:>7} {:>10} {:>7} {:>8.2}ms",
                 d.name,
                 run.ranges,
+                run.seeks,
                 run.rows_read,
                 run.rows,
                 run.time.as_secs_f64() * 1e3
@@ -380,7 +381,7 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
     for (q, name) in r.queries.iter().enumerate() {
         let _ = writeln!(
             h,
-            "<h3>{}</h3>\n<table><tr><th>design</th><th>ranges</th><th>rows read</th><th>rows</th><th>time</th></tr>",
+            "<h3>{}</h3>\n<table><tr><th>design</th><th>ranges</th><th>seeks</th><th>rows read</th><th>rows</th><th>time</th></tr>",
             esc(name)
         );
         let best: Vec<&str> = r.winners(q).iter().map(|d| d.name.as_str()).collect();
@@ -393,9 +394,10 @@ figcaption {{ font-size: 13px; font-family: ui-monospace, monospace; }}
             };
             let _ = writeln!(
                 h,
-                "<tr><td>{}{mark}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2} ms</td></tr>",
+                "<tr><td>{}{mark}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2} ms</td></tr>",
                 esc(&d.name),
                 run.ranges,
+                run.seeks,
                 run.rows_read,
                 run.rows,
                 run.time.as_secs_f64() * 1e3

@@ -91,8 +91,12 @@ impl Ingest {
 pub struct QueryRun {
     /// Ranges the store was asked for.
     pub ranges: usize,
-    /// Rows the store returned before the answer was complete.
+    /// Rows the store returned before the answer was complete (for a skip
+    /// scan, every row it read, matching or not).
     pub rows_read: usize,
+    /// Seeks of a skip scan ([`Access::skip`](crate::Access::skip)): reads
+    /// started again further on; 0 for a plain scan.
+    pub seeks: usize,
     /// Rows in the answer.
     pub rows: usize,
     /// Fastest of the runs.
@@ -237,7 +241,10 @@ impl Report {
     /// fewest ranges): one, or several tied. Time is not a criterion: on an
     /// idle machine it is noise.
     pub fn winners(&self, q: usize) -> Vec<&DesignReport> {
-        let cost = |d: &DesignReport| (d.queries[q].rows_read, d.queries[q].ranges);
+        let cost = |d: &DesignReport| {
+            let run = &d.queries[q];
+            (run.rows_read, run.ranges + run.seeks)
+        };
         let Some(best) = self.designs.iter().map(cost).min() else {
             return Vec::new();
         };
@@ -290,7 +297,7 @@ impl Report {
                     .queries
                     .iter()
                     .zip(&self.mix)
-                    .map(|(q, w)| w * (q.rows_read + q.ranges) as f64)
+                    .map(|(q, w)| w * (q.rows_read + q.ranges + q.seeks) as f64)
                     .sum();
                 Ranked {
                     name: d.name.clone(),

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use redb::{Database, Durability, ReadableDatabase, TableDefinition};
-use rowkey_core::{merge_salted_with, Scan};
+use rowkey_core::{merge_salted_with, KeyFilter, Scan};
 
 use crate::BoxError;
 
@@ -41,6 +41,29 @@ pub trait Store {
         scan: &Scan,
         row: &mut dyn FnMut(&[u8], u64) -> bool,
     ) -> Result<(), BoxError>;
+
+    /// Reads the rows whose keys `filter` matches, in key order, calling
+    /// `row` with each key and event index until it returns `false`, and
+    /// says what that read: a skip scan, which seeks past every run of
+    /// keys that cannot match. The default reads every row of the
+    /// filter's ranges and keeps those that match: what a store that
+    /// cannot seek pays.
+    fn skip_scan(
+        &mut self,
+        table: &str,
+        filter: &KeyFilter,
+        row: &mut dyn FnMut(&[u8], u64) -> bool,
+    ) -> Result<SkipRead, BoxError> {
+        let mut rows_read = 0;
+        self.scan(table, &filter.scan(), &mut |key, index| {
+            rows_read += 1;
+            !filter.matches(key) || row(key, index)
+        })?;
+        Ok(SkipRead {
+            rows_read,
+            seeks: 0,
+        })
+    }
 
     /// Whether [`scan_reverse`](Self::scan_reverse) works; when it does not,
     /// the lab runs a plan that reads backwards as a forward scan of every
@@ -74,6 +97,15 @@ pub trait Store {
         let _ = table;
         None
     }
+}
+
+/// What a skip scan ([`Store::skip_scan`]) read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SkipRead {
+    /// Rows read from the store, matching or not.
+    pub rows_read: usize,
+    /// Seeks: reads started again further on.
+    pub seeks: usize,
 }
 
 /// One region as the engine reports it ([`Store::engine_regions`]).
@@ -200,6 +232,28 @@ impl Store for RedbStore {
             }
         }
         Ok(())
+    }
+
+    fn skip_scan(
+        &mut self,
+        name: &str,
+        filter: &KeyFilter,
+        row: &mut dyn FnMut(&[u8], u64) -> bool,
+    ) -> Result<SkipRead, BoxError> {
+        let tx = self.db().begin_read()?;
+        let t = tx.open_table(table(name))?;
+        let mut rows = rowkey_core::redb::filter_raw(&t, filter)?;
+        for item in rows.by_ref() {
+            let (key, value) = item?;
+            if !row(&key, value.value()) {
+                break;
+            }
+        }
+        let cost = rows.cost();
+        Ok(SkipRead {
+            rows_read: cost.rows_read() as usize,
+            seeks: cost.seeks() as usize,
+        })
     }
 
     fn scan_reverse(

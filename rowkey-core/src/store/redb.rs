@@ -263,24 +263,39 @@ impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable
     where
         K: for<'de> DecodeRowKey<'de>,
     {
-        let scan = filter.scan();
-        let cost = SkipCost::default();
-        let mut streams = Vec::with_capacity(scan.range_count());
-        for r in scan.ranges() {
-            let end = r.bounds().1.map(<[u8]>::to_vec);
-            let range = SeekRange {
-                table: &self.table,
-                range: Some(self.table.range::<&[u8]>(r.bounds())?),
-                end,
-            };
-            streams.push(SkipStream::new(range, filter, cost.clone()));
-        }
         Ok(Filtered {
-            merged: scan.merge(streams),
-            cost,
+            rows: filter_raw(&self.table, filter)?,
             key: PhantomData,
         })
     }
+}
+
+/// [`KeyTable::filter`] on a redb table of key bytes, for keys whose type
+/// is not known at compile time: the matching rows' key bytes and values,
+/// undecoded, in merged key order.
+pub fn filter_raw<'f, T, V>(
+    table: &'f T,
+    filter: &'f KeyFilter,
+) -> Result<RawFiltered<'f, T, V>, Error>
+where
+    T: ReadableTable<&'static [u8], V>,
+    V: Value + 'static,
+{
+    let scan = filter.scan();
+    let cost = SkipCost::default();
+    let mut streams = Vec::with_capacity(scan.range_count());
+    for r in scan.ranges() {
+        let range = SeekRange {
+            table,
+            range: Some(table.range::<&[u8]>(r.bounds())?),
+            end: r.bounds().1.map(<[u8]>::to_vec),
+        };
+        streams.push(SkipStream::new(range, filter, cost.clone()));
+    }
+    Ok(RawFiltered {
+        merged: scan.merge(streams),
+        cost,
+    })
 }
 
 /// One range of a skip scan on redb: reopened from a hint on each seek.
@@ -313,11 +328,35 @@ impl<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> Seek for SeekRa
     }
 }
 
+/// The rows of [`filter_raw`]: `(key bytes, value)`, or the error that
+/// stopped a row; [`cost`](Self::cost) counts what the skip scan read.
+pub struct RawFiltered<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> {
+    merged: MergeSalted<SkipStream<'a, SeekRange<'a, T, V>>>,
+    cost: SkipCost,
+}
+
+impl<T: ReadableTable<&'static [u8], V>, V: Value + 'static> RawFiltered<'_, T, V> {
+    /// Rows read and seeks so far (a handle: clone it to read it after the
+    /// iterator is consumed).
+    pub fn cost(&self) -> &SkipCost {
+        &self.cost
+    }
+}
+
+impl<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> Iterator
+    for RawFiltered<'a, T, V>
+{
+    type Item = Result<(Vec<u8>, AccessGuard<'a, V>), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.merged.next()?.map_err(Into::into))
+    }
+}
+
 /// The rows of [`KeyTable::filter`]: `(key, value)`, or the error that
 /// stopped a row; [`cost`](Self::cost) counts what the skip scan read.
 pub struct Filtered<'a, T: ReadableTable<&'static [u8], V>, K, V: Value + 'static> {
-    merged: MergeSalted<SkipStream<'a, SeekRange<'a, T, V>>>,
-    cost: SkipCost,
+    rows: RawFiltered<'a, T, V>,
     key: PhantomData<fn() -> K>,
 }
 
@@ -325,7 +364,7 @@ impl<T: ReadableTable<&'static [u8], V>, K, V: Value + 'static> Filtered<'_, T, 
     /// Rows read and seeks so far (a handle: clone it to read it after the
     /// iterator is consumed).
     pub fn cost(&self) -> &SkipCost {
-        &self.cost
+        self.rows.cost()
     }
 }
 
@@ -338,9 +377,9 @@ where
     type Item = Result<(K, AccessGuard<'a, V>), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (key, value) = match self.merged.next()? {
+        let (key, value) = match self.rows.next()? {
             Ok(row) => row,
-            Err(e) => return Some(Err(e.into())),
+            Err(e) => return Some(Err(e)),
         };
         Some(decode_row(&key, value))
     }
