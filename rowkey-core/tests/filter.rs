@@ -400,3 +400,58 @@ fn a_fixed_salt_reads_one_bucket_and_a_bad_value_is_an_error() {
     let err = Short::filter().code("abc").build().unwrap_err();
     assert!(err.to_string().contains("code"), "{err}");
 }
+
+// Field enums (a signed repr), a nested key, bool and a descending char.
+#[derive(rowkey_core::KeyField, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(i16)]
+enum Level {
+    Low = -5,
+    Mid = 0,
+    High = 300,
+}
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Device {
+    site: u8,
+    n: i16,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+struct Mixed {
+    level: Level,
+    device: Device,
+    on: bool,
+    #[desc]
+    c: char,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn enums_nested_keys_bool_char(
+        rows in proptest::collection::vec((0..3usize, 0..3u8, -2..2i16, any::<bool>(), proptest::sample::select(vec!['a', 'z', 'é', '\u{10ffff}'])), 0..60),
+        level in pred(proptest::sample::select(vec![Level::Low, Level::Mid, Level::High]), true),
+        device in pred((0..3u8, -2..2i16).prop_map(|(site, n)| Device { site, n }), true),
+        on in pred(any::<bool>(), true),
+        c in pred(proptest::sample::select(vec!['a', 'z', 'é', '\u{10ffff}']), true),
+    ) {
+        let levels = [Level::Low, Level::Mid, Level::High];
+        let rows: Vec<Mixed> = rows
+            .into_iter()
+            .map(|(l, site, n, on, c)| Mixed { level: levels[l], device: Device { site, n }, on, c })
+            .collect();
+        let b = Mixed::filter();
+        let b = apply!(b.level, &level);
+        let b = apply!(b.device, &device);
+        let b = apply!(b.on, &on);
+        let b = apply!(b.c, &c);
+        let filter = b.build().unwrap();
+        let eval = |r: &Mixed| {
+            level.as_ref().map_or(true, |p| p.eval(&r.level))
+                && device.as_ref().map_or(true, |p| p.eval(&r.device))
+                && on.as_ref().map_or(true, |p| p.eval(&r.on))
+                && c.as_ref().map_or(true, |p| p.eval(&r.c))
+        };
+        check(&filter, &keyed(&rows, eval));
+    }
+}
