@@ -58,8 +58,7 @@ pub(crate) fn filter(l: &Model<'_>) -> (TokenStream, TokenStream, TokenStream) {
             )
         };
         let doc = format!(
-            "Keys whose `{fname}` satisfies `{fname}`: {what}. \
-             Called twice, both must hold."
+            "Only keys whose `{fname}` matches: {what}. Called twice, both must hold."
         );
         let index = Literal::usize_unsuffixed(i);
         // The value type comes from `__P`'s bound.

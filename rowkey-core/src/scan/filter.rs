@@ -881,8 +881,9 @@ impl KeyFilter {
 
     fn regex(&self) -> (Vec<u8>, bool) {
         let mut out = String::from("(?s)");
-        for (i_part, part) in self.parts.iter().enumerate() {
-            let i = i_part;
+        for (index, part) in self.parts.iter().enumerate() {
+            // Nothing from this part on is constrained.
+            let free = self.parts[index..].iter().all(|p| p.set.is_none());
             let lang = match part.width {
                 Width::Fixed(n) => Lang::Fixed(n),
                 Width::Field(f) => match lang_of(f, self.layout) {
@@ -891,8 +892,7 @@ impl KeyFilter {
                         // Any bytes from here on, if nothing after needs
                         // a position.
                         out.push_str("\\C*");
-                        let exact = self.parts[i..].iter().all(|p| p.set.is_none());
-                        return (out.into_bytes(), exact);
+                        return (out.into_bytes(), free);
                     }
                 },
             };
@@ -903,20 +903,21 @@ impl KeyFilter {
                     let alts: Vec<String> = set
                         .0
                         .iter()
-                        .filter_map(|i| match i.single() {
+                        .filter_map(|iv| match iv.single() {
                             // One value: its bytes.
-                            Some(v) if self.whole(i_part, v) => {
+                            Some(v) if self.whole(index, v) => {
                                 Some(v.iter().map(|&b| byte(b)).collect())
                             }
-                            _ => lang.between(start, Some(&i.lo), i.hi.as_deref()),
+                            _ => lang.between(start, Some(&iv.lo), iv.hi.as_deref()),
                         })
                         .collect();
                     // No alternative: a class no byte is in.
                     alternation(alts).unwrap_or_else(|| String::from("[^\\x00-\\xff]"))
                 }
             };
-            let group = if part.added {
-                // An older key may end before an added field.
+            let group = if part.added && free {
+                // An older key may end before an added field (a constrained
+                // one must be there: `matches` says no to its absence).
                 alloc::format!("(?:{group})?")
             } else {
                 alloc::format!("(?:{group})")

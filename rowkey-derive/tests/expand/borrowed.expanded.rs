@@ -79,15 +79,15 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl AccessFilter { #[doc =
-        "Keys whose `host` satisfies `host`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `host` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn host < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
         host : __P) -> Self { AccessFilter(__K0::constrain(self.0, 0, host, "host",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `path` satisfies `path`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `path` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn path < '__r, __P : __rk::FieldPredicate < & '__r[u8] > > (self,
         path : __P) -> Self { AccessFilter(__K1::constrain(self.0, 1, path, "path",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `region` satisfies `region`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `region` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn region < '__r, __P : __rk::FieldPredicate < & '__r str > >
         (self, region : __P) -> Self { AccessFilter(__K2::constrain(self.0, 2, region,
         "region", __rk::PhantomData)) } #[doc =

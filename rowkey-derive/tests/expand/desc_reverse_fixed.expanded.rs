@@ -82,23 +82,23 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl OrderFilter { #[doc =
-        "Keys whose `priority` satisfies `priority`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `priority` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn priority < __P : __rk::FieldPredicate < i32 > > (self, priority
         : __P) -> Self { OrderFilter(__K0::constrain(self.0, 0, priority, "priority",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `seq` satisfies `seq`: a value or `any_of` values (its bytes do not sort by value: no range). Called twice, both must hold."]
+        "Only keys whose `seq` matches: a value or `any_of` values (its bytes do not sort by value: no range). Called twice, both must hold."]
         #[inline] pub fn seq < __P : __rk::ValuePredicate < u64 > > (self, seq : __P) ->
         Self { OrderFilter(__K1::constrain(self.0, 1, seq, "seq", __rk::PhantomData)) }
         #[doc =
-        "Keys whose `code` satisfies `code`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `code` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn code < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
         code : __P) -> Self { OrderFilter(__K2::constrain(self.0, 2, code, "code",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `ts` satisfies `ts`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `ts` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn ts < __P : __rk::FieldPredicate < u64 > > (self, ts : __P) ->
         Self { OrderFilter(__K3::constrain(self.0, 3, ts, "ts", __rk::PhantomData)) }
         #[doc =
-        "Keys whose `id` satisfies `id`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `id` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn id < __P : __rk::FieldPredicate < OrderId > > (self, id : __P)
         -> Self { OrderFilter(__K4::constrain(self.0, 4, id, "id", __rk::PhantomData)) }
         #[doc = r" The filter, or the first predicate value that cannot be encoded"]

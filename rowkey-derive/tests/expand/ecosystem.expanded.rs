@@ -62,15 +62,15 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl SessionFilter { #[doc =
-        "Keys whose `id` satisfies `id`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `id` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn id < __P : __rk::FieldPredicate < Uuid > > (self, id : __P) ->
         Self { SessionFilter(__K0::constrain(self.0, 0, id, "id", __rk::PhantomData)) }
         #[doc =
-        "Keys whose `at` satisfies `at`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `at` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn at < __P : __rk::FieldPredicate < DateTime < Utc > > > (self, at
         : __P) -> Self { SessionFilter(__K1::constrain(self.0, 1, at, "at",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `seen` satisfies `seen`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `seen` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn seen < __P : __rk::FieldPredicate < jiff::Timestamp > > (self,
         seen : __P) -> Self { SessionFilter(__K2::constrain(self.0, 2, seen, "seen",
         __rk::PhantomData)) } #[doc =

@@ -114,28 +114,28 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl EightFilter { #[doc =
-        "Keys whose `a` satisfies `a`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `a` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn a < __P : __rk::FieldPredicate < u32 > > (self, a : __P) -> Self
         { EightFilter(__K0::constrain(self.0, 0, a, "a", __rk::PhantomData)) } #[doc =
-        "Keys whose `b` satisfies `b`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `b` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn b < __P : __rk::FieldPredicate < u64 > > (self, b : __P) -> Self
         { EightFilter(__K1::constrain(self.0, 1, b, "b", __rk::PhantomData)) } #[doc =
-        "Keys whose `c` satisfies `c`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `c` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn c < __P : __rk::FieldPredicate < i16 > > (self, c : __P) -> Self
         { EightFilter(__K2::constrain(self.0, 2, c, "c", __rk::PhantomData)) } #[doc =
-        "Keys whose `d` satisfies `d`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `d` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn d < __P : __rk::FieldPredicate < u8 > > (self, d : __P) -> Self
         { EightFilter(__K3::constrain(self.0, 3, d, "d", __rk::PhantomData)) } #[doc =
-        "Keys whose `e` satisfies `e`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `e` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn e < __P : __rk::FieldPredicate < u32 > > (self, e : __P) -> Self
         { EightFilter(__K4::constrain(self.0, 4, e, "e", __rk::PhantomData)) } #[doc =
-        "Keys whose `f` satisfies `f`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `f` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn f < __P : __rk::FieldPredicate < u64 > > (self, f : __P) -> Self
         { EightFilter(__K5::constrain(self.0, 5, f, "f", __rk::PhantomData)) } #[doc =
-        "Keys whose `g` satisfies `g`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `g` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn g < __P : __rk::FieldPredicate < i16 > > (self, g : __P) -> Self
         { EightFilter(__K6::constrain(self.0, 6, g, "g", __rk::PhantomData)) } #[doc =
-        "Keys whose `h` satisfies `h`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `h` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn h < __P : __rk::FieldPredicate < u8 > > (self, h : __P) -> Self
         { EightFilter(__K7::constrain(self.0, 7, h, "h", __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =

@@ -81,16 +81,16 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl FourFilter { #[doc =
-        "Keys whose `a` satisfies `a`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `a` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn a < __P : __rk::FieldPredicate < u32 > > (self, a : __P) -> Self
         { FourFilter(__K0::constrain(self.0, 0, a, "a", __rk::PhantomData)) } #[doc =
-        "Keys whose `b` satisfies `b`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `b` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn b < __P : __rk::FieldPredicate < u64 > > (self, b : __P) -> Self
         { FourFilter(__K1::constrain(self.0, 1, b, "b", __rk::PhantomData)) } #[doc =
-        "Keys whose `c` satisfies `c`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `c` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn c < __P : __rk::FieldPredicate < i16 > > (self, c : __P) -> Self
         { FourFilter(__K2::constrain(self.0, 2, c, "c", __rk::PhantomData)) } #[doc =
-        "Keys whose `d` satisfies `d`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `d` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn d < __P : __rk::FieldPredicate < u8 > > (self, d : __P) -> Self
         { FourFilter(__K3::constrain(self.0, 3, d, "d", __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =

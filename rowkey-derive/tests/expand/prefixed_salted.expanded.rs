@@ -61,11 +61,11 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl ByCustomerFilter { #[doc =
-        "Keys whose `customer` satisfies `customer`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `customer` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn customer < '__r, __P : __rk::FieldPredicate < & '__r str > >
         (self, customer : __P) -> Self { ByCustomerFilter(__K0::constrain(self.0, 0,
         customer, "customer", __rk::PhantomData)) } #[doc =
-        "Keys whose `order` satisfies `order`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `order` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn order < __P : __rk::FieldPredicate < Order > > (self, order :
         __P) -> Self { ByCustomerFilter(__K1::constrain(self.0, 1, order, "order",
         __rk::PhantomData)) } #[doc =

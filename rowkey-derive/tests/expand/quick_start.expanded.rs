@@ -65,15 +65,15 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl UserEventFilter { #[doc =
-        "Keys whose `user_id` satisfies `user_id`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `user_id` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn user_id < __P : __rk::FieldPredicate < u64 > > (self, user_id :
         __P) -> Self { UserEventFilter(__K0::constrain(self.0, 0, user_id, "user_id",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `ts_millis` satisfies `ts_millis`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `ts_millis` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn ts_millis < __P : __rk::FieldPredicate < i64 > > (self,
         ts_millis : __P) -> Self { UserEventFilter(__K1::constrain(self.0, 1, ts_millis,
         "ts_millis", __rk::PhantomData)) } #[doc =
-        "Keys whose `kind` satisfies `kind`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `kind` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn kind < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
         kind : __P) -> Self { UserEventFilter(__K2::constrain(self.0, 2, kind, "kind",
         __rk::PhantomData)) } #[doc =

@@ -91,19 +91,19 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl CallFilter { #[doc =
-        "Keys whose `phone` satisfies `phone`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `phone` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn phone < __P : __rk::FieldPredicate < u64 > > (self, phone : __P)
         -> Self { CallFilter(__K0::constrain(self.0, 0, phone, "phone",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `ts` satisfies `ts`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `ts` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn ts < __P : __rk::FieldPredicate < i64 > > (self, ts : __P) ->
         Self { CallFilter(__K1::constrain(self.0, 1, ts, "ts", __rk::PhantomData)) }
         #[doc =
-        "Keys whose `host` satisfies `host`: a value or `any_of` values (its bytes do not sort by value: no range). Called twice, both must hold."]
+        "Only keys whose `host` matches: a value or `any_of` values (its bytes do not sort by value: no range). Called twice, both must hold."]
         #[inline] pub fn host < '__r, __P : __rk::ValuePredicate < & '__r str > > (self,
         host : __P) -> Self { CallFilter(__K2::constrain(self.0, 2, host, "host",
         __rk::PhantomData)) } #[doc =
-        "Keys whose `note` satisfies `note`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `note` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn note < '__r, __P : __rk::FieldPredicate < & '__r str > > (self,
         note : __P) -> Self { CallFilter(__K3::constrain(self.0, 3, note, "note",
         __rk::PhantomData)) } #[doc =

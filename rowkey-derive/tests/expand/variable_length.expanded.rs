@@ -75,15 +75,15 @@ const _: () = {
     }
     __rk::if_alloc! {
         #[automatically_derived] impl DocumentFilter { #[doc =
-        "Keys whose `tenant` satisfies `tenant`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `tenant` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn tenant < '__r, __P : __rk::FieldPredicate < & '__r str > >
         (self, tenant : __P) -> Self { DocumentFilter(__K0::constrain(self.0, 0, tenant,
         "tenant", __rk::PhantomData)) } #[doc =
-        "Keys whose `version` satisfies `version`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `version` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn version < __P : __rk::FieldPredicate < __rk::Option < u32 > > >
         (self, version : __P) -> Self { DocumentFilter(__K1::constrain(self.0, 1,
         version, "version", __rk::PhantomData)) } #[doc =
-        "Keys whose `body` satisfies `body`: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
+        "Only keys whose `body` matches: a value, a range (in value order, also for a descending field) or `any_of` them. Called twice, both must hold."]
         #[inline] pub fn body < '__r, __P : __rk::FieldPredicate < & '__r[u8] > > (self,
         body : __P) -> Self { DocumentFilter(__K2::constrain(self.0, 2, body, "body",
         __rk::PhantomData)) } #[doc =
