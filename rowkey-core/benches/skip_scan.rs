@@ -80,7 +80,10 @@ fn per_prefix(db: &Database, series: u32, window: std::ops::Range<u32>) -> u64 {
     let t = POINTS.open_read(&tx).unwrap();
     let mut n = 0;
     for s in 0..series {
-        for row in t.scan(&Point::range_by_series_ts(s, window.clone())).unwrap() {
+        for row in t
+            .scan(&Point::range_by_series_ts(s, window.clone()))
+            .unwrap()
+        {
             black_box(row.unwrap());
             n += 1;
         }
@@ -108,7 +111,11 @@ fn skip_scans(c: &mut Criterion) {
             let (full_read, full_kept) = full(&db, &filter);
             let (kept, read, seeks) = skip(&db, &filter);
             let prefix = per_prefix(&db, series, window.clone());
-            assert_eq!((full_kept, prefix), (kept, kept), "every way returns the same rows");
+            assert_eq!(
+                (full_kept, prefix),
+                (kept, kept),
+                "every way returns the same rows"
+            );
             println!(
                 "{series:>8} {:>8}% {kept:>9} {full_read:>10} {read:>10} {seeks:>8} {prefix:>10}",
                 100 / share

@@ -474,8 +474,20 @@ struct ShipmentV2 {
 fn keys_written_before_a_field_was_added_match() {
     let filter = ShipmentV2::filter().seq(10..20).build().unwrap();
     let old = ShipmentV1 { depot: 1, seq: 12 }.encode_to_vec().unwrap();
-    let new = ShipmentV2 { depot: 1, seq: 12, region: Some(3) }.encode_to_vec().unwrap();
-    let other = ShipmentV2 { depot: 1, seq: 25, region: Some(3) }.encode_to_vec().unwrap();
+    let new = ShipmentV2 {
+        depot: 1,
+        seq: 12,
+        region: Some(3),
+    }
+    .encode_to_vec()
+    .unwrap();
+    let other = ShipmentV2 {
+        depot: 1,
+        seq: 25,
+        region: Some(3),
+    }
+    .encode_to_vec()
+    .unwrap();
     let keys = [(old, true), (new, true), (other, false)];
     let mut sorted = keys.to_vec();
     sorted.sort();

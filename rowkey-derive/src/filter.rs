@@ -57,9 +57,8 @@ pub(crate) fn filter(l: &Model<'_>) -> (TokenStream, TokenStream, TokenStream) {
                 "a value or `any_of` values (its bytes do not sort by value: no range)",
             )
         };
-        let doc = format!(
-            "Only keys whose `{fname}` matches: {what}. Called twice, both must hold."
-        );
+        let doc =
+            format!("Only keys whose `{fname}` matches: {what}. Called twice, both must hold.");
         let index = Literal::usize_unsuffixed(i);
         // The value type comes from `__P`'s bound.
         let call = respan(

@@ -530,6 +530,15 @@ impl KeyFilter {
         }
     }
 
+    /// Puts `lo` as part `i` at `pos` of `x`, in place of what was there
+    /// and after; whether it is a whole value of the part (the hint can
+    /// then go on with the smallest of the parts after it).
+    fn jump(&self, i: usize, x: &mut Vec<u8>, pos: usize, lo: &[u8]) -> bool {
+        x.truncate(pos);
+        x.extend_from_slice(lo);
+        matches!(self.end(i, x, pos), End::At(e) if e == x.len())
+    }
+
     /// Whether `v` is a whole value of part `i` (and nothing more).
     fn whole(&self, i: usize, v: &[u8]) -> bool {
         matches!(self.end(i, v, 0), End::At(e) if e == v.len())
@@ -604,16 +613,11 @@ impl KeyFilter {
                             // The next allowed encoding, and the smallest
                             // of what follows it.
                             Some(next) => {
-                                let lo = next.lo.clone();
-                                x.truncate(pos);
-                                x.extend_from_slice(&lo);
-                                match self.end(i, &x, pos) {
-                                    End::At(e) if e == x.len() => {
-                                        pos = e;
-                                        i += 1;
-                                    }
-                                    _ => return Some(x),
+                                if !self.jump(i, &mut x, pos, &next.lo) {
+                                    return Some(x);
                                 }
+                                pos = x.len();
+                                i += 1;
                             }
                         }
                     }
@@ -635,15 +639,11 @@ impl KeyFilter {
                                 }
                                 Some(next) if rest < next.lo.as_slice() => {
                                     let lo = next.lo.clone();
-                                    x.truncate(pos);
-                                    x.extend_from_slice(&lo);
-                                    match self.end(i, &x, pos) {
-                                        End::At(e) if e == x.len() => {
-                                            pos = e;
-                                            i += 1;
-                                        }
-                                        _ => return Some(x),
+                                    if !self.jump(i, &mut x, pos, &lo) {
+                                        return Some(x);
                                     }
+                                    pos = x.len();
+                                    i += 1;
                                 }
                                 // Inside an allowed interval, unfinished.
                                 Some(_) => return Some(x),
