@@ -245,7 +245,7 @@ impl Store for RedbStore {
         let mut rows = rowkey_core::redb::filter_raw(&t, filter)?;
         for item in rows.by_ref() {
             let (key, value) = item?;
-            if !row(&key, value.value()) {
+            if !row(key.as_ref(), value.value()) {
                 break;
             }
         }

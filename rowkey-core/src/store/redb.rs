@@ -60,7 +60,7 @@ use redb::{
 
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, MergeSalted, Scan};
-use crate::store::{decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream};
+use crate::store::{decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream, StoredRow};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `redb::Error` for the store's own failures.
@@ -307,13 +307,13 @@ pub struct SeekRange<'a, T, V: Value + 'static> {
 }
 
 impl<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> Seek for SeekRange<'a, T, V> {
-    type Key = Vec<u8>;
+    type Key = StoredKey<'a>;
     type Value = AccessGuard<'a, V>;
     type Error = StorageError;
 
-    fn next_row(&mut self) -> Option<Result<(Vec<u8>, AccessGuard<'a, V>), StorageError>> {
+    fn next_row(&mut self) -> Option<StoredRow<StoredKey<'a>, AccessGuard<'a, V>, StorageError>> {
         let row = self.range.as_mut()?.next()?;
-        Some(row.map(|(k, v)| (k.value().to_vec(), v)))
+        Some(row.map(|(k, v)| (StoredKey(k), v)))
     }
 
     fn seek(&mut self, from: &[u8]) -> Result<(), StorageError> {
@@ -328,7 +328,8 @@ impl<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> Seek for SeekRa
     }
 }
 
-/// The rows of [`filter_raw`]: `(key bytes, value)`, or the error that
+/// The rows of [`filter_raw`]: `(key, value)`, the key read in place
+/// through redb's guard ([`StoredKey`]), or the error that
 /// stopped a row; [`cost`](Self::cost) counts what the skip scan read.
 pub struct RawFiltered<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> {
     merged: MergeSalted<SkipStream<'a, SeekRange<'a, T, V>>>,
@@ -346,7 +347,7 @@ impl<T: ReadableTable<&'static [u8], V>, V: Value + 'static> RawFiltered<'_, T, 
 impl<'a, T: ReadableTable<&'static [u8], V>, V: Value + 'static> Iterator
     for RawFiltered<'a, T, V>
 {
-    type Item = Result<(Vec<u8>, AccessGuard<'a, V>), Error>;
+    type Item = Result<(StoredKey<'a>, AccessGuard<'a, V>), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(self.merged.next()?.map_err(Into::into))
@@ -381,25 +382,44 @@ where
             Ok(row) => row,
             Err(e) => return Some(Err(e)),
         };
-        Some(decode_row(&key, value))
+        Some(decode_row(key.as_ref(), value))
     }
 }
 
-/// One range's rows with their keys copied out of redb's guards (the merge
-/// compares them), read forwards or (`true`) backwards.
+/// A key as redb stores it, read through its guard: the merge compares
+/// keys in place, with no copy and no allocation per row.
+pub struct StoredKey<'a>(AccessGuard<'a, &'static [u8]>);
+
+impl<'a> From<AccessGuard<'a, &'static [u8]>> for StoredKey<'a> {
+    /// A key guard from a redb range of key bytes, for
+    /// [`merge_salted`](crate::merge_salted) over ranges read by hand.
+    fn from(guard: AccessGuard<'a, &'static [u8]>) -> Self {
+        StoredKey(guard)
+    }
+}
+
+impl AsRef<[u8]> for StoredKey<'_> {
+    #[inline]
+    fn as_ref(&self) -> &[u8] {
+        self.0.value()
+    }
+}
+
+/// One range's rows, read forwards or (`true`) backwards.
 #[doc(hidden)]
 pub struct Stream<'a, V: Value + 'static>(redb::Range<'a, &'static [u8], V>, bool);
 
 impl<'a, V: Value + 'static> Iterator for Stream<'a, V> {
-    type Item = Result<(Vec<u8>, AccessGuard<'a, V>), StorageError>;
+    type Item = Result<(StoredKey<'a>, AccessGuard<'a, V>), StorageError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let row = if self.1 {
             self.0.next_back()
         } else {
             self.0.next()
         };
-        row.map(|r| r.map(|(k, v)| (k.value().to_vec(), v)))
+        row.map(|r| r.map(|(k, v)| (StoredKey(k), v)))
     }
 }
 
@@ -418,6 +438,6 @@ impl<'a, K: for<'de> DecodeRowKey<'de>, V: Value + 'static> Iterator for Rows<'a
             Ok(row) => row,
             Err(e) => return Some(Err(e.into())),
         };
-        Some(decode_row(&key, value))
+        Some(decode_row(key.as_ref(), value))
     }
 }
