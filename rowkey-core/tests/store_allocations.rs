@@ -69,7 +69,12 @@ fn scan_allocations(rows: u32) -> (usize, usize) {
     let t = EVENTS.open_read(&tx).unwrap();
     let scan = Event::scan_all();
     let before = ALLOCS.with(Cell::get);
-    let n = t.scan(&scan).unwrap().map(|r| r.unwrap().1.value()).count();
+    let mut n = 0;
+    for row in t.scan(&scan).unwrap() {
+        let (event, value) = row.unwrap();
+        assert_eq!(value.value(), event.ts as u32);
+        n += 1;
+    }
     (ALLOCS.with(Cell::get) - before, n)
 }
 
