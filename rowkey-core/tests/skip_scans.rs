@@ -122,7 +122,7 @@ fn last_minute_of_every_user_reads_a_few_rows_per_user() {
     );
 
     let (_dir, table) = fjall_with(&rows);
-    let got = table.filter(&filter);
+    let got = table.filter(&filter).unwrap();
     let cost = got.cost().clone();
     let got: Vec<Vec<u8>> = got.map(|r| r.unwrap().0.encode_to_vec().unwrap()).collect();
     assert_eq!(got, want, "fjall: the minute's rows in key order");
@@ -137,6 +137,21 @@ fn last_minute_of_every_user_reads_a_few_rows_per_user() {
         "fjall read {read} rows for {}",
         got.len()
     );
+}
+
+#[test]
+fn a_filter_for_another_layout_is_an_error() {
+    let db = redb_with(&events()[..10]);
+    let tx = db.begin_read().unwrap();
+    let table = EVENTS.open_read(&tx).unwrap();
+    let other = Visit::filter().page("a").build().unwrap();
+    let err = table.filter(&other).err().expect("another layout");
+    assert_eq!(
+        err.to_string(),
+        "the filter is for keys of `Visit`, the table's keys are `UserNewest` (another layout)"
+    );
+    let (_dir, table) = fjall_with(&events()[..10]);
+    assert!(table.filter(&other).is_err());
 }
 
 #[test]
@@ -232,7 +247,7 @@ proptest! {
         for r in &rows {
             table.insert(r, *b"").unwrap();
         }
-        let got: Vec<Vec<u8>> = table.filter(&filter).map(|r| r.unwrap().0.encode_to_vec().unwrap()).collect();
+        let got: Vec<Vec<u8>> = table.filter(&filter).unwrap().map(|r| r.unwrap().0.encode_to_vec().unwrap()).collect();
         prop_assert_eq!(&got, &want);
     }
 }

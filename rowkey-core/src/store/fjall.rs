@@ -45,7 +45,7 @@ use fjall::{Keyspace, UserKey, UserValue};
 
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, MergeSalted, Scan};
-use crate::store::{decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream};
+use crate::store::{check_layout, decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `fjall::Error` for the store's own failures.
@@ -149,11 +149,14 @@ impl<K: RowKey> KeyTable<K> {
     /// scan, as [`redb`](crate::redb::KeyTable::filter)'s: each of the
     /// filter's ranges read until a key does not match, then again from
     /// the filter's [`seek_hint`](KeyFilter::seek_hint), a salted table's
-    /// buckets merged. [`Filtered::cost`] counts rows read and seeks.
-    pub fn filter<'f>(&self, filter: &'f KeyFilter) -> Filtered<'f, K>
+    /// buckets merged. [`Filtered::cost`] counts rows read and seeks. A
+    /// filter built for another key layout is an
+    /// [`Error::OtherLayout`](crate::store::StoreError::OtherLayout).
+    pub fn filter<'f>(&self, filter: &'f KeyFilter) -> Result<Filtered<'f, K>, Error>
     where
         K: for<'de> DecodeRowKey<'de>,
     {
+        check_layout::<K, _>(filter)?;
         let scan = filter.scan();
         let cost = SkipCost::default();
         let streams: Vec<SkipStream<'f, SeekRange>> = scan
@@ -167,11 +170,11 @@ impl<K: RowKey> KeyTable<K> {
                 SkipStream::new(range, filter, cost.clone())
             })
             .collect();
-        Filtered {
+        Ok(Filtered {
             merged: scan.merge(streams),
             cost,
             key: PhantomData,
-        }
+        })
     }
 }
 

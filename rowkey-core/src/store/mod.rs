@@ -31,6 +31,14 @@ pub enum StoreError<E> {
     },
     /// The store failed.
     Store(E),
+    /// A skip scan's filter was built for keys of another layout than the
+    /// table's (`Other::filter()` on a table of `T`).
+    OtherLayout {
+        /// The filter's key type.
+        filter: &'static str,
+        /// The table's key type.
+        table: &'static str,
+    },
 }
 
 impl<E: fmt::Display> fmt::Display for StoreError<E> {
@@ -43,6 +51,10 @@ impl<E: fmt::Display> fmt::Display for StoreError<E> {
                 crate::hbase::to_string_binary(key)
             ),
             StoreError::Store(e) => write!(f, "the store failed: {e}"),
+            StoreError::OtherLayout { filter, table } => write!(
+                f,
+                "the filter is for keys of `{filter}`, the table's keys are `{table}` (another layout)"
+            ),
         }
     }
 }
@@ -53,6 +65,7 @@ impl<E: std::error::Error + 'static> std::error::Error for StoreError<E> {
             StoreError::Encode(e) => Some(e),
             StoreError::Decode { error, .. } => Some(error),
             StoreError::Store(e) => Some(e),
+            StoreError::OtherLayout { .. } => None,
         }
     }
 }
@@ -82,6 +95,20 @@ where
             key: key.to_vec(),
             error,
         }),
+    }
+}
+
+/// A filter for the keys of a table of `K`, or the error naming both.
+pub(crate) fn check_layout<K: RowKey, E>(
+    filter: &crate::scan::KeyFilter,
+) -> Result<(), StoreError<E>> {
+    if filter.layout().id() == K::LAYOUT.id() {
+        Ok(())
+    } else {
+        Err(StoreError::OtherLayout {
+            filter: filter.layout().name(),
+            table: K::LAYOUT.name(),
+        })
     }
 }
 

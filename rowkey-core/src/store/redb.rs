@@ -60,7 +60,9 @@ use redb::{
 
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, MergeSalted, Scan};
-use crate::store::{decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream, StoredRow};
+use crate::store::{
+    check_layout, decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream, StoredRow,
+};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `redb::Error` for the store's own failures.
@@ -220,7 +222,8 @@ impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable
     /// filter's [`seek_hint`](KeyFilter::seek_hint), skipping every key
     /// that cannot match, and a salted table's buckets are merged.
     /// [`Filtered::cost`] says how many rows it read and how often it
-    /// sought.
+    /// sought. A filter built for another key layout is an
+    /// [`Error::OtherLayout`](crate::store::StoreError::OtherLayout).
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -263,6 +266,7 @@ impl<T: ReadableTable<&'static [u8], V>, K: RowKey, V: Value + 'static> KeyTable
     where
         K: for<'de> DecodeRowKey<'de>,
     {
+        check_layout::<K, _>(filter)?;
         Ok(Filtered {
             rows: filter_raw(&self.table, filter)?,
             key: PhantomData,
