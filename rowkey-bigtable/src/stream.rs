@@ -476,6 +476,22 @@ impl RowStream {
         self.received
     }
 
+    /// The ranges whose `ReadRows` call is still open. Once the stream
+    /// has ended (its limit reached, an error returned, or every range
+    /// read) this is 0: every call was dropped, which cancels it on the
+    /// server, without waiting for the `RowStream` to be dropped.
+    pub fn open_ranges(&self) -> usize {
+        self.done.iter().filter(|d| !**d).count()
+    }
+
+    /// Drops every range's stream (cancelling its call) and the rows
+    /// waiting in the merge.
+    fn close(&mut self) {
+        self.streams.clear();
+        self.done.clear();
+        self.heads = MergeHeads::new(0, 0);
+    }
+
     /// The transient failures retried so far over all ranges.
     pub fn retries(&self) -> u64 {
         self.retries.load(Ordering::Relaxed)
@@ -488,6 +504,7 @@ impl Stream for RowStream {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         if this.failed || this.remaining == Some(0) {
+            this.close();
             return Poll::Ready(None);
         }
         // Every range needs its next row (or its end) before the smallest
@@ -510,6 +527,7 @@ impl Stream for RowStream {
                     }
                     Poll::Ready(Some(Err(e))) => {
                         this.failed = true;
+                        this.close();
                         return Poll::Ready(Some(Err(Error::Bigtable(e))));
                     }
                     Poll::Ready(None) => this.done[i] = true,
@@ -522,10 +540,18 @@ impl Stream for RowStream {
             return Poll::Pending;
         }
         match this.heads.pop() {
-            None => Poll::Ready(None),
+            None => {
+                this.close();
+                Poll::Ready(None)
+            }
             Some((_, row)) => {
                 if let Some(n) = &mut this.remaining {
                     *n -= 1;
+                    if *n == 0 {
+                        // The limit is reached: the other ranges' reads
+                        // are cancelled now, not when the stream is dropped.
+                        this.close();
+                    }
                 }
                 Poll::Ready(Some(Ok(row)))
             }

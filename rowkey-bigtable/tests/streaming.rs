@@ -127,6 +127,21 @@ async fn streams_merge_limit_and_page() {
         "{received} rows read for a limit of 20"
     );
 
+    // The limit's last row cancels every range's read at once.
+    let mut limited = stream_scan(&client, "events", &Event::scan_all(), Some(3))
+        .await
+        .expect("opens");
+    limited.next().await.expect("a row").expect("no error");
+    assert_eq!(limited.open_ranges(), 16, "every range is being read");
+    limited.next().await.expect("a row").expect("no error");
+    limited.next().await.expect("a row").expect("no error");
+    assert_eq!(
+        limited.open_ranges(),
+        0,
+        "the limit's last row closed every range"
+    );
+    assert!(limited.next().await.is_none());
+
     // A range, newest first, fanned out: the same rows as a filter.
     let (from, to) = (1_700_000_500_000, 1_700_001_000_000);
     let scan = Event::range_by_ts(from..to);
