@@ -8,7 +8,9 @@
 //! prints (count(N) - count(0)) / N: the instructions of one operation.
 //! With `-- --check-budgets FILE` (as `.ci/run` runs it, on
 //! `benches/budgets.txt`) it fails when a path costs more than 3% over its
-//! budget.
+//! budget. With `--features uuid,chrono` it also counts a key of a UUID
+//! and a `chrono` timestamp (the budgets file has that path: `.ci/run`
+//! passes the features).
 //! Under `cargo test` (no `--bench`) each path runs once natively, as a smoke
 //! test, and valgrind is not needed.
 
@@ -97,6 +99,7 @@ mod op {
 }
 
 /// One measured path: runs its operation `iters` times.
+#[derive(Clone, Copy)]
 struct Path {
     name: &'static str,
     /// Operations per iteration (rows, for the merge).
@@ -290,6 +293,49 @@ const PATHS: &[Path] = &[
     },
 ];
 
+/// A tenant's events: a UUID, a newest-first `chrono` timestamp, a
+/// sequence number (features `uuid` and `chrono`).
+#[cfg(all(feature = "uuid", feature = "chrono"))]
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 16, by(tenant))]
+struct TenantEvent {
+    tenant: uuid::Uuid,
+    #[desc_ts]
+    at: chrono::DateTime<chrono::Utc>,
+    seq: u16,
+}
+
+#[cfg(all(feature = "uuid", feature = "chrono"))]
+#[inline(never)]
+fn tenant_round_trip(e: TenantEvent) -> TenantEvent {
+    TenantEvent::decode(&e.try_encode().unwrap()).unwrap()
+}
+
+/// Every path: [`PATHS`], and those of the features that are on.
+fn paths() -> Vec<Path> {
+    #[allow(unused_mut)]
+    let mut all = PATHS.to_vec();
+    #[cfg(all(feature = "uuid", feature = "chrono"))]
+    all.push(Path {
+        name: "uuid + chrono key encode + decode: rowkey",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let e = TenantEvent {
+                    tenant: uuid::Uuid::from_u128(
+                        u128::from(i).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    ),
+                    at: chrono::DateTime::from_timestamp_millis(1_700_000_000_000 + i as i64)
+                        .unwrap(),
+                    seq: i as u16,
+                };
+                black_box(tenant_round_trip(black_box(e)));
+            }
+        },
+    });
+    all
+}
+
 /// Instructions callgrind counts for one run of `path` with `iters`.
 fn count(exe: &str, path: usize, iters: u64) -> Option<u64> {
     let out = Command::new("valgrind")
@@ -313,17 +359,17 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--run") {
         let path: usize = args[i + 1].parse().expect("path index");
         let iters: u64 = args[i + 2].parse().expect("iterations");
-        (PATHS[path].run)(iters);
+        (paths()[path].run)(iters);
         return;
     }
     if !args.iter().any(|a| a == "--bench") {
         // cargo test: run every path once, natively.
-        for p in PATHS {
+        for p in paths() {
             (p.run)(1);
         }
         println!(
             "instructions: {} paths ran once (cargo bench -p rowkey-core --bench instructions counts them)",
-            PATHS.len()
+            paths().len()
         );
         return;
     }
@@ -361,7 +407,7 @@ fn main() {
     };
     println!("{:<40} {:>14} {:>10}", "path", "instructions/op", "budget");
     let mut over = Vec::new();
-    for (i, p) in PATHS.iter().enumerate() {
+    for (i, p) in paths().iter().enumerate() {
         let iters = if p.per_iter > 1 { 4 } else { 20_000 };
         let budget = budgets.iter().find(|(n, _)| n == p.name).map(|b| b.1);
         match (count(exe, i, 0), count(exe, i, iters)) {
@@ -385,8 +431,10 @@ fn main() {
         }
     }
     for (name, _) in &budgets {
-        if !PATHS.iter().any(|p| p.name == name) {
-            over.push(format!("{name}: in the budgets file but no such path"));
+        if !paths().iter().any(|p| p.name == name) {
+            over.push(format!(
+                "{name}: in the budgets file but no such path (the uuid + chrono path needs --features uuid,chrono)"
+            ));
         }
     }
     if !budgets.is_empty() {
