@@ -10,7 +10,7 @@ use std::time::Duration;
 use bigtable_rs::bigtable::{BigTable, BigTableConnection};
 use futures_util::StreamExt;
 use rowkey_bigtable::emulator::Emulator;
-use rowkey_bigtable::{create_table, stream_scan, stream_typed, write_rows, Error, Row};
+use rowkey_bigtable::{create_table, stream_scan, stream_typed, write_rows, Error, Row, RowStream};
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -335,6 +335,30 @@ async fn flaky_proxy(target: String, cut_after: usize) -> (String, Arc<AtomicUsi
     (addr, cuts)
 }
 
+/// A client whose connection goes through `proxy`.
+fn client_through(proxy: &str) -> BigTable {
+    BigTableConnection::new_with_emulator(
+        proxy,
+        PROJECT,
+        INSTANCE,
+        false,
+        1,
+        Some(Duration::from_secs(30)),
+    )
+    .unwrap()
+    .client()
+}
+
+/// Every row's key, each expected to arrive: a lost connection is retried,
+/// not returned.
+async fn every_key(stream: &mut RowStream) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    while let Some(row) = stream.next().await {
+        keys.push(row.expect("the lost connection is retried, not returned").0);
+    }
+    keys
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_connection_is_retried_and_the_scan_resumes_after_the_last_row() {
     let emulator = Emulator::start().expect("the Bigtable emulator starts");
@@ -345,23 +369,10 @@ async fn a_lost_connection_is_retried_and_the_scan_resumes_after_the_last_row() 
 
     // Reads go through a proxy that cuts the connection part way.
     let (proxy, cuts) = flaky_proxy(emulator.host(), 60_000).await;
-    let connection = BigTableConnection::new_with_emulator(
-        &proxy,
-        PROJECT,
-        INSTANCE,
-        false,
-        1,
-        Some(Duration::from_secs(30)),
-    )
-    .unwrap();
-    let through_proxy = connection.client();
-    let mut stream = stream_scan(&through_proxy, "retried", &Event::scan_all(), None)
+    let mut stream = stream_scan(&client_through(&proxy), "retried", &Event::scan_all(), None)
         .await
         .unwrap();
-    let mut keys = Vec::new();
-    while let Some(row) = stream.next().await {
-        keys.push(row.expect("the lost connection is retried, not returned").0);
-    }
+    let keys = every_key(&mut stream).await;
     assert_eq!(
         cuts.load(Ordering::Relaxed),
         1,
@@ -373,21 +384,12 @@ async fn a_lost_connection_is_retried_and_the_scan_resumes_after_the_last_row() 
 
     // Without retries the same cut is an error, not a short result.
     let (proxy, _) = flaky_proxy(emulator.host(), 60_000).await;
-    let connection = BigTableConnection::new_with_emulator(
-        &proxy,
-        PROJECT,
-        INSTANCE,
-        false,
-        1,
-        Some(Duration::from_secs(30)),
-    )
-    .unwrap();
     let no_retry = rowkey_bigtable::Retry {
         attempts: 0,
         ..Default::default()
     };
     let mut stream = rowkey_bigtable::stream_scan_with(
-        &connection.client(),
+        &client_through(&proxy),
         "retried",
         &Event::scan_all(),
         None,
@@ -418,27 +420,15 @@ async fn a_reversed_stream_resumes_before_the_last_row_after_a_cut() {
     expected.reverse();
 
     let (proxy, cuts) = flaky_proxy(emulator.host(), 60_000).await;
-    let connection = BigTableConnection::new_with_emulator(
-        &proxy,
-        PROJECT,
-        INSTANCE,
-        false,
-        1,
-        Some(Duration::from_secs(30)),
-    )
-    .unwrap();
     let mut stream = rowkey_bigtable::stream_scan_reversed(
-        &connection.client(),
+        &client_through(&proxy),
         "retried_back",
         &Event::scan_all(),
         None,
     )
     .await
     .unwrap();
-    let mut keys = Vec::new();
-    while let Some(row) = stream.next().await {
-        keys.push(row.expect("the lost connection is retried").0);
-    }
+    let keys = every_key(&mut stream).await;
     assert_eq!(
         cuts.load(Ordering::Relaxed),
         1,
