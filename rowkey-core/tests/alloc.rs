@@ -1,43 +1,12 @@
 //! Zero heap allocations on the fixed-width and borrowed paths, counted by a
 //! global allocator (per thread, so the test harness cannot interfere).
-// A counting allocator has to implement the unsafe GlobalAlloc trait.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 
 use rowkey_core::prelude::*;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Heap allocations made by `f` on this thread.
-fn allocations<R>(f: impl FnOnce() -> R) -> usize {
-    let before = ALLOCS.with(Cell::get);
-    black_box(f());
-    ALLOCS.with(Cell::get) - before
-}
+#[path = "common/counting.rs"]
+mod counting;
+use counting::allocations;
 
 #[derive(RowKey, Debug, PartialEq)]
 #[salt(buckets = 16, by(user_id))]

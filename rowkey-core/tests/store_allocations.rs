@@ -2,38 +2,13 @@
 //! page redb reads), not per row: the merge compares keys in place through
 //! redb's guards (`rowkey_core::redb::StoredKey`) instead of copying each
 //! key out. Counted by a global allocator, per thread.
-// A counting allocator has to implement the unsafe GlobalAlloc trait.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use redb::{backends::InMemoryBackend, Database, ReadableDatabase};
 use rowkey_core::prelude::*;
 use rowkey_core::redb::KeyTableDefinition;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
+use counting::allocations;
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[salt(buckets = 16, by(user))]
@@ -68,14 +43,15 @@ fn scan_allocations(rows: u32) -> (usize, usize) {
     let tx = db.begin_read().unwrap();
     let t = EVENTS.open_read(&tx).unwrap();
     let scan = Event::scan_all();
-    let before = ALLOCS.with(Cell::get);
     let mut n = 0;
-    for row in t.scan(&scan).unwrap() {
-        let (event, value) = row.unwrap();
-        assert_eq!(value.value(), event.ts as u32);
-        n += 1;
-    }
-    (ALLOCS.with(Cell::get) - before, n)
+    let count = allocations(|| {
+        for row in t.scan(&scan).unwrap() {
+            let (event, value) = row.unwrap();
+            assert_eq!(value.value(), event.ts as u32);
+            n += 1;
+        }
+    });
+    (count, n)
 }
 
 #[test]
