@@ -345,6 +345,8 @@ pub struct KeyFilter {
     /// Index of the first field's part (after the prefix and the salt).
     first_field: usize,
     buckets: Buckets,
+    /// A part allows nothing: no key matches.
+    never: bool,
 }
 
 impl fmt::Debug for KeyFilter {
@@ -446,11 +448,6 @@ fn intersect(a: &Set, b: &Set) -> Vec<Interval> {
     out
 }
 
-/// The smallest string after every string that starts with `p`.
-fn after_prefix(p: &[u8]) -> Option<Vec<u8>> {
-    prefix_stop(p)
-}
-
 impl KeyFilter {
     fn new(layout: &'static Layout, sets: Vec<Option<Vec<Interval>>>, bucket: Option<u8>) -> Self {
         let mut parts = Vec::new();
@@ -503,11 +500,15 @@ impl KeyFilter {
                 set: set.map(Set::new),
             });
         }
+        let never = parts
+            .iter()
+            .any(|p| p.set.as_ref().is_some_and(|s| s.0.is_empty()));
         KeyFilter {
             layout,
             parts,
             first_field,
             buckets,
+            never,
         }
     }
 
@@ -575,16 +576,12 @@ impl KeyFilter {
     /// value it cannot know); a store seeks to it and asks again with the
     /// key it finds there.
     pub fn seek_hint(&self, key: &[u8]) -> Option<Vec<u8>> {
-        let mut x = key.to_vec();
         // A part that allows nothing: nothing matches (and stepping
         // through every value of the parts before it would never end).
-        if self
-            .parts
-            .iter()
-            .any(|p| p.set.as_ref().is_some_and(|s| s.0.is_empty()))
-        {
+        if self.never {
             return None;
         }
+        let mut x = key.to_vec();
         'restart: loop {
             let mut pos = 0;
             let mut i = 0;
@@ -607,7 +604,7 @@ impl KeyFilter {
                             // Nothing for this part under x[..pos]: past
                             // every key that starts so.
                             None => {
-                                x = after_prefix(&x[..pos])?;
+                                x = prefix_stop(&x[..pos])?;
                                 continue 'restart;
                             }
                             // The next allowed encoding, and the smallest
@@ -634,7 +631,7 @@ impl KeyFilter {
                             (None, Width::Field(_)) => return Some(x),
                             (Some(set), _) => match set.next_after(rest) {
                                 None => {
-                                    x = after_prefix(&x[..pos])?;
+                                    x = prefix_stop(&x[..pos])?;
                                     continue 'restart;
                                 }
                                 Some(next) if rest < next.lo.as_slice() => {
@@ -664,7 +661,7 @@ impl KeyFilter {
             }
             // Bytes after the last part: no key starts with x[..pos] and
             // is longer.
-            x = after_prefix(&x[..pos])?;
+            x = prefix_stop(&x[..pos])?;
         }
     }
 
