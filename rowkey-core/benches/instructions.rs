@@ -17,12 +17,16 @@
 use std::hint::black_box;
 use std::process::Command;
 
+use redb::ReadableDatabase;
 use rowkey_core::merge_salted;
 use rowkey_core::prelude::*;
 
+#[path = "common/in_place.rs"]
+mod in_place;
 /// The measured layouts, shared with the wall-clock benchmark.
 #[path = "common/layouts.rs"]
 mod layouts;
+use in_place::InPlace;
 use layouts::{Event, Named};
 
 #[derive(RowKey)]
@@ -127,15 +131,49 @@ fn text(len: usize) -> Vec<u8> {
         .collect()
 }
 
+const ROWS: redb::TableDefinition<'_, &[u8], ()> = redb::TableDefinition::new("rows");
+
+/// [`merge_input`] in an in-memory redb table.
+fn redb_input() -> redb::Database {
+    let db = redb::Database::builder()
+        .create_with_backend(redb::backends::InMemoryBackend::new())
+        .unwrap();
+    let tx = db.begin_write().unwrap();
+    {
+        let mut t = tx.open_table(ROWS).unwrap();
+        for (k, ()) in merge_input().iter().flatten() {
+            t.insert(k.as_slice(), ()).unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    db
+}
+
+/// 16,000 rows of 500 users in their 16 buckets: the merge gives each
+/// user's 32 rows in a run from one bucket, as a salted table does.
 fn merge_input() -> Vec<Vec<(Vec<u8>, ())>> {
+    buckets(|i| Event {
+        user_id: i % 500,
+        ts: i as i64,
+        kind: 0,
+    })
+}
+
+/// 16,000 users of one row each: consecutive rows in key order are in
+/// different buckets (no runs), the merge's worst case.
+fn merge_input_without_runs() -> Vec<Vec<(Vec<u8>, ())>> {
+    buckets(|i| Event {
+        user_id: i,
+        ts: 0,
+        kind: 0,
+    })
+}
+
+/// 16,000 events' keys, sorted, in their salt buckets.
+fn buckets(event: fn(u64) -> Event) -> Vec<Vec<(Vec<u8>, ())>> {
     let mut buckets = vec![Vec::new(); 16];
     for i in 0..16_000u64 {
-        let k = Event {
-            user_id: i % 500,
-            ts: i as i64,
-            kind: 0,
-        }
-        .encode();
+        let k = event(i).encode();
         buckets[usize::from(k[0])].push((k.to_vec(), ()));
     }
     for b in &mut buckets {
@@ -276,6 +314,63 @@ const PATHS: &[Path] = &[
         },
     },
     Path {
+        name: "merge_salted, per row, no runs (16 streams)",
+        per_iter: 16_000,
+        run: |n| {
+            let input = merge_input_without_runs();
+            for _ in 0..n {
+                let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
+                black_box(
+                    merge_salted(streams)
+                        .map(|(k, _)| k[17])
+                        .fold(0u8, u8::wrapping_add),
+                );
+            }
+        },
+    },
+    Path {
+        name: "redb: read 16 ranges, per row",
+        per_iter: 16_000,
+        run: |n| {
+            let db = redb_input();
+            for _ in 0..n {
+                let tx = db.begin_read().unwrap();
+                let t = tx.open_table(ROWS).unwrap();
+                let mut sum = 0u8;
+                for r in Event::scan_all().ranges() {
+                    for item in t.range::<&[u8]>(r.bounds()).unwrap() {
+                        sum = sum.wrapping_add(item.unwrap().0.value()[17]);
+                    }
+                }
+                black_box(sum);
+            }
+        },
+    },
+    Path {
+        name: "redb: read 16 ranges + merge_salted, per row",
+        per_iter: 16_000,
+        run: |n| {
+            let db = redb_input();
+            for _ in 0..n {
+                let tx = db.begin_read().unwrap();
+                let t = tx.open_table(ROWS).unwrap();
+                let streams: Vec<_> = Event::scan_all()
+                    .ranges()
+                    .map(|r| {
+                        t.range::<&[u8]>(r.bounds())
+                            .unwrap()
+                            .map(|e| e.map(|(k, v)| (InPlace(k), v)))
+                    })
+                    .collect();
+                black_box(
+                    merge_salted(streams)
+                        .map(|r| r.unwrap().0.as_ref()[17])
+                        .fold(0u8, u8::wrapping_add),
+                );
+            }
+        },
+    },
+    Path {
         name: "chain (no order), per row",
         per_iter: 16_000,
         run: |n| {
@@ -405,7 +500,7 @@ fn main() {
         }
         None => Vec::new(),
     };
-    println!("{:<40} {:>14} {:>10}", "path", "instructions/op", "budget");
+    println!("{:<46} {:>14} {:>10}", "path", "instructions/op", "budget");
     let mut over = Vec::new();
     for (i, p) in paths().iter().enumerate() {
         let iters = if p.per_iter > 1 { 4 } else { 20_000 };
@@ -414,7 +509,7 @@ fn main() {
             (Some(base), Some(full)) => {
                 let per_op = (full - base) as f64 / (iters * p.per_iter) as f64;
                 let shown = budget.map_or_else(String::new, |b| format!("{b:.0}"));
-                println!("{:<40} {:>14.1} {:>10}", p.name, per_op, shown);
+                println!("{:<46} {:>14.1} {:>10}", p.name, per_op, shown);
                 if budget.is_some_and(|b| per_op > b * 1.03) {
                     over.push(format!(
                         "{}: {per_op:.1} instructions, budget {}",
@@ -423,7 +518,7 @@ fn main() {
                 }
             }
             _ => {
-                println!("{:<40} {:>14}", p.name, "failed");
+                println!("{:<46} {:>14}", p.name, "failed");
                 if budget.is_some() {
                     over.push(format!("{}: not measured", p.name));
                 }

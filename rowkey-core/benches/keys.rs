@@ -19,8 +19,11 @@ fn full_run() -> bool {
 
 // ---------- key 1: 18 bytes, salt by user, user, newest-first ts, kind ----------
 
+#[path = "common/in_place.rs"]
+mod in_place;
 #[path = "common/layouts.rs"]
 mod layouts;
+use in_place::InPlace;
 use layouts::{Event, Named};
 
 /// The same logical key with a peer crate: the caller computes the salt
@@ -533,17 +536,6 @@ fn merging(c: &mut Criterion) {
         })
     });
     g.finish();
-}
-
-/// A key read in place through redb's guard, as the typed tables'
-/// `rowkey_core::redb::StoredKey` does: the merge compares it without a
-/// copy or an allocation per row.
-struct InPlace<'a>(redb::AccessGuard<'a, &'static [u8]>);
-
-impl AsRef<[u8]> for InPlace<'_> {
-    fn as_ref(&self) -> &[u8] {
-        self.0.value()
-    }
 }
 
 // ---------- key 3: the seed text key, `phone % 10 _ phone _ MAX - ts` ----------

@@ -7,8 +7,8 @@ use proptest::test_runner::FileFailurePersistence;
 use rowkey_core::hbase::{
     create_table_statement, from_string_binary, to_string_binary, ParseBinaryError,
 };
-use rowkey_core::merge_salted;
 use rowkey_core::scan::prefix_stop;
+use rowkey_core::{merge_salted, merge_salted_reversed_with};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/merge_hbase.proptest-regressions"))), ..ProptestConfig::default() })]
@@ -54,6 +54,84 @@ proptest! {
         let mut expected: Vec<Vec<u8>> = buckets.iter().flatten().map(|(k, _)| k.clone()).collect();
         expected.sort_by(|a, b| a[1..].cmp(&b[1..]).then(a[0].cmp(&b[0])));
         let merged: Vec<Vec<u8>> = merge_salted(buckets.into_iter().map(Vec::into_iter)).map(|(k, _)| k).collect();
+        prop_assert_eq!(merged, expected);
+    }
+}
+
+/// A stream's item in the reference merge: a key, or an error.
+type Item = Result<(Vec<u8>, usize), usize>;
+
+/// The merge's contract, written the slow way: each step takes, among every
+/// stream's next item, an error first, else the smallest key after the
+/// salt byte (the largest when `reversed`), ties to the lower stream.
+fn reference_merge(streams: &[Vec<Item>], reversed: bool) -> Vec<Item> {
+    let mut at = vec![0; streams.len()];
+    let mut out = Vec::new();
+    loop {
+        let mut best: Option<usize> = None;
+        for (s, items) in streams.iter().enumerate() {
+            let Some(item) = items.get(at[s]) else {
+                continue;
+            };
+            let Some(b) = best else {
+                best = Some(s);
+                continue;
+            };
+            let first = match (item, &streams[b][at[b]]) {
+                (Err(_), Ok(_)) => true,
+                (Ok((k, _)), Ok((kb, _))) if reversed => k[1..] > kb[1..],
+                (Ok((k, _)), Ok((kb, _))) => k[1..] < kb[1..],
+                _ => false,
+            };
+            if first {
+                best = Some(s);
+            }
+        }
+        let Some(b) = best else { return out };
+        out.push(streams[b][at[b]].clone());
+        at[b] += 1;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/merge_hbase.proptest-regressions"))), ..ProptestConfig::default() })]
+
+    /// Forward and reversed merges of streams read in runs (few buckets,
+    /// few distinct keys, so one stream often gives many rows in a row),
+    /// with ties across streams and errors anywhere, equal the reference.
+    #[test]
+    fn merge_of_runs_and_errors_equals_reference(
+        rows in prop::collection::vec((0u8..5, prop::collection::vec(0u8..3, 0..10), 0u8..20), 0..300),
+        reversed: bool,
+    ) {
+        let mut streams: Vec<Vec<Item>> = vec![Vec::new(); 5];
+        for (i, (b, rest, err)) in rows.iter().enumerate() {
+            let mut key = vec![*b];
+            key.extend(rest);
+            streams[usize::from(*b)].push(if *err == 0 { Err(i) } else { Ok((key, i)) });
+        }
+        for s in &mut streams {
+            // Sorted (largest first when reversed), each error kept where
+            // it falls among the rows.
+            let mut ok: Vec<(Vec<u8>, usize)> = s.iter().filter_map(|r| r.clone().ok()).collect();
+            ok.sort();
+            if reversed {
+                ok.reverse();
+            }
+            let mut ok = ok.into_iter();
+            for item in s.iter_mut() {
+                if item.is_ok() {
+                    *item = Ok(ok.next().unwrap());
+                }
+            }
+        }
+        let expected = reference_merge(&streams, reversed);
+        let iters = streams.into_iter().map(Vec::into_iter);
+        let merged: Vec<Item> = if reversed {
+            merge_salted_reversed_with(1, iters).collect()
+        } else {
+            merge_salted(iters).collect()
+        };
         prop_assert_eq!(merged, expected);
     }
 }

@@ -99,9 +99,21 @@ where
 }
 
 /// The iterator returned by [`merge_salted`].
+///
+/// Rows of a salted table usually come in runs: every row of one user sits
+/// in that user's bucket, one after another in key order. So the stream
+/// that gave the last row (the *current* stream) keeps no head in the heap:
+/// its next row is compared once with the smallest waiting head and, while
+/// it stays smaller, returned at once. Only when another stream's head is
+/// smaller does the heap move (one sift, as a replace-top would).
 pub struct MergeSalted<I: Iterator> {
     streams: Vec<I>,
     heads: MergeHeads<I::Item>,
+    /// The stream of the row returned last, read next; not in the heap.
+    current: Option<usize>,
+    /// The rank of the smallest waiting head (`u64::MAX` when none waits):
+    /// a row of the current stream ranked below it comes first.
+    top_rank: u64,
     started: bool,
 }
 
@@ -118,8 +130,46 @@ where
         MergeSalted {
             streams,
             heads,
+            current: None,
+            top_rank: u64::MAX,
             started: false,
         }
+    }
+
+    /// The current stream's row in `next` does not rank below every
+    /// waiting head: compared in full, it stays if it still comes first;
+    /// else it waits in the heap, and `next` becomes the smallest head,
+    /// its stream now current.
+    #[inline(never)]
+    fn switch(&mut self, i: usize, next: &mut Option<I::Item>, rank: u64) {
+        let Some(item) = next.take() else { return };
+        if self.heads.before_top(i, &item, rank) {
+            *next = Some(item);
+            return;
+        }
+        if let Some((top, head)) = self.heads.push_pop(i, item, rank) {
+            self.current = Some(top);
+            self.top_rank = self.heads.top_rank();
+            *next = Some(head);
+        }
+    }
+
+    /// The first row (every stream's head read), or the next once the
+    /// current stream has ended: the smallest head.
+    #[inline(never)]
+    fn next_from_heads(&mut self) -> Option<I::Item> {
+        if !self.started {
+            self.started = true;
+            for (i, s) in self.streams.iter_mut().enumerate() {
+                if let Some(head) = s.next() {
+                    self.heads.push(i, head);
+                }
+            }
+        }
+        let (top, item) = self.heads.pop()?;
+        self.current = Some(top);
+        self.top_rank = self.heads.top_rank();
+        Some(item)
     }
 }
 
@@ -148,7 +198,9 @@ pub struct MergeHeads<T> {
     reverse: bool,
     heads: Vec<Option<T>>,
     /// Per stream, the head's [`rank`]: most comparisons end there.
-    ranks: Vec<u128>,
+    ranks: Vec<u64>,
+    /// [`rank`]'s complement mask: all ones when reversed.
+    flip: u64,
     /// Stream indices with a head, a binary min-heap ordered by their heads.
     heap: Vec<usize>,
 }
@@ -160,33 +212,33 @@ fn unsalted<'a, T: MergeItem>(h: &Option<&'a T>, skip: usize) -> Option<&'a [u8]
         .map(|k| k.get(skip..).unwrap_or(&[]))
 }
 
-/// A summary that orders heads as [`unsalted`] keys do, as far as it can:
-/// 0 for an error (errors come first), else `1 << 64` plus the first 8
-/// bytes after the salt, big-endian, zero-padded. Zero padding keeps the
-/// order: when two ranks differ the keys differ the same way; when they are
-/// equal the keys must be compared in full.
+/// A summary that orders items as their [`unsalted`] keys do, as far as
+/// it can: the key's first 8 bytes after the head, big-endian, zero-padded
+/// (complemented by `flip` when the merge is reversed); 0 for an error,
+/// which comes first. Padding keeps the order without making it strict:
+/// when two ranks differ the items differ the same way; when they are
+/// equal (a key that ranks 0, like an error, included) they are compared
+/// in full.
 #[inline]
-fn rank<T: MergeItem>(h: &Option<&T>, skip: usize, reverse: bool) -> u128 {
-    let Some(k) = unsalted(h, skip) else {
+fn rank<T: MergeItem>(item: &T, skip: usize, flip: u64) -> u64 {
+    let Some(k) = item.merge_key() else {
         return 0;
     };
+    let k = k.get(skip..).unwrap_or(&[]);
     let first8 = match k.first_chunk::<8>() {
         // The common case: one 8-byte load, no copy loop.
         Some(b) => u64::from_be_bytes(*b),
-        None => {
-            let mut b = [0u8; 8];
-            b[..k.len()].copy_from_slice(k);
-            u64::from_be_bytes(b)
-        }
+        None => short_first8(k),
     };
-    let rank = (1 << 64) | u128::from(first8);
-    // Reversed: the complement orders keys largest first and stays above
-    // the errors' 0.
-    if reverse {
-        u128::MAX - rank
-    } else {
-        rank
-    }
+    first8 ^ flip
+}
+
+/// [`rank`]'s first 8 bytes of a key shorter than 8 bytes, zero-padded.
+#[cold]
+fn short_first8(k: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..k.len()].copy_from_slice(k);
+    u64::from_be_bytes(b)
 }
 
 impl<T: MergeItem> MergeHeads<T> {
@@ -206,6 +258,7 @@ impl<T: MergeItem> MergeHeads<T> {
     fn with_order(head_len: usize, n: usize, reverse: bool) -> Self {
         MergeHeads {
             reverse,
+            flip: if reverse { u64::MAX } else { 0 },
             skip: head_len,
             heads: (0..n).map(|_| None).collect(),
             ranks: alloc::vec![0; n],
@@ -234,7 +287,7 @@ impl<T: MergeItem> MergeHeads<T> {
     /// If stream `i` has a head already (a programming error).
     pub fn push(&mut self, i: usize, head: T) {
         assert!(self.heads[i].is_none(), "stream {i} has a head already");
-        self.ranks[i] = rank(&Some(&head), self.skip, self.reverse);
+        self.ranks[i] = self.rank(&head);
         self.heads[i] = Some(head);
         self.heap.push(i);
         self.sift_up(self.heap.len() - 1);
@@ -255,39 +308,82 @@ impl<T: MergeItem> MergeHeads<T> {
         self.heap.first().copied()
     }
 
-    /// Replaces the smallest head with its stream's `next` row (`None`: the
-    /// stream has ended) and returns it: one sift instead of a pop and a
-    /// push, for streams read synchronously.
-    fn replace_top(&mut self, next: Option<T>) -> Option<T> {
-        let &top = self.heap.first()?;
-        self.ranks[top] = rank(&next.as_ref(), self.skip, self.reverse);
-        let item = core::mem::replace(&mut self.heads[top], next);
-        if self.heads[top].is_none() {
-            // The stream is done: move the last index to the root and drop it.
-            let last = self.heap.len() - 1;
-            self.heap.swap(0, last);
-            self.heap.pop();
+    /// Whether stream `i`'s row `item`, of rank `rank`, comes before every
+    /// waiting head (true when none waits): the order of [`less`](Self::less).
+    #[inline]
+    fn before_top(&self, i: usize, item: &T, rank: u64) -> bool {
+        let Some(&top) = self.heap.first() else {
+            return true;
+        };
+        match rank.cmp(&self.ranks[top]) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            Ordering::Equal => self.before_by_key(i, item, top),
         }
-        self.sift_down(0);
-        item
     }
 
-    /// Errors first, then keys after the head, then stream order.
+    /// [`before_top`](Self::before_top) when the ranks tie: the keys in
+    /// full, then the streams.
+    #[inline(never)]
+    fn before_by_key(&self, i: usize, item: &T, top: usize) -> bool {
+        let by_key = self.by_key(Some(item), self.heads[top].as_ref());
+        by_key.then(i.cmp(&top)) == Ordering::Less
+    }
+
+    /// The rank of the smallest head, `u64::MAX` when none waits.
+    #[inline]
+    fn top_rank(&self) -> u64 {
+        self.heap.first().map_or(u64::MAX, |&top| self.ranks[top])
+    }
+
+    /// `item`'s [`rank`] in this merge.
+    #[inline]
+    fn rank(&self, item: &T) -> u64 {
+        rank(item, self.skip, self.flip)
+    }
+
+    /// Stream `i`'s next row, which [`before_top`](Self::before_top) found
+    /// not to come first, takes the smallest head's place in one sift; that
+    /// head and its stream are returned.
+    fn push_pop(&mut self, i: usize, item: T, rank: u64) -> Option<(usize, T)> {
+        let &top = self.heap.first()?;
+        debug_assert!(self.heads[i].is_none(), "stream {i} has a head already");
+        self.ranks[i] = rank;
+        self.heads[i] = Some(item);
+        self.heap[0] = i;
+        self.sift_down(0);
+        self.heads[top].take().map(|h| (top, h))
+    }
+
+    /// Two heads by their keys after the head bytes, errors first.
+    #[inline]
+    fn by_key(&self, a: Option<&T>, b: Option<&T>) -> Ordering {
+        match (unsalted(&a, self.skip), unsalted(&b, self.skip)) {
+            (Some(x), Some(y)) if self.reverse => y.cmp(x),
+            (Some(x), Some(y)) => x.cmp(y),
+            (None, Some(_)) => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+    }
+
+    /// Whether heap entry `i` comes before entry `j`: errors first, then
+    /// keys after the head, then stream order. Most calls end at the ranks.
     #[inline]
     fn less(&self, i: usize, j: usize) -> bool {
         let (a, b) = (self.heap[i], self.heap[j]);
-        let order = self.ranks[a].cmp(&self.ranks[b]).then_with(|| {
-            let by_key = match (
-                unsalted(&self.heads[a].as_ref(), self.skip),
-                unsalted(&self.heads[b].as_ref(), self.skip),
-            ) {
-                (Some(x), Some(y)) if self.reverse => y.cmp(x),
-                (Some(x), Some(y)) => x.cmp(y),
-                _ => Ordering::Equal,
-            };
-            by_key.then(a.cmp(&b))
-        });
-        order == Ordering::Less
+        match self.ranks[a].cmp(&self.ranks[b]) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            Ordering::Equal => self.less_by_key(a, b),
+        }
+    }
+
+    /// [`less`](Self::less) of streams `a` and `b` when their ranks tie.
+    #[inline(never)]
+    fn less_by_key(&self, a: usize, b: usize) -> bool {
+        let by_key = self.by_key(self.heads[a].as_ref(), self.heads[b].as_ref());
+        by_key.then(a.cmp(&b)) == Ordering::Less
     }
 
     fn sift_down(&mut self, mut i: usize) {
@@ -325,18 +421,22 @@ where
 {
     type Item = I::Item;
 
+    #[inline]
     fn next(&mut self) -> Option<I::Item> {
-        if !self.started {
-            self.started = true;
-            for (i, s) in self.streams.iter_mut().enumerate() {
-                if let Some(head) = s.next() {
-                    self.heads.push(i, head);
+        if let Some(i) = self.current {
+            // Every path returns `next` itself, so the stream's row is
+            // written where the caller reads it: no copy of a large row.
+            let mut next = self.streams[i].next();
+            if let Some(item) = &next {
+                let rank = self.heads.rank(item);
+                // Within a run no other head comes first; else switch.
+                if rank >= self.top_rank {
+                    self.switch(i, &mut next, rank);
                 }
+                return next;
             }
         }
-        let top = self.heads.peek_stream()?;
-        let next = self.streams[top].next();
-        self.heads.replace_top(next)
+        self.next_from_heads()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
