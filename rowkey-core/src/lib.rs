@@ -473,6 +473,25 @@ pub mod __private {
         }
     }
 
+    /// Decodes a fixed-width key with `fields`, the generated per-field
+    /// decoding: called once where the input has the key's length (the
+    /// compiler then knows every field's bounds check passes and drops
+    /// them, which makes a derived decode cost what a hand-written one
+    /// does), once for any other length (where the same code names the
+    /// field that is cut short, or counts the trailing bytes).
+    #[inline(always)]
+    pub fn decode_fixed<'a, T>(
+        input: &'a [u8],
+        len: usize,
+        fields: impl Fn(&'a [u8]) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        match input.get(..len) {
+            // The same input, as a slice whose length the compiler knows.
+            Some(key) if key.len() == input.len() => fields(key),
+            _ => fields(input),
+        }
+    }
+
     /// Checks that decoding consumed the whole input.
     #[inline(always)]
     pub fn finish(input: &[u8], pos: usize) -> Result<(), DecodeError> {

@@ -194,6 +194,24 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
         }
         _ => quote!(__rk::Result::Ok(#p_end)),
     };
+    let fields = quote! {
+        #check_prefix
+        #check_salt
+        #(#decode_fields)*
+        __rk::finish(__input, __p)?;
+        __rk::Result::Ok(Self { #(#inits),* })
+    };
+    // A fixed-width key is decoded by the same code at its length (where
+    // the compiler drops every field's bounds check) and at any other.
+    let decode_body = if all_fixed {
+        quote! {
+            __rk::decode_fixed(__input, Self::LEN, |__input: &'__de [u8]| {
+                #fields
+            })
+        }
+    } else {
+        fields
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics __rk::RowKey for #name #ty_generics {
@@ -219,11 +237,7 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
         impl<'__de> __rk::DecodeRowKey<'__de> for #name #de_lifetimes #de_where {
             #[inline]
             fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-                #check_prefix
-                #check_salt
-                #(#decode_fields)*
-                __rk::finish(__input, __p)?;
-                __rk::Result::Ok(Self { #(#inits),* })
+                #decode_body
             }
         }
     }

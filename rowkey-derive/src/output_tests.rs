@@ -130,7 +130,10 @@ fn expansion_is_short_and_linear() {
     // The skip-scan filter builder (`T::filter()`) adds its declaration,
     // one short method per field and `build()`, which fixes the bucket
     // when the salt's fields are fixed: 33 lines.
-    assert!(quick <= 195, "the quick-start key expands to {quick} lines");
+    // A fixed-width key's decode runs its fields through
+    // `decode_fixed` (so that at the key's length every bounds check folds
+    // away): 4 lines.
+    assert!(quick <= 199, "the quick-start key expands to {quick} lines");
     for (name, fields) in [("four_fields.rs", 4), ("eight_fields.rs", 8)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/expand")

@@ -123,27 +123,34 @@ impl Head {
     /// Writes the head of `bucket` (whose digits fit, as the derive
     /// checked) at the start of `out`, which has room for [`len`](Self::len)
     /// bytes; `with_sep: false` writes the digits alone (a split point).
+    /// Inline, so that a key type's constant head folds the match away: a
+    /// binary key's byte is one store. The text branch is a function of its
+    /// own so that its size does not keep `write` from being inlined.
     #[inline]
     pub fn write(self, bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
-        use crate::format::text::Magnitude;
         match self {
             Head::Byte => {
                 out[0] = bucket;
                 1
             }
-            Head::Text { digits, sep } => {
-                let d = usize::from(digits);
-                // The derive gave the head the digits of `buckets - 1`, so
-                // every bucket fits.
-                let fits = Magnitude::write_digits(u64::from(bucket), &mut out[..d]);
-                debug_assert!(fits, "bucket {bucket} has more than {d} digits");
-                if with_sep {
-                    out[d..d + sep.len()].copy_from_slice(sep);
-                    d + sep.len()
-                } else {
-                    d
-                }
-            }
+            Head::Text { digits, sep } => Self::write_digits(digits, sep, bucket, out, with_sep),
+        }
+    }
+
+    /// [`write`](Self::write) for a text key's bucket digits and separator.
+    #[inline]
+    fn write_digits(digits: u8, sep: &[u8], bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
+        use crate::format::text::Magnitude;
+        let d = usize::from(digits);
+        // The derive gave the head the digits of `buckets - 1`, so every
+        // bucket fits.
+        let fits = Magnitude::write_digits(u64::from(bucket), &mut out[..d]);
+        debug_assert!(fits, "bucket {bucket} has more than {d} digits");
+        if with_sep {
+            out[d..d + sep.len()].copy_from_slice(sep);
+            d + sep.len()
+        } else {
+            d
         }
     }
 
@@ -171,8 +178,8 @@ impl Head {
 
     /// Reads the bucket at the start of `input`: the byte, or the digits
     /// and the separator. Inline, so that a key type's constant head folds
-    /// the match away and a binary key's byte is checked in place; the
-    /// digits of a text key are read out of line.
+    /// the match away and a binary key's byte is checked in place; the text
+    /// branch is a function of its own, as in [`write`](Self::write).
     #[inline]
     pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::format::error::DecodeError> {
         use crate::format::error::DecodeError;
@@ -191,7 +198,7 @@ impl Head {
     }
 
     /// [`read`](Self::read) for a text key's bucket digits and separator.
-    #[inline(never)]
+    #[inline]
     fn read_digits(
         digits: u8,
         sep: &[u8],

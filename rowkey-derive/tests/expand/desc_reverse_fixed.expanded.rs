@@ -65,19 +65,25 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for Order {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            let (__v0, __p) = __K0::decode(__input, 0, "priority")?;
-            let (__v1, __p) = __K1::decode(__input, __p, "seq")?;
-            let (__v2, __p) = __K2::decode(__input, __p, "code")?;
-            let (__v3, __p) = __K3::decode(__input, __p, "ts")?;
-            let (__v4, __p) = __K4::decode(__input, __p, "id")?;
-            __rk::finish(__input, __p)?;
-            __rk::Result::Ok(Self {
-                priority: __v0,
-                seq: __v1,
-                code: __v2,
-                ts: __v3,
-                id: __v4,
-            })
+            __rk::decode_fixed(
+                __input,
+                Self::LEN,
+                |__input: &'__de [u8]| {
+                    let (__v0, __p) = __K0::decode(__input, 0, "priority")?;
+                    let (__v1, __p) = __K1::decode(__input, __p, "seq")?;
+                    let (__v2, __p) = __K2::decode(__input, __p, "code")?;
+                    let (__v3, __p) = __K3::decode(__input, __p, "ts")?;
+                    let (__v4, __p) = __K4::decode(__input, __p, "id")?;
+                    __rk::finish(__input, __p)?;
+                    __rk::Result::Ok(Self {
+                        priority: __v0,
+                        seq: __v1,
+                        code: __v2,
+                        ts: __v3,
+                        id: __v4,
+                    })
+                },
+            )
         }
     }
     __rk::if_alloc! {

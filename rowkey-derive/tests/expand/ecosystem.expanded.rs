@@ -49,15 +49,21 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for Session {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            let (__v0, __p) = __K0::decode(__input, 0, "id")?;
-            let (__v1, __p) = __K1::decode(__input, __p, "at")?;
-            let (__v2, __p) = __K2::decode(__input, __p, "seen")?;
-            __rk::finish(__input, __p)?;
-            __rk::Result::Ok(Self {
-                id: __v0,
-                at: __v1,
-                seen: __v2,
-            })
+            __rk::decode_fixed(
+                __input,
+                Self::LEN,
+                |__input: &'__de [u8]| {
+                    let (__v0, __p) = __K0::decode(__input, 0, "id")?;
+                    let (__v1, __p) = __K1::decode(__input, __p, "at")?;
+                    let (__v2, __p) = __K2::decode(__input, __p, "seen")?;
+                    __rk::finish(__input, __p)?;
+                    __rk::Result::Ok(Self {
+                        id: __v0,
+                        at: __v1,
+                        seen: __v2,
+                    })
+                },
+            )
         }
     }
     __rk::if_alloc! {

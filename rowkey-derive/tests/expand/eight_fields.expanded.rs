@@ -79,25 +79,31 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for Eight {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            let (__v0, __p) = __K0::decode(__input, 0, "a")?;
-            let (__v1, __p) = __K1::decode(__input, __p, "b")?;
-            let (__v2, __p) = __K2::decode(__input, __p, "c")?;
-            let (__v3, __p) = __K3::decode(__input, __p, "d")?;
-            let (__v4, __p) = __K4::decode(__input, __p, "e")?;
-            let (__v5, __p) = __K5::decode(__input, __p, "f")?;
-            let (__v6, __p) = __K6::decode(__input, __p, "g")?;
-            let (__v7, __p) = __K7::decode(__input, __p, "h")?;
-            __rk::finish(__input, __p)?;
-            __rk::Result::Ok(Self {
-                a: __v0,
-                b: __v1,
-                c: __v2,
-                d: __v3,
-                e: __v4,
-                f: __v5,
-                g: __v6,
-                h: __v7,
-            })
+            __rk::decode_fixed(
+                __input,
+                Self::LEN,
+                |__input: &'__de [u8]| {
+                    let (__v0, __p) = __K0::decode(__input, 0, "a")?;
+                    let (__v1, __p) = __K1::decode(__input, __p, "b")?;
+                    let (__v2, __p) = __K2::decode(__input, __p, "c")?;
+                    let (__v3, __p) = __K3::decode(__input, __p, "d")?;
+                    let (__v4, __p) = __K4::decode(__input, __p, "e")?;
+                    let (__v5, __p) = __K5::decode(__input, __p, "f")?;
+                    let (__v6, __p) = __K6::decode(__input, __p, "g")?;
+                    let (__v7, __p) = __K7::decode(__input, __p, "h")?;
+                    __rk::finish(__input, __p)?;
+                    __rk::Result::Ok(Self {
+                        a: __v0,
+                        b: __v1,
+                        c: __v2,
+                        d: __v3,
+                        e: __v4,
+                        f: __v5,
+                        g: __v6,
+                        h: __v7,
+                    })
+                },
+            )
         }
     }
     #[automatically_derived]

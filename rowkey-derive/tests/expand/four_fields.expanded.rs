@@ -54,17 +54,23 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for Four {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            let (__v0, __p) = __K0::decode(__input, 0, "a")?;
-            let (__v1, __p) = __K1::decode(__input, __p, "b")?;
-            let (__v2, __p) = __K2::decode(__input, __p, "c")?;
-            let (__v3, __p) = __K3::decode(__input, __p, "d")?;
-            __rk::finish(__input, __p)?;
-            __rk::Result::Ok(Self {
-                a: __v0,
-                b: __v1,
-                c: __v2,
-                d: __v3,
-            })
+            __rk::decode_fixed(
+                __input,
+                Self::LEN,
+                |__input: &'__de [u8]| {
+                    let (__v0, __p) = __K0::decode(__input, 0, "a")?;
+                    let (__v1, __p) = __K1::decode(__input, __p, "b")?;
+                    let (__v2, __p) = __K2::decode(__input, __p, "c")?;
+                    let (__v3, __p) = __K3::decode(__input, __p, "d")?;
+                    __rk::finish(__input, __p)?;
+                    __rk::Result::Ok(Self {
+                        a: __v0,
+                        b: __v1,
+                        c: __v2,
+                        d: __v3,
+                    })
+                },
+            )
         }
     }
     #[automatically_derived]

@@ -48,15 +48,21 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for ByCustomer {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            __rk::check_prefix(__input, b"I")?;
-            __rk::decode_salt::<__Salt>(&__input[1..], 4)?;
-            let (__v0, __p) = __K0::decode(__input, 2, "customer")?;
-            let (__v1, __p) = __K1::decode(__input, __p, "order")?;
-            __rk::finish(__input, __p)?;
-            __rk::Result::Ok(Self {
-                customer: __v0,
-                order: __v1,
-            })
+            __rk::decode_fixed(
+                __input,
+                Self::LEN,
+                |__input: &'__de [u8]| {
+                    __rk::check_prefix(__input, b"I")?;
+                    __rk::decode_salt::<__Salt>(&__input[1..], 4)?;
+                    let (__v0, __p) = __K0::decode(__input, 2, "customer")?;
+                    let (__v1, __p) = __K1::decode(__input, __p, "order")?;
+                    __rk::finish(__input, __p)?;
+                    __rk::Result::Ok(Self {
+                        customer: __v0,
+                        order: __v1,
+                    })
+                },
+            )
         }
     }
     __rk::if_alloc! {

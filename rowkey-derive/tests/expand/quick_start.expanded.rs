@@ -51,16 +51,22 @@ const _: () = {
     impl<'__de> __rk::DecodeRowKey<'__de> for UserEvent {
         #[inline]
         fn decode(__input: &'__de [u8]) -> __rk::Result<Self, __rk::DecodeError> {
-            __rk::decode_salt::<__Salt>(__input, 16)?;
-            let (__v0, __p) = __K0::decode(__input, 1, "user_id")?;
-            let (__v1, __p) = __K1::decode(__input, __p, "ts_millis")?;
-            let (__v2, __p) = __K2::decode(__input, __p, "kind")?;
-            __rk::finish(__input, __p)?;
-            __rk::Result::Ok(Self {
-                user_id: __v0,
-                ts_millis: __v1,
-                kind: __v2,
-            })
+            __rk::decode_fixed(
+                __input,
+                Self::LEN,
+                |__input: &'__de [u8]| {
+                    __rk::decode_salt::<__Salt>(__input, 16)?;
+                    let (__v0, __p) = __K0::decode(__input, 1, "user_id")?;
+                    let (__v1, __p) = __K1::decode(__input, __p, "ts_millis")?;
+                    let (__v2, __p) = __K2::decode(__input, __p, "kind")?;
+                    __rk::finish(__input, __p)?;
+                    __rk::Result::Ok(Self {
+                        user_id: __v0,
+                        ts_millis: __v1,
+                        kind: __v2,
+                    })
+                },
+            )
         }
     }
     __rk::if_alloc! {
