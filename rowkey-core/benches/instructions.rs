@@ -21,13 +21,13 @@ use redb::ReadableDatabase;
 use rowkey_core::merge_salted;
 use rowkey_core::prelude::*;
 
-#[path = "common/in_place.rs"]
-mod in_place;
 /// The measured layouts, shared with the wall-clock benchmark.
 #[path = "common/layouts.rs"]
 mod layouts;
-use in_place::InPlace;
+#[path = "common/redb_row.rs"]
+mod redb_row;
 use layouts::{Event, Named};
+use redb_row::RedbRow;
 
 #[derive(RowKey)]
 struct Escaped<'a> {
@@ -368,15 +368,11 @@ const PATHS: &[Path] = &[
                 let t = tx.open_table(ROWS).unwrap();
                 let streams: Vec<_> = Event::scan_all()
                     .ranges()
-                    .map(|r| {
-                        t.range::<&[u8]>(r.bounds())
-                            .unwrap()
-                            .map(|e| e.map(|(k, v)| (InPlace(k), v)))
-                    })
+                    .map(|r| t.range::<&[u8]>(r.bounds()).unwrap().map(RedbRow))
                     .collect();
                 black_box(
                     merge_salted(streams)
-                        .map(|r| r.unwrap().0.as_ref()[17])
+                        .map(|r| r.0.unwrap().0.value()[17])
                         .fold(0u8, u8::wrapping_add),
                 );
             }

@@ -19,12 +19,12 @@ fn full_run() -> bool {
 
 // ---------- key 1: 18 bytes, salt by user, user, newest-first ts, kind ----------
 
-#[path = "common/in_place.rs"]
-mod in_place;
 #[path = "common/layouts.rs"]
 mod layouts;
-use in_place::InPlace;
+#[path = "common/redb_row.rs"]
+mod redb_row;
 use layouts::{Event, Named};
+use redb_row::RedbRow;
 
 /// The same logical key with a peer crate: the caller computes the salt
 /// (the same xxh3) and stores `MAX - ts` itself, as a user of those crates
@@ -524,14 +524,10 @@ fn merging(c: &mut Criterion) {
             let t = tx.open_table(TABLE).unwrap();
             let streams: Vec<_> = scan
                 .ranges()
-                .map(|r| {
-                    t.range::<&[u8]>(r.bounds())
-                        .unwrap()
-                        .map(|e| e.map(|(k, v)| (InPlace(k), v)))
-                })
+                .map(|r| t.range::<&[u8]>(r.bounds()).unwrap().map(RedbRow))
                 .collect();
             merge_salted(streams)
-                .map(|r| touch(r.unwrap().0.as_ref()))
+                .map(|r| touch(r.0.unwrap().0.value()))
                 .sum::<u64>()
         })
     });

@@ -424,8 +424,6 @@ where
     #[inline]
     fn next(&mut self) -> Option<I::Item> {
         if let Some(i) = self.current {
-            // Every path returns `next` itself, so the stream's row is
-            // written where the caller reads it: no copy of a large row.
             let mut next = self.streams[i].next();
             if let Some(item) = &next {
                 let rank = self.heads.rank(item);

@@ -59,7 +59,7 @@ use redb::{
 };
 
 use crate::key::{DecodeRowKey, RowKey};
-use crate::scan::{KeyFilter, MergeSalted, Scan};
+use crate::scan::{KeyFilter, MergeItem, MergeSalted, Scan};
 use crate::store::{
     check_layout, decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream, StoredRow,
 };
@@ -413,8 +413,24 @@ impl AsRef<[u8]> for StoredKey<'_> {
 #[doc(hidden)]
 pub struct Stream<'a, V: Value + 'static>(redb::Range<'a, &'static [u8], V>, bool);
 
+/// A row of a [`Stream`] as redb returns it: the merge reads its key in
+/// place, and the row is not rebuilt on its way (a redb row is about 200
+/// bytes, and rebuilding it around a [`StoredKey`] cost a copy per row).
+#[doc(hidden)]
+pub struct StreamRow<'a, V: Value + 'static>(RedbRow<'a, V>);
+
+/// What a redb range yields.
+type RedbRow<'a, V> = Result<(AccessGuard<'a, &'static [u8]>, AccessGuard<'a, V>), StorageError>;
+
+impl<V: Value + 'static> MergeItem for StreamRow<'_, V> {
+    #[inline]
+    fn merge_key(&self) -> Option<&[u8]> {
+        self.0.as_ref().ok().map(|(k, _)| k.value())
+    }
+}
+
 impl<'a, V: Value + 'static> Iterator for Stream<'a, V> {
-    type Item = Result<(StoredKey<'a>, AccessGuard<'a, V>), StorageError>;
+    type Item = StreamRow<'a, V>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -423,7 +439,7 @@ impl<'a, V: Value + 'static> Iterator for Stream<'a, V> {
         } else {
             self.0.next()
         };
-        row.map(|r| r.map(|(k, v)| (StoredKey(k), v)))
+        row.map(StreamRow)
     }
 }
 
@@ -438,10 +454,10 @@ impl<'a, K: for<'de> DecodeRowKey<'de>, V: Value + 'static> Iterator for Rows<'a
     type Item = Result<(K, AccessGuard<'a, V>), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (key, value) = match self.merged.next()? {
+        let (key, value) = match self.merged.next()?.0 {
             Ok(row) => row,
             Err(e) => return Some(Err(e.into())),
         };
-        Some(decode_row(key.as_ref(), value))
+        Some(decode_row(key.value(), value))
     }
 }
