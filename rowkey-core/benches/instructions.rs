@@ -58,45 +58,22 @@ fn call(i: u64) -> Call {
 #[path = "common/hand.rs"]
 mod hand;
 
-/// Each measured operation behind an `#[inline(never)]` boundary, rowkey's
-/// and the hand-written alike: the counts are then the operation's own, not
-/// what the harness around it happened to inline (adding a path to this
-/// file once moved the fixed18 encode from 50 to 71 instructions, the
-/// hand-written decode from 58 to 76). A decode returns its own result
-/// type (rowkey's `Result` with a `DecodeError`, the hand-written `Option`)
-/// instead of unwrapping it, and decodes keys encoded before counting
-/// starts: the count is the decode's alone.
-mod op {
-    use super::{hand, Call, Event, Named};
+/// The fixed-width keys' operations (shared with the wall-clock bench).
+#[path = "common/op.rs"]
+mod op;
+
+/// The text key's and the scan's operations, behind the same boundary.
+mod text_op {
+    use super::{Call, Event};
     use rowkey_core::prelude::*;
 
     #[inline(never)]
-    pub fn encode(e: Event) -> [u8; Event::LEN] {
-        e.encode()
+    pub fn text_encode(c: Call, out: &mut [u8]) -> Result<usize, EncodeError> {
+        c.encode_into(out)
     }
     #[inline(never)]
-    pub fn hand_encode(e: Event) -> [u8; 18] {
-        hand::encode_event(e.user_id, e.ts, e.kind)
-    }
-    #[inline(never)]
-    pub fn decode(k: &[u8]) -> Result<Event, DecodeError> {
-        Event::decode(k)
-    }
-    #[inline(never)]
-    pub fn hand_decode(k: &[u8]) -> Option<(u64, i64, u8)> {
-        hand::decode_event(k)
-    }
-    #[inline(never)]
-    pub fn try_encode(k: Named<'_>) -> [u8; Named::LEN] {
-        k.try_encode().unwrap()
-    }
-    #[inline(never)]
-    pub fn text_encode(c: Call, out: &mut [u8]) -> usize {
-        c.encode_into(out).unwrap()
-    }
-    #[inline(never)]
-    pub fn text_decode(k: &[u8]) -> Call {
-        Call::decode(k).unwrap()
+    pub fn text_decode(k: &[u8]) -> Result<Call, DecodeError> {
+        Call::decode(k)
     }
     #[inline(never)]
     pub fn range_by(user: u64) -> usize {
@@ -128,6 +105,21 @@ const KEYS: usize = 1024;
 
 fn event_keys() -> Vec<[u8; Event::LEN]> {
     (0..KEYS as u64).map(|i| event(i).encode()).collect()
+}
+
+fn named_keys() -> Vec<[u8; Named::LEN]> {
+    const NAMES: [&str; 4] = ["sensor-0042-east", "a", "pump", "valve-17"];
+    (0..KEYS as u64)
+        .map(|i| {
+            Named {
+                user_id: i,
+                name: NAMES[i as usize % NAMES.len()],
+                seq: i as u32,
+            }
+            .try_encode()
+            .unwrap()
+        })
+        .collect()
 }
 
 fn text(len: usize) -> Vec<u8> {
@@ -242,7 +234,41 @@ const PATHS: &[Path] = &[
                     name: black_box("sensor-0042-east"),
                     seq: i as u32,
                 };
-                black_box(op::try_encode(black_box(k)));
+                let _ = black_box(op::try_encode(black_box(k)));
+            }
+        },
+    },
+    Path {
+        name: "fixed29 try_encode(): hand-written",
+        per_iter: 1,
+        run: |n| {
+            for i in 0..n {
+                let k = Named {
+                    user_id: i,
+                    name: black_box("sensor-0042-east"),
+                    seq: i as u32,
+                };
+                black_box(op::hand_try_encode(black_box(k)));
+            }
+        },
+    },
+    Path {
+        name: "fixed29 decode: rowkey",
+        per_iter: 1,
+        run: |n| {
+            let keys = named_keys();
+            for i in 0..n {
+                let _ = black_box(op::decode_named(black_box(&keys[i as usize % KEYS])));
+            }
+        },
+    },
+    Path {
+        name: "fixed29 decode: hand-written",
+        per_iter: 1,
+        run: |n| {
+            let keys = named_keys();
+            for i in 0..n {
+                black_box(op::hand_decode_named(black_box(&keys[i as usize % KEYS])));
             }
         },
     },
@@ -252,7 +278,7 @@ const PATHS: &[Path] = &[
         run: |n| {
             let mut out = [0u8; 40];
             for i in 0..n {
-                black_box(op::text_encode(black_box(call(i)), &mut out));
+                let _ = black_box(text_op::text_encode(black_box(call(i)), &mut out));
                 black_box(&out);
             }
         },
@@ -265,7 +291,7 @@ const PATHS: &[Path] = &[
                 .map(|i| call(i).encode_to_vec().unwrap())
                 .collect();
             for i in 0..n {
-                black_box(op::text_decode(black_box(&keys[i as usize % KEYS])));
+                let _ = black_box(text_op::text_decode(black_box(&keys[i as usize % KEYS])));
             }
         },
     },
@@ -306,7 +332,7 @@ const PATHS: &[Path] = &[
         per_iter: 1,
         run: |n| {
             for i in 0..n {
-                black_box(op::range_by(black_box(i)));
+                black_box(text_op::range_by(black_box(i)));
             }
         },
     },

@@ -529,7 +529,10 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction
             });
         }
         let dst = &mut out[pos..pos + N];
-        let (value_part, pad_part) = dst.split_at_mut(bytes.len());
+        // Padding first, over all N bytes: a fill of a constant width is a
+        // store or two, where filling what the value leaves is a call.
+        dst.fill(PAD);
+        let value_part = &mut dst[..bytes.len()];
         if D::DOMAIN {
             reverse_domain_into(bytes, value_part);
         } else {
@@ -542,7 +545,6 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction
         if value_part.last() == Some(&PAD) {
             return Err(EncodeError::EndsWithPad { field, pad: PAD });
         }
-        pad_part.fill(PAD);
         if O::DESC {
             invert(dst);
         }
