@@ -196,6 +196,17 @@ const PATHS: &[Path] = &[
         },
     },
     Path {
+        name: "fixed18 encode_into: rowkey",
+        per_iter: 1,
+        run: |n| {
+            let mut out = [0u8; Event::LEN];
+            for i in 0..n {
+                let _ = black_box(op::encode_into(black_box(event(i)), &mut out));
+                black_box(&out);
+            }
+        },
+    },
+    Path {
         name: "fixed18 encode: hand-written",
         per_iter: 1,
         run: |n| {

@@ -20,6 +20,11 @@ pub fn encode(e: Event) -> [u8; Event::LEN] {
 }
 
 #[inline(never)]
+pub fn encode_into(e: Event, out: &mut [u8]) -> Result<usize, EncodeError> {
+    e.encode_into(out)
+}
+
+#[inline(never)]
 pub fn hand_encode(e: Event) -> [u8; 18] {
     hand::encode_event(e.user_id, e.ts, e.kind)
 }
