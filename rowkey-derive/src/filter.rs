@@ -125,6 +125,7 @@ pub(crate) fn filter(l: &Model<'_>) -> (TokenStream, TokenStream, TokenStream) {
                 #(#methods)*
                 /// The filter, or the first predicate value that cannot be encoded
                 /// (a `#[fixed]` string that is too long, a timestamp out of range).
+                #[inline]
                 pub fn build(self) -> __rk::Result<__rk::KeyFilter, __rk::EncodeError> {
                     let #bucket_mut __parts = self.0;
                     #bucket

@@ -161,3 +161,99 @@ fn helper_path_is_spelled_once() {
         assert_eq!(full, 1 + outside, "{}: {full} full paths", input.display());
     }
 }
+
+/// Every function the derive generates is `#[inline]` or generic, so that
+/// a crate that defines keys compiles none of them to machine code unless
+/// it calls them: the build cost that BENCHMARKS.md measures against
+/// serde's derives. (`build()` of the filter builder was neither, and was
+/// code-generated for every key.)
+#[test]
+fn generated_functions_are_inline_or_generic() {
+    fn impl_fns(items: &[syn::ImplItem], out: &mut Vec<syn::ImplItemFn>) {
+        for item in items {
+            match item {
+                syn::ImplItem::Fn(f) => out.push(f.clone()),
+                syn::ImplItem::Macro(m) => {
+                    let parser = |input: syn::parse::ParseStream<'_>| {
+                        let mut items = Vec::new();
+                        while !input.is_empty() {
+                            items.push(input.parse::<syn::ImplItem>()?);
+                        }
+                        Ok(items)
+                    };
+                    impl_fns(&m.mac.parse_body_with(parser).expect("impl items"), out);
+                }
+                _ => {}
+            }
+        }
+    }
+    fn fns(items: &[syn::Item], out: &mut Vec<syn::ImplItemFn>) {
+        for item in items {
+            match item {
+                syn::Item::Impl(i) => impl_fns(&i.items, out),
+                syn::Item::Const(c) => {
+                    if let syn::Expr::Block(b) = &*c.expr {
+                        let inner: Vec<syn::Item> = b
+                            .block
+                            .stmts
+                            .iter()
+                            .filter_map(|s| match s {
+                                syn::Stmt::Item(i) => Some(i.clone()),
+                                // `__rk::if_alloc! { ... }`: its items.
+                                syn::Stmt::Macro(m) => Some(syn::Item::Macro(syn::ItemMacro {
+                                    attrs: m.attrs.clone(),
+                                    ident: None,
+                                    mac: m.mac.clone(),
+                                    semi_token: m.semi_token,
+                                })),
+                                _ => None,
+                            })
+                            .collect();
+                        fns(&inner, out);
+                    }
+                }
+                syn::Item::Macro(m) if m.mac.path.segments.last().unwrap().ident == "if_alloc" => {
+                    let file: syn::File = m.mac.parse_body().expect("items");
+                    fns(&file.items, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut checked = 0;
+    for input in inputs() {
+        let file = syn::parse_file(&fs::read_to_string(&input).unwrap()).unwrap();
+        let node = file
+            .items
+            .into_iter()
+            .find_map(|item| match item {
+                syn::Item::Struct(s) => Some(syn::DeriveInput::from(s)),
+                syn::Item::Enum(e) => Some(syn::DeriveInput::from(e)),
+                _ => None,
+            })
+            .unwrap();
+        let expanded: syn::File = syn::parse2(crate::expand::derive(&node)).unwrap();
+        let mut all = Vec::new();
+        fns(&expanded.items, &mut all);
+        for f in all {
+            let inline = f.attrs.iter().any(|a| a.path().is_ident("inline"));
+            let generic = f
+                .sig
+                .generics
+                .params
+                .iter()
+                .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+                || f.sig.inputs.iter().any(|arg| {
+                    matches!(arg, syn::FnArg::Typed(t) if matches!(*t.ty, syn::Type::ImplTrait(_)))
+                });
+            assert!(
+                inline || generic,
+                "{}: `{}` is neither #[inline] nor generic: every crate defining the key would compile it",
+                input.display(),
+                f.sig.ident
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} functions found");
+}

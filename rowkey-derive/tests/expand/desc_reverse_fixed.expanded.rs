@@ -109,8 +109,8 @@ const _: () = {
         -> Self { OrderFilter(__K4::constrain(self.0, 4, id, "id", __rk::PhantomData)) }
         #[doc = r" The filter, or the first predicate value that cannot be encoded"]
         #[doc = r" (a `#[fixed]` string that is too long, a timestamp out of range)."]
-        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
-        __parts = self.0; __parts.build() } }
+        #[inline] pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError
+        > { let __parts = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Order {

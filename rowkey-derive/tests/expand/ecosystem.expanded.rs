@@ -81,9 +81,9 @@ const _: () = {
         seen : __P) -> Self { SessionFilter(__K2::constrain(self.0, 2, seen, "seen",
         __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let __parts
-        = self.0; __parts.build() } }
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        __parts = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Session {

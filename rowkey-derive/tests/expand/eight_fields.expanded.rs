@@ -145,9 +145,9 @@ const _: () = {
         #[inline] pub fn h < __P : __rk::FieldPredicate < u8 > > (self, h : __P) -> Self
         { EightFilter(__K7::constrain(self.0, 7, h, "h", __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let __parts
-        = self.0; __parts.build() } }
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        __parts = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Eight {

@@ -100,9 +100,9 @@ const _: () = {
         #[inline] pub fn d < __P : __rk::FieldPredicate < u8 > > (self, d : __P) -> Self
         { FourFilter(__K3::constrain(self.0, 3, d, "d", __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let __parts
-        = self.0; __parts.build() } }
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        __parts = self.0; __parts.build() } }
     }
     #[automatically_derived]
     impl Four {

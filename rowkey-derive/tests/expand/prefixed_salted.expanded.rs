@@ -76,9 +76,9 @@ const _: () = {
         __P) -> Self { ByCustomerFilter(__K1::constrain(self.0, 1, order, "order",
         __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
-        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        mut __parts = self.0; let __bucket = match (__parts.single(0),) {
         (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
         >> ::decode(__s0, 0, "customer"),) { (__rk::Result::Ok((__v0, _)),) =>
         __rk::Option::Some(ByCustomer::__rk_bucket(& __v0) ?), _ => __rk::Option::None,

@@ -84,9 +84,9 @@ const _: () = {
         kind : __P) -> Self { UserEventFilter(__K2::constrain(self.0, 2, kind, "kind",
         __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
-        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        mut __parts = self.0; let __bucket = match (__parts.single(0),) {
         (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, u64 >>
         ::decode(__s0, 0, "user_id"),) { (__rk::Result::Ok((__v0, _)),) =>
         __rk::Option::Some(UserEvent::__rk_bucket(& __v0)), _ => __rk::Option::None, }, _

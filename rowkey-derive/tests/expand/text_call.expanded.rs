@@ -108,9 +108,9 @@ const _: () = {
         note : __P) -> Self { CallFilter(__K3::constrain(self.0, 3, note, "note",
         __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
-        __parts = self.0; let __bucket = match (__parts.single(0),) {
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        mut __parts = self.0; let __bucket = match (__parts.single(0),) {
         (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, u64 >>
         ::decode(__s0, 0, "phone"),) { (__rk::Result::Ok((__v0, _)),) =>
         __rk::Option::Some(Call::__rk_bucket(& __v0)), _ => __rk::Option::None, }, _ =>

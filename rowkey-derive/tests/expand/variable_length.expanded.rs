@@ -88,9 +88,9 @@ const _: () = {
         body : __P) -> Self { DocumentFilter(__K2::constrain(self.0, 2, body, "body",
         __rk::PhantomData)) } #[doc =
         r" The filter, or the first predicate value that cannot be encoded"] #[doc =
-        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] pub fn
-        build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let mut
-        __parts = self.0; let __bucket = match (__parts.single(0), __parts.single(1),
+        r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
+        pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
+        mut __parts = self.0; let __bucket = match (__parts.single(0), __parts.single(1),
         __parts.single(2),) { (__rk::Option::Some(__s0), __rk::Option::Some(__s1),
         __rk::Option::Some(__s2),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
         >> ::decode(__s0, 0, "tenant"), < __K1 as __rk::FieldDecode < '_, __rk::Option <
