@@ -152,6 +152,18 @@ fn redb_input() -> redb::Database {
     db
 }
 
+/// Merges `input`'s buckets `n` times, touching every row.
+fn merge(n: u64, input: &[Vec<(Vec<u8>, ())>]) {
+    for _ in 0..n {
+        let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
+        black_box(
+            merge_salted(streams)
+                .map(|(k, _)| k[17])
+                .fold(0u8, u8::wrapping_add),
+        );
+    }
+}
+
 /// 16,000 rows of 500 users in their 16 buckets: the merge gives each
 /// user's 32 rows in a run from one bucket, as a salted table does.
 fn merge_input() -> Vec<Vec<(Vec<u8>, ())>> {
@@ -350,32 +362,12 @@ const PATHS: &[Path] = &[
     Path {
         name: "merge_salted, per row (16 streams)",
         per_iter: 16_000,
-        run: |n| {
-            let input = merge_input();
-            for _ in 0..n {
-                let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
-                black_box(
-                    merge_salted(streams)
-                        .map(|(k, _)| k[17])
-                        .fold(0u8, u8::wrapping_add),
-                );
-            }
-        },
+        run: |n| merge(n, &merge_input()),
     },
     Path {
         name: "merge_salted, per row, no runs (16 streams)",
         per_iter: 16_000,
-        run: |n| {
-            let input = merge_input_without_runs();
-            for _ in 0..n {
-                let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
-                black_box(
-                    merge_salted(streams)
-                        .map(|(k, _)| k[17])
-                        .fold(0u8, u8::wrapping_add),
-                );
-            }
-        },
+        run: |n| merge(n, &merge_input_without_runs()),
     },
     Path {
         name: "redb: read 16 ranges, per row",

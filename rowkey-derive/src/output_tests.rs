@@ -22,14 +22,7 @@ impl VisitMut for InlineIfAlloc {
                 syn::ImplItem::Macro(m)
                     if m.mac.path.segments.last().unwrap().ident == "if_alloc" =>
                 {
-                    let parser = |input: syn::parse::ParseStream<'_>| {
-                        let mut items = Vec::new();
-                        while !input.is_empty() {
-                            items.push(input.parse::<syn::ImplItem>()?);
-                        }
-                        Ok(items)
-                    };
-                    items.extend(m.mac.parse_body_with(parser).expect("impl items"));
+                    items.extend(if_alloc_items(&m.mac));
                 }
                 other => items.push(other),
             }
@@ -39,9 +32,9 @@ impl VisitMut for InlineIfAlloc {
     }
 }
 
-/// The expansion of the one `#[derive(RowKey)]` struct or enum in
-/// `source`, as formatted Rust.
-fn expansion(source: &str) -> String {
+/// The derive's output for the one `#[derive(RowKey)]` struct or enum in
+/// `source`.
+fn derived(source: &str) -> proc_macro2::TokenStream {
     let file = syn::parse_file(source).expect("the input parses");
     let node = file
         .items
@@ -52,7 +45,25 @@ fn expansion(source: &str) -> String {
             _ => None,
         })
         .expect("the input has a struct or an enum");
-    let tokens = crate::expand::derive(&node);
+    crate::expand::derive(&node)
+}
+
+/// The items of an `if_alloc! { ... }` inside an impl.
+fn if_alloc_items(mac: &syn::Macro) -> Vec<syn::ImplItem> {
+    let parser = |input: syn::parse::ParseStream<'_>| {
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            items.push(input.parse::<syn::ImplItem>()?);
+        }
+        Ok(items)
+    };
+    mac.parse_body_with(parser).expect("impl items")
+}
+
+/// The expansion of the one `#[derive(RowKey)]` struct or enum in
+/// `source`, as formatted Rust.
+fn expansion(source: &str) -> String {
+    let tokens = derived(source);
     let mut expanded: syn::File = syn::parse2(tokens).expect("the expansion parses as items");
     InlineIfAlloc.visit_file_mut(&mut expanded);
     prettyplease::unparse(&expanded)
@@ -173,16 +184,7 @@ fn generated_functions_are_inline_or_generic() {
         for item in items {
             match item {
                 syn::ImplItem::Fn(f) => out.push(f.clone()),
-                syn::ImplItem::Macro(m) => {
-                    let parser = |input: syn::parse::ParseStream<'_>| {
-                        let mut items = Vec::new();
-                        while !input.is_empty() {
-                            items.push(input.parse::<syn::ImplItem>()?);
-                        }
-                        Ok(items)
-                    };
-                    impl_fns(&m.mac.parse_body_with(parser).expect("impl items"), out);
-                }
+                syn::ImplItem::Macro(m) => impl_fns(&if_alloc_items(&m.mac), out),
                 _ => {}
             }
         }
@@ -222,17 +224,8 @@ fn generated_functions_are_inline_or_generic() {
     }
     let mut checked = 0;
     for input in inputs() {
-        let file = syn::parse_file(&fs::read_to_string(&input).unwrap()).unwrap();
-        let node = file
-            .items
-            .into_iter()
-            .find_map(|item| match item {
-                syn::Item::Struct(s) => Some(syn::DeriveInput::from(s)),
-                syn::Item::Enum(e) => Some(syn::DeriveInput::from(e)),
-                _ => None,
-            })
-            .unwrap();
-        let expanded: syn::File = syn::parse2(crate::expand::derive(&node)).unwrap();
+        let expanded: syn::File =
+            syn::parse2(derived(&fs::read_to_string(&input).unwrap())).unwrap();
         let mut all = Vec::new();
         fns(&expanded.items, &mut all);
         for f in all {
