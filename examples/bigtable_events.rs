@@ -5,7 +5,7 @@
 //! `cbtemulator` binary):
 //! `BIGTABLE_EMULATOR_HOST=127.0.0.1:8086 cargo run -p examples --example bigtable_events`
 
-use rowkey_bigtable::{connect_admin, create_table, read_typed, write_rows};
+use rowkey_bigtable::{connect_admin, create_table, read_typed, write_rows, Client};
 use rowkey_core::prelude::*;
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -20,10 +20,7 @@ struct UserEvent {
 
 async fn run(host: &str) -> Result<(), Box<dyn std::error::Error>> {
     let (project, instance) = ("rowkey-example", "events");
-    let client = bigtable_rs::bigtable::BigTableConnection::new_with_emulator(
-        host, project, instance, false, 1, None,
-    )?
-    .client();
+    let client = Client::connect_lazy(&format!("http://{host}"), project, instance)?;
     let mut admin = connect_admin(&format!("http://{host}")).await?;
     let table = format!("user_events_{}", std::process::id());
 

@@ -5,9 +5,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bigtable_rs::bigtable::{BigTable, BigTableConnection};
-
-use crate::{connect_admin, AdminClient, Error};
+use crate::{connect_admin, AdminClient, Client, Error};
 
 /// A running `cbtemulator`.
 ///
@@ -83,7 +81,7 @@ impl Emulator {
     }
 
     /// A data client for `project`/`instance` on the emulator.
-    pub fn client(&self, project: &str, instance: &str) -> Result<BigTable, Error> {
+    pub fn client(&self, project: &str, instance: &str) -> Result<Client, Error> {
         client_at(&self.host(), project, instance)
     }
 
@@ -95,16 +93,8 @@ impl Emulator {
 
 /// A data client for `project`/`instance` on an emulator already running at
 /// `host` (`127.0.0.1:8086`, the form of `BIGTABLE_EMULATOR_HOST`).
-pub fn client_at(host: &str, project: &str, instance: &str) -> Result<BigTable, Error> {
-    let connection = BigTableConnection::new_with_emulator(
-        host,
-        project,
-        instance,
-        false,
-        1,
-        Some(Duration::from_secs(30)),
-    )?;
-    Ok(connection.client())
+pub fn client_at(host: &str, project: &str, instance: &str) -> Result<Client, Error> {
+    Client::connect_lazy(&format!("http://{host}"), project, instance)
 }
 
 /// An admin client on an emulator already running at `host`.

@@ -1,4 +1,5 @@
-//! Typed rowkey scans on Google Cloud Bigtable, with [`bigtable_rs`].
+//! Typed rowkey scans on Google Cloud Bigtable, over its v2 gRPC API on a
+//! channel sized for merged streaming reads ([`Client`]).
 //!
 //! - [`row_set`] / [`row_range`]: a [`Scan`] as Bigtable `RowSet`/`RowRange`s
 //!   (start key closed, stop key open, no end key for "to the end").
@@ -18,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use bigtable_rs::bigtable::{BigTable, RowCell};
+use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
 use bigtable_rs::google::bigtable::v2::{
     mutate_rows_request, mutation, MutateRowsRequest, Mutation,
@@ -28,8 +29,11 @@ use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as ad
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
 
+mod client;
 pub mod emulator;
 mod stream;
+
+pub use client::{Client, CONNECTION_WINDOW, STREAM_WINDOW};
 
 pub use stream::{
     feature_flags_header, stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed,
@@ -63,8 +67,8 @@ pub enum Error {
     /// The admin API failed.
     #[error("bigtable admin")]
     Admin(#[source] tonic::Status),
-    /// The admin endpoint is not a valid URI.
-    #[error("bigtable admin endpoint {endpoint:?}")]
+    /// An endpoint (the data or the admin API's) is not a valid URI.
+    #[error("bigtable endpoint {endpoint:?}")]
     Endpoint {
         /// The endpoint as given.
         endpoint: String,
@@ -242,10 +246,9 @@ pub type Rows = Vec<(Vec<u8>, Vec<RowCell>)>;
 /// retry: a failure of any range ends the read with its error (never a
 /// short result). [`stream_scan`] retries transient failures from after the
 /// last row returned, pushes a limit down and holds one row per range.
-pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Rows, Error> {
-    let table_name = client.get_full_table_name(table);
+pub async fn read_scan(client: &Client, table: &str, scan: &Scan) -> Result<Rows, Error> {
+    let table_name = client.table_name(table);
     let requests = scan.ranges().map(|r| {
-        let mut c = client.clone();
         let request = ReadRowsRequest {
             table_name: table_name.clone(),
             rows: Some(RowSet {
@@ -254,7 +257,10 @@ pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Ro
             }),
             ..Default::default()
         };
-        async move { c.read_rows(request).await }
+        async move {
+            let response = client.read_rows(request).await?;
+            bigtable_rs::bigtable::read_rows::decode_read_rows_response(&None, response).await
+        }
     });
     let per_range = futures_util::future::try_join_all(requests).await?;
     Ok(scan
@@ -267,7 +273,7 @@ pub async fn read_scan(client: &BigTable, table: &str, scan: &Scan) -> Result<Ro
 /// [`Error::ForeignRow`] naming its key; [`stream_typed`] instead yields
 /// that error and goes on with the next row.
 pub async fn read_typed<T>(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
 ) -> Result<Vec<(T, Vec<RowCell>)>, Error>
@@ -299,7 +305,7 @@ where
 /// input. A key that cannot be encoded is [`Error::Encode`] before anything
 /// is sent.
 pub async fn write_rows<K: RowKey>(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     rows: impl IntoIterator<Item = (K, Vec<Cell>)>,
 ) -> Result<(), Error> {
@@ -316,7 +322,7 @@ pub type Cell = (String, Vec<u8>, Vec<u8>);
 /// [`write_rows`] for keys already encoded (by a program that handles keys
 /// of several types, such as the hot-spot lab): rows `(key bytes, cells)`.
 pub async fn write_raw_rows(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
 ) -> Result<(), Error> {
@@ -399,20 +405,19 @@ const INVALID_ARGUMENT: i32 = 3;
 /// Sends one `MutateRows` request; the rows the server rejects are added to
 /// `rejected` with their positions in the caller's input.
 async fn send_batch(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     entries: Vec<mutate_rows_request::Entry>,
     positions: &[usize],
     rejected: &mut Vec<RejectedRow>,
 ) -> Result<(), Error> {
     let keys: Vec<Vec<u8>> = entries.iter().map(|e| e.row_key.clone()).collect();
-    let mut c = client.clone();
     let request = MutateRowsRequest {
-        table_name: c.get_full_table_name(table),
+        table_name: client.table_name(table),
         entries,
         ..Default::default()
     };
-    let mut responses = c.mutate_rows(request).await?;
+    let mut responses = client.mutate_rows(request).await?;
     while let Some(response) = responses
         .message()
         .await

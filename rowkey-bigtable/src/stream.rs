@@ -2,9 +2,10 @@
 //! lazily in key order (after the salt byte when the scan fans out over
 //! buckets), as OpenTSDB's `SaltScanner` and HBaseWD's `DistributedScanner`
 //! do. Memory is bounded by the number of ranges times the transport's
-//! buffers, not by the number of rows read.
+//! buffers (a [`STREAM_WINDOW`](crate::STREAM_WINDOW) each on a channel
+//! from [`Client::endpoint`]), not by the number of rows read.
 //!
-//! bigtable_rs 0.4 retries nothing, so each range's stream retries its own
+//! The gRPC client retries nothing, so each range's stream retries its own
 //! transient failures: it reopens the range after the last row it returned,
 //! with what is left of its limit, after a backoff.
 
@@ -14,7 +15,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bigtable_rs::bigtable::{BigTable, RowCell};
+use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
 use bigtable_rs::google::bigtable::v2::{
     row_filter, FeatureFlags, ReadRowsRequest, RowFilter, RowRange, RowSet,
@@ -23,7 +24,7 @@ use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
-use crate::Error;
+use crate::{Client, Error};
 
 /// One row: its key and its cells.
 pub type Row = (Vec<u8>, Vec<RowCell>);
@@ -96,7 +97,7 @@ fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
 /// For the next page after the last key `k` a page returned, read
 /// `scan.after(&k)`.
 pub async fn stream_scan(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
@@ -106,7 +107,7 @@ pub async fn stream_scan(
 
 /// [`stream_scan`] with a retry policy of your own.
 pub async fn stream_scan_with(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
@@ -121,7 +122,7 @@ pub async fn stream_scan_with(
 /// newest rows come first, and "the latest 20" reads at most 20 rows per
 /// range. A retry resumes before the last row a range returned.
 pub async fn stream_scan_reversed(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
@@ -131,7 +132,7 @@ pub async fn stream_scan_reversed(
 
 /// [`stream_typed`] read backwards ([`stream_scan_reversed`]).
 pub async fn stream_typed_reversed<T>(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
@@ -154,7 +155,7 @@ where
 /// as [`stream_scan`]; [`RowStream::rows_received`] counts what the server
 /// sent.
 pub async fn stream_filter(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     filter: &KeyFilter,
     limit: Option<u64>,
@@ -184,7 +185,7 @@ pub async fn stream_filter(
 
 /// [`stream_filter`] with each row key decoded as a `T`.
 pub async fn stream_filter_typed<T>(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     filter: &KeyFilter,
     limit: Option<u64>,
@@ -197,7 +198,7 @@ where
 }
 
 fn open(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
@@ -209,7 +210,7 @@ fn open(
 
 /// `limits`: each range's request's and the merged stream's.
 fn open_filtered(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     (range_limit, limit): (Option<u64>, Option<u64>),
@@ -217,7 +218,7 @@ fn open_filtered(
     reversed: bool,
     row_filter: Option<RowFilter>,
 ) -> RowStream {
-    let table_name = client.get_full_table_name(table);
+    let table_name = client.table_name(table);
     let retries = Arc::new(AtomicU64::new(0));
     let streams = scan
         .ranges()
@@ -270,27 +271,12 @@ pub fn feature_flags_header() -> String {
     base64::engine::general_purpose::URL_SAFE.encode(prost::Message::encode_to_vec(&flags))
 }
 
-/// One `ReadRows` call with the routing and feature headers, decoded into
-/// rows with bigtable_rs's chunk decoder.
+/// One `ReadRows` call, decoded into rows with bigtable_rs's chunk decoder.
 async fn read_rows(
-    client: &mut BigTable,
+    client: &Client,
     request: ReadRowsRequest,
 ) -> Result<RangeStream, bigtable_rs::bigtable::Error> {
-    use tonic::metadata::MetadataValue;
-    let routing = format!("table_name={}", request.table_name.replace('/', "%2F"));
-    let mut req = tonic::Request::new(request);
-    let metadata = req.metadata_mut();
-    metadata.insert(
-        "x-goog-request-params",
-        MetadataValue::try_from(routing.as_str())
-            .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
-    );
-    metadata.insert(
-        "bigtable-features",
-        MetadataValue::try_from(feature_flags_header().as_str())
-            .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
-    );
-    let response = client.get_client().read_rows(req).await?.into_inner();
+    let response = client.read_rows(request).await?;
     Ok(
         bigtable_rs::bigtable::read_rows::decode_read_rows_response_stream(response)
             .await
@@ -306,7 +292,7 @@ async fn read_rows(
 /// other buckets' streams are still drained. Transport errors end the
 /// stream as in [`stream_scan`].
 pub async fn stream_typed<T>(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
@@ -322,7 +308,7 @@ type RangeStream = BoxStream<'static, Result<Row, bigtable_rs::bigtable::Error>>
 
 /// One range's read, as it resumes after failures.
 struct RangeState {
-    client: BigTable,
+    client: Client,
     table_name: String,
     /// Where the (next) request starts: the range's start, then just after
     /// the last row returned.
@@ -396,7 +382,7 @@ fn range_stream(state: RangeState) -> RangeStream {
             }
             if st.rows.is_none() {
                 let request = st.request();
-                match read_rows(&mut st.client, request).await {
+                match read_rows(&st.client, request).await {
                     Ok(rows) => st.rows = Some(rows),
                     Err(e) if st.retry_after(&e).await => continue,
                     Err(e) => return Some((Err(e), None)),

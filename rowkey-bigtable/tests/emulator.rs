@@ -10,8 +10,7 @@ mod common;
 
 use std::ops::{Bound, RangeBounds};
 
-use bigtable_rs::bigtable::BigTable;
-use rowkey_bigtable::{create_table, read_scan, read_typed, write_rows, AdminClient};
+use rowkey_bigtable::{create_table, read_scan, read_typed, write_rows, AdminClient, Client};
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
 
@@ -29,7 +28,7 @@ impl Emulator {
             rowkey_bigtable::emulator::Emulator::start().expect("the Bigtable emulator starts"),
         )
     }
-    fn client(&self) -> BigTable {
+    fn client(&self) -> Client {
         self.0
             .client(PROJECT, INSTANCE)
             .expect("connects to the emulator")
@@ -80,7 +79,7 @@ const IDS: &[u64] = &[0, 1, 2, 1_000, u64::MAX];
 /// The scan must return exactly the rows `pred` selects, in the order of
 /// the keys after the salt byte.
 async fn check<T>(
-    client: &BigTable,
+    client: &Client,
     table: &str,
     rows: &[T],
     salted: bool,
@@ -394,7 +393,17 @@ async fn rowkey_bounds_avoid_the_bigtable_rs_prefix_bug() {
     .await
     .unwrap();
 
-    let mut c = client.clone();
+    // bigtable_rs's own client, on the same emulator.
+    let mut c = bigtable_rs::bigtable::BigTableConnection::new_with_emulator(
+        &emulator.0.host(),
+        PROJECT,
+        INSTANCE,
+        false,
+        1,
+        None,
+    )
+    .unwrap()
+    .client();
     let request = bigtable_rs::google::bigtable::v2::ReadRowsRequest {
         table_name: c.get_full_table_name("raw"),
         ..Default::default()
@@ -423,6 +432,20 @@ async fn rowkey_bounds_avoid_the_bigtable_rs_prefix_bug() {
         .map(|(k, _)| k)
         .collect();
     assert_eq!(ours, [vec![0x01, 0xFF], vec![0x01, 0xFF, 0x05]]);
+
+    // rowkey's scan over bigtable_rs's connection (Client::from): the same.
+    let theirs_conn = Client::from(c);
+    assert_eq!(
+        theirs_conn.table_name("raw"),
+        format!("{}/tables/raw", instance())
+    );
+    let over_theirs: Vec<Vec<u8>> = read_scan(&theirs_conn, "raw", &scan)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(over_theirs, ours);
 }
 
 /// Errors keep their causes: a bad endpoint and an unreachable one name the

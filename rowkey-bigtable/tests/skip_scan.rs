@@ -7,10 +7,9 @@
 //! merged key order; where the regex is exact, the server sent no other
 //! row.
 
-use bigtable_rs::bigtable::BigTable;
 use futures_util::StreamExt;
 use rowkey_bigtable::emulator::Emulator;
-use rowkey_bigtable::{create_table, stream_filter, write_rows, Row};
+use rowkey_bigtable::{create_table, stream_filter, write_rows, Client, Row};
 use rowkey_core::{any_of, prelude::*, KeyFilter};
 
 const PROJECT: &str = "rowkey-test";
@@ -39,7 +38,7 @@ struct Tagged {
     n: u16,
 }
 
-async fn table(emulator: &Emulator, name: &str, splits: &[Vec<u8>]) -> BigTable {
+async fn table(emulator: &Emulator, name: &str, splits: &[Vec<u8>]) -> Client {
     let client = emulator.client(PROJECT, INSTANCE).expect("client");
     let mut admin = emulator.admin().await.expect("admin");
     let instance = format!("projects/{PROJECT}/instances/{INSTANCE}");
@@ -49,7 +48,7 @@ async fn table(emulator: &Emulator, name: &str, splits: &[Vec<u8>]) -> BigTable 
     client
 }
 
-async fn write<K: RowKey + Clone>(client: &BigTable, name: &str, rows: &[K]) {
+async fn write<K: RowKey + Clone>(client: &Client, name: &str, rows: &[K]) {
     let cells = rows.iter().map(|k| {
         (
             k.clone(),
@@ -72,7 +71,7 @@ fn model<K: RowKey>(rows: &[K], filter: &KeyFilter) -> Vec<Vec<u8>> {
     keys
 }
 
-async fn read(client: &BigTable, name: &str, filter: &KeyFilter) -> (Vec<Vec<u8>>, u64) {
+async fn read(client: &Client, name: &str, filter: &KeyFilter) -> (Vec<Vec<u8>>, u64) {
     let mut rows = stream_filter(client, name, filter, None)
         .await
         .expect("opens");

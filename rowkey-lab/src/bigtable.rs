@@ -5,7 +5,6 @@
 
 use futures_util::StreamExt;
 use rowkey_bigtable::admin_api::google::bigtable::admin::v2::DeleteTableRequest;
-use rowkey_bigtable::bigtable_rs::bigtable::BigTable;
 use rowkey_bigtable::emulator::{admin_at, client_at, Emulator};
 use rowkey_bigtable::{
     create_table, stream_scan, stream_scan_reversed, write_raw_rows, AdminClient, Cell,
@@ -38,7 +37,7 @@ fn event_index(
 /// reaps) when dropped.
 pub struct BigtableStore {
     runtime: tokio::runtime::Runtime,
-    client: BigTable,
+    client: rowkey_bigtable::Client,
     admin: AdminClient,
     /// Held for its `Drop`, which kills the emulator.
     _emulator: Option<Emulator>,

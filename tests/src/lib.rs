@@ -260,7 +260,7 @@ impl Engine for Fjall {
 /// loopback port and stops (killed and reaped) when dropped.
 pub struct Bigtable {
     runtime: tokio::runtime::Runtime,
-    client: rowkey_bigtable::bigtable_rs::bigtable::BigTable,
+    client: rowkey_bigtable::Client,
     admin: rowkey_bigtable::AdminClient,
     // Dropped last: the clients go first.
     _emulator: rowkey_bigtable::emulator::Emulator,

@@ -1,0 +1,200 @@
+//! The data client: Bigtable's v2 gRPC API on a channel rowkey configures
+//! for merged streaming reads, or on a `bigtable_rs` connection (for its
+//! Google credentials).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bigtable_rs::bigtable::BigTable;
+use bigtable_rs::google::bigtable::v2::bigtable_client::BigtableClient;
+use bigtable_rs::google::bigtable::v2::{
+    MutateRowsRequest, MutateRowsResponse, ReadRowsRequest, ReadRowsResponse,
+};
+use tonic::metadata::MetadataValue;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Streaming};
+
+use crate::Error;
+
+/// The flow-control window of each stream on a channel from
+/// [`Client::endpoint`]: the most one range of a merged read buffers
+/// unread (256 KiB).
+pub const STREAM_WINDOW: u32 = 256 * 1024;
+
+/// The connection's flow-control window on a channel from
+/// [`Client::endpoint`]: HTTP/2's largest, 2 GiB − 1 (see the
+/// [`Client::endpoint`] for why).
+pub const CONNECTION_WINDOW: u32 = (1 << 31) - 1;
+
+/// A Bigtable data client for one instance: cheap to clone (clones share
+/// the connection).
+///
+/// Built on a channel rowkey configures ([`Client::new`] on
+/// [`Client::endpoint`], [`Client::connect_lazy`], or
+/// [`Emulator::client`](crate::emulator::Emulator::client)), merged reads
+/// of any number of small rows neither stall nor trip h2's frame budget.
+/// Production Bigtable needs TLS and credentials: configure them on the
+/// [`Endpoint`] and an interceptor, or convert a `bigtable_rs` client with
+/// `From` (its Google credentials, its channel settings).
+///
+/// ```no_run
+/// # fn demo() -> Result<(), rowkey_bigtable::Error> {
+/// let client = rowkey_bigtable::Client::connect_lazy("http://127.0.0.1:8086", "p", "i")?;
+/// assert_eq!(client.table_name("events"), "projects/p/instances/i/tables/events");
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    transport: Transport,
+    table_prefix: Arc<str>,
+}
+
+#[derive(Clone)]
+enum Transport {
+    Channel(BigtableClient<Channel>),
+    BigtableRs(BigTable),
+}
+
+impl Client {
+    /// The endpoint `uri` (`http://host:port`) with the windows merged
+    /// reads need ([`STREAM_WINDOW`], [`CONNECTION_WINDOW`]) and a connect
+    /// timeout of 10 s; add TLS and other settings to it before connecting.
+    ///
+    /// A merged read opens one `ReadRows` stream per range and reads from one
+    /// of them at a time; the others wait with their responses buffered in
+    /// h2, up to each stream's flow-control window. Two limits of the h2 client
+    /// then bite with its default settings (a 2 MiB stream window, a 5 MiB
+    /// connection window):
+    ///
+    /// - the waiting streams' buffered data fills the connection window, so
+    ///   the stream being read gets no more data: the read stalls until a
+    ///   timeout;
+    /// - h2 counts every small `DATA` frame it buffers (256 bytes minus its
+    ///   length) against a budget of half the connection window and, when it
+    ///   is spent, closes the connection with `GOAWAY ENHANCE_YOUR_CALM
+    ///   too_many_data_frames`: a Bigtable response of one small row is one
+    ///   such frame.
+    ///
+    /// This endpoint sizes the windows so that neither happens: a
+    /// [`STREAM_WINDOW`] per stream bounds the memory each range holds, and a
+    /// [`CONNECTION_WINDOW`] of 2 GiB − 1 (HTTP/2's largest) is credit, not
+    /// memory, that leaves a budget of 1 GiB for small frames. A range then
+    /// holds at most `STREAM_WINDOW / p` frames of `p` bytes, costing
+    /// `STREAM_WINDOW × (256 − p) / p` of the budget: 6.2 MiB at p = 10 bytes
+    /// (a response shorter than any row), so more than 160 ranges can wait
+    /// unread at once, and the connection window holds the stream windows of
+    /// 8,000 ranges.
+    ///
+    /// ```
+    /// let endpoint = rowkey_bigtable::Client::endpoint("http://127.0.0.1:8086").unwrap();
+    /// assert_eq!(endpoint.uri().port_u16(), Some(8086));
+    ///
+    /// let err = rowkey_bigtable::Client::endpoint("not a uri\n").unwrap_err();
+    /// assert_eq!(err.to_string(), r#"bigtable endpoint "not a uri\n""#);
+    /// ```
+    pub fn endpoint(uri: &str) -> Result<Endpoint, Error> {
+        let parsed: tonic::codegen::http::Uri = uri.parse().map_err(|source| Error::Endpoint {
+            endpoint: uri.to_string(),
+            source,
+        })?;
+        Ok(Endpoint::from(parsed)
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
+            .connect_timeout(Duration::from_secs(10)))
+    }
+
+    /// A client of `project`/`instance` on `channel`.
+    pub fn new(channel: Channel, project: &str, instance: &str) -> Client {
+        Client {
+            transport: Transport::Channel(BigtableClient::new(channel)),
+            table_prefix: format!("projects/{project}/instances/{instance}/tables/").into(),
+        }
+    }
+
+    /// A client of `project`/`instance` at `uri` over a plaintext channel
+    /// from [`Client::endpoint`], connected on first use (the emulator's
+    /// form: `http://127.0.0.1:8086`).
+    pub fn connect_lazy(uri: &str, project: &str, instance: &str) -> Result<Client, Error> {
+        let channel = Client::endpoint(uri)?.connect_lazy();
+        Ok(Client::new(channel, project, instance))
+    }
+
+    /// The full name of table `table`:
+    /// `projects/{project}/instances/{instance}/tables/{table}`.
+    pub fn table_name(&self, table: &str) -> String {
+        [&self.table_prefix, table].concat()
+    }
+
+    /// One `ReadRows` call with the routing and feature headers.
+    pub(crate) async fn read_rows(
+        &self,
+        request: ReadRowsRequest,
+    ) -> Result<Streaming<ReadRowsResponse>, bigtable_rs::bigtable::Error> {
+        let req = with_headers(request.table_name.clone(), request)?;
+        let response = match &self.transport {
+            Transport::Channel(c) => c.clone().read_rows(req).await,
+            Transport::BigtableRs(c) => c.clone().get_client().read_rows(req).await,
+        };
+        Ok(response?.into_inner())
+    }
+
+    /// One `MutateRows` call with the routing and feature headers.
+    pub(crate) async fn mutate_rows(
+        &self,
+        request: MutateRowsRequest,
+    ) -> Result<Streaming<MutateRowsResponse>, bigtable_rs::bigtable::Error> {
+        let req = with_headers(request.table_name.clone(), request)?;
+        let response = match &self.transport {
+            Transport::Channel(c) => c.clone().mutate_rows(req).await,
+            Transport::BigtableRs(c) => c.clone().get_client().mutate_rows(req).await,
+        };
+        Ok(response?.into_inner())
+    }
+}
+
+/// A `bigtable_rs` client (with its Google credentials and its own channel
+/// settings, which can stall merged reads of many small rows: see
+/// [`Client::endpoint`]).
+impl From<BigTable> for Client {
+    fn from(client: BigTable) -> Client {
+        Client {
+            table_prefix: client.get_full_table_name("").into(),
+            transport: Transport::BigtableRs(client),
+        }
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let transport = match self.transport {
+            Transport::Channel(_) => "channel",
+            Transport::BigtableRs(_) => "bigtable_rs",
+        };
+        f.debug_struct("Client")
+            .field("table_prefix", &self.table_prefix)
+            .field("transport", &transport)
+            .finish()
+    }
+}
+
+/// `request` with the `x-goog-request-params` routing header for
+/// `table_name` and the `bigtable-features` header.
+fn with_headers<T>(
+    table_name: String,
+    request: T,
+) -> Result<Request<T>, bigtable_rs::bigtable::Error> {
+    let routing = format!("table_name={}", table_name.replace('/', "%2F"));
+    let mut req = Request::new(request);
+    let metadata = req.metadata_mut();
+    metadata.insert(
+        "x-goog-request-params",
+        MetadataValue::try_from(routing.as_str())
+            .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
+    );
+    metadata.insert(
+        "bigtable-features",
+        MetadataValue::try_from(crate::feature_flags_header().as_str())
+            .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
+    );
+    Ok(req)
+}
