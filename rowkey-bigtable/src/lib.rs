@@ -237,6 +237,111 @@ pub fn create_table_request(
     }
 }
 
+/// [`create_table`] for keys of type `K`: pre-split at `K::split_points()`
+/// (one tablet per salt bucket) and, for a text key, with `K`'s row-key
+/// schema ([`row_key_schema`]) as the table's `row_key_schema`, so that
+/// Bigtable's SQL reads the key's fields as columns.
+///
+/// The request is [`create_table_request_for`]. The emulator accepts the
+/// schema and does not keep it (its `GetTable` answers without one).
+pub async fn create_table_for<K: RowKey>(
+    admin_client: &mut AdminClient,
+    instance: &str,
+    table_id: &str,
+    families: &[&str],
+) -> Result<(), Error> {
+    let request = create_table_request_for::<K>(instance, table_id, families);
+    admin_client
+        .create_table(request)
+        .await
+        .map_err(Error::Admin)?;
+    Ok(())
+}
+
+/// The `CreateTable` request that [`create_table_for`] sends.
+///
+/// ```
+/// use rowkey_bigtable::create_table_request_for;
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(RowKey)]
+/// #[rowkey(text, sep = "#")]
+/// #[salt(buckets = 4, hash = "java")]
+/// struct Call {
+///     #[digits(11)]
+///     phone: u64,
+///     #[desc_ts]
+///     ts: i64,
+/// }
+///
+/// let r = create_table_request_for::<Call>("projects/p/instances/i", "calls", &["d"]);
+/// let table = r.table.unwrap();
+/// let schema = table.row_key_schema.unwrap();
+/// let names: Vec<&str> = schema.fields.iter().map(|f| f.field_name.as_str()).collect();
+/// assert_eq!(names, ["salt", "phone", "ts"]);
+/// assert_eq!(r.initial_splits.len(), 3);
+/// ```
+pub fn create_table_request_for<K: RowKey>(
+    instance: &str,
+    table_id: &str,
+    families: &[&str],
+) -> admin::CreateTableRequest {
+    let mut request = create_table_request(instance, table_id, families, &K::LAYOUT.split_points());
+    if let Some(table) = &mut request.table {
+        table.row_key_schema = row_key_schema(K::LAYOUT);
+    }
+    request
+}
+
+/// A key layout's row-key schema as the admin API's `Type.Struct`: for a
+/// text key, every part (prefix, salt, fields) a UTF-8 string field joined
+/// by the separator with `DelimitedBytes`; `None` for a binary key and a
+/// key family, which Bigtable's struct encodings cannot describe.
+///
+/// It is [`Layout::bigtable_row_key_schema`](rowkey_core::Layout::bigtable_row_key_schema)
+/// (the JSON for `gcloud`) read into the admin API's type, so the two
+/// forms cannot disagree.
+pub fn row_key_schema(layout: &rowkey_core::Layout) -> Option<admin::r#type::Struct> {
+    use admin::r#type::{self as ty, r#struct, string};
+    use base64::Engine as _;
+    let json: serde_json::Value = serde_json::from_str(&layout.bigtable_row_key_schema()?)
+        .expect("rowkey-core writes valid JSON");
+    let utf8 = || admin::Type {
+        kind: Some(ty::Kind::StringType(ty::String {
+            encoding: Some(string::Encoding {
+                encoding: Some(string::encoding::Encoding::Utf8Bytes(
+                    string::encoding::Utf8Bytes {},
+                )),
+            }),
+        })),
+    };
+    let fields = json["fields"]
+        .as_array()?
+        .iter()
+        .map(|f| {
+            debug_assert_eq!(
+                f["type"]["stringType"]["encoding"]["utf8Bytes"],
+                serde_json::json!({})
+            );
+            Some(r#struct::Field {
+                field_name: f["fieldName"].as_str()?.to_string(),
+                r#type: Some(utf8()),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let delimiter = base64::engine::general_purpose::STANDARD
+        .decode(json["encoding"]["delimitedBytes"]["delimiter"].as_str()?)
+        .ok()?;
+    Some(ty::Struct {
+        fields,
+        encoding: Some(r#struct::Encoding {
+            encoding: Some(r#struct::encoding::Encoding::DelimitedBytes(
+                r#struct::encoding::DelimitedBytes { delimiter },
+            )),
+        }),
+    })
+}
+
 /// Rows read for a scan: the row key and its cells.
 pub type Rows = Vec<(Vec<u8>, Vec<RowCell>)>;
 

@@ -10,7 +10,9 @@ mod common;
 
 use std::ops::{Bound, RangeBounds};
 
-use rowkey_bigtable::{create_table, read_scan, read_typed, write_rows, AdminClient, Client};
+use rowkey_bigtable::{
+    create_table, create_table_for, read_scan, read_typed, write_rows, AdminClient, Client,
+};
 use rowkey_core::prelude::*;
 use rowkey_core::Scan;
 
@@ -542,7 +544,9 @@ async fn text_key_scans_on_bigtable_match_a_filter() {
         .collect();
     let splits = Call::split_points();
     assert_eq!(splits[0], b"1");
-    create_table(&mut admin, &instance(), "calls", &["d"], &splits)
+    // Pre-split and with its row-key schema: the rows and scans below run
+    // on a table created as a user would create it.
+    create_table_for::<Call>(&mut admin, &instance(), "calls", &["d"])
         .await
         .unwrap();
     create_table(
@@ -664,4 +668,88 @@ async fn text_key_scans_on_bigtable_match_a_filter() {
         )
         .await;
     }
+}
+
+/// A text key's table is created with its row-key schema: one UTF-8
+/// string field per part (salt, then the fields), `DelimitedBytes` on the
+/// separator, as `Layout::bigtable_row_key_schema` writes it for gcloud;
+/// with the same splits as `create_table`. A binary key gets none. The
+/// emulator takes the request and does not keep the schema, so the request
+/// is what is checked; the table it creates serves the text-key scans
+/// above.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_key_tables_carry_their_row_key_schema() {
+    use rowkey_bigtable::admin_api::google::bigtable::admin::v2::r#type;
+    let request = rowkey_bigtable::create_table_request_for::<Reading>(&instance(), "r", &["d"]);
+    let splits: Vec<Vec<u8>> = request
+        .initial_splits
+        .iter()
+        .map(|s| s.key.clone())
+        .collect();
+    assert_eq!(splits, Reading::split_points());
+    let schema = request
+        .table
+        .unwrap()
+        .row_key_schema
+        .expect("a text key has a schema");
+    let names: Vec<&str> = schema
+        .fields
+        .iter()
+        .map(|f| f.field_name.as_str())
+        .collect();
+    assert_eq!(names, ["salt", "device", "delta", "seq", "metric"]);
+    for f in &schema.fields {
+        let Some(r#type::Kind::StringType(string)) = f.r#type.clone().and_then(|t| t.kind) else {
+            panic!("{} is not a string field", f.field_name)
+        };
+        assert_eq!(
+            string.encoding.and_then(|e| e.encoding),
+            Some(r#type::string::encoding::Encoding::Utf8Bytes(
+                r#type::string::encoding::Utf8Bytes {}
+            ))
+        );
+    }
+    assert_eq!(
+        schema.encoding.and_then(|e| e.encoding),
+        Some(r#type::r#struct::encoding::Encoding::DelimitedBytes(
+            r#type::r#struct::encoding::DelimitedBytes {
+                delimiter: b"#".to_vec()
+            }
+        ))
+    );
+    // The same schema as the JSON for gcloud.
+    let json: serde_json::Value =
+        serde_json::from_str(&Reading::LAYOUT.bigtable_row_key_schema().unwrap()).unwrap();
+    let json_names: Vec<&str> = json["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fieldName"].as_str().unwrap())
+        .collect();
+    assert_eq!(json_names, names);
+
+    let binary = rowkey_bigtable::create_table_request_for::<Salted>(&instance(), "s", &["d"]);
+    assert_eq!(binary.table.unwrap().row_key_schema, None);
+    assert_eq!(rowkey_bigtable::row_key_schema(Salted::LAYOUT), None);
+
+    let emulator = Emulator::start();
+    let mut admin = emulator.admin().await;
+    create_table_for::<Reading>(&mut admin, &instance(), "readings", &["d"])
+        .await
+        .unwrap();
+    let got = admin
+        .get_table(
+            rowkey_bigtable::admin_api::google::bigtable::admin::v2::GetTableRequest {
+                name: format!("{}/tables/readings", instance()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(got.column_families.contains_key("d"));
+    assert_eq!(
+        got.row_key_schema, None,
+        "the emulator keeps no row-key schema; if it now does, check it is the request's"
+    );
 }
