@@ -22,7 +22,7 @@ use crate::Error;
 pub const STREAM_WINDOW: u32 = 256 * 1024;
 
 /// The connection's flow-control window on a channel from
-/// [`Client::endpoint`]: HTTP/2's largest, 2 GiB − 1 (see the
+/// [`Client::endpoint`]: HTTP/2's largest, 2 GiB − 1 (see
 /// [`Client::endpoint`] for why).
 pub const CONNECTION_WINDOW: u32 = (1 << 31) - 1;
 

@@ -301,11 +301,17 @@ pub fn create_table_request_for<K: RowKey>(
 /// It is [`Layout::bigtable_row_key_schema`](rowkey_core::Layout::bigtable_row_key_schema)
 /// (the JSON for `gcloud`) read into the admin API's type, so the two
 /// forms cannot disagree.
+///
+/// # Panics
+///
+/// Only if rowkey-core's JSON is not the schema it documents (a bug in
+/// rowkey, never the layout's or the user's data).
 pub fn row_key_schema(layout: &rowkey_core::Layout) -> Option<admin::r#type::Struct> {
     use admin::r#type::{self as ty, r#struct, string};
     use base64::Engine as _;
-    let json: serde_json::Value = serde_json::from_str(&layout.bigtable_row_key_schema()?)
-        .expect("rowkey-core writes valid JSON");
+    const JSON: &str = "rowkey-core's row-key schema JSON";
+    let json: serde_json::Value =
+        serde_json::from_str(&layout.bigtable_row_key_schema()?).expect(JSON);
     let utf8 = || admin::Type {
         kind: Some(ty::Kind::StringType(ty::String {
             encoding: Some(string::Encoding {
@@ -316,22 +322,28 @@ pub fn row_key_schema(layout: &rowkey_core::Layout) -> Option<admin::r#type::Str
         })),
     };
     let fields = json["fields"]
-        .as_array()?
+        .as_array()
+        .expect(JSON)
         .iter()
         .map(|f| {
-            debug_assert_eq!(
-                f["type"]["stringType"]["encoding"]["utf8Bytes"],
-                serde_json::json!({})
+            assert_eq!(
+                f["type"],
+                serde_json::json!({"stringType": {"encoding": {"utf8Bytes": {}}}}),
+                "{JSON}: a string field"
             );
-            Some(r#struct::Field {
-                field_name: f["fieldName"].as_str()?.to_string(),
+            r#struct::Field {
+                field_name: f["fieldName"].as_str().expect(JSON).to_string(),
                 r#type: Some(utf8()),
-            })
+            }
         })
-        .collect::<Option<Vec<_>>>()?;
+        .collect();
     let delimiter = base64::engine::general_purpose::STANDARD
-        .decode(json["encoding"]["delimitedBytes"]["delimiter"].as_str()?)
-        .ok()?;
+        .decode(
+            json["encoding"]["delimitedBytes"]["delimiter"]
+                .as_str()
+                .expect(JSON),
+        )
+        .expect(JSON);
     Some(ty::Struct {
         fields,
         encoding: Some(r#struct::Encoding {
