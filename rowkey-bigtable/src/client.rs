@@ -11,8 +11,10 @@ use bigtable_rs::google::bigtable::v2::{
     MutateRowsRequest, MutateRowsResponse, ReadRowsRequest, ReadRowsResponse,
 };
 use tonic::metadata::MetadataValue;
+use tonic::service::interceptor::InterceptedService;
+use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
-use tonic::{Request, Streaming};
+use tonic::{Request, Status, Streaming};
 
 use crate::Error;
 
@@ -33,9 +35,10 @@ pub const CONNECTION_WINDOW: u32 = (1 << 31) - 1;
 /// [`Client::endpoint`], [`Client::connect_lazy`], or
 /// [`Emulator::client`](crate::emulator::Emulator::client)), merged reads
 /// of any number of small rows neither stall nor trip h2's frame budget.
-/// Production Bigtable needs TLS and credentials: configure them on the
-/// [`Endpoint`] and an interceptor, or convert a `bigtable_rs` client with
-/// `From` (its Google credentials, its channel settings).
+/// Production Bigtable needs TLS and credentials: TLS on the [`Endpoint`],
+/// credentials in an interceptor ([`Client::with_interceptor`]); or convert
+/// a `bigtable_rs` client with `From` (its Google credentials, but its
+/// channel settings).
 ///
 /// ```no_run
 /// # fn demo() -> Result<(), rowkey_bigtable::Error> {
@@ -52,7 +55,21 @@ pub struct Client {
 #[derive(Clone)]
 enum Transport {
     Channel(BigtableClient<Channel>),
+    Intercepted(BigtableClient<InterceptedService<Channel, SharedInterceptor>>),
     BigtableRs(BigTable),
+}
+
+/// What [`Client::with_interceptor`] runs on every request.
+type InterceptFn = dyn Fn(Request<()>) -> Result<Request<()>, Status> + Send + Sync;
+
+/// An interceptor shared by the clones of a [`Client`].
+#[derive(Clone)]
+struct SharedInterceptor(Arc<InterceptFn>);
+
+impl Interceptor for SharedInterceptor {
+    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
+        (self.0)(request)
+    }
 }
 
 impl Client {
@@ -111,6 +128,44 @@ impl Client {
         }
     }
 
+    /// A client of `project`/`instance` on `channel` whose every request
+    /// goes through `interceptor` first: the place for credentials
+    /// (`authorization: Bearer TOKEN` from a token your program keeps
+    /// fresh), as tonic's interceptors do. An `Err` fails the request with
+    /// that status, which the call returns.
+    ///
+    /// ```no_run
+    /// # fn demo() -> Result<(), rowkey_bigtable::Error> {
+    /// use rowkey_bigtable::Client;
+    /// let channel = Client::endpoint("http://127.0.0.1:8086")?.connect_lazy();
+    /// let client = Client::with_interceptor(channel, "p", "i", |mut request| {
+    ///     let token = "ya29.token"; // from your token source
+    ///     request
+    ///         .metadata_mut()
+    ///         .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    ///     Ok(request)
+    /// });
+    /// # Ok(()) }
+    /// ```
+    pub fn with_interceptor<F>(
+        channel: Channel,
+        project: &str,
+        instance: &str,
+        interceptor: F,
+    ) -> Client
+    where
+        F: Fn(Request<()>) -> Result<Request<()>, Status> + Send + Sync + 'static,
+    {
+        let interceptor = SharedInterceptor(Arc::new(interceptor));
+        Client {
+            transport: Transport::Intercepted(BigtableClient::with_interceptor(
+                channel,
+                interceptor,
+            )),
+            table_prefix: format!("projects/{project}/instances/{instance}/tables/").into(),
+        }
+    }
+
     /// A client of `project`/`instance` at `uri` over a plaintext channel
     /// from [`Client::endpoint`], connected on first use (the emulator's
     /// form: `http://127.0.0.1:8086`).
@@ -133,6 +188,7 @@ impl Client {
         let req = with_headers(request.table_name.clone(), request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().read_rows(req).await,
+            Transport::Intercepted(c) => c.clone().read_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().read_rows(req).await,
         };
         Ok(response?.into_inner())
@@ -146,6 +202,7 @@ impl Client {
         let req = with_headers(request.table_name.clone(), request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().mutate_rows(req).await,
+            Transport::Intercepted(c) => c.clone().mutate_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().mutate_rows(req).await,
         };
         Ok(response?.into_inner())
@@ -168,6 +225,7 @@ impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let transport = match self.transport {
             Transport::Channel(_) => "channel",
+            Transport::Intercepted(_) => "channel with an interceptor",
             Transport::BigtableRs(_) => "bigtable_rs",
         };
         f.debug_struct("Client")

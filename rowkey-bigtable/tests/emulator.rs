@@ -753,3 +753,69 @@ async fn text_key_tables_carry_their_row_key_schema() {
         "the emulator keeps no row-key schema; if it now does, check it is the request's"
     );
 }
+
+/// A client with an interceptor (where credentials go) runs it on every
+/// request, reads and writes alike, on the same sized channel; an
+/// interceptor that refuses fails the call with its status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interceptor_runs_on_every_request() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let emulator = Emulator::start();
+    let mut admin = emulator.admin().await;
+    create_table(
+        &mut admin,
+        &instance(),
+        "auth",
+        &["d"],
+        &Salted::split_points(),
+    )
+    .await
+    .unwrap();
+    let uri = format!("http://{}", emulator.0.host());
+    let channel = Client::endpoint(&uri).unwrap().connect_lazy();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&calls);
+    let client = Client::with_interceptor(channel.clone(), PROJECT, INSTANCE, move |mut r| {
+        seen.fetch_add(1, Ordering::Relaxed);
+        r.metadata_mut()
+            .insert("authorization", "Bearer test-token".parse().unwrap());
+        Ok(r)
+    });
+    let rows: Vec<Salted> = (0..50u32)
+        .map(|user| Salted {
+            user,
+            ts: 1,
+            name: "n".into(),
+            seq: 2,
+            note: vec![3],
+        })
+        .collect();
+    let cell = || vec![("d".to_string(), b"i".to_vec(), b"v".to_vec())];
+    write_rows(&client, "auth", rows.iter().cloned().map(|r| (r, cell())))
+        .await
+        .unwrap();
+    assert_eq!(calls.load(Ordering::Relaxed), 1, "one MutateRows");
+    let read = read_typed::<Salted>(&client, "auth", &Salted::scan_all())
+        .await
+        .unwrap();
+    assert_eq!(read.len(), 50);
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        1 + 8,
+        "one ReadRows per bucket"
+    );
+
+    let refusing = Client::with_interceptor(channel, PROJECT, INSTANCE, |_| {
+        Err(tonic::Status::unauthenticated("no token"))
+    });
+    let err = read_scan(&refusing, "auth", &Salted::scan_all())
+        .await
+        .unwrap_err();
+    let rowkey_bigtable::Error::Bigtable(bigtable_rs::bigtable::Error::RpcError(status)) = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(status.code(), tonic::Code::Unauthenticated);
+    assert_eq!(status.message(), "no token");
+}
