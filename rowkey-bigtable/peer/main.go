@@ -5,18 +5,29 @@
 //
 //	peer read PROJECT INSTANCE TABLE fwd|rev START STOP   one key per line, hex
 //	peer write PROJECT INSTANCE TABLE FAMILY KEY...        KEY in hex; the cell d:v holds the key's index
+//	peer orderedcode                                       encodes standard input's lines, see below
+//
+// orderedcode reads lines "int N", "int-desc N", "str HEX" or "str-desc HEX"
+// and prints, one line each, the hex of Google's orderedcode package's
+// encoding (github.com/google/orderedcode: Append of an int64 or a string,
+// orderedcode.Decr for -desc): the peer rowkey_core::ordered_code's values
+// are checked against.
 //
 // START and STOP are hex ("-" for none): a row range with START closed and
 // STOP open, as rowkey's ScanRange.
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"cloud.google.com/go/bigtable"
+	"github.com/google/orderedcode"
 )
 
 func unhex(s string) []byte {
@@ -35,7 +46,48 @@ func fail(format string, args ...any) {
 	os.Exit(2)
 }
 
+func encodeOrdered() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	for in.Scan() {
+		kind, arg, ok := strings.Cut(in.Text(), " ")
+		if !ok {
+			fail("orderedcode: bad line %q", in.Text())
+		}
+		var item any
+		switch kind {
+		case "int", "int-desc":
+			n, err := strconv.ParseInt(arg, 10, 64)
+			if err != nil {
+				fail("orderedcode: %v", err)
+			}
+			item = n
+			if kind == "int-desc" {
+				item = orderedcode.Decr(n)
+			}
+		case "str", "str-desc":
+			item = string(unhex(arg))
+			if kind == "str-desc" {
+				item = orderedcode.Decr(item.(string))
+			}
+		default:
+			fail("orderedcode: unknown kind %q", kind)
+		}
+		b, err := orderedcode.Append(nil, item)
+		if err != nil {
+			fail("orderedcode: %v", err)
+		}
+		fmt.Fprintln(out, hex.EncodeToString(b))
+	}
+}
+
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "orderedcode" {
+		encodeOrdered()
+		return
+	}
 	if len(os.Args) < 5 {
 		fail("usage: peer read|write PROJECT INSTANCE TABLE ...")
 	}

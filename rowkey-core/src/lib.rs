@@ -102,6 +102,8 @@ pub mod hbase;
 #[cfg(any(feature = "redb", feature = "fjall"))]
 pub mod store;
 
+#[cfg(feature = "alloc")]
+pub use format::ordered_code;
 pub use format::{escape, salt, text, timestamp};
 #[cfg(feature = "alloc")]
 pub use layout::explain;

@@ -13,13 +13,16 @@
 //! - `codec`: the binary field codecs; `text`: the text-key codecs;
 //!   `timestamp`: timestamps of a `#[ts]` unit over either;
 //!   `types`: the ecosystem types; `salt`: the salt head (a bucket byte or
-//!   bucket digits) and its hashes.
+//!   bucket digits) and its hashes; `ordered_code`: Bigtable's
+//!   `OrderedCodeBytes` structs.
 
 pub(crate) mod binary;
 pub(crate) mod codec;
 pub(crate) mod error;
 pub mod escape;
 pub(crate) mod field;
+#[cfg(feature = "alloc")]
+pub mod ordered_code;
 pub mod salt;
 pub mod text;
 pub(crate) mod time;
