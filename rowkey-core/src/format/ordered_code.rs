@@ -201,7 +201,6 @@ pub fn encode_struct(fields: &[(Value, Order)]) -> Vec<u8> {
     }
     let mut out = Vec::new();
     for (i, (value, order)) in fields[..written].iter().enumerate() {
-        let start = out.len();
         if i > 0 && fields[i - 1].1 == Order::Asc {
             out.extend_from_slice(&[0x00, 0x01]);
         }
@@ -223,7 +222,6 @@ pub fn encode_struct(fields: &[(Value, Order)]) -> Vec<u8> {
                 *b = !*b;
             }
         }
-        debug_assert!(out.len() > start);
     }
     out
 }
@@ -244,10 +242,16 @@ pub fn decode_struct(
     key: &[u8],
 ) -> Result<Vec<Value>, DecodeError> {
     if schema.is_empty() {
+        // `STRUCT()` is `00 00` and nothing else.
         return match key {
             [0x00, 0x00] => Ok(Vec::new()),
+            [] | [0x00] => Err(DecodeError::UnexpectedEnd {
+                field: "STRUCT()",
+                needed: 2,
+                available: key.len(),
+            }),
             _ => Err(DecodeError::TrailingBytes {
-                count: key.len().saturating_sub(2).max(1),
+                count: key.len() - usize::from(key.starts_with(&[0x00, 0x00])) * 2,
             }),
         };
     }
