@@ -5,6 +5,7 @@
 //! over random values: round trip, one encoding per value, byte order equal
 //! to the values' order (descending fields included), and no panic on any
 //! input.
+#![cfg(feature = "alloc")]
 
 use std::cmp::Ordering;
 
