@@ -2,7 +2,8 @@
 //! `peer/` by this test with the machine's Go through the module proxy) as
 //! the peer, on the Bigtable emulator: it reads, forwards and reversed,
 //! range by range, the rows rowkey wrote, and writes rows that rowkey then
-//! reads and decodes. Keys must agree byte for byte.
+//! reads and decodes. Keys must agree byte for byte. The same peer runs
+//! Google's `orderedcode` package against `rowkey_core::ordered_code`.
 
 use std::path::PathBuf;
 use std::process::Command;
