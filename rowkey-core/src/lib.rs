@@ -91,6 +91,8 @@ extern crate std;
 // - `key`: the traits the derive implements, `assert_layout`;
 // - `scan`: scan ranges, the prefix builders, the merge of salted ranges;
 // - integrations: `store` (redb, fjall) and `hbase` (shell helpers).
+#[cfg(feature = "dynamic")]
+pub mod dynamic;
 mod format;
 mod key;
 pub mod layout;
@@ -112,6 +114,8 @@ pub use store::fjall;
 #[cfg(feature = "redb")]
 pub use store::redb;
 
+#[cfg(feature = "dynamic")]
+pub use dynamic::{DynFilter, DynLayout, LayoutError, Value};
 pub use format::error::{DecodeError, EncodeError, FieldError};
 pub use format::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
 pub use format::text::TextForm;

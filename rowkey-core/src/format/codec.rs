@@ -520,35 +520,7 @@ impl<T: KeyBytes + ?Sized, const N: usize, const PAD: u8, O: Order, D: Direction
     fixed_width!(N, desc: O::DESC);
     #[inline(always)]
     fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
-        let bytes = value.key_bytes();
-        if bytes.len() > N {
-            return Err(EncodeError::TooLong {
-                field,
-                len: bytes.len(),
-                max: N,
-            });
-        }
-        let dst = &mut out[pos..pos + N];
-        // Padding first, over all N bytes: a fill of a constant width is a
-        // store or two, where filling what the value leaves is a call.
-        dst.fill(PAD);
-        let value_part = &mut dst[..bytes.len()];
-        if D::DOMAIN {
-            reverse_domain_into(bytes, value_part);
-        } else {
-            value_part.copy_from_slice(bytes);
-        }
-        if D::REV {
-            value_part.reverse();
-        }
-        // The byte that ends up last before the padding.
-        if value_part.last() == Some(&PAD) {
-            return Err(EncodeError::EndsWithPad { field, pad: PAD });
-        }
-        if O::DESC {
-            invert(dst);
-        }
-        Ok(pos + N)
+        padded_encode::<D>(value.key_bytes(), N, PAD, O::DESC, out, pos, field)
     }
     /// A bound longer than `N` bytes: the stored values are at most `N`
     /// bytes, so the nearest below is its first `N` bytes, and above it
@@ -571,15 +543,71 @@ impl<'de, T: VarField<'de>, const N: usize, const PAD: u8, O: Order, D: Directio
 {
     #[inline(always)]
     fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
-        let stored = take(input, pos, N, field)?;
-        let stored_pad = if O::DESC { !PAD } else { PAD };
-        let len = stored
-            .iter()
-            .rposition(|&b| b != stored_pad)
-            .map_or(0, |i| i + 1);
-        let value = var_value::<T, D>(&stored[..len], false, O::DESC, field)?;
-        Ok((value, pos + N))
+        padded_decode::<T, D>(input, pos, N, PAD, O::DESC, field)
     }
+}
+
+/// [`Padded`]'s encoding with its width `n` and pad byte given at run
+/// time: the one implementation, which `Padded` calls with its consts and
+/// a run-time layout (`DynLayout`) with the values it parsed.
+#[inline(always)]
+pub(crate) fn padded_encode<D: Direction>(
+    bytes: &[u8],
+    n: usize,
+    pad: u8,
+    desc: bool,
+    out: &mut [u8],
+    pos: usize,
+    field: &'static str,
+) -> Encoded {
+    if bytes.len() > n {
+        return Err(EncodeError::TooLong {
+            field,
+            len: bytes.len(),
+            max: n,
+        });
+    }
+    let dst = &mut out[pos..pos + n];
+    // Padding first, over all n bytes: a fill of a constant width is a
+    // store or two, where filling what the value leaves is a call.
+    dst.fill(pad);
+    let value_part = &mut dst[..bytes.len()];
+    if D::DOMAIN {
+        reverse_domain_into(bytes, value_part);
+    } else {
+        value_part.copy_from_slice(bytes);
+    }
+    if D::REV {
+        value_part.reverse();
+    }
+    // The byte that ends up last before the padding.
+    if value_part.last() == Some(&pad) {
+        return Err(EncodeError::EndsWithPad { field, pad });
+    }
+    if desc {
+        invert(dst);
+    }
+    Ok(pos + n)
+}
+
+/// [`Padded`]'s decoding with its width and pad byte given at run time.
+#[inline(always)]
+pub(crate) fn padded_decode<'de, T: VarField<'de>, D: Direction>(
+    input: &'de [u8],
+    pos: usize,
+    n: usize,
+    pad: u8,
+    desc: bool,
+    field: &'static str,
+) -> Decoded<T> {
+    let stored = take(input, pos, n, field)?;
+    let stored_pad = if desc { !pad } else { pad };
+    let len = stored
+        .iter()
+        .rposition(|&b| b != stored_pad)
+        .map_or(0, |i| i + 1);
+    let value = var_value::<T, D>(&stored[..len], false, desc, field)?;
+    Ok((value, pos + n))
 }
 
 /// `Option<T>` around the codec `C`: `00` for `None` (followed by zero

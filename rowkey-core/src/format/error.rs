@@ -108,11 +108,38 @@ pub enum EncodeError {
         /// The type's `max_len`.
         max_len: usize,
     },
+    /// A run-time layout ([`DynLayout`](crate::DynLayout)) was given a
+    /// value of another type than its field's (or an integer that does not
+    /// fit it).
+    WrongValue {
+        /// The field.
+        field: &'static str,
+        /// What the field takes (`u64`, `str`, `bytes`...).
+        expected: &'static str,
+        /// What it was given ([`Value::kind`](crate::Value::kind)).
+        got: &'static str,
+    },
+    /// A run-time layout was given another number of values than it has
+    /// fields.
+    ValueCount {
+        /// The layout's fields.
+        expected: usize,
+        /// The values given.
+        got: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            EncodeError::WrongValue { field, expected, got } => write!(
+                f,
+                "field `{field}`: expected a {expected} value, got {got} (or an integer that does not fit)"
+            ),
+            EncodeError::ValueCount { expected, got } => write!(
+                f,
+                "the layout has {expected} fields, {got} values were given"
+            ),
             EncodeError::BufferTooSmall { needed, available } => write!(
                 f,
                 "buffer too small for the row key: it needs {needed} bytes, the buffer has {available}"

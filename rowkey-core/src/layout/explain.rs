@@ -47,7 +47,7 @@ use crate::format::codec::FieldDecode;
 use crate::format::error::DecodeError;
 use crate::format::salt::{JavaHash, SaltHash, Xxh3};
 use crate::format::time::civil_from_days;
-use crate::layout::{Encoding, Layout, SaltHashKind};
+use crate::layout::{Encoding, FieldLayout, Layout, SaltHashKind};
 
 /// What [`explain`](crate::RowKey::explain) accepts: bytes (`[u8]`,
 /// `[u8; N]`, `Vec<u8>`) as they are, and text (`str`, `String`) as pasted
@@ -318,7 +318,7 @@ fn walk(layout: &'static Layout, key: &[u8], ex: &mut Explanation) -> Result<(),
             return Err(());
         };
         let mut value = String::new();
-        match read(key, pos, field.name(), &mut value) {
+        match read(key, pos, field, &mut value) {
             Ok((end, int)) => {
                 let ts = matches!(
                     field.encoding(),
@@ -499,14 +499,14 @@ impl<T: Show> Show for Option<T> {
 pub fn read<K, T>(
     input: &[u8],
     pos: usize,
-    field: &'static str,
+    field: &FieldLayout,
     out: &mut dyn fmt::Write,
 ) -> Result<(usize, Option<i128>), DecodeError>
 where
     K: for<'de> FieldDecode<'de, T>,
     T: Show,
 {
-    let (value, end) = K::decode(input, pos, field)?;
+    let (value, end) = K::decode(input, pos, field.name())?;
     // Writing to a String cannot fail.
     let _ = value.show(out);
     Ok((end, value.int()))
@@ -518,13 +518,13 @@ where
 pub fn read_opaque<K, T>(
     input: &[u8],
     pos: usize,
-    field: &'static str,
+    field: &FieldLayout,
     out: &mut dyn fmt::Write,
 ) -> Result<(usize, Option<i128>), DecodeError>
 where
     K: for<'de> FieldDecode<'de, T>,
 {
-    let (value, end) = K::decode(input, pos, field)?;
+    let (value, end) = K::decode(input, pos, field.name())?;
     let mut name = String::new();
     let _ = K::describe(&value, &mut name);
     let ty = short_type_name::<T>();

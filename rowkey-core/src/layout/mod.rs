@@ -55,12 +55,14 @@ use summary::Table;
 
 /// Reads one field at `pos` with its real codec, writes its value for
 /// `explain` and returns the position after it and the value as an integer
-/// (for integers: `#[salt(hash = "mod")]` checks and timestamps).
+/// (for integers: `#[salt(hash = "mod")]` checks and timestamps). It is
+/// given the whole field, not only its name, so that a run-time layout's
+/// reader finds the field's parameters (a `#[fixed(N)]` width) in it.
 #[doc(hidden)]
 pub type Reader = fn(
     input: &[u8],
     pos: usize,
-    field: &'static str,
+    field: &FieldLayout,
     out: &mut dyn fmt::Write,
 ) -> Result<(usize, Option<i128>), DecodeError>;
 
@@ -334,6 +336,22 @@ impl Layout {
 }
 
 impl SaltLayout {
+    /// A run-time layout's salt (`DynLayout`).
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn from_parts(
+        buckets: u16,
+        hash: SaltHashKind,
+        by: &'static [&'static str],
+        head: Head,
+    ) -> SaltLayout {
+        SaltLayout {
+            buckets,
+            hash,
+            by,
+            head,
+        }
+    }
+
     #[doc(hidden)]
     pub const fn __new<H: crate::format::salt::SaltHead>(
         buckets: u16,

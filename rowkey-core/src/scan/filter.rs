@@ -398,6 +398,35 @@ impl FilterParts {
         self.bucket = Some(bucket);
     }
 
+    /// Records the first error: [`build`](Self::build) returns it.
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn fail(mut self, e: EncodeError) -> Self {
+        self.error.get_or_insert(e);
+        self
+    }
+
+    /// A range on a run-time field that takes values only.
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn fail_unsupported(self, field: &'static str) -> Self {
+        self.fail(EncodeError::WrongValue {
+            field,
+            expected: "value (a run-time layout takes no range over a #[fixed(N)] field or a type it does not know)",
+            got: "a range",
+        })
+    }
+
+    /// Field `i` must be one of these encodings too (a run-time field
+    /// that encodes its values itself).
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn constrain_encodings(mut self, i: usize, encodings: Vec<Vec<u8>>) -> Self {
+        let new = Set::new(encodings.into_iter().map(|e| Interval::exact(e, false)).collect()).0;
+        self.sets[i] = Some(match self.sets[i].take() {
+            None => new,
+            Some(old) => intersect(&Set::new(old), &Set(new)),
+        });
+        self
+    }
+
     /// The filter, or the first predicate that could not be encoded.
     #[doc(hidden)]
     pub fn build(self) -> Result<KeyFilter, EncodeError> {
@@ -948,7 +977,7 @@ fn field_end(f: &'static FieldLayout, x: &[u8], pos: usize) -> End {
     let Some(read) = f.reader() else {
         return End::Invalid;
     };
-    match read(x, pos, f.name(), &mut Discard) {
+    match read(x, pos, f, &mut Discard) {
         Ok((end, _)) => End::At(end),
         Err(
             crate::DecodeError::UnexpectedEnd { .. } | crate::DecodeError::MissingTerminator { .. },

@@ -1,0 +1,746 @@
+//! Layouts as data: a key layout read from its one-line text at run time
+//! ([`DynLayout`]), keys encoded from and decoded to [`Value`]s.
+//!
+//! Every key type's layout prints as one line (`T::LAYOUT.to_string()`).
+//! [`DynLayout::parse`] reads that line back, so that a program without
+//! the Rust type (a command line, an operator's script, the hot-spot lab)
+//! encodes, decodes, explains and scans the same keys. It writes the bytes
+//! the derive writes by running the derive's own codecs: each field's
+//! operations are the codec types `#[derive(RowKey)]` would pick,
+//! monomorphized for every built-in field type and chosen when the text is
+//! parsed, not a second implementation of the format.
+//!
+//! ```
+//! use rowkey_core::{DynLayout, Value};
+//!
+//! let layout = DynLayout::parse(
+//!     "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
+//! )?;
+//! let key = layout.encode(&[42u64.into(), 1_700_000_000_000i64.into(), "click".into()])?;
+//! assert_eq!(key.len(), 25);
+//! assert_eq!(&key[1..9], &42u64.to_be_bytes());
+//! assert_eq!(layout.decode(&key)?[2], Value::from("click"));
+//! // The summary it prints is the one it was read from, widths filled in.
+//! assert_eq!(
+//!     layout.layout().to_string(),
+//!     "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8][kind fixed(8) String 8] = 25 bytes"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What it reads
+//! Binary keys (format v1): a `[prefix "..."]`, a `[salt(...)/N]` with its
+//! hash, and fields of the built-in types (integers, `bool`, `char`,
+//! floats, strings, byte strings, `Option`s of them) with `desc`,
+//! `desc_ts`, `fixed(N, pad)`, `reverse`, `reverse_domain`, `added` and
+//! `ts(unit)` (a timestamp, as the `i64` of its unit). Any other type is
+//! read as opaque bytes of the width the text gives (a user's `FixedField`,
+//! a UUID is 16). Text keys (`text("_") ...`) are not read yet.
+//!
+//! # Memory
+//! A parsed layout's descriptor is a [`Layout`], which borrows its names
+//! for `'static` so that [`explain`](crate::explain) and [`KeyFilter`]
+//! take it as they take a derived type's: `parse` leaks the few hundred
+//! bytes of one descriptor. Parse a layout once and keep it.
+
+mod ops;
+mod parse;
+mod value;
+
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ops::{Bound, RangeBounds};
+
+pub use parse::LayoutError;
+pub use value::Value;
+
+use self::ops::{Dir, Ops, Pred};
+use self::parse::{normalize_type, FieldSpec, Spec, Width};
+use crate::format::error::{DecodeError, EncodeError};
+use crate::format::salt::{Head, JavaHash, SaltHash, Xxh3};
+use crate::layout::explain::{ExplainInput, Explanation};
+use crate::layout::{Encoding, FieldLayout, FieldWidth, Format, Layout, SaltHashKind, SaltLayout};
+use crate::scan::{FilterParts, KeyFilter, Scan};
+
+/// A key layout known at run time: see the [module documentation](self).
+#[derive(Clone)]
+pub struct DynLayout {
+    layout: &'static Layout,
+    ops: Vec<Ops>,
+    scalars: Vec<Scalar>,
+}
+
+impl core::fmt::Debug for DynLayout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "DynLayout({})", self.layout)
+    }
+}
+
+/// What a field's values are, for [`DynLayout::value`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scalar {
+    Bool,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    F32,
+    F64,
+    Char,
+    Str,
+    Bytes,
+    /// Key bytes of this width.
+    Opaque(usize),
+}
+
+impl Scalar {
+    fn of(ty: &str) -> Option<Scalar> {
+        Some(match ty {
+            "bool" => Scalar::Bool,
+            "u8" => Scalar::U8,
+            "u16" => Scalar::U16,
+            "u32" => Scalar::U32,
+            "u64" => Scalar::U64,
+            "u128" => Scalar::U128,
+            "i8" => Scalar::I8,
+            "i16" => Scalar::I16,
+            "i32" => Scalar::I32,
+            "i64" => Scalar::I64,
+            "i128" => Scalar::I128,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "char" => Scalar::Char,
+            _ => {
+                let last = ty.rsplit("::").next().unwrap_or(ty);
+                match last {
+                    "String" | "&str" | "str" | "Cow<str>" | "Box<str>" => Scalar::Str,
+                    "Vec<u8>" | "&[u8]" | "[u8]" | "Cow<[u8]>" | "Box<[u8]>" | "bytes" => {
+                        Scalar::Bytes
+                    }
+                    // The ecosystem types' binary widths (FORMAT.md).
+                    "Uuid" | "Ulid" | "Ipv6Addr" => Scalar::Opaque(16),
+                    "Ipv4Addr" => Scalar::Opaque(4),
+                    "IpAddr" => Scalar::Opaque(17),
+                    _ => return None,
+                }
+            }
+        })
+    }
+
+    fn is_var(self) -> bool {
+        matches!(self, Scalar::Str | Scalar::Bytes)
+    }
+}
+
+/// Leaks a string for a descriptor's `'static` names.
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+impl DynLayout {
+    /// Reads a layout's one-line summary, as `T::LAYOUT` prints it
+    /// (`[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8] = 17
+    /// bytes`). Widths and the `= N bytes` tail may be left out where the
+    /// types give them; where they are given they must agree. A type the
+    /// runtime does not know needs its width: it is read as opaque bytes.
+    ///
+    /// The error names the part and its byte offset in `text`.
+    ///
+    /// ```
+    /// use rowkey_core::DynLayout;
+    ///
+    /// let err = DynLayout::parse("[user_id u64 4]").unwrap_err();
+    /// assert_eq!(err.to_string(), "field `user_id` (at byte 1): the text gives width 4, but u64 is 8 bytes");
+    /// ```
+    pub fn parse(text: &str) -> Result<DynLayout, LayoutError> {
+        build(parse::parse(text)?)
+    }
+
+    /// The layout's descriptor: its summary (`Display`), table (`{:#}`),
+    /// fingerprint ([`Layout::id`], the derived type's `LAYOUT_ID`) and
+    /// fields.
+    pub fn layout(&self) -> &'static Layout {
+        self.layout
+    }
+
+    /// The fields' names, in key order.
+    pub fn field_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.layout.fields().iter().map(FieldLayout::name)
+    }
+
+    /// The index of the field `name`, or an error naming the fields there
+    /// are.
+    pub fn field_index(&self, name: &str) -> Result<usize, LayoutError> {
+        self.layout
+            .fields()
+            .iter()
+            .position(|f| f.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.field_names().collect();
+                LayoutError::new(
+                    0,
+                    format!("field `{name}`"),
+                    format!("no such field; the layout's fields are {}", names.join(", ")),
+                )
+            })
+    }
+
+    /// The key of `values`, one per field in key order.
+    ///
+    /// A value of another type than its field's (or an integer that does
+    /// not fit it) is an [`EncodeError::WrongValue`] naming the field; the
+    /// field's own checks give the derive's errors.
+    pub fn encode(&self, values: &[Value]) -> Result<Vec<u8>, EncodeError> {
+        let fields = self.layout.fields();
+        if values.len() != fields.len() {
+            return Err(EncodeError::ValueCount {
+                expected: fields.len(),
+                got: values.len(),
+            });
+        }
+        let mut out = self.layout.prefix().to_vec();
+        let head_at = out.len();
+        if let Some(s) = self.layout.salt() {
+            out.resize(head_at + s.len(), 0);
+        }
+        let mut spans = Vec::with_capacity(fields.len());
+        for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values) {
+            let start = out.len();
+            (ops.encode)(v, &mut out, f)?;
+            spans.push(start..out.len());
+        }
+        if let Some(s) = self.layout.salt() {
+            let bucket = self.bucket_of(s, |i| &out[spans[i].clone()], values)?;
+            s.head().write(bucket, &mut out[head_at..], true);
+        }
+        Ok(out)
+    }
+
+    /// The salt bucket of a key of `values` (`None` unsalted): the bucket
+    /// the derived type's `bucket()` gives.
+    pub fn bucket(&self, values: &[Value]) -> Result<Option<u8>, EncodeError> {
+        match self.layout.salt() {
+            None => Ok(None),
+            Some(_) => {
+                let key = self.encode(values)?;
+                let at = self.layout.prefix().len();
+                Ok(self.layout.salt().and_then(|s| s.head().read(&key[at..], s.buckets()).ok()))
+            }
+        }
+    }
+
+    /// The bucket from the `by` fields' encodings (`encoded(i)` is field
+    /// `i`'s), as the derive's `__rk_bucket` computes it.
+    fn bucket_of<'a>(
+        &self,
+        s: &SaltLayout,
+        encoded: impl Fn(usize) -> &'a [u8],
+        values: &[Value],
+    ) -> Result<u8, EncodeError> {
+        let fields = self.layout.fields();
+        let by: Vec<usize> = s
+            .by()
+            .iter()
+            .filter_map(|name| fields.iter().position(|f| f.name() == *name))
+            .collect();
+        if s.hash() == SaltHashKind::Mod {
+            let i = by[0];
+            let modulo = self.ops[i].modulo.expect("checked when parsed");
+            return modulo(&values[i], s.buckets(), &fields[i]);
+        }
+        let mut bytes = Vec::new();
+        for &i in &by {
+            bytes.extend_from_slice(encoded(i));
+        }
+        Ok(match s.hash() {
+            SaltHashKind::Java => JavaHash::bucket(&[&bytes], s.buckets()),
+            _ => Xxh3::bucket(&[&bytes], s.buckets()),
+        })
+    }
+
+    /// The values of `key`, one per field in key order. Every byte must
+    /// belong to the key, as the derived type's `decode` requires.
+    pub fn decode(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
+        let prefix = self.layout.prefix();
+        if !key.starts_with(prefix) {
+            return Err(DecodeError::WrongPrefix { expected: prefix });
+        }
+        let mut pos = prefix.len();
+        if let Some(s) = self.layout.salt() {
+            s.head().read(&key[pos..], s.buckets())?;
+            pos += s.len();
+        }
+        let mut values = Vec::with_capacity(self.ops.len());
+        for (f, ops) in self.layout.fields().iter().zip(&self.ops) {
+            let (v, end) = (ops.decode)(key, pos, f)?;
+            values.push(v);
+            pos = end;
+        }
+        if pos != key.len() {
+            return Err(DecodeError::TrailingBytes {
+                count: key.len() - pos,
+            });
+        }
+        Ok(values)
+    }
+
+    /// Explains a key part by part, as the derived type's `explain` does:
+    /// bytes, or text pasted from the HBase shell.
+    pub fn explain<I: ExplainInput + ?Sized>(&self, key: &I) -> Explanation {
+        crate::layout::explain::explain(self.layout, key)
+    }
+
+    /// Where a table of these keys should start split: one region per
+    /// salt bucket (the derived type's `split_points()`).
+    pub fn split_points(&self) -> Vec<Vec<u8>> {
+        self.layout.split_points()
+    }
+
+    /// A field's value from its text: a number, `true`/`false`, a string
+    /// as it is, bytes in HBase's `toStringBinary` form (`\x00` escapes), a
+    /// char; `None` for an `Option` field's `None`.
+    ///
+    /// ```
+    /// use rowkey_core::{DynLayout, Value};
+    ///
+    /// let layout = DynLayout::parse("[user_id u64][tag Option<String>]")?;
+    /// assert_eq!(layout.value("user_id", "42")?, Value::U64(42));
+    /// assert_eq!(layout.value("tag", "None")?, Value::Option(None));
+    /// assert!(layout.value("user_id", "-1").is_err());
+    /// # Ok::<(), rowkey_core::LayoutError>(())
+    /// ```
+    pub fn value(&self, field: &str, text: &str) -> Result<Value, LayoutError> {
+        let i = self.field_index(field)?;
+        let f = &self.layout.fields()[i];
+        let err = |m: String| LayoutError::new(0, format!("field `{field}`"), m);
+        if f.is_option() && text == "None" {
+            return Ok(Value::Option(None));
+        }
+        fn num<T: core::str::FromStr>(t: &str, ty: &str) -> Result<T, String> {
+            t.parse().map_err(|_| format!("`{t}` is not a {ty}"))
+        }
+        let ty = self.scalars[i];
+        let v = match ty {
+            Scalar::Bool => Value::Bool(num(text, "bool").map_err(err)?),
+            Scalar::U8 => Value::U8(num(text, "u8").map_err(err)?),
+            Scalar::U16 => Value::U16(num(text, "u16").map_err(err)?),
+            Scalar::U32 => Value::U32(num(text, "u32").map_err(err)?),
+            Scalar::U64 => Value::U64(num(text, "u64").map_err(err)?),
+            Scalar::U128 => Value::U128(num(text, "u128").map_err(err)?),
+            Scalar::I8 => Value::I8(num(text, "i8").map_err(err)?),
+            Scalar::I16 => Value::I16(num(text, "i16").map_err(err)?),
+            Scalar::I32 => Value::I32(num(text, "i32").map_err(err)?),
+            Scalar::I64 => Value::I64(num(text, "i64").map_err(err)?),
+            Scalar::I128 => Value::I128(num(text, "i128").map_err(err)?),
+            Scalar::F32 => Value::F32(num(text, "f32").map_err(err)?),
+            Scalar::F64 => Value::F64(num(text, "f64").map_err(err)?),
+            Scalar::Char => Value::Char(num(text, "char").map_err(err)?),
+            Scalar::Str => Value::Str(text.into()),
+            Scalar::Bytes | Scalar::Opaque(_) => Value::Bytes(
+                crate::format::binary::from_string_binary(text).map_err(|e| err(format!("{e}")))?,
+            ),
+        };
+        Ok(if f.is_option() {
+            Value::Option(Some(Box::new(v)))
+        } else {
+            v
+        })
+    }
+
+    /// A skip-scan filter (see [`KeyFilter`]) from one predicate per named
+    /// field: the filter the derived type's `filter()` builds from the
+    /// same predicates.
+    pub fn filter(&self) -> DynFilter<'_> {
+        DynFilter {
+            layout: self,
+            preds: Vec::new(),
+        }
+    }
+
+    /// The scan of every key whose leading fields are `leading` and, when
+    /// `next` is given, whose next field is in that range (in value order,
+    /// as `range_by_*` takes it): one range per salt bucket, or one when
+    /// the salt's `by` fields are among the leading ones. The same rows as
+    /// the derived type's `range_by_*` / `scan_by_*`.
+    ///
+    /// # Panics
+    /// When there are more leading values than fields, or a range after a
+    /// value for every field.
+    pub fn scan(
+        &self,
+        leading: &[Value],
+        next: Option<(Bound<Value>, Bound<Value>)>,
+    ) -> Result<Scan, EncodeError> {
+        let n = self.ops.len();
+        assert!(
+            leading.len() + usize::from(next.is_some()) <= n,
+            "DynLayout::scan: {} leading values and a range for {n} fields",
+            leading.len()
+        );
+        let mut f = self.filter();
+        for (i, v) in leading.iter().enumerate() {
+            f.preds.push((i, Pred::Values(alloc::vec![v.clone()])));
+        }
+        if let Some((lo, hi)) = next {
+            f.preds.push((leading.len(), Pred::Range(lo, hi)));
+        }
+        Ok(f.build_parts(Some(leading))?.scan())
+    }
+}
+
+/// A [`KeyFilter`] under construction on a [`DynLayout`]: one predicate
+/// per call, on a field by name, which must all hold.
+///
+/// ```
+/// use rowkey_core::{DynLayout, Value};
+///
+/// let layout = DynLayout::parse("[user_id u64][ts i64]")?;
+/// let filter = layout.filter().range("ts", Value::I64(10)..Value::I64(20))?.build()?;
+/// let key = layout.encode(&[7u64.into(), 15i64.into()])?;
+/// assert!(filter.matches(&key));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct DynFilter<'a> {
+    layout: &'a DynLayout,
+    preds: Vec<(usize, Pred)>,
+}
+
+impl DynFilter<'_> {
+    /// The field `name` is `value`.
+    pub fn eq(self, name: &str, value: impl Into<Value>) -> Result<Self, LayoutError> {
+        self.any_of(name, [value.into()])
+    }
+
+    /// The field `name` is any of `values` (none: no key matches).
+    pub fn any_of(
+        mut self,
+        name: &str,
+        values: impl IntoIterator<Item = Value>,
+    ) -> Result<Self, LayoutError> {
+        let i = self.layout.field_index(name)?;
+        self.preds.push((i, Pred::Values(values.into_iter().collect())));
+        Ok(self)
+    }
+
+    /// The field `name` is in `range`, in value order (a `#[desc]`
+    /// field's ends swap inside, as in `range_by_*`).
+    pub fn range(mut self, name: &str, range: impl RangeBounds<Value>) -> Result<Self, LayoutError> {
+        let i = self.layout.field_index(name)?;
+        let lo = range.start_bound().cloned();
+        let hi = range.end_bound().cloned();
+        self.preds.push((i, Pred::Range(lo, hi)));
+        Ok(self)
+    }
+
+    /// The filter, or the first value that cannot be encoded.
+    pub fn build(self) -> Result<KeyFilter, EncodeError> {
+        self.build_parts(None)
+    }
+
+    /// The filter; with `leading` values, the salt bucket they fix.
+    fn build_parts(self, leading: Option<&[Value]>) -> Result<KeyFilter, EncodeError> {
+        let l = self.layout;
+        let mut parts = FilterParts::new(l.layout);
+        for (i, pred) in self.preds {
+            parts = (l.ops[i].constrain)(parts, i, pred, &l.layout.fields()[i]);
+        }
+        if let (Some(s), Some(leading)) = (l.layout.salt(), leading) {
+            let fields = l.layout.fields();
+            let by_fixed = s
+                .by()
+                .iter()
+                .all(|b| fields.iter().position(|f| f.name() == *b).is_some_and(|i| i < leading.len()));
+            if by_fixed && !s.by().is_empty() {
+                let mut encoded = Vec::new();
+                for (i, v) in leading.iter().enumerate() {
+                    let mut e = Vec::new();
+                    (l.ops[i].encode)(v, &mut e, &fields[i])?;
+                    encoded.push(e);
+                }
+                let bucket = l.bucket_of(s, |i| &encoded[i], leading)?;
+                parts.in_bucket(bucket);
+            }
+        }
+        parts.build()
+    }
+}
+
+fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
+    if let Some((at, _)) = spec.text_sep {
+        return Err(LayoutError::new(
+            at,
+            "format",
+            "text keys are not read at run time yet: DynLayout reads binary keys",
+        ));
+    }
+    let n = spec.fields.len();
+    let mut fields = Vec::with_capacity(n);
+    let mut ops = Vec::with_capacity(n);
+    let mut scalars = Vec::with_capacity(n);
+    for (i, f) in spec.fields.iter().enumerate() {
+        let (layout, o, s) = field(f, i + 1 == n)?;
+        fields.push(layout);
+        ops.push(o);
+        scalars.push(s);
+    }
+    // An added field is followed only by added fields.
+    if let Some(i) = spec.fields.iter().position(|f| f.added) {
+        if let Some(f) = spec.fields[i..].iter().find(|f| !f.added) {
+            return Err(LayoutError::new(
+                f.at,
+                format!("field `{}`", f.name),
+                "a field after an `added` one must be `added` too (older keys end before them)",
+            ));
+        }
+    }
+    let prefix: &'static [u8] = match &spec.prefix {
+        Some((at, bytes, width)) => {
+            if let Some(w) = width.filter(|w| *w != bytes.len()) {
+                return Err(LayoutError::new(
+                    *at,
+                    "prefix",
+                    format!("the text gives width {w}, but the prefix is {} bytes", bytes.len()),
+                ));
+            }
+            Box::leak(bytes.clone().into_boxed_slice())
+        }
+        None => &[],
+    };
+    let salt = match &spec.salt {
+        None => None,
+        Some(s) => {
+            let mut by: Vec<&'static str> = Vec::new();
+            for (at, name) in &s.by {
+                let Some(i) = spec.fields.iter().position(|f| &f.name == name) else {
+                    return Err(LayoutError::new(*at, "salt", format!("no field `{name}` to hash")));
+                };
+                if spec.fields[i].added {
+                    return Err(LayoutError::new(*at, "salt", format!("`{name}` is added: older keys lack it")));
+                }
+                by.push(fields[i].name());
+            }
+            if by.is_empty() {
+                by = fields.iter().filter(|f| !f.is_added()).map(|f| f.name()).collect();
+            }
+            // Key order, as the derive lists them.
+            by.sort_by_key(|b| fields.iter().position(|f| f.name() == *b));
+            by.dedup();
+            if s.hash == SaltHashKind::Mod {
+                let i = fields.iter().position(|f| f.name() == by[0]).unwrap_or(0);
+                if by.len() != 1 || ops[i].modulo.is_none() {
+                    return Err(LayoutError::new(
+                        s.at,
+                        "salt",
+                        "a `mod` salt takes one unsigned integer field",
+                    ));
+                }
+            }
+            if let Some(w) = s.width.filter(|&w| w != 1) {
+                return Err(LayoutError::new(s.at, "salt", format!("the text gives width {w}, but a binary key's salt is 1 byte")));
+            }
+            let by: &'static [&'static str] = Box::leak(by.into_boxed_slice());
+            Some(SaltLayout::from_parts(s.buckets, s.hash, by, Head::Byte))
+        }
+    };
+    let fields: &'static [FieldLayout] = Box::leak(fields.into_boxed_slice());
+    let layout: &'static Layout = Box::leak(Box::new(Layout::__new(
+        "DynLayout",
+        Format::Binary,
+        prefix,
+        salt,
+        fields,
+    )));
+    if let Some((at, tail)) = spec.tail {
+        let actual = match layout.fixed_len() {
+            Some(n) => Width::Fixed(n),
+            None => Width::AtLeast(layout.min_len()),
+        };
+        if tail != actual {
+            return Err(LayoutError::new(
+                at,
+                "tail",
+                format!("the text says {} bytes, but the parts make {actual}", show_tail(tail)),
+            ));
+        }
+    }
+    Ok(DynLayout {
+        layout,
+        ops,
+        scalars,
+    })
+}
+
+fn show_tail(w: Width) -> String {
+    match w {
+        Width::Fixed(n) => format!("= {n}"),
+        Width::AtLeast(n) => format!(">= {n}"),
+    }
+}
+
+/// A field's descriptor and operations, as the derive would make them.
+fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
+    let part = format!("field `{}`", f.name);
+    let err = |m: String| LayoutError::new(f.at, part.clone(), m);
+    let norm = normalize_type(&f.ty);
+    let (option, inner) = match norm.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+        Some(inner) => (true, inner.to_owned()),
+        None => (false, norm.clone()),
+    };
+    if f.added && !option {
+        return Err(err("an `added` field is an Option (older keys decode it as None)".into()));
+    }
+    if f.reverse && f.reverse_domain {
+        return Err(err("`reverse` and `reverse_domain` together".into()));
+    }
+    let dir = if f.reverse {
+        Dir::Rev
+    } else if f.reverse_domain {
+        Dir::Dom
+    } else {
+        Dir::Fwd
+    };
+    // A timestamp is stored as the i64 of its unit.
+    let scalar = if f.unit.is_some() {
+        Scalar::I64
+    } else {
+        match Scalar::of(&inner) {
+            Some(s) => s,
+            None => match f.width {
+                Some(Width::Fixed(w)) if !option => Scalar::Opaque(w),
+                _ => {
+                    return Err(err(format!(
+                        "`{}` is not a type the runtime knows: give its width (as in [{} {} 16]) to read it as opaque bytes{}",
+                        f.ty,
+                        f.name,
+                        f.ty,
+                        if option { ", outside an Option" } else { "" }
+                    )))
+                }
+            },
+        }
+    };
+    if f.reverse_domain && !scalar.is_var() {
+        return Err(err("`reverse_domain` is for strings".into()));
+    }
+    if f.fixed.is_some() && !scalar.is_var() {
+        return Err(err("`fixed(N)` is for strings and byte strings".into()));
+    }
+    if f.desc_ts && f.desc {
+        return Err(err("`desc` and `desc_ts` together".into()));
+    }
+    let (encoding, ops) = match (scalar, f.fixed) {
+        (s, Some((len, pad))) => {
+            if option {
+                return Err(err("a run-time layout reads no `fixed(N)` inside an Option yet".into()));
+            }
+            let ops = match s {
+                Scalar::Str => ops::padded::<String>(len, dir),
+                _ => ops::padded::<Vec<u8>>(len, dir),
+            };
+            (Encoding::Padded { len, pad, desc: f.desc }, ops)
+        }
+        (Scalar::Str | Scalar::Bytes, None) => {
+            if f.desc_ts {
+                return Err(err("`desc_ts` is for integers and timestamps".into()));
+            }
+            let raw = last && !f.desc && !f.added;
+            let ops = match scalar {
+                Scalar::Str => ops::var::<String>(raw, f.desc, dir, option, f.added),
+                _ => ops::var::<Vec<u8>>(raw, f.desc, dir, option, f.added),
+            };
+            let enc = if raw {
+                Encoding::Raw
+            } else {
+                Encoding::Escaped { desc: f.desc }
+            };
+            (enc, ops)
+        }
+        (s, None) if f.desc_ts => {
+            let ops = match s {
+                Scalar::I64 => ops::desc_ts::<i64>(option, f.added),
+                Scalar::U64 => ops::desc_ts::<u64>(option, f.added),
+                Scalar::I32 => ops::desc_ts::<i32>(option, f.added),
+                Scalar::U32 => ops::desc_ts::<u32>(option, f.added),
+                _ => return Err(err(format!("`desc_ts` takes i64, u64, i32, u32 or a timestamp, not `{}`", f.ty))),
+            };
+            if f.reverse {
+                return Err(err("`reverse` with `desc_ts`".into()));
+            }
+            (Encoding::DescTs, ops)
+        }
+        (s, None) => {
+            let (d, o, a) = (f.desc, option, f.added);
+            let ops = match s {
+                Scalar::Bool => ops::fixed::<bool>(d, dir, o, a),
+                Scalar::U8 => ops::unsigned::<u8>(d, dir, o, a),
+                Scalar::U16 => ops::unsigned::<u16>(d, dir, o, a),
+                Scalar::U32 => ops::unsigned::<u32>(d, dir, o, a),
+                Scalar::U64 => ops::unsigned::<u64>(d, dir, o, a),
+                Scalar::U128 => ops::unsigned::<u128>(d, dir, o, a),
+                Scalar::I8 => ops::fixed::<i8>(d, dir, o, a),
+                Scalar::I16 => ops::fixed::<i16>(d, dir, o, a),
+                Scalar::I32 => ops::fixed::<i32>(d, dir, o, a),
+                Scalar::I64 => ops::fixed::<i64>(d, dir, o, a),
+                Scalar::I128 => ops::fixed::<i128>(d, dir, o, a),
+                Scalar::F32 => ops::fixed::<f32>(d, dir, o, a),
+                Scalar::F64 => ops::fixed::<f64>(d, dir, o, a),
+                Scalar::Char => ops::fixed::<char>(d, dir, o, a),
+                Scalar::Opaque(w) => {
+                    if option {
+                        return Err(err("a run-time layout reads no opaque type inside an Option".into()));
+                    }
+                    ops::opaque(w)
+                }
+                Scalar::Str | Scalar::Bytes => unreachable!("matched above"),
+            };
+            (Encoding::BigEndian { desc: f.desc }, ops)
+        }
+    };
+    if let Some(w) = f.width {
+        let actual = match ops.width {
+            FieldWidth::Fixed(n) => Width::Fixed(n),
+            FieldWidth::Variable { min } => Width::AtLeast(min),
+        };
+        if w != actual {
+            return Err(err(format!(
+                "the text gives width {w}, but {} is {}",
+                f.ty,
+                match actual {
+                    Width::Fixed(n) => format!("{n} bytes"),
+                    Width::AtLeast(n) => format!("at least {n} bytes"),
+                }
+            )));
+        }
+    }
+    // The type as far as the bytes go, as the derive names it.
+    let kind = match scalar {
+        Scalar::Str if option => "Option<str>".to_owned(),
+        Scalar::Str => "str".to_owned(),
+        Scalar::Bytes if option => "Option<bytes>".to_owned(),
+        Scalar::Bytes => "bytes".to_owned(),
+        _ => f.ty.clone(),
+    };
+    let mut layout = FieldLayout::__new(
+        leak(&f.name),
+        leak(&f.ty),
+        leak(&kind),
+        encoding,
+        ops.width,
+        [option, f.added, f.reverse, f.reverse_domain],
+        0,
+        Some(ops.read),
+    );
+    if let Some(unit) = f.unit {
+        layout = layout.__unit(unit);
+    }
+    Ok((layout, ops, scalar))
+}

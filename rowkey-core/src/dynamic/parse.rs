@@ -1,0 +1,526 @@
+//! Reading a layout's one-line summary back: `[salt(user_id)/16 1][user_id
+//! u64 8][ts_millis desc_ts i64 8][kind fixed(8) String 8] = 25 bytes`,
+//! the widths and the `= N bytes` tail optional.
+
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::format::binary::from_string_binary;
+use crate::format::time::TimeUnit;
+use crate::layout::SaltHashKind;
+
+/// A layout text that does not parse, or a layout the runtime cannot
+/// build: where in the text, and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutError {
+    at: usize,
+    part: String,
+    message: String,
+}
+
+impl LayoutError {
+    pub(crate) fn new(at: usize, part: impl Into<String>, message: impl Into<String>) -> Self {
+        LayoutError {
+            at,
+            part: part.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The byte offset in the text where the part that is wrong starts.
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
+    /// The part that is wrong: `field \`ts\``, `salt`, `prefix`, `tail`...
+    pub fn part(&self) -> &str {
+        &self.part
+    }
+
+    /// What is wrong with it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at byte {}): {}", self.part, self.at, self.message)
+    }
+}
+
+impl core::error::Error for LayoutError {}
+
+/// The salt part, as written.
+pub(crate) struct SaltSpec {
+    pub at: usize,
+    pub buckets: u16,
+    pub hash: SaltHashKind,
+    pub by: Vec<(usize, String)>,
+    pub width: Option<usize>,
+}
+
+/// One field part, as written.
+pub(crate) struct FieldSpec {
+    pub at: usize,
+    pub name: String,
+    pub ty: String,
+    pub added: bool,
+    pub unit: Option<TimeUnit>,
+    pub desc: bool,
+    pub desc_ts: bool,
+    pub fixed: Option<(usize, u8)>,
+    pub reverse: bool,
+    pub reverse_domain: bool,
+    pub width: Option<Width>,
+}
+
+/// A width as written: `8` or `>=2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    Fixed(usize),
+    AtLeast(usize),
+}
+
+/// The whole text.
+pub(crate) struct Spec {
+    pub text_sep: Option<(usize, String)>,
+    pub prefix: Option<(usize, Vec<u8>, Option<usize>)>,
+    pub salt: Option<SaltSpec>,
+    pub fields: Vec<FieldSpec>,
+    pub tail: Option<(usize, Width)>,
+}
+
+pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
+    let mut spec = Spec {
+        text_sep: None,
+        prefix: None,
+        salt: None,
+        fields: Vec::new(),
+        tail: None,
+    };
+    let mut pos = skip_ws(text, 0);
+    if text[pos..].starts_with("text(") {
+        let open = pos + "text(".len();
+        let close = find_close(text, open, '(', ')')
+            .ok_or_else(|| LayoutError::new(pos, "format", "`text(` has no closing `)`"))?;
+        let sep = parse_rust_string(&text[open..close])
+            .ok_or_else(|| LayoutError::new(open, "format", "the separator is not a quoted string, as in text(\"_\")"))?;
+        spec.text_sep = Some((pos, sep));
+        pos = skip_ws(text, close + 1);
+    }
+    while text[pos..].starts_with('[') {
+        let end = find_close(text, pos + 1, '[', ']').ok_or_else(|| {
+            LayoutError::new(pos, "layout", "a `[` part has no closing `]`")
+        })?;
+        part(&mut spec, text, pos, &text[pos + 1..end])?;
+        pos = skip_ws(text, end + 1);
+    }
+    let rest = text[pos..].trim_end();
+    if !rest.is_empty() {
+        spec.tail = Some((pos, tail(rest, pos)?));
+    }
+    if spec.fields.is_empty() {
+        return Err(LayoutError::new(
+            0,
+            "layout",
+            "no fields: a layout is `[name type]` parts, as in [user_id u64][ts_millis desc_ts i64]",
+        ));
+    }
+    Ok(spec)
+}
+
+fn tail(rest: &str, at: usize) -> Result<Width, LayoutError> {
+    let err = || {
+        LayoutError::new(
+            at,
+            "tail",
+            format!("expected `= N bytes` or `>= N bytes` after the parts, found `{rest}`"),
+        )
+    };
+    let (at_least, n) = if let Some(r) = rest.strip_prefix(">=") {
+        (true, r)
+    } else if let Some(r) = rest.strip_prefix('=') {
+        (false, r)
+    } else {
+        return Err(err());
+    };
+    let n = n.trim().strip_suffix("bytes").ok_or_else(err)?.trim();
+    let n: usize = n.parse().map_err(|_| err())?;
+    Ok(if at_least {
+        Width::AtLeast(n)
+    } else {
+        Width::Fixed(n)
+    })
+}
+
+fn skip_ws(text: &str, pos: usize) -> usize {
+    pos + (text[pos..].len() - text[pos..].trim_start().len())
+}
+
+/// The position of the `close` that balances an `open` before `from`,
+/// skipping double-quoted strings (with `\` escapes) and `'c'` chars.
+fn find_close(text: &str, from: usize, open: char, close: char) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 1usize;
+    let mut i = from;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+        } else if c == b'\'' && b.get(i + 2) == Some(&b'\'') {
+            i += 2;
+        } else if c == open as u8 {
+            depth += 1;
+        } else if c == close as u8 {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `"..."` with Rust's simple escapes.
+fn parse_rust_string(s: &str) -> Option<String> {
+    let inner = s.trim().strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            '0' => '\0',
+            c @ ('\\' | '"' | '\'') => c,
+            'x' => {
+                let h: String = chars.by_ref().take(2).collect();
+                char::from(u8::from_str_radix(&h, 16).ok()?)
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
+fn part(spec: &mut Spec, text: &str, at: usize, body: &str) -> Result<(), LayoutError> {
+    let body_at = at + 1;
+    let trimmed = body.trim();
+    if let Some(rest) = trimmed.strip_prefix("prefix ") {
+        if spec.prefix.is_some() || spec.salt.is_some() || !spec.fields.is_empty() {
+            return Err(LayoutError::new(at, "prefix", "the prefix comes first, once"));
+        }
+        let rest = rest.trim();
+        let (quoted, width) = match rest.rfind('"') {
+            Some(i) => (&rest[..=i], rest[i + 1..].trim()),
+            None => (rest, ""),
+        };
+        let inner = quoted
+            .strip_prefix('"')
+            .and_then(|q| q.strip_suffix('"'))
+            .filter(|_| quoted.len() >= 2)
+            .ok_or_else(|| {
+                LayoutError::new(body_at, "prefix", "the prefix is a quoted string, as in [prefix \"u#\"]")
+            })?;
+        let bytes = from_string_binary(inner)
+            .map_err(|e| LayoutError::new(body_at, "prefix", format!("{e}")))?;
+        let width = match width {
+            "" => None,
+            w => Some(w.parse::<usize>().map_err(|_| {
+                LayoutError::new(body_at, "prefix", format!("`{w}` is not the prefix's width in bytes"))
+            })?),
+        };
+        spec.prefix = Some((at, bytes, width));
+        return Ok(());
+    }
+    if trimmed.starts_with("salt(") || trimmed.starts_with("salt/") {
+        if spec.salt.is_some() || !spec.fields.is_empty() {
+            return Err(LayoutError::new(at, "salt", "the salt comes before the fields, once"));
+        }
+        spec.salt = Some(salt(body_at, trimmed)?);
+        return Ok(());
+    }
+    let f = field(text, body_at, body)?;
+    if spec.fields.iter().any(|g| g.name == f.name) {
+        return Err(LayoutError::new(
+            f.at,
+            format!("field `{}`", f.name),
+            "a second field of this name",
+        ));
+    }
+    spec.fields.push(f);
+    Ok(())
+}
+
+fn salt(at: usize, s: &str) -> Result<SaltSpec, LayoutError> {
+    let err = |m: String| LayoutError::new(at, "salt", m);
+    let rest = &s["salt".len()..];
+    let (by, rest) = if let Some(r) = rest.strip_prefix('(') {
+        let close = r.find(')').ok_or_else(|| err("`salt(` has no closing `)`".into()))?;
+        let mut by = Vec::new();
+        let mut off = at + "salt(".len();
+        for name in r[..close].split(',') {
+            let n = name.trim();
+            if !is_ident(n) {
+                return Err(err(format!("`{n}` is not a field name")));
+            }
+            by.push((off + (name.len() - name.trim_start().len()), n.to_owned()));
+            off += name.len() + 1;
+        }
+        (by, &r[close + 1..])
+    } else {
+        (Vec::new(), rest)
+    };
+    let rest = rest
+        .strip_prefix('/')
+        .ok_or_else(|| err("expected `/` and the number of buckets, as in salt(user_id)/16".into()))?;
+    let mut words = rest.split_whitespace();
+    let buckets = words.next().unwrap_or("");
+    let buckets: u16 = buckets
+        .parse()
+        .ok()
+        .filter(|b| (1..=256).contains(b))
+        .ok_or_else(|| err(format!("`{buckets}` buckets: the number of buckets is 1 to 256")))?;
+    let mut hash = SaltHashKind::Xxh3;
+    let mut width = None;
+    for w in words {
+        match w {
+            "xxh3" => hash = SaltHashKind::Xxh3,
+            "java" => hash = SaltHashKind::Java,
+            "mod" => hash = SaltHashKind::Mod,
+            w => match w.parse::<usize>() {
+                Ok(n) if width.is_none() => width = Some(n),
+                _ => return Err(err(format!("unknown salt option `{w}` (expected java, mod or the width)"))),
+            },
+        }
+    }
+    Ok(SaltSpec {
+        at,
+        buckets,
+        hash,
+        by,
+        width,
+    })
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
+    let lead = body.len() - body.trim_start().len();
+    let body = body.trim();
+    let at = at + lead;
+    let name_end = body.find(char::is_whitespace).unwrap_or(body.len());
+    let name = &body[..name_end];
+    if !is_ident(name) {
+        return Err(LayoutError::new(
+            at,
+            "layout",
+            format!("`{name}` is not a part: a part is [name type], [salt(...)/N] or [prefix \"...\"]"),
+        ));
+    }
+    let part = format!("field `{name}`");
+    let err = |off: usize, m: String| LayoutError::new(at + off, part.clone(), m);
+    let mut f = FieldSpec {
+        at,
+        name: name.to_owned(),
+        ty: String::new(),
+        added: false,
+        unit: None,
+        desc: false,
+        desc_ts: false,
+        fixed: None,
+        reverse: false,
+        reverse_domain: false,
+        width: None,
+    };
+    let mut pos = name_end;
+    // Attributes, each a word with its parentheses.
+    loop {
+        pos += body[pos..].len() - body[pos..].trim_start().len();
+        let rest = &body[pos..];
+        let word_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        let args = if rest[word_end..].starts_with('(') {
+            let close = find_close(rest, word_end + 1, '(', ')')
+                .ok_or_else(|| err(pos, format!("`{word}(` has no closing `)`")))?;
+            Some((&rest[word_end + 1..close], close + 1))
+        } else {
+            None
+        };
+        let seen = |flag: bool| -> Result<(), LayoutError> {
+            if flag {
+                Err(err(pos, format!("`{word}` given twice")))
+            } else {
+                Ok(())
+            }
+        };
+        let next_is_type = rest[word_end..].trim_start().is_empty();
+        let taken = match (word, args) {
+            _ if next_is_type => 0,
+            ("added", None) => {
+                seen(f.added)?;
+                f.added = true;
+                word_end
+            }
+            ("desc", None) => {
+                seen(f.desc)?;
+                f.desc = true;
+                word_end
+            }
+            ("desc_ts", None) => {
+                seen(f.desc_ts)?;
+                f.desc_ts = true;
+                word_end
+            }
+            ("reverse", None) => {
+                seen(f.reverse)?;
+                f.reverse = true;
+                word_end
+            }
+            ("reverse_domain", None) => {
+                seen(f.reverse_domain)?;
+                f.reverse_domain = true;
+                word_end
+            }
+            ("ts", Some((unit, len))) => {
+                seen(f.unit.is_some())?;
+                f.unit = Some(match unit.trim() {
+                    "secs" => TimeUnit::Secs,
+                    "millis" => TimeUnit::Millis,
+                    "micros" => TimeUnit::Micros,
+                    "nanos" => TimeUnit::Nanos,
+                    u => return Err(err(pos, format!("unknown unit `{u}` (secs, millis, micros, nanos)"))),
+                });
+                len
+            }
+            ("fixed", Some((args, len))) => {
+                seen(f.fixed.is_some())?;
+                f.fixed = Some(fixed_args(args).map_err(|m| err(pos, m))?);
+                len
+            }
+            ("digits", Some(_)) | ("desc_ts", Some(_)) => {
+                return Err(err(
+                    pos,
+                    format!("`{word}(...)` is a text key's attribute: a run-time layout reads binary keys only"),
+                ))
+            }
+            _ => 0,
+        };
+        if taken == 0 {
+            break;
+        }
+        pos += taken;
+    }
+    let rest = body[pos..].trim();
+    if rest.is_empty() {
+        return Err(err(pos, "no type: a field is [name attributes type width], as in [user_id u64 8]".into()));
+    }
+    // The width, if the last word is one.
+    let (ty, width) = match rest.rsplit_once(char::is_whitespace) {
+        Some((ty, w)) if parse_width(w).is_some() => (ty.trim(), parse_width(w)),
+        _ => (rest, None),
+    };
+    if ty.is_empty() || parse_width(ty).is_some() {
+        return Err(err(pos, format!("`{rest}` has no type")));
+    }
+    f.ty = ty.to_owned();
+    f.width = width;
+    Ok(f)
+}
+
+fn parse_width(w: &str) -> Option<Width> {
+    match w.strip_prefix(">=") {
+        Some(n) => n.parse().ok().map(Width::AtLeast),
+        None => w.parse().ok().map(Width::Fixed),
+    }
+}
+
+/// `8`, `8, pad = ' '`, `8, pad = 0x20`, `8, pad = 32`.
+fn fixed_args(args: &str) -> Result<(usize, u8), String> {
+    let (len, pad) = match args.split_once(',') {
+        Some((l, p)) => (l.trim(), Some(p.trim())),
+        None => (args.trim(), None),
+    };
+    let len: usize = len
+        .parse()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("`fixed({args})`: the width is a number above 0"))?;
+    let pad = match pad {
+        None => 0,
+        Some(p) => {
+            let v = p
+                .strip_prefix("pad")
+                .map(str::trim_start)
+                .and_then(|p| p.strip_prefix('='))
+                .map(str::trim)
+                .ok_or_else(|| format!("`fixed({args})`: expected `pad = ...` after the width"))?;
+            if let Some(c) = v.strip_prefix('\'').and_then(|c| c.strip_suffix('\'')) {
+                match c.as_bytes() {
+                    [b] => *b,
+                    _ => return Err(format!("`pad = {v}`: the pad is one ASCII byte")),
+                }
+            } else if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+                u8::from_str_radix(h, 16).map_err(|_| format!("`pad = {v}` is not a byte"))?
+            } else {
+                v.parse().map_err(|_| format!("`pad = {v}` is not a byte"))?
+            }
+        }
+    };
+    Ok((len, pad))
+}
+
+impl fmt::Display for Width {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Width::Fixed(n) => write!(f, "{n}"),
+            Width::AtLeast(n) => write!(f, ">={n}"),
+        }
+    }
+}
+
+/// The type text without lifetimes and spaces: `&'a str` → `&str`,
+/// `Cow<'a, [u8]>` → `Cow<[u8]>`.
+pub(crate) fn normalize_type(ty: &str) -> String {
+    let mut out = String::with_capacity(ty.len());
+    let mut chars = ty.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            // A lifetime: skip it and a `,` right after it.
+            while chars.peek().is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+                chars.next();
+            }
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            if chars.peek() == Some(&',') {
+                chars.next();
+            }
+            continue;
+        }
+        if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out.to_string()
+}
