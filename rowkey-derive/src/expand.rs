@@ -234,20 +234,23 @@ fn unit_type(unit: &str) -> TokenStream {
     quote!(__rk::#ident)
 }
 
-/// Gives every token the location of `span` (keeping call-site resolution),
-/// so that an error in the generated code for a field, such as a type that
-/// is not a field type, points at that field.
+/// Gives every token the location of `span`, so that an error in the
+/// generated code for a field, such as a type that is not a field type,
+/// points at that field. Each token keeps its own name resolution: the
+/// generated tokens resolve at the call site as before, and an identifier
+/// from the input (a field's name, used as a local variable) keeps its
+/// hygiene, which matters when the struct is written by a `macro_rules!`
+/// macro (its field names then live in the macro caller's context).
 pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    let span = Span::call_site().located_at(span);
     tokens
         .into_iter()
         .map(|mut tt| {
             if let TokenTree::Group(g) = &tt {
                 let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
-                group.set_span(span);
+                group.set_span(g.span().located_at(span));
                 tt = TokenTree::Group(group);
             } else {
-                tt.set_span(span);
+                tt.set_span(tt.span().located_at(span));
             }
             tt
         })

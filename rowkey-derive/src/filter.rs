@@ -84,7 +84,17 @@ pub(crate) fn filter(l: &Model<'_>) -> (TokenStream, TokenStream, TokenStream) {
         let decodes = s.by.iter().map(|&i| {
             let f = &l.fields[i];
             let (codec, fname, s) = (codec_alias(i), &f.name, format_ident!("__s{}", i));
-            let ty = arg(f, quote!('_));
+            // Strings decode owned: an escaped or descending string's
+            // bytes cannot be borrowed, and its bucket is still known.
+            let ty = match f.arg {
+                Arg::Str => quote!(__rk::String),
+                Arg::Bytes => quote!(__rk::Vec<u8>),
+                Arg::Value(_) => arg(f, quote!('_)),
+            };
+            let ty = match f.arg {
+                Arg::Str | Arg::Bytes if f.option => quote!(__rk::Option<#ty>),
+                _ => ty,
+            };
             quote!(<#codec as __rk::FieldDecode<'_, #ty>>::decode(#s, 0, #fname))
         });
         let vals = s.by.iter().map(|&i| format_ident!("__v{}", i));

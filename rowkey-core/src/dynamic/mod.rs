@@ -149,7 +149,9 @@ fn leak(s: &str) -> &'static str {
 impl DynLayout {
     /// Reads a layout's one-line summary, as `T::LAYOUT` prints it
     /// (`[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8] = 17
-    /// bytes`). Widths and the `= N bytes` tail may be left out where the
+    /// bytes`), optionally after its name (`UserEvent: [...]`, which
+    /// [`Layout::name`] and `explain` then show; `DynLayout` without one).
+    /// Widths and the `= N bytes` tail may be left out where the
     /// types give them; where they are given they must agree. A type the
     /// runtime does not know needs its width: it is read as opaque bytes.
     ///
@@ -212,8 +214,17 @@ impl DynLayout {
         if let Some(s) = self.layout.salt() {
             out.resize(head_at + s.len(), 0);
         }
+        // Trailing added fields that are `None` are not written (keys
+        // written before they were added end there).
+        let written = fields.len()
+            - fields
+                .iter()
+                .zip(values)
+                .rev()
+                .take_while(|(f, v)| f.is_added() && matches!(v, Value::Option(None)))
+                .count();
         let mut spans = Vec::with_capacity(fields.len());
-        for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values) {
+        for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values).take(written) {
             let start = out.len();
             (ops.encode)(v, &mut out, f)?;
             spans.push(start..out.len());
@@ -450,23 +461,37 @@ impl DynFilter<'_> {
     fn build_parts(self, leading: Option<&[Value]>) -> Result<KeyFilter, EncodeError> {
         let l = self.layout;
         let mut parts = FilterParts::new(l.layout);
-        for (i, pred) in self.preds {
-            parts = (l.ops[i].constrain)(parts, i, pred, &l.layout.fields()[i]);
+        for (i, pred) in &self.preds {
+            parts = (l.ops[*i].constrain)(parts, *i, pred.clone(), &l.layout.fields()[*i]);
         }
-        if let (Some(s), Some(leading)) = (l.layout.salt(), leading) {
+        // The salt's `by` fields each fixed to one value: every match is in
+        // their bucket.
+        if let Some(s) = l.layout.salt() {
             let fields = l.layout.fields();
-            let by_fixed = s
+            let single = |i: usize| {
+                let from_leading = leading.and_then(|v| v.get(i));
+                from_leading.or_else(|| {
+                    self.preds.iter().find_map(|(j, p)| match p {
+                        Pred::Values(vs) if *j == i && vs.len() == 1 => Some(&vs[0]),
+                        _ => None,
+                    })
+                })
+            };
+            let by: Vec<usize> = s
                 .by()
                 .iter()
-                .all(|b| fields.iter().position(|f| f.name() == *b).is_some_and(|i| i < leading.len()));
-            if by_fixed && !s.by().is_empty() {
-                let mut encoded = Vec::new();
-                for (i, v) in leading.iter().enumerate() {
-                    let mut e = Vec::new();
-                    (l.ops[i].encode)(v, &mut e, &fields[i])?;
-                    encoded.push(e);
+                .filter_map(|b| fields.iter().position(|f| f.name() == *b))
+                .collect();
+            let fixed: Option<Vec<(usize, &Value)>> =
+                by.iter().map(|&i| single(i).map(|v| (i, v))).collect();
+            if let Some(fixed) = fixed.filter(|f| !f.is_empty()) {
+                let mut values: Vec<Value> = alloc::vec![Value::Bool(false); fields.len()];
+                let mut encoded: Vec<Vec<u8>> = alloc::vec![Vec::new(); fields.len()];
+                for (i, v) in fixed {
+                    (l.ops[i].encode)(v, &mut encoded[i], &fields[i])?;
+                    values[i] = v.clone();
                 }
-                let bucket = l.bucket_of(s, |i| &encoded[i], leading)?;
+                let bucket = l.bucket_of(s, |i| &encoded[i], &values)?;
                 parts.in_bucket(bucket);
             }
         }
@@ -552,8 +577,9 @@ fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
         }
     };
     let fields: &'static [FieldLayout] = Box::leak(fields.into_boxed_slice());
+    let name = spec.name.as_deref().map_or("DynLayout", leak);
     let layout: &'static Layout = Box::leak(Box::new(Layout::__new(
-        "DynLayout",
+        name,
         Format::Binary,
         prefix,
         salt,

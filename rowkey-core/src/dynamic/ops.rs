@@ -14,6 +14,7 @@ use crate::format::codec::{
     padded_decode, padded_encode, Added, Asc, Desc, DescTs, Direction, Dom, Escaped, FieldCodec,
     FieldDecode, FilterSink, Fixed, Fwd, Opt, Raw, Rev, Var,
 };
+use crate::format::binary::to_string_binary;
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::text::ModSalt;
 use crate::layout::explain::{read, Show};
@@ -358,7 +359,12 @@ pub(crate) fn opaque(len: usize) -> Ops {
         out: &mut dyn fmt::Write,
     ) -> Result<(usize, Option<i128>), DecodeError> {
         let (b, end) = stored(input, pos, f)?;
-        let _ = write!(out, "{} ({})", Value::Bytes(b), f.ty());
+        // A byte array as explain shows one; another type as its bytes.
+        let _ = if f.ty().starts_with("[u8;") {
+            write!(out, "[u8; {}] {}", b.len(), to_string_binary(&b))
+        } else {
+            write!(out, "{} ({})", Value::Bytes(b), f.ty())
+        };
         Ok((end, None))
     }
     fn values(parts: FilterParts, i: usize, pred: Pred, f: &FieldLayout) -> FilterParts {

@@ -87,6 +87,7 @@ pub(crate) enum Width {
 
 /// The whole text.
 pub(crate) struct Spec {
+    pub name: Option<String>,
     pub text_sep: Option<(usize, String)>,
     pub prefix: Option<(usize, Vec<u8>, Option<usize>)>,
     pub salt: Option<SaltSpec>,
@@ -96,6 +97,7 @@ pub(crate) struct Spec {
 
 pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
     let mut spec = Spec {
+        name: None,
         text_sep: None,
         prefix: None,
         salt: None,
@@ -103,6 +105,11 @@ pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
         tail: None,
     };
     let mut pos = skip_ws(text, 0);
+    // `Name: [...]`, as a key family prints its members.
+    if let Some((name, _)) = text[pos..].split_once(':').filter(|(n, _)| is_ident(n.trim())) {
+        spec.name = Some(name.trim().to_owned());
+        pos = skip_ws(text, pos + name.len() + 1);
+    }
     if text[pos..].starts_with("text(") {
         let open = pos + "text(".len();
         let close = find_close(text, open, '(', ')')

@@ -1,0 +1,380 @@
+//! `DynLayout` agrees with the derive: for the layouts of the golden
+//! tests and more (every binary field type and attribute, prefixes, the
+//! three salts), the layout read back from `T::LAYOUT`'s one-line text has
+//! the derived type's fingerprint and summary, and for random values
+//! encodes the derived bytes (or fails with the derived error), decodes
+//! them back, and gives the same bucket, split points, explanation,
+//! filters and scans.
+
+use proptest::prelude::*;
+use rowkey_core::prelude::*;
+use rowkey_core::{DynLayout, KeyFilter, Value};
+
+/// A field's value as the `Value` a run-time layout takes.
+trait ToValue {
+    fn to_value(&self) -> Value;
+}
+
+macro_rules! to_value_into {
+    ($($t:ty),*) => {$(
+        impl ToValue for $t {
+            fn to_value(&self) -> Value {
+                self.clone().into()
+            }
+        }
+    )*};
+}
+to_value_into!(
+    u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, char, f32, f64, String, Vec<u8>,
+    Option<u8>, Option<u32>, Option<i64>, Option<String>, Option<Vec<u8>>
+);
+
+impl<const N: usize> ToValue for [u8; N] {
+    fn to_value(&self) -> Value {
+        Value::Bytes(self.to_vec())
+    }
+}
+
+impl ToValue for uuid::Uuid {
+    fn to_value(&self) -> Value {
+        Value::Bytes(self.as_bytes().to_vec())
+    }
+}
+
+/// A field's value as its filter method takes it (`&str` for a `String`).
+trait AsPred {
+    type P<'a>
+    where
+        Self: 'a;
+    fn pred(&self) -> Self::P<'_>;
+}
+
+macro_rules! as_pred_copy {
+    ($($t:ty),*) => {$(
+        impl AsPred for $t {
+            type P<'a> = $t;
+            fn pred(&self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+as_pred_copy!(
+    u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, char, f32, f64, Option<u8>,
+    Option<u32>, Option<i64>, [u8; 2], [u8; 3], [u8; 6], uuid::Uuid
+);
+
+impl AsPred for String {
+    type P<'a> = &'a str;
+    fn pred(&self) -> &str {
+        self
+    }
+}
+
+impl AsPred for Vec<u8> {
+    type P<'a> = &'a [u8];
+    fn pred(&self) -> &[u8] {
+        self
+    }
+}
+
+impl AsPred for Option<String> {
+    type P<'a> = Option<&'a str>;
+    fn pred(&self) -> Option<&str> {
+        self.as_deref()
+    }
+}
+
+impl AsPred for Option<Vec<u8>> {
+    type P<'a> = Option<&'a [u8]>;
+    fn pred(&self) -> Option<&[u8]> {
+        self.as_deref()
+    }
+}
+
+fn ranges(scan: &Scan) -> Vec<(Vec<u8>, Vec<u8>)> {
+    scan.ranges()
+        .map(|r| (r.start().to_vec(), r.stop().to_vec()))
+        .collect()
+}
+
+/// What a filter says about keys, compared between the derived and the
+/// run-time one.
+fn filter_facts(f: &KeyFilter, keys: &[&[u8]]) -> String {
+    let matches: Vec<bool> = keys.iter().map(|k| f.matches(k)).collect();
+    let hints: Vec<Option<Vec<u8>>> = keys.iter().map(|k| f.seek_hint(k)).collect();
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {}",
+        ranges(&f.scan()),
+        matches,
+        hints,
+        f.multi_row_ranges(),
+        f.fuzzy_row_filter(),
+        f.bigtable_regex(),
+        f.regex_is_exact()
+    )
+}
+
+/// Everything a run-time layout must agree on with `T`, for the value `t`
+/// (whose fields are `values`) and another key `other` of the layout.
+fn check<T>(
+    t: &T,
+    values: &[Value],
+    other: &[u8],
+    filtered: usize,
+    all_fields: Result<KeyFilter, EncodeError>,
+    first_field: Result<KeyFilter, EncodeError>,
+) where
+    T: RowKey + for<'a> DecodeRowKey<'a>,
+{
+    let summary = T::LAYOUT.to_string();
+    let named = format!("{}: {summary}", T::LAYOUT.name());
+    let dynamic = DynLayout::parse(&named).unwrap_or_else(|e| panic!("{summary}: {e}"));
+    let l = dynamic.layout();
+    assert_eq!(l.to_string(), summary);
+    assert_eq!(l.table().to_string(), T::LAYOUT.table().to_string());
+    let unnamed = DynLayout::parse(&summary).unwrap();
+    assert_eq!(unnamed.layout().id(), T::LAYOUT_ID);
+    assert_eq!(unnamed.layout().name(), "DynLayout");
+    assert_eq!(l.id(), T::LAYOUT_ID, "{summary}: fingerprint");
+    assert_eq!(dynamic.split_points(), T::LAYOUT.split_points());
+
+    let derived = t.encode_to_vec();
+    let ours = dynamic.encode(values);
+    match (&derived, &ours) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{summary}: {values:?}"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{summary}"),
+        _ => panic!("{summary}: {values:?}: derived {derived:?}, run-time {ours:?}"),
+    }
+    let Ok(key) = derived else { return };
+    assert_eq!(dynamic.decode(&key).as_deref(), Ok(values), "{summary}");
+    // A type the runtime does not know shows as its bytes, where the
+    // derived type shows the value (a UUID's text).
+    if !summary.contains("Uuid") {
+        assert_eq!(
+            dynamic.explain(&key[..]).to_string(),
+            T::explain(&key[..]).to_string(),
+            "{summary}"
+        );
+        assert_eq!(
+            dynamic.explain(other).to_string(),
+            T::explain(other).to_string(),
+            "{summary}"
+        );
+    }
+    let head = T::LAYOUT.prefix().len();
+    let bucket = T::LAYOUT.salt().map(|_| key[head]);
+    assert_eq!(dynamic.bucket(values), Ok(bucket), "{summary}");
+
+    // The key cut short, and with a byte more: both reject them alike.
+    for bad in [&key[..key.len().saturating_sub(1)], &[&key[..], &[0]].concat()[..]] {
+        let (a, b) = (T::decode(bad).err(), dynamic.decode(bad).err());
+        assert_eq!(a.map(|e| e.to_string()), b.map(|e| e.to_string()), "{summary}: {bad:?}");
+    }
+
+    // Filters and scans: every field (but added ones) fixed, and the first
+    // alone.
+    let names: Vec<&str> = dynamic.field_names().collect();
+    let mut f = dynamic.filter();
+    for (name, v) in names.iter().zip(&values[..filtered]) {
+        f = f.eq(name, v.clone()).unwrap();
+    }
+    let ours = f.build();
+    match (&all_fields, &ours) {
+        (Ok(a), Ok(b)) => {
+            let keys: [&[u8]; 2] = [&key, other];
+            assert_eq!(filter_facts(a, &keys), filter_facts(b, &keys), "{summary}");
+            assert_eq!(
+                ranges(&a.scan()),
+                ranges(&dynamic.scan(&values[..filtered], None).unwrap()),
+                "{summary}"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        _ => panic!("{summary}: derived {all_fields:?}, run-time {ours:?}"),
+    }
+    let ours = dynamic.filter().eq(names[0], values[0].clone()).unwrap().build();
+    if let (Ok(a), Ok(b)) = (&first_field, &ours) {
+        let keys: [&[u8]; 2] = [&key, other];
+        assert_eq!(filter_facts(a, &keys), filter_facts(b, &keys), "{summary}");
+        assert_eq!(
+            ranges(&a.scan()),
+            ranges(&dynamic.scan(&values[..1], None).unwrap()),
+            "{summary}"
+        );
+    } else {
+        assert_eq!(first_field.is_ok(), ours.is_ok(), "{summary}");
+    }
+}
+
+/// A text that is mostly ASCII, with `00`, `FF`-free multi-byte UTF-8 and
+/// the pad bytes the cases use.
+fn text() -> impl Strategy<Value = String> {
+    "[a-c\\x00 \\x01é€]{0,10}"
+}
+
+fn bytes() -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(prop_oneof![Just(0u8), Just(1), Just(0xFF), any::<u8>()], 0..10)
+}
+
+macro_rules! cases {
+    ($(
+        $(#[$sattr:meta])*
+        $name:ident {
+            $(#[$fa0:meta])* $f0:ident: $t0:ty = $s0:expr
+            $(, $(#[$fattr:meta])* $f:ident: $ty:ty = $strat:expr)* $(,)?
+        }
+    )*) => {$(
+        #[allow(non_snake_case)]
+        mod $name {
+            use super::*;
+
+            #[derive(RowKey, Debug, Clone, PartialEq)]
+            $(#[$sattr])*
+            pub struct $name {
+                $(#[$fa0])* pub $f0: $t0,
+                $($(#[$fattr])* pub $f: $ty,)*
+            }
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(48))]
+                #[test]
+                fn agrees_with_the_derive(
+                    $f0 in $s0, $($f in $strat,)*
+                    other_0 in $s0,
+                ) {
+                    let t = $name { $f0, $($f,)* };
+                    let values = vec![t.$f0.to_value(), $(t.$f.to_value(),)*];
+                    // Another key: the first field changed.
+                    let mut o = t.clone();
+                    o.$f0 = other_0;
+                    let other = o.encode_to_vec().unwrap_or_default();
+                    let all = $name::filter().$f0(t.$f0.pred())$(.$f(t.$f.pred()))*.build();
+                    let first = $name::filter().$f0(t.$f0.pred()).build();
+                    check(&t, &values, &other, values.len(), all, first);
+                }
+            }
+        }
+    )*};
+}
+
+cases! {
+    Ints { a: u8 = any::<u8>(), b: u16 = any::<u16>(), c: u32 = any::<u32>(), d: u64 = any::<u64>(), e: u128 = any::<u128>() }
+    Signed { a: i8 = any::<i8>(), b: i16 = any::<i16>(), c: i32 = any::<i32>(), d: i64 = any::<i64>(), e: i128 = any::<i128>() }
+    Others { a: bool = any::<bool>(), c: char = any::<char>(), f: f32 = any::<f32>(), g: f64 = any::<f64>() }
+    DescRev {
+        #[desc] a: u16 = any::<u16>(),
+        #[reverse] b: u32 = any::<u32>(),
+        #[desc] #[reverse] c: i64 = any::<i64>(),
+        #[desc] d: f64 = any::<f64>(),
+    }
+    Strings {
+        s: String = text(),
+        #[desc] d: String = text(),
+        #[reverse] r: String = text(),
+        #[reverse_domain] dom: String = "[a-c.]{0,8}",
+        b: Vec<u8> = bytes(),
+        last: String = text(),
+    }
+    DescLast { n: u8 = any::<u8>(), #[desc] s: String = text() }
+    BytesLast { n: u8 = any::<u8>(), b: Vec<u8> = bytes() }
+    Padded {
+        #[fixed(8)] kind: String = "[a-c\\x00]{0,9}",
+        #[fixed(4, pad = b' ')] sp: String = "[a-c ]{0,5}",
+        #[fixed(3)] #[desc] dp: Vec<u8> = bytes(),
+        #[fixed(4)] #[reverse] rp: String = "[a-c]{0,4}",
+        n: u8 = any::<u8>(),
+    }
+    Options {
+        a: Option<u32> = any::<Option<u32>>(),
+        #[desc] b: Option<u8> = any::<Option<u8>>(),
+        s: Option<String> = proptest::option::of(text()),
+        #[desc_ts] t: Option<i64> = proptest::option::of(0..i64::MAX),
+        last: Option<Vec<u8>> = proptest::option::of(bytes()),
+    }
+    DescTs {
+        #[desc_ts] a: i64 = any::<i64>(),
+        #[desc_ts] b: u64 = any::<u64>(),
+        #[desc_ts] c: i32 = any::<i32>(),
+        #[desc_ts] d: u32 = any::<u32>(),
+    }
+    Opaque {
+        tag: [u8; 3] = any::<[u8; 3]>(),
+        #[desc] u: uuid::Uuid = any::<u128>().prop_map(uuid::Uuid::from_u128),
+        #[reverse] r: [u8; 2] = any::<[u8; 2]>(),
+    }
+    #[salt(buckets = 16, by(user_id))]
+    UserEvent {
+        user_id: u64 = any::<u64>(),
+        #[desc_ts] ts_millis: i64 = 0..i64::MAX,
+        #[fixed(8)] kind: String = "[a-z]{0,8}",
+    }
+    #[salt(buckets = 256)]
+    SaltAll { a: u32 = any::<u32>(), b: Vec<u8> = bytes(), tail: String = text() }
+    #[salt(buckets = 20, by(metric, tags), hash = "java")]
+    Metric {
+        metric: [u8; 3] = any::<[u8; 3]>(),
+        base_hour: u32 = any::<u32>(),
+        tags: [u8; 6] = any::<[u8; 6]>(),
+    }
+    #[salt(buckets = 12, by(id), hash = "mod")]
+    ModSalt { id: u64 = any::<u64>(), s: String = text() }
+    #[salt(buckets = 7, by(s))]
+    SaltByString { s: String = text(), n: u16 = any::<u16>() }
+    #[rowkey(prefix = "u#")]
+    Prefixed { id: u32 = any::<u32>(), name: String = text() }
+    #[rowkey(prefix = "e\x00")]
+    #[salt(buckets = 4, by(id))]
+    PrefixedSalted { id: u32 = any::<u32>(), #[desc] n: i16 = any::<i16>() }
+}
+
+/// The README's layout, from the text a user would type: no widths, no
+/// tail.
+#[test]
+fn short_text_is_the_derived_layout() {
+    let short = DynLayout::parse(
+        "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
+    )
+    .unwrap();
+    assert_eq!(short.layout().id(), UserEvent::UserEvent::LAYOUT_ID);
+    assert_eq!(
+        short.layout().to_string(),
+        UserEvent::UserEvent::LAYOUT.to_string()
+    );
+}
+
+/// Added fields: decoded as `None` from keys that end before them; they
+/// take no filter.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+struct Added {
+    id: u32,
+    #[rowkey(added)]
+    x: Option<u32>,
+    #[rowkey(added)]
+    y: Option<String>,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn added_fields_agree_with_the_derive(
+        id in any::<u32>(),
+        x in any::<Option<u32>>(),
+        y in proptest::option::of(text()),
+        other in any::<u32>(),
+    ) {
+        let t = Added { id, x, y };
+        let values = vec![id.to_value(), t.x.to_value(), t.y.to_value()];
+        let other = Added { id: other, x: None, y: None }.encode_to_vec().unwrap();
+        // A key written before the fields were added.
+        assert_eq!(other.len(), 4);
+        let first = Added::filter().id(id).build();
+        let all = Added::filter().id(id).build();
+        check(&t, &values, &other, 1, all, first);
+        let dynamic = DynLayout::parse(&Added::LAYOUT.to_string()).unwrap();
+        assert_eq!(
+            dynamic.decode(&other).unwrap()[1..],
+            [Value::Option(None), Value::Option(None)]
+        );
+    }
+}
