@@ -79,11 +79,11 @@ const _: () = {
         r" (a `#[fixed]` string that is too long, a timestamp out of range)."] #[inline]
         pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
         mut __parts = self.0; let __bucket = match (__parts.single(0),) {
-        (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
-        >> ::decode(__s0, 0, "customer"),) { (__rk::Result::Ok((__v0, _)),) =>
-        __rk::Option::Some(ByCustomer::__rk_bucket(& __v0) ?), _ => __rk::Option::None,
-        }, _ => __rk::Option::None, }; if let __rk::Option::Some(__b) = __bucket {
-        __parts.in_bucket(__b); } __parts.build() } }
+        (__rk::Option::Some(__s0),) => match (< __K0 as __rk::FieldDecode < '_,
+        __rk::String >> ::decode(__s0, 0, "customer"),) { (__rk::Result::Ok((__v0, _)),)
+        => __rk::Option::Some(ByCustomer::__rk_bucket(& __v0) ?), _ =>
+        __rk::Option::None, }, _ => __rk::Option::None, }; if let __rk::Option::Some(__b)
+        = __bucket { __parts.in_bucket(__b); } __parts.build() } }
     }
     #[automatically_derived]
     impl ByCustomer {

@@ -92,11 +92,11 @@ const _: () = {
         pub fn build(self) -> __rk::Result < __rk::KeyFilter, __rk::EncodeError > { let
         mut __parts = self.0; let __bucket = match (__parts.single(0), __parts.single(1),
         __parts.single(2),) { (__rk::Option::Some(__s0), __rk::Option::Some(__s1),
-        __rk::Option::Some(__s2),) => match (< __K0 as __rk::FieldDecode < '_, & '_ str
-        >> ::decode(__s0, 0, "tenant"), < __K1 as __rk::FieldDecode < '_, __rk::Option <
-        u32 > >> ::decode(__s1, 0, "version"), < __K2 as __rk::FieldDecode < '_, & '_[u8]
-        >> ::decode(__s2, 0, "body"),) { (__rk::Result::Ok((__v0, _)),
-        __rk::Result::Ok((__v1, _)), __rk::Result::Ok((__v2, _)),) =>
+        __rk::Option::Some(__s2),) => match (< __K0 as __rk::FieldDecode < '_,
+        __rk::String >> ::decode(__s0, 0, "tenant"), < __K1 as __rk::FieldDecode < '_,
+        __rk::Option < u32 > >> ::decode(__s1, 0, "version"), < __K2 as __rk::FieldDecode
+        < '_, __rk::Vec < u8 > >> ::decode(__s2, 0, "body"),) { (__rk::Result::Ok((__v0,
+        _)), __rk::Result::Ok((__v1, _)), __rk::Result::Ok((__v2, _)),) =>
         __rk::Option::Some(Document::__rk_bucket(& __v0, & __v1, & __v2)), _ =>
         __rk::Option::None, }, _ => __rk::Option::None, }; if let __rk::Option::Some(__b)
         = __bucket { __parts.in_bucket(__b); } __parts.build() } }
