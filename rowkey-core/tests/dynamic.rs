@@ -25,8 +25,27 @@ macro_rules! to_value_into {
     )*};
 }
 to_value_into!(
-    u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, char, f32, f64, String, Vec<u8>,
-    Option<u8>, Option<u32>, Option<i64>, Option<String>, Option<Vec<u8>>
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    bool,
+    char,
+    f32,
+    f64,
+    String,
+    Vec<u8>,
+    Option<u8>,
+    Option<u32>,
+    Option<i64>,
+    Option<String>,
+    Option<Vec<u8>>
 );
 
 impl<const N: usize> ToValue for [u8; N] {
@@ -60,8 +79,27 @@ macro_rules! as_pred_copy {
     )*};
 }
 as_pred_copy!(
-    u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, char, f32, f64, Option<u8>,
-    Option<u32>, Option<i64>, [u8; 2], [u8; 3], [u8; 6], uuid::Uuid
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    bool,
+    char,
+    f32,
+    f64,
+    Option<u8>,
+    Option<u32>,
+    Option<i64>,
+    [u8; 2],
+    [u8; 3],
+    [u8; 6],
+    uuid::Uuid
 );
 
 impl AsPred for String {
@@ -167,9 +205,16 @@ fn check<T>(
     assert_eq!(dynamic.bucket(values), Ok(bucket), "{summary}");
 
     // The key cut short, and with a byte more: both reject them alike.
-    for bad in [&key[..key.len().saturating_sub(1)], &[&key[..], &[0]].concat()[..]] {
+    for bad in [
+        &key[..key.len().saturating_sub(1)],
+        &[&key[..], &[0]].concat()[..],
+    ] {
         let (a, b) = (T::decode(bad).err(), dynamic.decode(bad).err());
-        assert_eq!(a.map(|e| e.to_string()), b.map(|e| e.to_string()), "{summary}: {bad:?}");
+        assert_eq!(
+            a.map(|e| e.to_string()),
+            b.map(|e| e.to_string()),
+            "{summary}: {bad:?}"
+        );
     }
 
     // Filters and scans: every field (but added ones) fixed, and the first
@@ -193,7 +238,11 @@ fn check<T>(
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
         _ => panic!("{summary}: derived {all_fields:?}, run-time {ours:?}"),
     }
-    let ours = dynamic.filter().eq(names[0], values[0].clone()).unwrap().build();
+    let ours = dynamic
+        .filter()
+        .eq(names[0], values[0].clone())
+        .unwrap()
+        .build();
     if let (Ok(a), Ok(b)) = (&first_field, &ours) {
         let keys: [&[u8]; 2] = [&key, other];
         assert_eq!(filter_facts(a, &keys), filter_facts(b, &keys), "{summary}");
@@ -214,7 +263,10 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn bytes() -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(prop_oneof![Just(0u8), Just(1), Just(0xFF), any::<u8>()], 0..10)
+    proptest::collection::vec(
+        prop_oneof![Just(0u8), Just(1), Just(0xFF), any::<u8>()],
+        0..10,
+    )
 }
 
 macro_rules! cases {

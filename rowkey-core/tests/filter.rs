@@ -509,7 +509,10 @@ macro_rules! key_type {
     };
 }
 
-key_type!(MacroMade { user: String, ts: i64 });
+key_type!(MacroMade {
+    user: String,
+    ts: i64
+});
 
 #[test]
 fn a_key_type_written_by_a_macro_compiles_and_scans() {

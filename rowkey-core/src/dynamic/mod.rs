@@ -188,10 +188,12 @@ impl DynLayout {
             .position(|f| f.name() == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = self.field_names().collect();
-                LayoutError::new(
-                    0,
+                LayoutError::field(
                     format!("field `{name}`"),
-                    format!("no such field; the layout's fields are {}", names.join(", ")),
+                    format!(
+                        "no such field; the layout's fields are {}",
+                        names.join(", ")
+                    ),
                 )
             })
     }
@@ -244,7 +246,10 @@ impl DynLayout {
             Some(_) => {
                 let key = self.encode(values)?;
                 let at = self.layout.prefix().len();
-                Ok(self.layout.salt().and_then(|s| s.head().read(&key[at..], s.buckets()).ok()))
+                Ok(self
+                    .layout
+                    .salt()
+                    .and_then(|s| s.head().read(&key[at..], s.buckets()).ok()))
             }
         }
     }
@@ -332,7 +337,7 @@ impl DynLayout {
     pub fn value(&self, field: &str, text: &str) -> Result<Value, LayoutError> {
         let i = self.field_index(field)?;
         let f = &self.layout.fields()[i];
-        let err = |m: String| LayoutError::new(0, format!("field `{field}`"), m);
+        let err = |m: String| LayoutError::field(format!("field `{field}`"), m);
         if f.is_option() && text == "None" {
             return Ok(Value::Option(None));
         }
@@ -438,13 +443,18 @@ impl DynFilter<'_> {
         values: impl IntoIterator<Item = Value>,
     ) -> Result<Self, LayoutError> {
         let i = self.layout.field_index(name)?;
-        self.preds.push((i, Pred::Values(values.into_iter().collect())));
+        self.preds
+            .push((i, Pred::Values(values.into_iter().collect())));
         Ok(self)
     }
 
     /// The field `name` is in `range`, in value order (a `#[desc]`
     /// field's ends swap inside, as in `range_by_*`).
-    pub fn range(mut self, name: &str, range: impl RangeBounds<Value>) -> Result<Self, LayoutError> {
+    pub fn range(
+        mut self,
+        name: &str,
+        range: impl RangeBounds<Value>,
+    ) -> Result<Self, LayoutError> {
         let i = self.layout.field_index(name)?;
         let lo = range.start_bound().cloned();
         let hi = range.end_bound().cloned();
@@ -533,7 +543,10 @@ fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
                 return Err(LayoutError::new(
                     *at,
                     "prefix",
-                    format!("the text gives width {w}, but the prefix is {} bytes", bytes.len()),
+                    format!(
+                        "the text gives width {w}, but the prefix is {} bytes",
+                        bytes.len()
+                    ),
                 ));
             }
             Box::leak(bytes.clone().into_boxed_slice())
@@ -546,15 +559,27 @@ fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
             let mut by: Vec<&'static str> = Vec::new();
             for (at, name) in &s.by {
                 let Some(i) = spec.fields.iter().position(|f| &f.name == name) else {
-                    return Err(LayoutError::new(*at, "salt", format!("no field `{name}` to hash")));
+                    return Err(LayoutError::new(
+                        *at,
+                        "salt",
+                        format!("no field `{name}` to hash"),
+                    ));
                 };
                 if spec.fields[i].added {
-                    return Err(LayoutError::new(*at, "salt", format!("`{name}` is added: older keys lack it")));
+                    return Err(LayoutError::new(
+                        *at,
+                        "salt",
+                        format!("`{name}` is added: older keys lack it"),
+                    ));
                 }
                 by.push(fields[i].name());
             }
             if by.is_empty() {
-                by = fields.iter().filter(|f| !f.is_added()).map(|f| f.name()).collect();
+                by = fields
+                    .iter()
+                    .filter(|f| !f.is_added())
+                    .map(|f| f.name())
+                    .collect();
             }
             // Key order, as the derive lists them.
             by.sort_by_key(|b| fields.iter().position(|f| f.name() == *b));
@@ -570,7 +595,11 @@ fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
                 }
             }
             if let Some(w) = s.width.filter(|&w| w != 1) {
-                return Err(LayoutError::new(s.at, "salt", format!("the text gives width {w}, but a binary key's salt is 1 byte")));
+                return Err(LayoutError::new(
+                    s.at,
+                    "salt",
+                    format!("the text gives width {w}, but a binary key's salt is 1 byte"),
+                ));
             }
             let by: &'static [&'static str] = Box::leak(by.into_boxed_slice());
             Some(SaltLayout::from_parts(s.buckets, s.hash, by, Head::Byte))
@@ -594,7 +623,10 @@ fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
             return Err(LayoutError::new(
                 at,
                 "tail",
-                format!("the text says {} bytes, but the parts make {actual}", show_tail(tail)),
+                format!(
+                    "the text says {} bytes, but the parts make {actual}",
+                    show_tail(tail)
+                ),
             ));
         }
     }
@@ -617,12 +649,17 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
     let part = format!("field `{}`", f.name);
     let err = |m: String| LayoutError::new(f.at, part.clone(), m);
     let norm = normalize_type(&f.ty);
-    let (option, inner) = match norm.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+    let (option, inner) = match norm
+        .strip_prefix("Option<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
         Some(inner) => (true, inner.to_owned()),
         None => (false, norm.clone()),
     };
     if f.added && !option {
-        return Err(err("an `added` field is an Option (older keys decode it as None)".into()));
+        return Err(err(
+            "an `added` field is an Option (older keys decode it as None)".into(),
+        ));
     }
     if f.reverse && f.reverse_domain {
         return Err(err("`reverse` and `reverse_domain` together".into()));
@@ -666,13 +703,22 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
     let (encoding, ops) = match (scalar, f.fixed) {
         (s, Some((len, pad))) => {
             if option {
-                return Err(err("a run-time layout reads no `fixed(N)` inside an Option yet".into()));
+                return Err(err(
+                    "a run-time layout reads no `fixed(N)` inside an Option yet".into(),
+                ));
             }
             let ops = match s {
                 Scalar::Str => ops::padded::<String>(len, dir),
                 _ => ops::padded::<Vec<u8>>(len, dir),
             };
-            (Encoding::Padded { len, pad, desc: f.desc }, ops)
+            (
+                Encoding::Padded {
+                    len,
+                    pad,
+                    desc: f.desc,
+                },
+                ops,
+            )
         }
         (Scalar::Str | Scalar::Bytes, None) => {
             if f.desc_ts {
@@ -696,7 +742,12 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
                 Scalar::U64 => ops::desc_ts::<u64>(option, f.added),
                 Scalar::I32 => ops::desc_ts::<i32>(option, f.added),
                 Scalar::U32 => ops::desc_ts::<u32>(option, f.added),
-                _ => return Err(err(format!("`desc_ts` takes i64, u64, i32, u32 or a timestamp, not `{}`", f.ty))),
+                _ => {
+                    return Err(err(format!(
+                        "`desc_ts` takes i64, u64, i32, u32 or a timestamp, not `{}`",
+                        f.ty
+                    )))
+                }
             };
             if f.reverse {
                 return Err(err("`reverse` with `desc_ts`".into()));
@@ -722,7 +773,9 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
                 Scalar::Char => ops::fixed::<char>(d, dir, o, a),
                 Scalar::Opaque(w) => {
                     if option {
-                        return Err(err("a run-time layout reads no opaque type inside an Option".into()));
+                        return Err(err(
+                            "a run-time layout reads no opaque type inside an Option".into(),
+                        ));
                     }
                     ops::opaque(w)
                 }

@@ -10,11 +10,11 @@ use core::fmt;
 use core::ops::Bound;
 
 use super::value::{FromValue, Value};
+use crate::format::binary::to_string_binary;
 use crate::format::codec::{
     padded_decode, padded_encode, Added, Asc, Desc, DescTs, Direction, Dom, Escaped, FieldCodec,
     FieldDecode, FilterSink, Fixed, Fwd, Opt, Raw, Rev, Var,
 };
-use crate::format::binary::to_string_binary;
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::text::ModSalt;
 use crate::layout::explain::{read, Show};
@@ -101,7 +101,11 @@ fn constrain<C: FieldCodec<T>, T: FromValue>(
     f: &FieldLayout,
 ) -> FilterParts {
     match pred {
-        Pred::Values(vs) => match vs.iter().map(|v| value_of::<T>(v, f)).collect::<Result<Vec<T>, _>>() {
+        Pred::Values(vs) => match vs
+            .iter()
+            .map(|v| value_of::<T>(v, f))
+            .collect::<Result<Vec<T>, _>>()
+        {
             Ok(ts) => FilterSink::<T, _>::constrain::<C>(parts, i, any_of(ts), f.name()),
             Err(e) => parts.fail(e),
         },
@@ -112,7 +116,11 @@ fn constrain<C: FieldCodec<T>, T: FromValue>(
     }
 }
 
-fn modulo<T: FromValue + ModSalt>(v: &Value, buckets: u16, f: &FieldLayout) -> Result<u8, EncodeError> {
+fn modulo<T: FromValue + ModSalt>(
+    v: &Value,
+    buckets: u16,
+    f: &FieldLayout,
+) -> Result<u8, EncodeError> {
     value_of::<T>(v, f).map(|t| t.bucket(buckets))
 }
 
@@ -314,7 +322,11 @@ pub(crate) fn opaque(len: usize) -> Ops {
                 return Err(EncodeError::WrongValue {
                     field: f.name(),
                     expected: "bytes of the field's width",
-                    got: if b.len() > len { "longer bytes" } else { "shorter bytes" },
+                    got: if b.len() > len {
+                        "longer bytes"
+                    } else {
+                        "shorter bytes"
+                    },
                 })
             }
             v => return Err(wrong(f, "bytes", v)),

@@ -16,7 +16,7 @@ use crate::layout::SaltHashKind;
 /// build: where in the text, and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutError {
-    at: usize,
+    at: Option<usize>,
     part: String,
     message: String,
 }
@@ -24,14 +24,25 @@ pub struct LayoutError {
 impl LayoutError {
     pub(crate) fn new(at: usize, part: impl Into<String>, message: impl Into<String>) -> Self {
         LayoutError {
-            at,
+            at: Some(at),
             part: part.into(),
             message: message.into(),
         }
     }
 
-    /// The byte offset in the text where the part that is wrong starts.
-    pub fn at(&self) -> usize {
+    /// An error about a field or value of a parsed layout, not about its
+    /// text.
+    pub(crate) fn field(part: impl Into<String>, message: impl Into<String>) -> Self {
+        LayoutError {
+            at: None,
+            part: part.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The byte offset in the layout text where the part that is wrong
+    /// starts; `None` for an error about a value or a field name.
+    pub fn at(&self) -> Option<usize> {
         self.at
     }
 
@@ -48,7 +59,10 @@ impl LayoutError {
 
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte {}): {}", self.part, self.at, self.message)
+        match self.at {
+            Some(at) => write!(f, "{} (at byte {at}): {}", self.part, self.message),
+            None => write!(f, "{}: {}", self.part, self.message),
+        }
     }
 }
 
@@ -106,7 +120,10 @@ pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
     };
     let mut pos = skip_ws(text, 0);
     // `Name: [...]`, as a key family prints its members.
-    if let Some((name, _)) = text[pos..].split_once(':').filter(|(n, _)| is_ident(n.trim())) {
+    if let Some((name, _)) = text[pos..]
+        .split_once(':')
+        .filter(|(n, _)| is_ident(n.trim()))
+    {
         spec.name = Some(name.trim().to_owned());
         pos = skip_ws(text, pos + name.len() + 1);
     }
@@ -114,15 +131,19 @@ pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
         let open = pos + "text(".len();
         let close = find_close(text, open, '(', ')')
             .ok_or_else(|| LayoutError::new(pos, "format", "`text(` has no closing `)`"))?;
-        let sep = parse_rust_string(&text[open..close])
-            .ok_or_else(|| LayoutError::new(open, "format", "the separator is not a quoted string, as in text(\"_\")"))?;
+        let sep = parse_rust_string(&text[open..close]).ok_or_else(|| {
+            LayoutError::new(
+                open,
+                "format",
+                "the separator is not a quoted string, as in text(\"_\")",
+            )
+        })?;
         spec.text_sep = Some((pos, sep));
         pos = skip_ws(text, close + 1);
     }
     while text[pos..].starts_with('[') {
-        let end = find_close(text, pos + 1, '[', ']').ok_or_else(|| {
-            LayoutError::new(pos, "layout", "a `[` part has no closing `]`")
-        })?;
+        let end = find_close(text, pos + 1, '[', ']')
+            .ok_or_else(|| LayoutError::new(pos, "layout", "a `[` part has no closing `]`"))?;
         part(&mut spec, text, pos, &text[pos + 1..end])?;
         pos = skip_ws(text, end + 1);
     }
@@ -227,7 +248,11 @@ fn part(spec: &mut Spec, text: &str, at: usize, body: &str) -> Result<(), Layout
     let trimmed = body.trim();
     if let Some(rest) = trimmed.strip_prefix("prefix ") {
         if spec.prefix.is_some() || spec.salt.is_some() || !spec.fields.is_empty() {
-            return Err(LayoutError::new(at, "prefix", "the prefix comes first, once"));
+            return Err(LayoutError::new(
+                at,
+                "prefix",
+                "the prefix comes first, once",
+            ));
         }
         let rest = rest.trim();
         let (quoted, width) = match rest.rfind('"') {
@@ -239,14 +264,22 @@ fn part(spec: &mut Spec, text: &str, at: usize, body: &str) -> Result<(), Layout
             .and_then(|q| q.strip_suffix('"'))
             .filter(|_| quoted.len() >= 2)
             .ok_or_else(|| {
-                LayoutError::new(body_at, "prefix", "the prefix is a quoted string, as in [prefix \"u#\"]")
+                LayoutError::new(
+                    body_at,
+                    "prefix",
+                    "the prefix is a quoted string, as in [prefix \"u#\"]",
+                )
             })?;
         let bytes = from_string_binary(inner)
             .map_err(|e| LayoutError::new(body_at, "prefix", format!("{e}")))?;
         let width = match width {
             "" => None,
             w => Some(w.parse::<usize>().map_err(|_| {
-                LayoutError::new(body_at, "prefix", format!("`{w}` is not the prefix's width in bytes"))
+                LayoutError::new(
+                    body_at,
+                    "prefix",
+                    format!("`{w}` is not the prefix's width in bytes"),
+                )
             })?),
         };
         spec.prefix = Some((at, bytes, width));
@@ -254,7 +287,11 @@ fn part(spec: &mut Spec, text: &str, at: usize, body: &str) -> Result<(), Layout
     }
     if trimmed.starts_with("salt(") || trimmed.starts_with("salt/") {
         if spec.salt.is_some() || !spec.fields.is_empty() {
-            return Err(LayoutError::new(at, "salt", "the salt comes before the fields, once"));
+            return Err(LayoutError::new(
+                at,
+                "salt",
+                "the salt comes before the fields, once",
+            ));
         }
         spec.salt = Some(salt(body_at, trimmed)?);
         return Ok(());
@@ -275,7 +312,9 @@ fn salt(at: usize, s: &str) -> Result<SaltSpec, LayoutError> {
     let err = |m: String| LayoutError::new(at, "salt", m);
     let rest = &s["salt".len()..];
     let (by, rest) = if let Some(r) = rest.strip_prefix('(') {
-        let close = r.find(')').ok_or_else(|| err("`salt(` has no closing `)`".into()))?;
+        let close = r
+            .find(')')
+            .ok_or_else(|| err("`salt(` has no closing `)`".into()))?;
         let mut by = Vec::new();
         let mut off = at + "salt(".len();
         for name in r[..close].split(',') {
@@ -290,16 +329,20 @@ fn salt(at: usize, s: &str) -> Result<SaltSpec, LayoutError> {
     } else {
         (Vec::new(), rest)
     };
-    let rest = rest
-        .strip_prefix('/')
-        .ok_or_else(|| err("expected `/` and the number of buckets, as in salt(user_id)/16".into()))?;
+    let rest = rest.strip_prefix('/').ok_or_else(|| {
+        err("expected `/` and the number of buckets, as in salt(user_id)/16".into())
+    })?;
     let mut words = rest.split_whitespace();
     let buckets = words.next().unwrap_or("");
     let buckets: u16 = buckets
         .parse()
         .ok()
         .filter(|b| (1..=256).contains(b))
-        .ok_or_else(|| err(format!("`{buckets}` buckets: the number of buckets is 1 to 256")))?;
+        .ok_or_else(|| {
+            err(format!(
+                "`{buckets}` buckets: the number of buckets is 1 to 256"
+            ))
+        })?;
     let mut hash = SaltHashKind::Xxh3;
     let mut width = None;
     for w in words {
@@ -309,7 +352,11 @@ fn salt(at: usize, s: &str) -> Result<SaltSpec, LayoutError> {
             "mod" => hash = SaltHashKind::Mod,
             w => match w.parse::<usize>() {
                 Ok(n) if width.is_none() => width = Some(n),
-                _ => return Err(err(format!("unknown salt option `{w}` (expected java, mod or the width)"))),
+                _ => {
+                    return Err(err(format!(
+                        "unknown salt option `{w}` (expected java, mod or the width)"
+                    )))
+                }
             },
         }
     }
@@ -324,9 +371,7 @@ fn salt(at: usize, s: &str) -> Result<SaltSpec, LayoutError> {
 
 fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
@@ -340,7 +385,9 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
         return Err(LayoutError::new(
             at,
             "layout",
-            format!("`{name}` is not a part: a part is [name type], [salt(...)/N] or [prefix \"...\"]"),
+            format!(
+                "`{name}` is not a part: a part is [name type], [salt(...)/N] or [prefix \"...\"]"
+            ),
         ));
     }
     let part = format!("field `{name}`");
@@ -440,7 +487,10 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
     }
     let rest = body[pos..].trim();
     if rest.is_empty() {
-        return Err(err(pos, "no type: a field is [name attributes type width], as in [user_id u64 8]".into()));
+        return Err(err(
+            pos,
+            "no type: a field is [name attributes type width], as in [user_id u64 8]".into(),
+        ));
     }
     // The width, if the last word is one.
     let (ty, width) = match rest.rsplit_once(char::is_whitespace) {
@@ -490,7 +540,8 @@ fn fixed_args(args: &str) -> Result<(usize, u8), String> {
             } else if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
                 u8::from_str_radix(h, 16).map_err(|_| format!("`pad = {v}` is not a byte"))?
             } else {
-                v.parse().map_err(|_| format!("`pad = {v}` is not a byte"))?
+                v.parse()
+                    .map_err(|_| format!("`pad = {v}` is not a byte"))?
             }
         }
     };
@@ -514,7 +565,10 @@ pub(crate) fn normalize_type(ty: &str) -> String {
     while let Some(c) = chars.next() {
         if c == '\'' {
             // A lifetime: skip it and a `,` right after it.
-            while chars.peek().is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+            while chars
+                .peek()
+                .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+            {
                 chars.next();
             }
             while chars.peek().is_some_and(|c| c.is_whitespace()) {

@@ -419,7 +419,13 @@ impl FilterParts {
     /// that encodes its values itself).
     #[cfg(feature = "dynamic")]
     pub(crate) fn constrain_encodings(mut self, i: usize, encodings: Vec<Vec<u8>>) -> Self {
-        let new = Set::new(encodings.into_iter().map(|e| Interval::exact(e, false)).collect()).0;
+        let new = Set::new(
+            encodings
+                .into_iter()
+                .map(|e| Interval::exact(e, false))
+                .collect(),
+        )
+        .0;
         self.sets[i] = Some(match self.sets[i].take() {
             None => new,
             Some(old) => intersect(&Set::new(old), &Set(new)),
