@@ -73,6 +73,24 @@ impl<E> Design<E> {
         }
     }
 
+    /// A design whose key bytes `key` builds, of the layout `layout`: a
+    /// layout known at run time ([`rowkey_core::DynLayout`], as
+    /// [`runtime::design`](crate::runtime::design) builds designs from
+    /// `--design`).
+    pub fn from_layout<F>(name: impl Into<String>, layout: &'static Layout, key: F) -> Self
+    where
+        F: Fn(&E) -> Result<Vec<u8>, BoxError> + Send + Sync + 'static,
+    {
+        Design {
+            name: name.into(),
+            layout,
+            prefix: layout.prefix(),
+            splits: layout.split_points(),
+            key: Box::new(key),
+            plans: Vec::new(),
+        }
+    }
+
     /// The design's own plan for the query named `query` (the read its key
     /// serves): used instead of the query's plan. Plans belong to the
     /// design, so a [`renamed`](Self::renamed) design keeps them; a query

@@ -19,7 +19,8 @@
 //!
 //! `examples/own_design.rs` compares three designs of a struct of its own;
 //! [`builtin`] holds the designs and queries the command runs, and
-//! [`workload`] the generators and the CSV reader.
+//! [`workload`] the generators and the CSV reader, and [`runtime`] the
+//! designs given as a layout's text (`--design`).
 
 pub mod builtin;
 mod design;
@@ -28,6 +29,7 @@ mod lab;
 pub mod regions;
 pub mod report;
 mod results;
+pub mod runtime;
 pub mod store;
 pub mod workload;
 

@@ -9,7 +9,9 @@ use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Parser, ValueEnum};
+use rowkey_core::DynLayout;
 use rowkey_lab::builtin::{self, Entity, Subjects, DEFAULT_DESIGNS, DEFAULT_MIX, DESIGNS};
+use rowkey_lab::runtime::{self, Columns};
 use rowkey_lab::{report, workload, BoxError, Lab, RedbStore, Settings, Store, Workload};
 
 /// Which row key should I use? Stores one workload under several row-key
@@ -30,7 +32,9 @@ struct Args {
     csv: Option<PathBuf>,
 
     /// The CSV column holding the entity (user, device, phone): an unsigned
-    /// integer.
+    /// integer, or any string when a --design stores the entity as a
+    /// `String` (the built-in designs then store each string's number, in
+    /// order of first appearance).
     #[arg(long, value_name = "NAME", default_value = "user_id", requires = "csv")]
     user_col: String,
 
@@ -54,6 +58,15 @@ struct Args {
     /// The designs to compare, comma-separated [default: all but user_first].
     #[arg(long, value_name = "NAMES", value_delimiter = ',', value_parser = PossibleValuesParser::new(DESIGNS))]
     designs: Vec<String>,
+
+    /// A design of your own, as a layout's text, compared beside the
+    /// built-in ones (repeatable): `--design
+    /// 'mine=[salt(user_id)/16][user_id u64][ts_millis desc_ts i64]'`.
+    /// Fields bind to the events by name: `user_id` (or the --user-col
+    /// column) and `ts_millis` (or the --ts-col column). A `String` entity
+    /// field reads the CSV's entity ids as strings.
+    #[arg(long = "design", value_name = "NAME=LAYOUT", value_parser = runtime::parse_design)]
+    own_designs: Vec<(String, DynLayout)>,
 
     /// The query mix the verdict weighs: how often each query runs
     /// (`latest`: one entity's latest 20; `minute`: everything of the last
@@ -189,7 +202,22 @@ fn store(args: &Args, split_bytes: usize) -> Result<Box<dyn Store>, BoxError> {
 }
 
 fn run(args: Args) -> Result<(), BoxError> {
+    let columns = Columns {
+        user: args.user_col.clone(),
+        ts: args.ts_col.clone(),
+    };
+    // A design that stores the entity as a string reads the ids as strings.
+    let named = args
+        .own_designs
+        .iter()
+        .any(|(_, l)| runtime::wants_names(l, &columns));
+    let mut user_names = None;
     let events = match &args.csv {
+        Some(path) if named => {
+            let csv = workload::read_csv_file_named(path, &args.user_col, &args.ts_col)?;
+            user_names = csv.names.map(std::sync::Arc::new);
+            csv.events
+        }
         Some(path) => workload::read_csv_file(path, &args.user_col, &args.ts_col)?,
         None => {
             let default = if matches!(args.store, StoreArg::Bigtable | StoreArg::Hbase) {
@@ -222,6 +250,11 @@ fn run(args: Args) -> Result<(), BoxError> {
     for name in names {
         lab = lab.design(builtin::design_for(name, subjects).expect("clap checked the name"));
     }
+    for (name, layout) in &args.own_designs {
+        let d = runtime::design(name, layout.clone(), &columns, subjects, user_names.clone())
+            .map_err(|e| format!("--design {name}: {e}"))?;
+        lab = lab.design(d);
+    }
     for q in builtin::queries(subjects) {
         lab = lab.query(q);
     }
@@ -231,9 +264,17 @@ fn run(args: Args) -> Result<(), BoxError> {
         lab.run(store.as_mut())?
     };
     let mut report = report.with_mix(args.mix.0.clone());
+    // An entity by its name when the CSV's ids are strings.
+    let entity = |id: u64| match &user_names {
+        Some(n) => n
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| id.to_string()),
+        None => id.to_string(),
+    };
     report.notes.push(format!(
         "The per-user queries ask about entity {} ({}, {:.2}% of the writes).",
-        subjects.user,
+        entity(subjects.user),
         match args.entity {
             Entity::Hottest => "the hottest",
             Entity::Median => "the median by events",
@@ -245,7 +286,7 @@ fn run(args: Args) -> Result<(), BoxError> {
         "Hottest entities: {}.",
         hottest
             .iter()
-            .map(|(u, s)| format!("{u} ({:.2}% of the writes)", s * 100.0))
+            .map(|(u, s)| format!("{} ({:.2}% of the writes)", entity(*u), s * 100.0))
             .collect::<Vec<_>>()
             .join(", ")
     ));

@@ -217,6 +217,37 @@ pub enum CsvError {
 /// assert_eq!(e.to_string(), "line 3, column `user_id`: `-3` is not an unsigned integer (0 to 18446744073709551615)");
 /// ```
 pub fn read_csv(input: impl Read, user_col: &str, ts_col: &str) -> Result<Vec<Event>, CsvError> {
+    read(input, user_col, ts_col, false).map(|csv| csv.events)
+}
+
+/// Events read from CSV, with the entities' names when they are strings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Csv {
+    /// The events, in time order.
+    pub events: Vec<Event>,
+    /// With string entity ids ([`read_csv_named`]): each id's text, by its
+    /// number (`events[i].user_id` indexes it).
+    pub names: Option<Vec<String>>,
+}
+
+/// [`read_csv`] where the entity column holds strings (user names, UUIDs,
+/// phone numbers with a `+`): each distinct string is numbered in the
+/// order it first appears, [`Event::user_id`] is that number, and
+/// [`Csv::names`] gives the strings back (for designs that store the
+/// string itself).
+///
+/// ```
+/// use rowkey_lab::workload::read_csv_named;
+/// let csv = read_csv_named("user,ts\nbob,2\nal,1\nbob,3\n".as_bytes(), "user", "ts").unwrap();
+/// let ids: Vec<u64> = csv.events.iter().map(|e| e.user_id).collect();
+/// assert_eq!(ids, [1, 0, 0]);
+/// assert_eq!(csv.names.unwrap(), ["bob", "al"]);
+/// ```
+pub fn read_csv_named(input: impl Read, user_col: &str, ts_col: &str) -> Result<Csv, CsvError> {
+    read(input, user_col, ts_col, true)
+}
+
+fn read(input: impl Read, user_col: &str, ts_col: &str, named: bool) -> Result<Csv, CsvError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
@@ -239,6 +270,8 @@ pub fn read_csv(input: impl Read, user_col: &str, ts_col: &str) -> Result<Vec<Ev
     };
     let (user_at, ts_at) = (column(user_col)?, column(ts_col)?);
     let mut events = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut numbers: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     for record in reader.records() {
         let record = record.map_err(|e| CsvError::Malformed {
             line: e.position().map_or(0, |p| p.line()),
@@ -258,11 +291,18 @@ pub fn read_csv(input: impl Read, user_col: &str, ts_col: &str) -> Result<Vec<Ev
         };
         let user = field(user_at, user_col)?;
         let ts = field(ts_at, ts_col)?;
-        let user_id = user.parse::<u64>().map_err(|_| CsvError::BadValue {
-            line,
-            column: user_col.to_string(),
-            message: format!("`{user}` is not an unsigned integer (0 to {})", u64::MAX),
-        })?;
+        let user_id = if named {
+            *numbers.entry(user.to_owned()).or_insert_with(|| {
+                names.push(user.to_owned());
+                names.len() as u64 - 1
+            })
+        } else {
+            user.parse::<u64>().map_err(|_| CsvError::BadValue {
+                line,
+                column: user_col.to_string(),
+                message: format!("`{user}` is not an unsigned integer (0 to {})", u64::MAX),
+            })?
+        };
         let ts_millis = ts.parse::<i64>().map_err(|_| CsvError::BadValue {
             line,
             column: ts_col.to_string(),
@@ -274,14 +314,26 @@ pub fn read_csv(input: impl Read, user_col: &str, ts_col: &str) -> Result<Vec<Ev
         return Err(CsvError::Empty);
     }
     events.sort_by_key(|e| e.ts_millis);
-    Ok(events)
+    Ok(Csv {
+        events,
+        names: named.then_some(names),
+    })
 }
 
 /// [`read_csv`] on a file.
 pub fn read_csv_file(path: &Path, user_col: &str, ts_col: &str) -> Result<Vec<Event>, CsvError> {
+    read_csv(open(path)?, user_col, ts_col)
+}
+
+/// [`read_csv_named`] on a file.
+pub fn read_csv_file_named(path: &Path, user_col: &str, ts_col: &str) -> Result<Csv, CsvError> {
+    read_csv_named(open(path)?, user_col, ts_col)
+}
+
+fn open(path: &Path) -> Result<std::io::BufReader<std::fs::File>, CsvError> {
     let file = std::fs::File::open(path).map_err(|source| CsvError::Io {
         path: path.display().to_string(),
         source,
     })?;
-    read_csv(std::io::BufReader::new(file), user_col, ts_col)
+    Ok(std::io::BufReader::new(file))
 }

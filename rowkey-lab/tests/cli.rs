@@ -34,6 +34,7 @@ fn help_exits_zero_and_lists_the_flags() {
         "--users",
         "--seed",
         "--designs",
+        "--design",
         "--servers",
         "--split-bytes",
         "--windows",
@@ -334,6 +335,110 @@ fn a_csv_workload_runs() {
     assert!(stdout.starts_with("events from mine.csv\n"), "{stdout}");
     assert!(stdout.contains("3000 events on redb"), "{stdout}");
     assert!(dir.path().join("out/report.html").exists());
+}
+
+/// A design given as a layout's text, on a CSV whose entity ids are
+/// strings: it runs beside the built-in designs, stores the string ids
+/// (its rows read back as the query answers, which the lab checks), and its
+/// per-user queries read only the entity's rows.
+#[test]
+fn a_design_given_as_text_runs_on_string_ids_beside_the_built_ins() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("user,kind,ts\n");
+    for i in 0..3_000u64 {
+        // A few busy users and many quiet ones, ids as names.
+        let user = if i % 3 == 0 { i % 5 } else { i % 97 };
+        csv.push_str(&format!(
+            "user-{user},click,{}\n",
+            1_700_000_000_000 + i * 20
+        ));
+    }
+    std::fs::write(dir.path().join("named.csv"), csv).unwrap();
+    let mine = "mine=[salt(user)/8][user String][ts desc_ts i64]";
+    let out = lab(
+        &[
+            "--csv",
+            "named.csv",
+            "--user-col",
+            "user",
+            "--designs",
+            "ts_first,user_newest",
+            "--design",
+            mine,
+            "--design",
+            "oldest=[user_id u64][ts_millis i64]",
+            "--out",
+            "out",
+            "--no-progress",
+        ],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The entity is named by its string.
+    assert!(
+        stdout.contains("The per-user queries ask about entity user-"),
+        "{stdout}"
+    );
+    assert!(dir.path().join("out/report.html").exists());
+    assert!(
+        stdout.contains(
+            "mine        [salt(user)/8 1][user String >=2][ts desc_ts i64 8] >= 11 bytes"
+        ),
+        "the layout in the report: {stdout}"
+    );
+    assert!(dir.path().join("out/heatmap-mine.svg").exists());
+    // Each per-user query: `mine` reads exactly the answer (its plan scans
+    // the entity's rows), as user_newest does.
+    let rows = |query: &str, design: &str| -> (u64, u64) {
+        let section = stdout
+            .split(&format!("\n{query}\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{query} in {stdout}"));
+        let line = section
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(design))
+            .unwrap_or_else(|| panic!("{design} under {query}"));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        (cols[3].parse().unwrap(), cols[4].parse().unwrap())
+    };
+    for query in [
+        "latest 20 events of one user",
+        "one user's events in an hour",
+    ] {
+        let (read, returned) = rows(query, "mine");
+        assert_eq!(read, returned, "{query}: mine reads only its answer");
+        assert_eq!(
+            rows(query, "user_newest").1,
+            returned,
+            "{query}: same answer"
+        );
+        assert_eq!(rows(query, "oldest").1, returned, "{query}: same answer");
+    }
+    // Oldest first: the latest 20 read backwards, 20 rows.
+    assert_eq!(rows("latest 20 events of one user", "oldest"), (20, 20));
+}
+
+#[test]
+fn a_bad_design_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = lab(&["--design", "mine=[user_id u64 4]"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("for '--design <NAME=LAYOUT>': design `mine`: field `user_id` (at byte 1): the text gives width 4, but u64 is 8 bytes"),
+        "{err}"
+    );
+    let out = lab(
+        &["--design", "mine=[user_id u64][kind u8]", "--events", "100"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--design mine: design `mine`: field `kind` is no column of the events"),
+        "{err}"
+    );
 }
 
 /// PIDs of running HBase launchers.
