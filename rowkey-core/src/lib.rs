@@ -178,15 +178,17 @@ pub mod prelude {
 }
 
 /// The README's examples, compiled and run as doctests (its "Ecosystem"
-/// example needs the `redb`, `uuid` and `chrono` features: the README's
-/// test command enables them all).
+/// example needs the `redb`, `uuid` and `chrono` features, its
+/// `DynLayout` example `dynamic`: the README's test command enables them
+/// all).
 #[cfg(all(
     doctest,
     feature = "derive",
     feature = "alloc",
     feature = "redb",
     feature = "uuid",
-    feature = "chrono"
+    feature = "chrono",
+    feature = "dynamic"
 ))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
