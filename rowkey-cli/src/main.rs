@@ -9,7 +9,8 @@
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
 //! ```
 //!
-//! `SPEC` is the layout's text, or `@FILE` holding it. A `KEY` is HBase's
+//! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
+//! `T::LAYOUT.to_json()` writes it). A `KEY` is HBase's
 //! `toStringBinary` form (`\x00` escapes, in double quotes or not, as the
 //! HBase shell prints keys), or hex with `--hex`; without any, one key per
 //! line of standard input. Every error exits with status 2 and names the
@@ -33,7 +34,7 @@ struct Cli {
 #[derive(clap::Args)]
 struct LayoutArg {
     /// The layout: its one-line text (`[salt(user_id)/16][user_id u64]...`)
-    /// or `@FILE` holding it.
+    /// or `@FILE` holding it or its JSON (`T::LAYOUT.to_json()`).
     #[arg(long, short = 'l', value_name = "SPEC")]
     layout: String,
 }
@@ -221,12 +222,13 @@ fn load(spec: &str) -> Result<DynLayout, Fail> {
         None => (spec.to_owned(), "--layout".to_owned()),
     };
     let text = text.trim();
-    if text.starts_with('{') {
-        return Err(Fail(format!(
-            "{from}: a JSON layout is not read yet; give the layout's one-line text"
-        )));
-    }
-    DynLayout::parse(text).map_err(|e| Fail(format!("{from}: {e}")))
+    // JSON as `T::LAYOUT.to_json()` writes it, or the one-line text.
+    let layout = if text.starts_with('{') {
+        DynLayout::from_json(text)
+    } else {
+        DynLayout::parse(text)
+    };
+    layout.map_err(|e| Fail(format!("{from}: {e}")))
 }
 
 /// The keys of the arguments, or of standard input: each with its text.

@@ -1,7 +1,8 @@
 //! `DynLayout` agrees with the derive: for the layouts of the golden
 //! tests and more (every binary field type and attribute, prefixes, the
 //! three salts), the layout read back from `T::LAYOUT`'s one-line text has
-//! the derived type's fingerprint and summary, and for random values
+//! the derived type's fingerprint and summary (and so has the layout read
+//! from `T::LAYOUT.to_json()`), and for random values
 //! encodes the derived bytes (or fails with the derived error), decodes
 //! them back, and gives the same bucket, split points, explanation,
 //! filters and scans.
@@ -176,6 +177,22 @@ fn check<T>(
     assert_eq!(unnamed.layout().name(), "DynLayout");
     assert_eq!(l.id(), T::LAYOUT_ID, "{summary}: fingerprint");
     assert_eq!(dynamic.split_points(), T::LAYOUT.split_points());
+
+    // The JSON reads back to the same layout and the same bytes.
+    let from_json = DynLayout::from_json(&T::LAYOUT.to_json())
+        .unwrap_or_else(|e| panic!("{summary}: from_json: {e}"));
+    assert_eq!(
+        from_json.layout().id(),
+        T::LAYOUT_ID,
+        "{summary}: from_json"
+    );
+    assert_eq!(from_json.layout().name(), T::LAYOUT.name());
+    assert_eq!(from_json.layout().to_json(), T::LAYOUT.to_json());
+    assert_eq!(
+        from_json.encode(values).map_err(|e| e.to_string()),
+        t.encode_to_vec().map_err(|e| e.to_string()),
+        "{summary}: from_json"
+    );
 
     let derived = t.encode_to_vec();
     let ours = dynamic.encode(values);

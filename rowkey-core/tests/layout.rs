@@ -378,6 +378,7 @@ fn the_first_freeze_prints_the_line_to_paste() {
     assert!(msg.contains(&line), "{msg}");
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn json_export() {
     let v: serde_json::Value = serde_json::from_str(&UserEvent::LAYOUT.to_json()).unwrap();
@@ -417,6 +418,7 @@ fn json_export() {
     assert_eq!(v["summary"], Call::LAYOUT.to_string());
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn bigtable_row_key_schema() {
     assert_eq!(UserEvent::LAYOUT.bigtable_row_key_schema(), None);

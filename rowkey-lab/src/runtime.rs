@@ -215,7 +215,8 @@ pub fn design(
             HOUR,
             Box::new(move || {
                 if leads {
-                    let scan: Scan = layout.scan(std::slice::from_ref(&user), Some(hour.clone()))?;
+                    let scan: Scan =
+                        layout.scan(std::slice::from_ref(&user), Some(hour.clone()))?;
                     return Ok(Access::scan(scan));
                 }
                 let f = layout

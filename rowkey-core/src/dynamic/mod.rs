@@ -43,6 +43,8 @@
 //! take it as they take a derived type's: `parse` leaks the few hundred
 //! bytes of one descriptor. Parse a layout once and keep it.
 
+#[cfg(feature = "json")]
+mod json;
 mod ops;
 mod parse;
 mod value;
@@ -165,6 +167,30 @@ impl DynLayout {
     /// ```
     pub fn parse(text: &str) -> Result<DynLayout, LayoutError> {
         build(parse::parse(text)?)
+    }
+
+    /// Reads a layout's JSON, as [`Layout::to_json`] writes it (the `json`
+    /// feature): the fields' types, encodings and attributes give the
+    /// layout, and its fingerprint must be the JSON's `layout_id` (so a
+    /// JSON edited by hand into another layout is an error, not other
+    /// bytes).
+    ///
+    /// ```
+    /// use rowkey_core::DynLayout;
+    ///
+    /// let text = DynLayout::parse("Reading: [sensor u32][ts desc_ts i64]")?;
+    /// let json = text.layout().to_json();
+    /// let back = DynLayout::from_json(&json)?;
+    /// assert_eq!(back.layout().id(), text.layout().id());
+    /// assert_eq!(back.layout().to_string(), "[sensor u32 4][ts desc_ts i64 8] = 12 bytes");
+    ///
+    /// let edited = json.replace(r#""desc_ts""#, r#""big_endian""#);
+    /// assert!(DynLayout::from_json(&edited).unwrap_err().to_string().contains("layout_id"));
+    /// # Ok::<(), rowkey_core::LayoutError>(())
+    /// ```
+    #[cfg(feature = "json")]
+    pub fn from_json(text: &str) -> Result<DynLayout, LayoutError> {
+        json::from_json(text)
     }
 
     /// The layout's descriptor: its summary (`Display`), table (`{:#}`),
@@ -509,7 +535,7 @@ impl DynFilter<'_> {
     }
 }
 
-fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
+pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
     if let Some((at, _)) = spec.text_sep {
         return Err(LayoutError::new(
             at,

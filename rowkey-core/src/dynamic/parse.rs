@@ -32,6 +32,13 @@ impl LayoutError {
 
     /// An error about a field or value of a parsed layout, not about its
     /// text.
+    /// The same error without its offset (a JSON layout's parts have none
+    /// in the text).
+    pub(crate) fn without_offset(mut self) -> Self {
+        self.at = None;
+        self
+    }
+
     pub(crate) fn field(part: impl Into<String>, message: impl Into<String>) -> Self {
         LayoutError {
             at: None,

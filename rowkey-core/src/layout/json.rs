@@ -1,17 +1,99 @@
-//! Layouts for other tools: `to_json()` and Bigtable's row-key schema.
+//! Layouts for other tools: `to_json()` and Bigtable's row-key schema,
+//! through serde. The JSON's shape is the private `Json*` types below,
+//! which `DynLayout::from_json` reads back: one description of the format,
+//! written and read by serde_json, so the two cannot drift apart.
 
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::{String, ToString};
-use core::fmt::Write as _;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
 
 use super::{Encoding, FieldWidth, Format, Layout, SaltHashKind};
+
+/// A layout as JSON: a struct's, or a key family's members.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum JsonLayout<'a> {
+    /// A key-family enum.
+    Family {
+        #[serde(borrow)]
+        name: Cow<'a, str>,
+        layout_id: Cow<'a, str>,
+        members: Vec<JsonLayout<'a>>,
+    },
+    /// A struct.
+    Struct(#[serde(borrow)] JsonStruct<'a>),
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct JsonStruct<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    /// The fingerprint, `0x` and 16 hex digits.
+    pub layout_id: Cow<'a, str>,
+    /// `binary` or `text`.
+    pub format: Cow<'a, str>,
+    pub separator: Option<Cow<'a, str>>,
+    pub prefix_hex: Cow<'a, str>,
+    pub salt: Option<JsonSalt<'a>>,
+    pub fixed_len: Option<usize>,
+    pub min_len: usize,
+    pub summary: Cow<'a, str>,
+    pub fields: Vec<JsonField<'a>>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct JsonSalt<'a> {
+    pub buckets: u16,
+    /// `xxh3`, `java` or `mod`.
+    pub hash: Cow<'a, str>,
+    pub width: usize,
+    #[serde(borrow)]
+    pub by: Vec<Cow<'a, str>>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct JsonField<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(rename = "type")]
+    pub ty: Cow<'a, str>,
+    pub kind: Cow<'a, str>,
+    /// `big_endian`, `desc_ts`, `padded`, `escaped`, `raw`, `digits`,
+    /// `desc_ts_digits`, `delimited`, `text_form`.
+    pub encoding: Cow<'a, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub padded_len: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pad: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digits: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Cow<'a, str>>,
+    /// The width, or the least width of a variable one.
+    pub width: usize,
+    pub variable: bool,
+    pub desc: bool,
+    pub option: bool,
+    pub added: bool,
+    pub reverse: bool,
+    pub reverse_domain: bool,
+    pub separator_len: usize,
+}
 
 impl Layout {
     /// The layout as JSON, for tools in other languages: the name,
     /// fingerprint (`"layout_id"`, hex), format, separator, prefix (hex),
     /// salt, lengths, the summary, and per field its name, type, kind,
     /// encoding, width and attributes; a key-family enum lists its
-    /// `"members"`.
+    /// `"members"`. [`DynLayout::from_json`](crate::DynLayout::from_json)
+    /// reads it back (the `json` feature).
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -29,123 +111,99 @@ impl Layout {
     /// assert!(json.contains(r#"{"name":"ts","type":"i64","kind":"i64","encoding":"desc_ts","#));
     /// ```
     pub fn to_json(&self) -> String {
-        let mut out = String::new();
-        self.write_json(&mut out);
-        out
+        // Serializing these types to a string cannot fail (no maps with
+        // non-string keys, no I/O).
+        serde_json::to_string(&self.json()).unwrap_or_default()
     }
 
-    fn write_json(&self, out: &mut String) {
-        out.push_str("{\"name\":");
-        json_str(out, self.name);
-        let _ = write!(out, ",\"layout_id\":\"{:#018x}\"", self.id());
+    fn json(&self) -> JsonLayout<'static> {
+        let id = format!("{:#018x}", self.id());
         if !self.members.is_empty() {
-            out.push_str(",\"members\":[");
-            for (i, m) in self.members.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                m.write_json(out);
-            }
-            out.push_str("]}");
-            return;
-        }
-        match self.format {
-            Format::Binary => out.push_str(",\"format\":\"binary\",\"separator\":null"),
-            Format::Text { sep } => {
-                out.push_str(",\"format\":\"text\",\"separator\":");
-                json_str(out, sep);
-            }
-        }
-        out.push_str(",\"prefix_hex\":\"");
-        for b in self.prefix {
-            let _ = write!(out, "{b:02x}");
-        }
-        out.push_str("\",\"salt\":");
-        match &self.salt {
-            None => out.push_str("null"),
-            Some(s) => {
-                let hash = match s.hash {
-                    SaltHashKind::Xxh3 => "xxh3",
-                    SaltHashKind::Java => "java",
-                    SaltHashKind::Mod => "mod",
-                };
-                let _ = write!(
-                    out,
-                    "{{\"buckets\":{},\"hash\":\"{hash}\",\"width\":{},\"by\":[",
-                    s.buckets,
-                    s.len()
-                );
-                for (i, by) in s.by.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    json_str(out, by);
-                }
-                out.push_str("]}");
-            }
-        }
-        match self.fixed_len() {
-            Some(n) => {
-                let _ = write!(out, ",\"fixed_len\":{n}");
-            }
-            None => out.push_str(",\"fixed_len\":null"),
-        }
-        let _ = write!(out, ",\"min_len\":{},\"summary\":", self.min_len());
-        json_str(out, &self.to_string());
-        out.push_str(",\"fields\":[");
-        for (i, f) in self.fields.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str("{\"name\":");
-            json_str(out, f.name);
-            out.push_str(",\"type\":");
-            json_str(out, f.ty);
-            out.push_str(",\"kind\":");
-            json_str(out, f.kind);
-            let (encoding, params) = match f.encoding {
-                Encoding::BigEndian { .. } => ("big_endian", String::new()),
-                Encoding::DescTs => ("desc_ts", String::new()),
-                Encoding::Padded { len, pad, .. } => {
-                    ("padded", format!(",\"padded_len\":{len},\"pad\":{pad}"))
-                }
-                Encoding::Escaped { .. } => ("escaped", String::new()),
-                Encoding::Raw => ("raw", String::new()),
-                Encoding::Digits { digits, signed } => (
-                    "digits",
-                    format!(",\"digits\":{digits},\"signed\":{signed}"),
-                ),
-                Encoding::DescTsDigits { digits, max } => (
-                    "desc_ts_digits",
-                    format!(",\"digits\":{digits},\"max\":{max}"),
-                ),
-                Encoding::Delimited => ("delimited", String::new()),
-                Encoding::TextForm => ("text_form", String::new()),
+            return JsonLayout::Family {
+                name: self.name.into(),
+                layout_id: id.into(),
+                members: self.members.iter().map(|m| m.json()).collect(),
             };
-            let _ = write!(out, ",\"encoding\":\"{encoding}\"{params}");
-            if let Some(unit) = f.unit {
-                let _ = write!(out, ",\"unit\":\"{unit}\"");
-            }
-            match f.width {
-                FieldWidth::Fixed(w) => {
-                    let _ = write!(out, ",\"width\":{w},\"variable\":false");
-                }
-                FieldWidth::Variable { min } => {
-                    let _ = write!(out, ",\"width\":{min},\"variable\":true");
-                }
-            }
-            let _ = write!(
-                out,
-                ",\"desc\":{},\"option\":{},\"added\":{},\"reverse\":{},\"reverse_domain\":{},\"separator_len\":{}}}",
-                f.is_desc(),
-                f.option,
-                f.added,
-                f.reverse,
-                f.reverse_domain,
-                f.sep_len
-            );
         }
-        out.push_str("]}");
+        let (format, separator) = match self.format {
+            Format::Binary => ("binary", None),
+            Format::Text { sep } => ("text", Some(sep.into())),
+        };
+        let salt = self.salt.as_ref().map(|s| JsonSalt {
+            buckets: s.buckets,
+            hash: match s.hash {
+                SaltHashKind::Xxh3 => "xxh3",
+                SaltHashKind::Java => "java",
+                SaltHashKind::Mod => "mod",
+            }
+            .into(),
+            width: s.len(),
+            by: s.by.iter().map(|b| Cow::Borrowed(*b)).collect(),
+        });
+        let fields = self
+            .fields
+            .iter()
+            .map(|f| {
+                let mut j = JsonField {
+                    name: f.name.into(),
+                    ty: f.ty.into(),
+                    kind: f.kind.into(),
+                    encoding: "".into(),
+                    padded_len: None,
+                    pad: None,
+                    digits: None,
+                    signed: None,
+                    max: None,
+                    unit: f.unit.map(|u| Cow::Owned(u.to_string())),
+                    width: 0,
+                    variable: false,
+                    desc: f.is_desc(),
+                    option: f.option,
+                    added: f.added,
+                    reverse: f.reverse,
+                    reverse_domain: f.reverse_domain,
+                    separator_len: f.sep_len,
+                };
+                j.encoding = match f.encoding {
+                    Encoding::BigEndian { .. } => "big_endian",
+                    Encoding::DescTs => "desc_ts",
+                    Encoding::Padded { len, pad, .. } => {
+                        (j.padded_len, j.pad) = (Some(len), Some(pad));
+                        "padded"
+                    }
+                    Encoding::Escaped { .. } => "escaped",
+                    Encoding::Raw => "raw",
+                    Encoding::Digits { digits, signed } => {
+                        (j.digits, j.signed) = (Some(digits), Some(signed));
+                        "digits"
+                    }
+                    Encoding::DescTsDigits { digits, max } => {
+                        (j.digits, j.max) = (Some(digits), Some(max));
+                        "desc_ts_digits"
+                    }
+                    Encoding::Delimited => "delimited",
+                    Encoding::TextForm => "text_form",
+                }
+                .into();
+                (j.width, j.variable) = match f.width {
+                    FieldWidth::Fixed(w) => (w, false),
+                    FieldWidth::Variable { min } => (min, true),
+                };
+                j
+            })
+            .collect();
+        JsonLayout::Struct(JsonStruct {
+            name: self.name.into(),
+            layout_id: id.into(),
+            format: format.into(),
+            separator,
+            prefix_hex: self.prefix.iter().map(|b| format!("{b:02x}")).collect(),
+            salt,
+            fixed_len: self.fixed_len(),
+            min_len: self.min_len(),
+            summary: self.to_string().into(),
+            fields,
+        })
     }
 
     /// A text key's row-key schema for Cloud Bigtable (the table's
@@ -179,13 +237,14 @@ impl Layout {
     /// );
     /// ```
     pub fn bigtable_row_key_schema(&self) -> Option<String> {
+        use base64::Engine as _;
         let Format::Text { sep } = self.format else {
             return None;
         };
         if !self.members.is_empty() {
             return None;
         }
-        let mut names: alloc::vec::Vec<&str> = alloc::vec::Vec::new();
+        let mut names: Vec<&str> = Vec::new();
         if !self.prefix.is_empty() {
             names.push("prefix");
         }
@@ -193,70 +252,74 @@ impl Layout {
             names.push("salt");
         }
         names.extend(self.fields.iter().map(|f| f.name));
-        let mut out = String::from("{\"fields\":[");
-        for (i, name) in names.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str("{\"fieldName\":");
-            json_str(&mut out, name);
-            out.push_str(",\"type\":{\"stringType\":{\"encoding\":{\"utf8Bytes\":{}}}}}");
-        }
-        out.push_str("],\"encoding\":{\"delimitedBytes\":{\"delimiter\":\"");
-        base64(&mut out, sep.as_bytes());
-        out.push_str("\"}}}");
-        Some(out)
-    }
-}
-
-fn json_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// Standard base64 with padding (protobuf JSON's `bytes`).
-fn base64(out: &mut String, bytes: &[u8]) {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn base64() {
-        let enc = |b: &[u8]| {
-            let mut s = alloc::string::String::new();
-            super::base64(&mut s, b);
-            s
+        let schema = Schema {
+            fields: names
+                .into_iter()
+                .map(|field_name| SchemaField {
+                    field_name,
+                    ty: StringType {
+                        string_type: Utf8 {
+                            encoding: Utf8Bytes {
+                                utf8_bytes: Empty {},
+                            },
+                        },
+                    },
+                })
+                .collect(),
+            encoding: Delimited {
+                delimited_bytes: Delimiter {
+                    // Protobuf JSON's `bytes`: standard base64, padded.
+                    delimiter: base64::engine::general_purpose::STANDARD.encode(sep.as_bytes()),
+                },
+            },
         };
-        assert_eq!(enc(b"_"), "Xw==");
-        assert_eq!(enc(b"#"), "Iw==");
-        assert_eq!(enc(b"ab"), "YWI=");
-        assert_eq!(enc(b"abc"), "YWJj");
-        assert_eq!(enc(b"::|"), "Ojp8");
+        Some(serde_json::to_string(&schema).unwrap_or_default())
     }
+}
+
+/// Bigtable's `Type.Struct` of string fields with `DelimitedBytes`, in
+/// protobuf's JSON (field order as the admin API writes it).
+#[derive(Serialize)]
+struct Schema<'a> {
+    fields: Vec<SchemaField<'a>>,
+    encoding: Delimited,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SchemaField<'a> {
+    field_name: &'a str,
+    #[serde(rename = "type")]
+    ty: StringType,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StringType {
+    string_type: Utf8,
+}
+
+#[derive(Serialize)]
+struct Utf8 {
+    encoding: Utf8Bytes,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Utf8Bytes {
+    utf8_bytes: Empty,
+}
+
+#[derive(Serialize)]
+struct Empty {}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Delimited {
+    delimited_bytes: Delimiter,
+}
+
+#[derive(Serialize)]
+struct Delimiter {
+    delimiter: String,
 }

@@ -46,8 +46,8 @@ use crate::format::time::TimeUnit;
 #[cfg(feature = "alloc")]
 pub mod explain;
 mod fingerprint;
-#[cfg(feature = "alloc")]
-mod json;
+#[cfg(feature = "json")]
+pub(crate) mod json;
 mod summary;
 
 pub(crate) use summary::RustStr;

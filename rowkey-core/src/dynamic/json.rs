@@ -1,0 +1,156 @@
+//! [`DynLayout::from_json`](super::DynLayout::from_json): the JSON that
+//! `Layout::to_json` writes, read through the same serde types.
+
+use alloc::borrow::ToOwned;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::parse::{FieldSpec, SaltSpec, Spec, Width};
+use super::{build, DynLayout, LayoutError};
+use crate::format::time::TimeUnit;
+use crate::layout::json::{JsonLayout, JsonStruct};
+use crate::layout::SaltHashKind;
+
+pub(crate) fn from_json(text: &str) -> Result<DynLayout, LayoutError> {
+    let json: JsonLayout<'_> =
+        serde_json::from_str(text).map_err(|e| LayoutError::field("JSON", format!("{e}")))?;
+    let j = match json {
+        JsonLayout::Struct(j) => j,
+        JsonLayout::Family { name, .. } => {
+            return Err(LayoutError::field(
+                format!("layout `{name}`"),
+                "a key family: read one of its `members`",
+            ))
+        }
+    };
+    let id = j.layout_id.clone().into_owned();
+    let layout = build(spec(j)?).map_err(LayoutError::without_offset)?;
+    let actual = format!("{:#018x}", layout.layout().id());
+    if actual != id {
+        return Err(LayoutError::field(
+            "layout_id",
+            format!(
+                "the JSON's layout_id is {id}, but its fields describe the layout {actual} ({}): the JSON was changed, or written by another version",
+                layout.layout()
+            ),
+        ));
+    }
+    Ok(layout)
+}
+
+fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
+    let text_sep = match &*j.format {
+        "binary" => None,
+        "text" => Some((0, j.separator.as_deref().unwrap_or("").to_owned())),
+        f => {
+            return Err(LayoutError::field(
+                "format",
+                format!("`{f}` is no format (binary, text)"),
+            ))
+        }
+    };
+    let prefix = hex(&j.prefix_hex).ok_or_else(|| {
+        LayoutError::field("prefix_hex", format!("`{}` is not hex", j.prefix_hex))
+    })?;
+    let prefix = (!prefix.is_empty()).then_some((0, prefix, None));
+    let salt = match j.salt {
+        None => None,
+        Some(s) => Some(SaltSpec {
+            at: 0,
+            buckets: s.buckets,
+            hash: match &*s.hash {
+                "xxh3" => SaltHashKind::Xxh3,
+                "java" => SaltHashKind::Java,
+                "mod" => SaltHashKind::Mod,
+                h => {
+                    return Err(LayoutError::field(
+                        "salt",
+                        format!("`{h}` is no salt hash (xxh3, java, mod)"),
+                    ))
+                }
+            },
+            by: s.by.iter().map(|b| (0, b.clone().into_owned())).collect(),
+            width: Some(s.width),
+        }),
+    };
+    let mut fields = Vec::with_capacity(j.fields.len());
+    for f in j.fields {
+        let part = format!("field `{}`", f.name);
+        let err = |m: String| LayoutError::field(part.clone(), m);
+        let unit = match f.unit.as_deref() {
+            None => None,
+            Some("secs") => Some(TimeUnit::Secs),
+            Some("millis") => Some(TimeUnit::Millis),
+            Some("micros") => Some(TimeUnit::Micros),
+            Some("nanos") => Some(TimeUnit::Nanos),
+            Some(u) => {
+                return Err(err(format!(
+                    "`{u}` is no unit (secs, millis, micros, nanos)"
+                )))
+            }
+        };
+        let mut spec = FieldSpec {
+            at: 0,
+            name: f.name.clone().into_owned(),
+            ty: f.ty.clone().into_owned(),
+            added: f.added,
+            unit,
+            desc: false,
+            desc_ts: false,
+            fixed: None,
+            reverse: f.reverse,
+            reverse_domain: f.reverse_domain,
+            width: Some(if f.variable {
+                Width::AtLeast(f.width)
+            } else {
+                Width::Fixed(f.width)
+            }),
+        };
+        match &*f.encoding {
+            "big_endian" | "escaped" => spec.desc = f.desc,
+            "raw" => {}
+            "desc_ts" => spec.desc_ts = true,
+            "padded" => {
+                spec.desc = f.desc;
+                let len = f
+                    .padded_len
+                    .ok_or_else(|| err("a padded field has a `padded_len`".into()))?;
+                spec.fixed = Some((len, f.pad.unwrap_or(0)));
+            }
+            "digits" | "desc_ts_digits" | "delimited" | "text_form" => {
+                return Err(err(format!(
+                    "`{}` is a text key's encoding: a run-time layout reads binary keys only",
+                    f.encoding
+                )))
+            }
+            e => return Err(err(format!("`{e}` is no encoding"))),
+        }
+        fields.push(spec);
+    }
+    let tail = Some((
+        0,
+        match j.fixed_len {
+            Some(n) => Width::Fixed(n),
+            None => Width::AtLeast(j.min_len),
+        },
+    ));
+    Ok(Spec {
+        name: Some(j.name.into_owned()),
+        text_sep,
+        prefix,
+        salt,
+        fields,
+        tail,
+    })
+}
+
+fn hex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
