@@ -593,3 +593,50 @@ proptest! {
         prop_assert!(scan.ranges().any(|r| r.contains(&key)), "{}", text);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// Any text, and a valid layout's text with a character changed,
+    /// inserted or removed: `parse` gives a layout or an error, never a
+    /// panic.
+    #[test]
+    fn parse_never_panics(
+        junk in ".{0,60}",
+        at in any::<prop::sample::Index>(),
+        c in any::<char>(),
+        edit in 0..3u8,
+    ) {
+        let _ = DynLayout::parse(&junk);
+        let valid = r#"T: [prefix "e\x00" 2][salt(a, s)/16 java 1][a desc u32 4][s fixed(4, pad = ' ') String 4][t ts(millis) desc_ts SystemTime 8][o added Option<String> >=1] >= 19 bytes"#;
+        let mut chars: Vec<char> = valid.chars().collect();
+        let i = at.index(chars.len());
+        match edit {
+            0 => chars[i] = c,
+            1 => chars.insert(i, c),
+            _ => {
+                chars.remove(i);
+            }
+        }
+        let text: String = chars.into_iter().collect();
+        if let Ok(layout) = DynLayout::parse(&text) {
+            // What parses prints a summary that parses to the same layout.
+            let again = DynLayout::parse(&layout.layout().to_string()).unwrap();
+            prop_assert_eq!(again.layout().id(), layout.layout().id());
+        }
+    }
+}
+
+#[test]
+fn the_example_layout_of_the_panic_test_parses() {
+    let layout = DynLayout::parse(r#"T: [prefix "e\x00" 2][salt(a, s)/16 java 1][a desc u32 4][s fixed(4, pad = ' ') String 4][t ts(millis) desc_ts SystemTime 8][o added Option<String> >=1] >= 19 bytes"#).unwrap();
+    let key = layout
+        .encode(&[7u32.into(), "ab".into(), 5i64.into(), None::<String>.into()])
+        .unwrap();
+    assert_eq!(key.len(), 19);
+    assert_eq!(&key[..2], b"e\x00");
+    let err = DynLayout::parse("[a u32] >= 20 bytes").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tail (at byte 8): the text says >= 20 bytes, but the parts make = 4 bytes"
+    );
+}

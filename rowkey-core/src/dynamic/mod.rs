@@ -267,17 +267,12 @@ impl DynLayout {
     /// The salt bucket of a key of `values` (`None` unsalted): the bucket
     /// the derived type's `bucket()` gives.
     pub fn bucket(&self, values: &[Value]) -> Result<Option<u8>, EncodeError> {
-        match self.layout.salt() {
-            None => Ok(None),
-            Some(_) => {
-                let key = self.encode(values)?;
-                let at = self.layout.prefix().len();
-                Ok(self
-                    .layout
-                    .salt()
-                    .and_then(|s| s.head().read(&key[at..], s.buckets()).ok()))
-            }
-        }
+        let Some(s) = self.layout.salt() else {
+            return Ok(None);
+        };
+        let key = self.encode(values)?;
+        let head = &key[self.layout.prefix().len()..];
+        Ok(s.head().read(head, s.buckets()).ok())
     }
 
     /// The bucket from the `by` fields' encodings (`encoded(i)` is field
@@ -650,8 +645,9 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
                 at,
                 "tail",
                 format!(
-                    "the text says {} bytes, but the parts make {actual}",
-                    show_tail(tail)
+                    "the text says {} bytes, but the parts make {} bytes",
+                    show_tail(tail),
+                    show_tail(actual)
                 ),
             ));
         }
