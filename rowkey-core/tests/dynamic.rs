@@ -57,7 +57,9 @@ impl<const N: usize> ToValue for [u8; N] {
 
 impl ToValue for uuid::Uuid {
     fn to_value(&self) -> Value {
-        Value::Bytes(self.as_bytes().to_vec())
+        let v = Value::from(*self);
+        assert_eq!(v, Value::Bytes(self.as_bytes().to_vec()));
+        v
     }
 }
 
@@ -639,4 +641,41 @@ fn the_example_layout_of_the_panic_test_parses() {
         err.to_string(),
         "tail (at byte 8): the text says >= 20 bytes, but the parts make = 4 bytes"
     );
+}
+
+/// IP addresses and ULIDs as `Value::from` gives them: the derived bytes.
+#[test]
+fn addresses_and_ulids_from_their_values() {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+    #[derive(RowKey)]
+    struct Hosts {
+        any: IpAddr,
+        #[desc]
+        v4: Ipv4Addr,
+        v6: Ipv6Addr,
+        id: ulid::Ulid,
+    }
+    let dynamic = DynLayout::parse(&Hosts::LAYOUT.to_string()).unwrap();
+    assert_eq!(dynamic.layout().id(), Hosts::LAYOUT_ID);
+    for any in [
+        IpAddr::from([10, 0, 0, 1]),
+        IpAddr::from([0xfe80, 0, 0, 0, 0, 0, 0, 1]),
+    ] {
+        let key = Hosts {
+            any,
+            v4: Ipv4Addr::new(192, 168, 1, 2),
+            v6: Ipv6Addr::LOCALHOST,
+            id: ulid::Ulid::from_parts(1_700_000_000_000, 42),
+        };
+        let values = [
+            Value::from(key.any),
+            Value::from(key.v4),
+            Value::from(key.v6),
+            Value::from(key.id),
+        ];
+        let bytes = key.encode();
+        assert_eq!(dynamic.encode(&values).unwrap(), bytes);
+        assert_eq!(dynamic.decode(&bytes).unwrap(), values);
+    }
 }

@@ -34,6 +34,7 @@ impl LayoutError {
     /// text.
     /// The same error without its offset (a JSON layout's parts have none
     /// in the text).
+    #[cfg(feature = "json")]
     pub(crate) fn without_offset(mut self) -> Self {
         self.at = None;
         self

@@ -17,7 +17,9 @@ use crate::format::binary::write_escaped;
 /// field); a bytes field takes a string's UTF-8 bytes; an `Option` field
 /// takes `Value::Option(None)`, or a value of its inner type as `Some`.
 /// A type the runtime does not know (a user's `FixedField`, a UUID) is
-/// its key bytes of its width, before `#[desc]` or `#[reverse]`.
+/// its key bytes of its width, before `#[desc]` or `#[reverse]`:
+/// `Value::from` gives them for UUIDs, ULIDs (their features) and IP
+/// addresses. A timestamp is the `i64` of its field's unit.
 ///
 /// ```
 /// use rowkey_core::Value;
@@ -170,6 +172,29 @@ impl From<&[u8]> for Value {
         Value::Bytes(v.into())
     }
 }
+
+/// The types the runtime knows by their width, as their key bytes (what
+/// their field stores before `#[desc]` or `#[reverse]`).
+macro_rules! from_key_bytes {
+    ($($(#[$cfg:meta])* $t:ty),*) => {$(
+        $(#[$cfg])*
+        impl From<$t> for Value {
+            fn from(v: $t) -> Value {
+                use crate::format::field::FixedField;
+                Value::Bytes(v.to_key_bytes().as_ref().to_vec())
+            }
+        }
+    )*};
+}
+from_key_bytes!(
+    core::net::Ipv4Addr,
+    core::net::Ipv6Addr,
+    core::net::IpAddr,
+    #[cfg(feature = "uuid")]
+    uuid::Uuid,
+    #[cfg(feature = "ulid")]
+    ulid::Ulid
+);
 
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(v: Option<T>) -> Value {
