@@ -509,3 +509,38 @@ mod freezing_many {
         assert!(block.contains(r##"text(\"#\") [name"##), "{block}");
     }
 }
+
+/// `#[desc]` on a text key's integer is in the descriptor: its summary,
+/// table and fingerprint differ from the ascending field's (they were one
+/// before 2026-11-25, so a freeze test could not see the change), while
+/// the ascending layout keeps the fingerprint it always had.
+#[test]
+fn desc_on_a_text_integer_is_part_of_the_layout() {
+    #[derive(RowKey)]
+    #[rowkey(text, sep = "_")]
+    struct Down {
+        #[desc]
+        n: u32,
+        s: String,
+    }
+    #[derive(RowKey)]
+    #[rowkey(text, sep = "_")]
+    struct Up {
+        n: u32,
+        s: String,
+    }
+    assert_eq!(
+        Down::LAYOUT.to_string(),
+        "text(\"_\") [n desc digits(10) u32 11][s String >=0] >= 11 bytes"
+    );
+    assert_eq!(
+        Up::LAYOUT.to_string(),
+        "text(\"_\") [n digits(10) u32 11][s String >=0] >= 11 bytes"
+    );
+    assert!(Down::LAYOUT.fields()[0].is_desc());
+    assert!(
+        format!("{:#}", Down::LAYOUT).contains("decimal digits, complemented (#[desc digits(10)])")
+    );
+    assert_eq!(Up::LAYOUT_ID, 0x16c7_ebf7_3073_6758);
+    assert_eq!(Down::LAYOUT_ID, 0x5e84_902d_293f_2654);
+}

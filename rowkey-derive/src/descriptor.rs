@@ -73,7 +73,7 @@ fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
         Codec::Var { raw: false } => quote!(Escaped { desc: #desc }),
         Codec::Dec { digits, signed } => {
             let digits = Literal::usize_unsuffixed(digits);
-            quote!(Digits { digits: #digits, signed: #signed })
+            quote!(Digits { digits: #digits, signed: #signed, desc: #desc })
         }
         Codec::DecUser { digits } => {
             let digits = match digits {
@@ -83,7 +83,7 @@ fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
                     quote!(<#ty as __rk::Decimal>::DIGITS)
                 }
             };
-            quote!(Digits { digits: #digits, signed: false })
+            quote!(Digits { digits: #digits, signed: false, desc: #desc })
         }
         Codec::TextDescTs { digits, max } => {
             let (digits, max) = (

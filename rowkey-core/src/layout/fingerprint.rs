@@ -52,7 +52,21 @@ impl Layout {
                 Encoding::Padded { len, pad, desc } => h.byte(2).usize(len).byte(pad).flag(desc),
                 Encoding::Escaped { desc } => h.byte(3).flag(desc),
                 Encoding::Raw => h.byte(4),
-                Encoding::Digits { digits, signed } => h.byte(5).usize(digits).flag(signed),
+                // `#[desc]` adds a byte only where it is set: the
+                // fingerprints of other layouts did not change when it
+                // joined the descriptor.
+                Encoding::Digits {
+                    digits,
+                    signed,
+                    desc,
+                } => {
+                    let h = h.byte(5).usize(digits).flag(signed);
+                    if desc {
+                        h.byte(0xDE)
+                    } else {
+                        h
+                    }
+                }
                 Encoding::DescTsDigits { digits, max } => h.byte(6).usize(digits).u64(max),
                 Encoding::Delimited => h.byte(7),
                 Encoding::TextForm => h.byte(8),

@@ -173,7 +173,7 @@ impl Layout {
                     }
                     Encoding::Escaped { .. } => "escaped",
                     Encoding::Raw => "raw",
-                    Encoding::Digits { digits, signed } => {
+                    Encoding::Digits { digits, signed, .. } => {
                         (j.digits, j.signed) = (Some(digits), Some(signed));
                         "digits"
                     }

@@ -166,6 +166,8 @@ pub enum Encoding {
         digits: usize,
         /// A sign character (`0` or `-`) comes first.
         signed: bool,
+        /// `#[desc]`: the digits complemented (`10^digits - 1 - n`).
+        desc: bool,
     },
     /// Text keys: `#[desc_ts]` as `max - ts` in zero-padded digits.
     DescTsDigits {
@@ -496,11 +498,10 @@ impl FieldLayout {
         match self.encoding {
             Encoding::BigEndian { desc }
             | Encoding::Padded { desc, .. }
-            | Encoding::Escaped { desc } => desc,
+            | Encoding::Escaped { desc }
+            | Encoding::Digits { desc, .. } => desc,
             Encoding::DescTs | Encoding::DescTsDigits { .. } => true,
-            Encoding::Raw | Encoding::Digits { .. } | Encoding::Delimited | Encoding::TextForm => {
-                false
-            }
+            Encoding::Raw | Encoding::Delimited | Encoding::TextForm => false,
         }
     }
 

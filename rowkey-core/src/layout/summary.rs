@@ -34,7 +34,12 @@ impl FieldLayout {
                     _ => write!(f, " fixed({len}, pad = 0x{pad:02X})")?,
                 }
             }
-            Encoding::Digits { digits, .. } => write!(f, " digits({digits})")?,
+            Encoding::Digits { digits, desc, .. } => {
+                if desc {
+                    f.write_str(" desc")?;
+                }
+                write!(f, " digits({digits})")?
+            }
             Encoding::DescTsDigits { digits, max } if max == i64::MAX as u64 => {
                 write!(f, " desc_ts digits({digits})")?
             }
@@ -66,7 +71,8 @@ impl FieldLayout {
             Encoding::Escaped { desc: false } => "escaped, 00 01 terminated",
             Encoding::Escaped { desc: true } => "escaped, terminated, inverted",
             Encoding::Raw => "raw to the end",
-            Encoding::Digits { .. } => "decimal digits",
+            Encoding::Digits { desc: false, .. } => "decimal digits",
+            Encoding::Digits { desc: true, .. } => "decimal digits, complemented",
             Encoding::DescTsDigits { .. } => "max - ts, decimal digits",
             Encoding::Delimited => "up to the separator",
             Encoding::TextForm => "text form",

@@ -15,8 +15,8 @@ const _: () = {
     type __K3 = __rk::Var<__rk::Raw, __rk::Asc, __rk::Fwd>;
     const __FIELDS: &[__rk::FieldLayout] = &[
         __rk::field!(
-            "phone", "u64", Digits { digits : 11, signed : false }, < __K0 as __Codec <
-            u64 >> ::LAYOUT_WIDTH, __rk::read:: < __K0, u64 >, 0, 1
+            "phone", "u64", Digits { digits : 11, signed : false, desc : false }, < __K0
+            as __Codec < u64 >> ::LAYOUT_WIDTH, __rk::read:: < __K0, u64 >, 0, 1
         ),
         __rk::field!(
             "ts", "i64", DescTsDigits { digits : 19, max : 9223372036854775807 }, < __K1
