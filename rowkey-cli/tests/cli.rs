@@ -248,3 +248,55 @@ fn bad_arguments_give_one_error_naming_them() {
         "{err}"
     );
 }
+
+/// The HBase guides' call-record text key.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(text, sep = "_")]
+#[salt(buckets = 10, by(phone), hash = "mod")]
+struct Call {
+    #[digits(11)]
+    phone: u64,
+    #[desc_ts]
+    ts: i64,
+}
+
+#[test]
+fn text_keys_explain_encode_and_scan_as_derived() {
+    let spec = Call::LAYOUT.to_string();
+    assert_eq!(
+        spec,
+        "text(\"_\") [salt(phone)/10 mod 2][phone digits(11) u64 12][ts desc_ts digits(19) i64 19] = 33 bytes"
+    );
+    let call = Call {
+        phone: 18_518_885_160,
+        ts: 1_700_000_000_000,
+    };
+    let text = call.encode_to_string().unwrap();
+    assert_eq!(
+        ok(&["explain", "-l", &spec, &text]),
+        format!("{}\n", Call::explain(text.as_str())).replacen("Call:", "DynLayout:", 1)
+    );
+    let out = ok(&[
+        "encode",
+        "-l",
+        &spec,
+        "phone=18518885160",
+        "ts=1700000000000",
+    ]);
+    assert_eq!(out.lines().next(), Some(format!("\"{text}\"").as_str()));
+    assert_eq!(
+        ok(&["decode", "-l", &spec, &text]),
+        "phone=18518885160 ts=1700000000000\n"
+    );
+    let hour = 1_700_000_000_000i64..1_700_003_600_000;
+    assert_eq!(
+        ok(&[
+            "scan",
+            "-l",
+            &spec,
+            "phone=18518885160",
+            "ts=1700000000000..1700003600000"
+        ]),
+        rows(&Call::range_by_phone_ts(18_518_885_160, hour).unwrap())
+    );
+}

@@ -9,6 +9,8 @@
 
 use proptest::prelude::*;
 use rowkey_core::prelude::*;
+use std::ops::Bound;
+
 use rowkey_core::{DynLayout, KeyFilter, Value};
 
 /// A field's value as the `Value` a run-time layout takes.
@@ -219,8 +221,10 @@ fn check<T>(
             "{summary}"
         );
     }
-    let head = T::LAYOUT.prefix().len();
-    let bucket = T::LAYOUT.salt().map(|_| key[head]);
+    let head = &key[T::LAYOUT.prefix().len()..];
+    let bucket = T::LAYOUT
+        .salt()
+        .map(|s| s.head().read(head, s.buckets()).unwrap());
     assert_eq!(dynamic.bucket(values), Ok(bucket), "{summary}");
 
     // The key cut short, and with a byte more: both reject them alike.
@@ -397,6 +401,29 @@ cases! {
     #[rowkey(prefix = "e\x00")]
     #[salt(buckets = 4, by(id))]
     PrefixedSalted { id: u32 = any::<u32>(), #[desc] n: i16 = any::<i16>() }
+    #[rowkey(text, sep = "_")]
+    #[salt(buckets = 10, by(phone), hash = "mod")]
+    TextCall { #[digits(11)] phone: u64 = 0..200_000_000_000u64, #[desc_ts] ts: i64 = any::<i64>() }
+    #[rowkey(text, sep = "#", prefix = "m")]
+    TextMetric {
+        host: String = "[a-c#]{0,5}",
+        delta: i32 = any::<i32>(),
+        #[desc_ts(max = 9999999999)] ts: u64 = 0..12_000_000_000u64,
+        #[fixed(3, pad = b'.')] tag: String = "[a-c.]{0,4}",
+        path: String = text(),
+    }
+    #[rowkey(text, sep = "::")]
+    #[salt(buckets = 16, by(user, n))]
+    TextMixed {
+        user: String = "[a-c:]{0,5}",
+        #[desc] n: u32 = any::<u32>(),
+        #[reverse] #[digits(13)] t: u64 = any::<u64>(),
+        #[reverse_domain] host: String = "[a-c.]{0,6}",
+        small: i8 = any::<i8>(),
+        #[desc_ts] t32: i32 = any::<i32>(),
+        big: u128 = any::<u128>(),
+        last: String = text(),
+    }
 }
 
 /// The README's layout, from the text a user would type: no widths, no
@@ -580,8 +607,9 @@ proptest! {
         prop_assert_eq!(layout.decode(&key).unwrap(), values.clone(), "{}", text);
         let explained = layout.explain(&key[..]);
         prop_assert!(explained.is_ok(), "{}", explained);
-        if let Some(bucket) = layout.bucket(&values).unwrap() {
-            prop_assert_eq!(key[layout.layout().prefix().len()], bucket);
+        if let (Some(bucket), Some(s)) = (layout.bucket(&values).unwrap(), layout.layout().salt()) {
+            let head = &key[layout.layout().prefix().len()..];
+            prop_assert_eq!(s.head().read(head, s.buckets()).unwrap(), bucket);
         }
         let names: Vec<&str> = layout.field_names().collect();
         let mut f = layout.filter();
@@ -677,5 +705,93 @@ fn addresses_and_ulids_from_their_values() {
         let bytes = key.encode();
         assert_eq!(dynamic.encode(&values).unwrap(), bytes);
         assert_eq!(dynamic.decode(&bytes).unwrap(), values);
+    }
+}
+
+fn dyn_range<T: Clone + Into<Value>>(
+    r: &impl std::ops::RangeBounds<T>,
+) -> (Bound<Value>, Bound<Value>) {
+    let b = |b: Bound<&T>| match b {
+        Bound::Included(v) => Bound::Included(v.clone().into()),
+        Bound::Excluded(v) => Bound::Excluded(v.clone().into()),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    (b(r.start_bound()), b(r.end_bound()))
+}
+
+fn parsed<T: RowKey>() -> DynLayout {
+    DynLayout::parse(&T::LAYOUT.to_string()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Scans with a range on the next field: the rows `range_by_*` gives,
+    /// binary and text, descending (the ends swap), a `#[fixed]` bound
+    /// longer than its width (rounded as the derive rounds it), opaque
+    /// bytes; and the skip-scan filter of the range alone.
+    #[test]
+    fn ranges_agree_with_range_by(
+        user in any::<u64>(),
+        a in 0..i64::MAX / 2,
+        len in 0..i64::MAX / 2,
+        phone in 0..100_000_000_000u64,
+        lo in "[a-c]{0,10}",
+        hi in "[a-c]{0,10}",
+        tag in any::<[u8; 3]>(),
+    ) {
+        let b = a + len;
+        let d = parsed::<UserEvent::UserEvent>();
+        prop_assert_eq!(
+            ranges(&UserEvent::UserEvent::range_by_user_id_ts_millis(user, a..b)),
+            ranges(&d.scan(&[user.into()], Some(dyn_range(&(a..b)))).unwrap())
+        );
+        prop_assert_eq!(
+            ranges(&UserEvent::UserEvent::filter().ts_millis(a..=b).build().unwrap().scan()),
+            ranges(&d.filter().range("ts_millis", dyn_range(&(a..=b))).unwrap().build().unwrap().scan())
+        );
+        let d = parsed::<TextCall::TextCall>();
+        prop_assert_eq!(
+            ranges(&TextCall::TextCall::range_by_phone_ts(phone, a..=b).unwrap()),
+            ranges(&d.scan(&[phone.into()], Some(dyn_range(&(a..=b)))).unwrap())
+        );
+        prop_assert_eq!(
+            ranges(&TextCall::TextCall::range_by_phone(phone..).unwrap()),
+            ranges(&d.scan(&[], Some(dyn_range(&(phone..)))).unwrap())
+        );
+        let (lo, hi) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+        let d = parsed::<Padded::Padded>();
+        let derived = Padded::Padded::range_by_kind(lo.as_str()..hi.as_str());
+        let ours = d.scan(&[], Some(dyn_range(&(lo.clone()..hi.clone()))));
+        match (derived, ours) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(ranges(&a), ranges(&b)),
+            (a, b) => prop_assert_eq!(a.map(|_| ()).map_err(|e| e.to_string()), b.map(|_| ()).map_err(|e| e.to_string())),
+        }
+        let d = parsed::<Opaque::Opaque>();
+        prop_assert_eq!(
+            ranges(&Opaque::Opaque::range_by_tag(tag..)),
+            ranges(&d.scan(&[], Some(dyn_range(&(Value::Bytes(tag.to_vec())..)))).unwrap())
+        );
+    }
+}
+
+/// A range over a field whose bytes do not sort by value is refused, as
+/// the derive refuses it at compile time.
+#[test]
+fn no_range_over_a_field_that_does_not_sort_by_value() {
+    for (layout, field) in [
+        (parsed::<DescRev::DescRev>(), "b"),
+        (parsed::<Strings::Strings>(), "dom"),
+        (parsed::<TextMetric::TextMetric>(), "host"),
+    ] {
+        let err = layout
+            .filter()
+            .range(field, Value::U32(1)..Value::U32(2))
+            .unwrap()
+            .build()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("its bytes do not sort by value"),
+            "{err}"
+        );
     }
 }

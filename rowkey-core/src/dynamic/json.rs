@@ -99,6 +99,8 @@ fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
             desc: false,
             desc_ts: false,
             fixed: None,
+            digits: None,
+            desc_ts_max: None,
             reverse: f.reverse,
             reverse_domain: f.reverse_domain,
             width: Some(if f.variable {
@@ -118,11 +120,21 @@ fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
                     .ok_or_else(|| err("a padded field has a `padded_len`".into()))?;
                 spec.fixed = Some((len, f.pad.unwrap_or(0)));
             }
-            "digits" | "desc_ts_digits" | "delimited" | "text_form" => {
-                return Err(err(format!(
-                    "`{}` is a text key's encoding: a run-time layout reads binary keys only",
-                    f.encoding
-                )))
+            "digits" => {
+                spec.desc = f.desc;
+                spec.digits = f.digits;
+            }
+            "desc_ts_digits" => {
+                spec.desc_ts = true;
+                spec.digits = f.digits;
+                spec.desc_ts_max = f.max;
+            }
+            "delimited" => {}
+            "text_form" => {
+                return Err(err(
+                    "`text_form` (a UUID's or an IP address's text) is not read at run time yet"
+                        .into(),
+                ))
             }
             e => return Err(err(format!("`{e}` is no encoding"))),
         }

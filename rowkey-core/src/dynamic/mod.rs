@@ -35,7 +35,18 @@
 //! `desc_ts`, `fixed(N, pad)`, `reverse`, `reverse_domain`, `added` and
 //! `ts(unit)` (a timestamp, as the `i64` of its unit). Any other type is
 //! read as opaque bytes of the width the text gives (a user's `FixedField`,
-//! a UUID is 16). Text keys (`text("_") ...`) are not read yet.
+//! a UUID is 16).
+//!
+//! Text keys (`text("_") ...`): integers as `digits(N)` (`desc` on
+//! unsigned ones), `desc_ts` and `desc_ts(max = N)`, strings (up to the
+//! separator, `fixed(N, pad)`, the last one raw), `reverse`,
+//! `reverse_domain`, `ts(unit)`, a prefix and a salt's bucket digits. Not
+//! yet: a text key's UUID, ULID or IP address (their text forms) and a
+//! user type's digits.
+//!
+//! A field whose parameters are only known at run time (a `#[fixed(N)]`
+//! width, a text key's digits and separator) runs the same function the
+//! const codec runs, given the values the text holds.
 //!
 //! # Memory
 //! A parsed layout's descriptor is a [`Layout`], which borrows its names
@@ -298,6 +309,9 @@ impl DynLayout {
         for &i in &by {
             bytes.extend_from_slice(encoded(i));
         }
+        // The separator that ends the last `by` field is not hashed.
+        let last_sep = by.last().map_or(0, |&i| fields[i].sep_len());
+        bytes.truncate(bytes.len().saturating_sub(last_sep));
         Ok(match s.hash() {
             SaltHashKind::Java => JavaHash::bucket(&[&bytes], s.buckets()),
             _ => Xxh3::bucket(&[&bytes], s.buckets()),
@@ -531,19 +545,29 @@ impl DynFilter<'_> {
 }
 
 pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
-    if let Some((at, _)) = spec.text_sep {
-        return Err(LayoutError::new(
-            at,
-            "format",
-            "text keys are not read at run time yet: DynLayout reads binary keys",
-        ));
-    }
+    let sep: Option<&'static str> = match &spec.text_sep {
+        None => None,
+        Some((at, sep)) => {
+            if sep.is_empty() || !sep.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
+                return Err(LayoutError::new(
+                    *at,
+                    "format",
+                    format!("the separator {sep:?} is not one or more printable ASCII characters"),
+                ));
+            }
+            Some(leak(sep))
+        }
+    };
     let n = spec.fields.len();
     let mut fields = Vec::with_capacity(n);
     let mut ops = Vec::with_capacity(n);
     let mut scalars = Vec::with_capacity(n);
     for (i, f) in spec.fields.iter().enumerate() {
-        let (layout, o, s) = field(f, i + 1 == n)?;
+        let last = i + 1 == n;
+        let (layout, o, s) = match sep {
+            Some(sep) => text_field(f, last, sep.as_bytes())?,
+            None => field(f, last)?,
+        };
         fields.push(layout);
         ops.push(o);
         scalars.push(s);
@@ -615,26 +639,37 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
                     ));
                 }
             }
-            if let Some(w) = s.width.filter(|&w| w != 1) {
+            // A text key's bucket is the digits of buckets - 1, then the
+            // separator.
+            let head = match sep {
+                None => Head::Byte,
+                Some(sep) => Head::Text {
+                    digits: decimal_digits(u64::from(s.buckets.max(1) - 1)) as u8,
+                    sep: sep.as_bytes(),
+                },
+            };
+            if let Some(w) = s.width.filter(|&w| w != head.len()) {
                 return Err(LayoutError::new(
                     s.at,
                     "salt",
-                    format!("the text gives width {w}, but a binary key's salt is 1 byte"),
+                    format!(
+                        "the text gives width {w}, but the salt is {} bytes",
+                        head.len()
+                    ),
                 ));
             }
             let by: &'static [&'static str] = Box::leak(by.into_boxed_slice());
-            Some(SaltLayout::from_parts(s.buckets, s.hash, by, Head::Byte))
+            Some(SaltLayout::from_parts(s.buckets, s.hash, by, head))
         }
     };
     let fields: &'static [FieldLayout] = Box::leak(fields.into_boxed_slice());
     let name = spec.name.as_deref().map_or("DynLayout", leak);
-    let layout: &'static Layout = Box::leak(Box::new(Layout::__new(
-        name,
-        Format::Binary,
-        prefix,
-        salt,
-        fields,
-    )));
+    let format = match sep {
+        None => Format::Binary,
+        Some(sep) => Format::Text { sep },
+    };
+    let layout: &'static Layout =
+        Box::leak(Box::new(Layout::__new(name, format, prefix, salt, fields)));
     if let Some((at, tail)) = spec.tail {
         let actual = match layout.fixed_len() {
             Some(n) => Width::Fixed(n),
@@ -670,6 +705,12 @@ fn show_tail(w: Width) -> String {
 fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
     let part = format!("field `{}`", f.name);
     let err = |m: String| LayoutError::new(f.at, part.clone(), m);
+    if f.digits.is_some() || f.desc_ts_max.is_some() {
+        return Err(err(
+            "`digits(N)` and `desc_ts(max = N)` are a text key's attributes (text(\"_\") [...])"
+                .into(),
+        ));
+    }
     let norm = normalize_type(&f.ty);
     let (option, inner) = match norm
         .strip_prefix("Option<")
@@ -840,6 +881,188 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
         0,
         Some(ops.read),
     );
+    if let Some(unit) = f.unit {
+        layout = layout.__unit(unit);
+    }
+    Ok((layout, ops, scalar))
+}
+
+/// The number of decimal digits of `n` (at least 1).
+fn decimal_digits(mut n: u64) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// A text key's field (`text("_") ...`): decimal digits, `max - ts`
+/// digits, strings up to the separator or padded, the last raw.
+fn text_field(
+    f: &FieldSpec,
+    last: bool,
+    sep: &'static [u8],
+) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
+    let part = format!("field `{}`", f.name);
+    let err = |m: &str| LayoutError::new(f.at, part.clone(), m);
+    let norm = normalize_type(&f.ty);
+    if norm.starts_with("Option<") || f.added {
+        return Err(err("a text key has no Option fields"));
+    }
+    if f.reverse && f.reverse_domain {
+        return Err(err("`reverse` and `reverse_domain` together"));
+    }
+    let dir = if f.reverse {
+        Dir::Rev
+    } else if f.reverse_domain {
+        Dir::Dom
+    } else {
+        Dir::Fwd
+    };
+    let sep_len = if last { 0 } else { sep.len() };
+    let scalar = if f.unit.is_some() {
+        Scalar::I64
+    } else {
+        Scalar::of(&norm).ok_or_else(|| {
+            err(&format!(
+                "`{}` is not a type a run-time text layout knows (integers, timestamps with ts(unit), strings)",
+                f.ty
+            ))
+        })?
+    };
+    if f.digits.is_some()
+        && !matches!(
+            scalar,
+            Scalar::U8
+                | Scalar::U16
+                | Scalar::U32
+                | Scalar::U64
+                | Scalar::U128
+                | Scalar::I8
+                | Scalar::I16
+                | Scalar::I32
+                | Scalar::I64
+                | Scalar::I128
+        )
+    {
+        return Err(err("`digits(N)` is for integers"));
+    }
+    let (encoding, ops) = match scalar {
+        Scalar::Str => {
+            if f.desc || f.desc_ts || f.digits.is_some() {
+                return Err(err(
+                    "a text key's string takes `fixed(N)`, `reverse` or `reverse_domain` only",
+                ));
+            }
+            match (f.fixed, last) {
+                (Some((len, pad)), _) => (
+                    Encoding::Padded {
+                        len,
+                        pad,
+                        desc: false,
+                    },
+                    ops::padded::<String>(len + sep_len, dir),
+                ),
+                (None, true) => (
+                    Encoding::Raw,
+                    ops::var::<String>(true, false, dir, false, false),
+                ),
+                (None, false) => {
+                    if f.reverse {
+                        return Err(err("`reverse` on a string between separators"));
+                    }
+                    let mut o = ops::delimited::<String>(dir);
+                    o.width = FieldWidth::Variable { min: sep.len() };
+                    (Encoding::Delimited, o)
+                }
+            }
+        }
+        _ if f.fixed.is_some() => return Err(err("`fixed(N)` is for strings")),
+        _ if f.desc_ts => {
+            // MAX - ts in the digits of MAX (i32::MAX for 32-bit types).
+            let (o, default_max): (fn(usize) -> Ops, u64) = match scalar {
+                Scalar::I64 => (ops::text_desc_ts::<i64>, i64::MAX as u64),
+                Scalar::U64 => (ops::text_desc_ts::<u64>, i64::MAX as u64),
+                Scalar::I32 => (ops::text_desc_ts::<i32>, i32::MAX as u64),
+                Scalar::U32 => (ops::text_desc_ts::<u32>, i32::MAX as u64),
+                _ => return Err(err("`desc_ts` takes i64, u64, i32, u32 or a timestamp")),
+            };
+            let max = f.desc_ts_max.unwrap_or(default_max);
+            let digits = f.digits.unwrap_or_else(|| decimal_digits(max));
+            if digits < decimal_digits(max) {
+                return Err(err(
+                    "`digits(N)` is too small for desc_ts: MAX - ts can be as large as MAX",
+                ));
+            }
+            (Encoding::DescTsDigits { digits, max }, o(digits + sep_len))
+        }
+        _ => {
+            macro_rules! int {
+                ($t:ty, $make:path) => {{
+                    let digits = f.digits.unwrap_or(<$t as crate::text::Decimal>::DIGITS);
+                    let signed = <$t as crate::text::Decimal>::SIGNED;
+                    if f.desc && signed {
+                        return Err(err("`desc` on a signed integer in a text key: only unsigned integers sort descending there"));
+                    }
+                    let width = digits + usize::from(signed) + sep_len;
+                    (Encoding::Digits { digits, signed, desc: f.desc }, $make(width, dir))
+                }};
+            }
+            match scalar {
+                Scalar::U8 => int!(u8, ops::unsigned_digits::<u8>),
+                Scalar::U16 => int!(u16, ops::unsigned_digits::<u16>),
+                Scalar::U32 => int!(u32, ops::unsigned_digits::<u32>),
+                Scalar::U64 => int!(u64, ops::unsigned_digits::<u64>),
+                Scalar::U128 => int!(u128, ops::unsigned_digits::<u128>),
+                Scalar::I8 => int!(i8, ops::digits::<i8>),
+                Scalar::I16 => int!(i16, ops::digits::<i16>),
+                Scalar::I32 => int!(i32, ops::digits::<i32>),
+                Scalar::I64 => int!(i64, ops::digits::<i64>),
+                Scalar::I128 => int!(i128, ops::digits::<i128>),
+                _ => {
+                    return Err(err(&format!(
+                        "`{}` has no text form a run-time layout reads (integers, timestamps with ts(unit), strings)",
+                        f.ty
+                    )))
+                }
+            }
+        }
+    };
+    if f.reverse_domain && scalar != Scalar::Str {
+        return Err(err("`reverse_domain` is for strings"));
+    }
+    if let Some(w) = f.width {
+        let actual = match ops.width {
+            FieldWidth::Fixed(n) => Width::Fixed(n),
+            FieldWidth::Variable { min } => Width::AtLeast(min),
+        };
+        if w != actual {
+            return Err(err(&format!(
+                "the text gives width {w}, but the field is {}",
+                match actual {
+                    Width::Fixed(n) => format!("{n} bytes"),
+                    Width::AtLeast(n) => format!("at least {n} bytes"),
+                }
+            )));
+        }
+    }
+    let kind = if scalar == Scalar::Str {
+        "str".to_owned()
+    } else {
+        f.ty.clone()
+    };
+    let mut layout = FieldLayout::__new(
+        leak(&f.name),
+        leak(&f.ty),
+        leak(&kind),
+        encoding,
+        ops.width,
+        [false, false, f.reverse, f.reverse_domain],
+        sep_len,
+        Some(ops.read),
+    )
+    .with_sep(sep);
     if let Some(unit) = f.unit {
         layout = layout.__unit(unit);
     }

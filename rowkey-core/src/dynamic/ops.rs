@@ -4,22 +4,30 @@
 //! [`DynLayout`](crate::DynLayout) writes the bytes `#[derive(RowKey)]`
 //! writes by running the same code.
 
-use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use core::marker::PhantomData;
 use core::ops::Bound;
 
 use super::value::{FromValue, Value};
 use crate::format::binary::to_string_binary;
 use crate::format::codec::{
     padded_decode, padded_encode, Added, Asc, Desc, DescTs, Direction, Dom, Escaped, FieldCodec,
-    FieldDecode, FilterSink, Fixed, Fwd, Opt, Raw, Rev, Var,
+    FieldDecode, FilterSink, Fixed, Fwd, Opt, Raw, Rev, Rounded, Var,
 };
 use crate::format::error::{DecodeError, EncodeError};
+use crate::format::field::{KeyBytes, VarField};
 use crate::format::text::ModSalt;
+use crate::format::text::{
+    dec_decode, dec_encode, delimited_decode, delimited_encode, text_desc_ts_decode,
+    text_desc_ts_encode, Decimal,
+};
 use crate::layout::explain::{read, Show};
 use crate::layout::{Encoding, FieldLayout, FieldWidth, Reader};
+use crate::scan::filter::scan_intervals;
 use crate::scan::filter::{any_of, FilterParts};
+use crate::scan::leading::Leading;
+use crate::scan::range::KeyBuf;
 
 /// What a run-time predicate on one field allows.
 #[derive(Clone, Debug)]
@@ -109,6 +117,9 @@ fn constrain<C: FieldCodec<T>, T: FromValue>(
             Ok(ts) => FilterSink::<T, _>::constrain::<C>(parts, i, any_of(ts), f.name()),
             Err(e) => parts.fail(e),
         },
+        // The derive allows no range here (`ValuePredicate`): neither does
+        // the runtime.
+        Pred::Range(..) if !sorts_by_value(f) => parts.fail_unsupported(f.name()),
         Pred::Range(lo, hi) => match (bound::<T>(lo, f), bound::<T>(hi, f)) {
             (Ok(lo), Ok(hi)) => FilterSink::<T, _>::constrain::<C>(parts, i, (lo, hi), f.name()),
             (Err(e), _) | (_, Err(e)) => parts.fail(e),
@@ -221,129 +232,275 @@ where
     }
 }
 
-/// `#[fixed(N, pad)]` (`Padded`), its width and pad byte read from the
-/// descriptor. Values only in filters (a range's rounding is the const
-/// codec's); not inside an `Option`.
-pub(crate) fn padded<T>(len: usize, dir: Dir) -> Ops
-where
-    T: crate::KeyBytes + for<'de> crate::VarField<'de> + FromValue + Show,
-{
-    fn params(f: &FieldLayout) -> (usize, u8, bool) {
-        match f.encoding() {
-            Encoding::Padded { len, pad, desc } => (len, pad, desc),
-            _ => unreachable!("padded ops on a field that is not #[fixed]"),
-        }
-    }
-    fn enc<T: crate::KeyBytes + FromValue, D: Direction>(
-        v: &Value,
+/// A codec whose parameters (a `#[fixed(N)]` width, a text key's digits
+/// and separator) a run-time layout knows only at run time: each function
+/// reads them from the field's descriptor and calls the one implementation
+/// the const codec calls too. A field of a text key but the last is
+/// followed by the separator (the derive's `Then`), which these write and
+/// check.
+trait RtCodec {
+    /// The value type.
+    type T: FromValue + Show;
+    /// Appends `v`'s encoding.
+    fn encode(v: &Self::T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+    /// A scan bound's encoding (see `FieldCodec::encode_bound`).
+    fn encode_bound(
+        v: &Self::T,
+        up: bool,
+        f: &FieldLayout,
         out: &mut Vec<u8>,
-        f: &FieldLayout,
-    ) -> Result<(), EncodeError> {
-        let t: T = value_of(v, f)?;
-        let (n, pad, desc) = params(f);
-        let pos = out.len();
-        out.resize(pos + n, 0);
-        padded_encode::<D>(t.key_bytes(), n, pad, desc, out, pos, f.name()).map(|_| ())
+    ) -> Result<Rounded, EncodeError> {
+        let _ = up;
+        Self::encode(v, f, out).map(|()| Rounded::Exact)
     }
-    fn dec<T: for<'de> crate::VarField<'de> + FromValue, D: Direction>(
-        input: &[u8],
-        pos: usize,
-        f: &FieldLayout,
-    ) -> Result<(Value, usize), DecodeError> {
-        let (n, pad, desc) = params(f);
-        let (t, end) = padded_decode::<T, D>(input, pos, n, pad, desc, f.name())?;
-        Ok((t.into_value(), end))
+    /// The value at `pos` and the position after it.
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(Self::T, usize), DecodeError>;
+    /// Stored raw to the end of the key.
+    const RAW: bool = false;
+}
+
+/// Appends the separator after a text key's field that is not the last.
+fn then_sep(f: &FieldLayout, out: &mut Vec<u8>) {
+    if f.sep_len() > 0 {
+        out.extend_from_slice(f.sep());
     }
-    fn rd<T: for<'de> crate::VarField<'de> + Show, D: Direction>(
-        input: &[u8],
-        pos: usize,
-        f: &FieldLayout,
-        out: &mut dyn fmt::Write,
-    ) -> Result<(usize, Option<i128>), DecodeError> {
-        let (n, pad, desc) = params(f);
-        let (t, end) = padded_decode::<T, D>(input, pos, n, pad, desc, f.name())?;
-        let _ = t.show(out);
-        Ok((end, None))
+}
+
+/// Checks the separator after a text key's field: the position after it.
+fn check_sep(input: &[u8], p: usize, f: &FieldLayout) -> Result<usize, DecodeError> {
+    let s = f.sep_len();
+    if s == 0 {
+        return Ok(p);
     }
-    fn values<T: crate::KeyBytes + FromValue, D: Direction>(
-        parts: FilterParts,
-        i: usize,
-        pred: Pred,
-        f: &FieldLayout,
-    ) -> FilterParts {
-        let Pred::Values(vs) = pred else {
-            return parts.fail_unsupported(f.name());
-        };
-        let mut encodings = Vec::with_capacity(vs.len());
-        for v in &vs {
-            let mut e = vec![];
-            if let Err(err) = enc::<T, D>(v, &mut e, f) {
-                return parts.fail(err);
+    if input.get(p..p + s) != Some(f.sep()) {
+        return Err(DecodeError::MissingSeparator { field: f.name() });
+    }
+    Ok(p + s)
+}
+
+/// Encodes into a buffer grown by `n` bytes, trimmed to what was written.
+fn write_with(
+    out: &mut Vec<u8>,
+    n: usize,
+    write: impl FnOnce(&mut [u8]) -> Result<usize, EncodeError>,
+) -> Result<(), EncodeError> {
+    let pos = out.len();
+    out.resize(pos + n, 0);
+    let end = write(out)?;
+    out.truncate(end);
+    Ok(())
+}
+
+fn rt_encode<C: RtCodec>(v: &Value, out: &mut Vec<u8>, f: &FieldLayout) -> Result<(), EncodeError> {
+    let t: C::T = value_of(v, f)?;
+    C::encode(&t, f, out)
+}
+
+fn rt_decode<C: RtCodec>(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+) -> Result<(Value, usize), DecodeError> {
+    C::decode(input, pos, f).map(|(t, end)| (t.into_value(), end))
+}
+
+fn rt_read<C: RtCodec>(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+    out: &mut dyn fmt::Write,
+) -> Result<(usize, Option<i128>), DecodeError> {
+    let (t, end) = C::decode(input, pos, f)?;
+    let _ = t.show(out);
+    Ok((end, t.int()))
+}
+
+fn rt_constrain<C: RtCodec>(
+    parts: FilterParts,
+    i: usize,
+    pred: Pred,
+    f: &FieldLayout,
+) -> FilterParts {
+    match pred {
+        Pred::Values(vs) => {
+            let mut encodings = Vec::with_capacity(vs.len());
+            for v in &vs {
+                let mut e = Vec::new();
+                if let Err(err) = rt_encode::<C>(v, &mut e, f) {
+                    return parts.fail(err);
+                }
+                encodings.push(e);
             }
-            encodings.push(e);
+            parts.constrain_encodings(i, encodings, C::RAW)
         }
-        parts.constrain_encodings(i, encodings)
-    }
-    macro_rules! with_dir {
-        ($d:ty) => {
-            Ops {
-                width: FieldWidth::Fixed(len),
-                encode: enc::<T, $d>,
-                decode: dec::<T, $d>,
-                read: rd::<T, $d>,
-                constrain: values::<T, $d>,
-                modulo: None,
+        Pred::Range(lo, hi) => {
+            if !sorts_by_value(f) {
+                return parts.fail_unsupported(f.name());
             }
-        };
+            let range = match (bound::<C::T>(lo, f), bound::<C::T>(hi, f)) {
+                (Ok(lo), Ok(hi)) => (lo, hi),
+                (Err(e), _) | (_, Err(e)) => return parts.fail(e),
+            };
+            let encode = |v: &C::T, up: bool, p: &mut KeyBuf| -> Result<Rounded, EncodeError> {
+                let mut e = Vec::new();
+                let rounded = C::encode_bound(v, up, f, &mut e)?;
+                p.extend_from_slice(&e);
+                Ok(rounded)
+            };
+            match Leading::unsalted().scan_range_by(&range, f.name(), f.is_desc(), C::RAW, encode) {
+                Ok(scan) => parts.constrain_intervals(i, scan_intervals(&scan)),
+                Err(e) => parts.fail(e),
+            }
+        }
     }
+}
+
+/// A field whose bytes sort like its values, so that a range of values is
+/// a range of keys: not `#[reverse]`, `#[reverse_domain]`, nor a string
+/// between a text key's separators.
+pub(crate) fn sorts_by_value(f: &FieldLayout) -> bool {
+    !f.is_reverse() && !f.is_reverse_domain() && f.encoding() != Encoding::Delimited
+}
+
+fn rt_ops<C: RtCodec>(width: FieldWidth) -> Ops {
+    Ops {
+        width,
+        encode: rt_encode::<C>,
+        decode: rt_decode::<C>,
+        read: rt_read::<C>,
+        constrain: rt_constrain::<C>,
+        modulo: None,
+    }
+}
+
+/// `#[fixed(N, pad)]`, its width and pad byte from the descriptor.
+struct PaddedRt<T, D>(PhantomData<(T, D)>);
+
+fn padded_params(f: &FieldLayout) -> (usize, u8, bool) {
+    match f.encoding() {
+        Encoding::Padded { len, pad, desc } => (len, pad, desc),
+        _ => unreachable!("padded ops on a field that is not #[fixed]"),
+    }
+}
+
+impl<T, D> RtCodec for PaddedRt<T, D>
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
+    D: Direction,
+{
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let (n, pad, desc) = padded_params(f);
+        let bytes = v.key_bytes();
+        write_with(out, n, |o| {
+            padded_encode::<D>(bytes, n, pad, desc, o, o.len() - n, f.name())
+        })?;
+        then_sep(f, out);
+        Ok(())
+    }
+    /// A bound longer than N bytes: its first N bytes, below it (as
+    /// `Padded::encode_bound`).
+    fn encode_bound(
+        v: &T,
+        _up: bool,
+        f: &FieldLayout,
+        out: &mut Vec<u8>,
+    ) -> Result<Rounded, EncodeError> {
+        let (n, pad, desc) = padded_params(f);
+        let bytes = v.key_bytes();
+        if bytes.len() <= n || D::REV || D::DOMAIN {
+            return Self::encode(v, f, out).map(|()| Rounded::Exact);
+        }
+        write_with(out, n, |o| {
+            padded_encode::<D>(&bytes[..n], n, pad, desc, o, o.len() - n, f.name())
+        })?;
+        then_sep(f, out);
+        Ok(Rounded::Below)
+    }
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
+        let (n, pad, desc) = padded_params(f);
+        let (t, end) = padded_decode::<T, D>(input, pos, n, pad, desc, f.name())?;
+        Ok((t, check_sep(input, end, f)?))
+    }
+}
+
+/// `#[fixed(N, pad)]` (`Padded`), not inside an `Option`.
+pub(crate) fn padded<T>(width: usize, dir: Dir) -> Ops
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
+{
+    let width = FieldWidth::Fixed(width);
     match dir {
-        Dir::Fwd => with_dir!(Fwd),
-        Dir::Rev => with_dir!(Rev),
-        Dir::Dom => with_dir!(Dom),
+        Dir::Fwd => rt_ops::<PaddedRt<T, Fwd>>(width),
+        Dir::Rev => rt_ops::<PaddedRt<T, Rev>>(width),
+        Dir::Dom => rt_ops::<PaddedRt<T, Dom>>(width),
     }
 }
 
 /// A type the runtime does not know, `len` bytes wide: its key bytes as
 /// [`Value::Bytes`], written as `Fixed` writes any type's (reversed for
 /// `#[reverse]`, inverted for `#[desc]`).
-pub(crate) fn opaque(len: usize) -> Ops {
-    fn flags(f: &FieldLayout) -> (usize, bool, bool) {
-        let len = match f.width() {
-            FieldWidth::Fixed(n) => n,
-            FieldWidth::Variable { .. } => unreachable!("opaque fields are fixed-width"),
-        };
-        (len, f.is_desc(), f.is_reverse())
+struct OpaqueRt;
+
+/// A type the runtime does not know, read as its key bytes.
+#[derive(Clone, Debug, PartialEq)]
+struct Opaque(Vec<u8>);
+
+impl FromValue for Opaque {
+    const EXPECTED: &'static str = "bytes of the field's width";
+    fn from_value(v: &Value) -> Option<Opaque> {
+        match v {
+            Value::Bytes(b) => Some(Opaque(b.clone())),
+            _ => None,
+        }
     }
-    fn enc(v: &Value, out: &mut Vec<u8>, f: &FieldLayout) -> Result<(), EncodeError> {
-        let (len, desc, rev) = flags(f);
-        let bytes = match v {
-            Value::Bytes(b) if b.len() == len => b,
-            Value::Bytes(b) => {
-                return Err(EncodeError::WrongValue {
-                    field: f.name(),
-                    expected: "bytes of the field's width",
-                    got: if b.len() > len {
-                        "longer bytes"
-                    } else {
-                        "shorter bytes"
-                    },
-                })
-            }
-            v => return Err(wrong(f, "bytes", v)),
-        };
+    fn into_value(self) -> Value {
+        Value::Bytes(self.0)
+    }
+}
+
+impl Show for Opaque {
+    fn show(&self, out: &mut dyn fmt::Write) -> fmt::Result {
+        write!(out, "{}", Value::Bytes(self.0.clone()))
+    }
+}
+
+fn opaque_len(f: &FieldLayout) -> usize {
+    match f.width() {
+        FieldWidth::Fixed(n) => n - f.sep_len(),
+        FieldWidth::Variable { .. } => unreachable!("opaque fields are fixed-width"),
+    }
+}
+
+impl RtCodec for OpaqueRt {
+    type T = Opaque;
+    fn encode(v: &Opaque, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let len = opaque_len(f);
+        if v.0.len() != len {
+            return Err(EncodeError::WrongValue {
+                field: f.name(),
+                expected: "bytes of the field's width",
+                got: if v.0.len() > len {
+                    "longer bytes"
+                } else {
+                    "shorter bytes"
+                },
+            });
+        }
         let pos = out.len();
-        out.extend_from_slice(bytes);
+        out.extend_from_slice(&v.0);
         let dst = &mut out[pos..];
-        if rev {
+        if f.is_reverse() {
             dst.reverse();
         }
-        if desc {
+        if f.is_desc() {
             dst.iter_mut().for_each(|b| *b = !*b);
         }
+        then_sep(f, out);
         Ok(())
     }
-    fn stored(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(Vec<u8>, usize), DecodeError> {
-        let (len, desc, rev) = flags(f);
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(Opaque, usize), DecodeError> {
+        let len = opaque_len(f);
         let available = input.len().saturating_sub(pos);
         if available < len {
             return Err(DecodeError::UnexpectedEnd {
@@ -353,52 +510,150 @@ pub(crate) fn opaque(len: usize) -> Ops {
             });
         }
         let mut b = input[pos..pos + len].to_vec();
-        if desc {
+        if f.is_desc() {
             b.iter_mut().for_each(|b| *b = !*b);
         }
-        if rev {
+        if f.is_reverse() {
             b.reverse();
         }
-        Ok((b, pos + len))
+        Ok((Opaque(b), check_sep(input, pos + len, f)?))
     }
-    fn dec(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(Value, usize), DecodeError> {
-        stored(input, pos, f).map(|(b, end)| (Value::Bytes(b), end))
+}
+
+/// A type the runtime does not know, `len` bytes wide.
+pub(crate) fn opaque(len: usize) -> Ops {
+    let mut ops = rt_ops::<OpaqueRt>(FieldWidth::Fixed(len));
+    ops.read = opaque_read;
+    ops
+}
+
+/// Explain shows a byte array as explain shows one (`[u8; 3] ...`), another
+/// type as its bytes and its name.
+fn opaque_read(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+    out: &mut dyn fmt::Write,
+) -> Result<(usize, Option<i128>), DecodeError> {
+    let (b, end) = OpaqueRt::decode(input, pos, f)?;
+    let _ = if f.ty().starts_with("[u8;") {
+        write!(out, "[u8; {}] {}", b.0.len(), to_string_binary(&b.0))
+    } else {
+        write!(out, "{} ({})", Value::Bytes(b.0), f.ty())
+    };
+    Ok((end, None))
+}
+
+/// A text key's integer as decimal digits (`Dec`), its width and order from
+/// the descriptor.
+struct DigitsRt<T, D>(PhantomData<(T, D)>);
+
+fn digits_params(f: &FieldLayout) -> (usize, bool) {
+    match f.encoding() {
+        Encoding::Digits { digits, desc, .. } => (digits, desc),
+        _ => unreachable!("digits ops on a field that is not digits"),
     }
-    fn rd(
-        input: &[u8],
-        pos: usize,
-        f: &FieldLayout,
-        out: &mut dyn fmt::Write,
-    ) -> Result<(usize, Option<i128>), DecodeError> {
-        let (b, end) = stored(input, pos, f)?;
-        // A byte array as explain shows one; another type as its bytes.
-        let _ = if f.ty().starts_with("[u8;") {
-            write!(out, "[u8; {}] {}", b.len(), to_string_binary(&b))
-        } else {
-            write!(out, "{} ({})", Value::Bytes(b), f.ty())
-        };
-        Ok((end, None))
+}
+
+impl<T: Decimal + FromValue + Show, D: Direction> RtCodec for DigitsRt<T, D> {
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let (w, desc) = digits_params(f);
+        let n = w + usize::from(T::SIGNED);
+        write_with(out, n, |o| {
+            dec_encode::<T, D>(v, w, desc, o, o.len() - n, f.name())
+        })?;
+        then_sep(f, out);
+        Ok(())
     }
-    fn values(parts: FilterParts, i: usize, pred: Pred, f: &FieldLayout) -> FilterParts {
-        let Pred::Values(vs) = pred else {
-            return parts.fail_unsupported(f.name());
-        };
-        let mut encodings = Vec::with_capacity(vs.len());
-        for v in &vs {
-            let mut e = vec![];
-            if let Err(err) = enc(v, &mut e, f) {
-                return parts.fail(err);
-            }
-            encodings.push(e);
-        }
-        parts.constrain_encodings(i, encodings)
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
+        let (w, desc) = digits_params(f);
+        let (t, end) = dec_decode::<T, D>(input, pos, w, desc, f.name())?;
+        Ok((t, check_sep(input, end, f)?))
     }
-    Ops {
-        width: FieldWidth::Fixed(len),
-        encode: enc,
-        decode: dec,
-        read: rd,
-        constrain: values,
-        modulo: None,
+}
+
+/// A text key's integer (`Dec`): `digits` wide, signed types one more.
+pub(crate) fn digits<T: Decimal + FromValue + Show>(width: usize, dir: Dir) -> Ops {
+    let width = FieldWidth::Fixed(width);
+    match dir {
+        Dir::Rev => rt_ops::<DigitsRt<T, Rev>>(width),
+        _ => rt_ops::<DigitsRt<T, Fwd>>(width),
+    }
+}
+
+/// [`digits`] for an unsigned integer, which a `mod` salt may take.
+pub(crate) fn unsigned_digits<T>(width: usize, dir: Dir) -> Ops
+where
+    T: Decimal + FromValue + Show + ModSalt,
+{
+    let mut ops = digits::<T>(width, dir);
+    ops.modulo = Some(modulo::<T>);
+    ops
+}
+
+/// A text key's `#[desc_ts]`: `max - ts` in digits (`TextDescTs`).
+struct TextDescTsRt<T>(PhantomData<T>);
+
+fn desc_ts_params(f: &FieldLayout) -> (usize, u64) {
+    match f.encoding() {
+        Encoding::DescTsDigits { digits, max } => (digits, max),
+        _ => unreachable!("desc_ts digits ops on another field"),
+    }
+}
+
+impl<T: Decimal<Mag = u64> + FromValue + Show> RtCodec for TextDescTsRt<T> {
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let (w, max) = desc_ts_params(f);
+        write_with(out, w, |o| {
+            text_desc_ts_encode(v, w, max, o, o.len() - w, f.name())
+        })?;
+        then_sep(f, out);
+        Ok(())
+    }
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
+        let (w, max) = desc_ts_params(f);
+        let (t, end) = text_desc_ts_decode::<T>(input, pos, w, max, f.name())?;
+        Ok((t, check_sep(input, end, f)?))
+    }
+}
+
+/// A text key's `#[desc_ts]` field.
+pub(crate) fn text_desc_ts<T: Decimal<Mag = u64> + FromValue + Show>(width: usize) -> Ops {
+    rt_ops::<TextDescTsRt<T>>(FieldWidth::Fixed(width))
+}
+
+/// A text key's string that is not the last field, up to the separator
+/// (`Delimited`).
+struct DelimitedRt<T, D>(PhantomData<(T, D)>);
+
+impl<T, D> RtCodec for DelimitedRt<T, D>
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
+    D: Direction,
+{
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let bytes = v.key_bytes();
+        let n = bytes.len() + f.sep().len();
+        write_with(out, n, |o| {
+            delimited_encode::<D>(bytes, f.sep(), o, o.len() - n, f.name())
+        })
+    }
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
+        delimited_decode::<T, D>(input, pos, f.sep(), f.name())
+    }
+}
+
+/// A text key's string that is not the last field.
+pub(crate) fn delimited<T>(dir: Dir) -> Ops
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
+{
+    // The derive's descriptor: variable, at least the separator.
+    match dir {
+        Dir::Dom => rt_ops::<DelimitedRt<T, Dom>>(FieldWidth::Variable { min: 0 }),
+        _ => rt_ops::<DelimitedRt<T, Fwd>>(FieldWidth::Variable { min: 0 }),
     }
 }

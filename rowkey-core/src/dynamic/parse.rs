@@ -95,6 +95,10 @@ pub(crate) struct FieldSpec {
     pub desc: bool,
     pub desc_ts: bool,
     pub fixed: Option<(usize, u8)>,
+    /// A text key's `digits(N)`.
+    pub digits: Option<usize>,
+    /// A text key's `desc_ts(max = N)`.
+    pub desc_ts_max: Option<u64>,
     pub reverse: bool,
     pub reverse_domain: bool,
     pub width: Option<Width>,
@@ -409,6 +413,8 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
         desc: false,
         desc_ts: false,
         fixed: None,
+        digits: None,
+        desc_ts_max: None,
         reverse: false,
         reverse_domain: false,
         width: None,
@@ -471,7 +477,12 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
                     "millis" => TimeUnit::Millis,
                     "micros" => TimeUnit::Micros,
                     "nanos" => TimeUnit::Nanos,
-                    u => return Err(err(pos, format!("unknown unit `{u}` (secs, millis, micros, nanos)"))),
+                    u => {
+                        return Err(err(
+                            pos,
+                            format!("unknown unit `{u}` (secs, millis, micros, nanos)"),
+                        ))
+                    }
                 });
                 len
             }
@@ -480,11 +491,34 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
                 f.fixed = Some(fixed_args(args).map_err(|m| err(pos, m))?);
                 len
             }
-            ("digits", Some(_)) | ("desc_ts", Some(_)) => {
-                return Err(err(
-                    pos,
-                    format!("`{word}(...)` is a text key's attribute: a run-time layout reads binary keys only"),
-                ))
+            ("digits", Some((n, len))) => {
+                seen(f.digits.is_some())?;
+                let d = n
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|d| (1..=39).contains(d))
+                    .ok_or_else(|| {
+                        err(pos, format!("`digits({n})`: the width is 1 to 39 digits"))
+                    })?;
+                f.digits = Some(d);
+                len
+            }
+            ("desc_ts", Some((args, len))) => {
+                seen(f.desc_ts)?;
+                let max = args
+                    .split_once('=')
+                    .filter(|(k, _)| k.trim() == "max")
+                    .and_then(|(_, v)| v.trim().replace('_', "").parse::<u64>().ok())
+                    .ok_or_else(|| {
+                        err(
+                            pos,
+                            format!("`desc_ts({args})`: expected `desc_ts(max = N)`"),
+                        )
+                    })?;
+                f.desc_ts = true;
+                f.desc_ts_max = Some(max);
+                len
             }
             _ => 0,
         };

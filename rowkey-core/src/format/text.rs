@@ -186,24 +186,39 @@ impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldCodec<T> for Dec<W
     fixed_width!(W + T::SIGNED as usize, desc: O::DESC);
     #[inline(always)]
     fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
-        let sign = T::SIGNED as usize;
-        let dst = &mut out[pos..pos + W + sign];
-        let (negative, mag) = value.split();
-        if T::SIGNED {
-            dst[0] = if negative { b'-' } else { b'0' };
-        }
-        let digits = &mut dst[sign..];
-        if !mag.write_digits(digits) {
-            return Err(EncodeError::TooManyDigits { field, width: W });
-        }
-        if negative != O::DESC {
-            complement(digits);
-        }
-        if D::REV {
-            digits.reverse();
-        }
-        Ok(pos + W + sign)
+        dec_encode::<T, D>(value, W, O::DESC, out, pos, field)
     }
+}
+
+/// [`Dec`]'s encoding with its width and order given at run time: the one
+/// implementation, which `Dec` calls with its consts and a run-time layout
+/// (`DynLayout`) with the values it parsed.
+#[inline(always)]
+pub(crate) fn dec_encode<T: Decimal, D: Direction>(
+    value: &T,
+    w: usize,
+    desc: bool,
+    out: &mut [u8],
+    pos: usize,
+    field: &'static str,
+) -> Encoded {
+    let sign = T::SIGNED as usize;
+    let dst = &mut out[pos..pos + w + sign];
+    let (negative, mag) = value.split();
+    if T::SIGNED {
+        dst[0] = if negative { b'-' } else { b'0' };
+    }
+    let digits = &mut dst[sign..];
+    if !mag.write_digits(digits) {
+        return Err(EncodeError::TooManyDigits { field, width: w });
+    }
+    if negative != desc {
+        complement(digits);
+    }
+    if D::REV {
+        digits.reverse();
+    }
+    Ok(pos + w + sign)
 }
 
 impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldDecode<'_, T> for Dec<W, O, D> {
@@ -213,34 +228,47 @@ impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldDecode<'_, T> for 
 
     #[inline(always)]
     fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
-        let sign = T::SIGNED as usize;
-        let src = take(input, pos, W + sign, field)?;
-        let mut buf = [0u8; MAX_DEC];
-        let digits = &mut buf[..W];
-        digits.copy_from_slice(&src[sign..]);
-        let negative = T::SIGNED && src[0] == b'-';
-        if T::SIGNED && !negative && src[0] != b'0' {
-            return Err(DecodeError::InvalidValue {
-                field,
-                reason: "a signed decimal field starts with `0` or `-`",
-            });
-        }
-        if D::REV {
-            digits.reverse();
-        }
-        if negative != O::DESC {
-            complement(digits);
-        }
-        let mag = T::Mag::parse_digits(digits).ok_or(DecodeError::InvalidValue {
-            field,
-            reason: "expected decimal digits (0-9) of the field's width",
-        })?;
-        let value = T::join(negative, mag).ok_or(DecodeError::InvalidValue {
-            field,
-            reason: "the digits are out of range for the field's type",
-        })?;
-        Ok((value, pos + W + sign))
+        dec_decode::<T, D>(input, pos, W, O::DESC, field)
     }
+}
+
+/// [`Dec`]'s decoding with its width (at most 39 digits) and order given
+/// at run time.
+#[inline(always)]
+pub(crate) fn dec_decode<T: Decimal, D: Direction>(
+    input: &[u8],
+    pos: usize,
+    w: usize,
+    desc: bool,
+    field: &'static str,
+) -> Decoded<T> {
+    let sign = T::SIGNED as usize;
+    let src = take(input, pos, w + sign, field)?;
+    let mut buf = [0u8; MAX_DEC];
+    let digits = &mut buf[..w];
+    digits.copy_from_slice(&src[sign..]);
+    let negative = T::SIGNED && src[0] == b'-';
+    if T::SIGNED && !negative && src[0] != b'0' {
+        return Err(DecodeError::InvalidValue {
+            field,
+            reason: "a signed decimal field starts with `0` or `-`",
+        });
+    }
+    if D::REV {
+        digits.reverse();
+    }
+    if negative != desc {
+        complement(digits);
+    }
+    let mag = T::Mag::parse_digits(digits).ok_or(DecodeError::InvalidValue {
+        field,
+        reason: "expected decimal digits (0-9) of the field's width",
+    })?;
+    let value = T::join(negative, mag).ok_or(DecodeError::InvalidValue {
+        field,
+        reason: "the digits are out of range for the field's type",
+    })?;
+    Ok((value, pos + w + sign))
 }
 
 /// `#[desc_ts]` in a text key: `MAX - ts` in `W` zero-padded digits, where
@@ -252,26 +280,39 @@ impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldCodec<T> for Te
     fixed_width!(W, desc: true);
     #[inline(always)]
     fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
-        let (negative, ts) = value.split();
-        if negative {
-            return Err(EncodeError::NegativeTimestamp {
-                field,
-                value: (ts as i64).wrapping_neg(),
-            });
-        }
-        if ts > MAX {
-            return Err(EncodeError::TimestampOutOfRange {
-                field,
-                value: ts,
-                max: MAX,
-            });
-        }
-        // W holds every digit of MAX (checked by the derive), so of MAX - ts.
-        if !(MAX - ts).write_digits(&mut out[pos..pos + W]) {
-            return Err(EncodeError::TooManyDigits { field, width: W });
-        }
-        Ok(pos + W)
+        text_desc_ts_encode(value, W, MAX, out, pos, field)
     }
+}
+
+/// [`TextDescTs`]'s encoding with its width and `MAX` given at run time.
+#[inline(always)]
+pub(crate) fn text_desc_ts_encode<T: Decimal<Mag = u64>>(
+    value: &T,
+    w: usize,
+    max: u64,
+    out: &mut [u8],
+    pos: usize,
+    field: &'static str,
+) -> Encoded {
+    let (negative, ts) = value.split();
+    if negative {
+        return Err(EncodeError::NegativeTimestamp {
+            field,
+            value: (ts as i64).wrapping_neg(),
+        });
+    }
+    if ts > max {
+        return Err(EncodeError::TimestampOutOfRange {
+            field,
+            value: ts,
+            max,
+        });
+    }
+    // w holds every digit of max (checked by the derive), so of max - ts.
+    if !(max - ts).write_digits(&mut out[pos..pos + w]) {
+        return Err(EncodeError::TooManyDigits { field, width: w });
+    }
+    Ok(pos + w)
 }
 
 impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldDecode<'_, T>
@@ -279,21 +320,33 @@ impl<T: Decimal<Mag = u64>, const W: usize, const MAX: u64> FieldDecode<'_, T>
 {
     #[inline(always)]
     fn decode(input: &[u8], pos: usize, field: &'static str) -> Decoded<T> {
-        let stored =
-            u64::parse_digits(take(input, pos, W, field)?).ok_or(DecodeError::InvalidValue {
-                field,
-                reason: "expected decimal digits (0-9) of the field's width",
-            })?;
-        let ts = MAX.checked_sub(stored).ok_or(DecodeError::InvalidValue {
-            field,
-            reason: "stored #[desc_ts] value is above its MAX, so it is no MAX - ts",
-        })?;
-        let value = T::join(false, ts).ok_or(DecodeError::InvalidValue {
-            field,
-            reason: "the timestamp MAX - stored is out of range for the field's type",
-        })?;
-        Ok((value, pos + W))
+        text_desc_ts_decode(input, pos, W, MAX, field)
     }
+}
+
+/// [`TextDescTs`]'s decoding with its width and `MAX` given at run time.
+#[inline(always)]
+pub(crate) fn text_desc_ts_decode<T: Decimal<Mag = u64>>(
+    input: &[u8],
+    pos: usize,
+    w: usize,
+    max: u64,
+    field: &'static str,
+) -> Decoded<T> {
+    let stored =
+        u64::parse_digits(take(input, pos, w, field)?).ok_or(DecodeError::InvalidValue {
+            field,
+            reason: "expected decimal digits (0-9) of the field's width",
+        })?;
+    let ts = max.checked_sub(stored).ok_or(DecodeError::InvalidValue {
+        field,
+        reason: "stored #[desc_ts] value is above its MAX, so it is no MAX - ts",
+    })?;
+    let value = T::join(false, ts).ok_or(DecodeError::InvalidValue {
+        field,
+        reason: "the timestamp MAX - stored is out of range for the field's type",
+    })?;
+    Ok((value, pos + w))
 }
 
 /// A value with a fixed-width text form: how a text key writes a UUID, a
@@ -415,30 +468,52 @@ impl<T: KeyBytes + ?Sized, S: Sep, D: Direction> FieldCodec<T> for Delimited<S, 
     }
     #[inline(always)]
     fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
-        let bytes = value.key_bytes();
-        let (n, s) = (bytes.len(), S::SEP.len());
-        let dst = &mut out[pos..pos + n + s];
-        if D::DOMAIN {
-            reverse_domain_into(bytes, &mut dst[..n]);
-        } else {
-            dst[..n].copy_from_slice(bytes);
-        }
-        dst[n..].copy_from_slice(S::SEP);
-        if find(dst, S::SEP) != Some(n) {
-            return Err(EncodeError::ContainsSeparator { field, sep: S::SEP });
-        }
-        Ok(pos + n + s)
+        delimited_encode::<D>(value.key_bytes(), S::SEP, out, pos, field)
     }
 }
 
 impl<'de, T: VarField<'de>, S: Sep, D: Direction> FieldDecode<'de, T> for Delimited<S, D> {
     #[inline(always)]
     fn decode(input: &'de [u8], pos: usize, field: &'static str) -> Decoded<T> {
-        let rest = input.get(pos..).unwrap_or(&[]);
-        let n = find(rest, S::SEP).ok_or(DecodeError::MissingSeparator { field })?;
-        let value = var_value::<T, D>(&rest[..n], false, false, field)?;
-        Ok((value, pos + n + S::SEP.len()))
+        delimited_decode::<T, D>(input, pos, S::SEP, field)
     }
+}
+
+/// [`Delimited`]'s encoding with its separator given at run time.
+#[inline(always)]
+pub(crate) fn delimited_encode<D: Direction>(
+    bytes: &[u8],
+    sep: &'static [u8],
+    out: &mut [u8],
+    pos: usize,
+    field: &'static str,
+) -> Encoded {
+    let (n, s) = (bytes.len(), sep.len());
+    let dst = &mut out[pos..pos + n + s];
+    if D::DOMAIN {
+        reverse_domain_into(bytes, &mut dst[..n]);
+    } else {
+        dst[..n].copy_from_slice(bytes);
+    }
+    dst[n..].copy_from_slice(sep);
+    if find(dst, sep) != Some(n) {
+        return Err(EncodeError::ContainsSeparator { field, sep });
+    }
+    Ok(pos + n + s)
+}
+
+/// [`Delimited`]'s decoding with its separator given at run time.
+#[inline(always)]
+pub(crate) fn delimited_decode<'de, T: VarField<'de>, D: Direction>(
+    input: &'de [u8],
+    pos: usize,
+    sep: &[u8],
+    field: &'static str,
+) -> Decoded<T> {
+    let rest = input.get(pos..).unwrap_or(&[]);
+    let n = find(rest, sep).ok_or(DecodeError::MissingSeparator { field })?;
+    let value = var_value::<T, D>(&rest[..n], false, false, field)?;
+    Ok((value, pos + n + sep.len()))
 }
 
 /// The codec `C`, then the separator: every field of a text key but the

@@ -127,6 +127,10 @@ pub struct FieldLayout {
     reverse_domain: bool,
     sep_len: usize,
     unit: Option<TimeUnit>,
+    /// A run-time layout's text separator, for its fields' codecs (a
+    /// derived layout's codecs know theirs; empty there).
+    #[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
+    sep: &'static [u8],
     /// `None` without `alloc`: `explain` needs it.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     read: Option<Reader>,
@@ -427,8 +431,22 @@ impl FieldLayout {
             reverse_domain,
             sep_len,
             unit: None,
+            sep: &[],
             read,
         }
+    }
+
+    /// A run-time field with its layout's text separator.
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn with_sep(mut self, sep: &'static [u8]) -> FieldLayout {
+        self.sep = sep;
+        self
+    }
+
+    /// A run-time text field's separator (see `with_sep`).
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn sep(&self) -> &'static [u8] {
+        self.sep
     }
 
     /// The field with a timestamp's unit (`#[ts(...)]`).

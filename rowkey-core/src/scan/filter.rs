@@ -219,14 +219,18 @@ fn range_intervals<C: FieldCodec<T>, T>(
     field: &'static str,
 ) -> Result<Vec<Interval>, EncodeError> {
     let scan = Leading::unsalted().scan_range::<C, T>(range, field)?;
-    Ok(scan
-        .ranges()
+    Ok(scan_intervals(&scan))
+}
+
+/// The intervals of an unsalted, field-less scan's ranges.
+pub(crate) fn scan_intervals(scan: &Scan) -> Vec<Interval> {
+    scan.ranges()
         .map(|r| Interval {
             lo: r.start().to_vec(),
             hi: (!r.stop().is_empty()).then(|| r.stop().to_vec()),
             single: false,
         })
-        .collect())
+        .collect()
 }
 
 macro_rules! range_predicates {
@@ -405,27 +409,35 @@ impl FilterParts {
         self
     }
 
-    /// A range on a run-time field that takes values only.
+    /// A range on a run-time field whose bytes do not sort by value
+    /// (`#[reverse]`, `#[reverse_domain]`, a string between a text key's
+    /// separators): the derive's `ValuePredicate` refuses it at compile time.
     #[cfg(feature = "dynamic")]
     pub(crate) fn fail_unsupported(self, field: &'static str) -> Self {
         self.fail(EncodeError::WrongValue {
             field,
-            expected: "value (a run-time layout takes no range over a #[fixed(N)] field or a type it does not know)",
+            expected:
+                "value (its bytes do not sort by value, so no range of values is a range of keys)",
             got: "a range",
         })
     }
 
     /// Field `i` must be one of these encodings too (a run-time field
-    /// that encodes its values itself).
+    /// that encodes its values itself); `raw`: the field runs to the end of
+    /// the key.
     #[cfg(feature = "dynamic")]
-    pub(crate) fn constrain_encodings(mut self, i: usize, encodings: Vec<Vec<u8>>) -> Self {
-        let new = Set::new(
-            encodings
-                .into_iter()
-                .map(|e| Interval::exact(e, false))
-                .collect(),
-        )
-        .0;
+    pub(crate) fn constrain_encodings(self, i: usize, encodings: Vec<Vec<u8>>, raw: bool) -> Self {
+        let intervals = encodings
+            .into_iter()
+            .map(|e| Interval::exact(e, raw))
+            .collect();
+        self.constrain_intervals(i, intervals)
+    }
+
+    /// Field `i`'s encoding must lie in one of `intervals` too.
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn constrain_intervals(mut self, i: usize, intervals: Vec<Interval>) -> Self {
+        let new = Set::new(intervals).0;
         self.sets[i] = Some(match self.sets[i].take() {
             None => new,
             Some(old) => intersect(&Set::new(old), &Set(new)),

@@ -13,7 +13,7 @@
 pub mod filter;
 pub(crate) mod leading;
 pub(crate) mod merge;
-mod range;
+pub(crate) mod range;
 
 pub use filter::{any_of, AnyOf, FieldPredicate, KeyFilter, ValuePredicate, MAX_FUZZY_KEYS};
 #[doc(hidden)]
