@@ -129,13 +129,7 @@ fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
                 spec.digits = f.digits;
                 spec.desc_ts_max = f.max;
             }
-            "delimited" => {}
-            "text_form" => {
-                return Err(err(
-                    "`text_form` (a UUID's or an IP address's text) is not read at run time yet"
-                        .into(),
-                ))
-            }
+            "delimited" | "text_form" => {}
             e => return Err(err(format!("`{e}` is no encoding"))),
         }
         fields.push(spec);

@@ -33,16 +33,18 @@
 //! hash, and fields of the built-in types (integers, `bool`, `char`,
 //! floats, strings, byte strings, `Option`s of them) with `desc`,
 //! `desc_ts`, `fixed(N, pad)`, `reverse`, `reverse_domain`, `added` and
-//! `ts(unit)` (a timestamp, as the `i64` of its unit). Any other type is
-//! read as opaque bytes of the width the text gives (a user's `FixedField`,
-//! a UUID is 16).
+//! `ts(unit)` (a timestamp, as the `i64` of its unit), and IP addresses,
+//! UUIDs and ULIDs (the `uuid` and `ulid` features) by their own codecs.
+//! Any other type is read as opaque bytes of the width the text gives (a
+//! user's `FixedField`, a `KeyField` enum, a nested key).
 //!
 //! Text keys (`text("_") ...`): integers as `digits(N)` (`desc` on
 //! unsigned ones), `desc_ts` and `desc_ts(max = N)`, strings (up to the
 //! separator, `fixed(N, pad)`, the last one raw), `reverse`,
-//! `reverse_domain`, `ts(unit)`, a prefix and a salt's bucket digits. Not
-//! yet: a text key's UUID, ULID or IP address (their text forms) and a
-//! user type's digits.
+//! `reverse_domain`, `ts(unit)`, the text forms of IP addresses, UUIDs and
+//! ULIDs, a prefix and a salt's bucket digits. Not yet: a user type's
+//! digits (a `KeyField` enum in a text key), and an `Option` of an IP
+//! address, UUID or ULID in a binary key.
 //!
 //! A field whose parameters are only known at run time (a `#[fixed(N)]`
 //! width, a text key's digits and separator) runs the same function the
@@ -113,6 +115,14 @@ enum Scalar {
     Bytes,
     /// Key bytes of this width.
     Opaque(usize),
+    /// A type the runtime knows by name, with its own codec.
+    Ipv4,
+    Ipv6,
+    Ip,
+    #[cfg(feature = "uuid")]
+    Uuid,
+    #[cfg(feature = "ulid")]
+    Ulid,
 }
 
 impl Scalar {
@@ -139,10 +149,19 @@ impl Scalar {
                     "Vec<u8>" | "&[u8]" | "[u8]" | "Cow<[u8]>" | "Box<[u8]>" | "bytes" => {
                         Scalar::Bytes
                     }
-                    // The ecosystem types' binary widths (FORMAT.md).
-                    "Uuid" | "Ulid" | "Ipv6Addr" => Scalar::Opaque(16),
-                    "Ipv4Addr" => Scalar::Opaque(4),
-                    "IpAddr" => Scalar::Opaque(17),
+                    "Ipv4Addr" => Scalar::Ipv4,
+                    "Ipv6Addr" => Scalar::Ipv6,
+                    "IpAddr" => Scalar::Ip,
+                    #[cfg(feature = "uuid")]
+                    "Uuid" => Scalar::Uuid,
+                    #[cfg(feature = "ulid")]
+                    "Ulid" => Scalar::Ulid,
+                    // Without their features: their binary widths
+                    // (FORMAT.md), as opaque bytes.
+                    #[cfg(not(feature = "uuid"))]
+                    "Uuid" => Scalar::Opaque(16),
+                    #[cfg(not(feature = "ulid"))]
+                    "Ulid" => Scalar::Opaque(16),
                     _ => return None,
                 }
             }
@@ -151,6 +170,18 @@ impl Scalar {
 
     fn is_var(self) -> bool {
         matches!(self, Scalar::Str | Scalar::Bytes)
+    }
+
+    /// A type the runtime knows by name (its own codec, its text form).
+    fn is_known(self) -> bool {
+        match self {
+            Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip => true,
+            #[cfg(feature = "uuid")]
+            Scalar::Uuid => true,
+            #[cfg(feature = "ulid")]
+            Scalar::Ulid => true,
+            _ => false,
+        }
     }
 }
 
@@ -399,6 +430,17 @@ impl DynLayout {
             Scalar::Bytes | Scalar::Opaque(_) => Value::Bytes(
                 crate::format::binary::from_string_binary(text).map_err(|e| err(format!("{e}")))?,
             ),
+            Scalar::Ipv4 => {
+                Value::from(num::<core::net::Ipv4Addr>(text, "IPv4 address").map_err(err)?)
+            }
+            Scalar::Ipv6 => {
+                Value::from(num::<core::net::Ipv6Addr>(text, "IPv6 address").map_err(err)?)
+            }
+            Scalar::Ip => Value::from(num::<core::net::IpAddr>(text, "IP address").map_err(err)?),
+            #[cfg(feature = "uuid")]
+            Scalar::Uuid => Value::from(num::<uuid::Uuid>(text, "UUID").map_err(err)?),
+            #[cfg(feature = "ulid")]
+            Scalar::Ulid => Value::from(num::<ulid::Ulid>(text, "ULID").map_err(err)?),
         };
         Ok(if f.is_option() {
             Value::Option(Some(Box::new(v)))
@@ -843,6 +885,22 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
                     ops::opaque(w)
                 }
                 Scalar::Str | Scalar::Bytes => unreachable!("matched above"),
+                s => {
+                    if option {
+                        return Err(err(format!(
+                            "a run-time layout reads no `{inner}` inside an Option yet"
+                        )));
+                    }
+                    match s {
+                        Scalar::Ipv4 => ops::known::<core::net::Ipv4Addr>(d, dir),
+                        Scalar::Ipv6 => ops::known::<core::net::Ipv6Addr>(d, dir),
+                        #[cfg(feature = "uuid")]
+                        Scalar::Uuid => ops::known::<uuid::Uuid>(d, dir),
+                        #[cfg(feature = "ulid")]
+                        Scalar::Ulid => ops::known::<ulid::Ulid>(d, dir),
+                        _ => ops::known::<core::net::IpAddr>(d, dir),
+                    }
+                }
             };
             (Encoding::BigEndian { desc: f.desc }, ops)
         }
@@ -979,6 +1037,24 @@ fn text_field(
             }
         }
         _ if f.fixed.is_some() => return Err(err("`fixed(N)` is for strings")),
+        s if s.is_known() => {
+            if f.desc || f.desc_ts || f.digits.is_some() {
+                return Err(err(&format!(
+                    "`{}` takes `reverse` only in a text key",
+                    f.ty
+                )));
+            }
+            let o = match s {
+                Scalar::Ipv4 => ops::known_text::<core::net::Ipv4Addr>(15 + sep_len, dir),
+                Scalar::Ipv6 => ops::known_text::<core::net::Ipv6Addr>(39 + sep_len, dir),
+                #[cfg(feature = "uuid")]
+                Scalar::Uuid => ops::known_text::<uuid::Uuid>(36 + sep_len, dir),
+                #[cfg(feature = "ulid")]
+                Scalar::Ulid => ops::known_text::<ulid::Ulid>(26 + sep_len, dir),
+                _ => ops::known_text::<core::net::IpAddr>(40 + sep_len, dir),
+            };
+            (Encoding::TextForm, o)
+        }
         _ if f.desc_ts => {
             // MAX - ts in the digits of MAX (i32::MAX for 32-bit types).
             let (o, default_max): (fn(usize) -> Ops, u64) = match scalar {

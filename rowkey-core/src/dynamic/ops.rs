@@ -20,9 +20,9 @@ use crate::format::field::{KeyBytes, VarField};
 use crate::format::text::ModSalt;
 use crate::format::text::{
     dec_decode, dec_encode, delimited_decode, delimited_encode, text_desc_ts_decode,
-    text_desc_ts_encode, Decimal,
+    text_desc_ts_encode, Chars, Decimal, TextForm,
 };
-use crate::layout::explain::{read, Show};
+use crate::layout::explain::{read, read_opaque, Show};
 use crate::layout::{Encoding, FieldLayout, FieldWidth, Reader};
 use crate::scan::filter::scan_intervals;
 use crate::scan::filter::{any_of, FilterParts};
@@ -240,7 +240,7 @@ where
 /// check.
 trait RtCodec {
     /// The value type.
-    type T: FromValue + Show;
+    type T: FromValue;
     /// Appends `v`'s encoding.
     fn encode(v: &Self::T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError>;
     /// A scan bound's encoding (see `FieldCodec::encode_bound`).
@@ -309,7 +309,10 @@ fn rt_read<C: RtCodec>(
     pos: usize,
     f: &FieldLayout,
     out: &mut dyn fmt::Write,
-) -> Result<(usize, Option<i128>), DecodeError> {
+) -> Result<(usize, Option<i128>), DecodeError>
+where
+    C::T: Show,
+{
     let (t, end) = C::decode(input, pos, f)?;
     let _ = t.show(out);
     Ok((end, t.int()))
@@ -362,12 +365,20 @@ pub(crate) fn sorts_by_value(f: &FieldLayout) -> bool {
     !f.is_reverse() && !f.is_reverse_domain() && f.encoding() != Encoding::Delimited
 }
 
-fn rt_ops<C: RtCodec>(width: FieldWidth) -> Ops {
+fn rt_ops<C: RtCodec>(width: FieldWidth) -> Ops
+where
+    C::T: Show,
+{
+    rt_ops_reading::<C>(width, rt_read::<C>)
+}
+
+/// [`rt_ops`] with its own explain reader.
+fn rt_ops_reading<C: RtCodec>(width: FieldWidth, read: Reader) -> Ops {
     Ops {
         width,
         encode: rt_encode::<C>,
         decode: rt_decode::<C>,
-        read: rt_read::<C>,
+        read,
         constrain: rt_constrain::<C>,
         modulo: None,
     }
@@ -655,5 +666,72 @@ where
     match dir {
         Dir::Dom => rt_ops::<DelimitedRt<T, Dom>>(FieldWidth::Variable { min: 0 }),
         _ => rt_ops::<DelimitedRt<T, Fwd>>(FieldWidth::Variable { min: 0 }),
+    }
+}
+
+/// A type the runtime knows by name (a UUID, a ULID, an IP address) in a
+/// binary key: its own `FixedField` codec, shown by explain as the derive
+/// shows it (`read_opaque`). Not inside an `Option`.
+pub(crate) fn known<T: crate::FixedField + FromValue>(desc: bool, dir: Dir) -> Ops {
+    fn make<C, T>() -> Ops
+    where
+        C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
+        T: FromValue,
+    {
+        Ops {
+            width: C::LAYOUT_WIDTH,
+            encode: encode::<C, T>,
+            decode: decode::<C, T>,
+            read: read_opaque::<C, T>,
+            constrain: constrain::<C, T>,
+            modulo: None,
+        }
+    }
+    match (desc, dir) {
+        (false, Dir::Rev) => make::<Fixed<Asc, Rev>, T>(),
+        (true, Dir::Rev) => make::<Fixed<Desc, Rev>, T>(),
+        (false, _) => make::<Fixed<Asc, Fwd>, T>(),
+        (true, _) => make::<Fixed<Desc, Fwd>, T>(),
+    }
+}
+
+/// The same type in a text key: its text form (`Chars`), then the
+/// separator.
+struct CharsRt<T, D>(PhantomData<(T, D)>);
+
+impl<T: TextForm + FromValue, D: Direction> RtCodec for CharsRt<T, D> {
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let n = T::TEXT_LEN;
+        write_with(out, n, |o| {
+            <Chars<D> as FieldCodec<T>>::encode(v, o, o.len() - n, f.name())
+        })?;
+        then_sep(f, out);
+        Ok(())
+    }
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
+        let (t, end) = <Chars<D> as FieldDecode<'_, T>>::decode(input, pos, f.name())?;
+        Ok((t, check_sep(input, end, f)?))
+    }
+}
+
+/// Explain's reader for a text form: the derive's, then the separator.
+fn chars_read<T: TextForm, D: Direction>(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+    out: &mut dyn fmt::Write,
+) -> Result<(usize, Option<i128>), DecodeError> {
+    let (end, _) = read_opaque::<Chars<D>, T>(input, pos, f, out)?;
+    Ok((check_sep(input, end, f)?, None))
+}
+
+/// A type the runtime knows by name in a text key: `width` is its text's
+/// length and the separator.
+pub(crate) fn known_text<T: TextForm + FromValue>(width: usize, dir: Dir) -> Ops {
+    let width = FieldWidth::Fixed(width);
+    match dir {
+        Dir::Rev => rt_ops_reading::<CharsRt<T, Rev>>(width, chars_read::<T, Rev>),
+        _ => rt_ops_reading::<CharsRt<T, Fwd>>(width, chars_read::<T, Fwd>),
     }
 }

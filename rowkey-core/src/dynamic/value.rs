@@ -16,10 +16,10 @@ use crate::format::binary::write_escaped;
 /// any integer value that fits (`Value::from(42)`, an `i32`, for a `u64`
 /// field); a bytes field takes a string's UTF-8 bytes; an `Option` field
 /// takes `Value::Option(None)`, or a value of its inner type as `Some`.
-/// A type the runtime does not know (a user's `FixedField`, a UUID) is
-/// its key bytes of its width, before `#[desc]` or `#[reverse]`:
-/// `Value::from` gives them for UUIDs, ULIDs (their features) and IP
-/// addresses. A timestamp is the `i64` of its field's unit.
+/// An IP address, a UUID or a ULID is its key bytes (`Value::from` gives
+/// them), as is a type the runtime does not know (a user's `FixedField`),
+/// before `#[desc]` or `#[reverse]`. A timestamp is the `i64` of its
+/// field's unit.
 ///
 /// ```
 /// use rowkey_core::Value;
@@ -311,3 +311,36 @@ impl<T: FromValue> FromValue for Option<T> {
         Value::Option(self.map(|v| Box::new(v.into_value())))
     }
 }
+
+/// The types the runtime knows by name (IP addresses, UUIDs, ULIDs): a
+/// value is their key bytes ([`Value::Bytes`]), checked by the type itself.
+macro_rules! key_bytes_from_value {
+    ($($(#[$cfg:meta])* $t:ty),*) => {$(
+        $(#[$cfg])*
+        impl FromValue for $t {
+            const EXPECTED: &'static str = concat!("bytes of a ", stringify!($t));
+            fn from_value(v: &Value) -> Option<$t> {
+                use crate::format::field::{ByteArray, FixedField};
+                let Value::Bytes(b) = v else { return None };
+                let mut bytes = <$t as FixedField>::Bytes::zeroed();
+                if b.len() != bytes.as_ref().len() {
+                    return None;
+                }
+                bytes.as_mut().copy_from_slice(b);
+                <$t as FixedField>::from_key_bytes(bytes).ok()
+            }
+            fn into_value(self) -> Value {
+                Value::from(self)
+            }
+        }
+    )*};
+}
+key_bytes_from_value!(
+    core::net::Ipv4Addr,
+    core::net::Ipv6Addr,
+    core::net::IpAddr,
+    #[cfg(feature = "uuid")]
+    uuid::Uuid,
+    #[cfg(feature = "ulid")]
+    ulid::Ulid
+);
