@@ -27,7 +27,6 @@ use crate::layout::{Encoding, FieldLayout, FieldWidth, Reader};
 use crate::scan::filter::scan_intervals;
 use crate::scan::filter::{any_of, FilterParts};
 use crate::scan::leading::Leading;
-use crate::scan::range::KeyBuf;
 
 /// What a run-time predicate on one field allows.
 #[derive(Clone, Debug)]
@@ -344,17 +343,79 @@ fn rt_constrain<C: RtCodec>(
                 (Ok(lo), Ok(hi)) => (lo, hi),
                 (Err(e), _) | (_, Err(e)) => return parts.fail(e),
             };
-            let encode = |v: &C::T, up: bool, p: &mut KeyBuf| -> Result<Rounded, EncodeError> {
-                let mut e = Vec::new();
-                let rounded = C::encode_bound(v, up, f, &mut e)?;
-                p.extend_from_slice(&e);
-                Ok(rounded)
+            // The bounds encoded here (rounded as the codec rounds them),
+            // then the derive's own range code over them.
+            let pre = |b: Bound<C::T>| -> Result<Bound<Pre>, EncodeError> {
+                let encode = |v: &C::T| -> Result<Pre, EncodeError> {
+                    let mut up = Vec::new();
+                    let r_up = C::encode_bound(v, true, f, &mut up)?;
+                    let mut down = Vec::new();
+                    let r_down = C::encode_bound(v, false, f, &mut down)?;
+                    Ok(Pre {
+                        up: (up, r_up),
+                        down: (down, r_down),
+                    })
+                };
+                Ok(match b {
+                    Bound::Included(v) => Bound::Included(encode(&v)?),
+                    Bound::Excluded(v) => Bound::Excluded(encode(&v)?),
+                    Bound::Unbounded => Bound::Unbounded,
+                })
             };
-            match Leading::unsalted().scan_range_by(&range, f.name(), f.is_desc(), C::RAW, encode) {
+            let range = match (pre(range.0), pre(range.1)) {
+                (Ok(lo), Ok(hi)) => (lo, hi),
+                (Err(e), _) | (_, Err(e)) => return parts.fail(e),
+            };
+            let leading = Leading::unsalted();
+            let scan = match (f.is_desc(), C::RAW) {
+                (false, false) => {
+                    leading.scan_range::<PreCodec<false, false>, Pre>(&range, f.name())
+                }
+                (true, false) => leading.scan_range::<PreCodec<true, false>, Pre>(&range, f.name()),
+                (false, true) => leading.scan_range::<PreCodec<false, true>, Pre>(&range, f.name()),
+                (true, true) => leading.scan_range::<PreCodec<true, true>, Pre>(&range, f.name()),
+            };
+            match scan {
                 Ok(scan) => parts.constrain_intervals(i, scan_intervals(&scan)),
                 Err(e) => parts.fail(e),
             }
         }
+    }
+}
+
+/// A scan bound already encoded, rounded up and down: what [`PreCodec`]
+/// hands the derive's range code.
+struct Pre {
+    up: (Vec<u8>, Rounded),
+    down: (Vec<u8>, Rounded),
+}
+
+/// The codec of an encoded bound: `DESC` and `RAW` as the field's codec.
+struct PreCodec<const DESC: bool, const RAW: bool>;
+
+impl<const DESC: bool, const RAW: bool> FieldCodec<Pre> for PreCodec<DESC, RAW> {
+    const FIXED_LEN: Option<usize> = None;
+    const MIN_LEN: usize = 0;
+    const DESC: bool = DESC;
+    const RAW: bool = RAW;
+    fn encoded_len(v: &Pre) -> usize {
+        v.up.0.len().max(v.down.0.len())
+    }
+    fn encode(v: &Pre, out: &mut [u8], pos: usize, _: &'static str) -> Result<usize, EncodeError> {
+        let b = &v.up.0;
+        out[pos..pos + b.len()].copy_from_slice(b);
+        Ok(pos + b.len())
+    }
+    fn encode_bound(
+        v: &Pre,
+        up: bool,
+        out: &mut [u8],
+        at: usize,
+        _: &'static str,
+    ) -> Result<(usize, Rounded), EncodeError> {
+        let (b, rounded) = if up { &v.up } else { &v.down };
+        out[at..at + b.len()].copy_from_slice(b);
+        Ok((at + b.len(), *rounded))
     }
 }
 

@@ -129,36 +129,16 @@ impl Leading {
         range: &impl RangeBounds<T>,
         field: &'static str,
     ) -> Result<Scan, EncodeError> {
-        let encode = |v: &T, up: bool, p: &mut KeyBuf| -> Result<Rounded, EncodeError> {
-            let start = p.len();
-            let n = C::encoded_len(v);
-            let (end, rounded) = C::encode_bound(v, up, p.grow(n), 0, field)?;
-            p.truncate(start + end);
-            Ok(rounded)
-        };
-        self.scan_range_by(range, field, C::DESC, C::RAW, encode)
-    }
-
-    /// [`scan_range`](Self::scan_range) with the field's codec given as
-    /// its parts: `encode` appends a bound's encoding (rounded to a
-    /// storable value, as `encode_bound` does) to the prefix in the
-    /// buffer, `desc` and `raw` are the codec's `DESC` and `RAW`. A
-    /// run-time layout (`DynLayout`) calls it with its codecs' functions.
-    #[inline]
-    pub(crate) fn scan_range_by<T>(
-        self,
-        range: &impl RangeBounds<T>,
-        field: &'static str,
-        desc: bool,
-        raw: bool,
-        encode: impl Fn(&T, bool, &mut KeyBuf) -> Result<Rounded, EncodeError>,
-    ) -> Result<Scan, EncodeError> {
         let (prefix, frame) = (&self, (self.buckets, self.head, self.family));
         let encode = |v: &T, up: bool| -> Result<(KeyBuf, Rounded), EncodeError> {
             let mut p = KeyBuf::from_slice(prefix.as_bytes());
-            let rounded = encode(v, up, &mut p)?;
+            let n = C::encoded_len(v);
+            let (end, rounded) = C::encode_bound(v, up, p.grow(n), 0, field)?;
+            p.truncate(prefix.buf.len() + end);
             Ok((p, rounded))
         };
+        // Each end as an encoded value and whether that value is in the
+        // range (the rounding decides where a bound was not exact).
         let start = match range.start_bound() {
             Bound::Unbounded => None,
             Bound::Included(v) => {
@@ -177,7 +157,7 @@ impl Leading {
                 encode(v, false).map(|(k, r)| Some((k, r == Rounded::Below, r)))?
             }
         };
-        let (low, high) = if desc { (end, start) } else { (start, end) };
+        let (low, high) = if C::DESC { (end, start) } else { (start, end) };
         // A start after the end is a programming error, as in
         // `BTreeMap::range` (an empty range such as `t..t` is not): the
         // ends compared as their encodings, which sort like the values.
@@ -186,12 +166,12 @@ impl Leading {
         if let (Some((a, _, Rounded::Exact)), Some((b, _, Rounded::Exact))) = (&low, &high) {
             if a.as_slice() > b.as_slice() {
                 let n = prefix.buf.len();
-                inverted_range(field, desc, &a.as_slice()[n..], &b.as_slice()[n..]);
+                inverted_range(field, C::DESC, &a.as_slice()[n..], &b.as_slice()[n..]);
             }
         }
         // The first key of a value's rows, or past them.
         let after = |k: KeyBuf| -> Option<KeyBuf> {
-            if raw {
+            if C::RAW {
                 let mut k = k;
                 k.extend_from_slice(&[0]);
                 Some(k)
