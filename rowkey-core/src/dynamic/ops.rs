@@ -2,7 +2,10 @@
 //! monomorphized here for every built-in field type and set of attributes
 //! and picked by a `match` when a layout is parsed, so that a
 //! [`DynLayout`](crate::DynLayout) writes the bytes `#[derive(RowKey)]`
-//! writes by running the same code.
+//! writes by running the same code. Codecs with const parameters
+//! (`#[fixed(N)]`, a text key's digits and separator) run the functions
+//! those codecs call, with the parameters read from the field's descriptor
+//! (`RtCodec`).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -17,15 +20,13 @@ use crate::format::codec::{
 };
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::field::{KeyBytes, VarField};
-use crate::format::text::ModSalt;
 use crate::format::text::{
     dec_decode, dec_encode, delimited_decode, delimited_encode, text_desc_ts_decode,
-    text_desc_ts_encode, Chars, Decimal, TextForm,
+    text_desc_ts_encode, Chars, Decimal, ModSalt, TextForm,
 };
 use crate::layout::explain::{read, read_opaque, Show};
 use crate::layout::{Encoding, FieldLayout, FieldWidth, Reader};
-use crate::scan::filter::scan_intervals;
-use crate::scan::filter::{any_of, FilterParts};
+use crate::scan::filter::{any_of, scan_intervals, FilterParts};
 use crate::scan::leading::Leading;
 
 /// What a run-time predicate on one field allows.
