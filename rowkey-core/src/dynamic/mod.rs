@@ -33,8 +33,10 @@
 //! hash, and fields of the built-in types (integers, `bool`, `char`,
 //! floats, strings, byte strings, `Option`s of them) with `desc`,
 //! `desc_ts`, `fixed(N, pad)`, `reverse`, `reverse_domain`, `added` and
-//! `ts(unit)` (a timestamp, as the `i64` of its unit), and IP addresses,
-//! UUIDs and ULIDs (the `uuid` and `ulid` features) by their own codecs.
+//! `ts(unit)` (a timestamp: its value is the `i64` of its unit; chrono's,
+//! time's and jiff's types, with their features, are decoded and explained
+//! through the type, as the derive does), and IP addresses, UUIDs and ULIDs
+//! (the `uuid` and `ulid` features) by their own codecs.
 //! Any other type is read as opaque bytes of the width the text gives (a
 //! user's `FixedField`, a `KeyField` enum, a nested key).
 //!
@@ -905,6 +907,11 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
             (Encoding::BigEndian { desc: f.desc }, ops)
         }
     };
+    // A time type the runtime knows: decoded and explained through it.
+    let ops = match f.unit {
+        Some(unit) if !option => known_time(&norm, ops, unit, f.desc_ts, f.desc, dir, false),
+        _ => ops,
+    };
     if let Some(w) = f.width {
         let actual = match ops.width {
             FieldWidth::Fixed(n) => Width::Fixed(n),
@@ -1081,6 +1088,9 @@ fn text_field(
                     if f.desc && signed {
                         return Err(err("`desc` on a signed integer in a text key: only unsigned integers sort descending there"));
                     }
+                    if f.reverse && signed {
+                        return Err(err("`reverse` on a signed integer in a text key: only the digits of unsigned integers are reversed there"));
+                    }
                     let width = digits + usize::from(signed) + sep_len;
                     (Encoding::Digits { digits, signed, desc: f.desc }, $make(width, dir))
                 }};
@@ -1108,6 +1118,11 @@ fn text_field(
     if f.reverse_domain && scalar != Scalar::Str {
         return Err(err("`reverse_domain` is for strings"));
     }
+    // A time type the runtime knows: decoded and explained through it.
+    let ops = match f.unit {
+        Some(unit) => known_time(&norm, ops, unit, f.desc_ts, f.desc, dir, true),
+        None => ops,
+    };
     if let Some(w) = f.width {
         let actual = match ops.width {
             FieldWidth::Fixed(n) => Width::Fixed(n),
@@ -1143,4 +1158,61 @@ fn text_field(
         layout = layout.__unit(unit);
     }
     Ok((layout, ops, scalar))
+}
+
+/// A `ts(unit)` field of a time type the runtime knows by name (with its
+/// feature): `base` (the `i64` ops) decoded and explained through the type;
+/// another type keeps `base`, its value the `i64` of its unit.
+#[allow(clippy::too_many_arguments)]
+fn known_time(
+    ty: &str,
+    base: Ops,
+    unit: crate::TimeUnit,
+    desc_ts: bool,
+    desc: bool,
+    dir: Dir,
+    text: bool,
+) -> Ops {
+    let _ = (unit, desc_ts, desc, dir, text);
+    // The field's ops through the time type `T`.
+    #[allow(unused_macros)]
+    macro_rules! through {
+        ($t:ty) => {
+            if text {
+                ops::text_time::<$t>(base, unit, desc_ts, dir)
+            } else {
+                ops::time::<$t>(base, unit, desc_ts, desc, dir)
+            }
+        };
+    }
+    match strip_paths(ty).as_str() {
+        #[cfg(feature = "chrono")]
+        "DateTime<Utc>" => through!(chrono::DateTime<chrono::Utc>),
+        #[cfg(feature = "time")]
+        "OffsetDateTime" => through!(time::OffsetDateTime),
+        #[cfg(feature = "time")]
+        "PrimitiveDateTime" => through!(time::PrimitiveDateTime),
+        // Only jiff's by its path, as the derive reads it.
+        #[cfg(feature = "jiff")]
+        "Timestamp" if ty == "jiff::Timestamp" => through!(jiff::Timestamp),
+        _ => base,
+    }
+}
+
+/// A type's text without its paths: `chrono::DateTime<chrono::Utc>` →
+/// `DateTime<Utc>`.
+fn strip_paths(ty: &str) -> String {
+    let mut out = String::with_capacity(ty.len());
+    let mut word = String::new();
+    for c in ty.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+        } else {
+            out.push_str(word.rsplit("::").next().unwrap_or(""));
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(word.rsplit("::").next().unwrap_or(""));
+    out
 }

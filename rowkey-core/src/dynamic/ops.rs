@@ -797,3 +797,136 @@ pub(crate) fn known_text<T: TextForm + FromValue>(width: usize, dir: Dir) -> Ops
         _ => rt_ops_reading::<CharsRt<T, Fwd>>(width, chars_read::<T, Fwd>),
     }
 }
+
+/// A timestamp field of a type the runtime knows by name (chrono's
+/// `DateTime<Utc>`, time's `OffsetDateTime` and `PrimitiveDateTime`,
+/// `jiff::Timestamp`): its value is the `i64` of its unit and its bytes
+/// are the `i64` codec's (`base`), as `Ts` writes them; decoding goes
+/// through `Ts` and the type itself (so a tick the type cannot hold is the
+/// derive's error), and explain shows the time as the derive does. Not
+/// inside an `Option`.
+#[cfg(any(feature = "chrono", feature = "time", feature = "jiff"))]
+pub(crate) fn time<T: crate::TimeField>(
+    base: Ops,
+    unit: crate::TimeUnit,
+    desc_ts: bool,
+    desc: bool,
+    dir: Dir,
+) -> Ops {
+    use crate::format::timestamp::{Micros, Millis, Nanos, Secs, Ts, Unit};
+
+    fn with<C, T, U>(base: Ops) -> Ops
+    where
+        C: for<'de> FieldDecode<'de, T>,
+        T: crate::TimeField,
+        U: Unit,
+    {
+        fn decode<C, T, U>(
+            input: &[u8],
+            pos: usize,
+            f: &FieldLayout,
+        ) -> Result<(Value, usize), DecodeError>
+        where
+            C: for<'de> FieldDecode<'de, T>,
+            T: crate::TimeField,
+            U: Unit,
+        {
+            let (t, end) = C::decode(input, pos, f.name())?;
+            let ticks = t.to_instant().and_then(|i| U::UNIT.ticks(i)).map_err(|_| {
+                DecodeError::InvalidValue {
+                    field: f.name(),
+                    reason: "the stored timestamp is outside the range of the field's type",
+                }
+            })?;
+            Ok((Value::I64(ticks), end))
+        }
+        Ops {
+            decode: decode::<C, T, U>,
+            read: read_opaque::<C, T>,
+            ..base
+        }
+    }
+    macro_rules! unit {
+        ($u:ty) => {
+            match (desc_ts, desc, dir) {
+                (true, ..) => with::<Ts<$u, DescTs>, T, $u>(base),
+                (false, false, Dir::Rev) => with::<Ts<$u, Fixed<Asc, Rev>>, T, $u>(base),
+                (false, true, Dir::Rev) => with::<Ts<$u, Fixed<Desc, Rev>>, T, $u>(base),
+                (false, false, _) => with::<Ts<$u, Fixed<Asc, Fwd>>, T, $u>(base),
+                (false, true, _) => with::<Ts<$u, Fixed<Desc, Fwd>>, T, $u>(base),
+            }
+        };
+    }
+    match unit {
+        crate::TimeUnit::Secs => unit!(Secs),
+        crate::TimeUnit::Millis => unit!(Millis),
+        crate::TimeUnit::Micros => unit!(Micros),
+        crate::TimeUnit::Nanos => unit!(Nanos),
+    }
+}
+
+/// [`time`] in a text key: the digits (`Dec`, `TextDescTs`) read at run
+/// time, the value checked and shown through the type as `Ts` does.
+#[cfg(any(feature = "chrono", feature = "time", feature = "jiff"))]
+pub(crate) fn text_time<T: crate::TimeField>(
+    base: Ops,
+    unit: crate::TimeUnit,
+    desc_ts: bool,
+    dir: Dir,
+) -> Ops {
+    use crate::format::timestamp::{Micros, Millis, Nanos, Secs, Unit};
+
+    fn time_of<T: crate::TimeField, U: Unit>(
+        ticks: i64,
+        f: &FieldLayout,
+    ) -> Result<T, DecodeError> {
+        T::from_instant(U::UNIT.instant(ticks)).map_err(|_| DecodeError::InvalidValue {
+            field: f.name(),
+            reason: "the stored timestamp is outside the range of the field's type",
+        })
+    }
+    fn decode<B: RtCodec<T = i64>, T: crate::TimeField, U: Unit>(
+        input: &[u8],
+        pos: usize,
+        f: &FieldLayout,
+    ) -> Result<(Value, usize), DecodeError> {
+        let (ticks, end) = B::decode(input, pos, f)?;
+        time_of::<T, U>(ticks, f)?;
+        Ok((Value::I64(ticks), end))
+    }
+    fn read<B: RtCodec<T = i64>, T: crate::TimeField, U: Unit>(
+        input: &[u8],
+        pos: usize,
+        f: &FieldLayout,
+        out: &mut dyn fmt::Write,
+    ) -> Result<(usize, Option<i128>), DecodeError> {
+        let (ticks, end) = B::decode(input, pos, f)?;
+        let t = time_of::<T, U>(ticks, f)?;
+        let mut described = alloc::string::String::new();
+        let _ = t.describe(&mut described);
+        crate::layout::explain::show_described::<T>(&described, out);
+        Ok((end, None))
+    }
+    fn with<B: RtCodec<T = i64>, T: crate::TimeField, U: Unit>(base: Ops) -> Ops {
+        Ops {
+            decode: decode::<B, T, U>,
+            read: read::<B, T, U>,
+            ..base
+        }
+    }
+    macro_rules! unit {
+        ($u:ty) => {
+            match (desc_ts, dir) {
+                (true, _) => with::<TextDescTsRt<i64>, T, $u>(base),
+                (false, Dir::Rev) => with::<DigitsRt<i64, Rev>, T, $u>(base),
+                (false, _) => with::<DigitsRt<i64, Fwd>, T, $u>(base),
+            }
+        };
+    }
+    match unit {
+        crate::TimeUnit::Secs => unit!(Secs),
+        crate::TimeUnit::Millis => unit!(Millis),
+        crate::TimeUnit::Micros => unit!(Micros),
+        crate::TimeUnit::Nanos => unit!(Nanos),
+    }
+}

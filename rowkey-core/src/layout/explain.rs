@@ -527,13 +527,19 @@ where
     let (value, end) = K::decode(input, pos, field.name())?;
     let mut name = String::new();
     let _ = K::describe(&value, &mut name);
+    show_described::<T>(&name, out);
+    Ok((end, None))
+}
+
+/// How explain shows a value it knows by its description: `described
+/// (Type)`, or `a valid Type` when the type describes nothing.
+pub(crate) fn show_described<T>(described: &str, out: &mut dyn fmt::Write) {
     let ty = short_type_name::<T>();
-    if name.is_empty() {
+    if described.is_empty() {
         let _ = write!(out, "a valid {ty}");
     } else {
-        let _ = write!(out, "{name} ({ty})");
+        let _ = write!(out, "{described} ({ty})");
     }
-    Ok((end, None))
 }
 
 /// `Option<my_crate::Kind>` as `Option<Kind>`: the type without its paths.
