@@ -63,6 +63,18 @@ impl ToValue for std::net::IpAddr {
     }
 }
 
+impl ToValue for Option<uuid::Uuid> {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
+impl ToValue for Option<std::net::IpAddr> {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+}
+
 impl ToValue for ulid::Ulid {
     fn to_value(&self) -> Value {
         Value::from(*self)
@@ -118,7 +130,9 @@ as_pred_copy!(
     [u8; 6],
     uuid::Uuid,
     std::net::IpAddr,
-    ulid::Ulid
+    ulid::Ulid,
+    Option<uuid::Uuid>,
+    Option<std::net::IpAddr>
 );
 
 impl AsPred for String {
@@ -421,6 +435,11 @@ cases! {
         #[desc_ts(max = 9999999999)] ts: u64 = 0..12_000_000_000u64,
         #[fixed(3, pad = b'.')] tag: String = "[a-c.]{0,4}",
         path: String = text(),
+    }
+    OptIds {
+        a: Option<uuid::Uuid> = proptest::option::of(any::<u128>().prop_map(uuid::Uuid::from_u128)),
+        #[desc] b: Option<std::net::IpAddr> = any::<Option<std::net::IpAddr>>(),
+        n: u8 = any::<u8>(),
     }
     #[rowkey(text, sep = "_")]
     #[salt(buckets = 8, by(id))]

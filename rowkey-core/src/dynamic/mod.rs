@@ -45,8 +45,9 @@
 //! separator, `fixed(N, pad)`, the last one raw), `reverse`,
 //! `reverse_domain`, `ts(unit)`, the text forms of IP addresses, UUIDs and
 //! ULIDs, a prefix and a salt's bucket digits. Not yet: a user type's
-//! digits (a `KeyField` enum in a text key), and an `Option` of an IP
-//! address, UUID or ULID in a binary key.
+//! digits (a `KeyField` enum in a text key), an `Option` of a `fixed(N)`
+//! string or of a timestamp (read as an `Option` of its `i64`, explained
+//! as such), and key families (`A: [...] | B: [...]`).
 //!
 //! A field whose parameters are only known at run time (a `#[fixed(N)]`
 //! width, a text key's digits and separator) runs the same function the
@@ -887,22 +888,15 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
                     ops::opaque(w)
                 }
                 Scalar::Str | Scalar::Bytes => unreachable!("matched above"),
-                s => {
-                    if option {
-                        return Err(err(format!(
-                            "a run-time layout reads no `{inner}` inside an Option yet"
-                        )));
-                    }
-                    match s {
-                        Scalar::Ipv4 => ops::known::<core::net::Ipv4Addr>(d, dir),
-                        Scalar::Ipv6 => ops::known::<core::net::Ipv6Addr>(d, dir),
-                        #[cfg(feature = "uuid")]
-                        Scalar::Uuid => ops::known::<uuid::Uuid>(d, dir),
-                        #[cfg(feature = "ulid")]
-                        Scalar::Ulid => ops::known::<ulid::Ulid>(d, dir),
-                        _ => ops::known::<core::net::IpAddr>(d, dir),
-                    }
-                }
+                s => match s {
+                    Scalar::Ipv4 => ops::known::<core::net::Ipv4Addr>(d, dir, o, a),
+                    Scalar::Ipv6 => ops::known::<core::net::Ipv6Addr>(d, dir, o, a),
+                    #[cfg(feature = "uuid")]
+                    Scalar::Uuid => ops::known::<uuid::Uuid>(d, dir, o, a),
+                    #[cfg(feature = "ulid")]
+                    Scalar::Ulid => ops::known::<ulid::Ulid>(d, dir, o, a),
+                    _ => ops::known::<core::net::IpAddr>(d, dir, o, a),
+                },
             };
             (Encoding::BigEndian { desc: f.desc }, ops)
         }

@@ -732,9 +732,15 @@ where
 }
 
 /// A type the runtime knows by name (a UUID, a ULID, an IP address) in a
-/// binary key: its own `FixedField` codec, shown by explain as the derive
-/// shows it (`read_opaque`). Not inside an `Option`.
-pub(crate) fn known<T: crate::FixedField + FromValue>(desc: bool, dir: Dir) -> Ops {
+/// binary key: its own `FixedField` codec (in `Option` and `added`
+/// wrappers as the derive puts them), shown by explain as the derive shows
+/// it (`read_opaque`).
+pub(crate) fn known<T: crate::FixedField + FromValue>(
+    desc: bool,
+    dir: Dir,
+    option: bool,
+    added: bool,
+) -> Ops {
     fn make<C, T>() -> Ops
     where
         C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
@@ -749,11 +755,24 @@ pub(crate) fn known<T: crate::FixedField + FromValue>(desc: bool, dir: Dir) -> O
             modulo: None,
         }
     }
+    fn wrap<C, T>(desc: bool, option: bool, added: bool) -> Ops
+    where
+        C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
+        T: FromValue,
+    {
+        match (option, added, desc) {
+            (true, false, false) => make::<Opt<C, Asc>, Option<T>>(),
+            (true, false, true) => make::<Opt<C, Desc>, Option<T>>(),
+            (true, true, false) => make::<Added<Opt<C, Asc>>, Option<T>>(),
+            (true, true, true) => make::<Added<Opt<C, Desc>>, Option<T>>(),
+            (false, ..) => make::<C, T>(),
+        }
+    }
     match (desc, dir) {
-        (false, Dir::Rev) => make::<Fixed<Asc, Rev>, T>(),
-        (true, Dir::Rev) => make::<Fixed<Desc, Rev>, T>(),
-        (false, _) => make::<Fixed<Asc, Fwd>, T>(),
-        (true, _) => make::<Fixed<Desc, Fwd>, T>(),
+        (false, Dir::Rev) => wrap::<Fixed<Asc, Rev>, T>(desc, option, added),
+        (true, Dir::Rev) => wrap::<Fixed<Desc, Rev>, T>(desc, option, added),
+        (false, _) => wrap::<Fixed<Asc, Fwd>, T>(desc, option, added),
+        (true, _) => wrap::<Fixed<Desc, Fwd>, T>(desc, option, added),
     }
 }
 
