@@ -165,7 +165,11 @@ pub fn design(
     };
     let user = user_value(s.user);
     let leads = user_at == 0 && time_at == 1;
-    let time_desc = layout.layout().fields()[time_at].is_desc();
+    let time = &layout.layout().fields()[time_at];
+    // Key order after the entity is time order (newest first when
+    // descending) unless the time's bytes are reversed.
+    let time_sorted = !time.is_reverse();
+    let time_desc = time.is_desc();
     let minute = (
         Bound::Excluded(Value::I64(s.now.saturating_sub(60_000))),
         Bound::Unbounded,
@@ -189,7 +193,7 @@ pub fn design(
                     return Ok(Access::skip(f));
                 }
                 let scan = layout.scan(std::slice::from_ref(&user), None)?;
-                Ok(match (leads, time_desc) {
+                Ok(match (leads && time_sorted, time_desc) {
                     // Newest first after the entity: its first 20 rows.
                     (true, true) if scan.ranges().count() == 1 => Access::scan(scan).limit(20),
                     // Oldest first: read each range backwards.
