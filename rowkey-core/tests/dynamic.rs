@@ -913,3 +913,41 @@ proptest! {
         prop_assert_eq!(dynamic.explain(&key[..]).to_string(), TextTimes::explain(&key[..]).to_string());
     }
 }
+
+/// Values from their text (what the `rowkey` command reads), each error
+/// naming the field and the type it wanted.
+#[test]
+fn values_from_text() {
+    let layout = DynLayout::parse(
+        "[id uuid::Uuid][ip std::net::IpAddr][n i16][tag Option<String>][b Vec<u8>]",
+    )
+    .unwrap();
+    let id = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+    assert_eq!(
+        layout.value("id", id).unwrap(),
+        Value::from(id.parse::<uuid::Uuid>().unwrap())
+    );
+    assert_eq!(
+        layout.value("ip", "10.0.0.1").unwrap(),
+        Value::from("10.0.0.1".parse::<std::net::IpAddr>().unwrap())
+    );
+    assert_eq!(layout.value("n", "-7").unwrap(), Value::I16(-7));
+    assert_eq!(
+        layout.value("tag", "x").unwrap(),
+        Value::Option(Some(Box::new(Value::from("x"))))
+    );
+    assert_eq!(
+        layout.value("b", r"a\x00").unwrap(),
+        Value::Bytes(b"a\0".to_vec())
+    );
+    let err = |f: &str, t: &str| layout.value(f, t).unwrap_err().to_string();
+    assert_eq!(
+        err("ip", "10.0.0"),
+        "field `ip`: `10.0.0` is not an IP address"
+    );
+    assert_eq!(err("n", "40000"), "field `n`: `40000` is not an i16");
+    assert_eq!(
+        err("m", "1"),
+        "field `m`: no such field; the layout's fields are id, ip, n, tag, b"
+    );
+}

@@ -392,7 +392,8 @@ impl DynLayout {
 
     /// A field's value from its text: a number, `true`/`false`, a string
     /// as it is, bytes in HBase's `toStringBinary` form (`\x00` escapes), a
-    /// char; `None` for an `Option` field's `None`.
+    /// char, an IP address, UUID or ULID in its usual text; `None` for an
+    /// `Option` field's `None`.
     ///
     /// ```
     /// use rowkey_core::{DynLayout, Value};
@@ -411,39 +412,41 @@ impl DynLayout {
             return Ok(Value::Option(None));
         }
         fn num<T: core::str::FromStr>(t: &str, ty: &str) -> Result<T, String> {
-            t.parse().map_err(|_| format!("`{t}` is not a {ty}"))
+            t.parse().map_err(|_| format!("`{t}` is not {ty}"))
         }
         let ty = self.scalars[i];
         let v = match ty {
-            Scalar::Bool => Value::Bool(num(text, "bool").map_err(err)?),
-            Scalar::U8 => Value::U8(num(text, "u8").map_err(err)?),
-            Scalar::U16 => Value::U16(num(text, "u16").map_err(err)?),
-            Scalar::U32 => Value::U32(num(text, "u32").map_err(err)?),
-            Scalar::U64 => Value::U64(num(text, "u64").map_err(err)?),
-            Scalar::U128 => Value::U128(num(text, "u128").map_err(err)?),
-            Scalar::I8 => Value::I8(num(text, "i8").map_err(err)?),
-            Scalar::I16 => Value::I16(num(text, "i16").map_err(err)?),
-            Scalar::I32 => Value::I32(num(text, "i32").map_err(err)?),
-            Scalar::I64 => Value::I64(num(text, "i64").map_err(err)?),
-            Scalar::I128 => Value::I128(num(text, "i128").map_err(err)?),
-            Scalar::F32 => Value::F32(num(text, "f32").map_err(err)?),
-            Scalar::F64 => Value::F64(num(text, "f64").map_err(err)?),
-            Scalar::Char => Value::Char(num(text, "char").map_err(err)?),
+            Scalar::Bool => Value::Bool(num(text, "a bool").map_err(err)?),
+            Scalar::U8 => Value::U8(num(text, "a u8").map_err(err)?),
+            Scalar::U16 => Value::U16(num(text, "a u16").map_err(err)?),
+            Scalar::U32 => Value::U32(num(text, "a u32").map_err(err)?),
+            Scalar::U64 => Value::U64(num(text, "a u64").map_err(err)?),
+            Scalar::U128 => Value::U128(num(text, "a u128").map_err(err)?),
+            Scalar::I8 => Value::I8(num(text, "an i8").map_err(err)?),
+            Scalar::I16 => Value::I16(num(text, "an i16").map_err(err)?),
+            Scalar::I32 => Value::I32(num(text, "an i32").map_err(err)?),
+            Scalar::I64 => Value::I64(num(text, "an i64").map_err(err)?),
+            Scalar::I128 => Value::I128(num(text, "an i128").map_err(err)?),
+            Scalar::F32 => Value::F32(num(text, "a f32").map_err(err)?),
+            Scalar::F64 => Value::F64(num(text, "a f64").map_err(err)?),
+            Scalar::Char => Value::Char(num(text, "a char").map_err(err)?),
             Scalar::Str => Value::Str(text.into()),
             Scalar::Bytes | Scalar::Opaque(_) => Value::Bytes(
                 crate::format::binary::from_string_binary(text).map_err(|e| err(format!("{e}")))?,
             ),
             Scalar::Ipv4 => {
-                Value::from(num::<core::net::Ipv4Addr>(text, "IPv4 address").map_err(err)?)
+                Value::from(num::<core::net::Ipv4Addr>(text, "an IPv4 address").map_err(err)?)
             }
             Scalar::Ipv6 => {
-                Value::from(num::<core::net::Ipv6Addr>(text, "IPv6 address").map_err(err)?)
+                Value::from(num::<core::net::Ipv6Addr>(text, "an IPv6 address").map_err(err)?)
             }
-            Scalar::Ip => Value::from(num::<core::net::IpAddr>(text, "IP address").map_err(err)?),
+            Scalar::Ip => {
+                Value::from(num::<core::net::IpAddr>(text, "an IP address").map_err(err)?)
+            }
             #[cfg(feature = "uuid")]
-            Scalar::Uuid => Value::from(num::<uuid::Uuid>(text, "UUID").map_err(err)?),
+            Scalar::Uuid => Value::from(num::<uuid::Uuid>(text, "a UUID").map_err(err)?),
             #[cfg(feature = "ulid")]
-            Scalar::Ulid => Value::from(num::<ulid::Ulid>(text, "ULID").map_err(err)?),
+            Scalar::Ulid => Value::from(num::<ulid::Ulid>(text, "a ULID").map_err(err)?),
         };
         Ok(if f.is_option() {
             Value::Option(Some(Box::new(v)))
