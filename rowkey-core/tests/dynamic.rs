@@ -847,6 +847,11 @@ struct Times {
     #[desc]
     #[ts(secs)]
     day: time::OffsetDateTime,
+    #[desc]
+    maybe: Option<jiff::Timestamp>,
+    #[rowkey(added)]
+    #[ts(nanos)]
+    gone: Option<time::PrimitiveDateTime>,
 }
 
 proptest! {
@@ -856,13 +861,26 @@ proptest! {
         millis in 0..4_000_000_000_000i64,
         micros in 0..4_000_000_000_000_000i64,
         secs in -2_000_000_000..4_000_000_000i64,
+        maybe in proptest::option::of(-4_000_000_000_000..4_000_000_000_000i64),
+        gone in proptest::option::of(0..4_000_000_000_000_000_000i64),
     ) {
         let t = Times {
             at: chrono::DateTime::from_timestamp_millis(millis).unwrap(),
             newest: jiff::Timestamp::from_microsecond(micros).unwrap(),
             day: time::OffsetDateTime::from_unix_timestamp(secs).unwrap(),
+            maybe: maybe.map(|m| jiff::Timestamp::from_millisecond(m).unwrap()),
+            gone: gone.map(|n| {
+                let t = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(n)).unwrap();
+                time::PrimitiveDateTime::new(t.date(), t.time())
+            }),
         };
-        let values = [Value::I64(millis), Value::I64(micros), Value::I64(secs)];
+        let values = [
+            Value::I64(millis),
+            Value::I64(micros),
+            Value::I64(secs),
+            Value::from(maybe),
+            Value::from(gone),
+        ];
         let dynamic = DynLayout::parse(&format!("Times: {}", Times::LAYOUT)).unwrap();
         prop_assert_eq!(dynamic.layout().id(), Times::LAYOUT_ID);
         let key = t.encode_to_vec().unwrap();

@@ -46,8 +46,7 @@
 //! `reverse_domain`, `ts(unit)`, the text forms of IP addresses, UUIDs and
 //! ULIDs, a prefix and a salt's bucket digits. Not yet: a user type's
 //! digits (a `KeyField` enum in a text key), an `Option` of a `fixed(N)`
-//! string or of a timestamp (read as an `Option` of its `i64`, explained
-//! as such), and key families (`A: [...] | B: [...]`).
+//! string, and key families (`A: [...] | B: [...]`).
 //!
 //! A field whose parameters are only known at run time (a `#[fixed(N)]`
 //! width, a text key's digits and separator) runs the same function the
@@ -906,8 +905,23 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
     };
     // A time type the runtime knows: decoded and explained through it.
     let ops = match f.unit {
-        Some(unit) if !option => known_time(&norm, ops, unit, f.desc_ts, f.desc, dir, false),
-        _ => ops,
+        Some(unit) => {
+            let inner = if option {
+                inner.as_str()
+            } else {
+                norm.as_str()
+            };
+            let how = TimeHow {
+                desc_ts: f.desc_ts,
+                desc: f.desc,
+                dir,
+                option,
+                added: f.added,
+                text: false,
+            };
+            known_time(inner, ops, unit, how)
+        }
+        None => ops,
     };
     if let Some(w) = f.width {
         let actual = match ops.width {
@@ -1117,7 +1131,17 @@ fn text_field(
     }
     // A time type the runtime knows: decoded and explained through it.
     let ops = match f.unit {
-        Some(unit) => known_time(&norm, ops, unit, f.desc_ts, f.desc, dir, true),
+        Some(unit) => {
+            let how = TimeHow {
+                desc_ts: f.desc_ts,
+                desc: f.desc,
+                dir,
+                option: false,
+                added: false,
+                text: true,
+            };
+            known_time(&norm, ops, unit, how)
+        }
         None => ops,
     };
     if let Some(w) = f.width {
@@ -1157,28 +1181,38 @@ fn text_field(
     Ok((layout, ops, scalar))
 }
 
-/// A `ts(unit)` field of a time type the runtime knows by name (with its
-/// feature): `base` (the `i64` ops) decoded and explained through the type;
-/// another type keeps `base`, its value the `i64` of its unit.
-#[allow(clippy::too_many_arguments)]
-fn known_time(
-    ty: &str,
-    base: Ops,
-    unit: crate::TimeUnit,
+/// How a timestamp field is stored, for [`known_time`].
+#[derive(Clone, Copy)]
+struct TimeHow {
     desc_ts: bool,
     desc: bool,
     dir: Dir,
+    option: bool,
+    added: bool,
     text: bool,
-) -> Ops {
-    let _ = (unit, desc_ts, desc, dir, text);
+}
+
+/// A `ts(unit)` field of a time type the runtime knows by name (with its
+/// feature): `base` (the `i64` ops) decoded and explained through the type;
+/// another type keeps `base`, its value the `i64` of its unit.
+fn known_time(ty: &str, base: Ops, unit: crate::TimeUnit, how: TimeHow) -> Ops {
+    let _ = (unit, how);
     // The field's ops through the time type `T`.
     #[allow(unused_macros)]
     macro_rules! through {
         ($t:ty) => {
-            if text {
-                ops::text_time::<$t>(base, unit, desc_ts, dir)
+            if how.text {
+                ops::text_time::<$t>(base, unit, how.desc_ts, how.dir)
             } else {
-                ops::time::<$t>(base, unit, desc_ts, desc, dir)
+                ops::time::<$t>(
+                    base,
+                    unit,
+                    how.desc_ts,
+                    how.desc,
+                    how.dir,
+                    how.option,
+                    how.added,
+                )
             }
         };
     }

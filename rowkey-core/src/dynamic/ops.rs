@@ -822,57 +822,84 @@ pub(crate) fn known_text<T: TextForm + FromValue>(width: usize, dir: Dir) -> Ops
 /// `jiff::Timestamp`): its value is the `i64` of its unit and its bytes
 /// are the `i64` codec's (`base`), as `Ts` writes them; decoding goes
 /// through `Ts` and the type itself (so a tick the type cannot hold is the
-/// derive's error), and explain shows the time as the derive does. Not
-/// inside an `Option`.
+/// derive's error), and explain shows the time as the derive does; in
+/// the `Option` and `added` wrappers as the derive puts them.
 #[cfg(any(feature = "chrono", feature = "time", feature = "jiff"))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn time<T: crate::TimeField>(
     base: Ops,
     unit: crate::TimeUnit,
     desc_ts: bool,
     desc: bool,
     dir: Dir,
+    option: bool,
+    added: bool,
 ) -> Ops {
-    use crate::format::timestamp::{Micros, Millis, Nanos, Secs, Ts, Unit};
+    use crate::format::timestamp::{Micros, Millis, Nanos, Secs, Ts};
 
-    fn with<C, T, U>(base: Ops) -> Ops
+    /// The derive's codec `C` over the time type `T` checks the bytes and
+    /// shows the value; the `i64` codec `B` (the same bytes) gives it.
+    fn with<C, T, B, I>(base: Ops) -> Ops
     where
         C: for<'de> FieldDecode<'de, T>,
-        T: crate::TimeField,
-        U: Unit,
+        B: for<'de> FieldDecode<'de, I>,
+        I: FromValue,
     {
-        fn decode<C, T, U>(
+        fn decode<C, T, B, I>(
             input: &[u8],
             pos: usize,
             f: &FieldLayout,
         ) -> Result<(Value, usize), DecodeError>
         where
             C: for<'de> FieldDecode<'de, T>,
-            T: crate::TimeField,
-            U: Unit,
+            B: for<'de> FieldDecode<'de, I>,
+            I: FromValue,
         {
-            let (t, end) = C::decode(input, pos, f.name())?;
-            let ticks = t.to_instant().and_then(|i| U::UNIT.ticks(i)).map_err(|_| {
-                DecodeError::InvalidValue {
-                    field: f.name(),
-                    reason: "the stored timestamp is outside the range of the field's type",
-                }
-            })?;
-            Ok((Value::I64(ticks), end))
+            C::decode(input, pos, f.name())?;
+            let (ticks, end) = B::decode(input, pos, f.name())?;
+            Ok((ticks.into_value(), end))
         }
         Ops {
-            decode: decode::<C, T, U>,
+            decode: decode::<C, T, B, I>,
             read: read_opaque::<C, T>,
             ..base
         }
     }
+    // The Option's order follows the field's, `desc_ts` included.
+    let opt_desc = desc || desc_ts;
+    macro_rules! wrap {
+        ($u:ty, $b:ty) => {
+            match (option, added, opt_desc) {
+                (false, ..) => with::<Ts<$u, $b>, T, $b, i64>(base),
+                (true, false, false) => {
+                    with::<Opt<Ts<$u, $b>, Asc>, Option<T>, Opt<$b, Asc>, Option<i64>>(base)
+                }
+                (true, false, true) => {
+                    with::<Opt<Ts<$u, $b>, Desc>, Option<T>, Opt<$b, Desc>, Option<i64>>(base)
+                }
+                (true, true, false) => with::<
+                    Added<Opt<Ts<$u, $b>, Asc>>,
+                    Option<T>,
+                    Added<Opt<$b, Asc>>,
+                    Option<i64>,
+                >(base),
+                (true, true, true) => with::<
+                    Added<Opt<Ts<$u, $b>, Desc>>,
+                    Option<T>,
+                    Added<Opt<$b, Desc>>,
+                    Option<i64>,
+                >(base),
+            }
+        };
+    }
     macro_rules! unit {
         ($u:ty) => {
             match (desc_ts, desc, dir) {
-                (true, ..) => with::<Ts<$u, DescTs>, T, $u>(base),
-                (false, false, Dir::Rev) => with::<Ts<$u, Fixed<Asc, Rev>>, T, $u>(base),
-                (false, true, Dir::Rev) => with::<Ts<$u, Fixed<Desc, Rev>>, T, $u>(base),
-                (false, false, _) => with::<Ts<$u, Fixed<Asc, Fwd>>, T, $u>(base),
-                (false, true, _) => with::<Ts<$u, Fixed<Desc, Fwd>>, T, $u>(base),
+                (true, ..) => wrap!($u, DescTs),
+                (false, false, Dir::Rev) => wrap!($u, Fixed<Asc, Rev>),
+                (false, true, Dir::Rev) => wrap!($u, Fixed<Desc, Rev>),
+                (false, false, _) => wrap!($u, Fixed<Asc, Fwd>),
+                (false, true, _) => wrap!($u, Fixed<Desc, Fwd>),
             }
         };
     }
