@@ -1181,8 +1181,13 @@ fn text_field(
     Ok((layout, ops, scalar))
 }
 
-/// How a timestamp field is stored, for [`known_time`].
+/// How a timestamp field is stored, for [`known_time`] (unread without
+/// a time crate's feature).
 #[derive(Clone, Copy)]
+#[cfg_attr(
+    not(any(feature = "chrono", feature = "time", feature = "jiff")),
+    allow(dead_code)
+)]
 struct TimeHow {
     desc_ts: bool,
     desc: bool,
