@@ -124,8 +124,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), Fail> {
     match command {
         Command::Explain { layout, keys } => {
             let layout = load(&layout.layout)?;
-            for (arg, key) in read_keys(&keys)? {
-                let _ = arg;
+            for (_, key) in read_keys(&keys)? {
                 writeln!(out, "{}", layout.explain(&key[..]))?;
             }
         }
