@@ -143,12 +143,17 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), Fail> {
                 let values = layout
                     .decode(&key)
                     .map_err(|e| Fail(format!("key `{arg}`: {e}")))?;
-                let fields: Vec<String> = layout
+                // A key family's key: its member's fields, after its name.
+                let (of, member) = match layout.member_of(&key) {
+                    Some(m) => (m, format!("{}: ", m.layout().name())),
+                    None => (&layout, String::new()),
+                };
+                let fields: Vec<String> = of
                     .field_names()
                     .zip(&values)
                     .map(|(n, v)| format!("{n}={}", show(v)))
                     .collect();
-                writeln!(out, "{}", fields.join(" "))?;
+                writeln!(out, "{member}{}", fields.join(" "))?;
             }
         }
         Command::Scan {

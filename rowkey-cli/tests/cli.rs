@@ -300,3 +300,18 @@ fn text_keys_explain_encode_and_scan_as_derived() {
         rows(&Call::range_by_phone_ts(18_518_885_160, hour).unwrap())
     );
 }
+
+/// A key family: explain and decode name the member a key belongs to;
+/// encoding needs a member's layout.
+#[test]
+fn a_family_decodes_with_the_member_its_prefix_names() {
+    let spec = r#"User: [prefix "u" 1][id u32 4] = 5 bytes | Event: [prefix "e" 1][id u32 4][ts i64 8] = 13 bytes"#;
+    assert_eq!(
+        ok(&["decode", "-l", spec, r"u\x00\x00\x00\x07"]),
+        "User: id=7\n"
+    );
+    let explained = ok(&["explain", "-l", spec, r"u\x00\x00\x00\x07"]);
+    assert!(explained.starts_with("User: [prefix"), "{explained}");
+    let err = fails(&["encode", "-l", spec, "id=7"]);
+    assert!(err.contains("no such field"), "{err}");
+}

@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::parse::{FieldSpec, SaltSpec, Spec, Width};
-use super::{build, DynLayout, LayoutError};
+use super::{build, family, DynLayout, LayoutError};
 use crate::format::time::TimeUnit;
 use crate::layout::json::{JsonLayout, JsonStruct};
 use crate::layout::SaltHashKind;
@@ -15,17 +15,7 @@ use crate::layout::SaltHashKind;
 pub(crate) fn from_json(text: &str) -> Result<DynLayout, LayoutError> {
     let json: JsonLayout<'_> =
         serde_json::from_str(text).map_err(|e| LayoutError::field("JSON", format!("{e}")))?;
-    let j = match json {
-        JsonLayout::Struct(j) => j,
-        JsonLayout::Family { name, .. } => {
-            return Err(LayoutError::field(
-                format!("layout `{name}`"),
-                "a key family: read one of its `members`",
-            ))
-        }
-    };
-    let id = j.layout_id.clone().into_owned();
-    let layout = build(spec(j)?).map_err(LayoutError::without_offset)?;
+    let (id, layout) = layout_of(json)?;
     let actual = format!("{:#018x}", layout.layout().id());
     if actual != id {
         return Err(LayoutError::field(
@@ -37,6 +27,27 @@ pub(crate) fn from_json(text: &str) -> Result<DynLayout, LayoutError> {
         ));
     }
     Ok(layout)
+}
+
+/// A layout's JSON (a struct's, or a family's with its members) and the
+/// `layout_id` it claims.
+fn layout_of(json: JsonLayout<'_>) -> Result<(String, DynLayout), LayoutError> {
+    match json {
+        JsonLayout::Struct(j) => {
+            let id = j.layout_id.clone().into_owned();
+            let layout = build(spec(j)?).map_err(LayoutError::without_offset)?;
+            Ok((id, layout))
+        }
+        JsonLayout::Family {
+            layout_id, members, ..
+        } => {
+            let members = members
+                .into_iter()
+                .map(|m| layout_of(m).map(|(_, l)| l))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((layout_id.into_owned(), family(members)?))
+        }
+    }
 }
 
 fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {

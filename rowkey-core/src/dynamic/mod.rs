@@ -45,8 +45,12 @@
 //! separator, `fixed(N, pad)`, the last one raw), `reverse`,
 //! `reverse_domain`, `ts(unit)`, the text forms of IP addresses, UUIDs and
 //! ULIDs, a prefix and a salt's bucket digits. Not yet: a user type's
-//! digits (a `KeyField` enum in a text key), an `Option` of a `fixed(N)`
-//! string, and key families (`A: [...] | B: [...]`).
+//! digits (a `KeyField` enum in a text key) and an `Option` of a
+//! `fixed(N)` string.
+//!
+//! A key family's summary (`A: [prefix "a"]... | B: [prefix "b"]...`) reads
+//! as a family: its members are layouts, and a key decodes and explains with
+//! the member its prefix names ([`DynLayout::member_of`]).
 //!
 //! A field whose parameters are only known at run time (a `#[fixed(N)]`
 //! width, a text key's digits and separator) runs the same function the
@@ -88,6 +92,8 @@ pub struct DynLayout {
     layout: &'static Layout,
     ops: Vec<Ops>,
     scalars: Vec<Scalar>,
+    /// A key family's members (`A: [...] | B: [...]`); empty for a struct.
+    members: Vec<DynLayout>,
 }
 
 impl core::fmt::Debug for DynLayout {
@@ -210,7 +216,16 @@ impl DynLayout {
     /// assert_eq!(err.to_string(), "field `user_id` (at byte 1): the text gives width 4, but u64 is 8 bytes");
     /// ```
     pub fn parse(text: &str) -> Result<DynLayout, LayoutError> {
-        build(parse::parse(text)?)
+        let parts = parse::members(text);
+        if parts.len() == 1 {
+            return build(parse::parse(text)?);
+        }
+        let mut members = Vec::with_capacity(parts.len());
+        for (at, part) in parts {
+            let spec = parse::parse(part).map_err(|e| e.shifted(at))?;
+            members.push(build(spec).map_err(|e| e.shifted(at))?);
+        }
+        family(members)
     }
 
     /// Reads a layout's JSON, as [`Layout::to_json`] writes it (the `json`
@@ -244,6 +259,47 @@ impl DynLayout {
         self.layout
     }
 
+    /// A key family's members (`A: [...] | B: [...]`), in the text's
+    /// order; empty for a struct. A family has no fields of its own: a key
+    /// is one member's, encoded, filtered and scanned through it.
+    ///
+    /// ```
+    /// use rowkey_core::{DynLayout, Value};
+    ///
+    /// let rows = DynLayout::parse(r#"User: [prefix "u" 1][id u32 4] = 5 bytes | Event: [prefix "e" 1][id u32 4][ts i64 8] = 13 bytes"#)?;
+    /// let key = rows.member("Event").unwrap().encode(&[7u32.into(), 9i64.into()])?;
+    /// assert_eq!(rows.member_of(&key).unwrap().layout().name(), "Event");
+    /// assert_eq!(rows.decode(&key)?, [Value::U32(7), Value::I64(9)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn members(&self) -> &[DynLayout] {
+        &self.members
+    }
+
+    /// A key family's member named `name`.
+    pub fn member(&self, name: &str) -> Option<&DynLayout> {
+        self.members.iter().find(|m| m.layout.name() == name)
+    }
+
+    /// The member of a key family whose prefix `key` starts with (as
+    /// `explain` picks it); `None` for a struct or no member's key.
+    pub fn member_of(&self, key: &[u8]) -> Option<&DynLayout> {
+        self.members
+            .iter()
+            .find(|m| key.starts_with(m.layout.prefix()))
+    }
+
+    /// A family cannot encode, filter or scan by itself.
+    fn not_family(&self) -> Result<(), EncodeError> {
+        if self.members.is_empty() {
+            Ok(())
+        } else {
+            Err(EncodeError::FamilyMember {
+                family: self.layout.name(),
+            })
+        }
+    }
+
     /// The fields' names, in key order.
     pub fn field_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.layout.fields().iter().map(FieldLayout::name)
@@ -274,6 +330,7 @@ impl DynLayout {
     /// not fit it) is an [`EncodeError::WrongValue`] naming the field; the
     /// field's own checks give the derive's errors.
     pub fn encode(&self, values: &[Value]) -> Result<Vec<u8>, EncodeError> {
+        self.not_family()?;
         let fields = self.layout.fields();
         if values.len() != fields.len() {
             return Err(EncodeError::ValueCount {
@@ -311,6 +368,7 @@ impl DynLayout {
     /// The salt bucket of a key of `values` (`None` unsalted): the bucket
     /// the derived type's `bucket()` gives.
     pub fn bucket(&self, values: &[Value]) -> Result<Option<u8>, EncodeError> {
+        self.not_family()?;
         let Some(s) = self.layout.salt() else {
             return Ok(None);
         };
@@ -352,8 +410,16 @@ impl DynLayout {
     }
 
     /// The values of `key`, one per field in key order. Every byte must
-    /// belong to the key, as the derived type's `decode` requires.
+    /// belong to the key, as the derived type's `decode` requires. A key
+    /// family decodes the key with the member whose prefix it has
+    /// ([`member_of`](Self::member_of) says which).
     pub fn decode(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
+        if !self.members.is_empty() {
+            let member = self.member_of(key).ok_or(DecodeError::UnknownFamily {
+                families: self.layout.name(),
+            })?;
+            return member.decode(key);
+        }
         let prefix = self.layout.prefix();
         if !key.starts_with(prefix) {
             return Err(DecodeError::WrongPrefix { expected: prefix });
@@ -552,6 +618,7 @@ impl DynFilter<'_> {
     /// The filter; with `leading` values, the salt bucket they fix.
     fn build_parts(self, leading: Option<&[Value]>) -> Result<KeyFilter, EncodeError> {
         let l = self.layout;
+        l.not_family()?;
         let mut parts = FilterParts::new(l.layout);
         for (i, pred) in &self.preds {
             parts = (l.ops[*i].constrain)(parts, *i, pred.clone(), &l.layout.fields()[*i]);
@@ -738,6 +805,7 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
         layout,
         ops,
         scalars,
+        members: Vec::new(),
     })
 }
 
@@ -1251,4 +1319,43 @@ fn strip_paths(ty: &str) -> String {
     }
     out.push_str(word.rsplit("::").next().unwrap_or(""));
     out
+}
+
+/// A key family of `members`, as `#[derive(RowKey)]` on an enum makes one:
+/// every member prefixed, no prefix equal to or the start of another (so
+/// that a key's prefix names its member), the names distinct.
+pub(crate) fn family(members: Vec<DynLayout>) -> Result<DynLayout, LayoutError> {
+    for (i, a) in members.iter().enumerate() {
+        let (pa, na) = (a.layout.prefix(), a.layout.name());
+        if pa.is_empty() {
+            return Err(LayoutError::field(
+                format!("member `{na}`"),
+                "a key family's member has a prefix, which names it in a key",
+            ));
+        }
+        for b in &members[i + 1..] {
+            let (pb, nb) = (b.layout.prefix(), b.layout.name());
+            if na == nb {
+                return Err(LayoutError::field(
+                    format!("member `{na}`"),
+                    "two members of this name",
+                ));
+            }
+            if pa.starts_with(pb) || pb.starts_with(pa) {
+                return Err(LayoutError::field(
+                    format!("members `{na}` and `{nb}`"),
+                    "one's prefix starts the other's: a key could not say which it is",
+                ));
+            }
+        }
+    }
+    let layouts: Vec<&'static Layout> = members.iter().map(|m| m.layout).collect();
+    let layouts: &'static [&'static Layout] = Box::leak(layouts.into_boxed_slice());
+    let layout: &'static Layout = Box::leak(Box::new(Layout::__family("DynLayout", layouts)));
+    Ok(DynLayout {
+        layout,
+        ops: Vec::new(),
+        scalars: Vec::new(),
+        members,
+    })
 }

@@ -32,6 +32,13 @@ impl LayoutError {
 
     /// An error about a field or value of a parsed layout, not about its
     /// text.
+    /// The same error at an offset `by` bytes later (a family member's
+    /// error, in the whole text).
+    pub(crate) fn shifted(mut self, by: usize) -> Self {
+        self.at = self.at.map(|at| at + by);
+        self
+    }
+
     /// The same error without its offset (a JSON layout's parts have none
     /// in the text).
     #[cfg(feature = "json")]
@@ -626,4 +633,34 @@ pub(crate) fn normalize_type(ty: &str) -> String {
         }
     }
     out.to_string()
+}
+
+/// A family's summary split into its members' texts, each with its offset
+/// (`A: [...] | B: [...]`); one part for a struct. A `|` inside brackets
+/// or quotes (a prefix, a separator) does not split.
+pub(crate) fn members(text: &str) -> Vec<(usize, &str)> {
+    let b = text.as_bytes();
+    let (mut depth, mut i, mut start) = (0usize, 0usize, 0usize);
+    let mut parts = Vec::new();
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
+            b'[' | b'(' => depth += 1,
+            b']' | b')' => depth = depth.saturating_sub(1),
+            b'|' if depth == 0 => {
+                parts.push((start, &text[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push((start, &text[start.min(text.len())..]));
+    parts
 }

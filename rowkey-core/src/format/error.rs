@@ -119,6 +119,12 @@ pub enum EncodeError {
         /// What it was given ([`Value::kind`](crate::Value::kind)).
         got: &'static str,
     },
+    /// A run-time key family ([`DynLayout`](crate::DynLayout) of `A: [...]
+    /// | B: [...]`) has no fields of its own: a key is one member's.
+    FamilyMember {
+        /// The family's name.
+        family: &'static str,
+    },
     /// A run-time layout was given another number of values than it has
     /// fields.
     ValueCount {
@@ -135,6 +141,10 @@ impl fmt::Display for EncodeError {
             EncodeError::WrongValue { field, expected, got } => write!(
                 f,
                 "field `{field}`: expected a {expected} value, got {got} (or an integer that does not fit)"
+            ),
+            EncodeError::FamilyMember { family } => write!(
+                f,
+                "`{family}` is a key family: encode, filter and scan with one of its members (DynLayout::member)"
             ),
             EncodeError::ValueCount { expected, got } => write!(
                 f,
