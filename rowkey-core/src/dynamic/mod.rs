@@ -94,6 +94,8 @@ pub struct DynLayout {
     scalars: Vec<Scalar>,
     /// A key family's members (`A: [...] | B: [...]`); empty for a struct.
     members: Vec<DynLayout>,
+    /// The salt's `by` fields, by index in key order.
+    by: Vec<usize>,
 }
 
 impl core::fmt::Debug for DynLayout {
@@ -352,16 +354,21 @@ impl DynLayout {
                 .rev()
                 .take_while(|(f, v)| f.is_added() && matches!(v, Value::Option(None)))
                 .count();
+        let Some(s) = self.layout.salt() else {
+            for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values).take(written) {
+                (ops.encode)(v, &mut out, f)?;
+            }
+            return Ok(out);
+        };
+        // Each field's place in the key, for the salt's `by` fields.
         let mut spans = Vec::with_capacity(fields.len());
         for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values).take(written) {
             let start = out.len();
             (ops.encode)(v, &mut out, f)?;
             spans.push(start..out.len());
         }
-        if let Some(s) = self.layout.salt() {
-            let bucket = self.bucket_of(s, |i| &out[spans[i].clone()], values)?;
-            s.head().write(bucket, &mut out[head_at..], true);
-        }
+        let bucket = self.bucket_of(s, |i| &out[spans[i].clone()], values)?;
+        s.head().write(bucket, &mut out[head_at..], true);
         Ok(out)
     }
 
@@ -385,28 +392,29 @@ impl DynLayout {
         encoded: impl Fn(usize) -> &'a [u8],
         values: &[Value],
     ) -> Result<u8, EncodeError> {
-        let fields = self.layout.fields();
-        let by: Vec<usize> = s
-            .by()
-            .iter()
-            .filter_map(|name| fields.iter().position(|f| f.name() == *name))
-            .collect();
+        let (fields, by) = (self.layout.fields(), &self.by);
         if s.hash() == SaltHashKind::Mod {
             let i = by[0];
             let modulo = self.ops[i].modulo.expect("checked when parsed");
             return modulo(&values[i], s.buckets(), &fields[i]);
         }
-        let mut bytes = Vec::new();
-        for &i in &by {
-            bytes.extend_from_slice(encoded(i));
-        }
         // The separator that ends the last `by` field is not hashed.
         let last_sep = by.last().map_or(0, |&i| fields[i].sep_len());
+        let hash = |bytes: &[u8]| match s.hash() {
+            SaltHashKind::Java => JavaHash::bucket(&[bytes], s.buckets()),
+            _ => Xxh3::bucket(&[bytes], s.buckets()),
+        };
+        if let [i] = by[..] {
+            // One field (the usual salt): its bytes where they are.
+            let e = encoded(i);
+            return Ok(hash(&e[..e.len().saturating_sub(last_sep)]));
+        }
+        let mut bytes = Vec::new();
+        for &i in by {
+            bytes.extend_from_slice(encoded(i));
+        }
         bytes.truncate(bytes.len().saturating_sub(last_sep));
-        Ok(match s.hash() {
-            SaltHashKind::Java => JavaHash::bucket(&[&bytes], s.buckets()),
-            _ => Xxh3::bucket(&[&bytes], s.buckets()),
-        })
+        Ok(hash(&bytes))
     }
 
     /// The values of `key`, one per field in key order. Every byte must
@@ -636,13 +644,8 @@ impl DynFilter<'_> {
                     })
                 })
             };
-            let by: Vec<usize> = s
-                .by()
-                .iter()
-                .filter_map(|b| fields.iter().position(|f| f.name() == *b))
-                .collect();
             let fixed: Option<Vec<(usize, &Value)>> =
-                by.iter().map(|&i| single(i).map(|v| (i, v))).collect();
+                l.by.iter().map(|&i| single(i).map(|v| (i, v))).collect();
             if let Some(fixed) = fixed.filter(|f| !f.is_empty()) {
                 let mut values: Vec<Value> = alloc::vec![Value::Bool(false); fields.len()];
                 let mut encoded: Vec<Vec<u8>> = alloc::vec![Vec::new(); fields.len()];
@@ -801,11 +804,18 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
             ));
         }
     }
+    let by = layout.salt().map_or_else(Vec::new, |s| {
+        s.by()
+            .iter()
+            .filter_map(|name| layout.fields().iter().position(|f| f.name() == *name))
+            .collect()
+    });
     Ok(DynLayout {
         layout,
         ops,
         scalars,
         members: Vec::new(),
+        by,
     })
 }
 
@@ -1357,5 +1367,6 @@ pub(crate) fn family(members: Vec<DynLayout>) -> Result<DynLayout, LayoutError> 
         ops: Vec::new(),
         scalars: Vec::new(),
         members,
+        by: Vec::new(),
     })
 }

@@ -12,7 +12,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::Bound;
 
-use super::value::{FromValue, Value};
+use super::value::{Borrowed, FromValue, Owned, Value};
 use crate::format::binary::to_string_binary;
 use crate::format::codec::{
     padded_decode, padded_encode, Added, Asc, Desc, DescTs, Direction, Dom, Escaped, FieldCodec,
@@ -81,6 +81,20 @@ fn encode<C: FieldCodec<T>, T: FromValue>(
     let pos = out.len();
     out.resize(pos + C::encoded_len(&t), 0);
     let end = C::encode(&t, out, pos, f.name())?;
+    out.truncate(end);
+    Ok(())
+}
+
+/// [`encode`] for a string or byte string, borrowed from the value.
+fn encode_borrowed<C: FieldCodec<B>, B: ?Sized + Borrowed>(
+    v: &Value,
+    out: &mut Vec<u8>,
+    f: &FieldLayout,
+) -> Result<(), EncodeError> {
+    let b = B::borrow(v).ok_or_else(|| wrong(f, B::EXPECTED, v))?;
+    let pos = out.len();
+    out.resize(pos + C::encoded_len(b), 0);
+    let end = C::encode(b, out, pos, f.name())?;
     out.truncate(end);
     Ok(())
 }
@@ -211,17 +225,27 @@ where
 /// A string or byte string, escaped or raw (`Var`).
 pub(crate) fn var<T>(raw: bool, desc: bool, dir: Dir, option: bool, added: bool) -> Ops
 where
-    T: crate::KeyBytes + for<'de> crate::VarField<'de> + FromValue + Show,
+    T: crate::KeyBytes + for<'de> crate::VarField<'de> + FromValue + Show + Owned,
 {
+    // A value that is no `Option` is encoded from the `Value`'s own bytes.
+    macro_rules! one {
+        ($c:ty) => {{
+            let mut ops = wrapped::<$c, T>(desc, option, added);
+            if !option {
+                ops.encode = encode_borrowed::<$c, T::B>;
+            }
+            ops
+        }};
+    }
     macro_rules! pick {
         ($frame:ty) => {
             match (desc, dir) {
-                (false, Dir::Fwd) => wrapped::<Var<$frame, Asc, Fwd>, T>(desc, option, added),
-                (false, Dir::Rev) => wrapped::<Var<$frame, Asc, Rev>, T>(desc, option, added),
-                (false, Dir::Dom) => wrapped::<Var<$frame, Asc, Dom>, T>(desc, option, added),
-                (true, Dir::Fwd) => wrapped::<Var<$frame, Desc, Fwd>, T>(desc, option, added),
-                (true, Dir::Rev) => wrapped::<Var<$frame, Desc, Rev>, T>(desc, option, added),
-                (true, Dir::Dom) => wrapped::<Var<$frame, Desc, Dom>, T>(desc, option, added),
+                (false, Dir::Fwd) => one!(Var<$frame, Asc, Fwd>),
+                (false, Dir::Rev) => one!(Var<$frame, Asc, Rev>),
+                (false, Dir::Dom) => one!(Var<$frame, Asc, Dom>),
+                (true, Dir::Fwd) => one!(Var<$frame, Desc, Fwd>),
+                (true, Dir::Rev) => one!(Var<$frame, Desc, Rev>),
+                (true, Dir::Dom) => one!(Var<$frame, Desc, Dom>),
             }
         };
     }
@@ -255,6 +279,12 @@ trait RtCodec {
     }
     /// The value at `pos` and the position after it.
     fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(Self::T, usize), DecodeError>;
+    /// Appends the encoding of a [`Value`] (a string codec borrows its
+    /// bytes rather than convert it).
+    fn encode_value(v: &Value, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let t: Self::T = value_of(v, f)?;
+        Self::encode(&t, f, out)
+    }
     /// Stored raw to the end of the key.
     const RAW: bool = false;
 }
@@ -292,8 +322,7 @@ fn write_with(
 }
 
 fn rt_encode<C: RtCodec>(v: &Value, out: &mut Vec<u8>, f: &FieldLayout) -> Result<(), EncodeError> {
-    let t: C::T = value_of(v, f)?;
-    C::encode(&t, f, out)
+    C::encode_value(v, f, out)
 }
 
 fn rt_decode<C: RtCodec>(
@@ -456,20 +485,29 @@ fn padded_params(f: &FieldLayout) -> (usize, u8, bool) {
     }
 }
 
-impl<T, D> RtCodec for PaddedRt<T, D>
-where
-    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
-    D: Direction,
-{
-    type T = T;
-    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+impl<T: Owned, D: Direction> PaddedRt<T, D> {
+    fn encode_bytes(bytes: &[u8], f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let (n, pad, desc) = padded_params(f);
-        let bytes = v.key_bytes();
         write_with(out, n, |o| {
             padded_encode::<D>(bytes, n, pad, desc, o, o.len() - n, f.name())
         })?;
         then_sep(f, out);
         Ok(())
+    }
+}
+
+impl<T, D> RtCodec for PaddedRt<T, D>
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show + Owned,
+    D: Direction,
+{
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        Self::encode_bytes(v.key_bytes(), f, out)
+    }
+    fn encode_value(v: &Value, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let b = T::B::borrow(v).ok_or_else(|| wrong(f, T::B::EXPECTED, v))?;
+        Self::encode_bytes(b.key_bytes(), f, out)
     }
     /// A bound longer than N bytes: its first N bytes, below it (as
     /// `Padded::encode_bound`).
@@ -479,15 +517,12 @@ where
         f: &FieldLayout,
         out: &mut Vec<u8>,
     ) -> Result<Rounded, EncodeError> {
-        let (n, pad, desc) = padded_params(f);
+        let (n, _, _) = padded_params(f);
         let bytes = v.key_bytes();
         if bytes.len() <= n || D::REV || D::DOMAIN {
             return Self::encode(v, f, out).map(|()| Rounded::Exact);
         }
-        write_with(out, n, |o| {
-            padded_encode::<D>(&bytes[..n], n, pad, desc, o, o.len() - n, f.name())
-        })?;
-        then_sep(f, out);
+        Self::encode_bytes(&bytes[..n], f, out)?;
         Ok(Rounded::Below)
     }
     fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
@@ -500,7 +535,7 @@ where
 /// `#[fixed(N, pad)]` (`Padded`), not inside an `Option`.
 pub(crate) fn padded<T>(width: usize, dir: Dir) -> Ops
 where
-    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show + Owned,
 {
     let width = FieldWidth::Fixed(width);
     match dir {
@@ -701,18 +736,27 @@ pub(crate) fn text_desc_ts<T: Decimal<Mag = u64> + FromValue + Show>(width: usiz
 /// (`Delimited`).
 struct DelimitedRt<T, D>(PhantomData<(T, D)>);
 
-impl<T, D> RtCodec for DelimitedRt<T, D>
-where
-    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
-    D: Direction,
-{
-    type T = T;
-    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let bytes = v.key_bytes();
+impl<T: Owned, D: Direction> DelimitedRt<T, D> {
+    fn encode_bytes(bytes: &[u8], f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let n = bytes.len() + f.sep().len();
         write_with(out, n, |o| {
             delimited_encode::<D>(bytes, f.sep(), o, o.len() - n, f.name())
         })
+    }
+}
+
+impl<T, D> RtCodec for DelimitedRt<T, D>
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show + Owned,
+    D: Direction,
+{
+    type T = T;
+    fn encode(v: &T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        Self::encode_bytes(v.key_bytes(), f, out)
+    }
+    fn encode_value(v: &Value, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let b = T::B::borrow(v).ok_or_else(|| wrong(f, T::B::EXPECTED, v))?;
+        Self::encode_bytes(b.key_bytes(), f, out)
     }
     fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(T, usize), DecodeError> {
         delimited_decode::<T, D>(input, pos, f.sep(), f.name())
@@ -722,7 +766,7 @@ where
 /// A text key's string that is not the last field.
 pub(crate) fn delimited<T>(dir: Dir) -> Ops
 where
-    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show,
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show + Owned,
 {
     // The derive's descriptor: variable, at least the separator.
     match dir {

@@ -344,3 +344,47 @@ key_bytes_from_value!(
     #[cfg(feature = "ulid")]
     ulid::Ulid
 );
+
+/// A string or byte-string field's bytes, borrowed from a [`Value`]
+/// (encoding needs no copy of them).
+pub(crate) trait Borrowed: crate::KeyBytes {
+    /// What the field takes, for the error.
+    const EXPECTED: &'static str;
+    /// The value's bytes as this type, `None` when it is not one.
+    fn borrow(v: &Value) -> Option<&Self>;
+}
+
+impl Borrowed for str {
+    const EXPECTED: &'static str = "str";
+    fn borrow(v: &Value) -> Option<&str> {
+        match v {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl Borrowed for [u8] {
+    const EXPECTED: &'static str = "bytes";
+    fn borrow(v: &Value) -> Option<&[u8]> {
+        match v {
+            Value::Bytes(b) => Some(b),
+            Value::Str(s) => Some(s.as_bytes()),
+            _ => None,
+        }
+    }
+}
+
+/// An owned string type and the type its values borrow as.
+pub(crate) trait Owned {
+    /// `str` for `String`, `[u8]` for `Vec<u8>`.
+    type B: ?Sized + Borrowed;
+}
+
+impl Owned for String {
+    type B = str;
+}
+
+impl Owned for Vec<u8> {
+    type B = [u8];
+}
