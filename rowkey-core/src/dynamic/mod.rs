@@ -1001,22 +1001,7 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
         }
         None => ops,
     };
-    if let Some(w) = f.width {
-        let actual = match ops.width {
-            FieldWidth::Fixed(n) => Width::Fixed(n),
-            FieldWidth::Variable { min } => Width::AtLeast(min),
-        };
-        if w != actual {
-            return Err(err(format!(
-                "the text gives width {w}, but {} is {}",
-                f.ty,
-                match actual {
-                    Width::Fixed(n) => format!("{n} bytes"),
-                    Width::AtLeast(n) => format!("at least {n} bytes"),
-                }
-            )));
-        }
-    }
+    check_width(f, ops.width)?;
     // The type as far as the bytes go, as the derive names it.
     let kind = match scalar {
         Scalar::Str if option => "Option<str>".to_owned(),
@@ -1222,21 +1207,7 @@ fn text_field(
         }
         None => ops,
     };
-    if let Some(w) = f.width {
-        let actual = match ops.width {
-            FieldWidth::Fixed(n) => Width::Fixed(n),
-            FieldWidth::Variable { min } => Width::AtLeast(min),
-        };
-        if w != actual {
-            return Err(err(&format!(
-                "the text gives width {w}, but the field is {}",
-                match actual {
-                    Width::Fixed(n) => format!("{n} bytes"),
-                    Width::AtLeast(n) => format!("at least {n} bytes"),
-                }
-            )));
-        }
-    }
+    check_width(f, ops.width)?;
     let kind = if scalar == Scalar::Str {
         "str".to_owned()
     } else {
@@ -1299,7 +1270,7 @@ fn known_time(ty: &str, base: Ops, unit: crate::TimeUnit, how: TimeHow) -> Ops {
             }
         };
     }
-    match strip_paths(ty).as_str() {
+    match crate::layout::explain::strip_paths(ty).as_str() {
         #[cfg(feature = "chrono")]
         "DateTime<Utc>" => through!(chrono::DateTime<chrono::Utc>),
         #[cfg(feature = "time")]
@@ -1311,24 +1282,6 @@ fn known_time(ty: &str, base: Ops, unit: crate::TimeUnit, how: TimeHow) -> Ops {
         "Timestamp" if ty == "jiff::Timestamp" => through!(jiff::Timestamp),
         _ => base,
     }
-}
-
-/// A type's text without its paths: `chrono::DateTime<chrono::Utc>` →
-/// `DateTime<Utc>`.
-fn strip_paths(ty: &str) -> String {
-    let mut out = String::with_capacity(ty.len());
-    let mut word = String::new();
-    for c in ty.chars() {
-        if c.is_alphanumeric() || c == '_' || c == ':' {
-            word.push(c);
-        } else {
-            out.push_str(word.rsplit("::").next().unwrap_or(""));
-            word.clear();
-            out.push(c);
-        }
-    }
-    out.push_str(word.rsplit("::").next().unwrap_or(""));
-    out
 }
 
 /// A key family of `members`, as `#[derive(RowKey)]` on an enum makes one:
@@ -1369,4 +1322,27 @@ pub(crate) fn family(members: Vec<DynLayout>) -> Result<DynLayout, LayoutError> 
         members,
         by: Vec::new(),
     })
+}
+
+/// A width the text gives must be the field's.
+fn check_width(f: &FieldSpec, width: FieldWidth) -> Result<(), LayoutError> {
+    let actual = match width {
+        FieldWidth::Fixed(n) => Width::Fixed(n),
+        FieldWidth::Variable { min } => Width::AtLeast(min),
+    };
+    match f.width {
+        Some(w) if w != actual => Err(LayoutError::new(
+            f.at,
+            format!("field `{}`", f.name),
+            format!(
+                "the text gives width {w}, but {} is {}",
+                f.ty,
+                match actual {
+                    Width::Fixed(n) => format!("{n} bytes"),
+                    Width::AtLeast(n) => format!("at least {n} bytes"),
+                }
+            ),
+        )),
+        _ => Ok(()),
+    }
 }

@@ -149,17 +149,44 @@ fn modulo<T: FromValue + ModSalt>(
     value_of::<T>(v, f).map(|t| t.bucket(buckets))
 }
 
-/// The operations of codec `C` over values of type `T`.
-fn ops<C, T>() -> Ops
+/// How explain shows a field's value: [`Shown`] (the value itself, as
+/// the derive shows a built-in type) or [`Described`] (its description and
+/// type name, as the derive shows an IP address or a UUID).
+trait Shows<T> {
+    fn reader<C: for<'de> FieldDecode<'de, T>>() -> Reader;
+}
+
+/// The value itself (`read`).
+enum Shown {}
+
+impl<T: Show> Shows<T> for Shown {
+    fn reader<C: for<'de> FieldDecode<'de, T>>() -> Reader {
+        read::<C, T>
+    }
+}
+
+/// The value's description and type name (`read_opaque`).
+enum Described {}
+
+impl<T> Shows<T> for Described {
+    fn reader<C: for<'de> FieldDecode<'de, T>>() -> Reader {
+        read_opaque::<C, T>
+    }
+}
+
+/// The operations of codec `C` over values of type `T`, shown as `R`
+/// says.
+fn ops<C, T, R>() -> Ops
 where
     C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
-    T: FromValue + Show,
+    T: FromValue,
+    R: Shows<T>,
 {
     Ops {
         width: C::LAYOUT_WIDTH,
         encode: encode::<C, T>,
         decode: decode::<C, T>,
-        read: read::<C, T>,
+        read: R::reader::<C>(),
         constrain: constrain::<C, T>,
         modulo: None,
     }
@@ -167,17 +194,18 @@ where
 
 /// `ops`, with the `Option` and `#[rowkey(added)]` wrappers the derive
 /// puts around the codec.
-fn wrapped<C, T>(desc: bool, option: bool, added: bool) -> Ops
+fn wrapped<C, T, R>(desc: bool, option: bool, added: bool) -> Ops
 where
     C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
-    T: FromValue + Show,
+    T: FromValue,
+    R: Shows<T> + Shows<Option<T>>,
 {
     match (option, added, desc) {
-        (true, false, false) => ops::<Opt<C, Asc>, Option<T>>(),
-        (true, false, true) => ops::<Opt<C, Desc>, Option<T>>(),
-        (true, true, false) => ops::<Added<Opt<C, Asc>>, Option<T>>(),
-        (true, true, true) => ops::<Added<Opt<C, Desc>>, Option<T>>(),
-        (false, ..) => ops::<C, T>(),
+        (true, false, false) => ops::<Opt<C, Asc>, Option<T>, R>(),
+        (true, false, true) => ops::<Opt<C, Desc>, Option<T>, R>(),
+        (true, true, false) => ops::<Added<Opt<C, Asc>>, Option<T>, R>(),
+        (true, true, true) => ops::<Added<Opt<C, Desc>>, Option<T>, R>(),
+        (false, ..) => ops::<C, T, R>(),
     }
 }
 
@@ -194,11 +222,20 @@ pub(crate) fn fixed<T>(desc: bool, dir: Dir, option: bool, added: bool) -> Ops
 where
     T: crate::FixedField + FromValue + Show,
 {
+    fixed_shown::<T, Shown>(desc, dir, option, added)
+}
+
+/// [`fixed`], shown as `R` says.
+fn fixed_shown<T, R>(desc: bool, dir: Dir, option: bool, added: bool) -> Ops
+where
+    T: crate::FixedField + FromValue,
+    R: Shows<T> + Shows<Option<T>>,
+{
     match (desc, dir) {
-        (false, Dir::Rev) => wrapped::<Fixed<Asc, Rev>, T>(desc, option, added),
-        (true, Dir::Rev) => wrapped::<Fixed<Desc, Rev>, T>(desc, option, added),
-        (false, _) => wrapped::<Fixed<Asc, Fwd>, T>(desc, option, added),
-        (true, _) => wrapped::<Fixed<Desc, Fwd>, T>(desc, option, added),
+        (false, Dir::Rev) => wrapped::<Fixed<Asc, Rev>, T, R>(desc, option, added),
+        (true, Dir::Rev) => wrapped::<Fixed<Desc, Rev>, T, R>(desc, option, added),
+        (false, _) => wrapped::<Fixed<Asc, Fwd>, T, R>(desc, option, added),
+        (true, _) => wrapped::<Fixed<Desc, Fwd>, T, R>(desc, option, added),
     }
 }
 
@@ -219,7 +256,7 @@ pub(crate) fn desc_ts<T>(option: bool, added: bool) -> Ops
 where
     T: crate::DescTimestamp + FromValue + Show,
 {
-    wrapped::<DescTs, T>(true, option, added)
+    wrapped::<DescTs, T, Shown>(true, option, added)
 }
 
 /// A string or byte string, escaped or raw (`Var`).
@@ -230,7 +267,7 @@ where
     // A value that is no `Option` is encoded from the `Value`'s own bytes.
     macro_rules! one {
         ($c:ty) => {{
-            let mut ops = wrapped::<$c, T>(desc, option, added);
+            let mut ops = wrapped::<$c, T, Shown>(desc, option, added);
             if !option {
                 ops.encode = encode_borrowed::<$c, T::B>;
             }
@@ -785,39 +822,7 @@ pub(crate) fn known<T: crate::FixedField + FromValue>(
     option: bool,
     added: bool,
 ) -> Ops {
-    fn make<C, T>() -> Ops
-    where
-        C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
-        T: FromValue,
-    {
-        Ops {
-            width: C::LAYOUT_WIDTH,
-            encode: encode::<C, T>,
-            decode: decode::<C, T>,
-            read: read_opaque::<C, T>,
-            constrain: constrain::<C, T>,
-            modulo: None,
-        }
-    }
-    fn wrap<C, T>(desc: bool, option: bool, added: bool) -> Ops
-    where
-        C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
-        T: FromValue,
-    {
-        match (option, added, desc) {
-            (true, false, false) => make::<Opt<C, Asc>, Option<T>>(),
-            (true, false, true) => make::<Opt<C, Desc>, Option<T>>(),
-            (true, true, false) => make::<Added<Opt<C, Asc>>, Option<T>>(),
-            (true, true, true) => make::<Added<Opt<C, Desc>>, Option<T>>(),
-            (false, ..) => make::<C, T>(),
-        }
-    }
-    match (desc, dir) {
-        (false, Dir::Rev) => wrap::<Fixed<Asc, Rev>, T>(desc, option, added),
-        (true, Dir::Rev) => wrap::<Fixed<Desc, Rev>, T>(desc, option, added),
-        (false, _) => wrap::<Fixed<Asc, Fwd>, T>(desc, option, added),
-        (true, _) => wrap::<Fixed<Desc, Fwd>, T>(desc, option, added),
-    }
+    fixed_shown::<T, Described>(desc, dir, option, added)
 }
 
 /// The same type in a text key: its text form (`Chars`), then the

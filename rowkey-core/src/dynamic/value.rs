@@ -173,9 +173,10 @@ impl From<&[u8]> for Value {
     }
 }
 
-/// The types the runtime knows by their width, as their key bytes (what
-/// their field stores before `#[desc]` or `#[reverse]`).
-macro_rules! from_key_bytes {
+/// The types the runtime knows by name (IP addresses, UUIDs, ULIDs): a
+/// value is their key bytes (what their field stores before `#[desc]` or
+/// `#[reverse]`), checked by the type itself when read back.
+macro_rules! key_bytes_values {
     ($($(#[$cfg:meta])* $t:ty),*) => {$(
         $(#[$cfg])*
         impl From<$t> for Value {
@@ -184,9 +185,27 @@ macro_rules! from_key_bytes {
                 Value::Bytes(v.to_key_bytes().as_ref().to_vec())
             }
         }
+
+        $(#[$cfg])*
+        impl FromValue for $t {
+            const EXPECTED: &'static str = concat!("bytes of a ", stringify!($t));
+            fn from_value(v: &Value) -> Option<$t> {
+                use crate::format::field::{ByteArray, FixedField};
+                let Value::Bytes(b) = v else { return None };
+                let mut bytes = <$t as FixedField>::Bytes::zeroed();
+                if b.len() != bytes.as_ref().len() {
+                    return None;
+                }
+                bytes.as_mut().copy_from_slice(b);
+                <$t as FixedField>::from_key_bytes(bytes).ok()
+            }
+            fn into_value(self) -> Value {
+                Value::from(self)
+            }
+        }
     )*};
 }
-from_key_bytes!(
+key_bytes_values!(
     core::net::Ipv4Addr,
     core::net::Ipv6Addr,
     core::net::IpAddr,
@@ -311,39 +330,6 @@ impl<T: FromValue> FromValue for Option<T> {
         Value::Option(self.map(|v| Box::new(v.into_value())))
     }
 }
-
-/// The types the runtime knows by name (IP addresses, UUIDs, ULIDs): a
-/// value is their key bytes ([`Value::Bytes`]), checked by the type itself.
-macro_rules! key_bytes_from_value {
-    ($($(#[$cfg:meta])* $t:ty),*) => {$(
-        $(#[$cfg])*
-        impl FromValue for $t {
-            const EXPECTED: &'static str = concat!("bytes of a ", stringify!($t));
-            fn from_value(v: &Value) -> Option<$t> {
-                use crate::format::field::{ByteArray, FixedField};
-                let Value::Bytes(b) = v else { return None };
-                let mut bytes = <$t as FixedField>::Bytes::zeroed();
-                if b.len() != bytes.as_ref().len() {
-                    return None;
-                }
-                bytes.as_mut().copy_from_slice(b);
-                <$t as FixedField>::from_key_bytes(bytes).ok()
-            }
-            fn into_value(self) -> Value {
-                Value::from(self)
-            }
-        }
-    )*};
-}
-key_bytes_from_value!(
-    core::net::Ipv4Addr,
-    core::net::Ipv6Addr,
-    core::net::IpAddr,
-    #[cfg(feature = "uuid")]
-    uuid::Uuid,
-    #[cfg(feature = "ulid")]
-    ulid::Ulid
-);
 
 /// A string or byte-string field's bytes, borrowed from a [`Value`]
 /// (encoding needs no copy of them).

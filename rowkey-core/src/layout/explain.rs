@@ -544,7 +544,12 @@ pub(crate) fn show_described<T>(described: &str, out: &mut dyn fmt::Write) {
 
 /// `Option<my_crate::Kind>` as `Option<Kind>`: the type without its paths.
 fn short_type_name<T>() -> String {
-    let full = core::any::type_name::<T>();
+    strip_paths(core::any::type_name::<T>())
+}
+
+/// A type's text without its paths: `chrono::DateTime<chrono::Utc>` →
+/// `DateTime<Utc>`.
+pub(crate) fn strip_paths(full: &str) -> String {
     let mut out = String::with_capacity(full.len());
     let mut word = String::new();
     for c in full.chars() {
