@@ -104,9 +104,7 @@ pub mod hbase;
 #[cfg(any(feature = "redb", feature = "fjall"))]
 pub mod store;
 
-#[cfg(feature = "alloc")]
-pub use format::ordered_code;
-pub use format::{escape, salt, text, timestamp};
+pub use format::{escape, ordered_code, salt, text, timestamp};
 #[cfg(feature = "alloc")]
 pub use layout::explain;
 #[cfg(feature = "fjall")]
@@ -302,6 +300,7 @@ pub mod __private {
         /// A short name for the descriptor's `<__K0 as __Codec<T>>::LAYOUT_WIDTH`.
         pub use crate::format::codec::FieldCodec as __Codec;
         pub use crate::format::codec::{FieldCodec as _, FieldDecode as _};
+        pub use crate::format::ordered_code::OcPart as _;
         pub use crate::format::salt::SaltHead as _;
     }
 
@@ -315,7 +314,12 @@ pub mod __private {
     };
     pub use crate::format::error::{DecodeError, EncodeError, FieldError};
     pub use crate::format::field::FixedField;
-    pub use crate::format::salt::{ByteSalt, Head, JavaHash, SaltHash, SaltHead, TextSalt, Xxh3};
+    pub use crate::format::ordered_code::{
+        oc_canonical, oc_empty, Last, OcInt, OcPart, OcStr, Term, MAX_INT64_LEN,
+    };
+    pub use crate::format::salt::{
+        ByteSalt, Head, JavaHash, OcSalt, SaltHash, SaltHead, TextSalt, Xxh3,
+    };
     pub use crate::format::text::{Chars, Dec, Decimal, Delimited, ModSalt, Sep, TextDescTs, Then};
     pub use crate::format::timestamp::{Micros, Millis, Nanos, Secs, TimeUnit, Ts};
     #[cfg(feature = "alloc")]

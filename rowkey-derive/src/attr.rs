@@ -22,7 +22,15 @@ const FIELD_ATTRS: &[&str] = &[FIXED, DESC, DESC_TS, REVERSE, DIGITS, REVERSE_DO
 /// The units of `#[ts(...)]`.
 pub const UNITS: &[&str] = &["secs", "millis", "micros", "nanos"];
 const SALT_KEYS: &[&str] = &["buckets", "by", "hash"];
-const ROWKEY_KEYS: &[&str] = &["crate", "max_len", "align", "text", "sep", "prefix"];
+const ROWKEY_KEYS: &[&str] = &[
+    "crate",
+    "max_len",
+    "align",
+    "text",
+    "sep",
+    "prefix",
+    "ordered_code",
+];
 const HASHES: &[&str] = &["xxh3", "java", "mod"];
 
 /// The most digits a text key's integer can have: `u128::MAX` has 39.
@@ -39,6 +47,8 @@ pub struct StructAttrs {
     pub align: Option<LitInt>,
     /// `#[rowkey(text)]`: the word, for spans.
     pub text: Option<Ident>,
+    /// `#[rowkey(ordered_code)]`: the word, for spans.
+    pub ordered_code: Option<Ident>,
     /// `#[rowkey(sep = "_")]`: the literal and its bytes.
     pub sep: Option<(LitStr, Vec<u8>)>,
     /// `#[rowkey(prefix = "D")]` or `prefix = b"D"`: the literal and its
@@ -48,6 +58,8 @@ pub struct StructAttrs {
 
 pub struct Salt {
     pub buckets: u16,
+    /// The `buckets = N` literal, for errors about the count.
+    pub buckets_lit: Option<LitInt>,
     pub by: Option<Vec<Ident>>,
     pub hash: Hash,
     /// The `hash = "..."` literal, for errors about `mod`.
@@ -161,11 +173,19 @@ fn parse_rowkey(cx: &Ctxt, attr: &Attribute, out: &mut StructAttrs) {
                     ),
                 }
             }
-            "text" => {
-                if out.text.is_some() {
-                    cx.error_spanned_by(&meta.path, "duplicate `text` option");
+            "text" | "ordered_code" => {
+                let slot = if key == "text" {
+                    &mut out.text
+                } else {
+                    &mut out.ordered_code
+                };
+                if slot.is_some() {
+                    cx.error_spanned_by(&meta.path, format!("duplicate `{key}` option"));
                 }
-                out.text = meta.path.get_ident().cloned();
+                if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                    return Err(meta.error(format!("`{key}` takes no value")));
+                }
+                *slot = meta.path.get_ident().cloned();
             }
             "sep" => {
                 let s: LitStr = meta.value()?.parse()?;
@@ -247,6 +267,7 @@ fn path_text(path: &syn::Path) -> String {
 
 fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
     let mut buckets: Option<u16> = None;
+    let mut buckets_lit: Option<LitInt> = None;
     let mut seen_buckets = false;
     let mut by: Option<Vec<Ident>> = None;
     let mut hash: Option<Hash> = None;
@@ -260,6 +281,7 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
                     cx.error_spanned_by(&meta.path, "duplicate `buckets` in #[salt]");
                 }
                 seen_buckets = true;
+                buckets_lit = Some(lit.clone());
                 match lit.base10_parse::<u32>() {
                     Ok(n) if (1..=MAX_BUCKETS).contains(&n) => buckets = Some(n as u16),
                     Ok(n) => cx.error_spanned_by(
@@ -328,6 +350,7 @@ fn parse_salt(cx: &Ctxt, attr: &Attribute) -> Option<Salt> {
     // the salt so that its `by` fields are still checked in this compile.
     Some(Salt {
         buckets: buckets.unwrap_or(1),
+        buckets_lit,
         by,
         hash: hash.unwrap_or(Hash::Xxh3),
         hash_lit,

@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{codec_alias, respan, static_lifetimes, unit_type_name};
+use crate::expand::{layout_alias, respan, static_lifetimes, unit_type_name};
 use crate::model::{Arg, Codec, FieldModel, KeyFormat, Model};
 use crate::validate::type_text;
 
@@ -23,6 +23,7 @@ pub fn layout_const(l: &Model<'_>) -> TokenStream {
             let sep = String::from_utf8_lossy(sep).into_owned();
             quote!(Text { sep: #sep })
         }
+        KeyFormat::OrderedCode => quote!(OrderedCode),
     };
     let prefix = Literal::byte_string(l.prefix.as_deref().unwrap_or_default());
     let salt = match &l.salt {
@@ -38,14 +39,19 @@ pub fn layout_const(l: &Model<'_>) -> TokenStream {
             Some(quote!(, salt(#buckets, #hash, [#(#by),*])))
         }
     };
-    let fields = l.fields.iter().enumerate().map(|(i, f)| field(i, f));
+    let fields = l
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| field(layout_alias(l, i), f));
     quote! {
         const __FIELDS: &[__rk::FieldLayout] = &[#(#fields),*];
         __rk::layout!(#name, #format, #prefix #salt);
     }
 }
 
-fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
+/// One field's descriptor, its width and reader through the codec `k`.
+fn field(k: syn::Ident, f: &FieldModel<'_>) -> TokenStream {
     let name = &f.name;
     let ty_text = type_text(f.ty);
     let wrap = |inner: &str| {
@@ -95,8 +101,8 @@ fn field(i: usize, f: &FieldModel<'_>) -> TokenStream {
         Codec::Delimited => quote!(Delimited),
         Codec::Chars => quote!(TextForm),
         Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
+        Codec::OcInt | Codec::OcStr => quote!(OrderedCode { desc: #desc }),
     };
-    let k = codec_alias(i);
     let ty = static_lifetimes(f.ty);
     // Through the codec trait's own const, at the field: a type that is no
     // field type is reported once, by encode and decode, not again here.

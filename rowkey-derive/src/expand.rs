@@ -51,10 +51,16 @@ fn expand(l: &Model<'_>) -> TokenStream {
     let (impl_generics, ty_generics, _) = node.generics.split_for_impl();
     let aliases = l.fields.iter().enumerate().map(|(i, f)| {
         let (alias, codec) = (codec_alias(i), codec(f));
-        quote!(type #alias = #codec;)
+        // An ordered-code field that may be the last a key writes has a
+        // second codec for that case.
+        let last = (layout_alias(l, i) != alias).then(|| {
+            let (alias, codec) = (layout_alias(l, i), crate::ordered_code::codec(f, true));
+            quote!(type #alias = #codec;)
+        });
+        quote!(type #alias = #codec; #last)
     });
     let sep = match &l.format {
-        KeyFormat::Binary => None,
+        KeyFormat::Binary | KeyFormat::OrderedCode => None,
         KeyFormat::Text { sep } => {
             let sep = Literal::byte_string(sep);
             Some(quote! {
@@ -67,6 +73,7 @@ fn expand(l: &Model<'_>) -> TokenStream {
     };
     let salt_head = l.salt.as_ref().map(|s| {
         let head = match s.digits {
+            None if l.is_ordered_code() => quote!(__rk::OcSalt),
             None => quote!(__rk::ByteSalt),
             Some(d) => {
                 let d = Literal::u8_unsuffixed(d as u8);
@@ -133,6 +140,17 @@ pub(crate) fn codec_alias(i: usize) -> Ident {
     format_ident!("__K{}", i)
 }
 
+/// The codec that reads field `i` and gives its width: `__K<i>`, or in an
+/// ordered-code key, for a field that may be the last one a key writes,
+/// its codec for that case, `__L<i>` (which also reads a field ended by
+/// the key's end).
+pub(crate) fn layout_alias(l: &Model<'_>, i: usize) -> Ident {
+    match l.oc_may_end_from() {
+        Some(from) if i >= from => format_ident!("__L{}", i),
+        _ => codec_alias(i),
+    }
+}
+
 /// The runtime codec type of a field, with named markers for its order,
 /// byte direction and frame.
 pub(crate) fn codec(f: &FieldModel<'_>) -> TokenStream {
@@ -188,6 +206,7 @@ pub(crate) fn codec(f: &FieldModel<'_>) -> TokenStream {
         // The separator is part of a delimited string.
         Codec::Delimited => return quote!(__rk::Delimited<__Sep, #dir>),
         Codec::NotText => unreachable!("validate.rs rejects types with no text form"),
+        Codec::OcInt | Codec::OcStr => return crate::ordered_code::codec(f, false),
     };
     // A timestamp: the value as an i64 of its unit, then the i64 codec.
     let base = match f.time {
@@ -280,7 +299,7 @@ pub(crate) fn field_lens(l: &Model<'_>, width: &str) -> Vec<TokenStream> {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            let (k, t) = (codec_alias(i), static_lifetimes(f.ty));
+            let (k, t) = (layout_alias(l, i), static_lifetimes(f.ty));
             respan(quote!(<#k as __Codec<#t>>::#width), f.span)
         })
         .collect()
@@ -340,6 +359,9 @@ fn fixed_items(l: &Model<'_>) -> TokenStream {
 /// `bucket`, `try_bucket` and the helper that hashes the `by` fields,
 /// generic over their types so that scans call it with their arguments.
 fn salt_items(l: &Model<'_>) -> Option<TokenStream> {
+    if l.is_ordered_code() {
+        return crate::ordered_code::salt_items(l);
+    }
     let s = l.salt.as_ref()?;
     let by: Vec<(usize, &FieldModel<'_>)> = s.by.iter().map(|&i| (i, &l.fields[i])).collect();
     let tparams: Vec<Ident> = (0..by.len()).map(|j| format_ident!("__T{}", j)).collect();

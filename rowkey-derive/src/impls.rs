@@ -25,6 +25,12 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
         // checks of the whole encoding fold away.
         let len = quote!(Self::LEN);
         (quote!(__rk::Option::Some(#len)), len.clone(), len)
+    } else if l.is_ordered_code() {
+        (
+            quote!(__rk::Option::None),
+            len_expr(l, "MIN_LEN"),
+            crate::ordered_code::encoded_len(l),
+        )
     } else {
         let lens = l.fields.iter().enumerate().map(|(i, f)| {
             let (k, ident) = (codec_alias(i), f.ident);
@@ -94,52 +100,29 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
             _ => format_ident!("__p{}", i).into_token_stream(),
         })
         .collect();
-    let encode_fields = l.fields.iter().enumerate().map(|(i, f)| {
-        let (k, ident, fname) = (codec_alias(i), f.ident, &f.name);
-        let (cur, next) = (&pos[i], &pos[i + 1]);
-        let call = quote!(#k::encode(&self.#ident, __out, #cur, #fname)?);
-        let call = match added_written(l, i) {
-            Some(cond) => quote!(let #next = if #cond { #call } else { #cur };),
-            None => quote!(let #next = #call;),
-        };
-        respan(call, f.span)
-    });
-    let salt_write = l.salt.as_ref().map(|s| {
-        let buckets = Literal::u16_unsuffixed(s.buckets);
-        let bucket = if s.hash == Hash::Mod {
-            let ident = l.fields[s.by[0]].ident;
-            quote!(__rk::salt_mod(&self.#ident, #buckets))
-        } else {
-            // Each run of adjacent `by` fields is one slice of the key,
-            // without the separator that ends its last field; runs are
-            // joined by the separator (text keys), as in the key.
-            let mut slices = Vec::new();
-            for (j, &(a, b)) in s.runs.iter().enumerate() {
-                if j > 0 && l.is_text() {
-                    slices.push(quote!(<__Sep as __rk::Sep>::SEP));
-                }
-                let trim = l.fields[b - 1].sep_len;
-                let (a, b) = (&pos[a], &pos[b]);
-                slices.push(if trim > 0 {
-                    quote!(&__out[#a..#b - #trim])
-                } else {
-                    quote!(&__out[#a..#b])
-                });
-            }
-            let hash = hasher(s.hash);
-            quote!(__rk::salt::<#hash>(&[#(#slices),*], #buckets))
-        };
-        if l.prefix_len() > 0 {
-            // The bucket reads the key: compute it before borrowing the
-            // salt's place after the prefix.
-            quote! {
-                let __b = #bucket;
-                __Salt::write(#salt_out, __b);
-            }
-        } else {
-            quote!(__Salt::write(#salt_out, #bucket);)
-        }
-    });
+    let encode_fields: Vec<TokenStream> = if l.is_ordered_code() {
+        vec![crate::ordered_code::encode_fields(l, &pos)]
+    } else {
+        l.fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (k, ident, fname) = (codec_alias(i), f.ident, &f.name);
+                let (cur, next) = (&pos[i], &pos[i + 1]);
+                let call = quote!(#k::encode(&self.#ident, __out, #cur, #fname)?);
+                let call = match added_written(l, i) {
+                    Some(cond) => quote!(let #next = if #cond { #call } else { #cur };),
+                    None => quote!(let #next = #call;),
+                };
+                respan(call, f.span)
+            })
+            .collect()
+    };
+    let salt_write = if l.is_ordered_code() {
+        crate::ordered_code::salt_write(l, &salt_out)
+    } else {
+        binary_salt_write(l, &pos, &salt_out)
+    };
     // A fixed layout's encoding is a handful of stores: always inline it, so
     // that `encode()` compiles to the hand-written code in every codegen unit.
     let inline = if all_fixed {
@@ -194,12 +177,21 @@ pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
         }
         _ => quote!(__rk::Result::Ok(#p_end)),
     };
-    let fields = quote! {
-        #check_prefix
-        #check_salt
-        #(#decode_fields)*
-        __rk::finish(__input, __p)?;
-        __rk::Result::Ok(Self { #(#inits),* })
+    let fields = if l.is_ordered_code() {
+        let fields = crate::ordered_code::decode_fields(l, &head_lit);
+        quote! {
+            #check_prefix
+            #check_salt
+            #fields
+        }
+    } else {
+        quote! {
+            #check_prefix
+            #check_salt
+            #(#decode_fields)*
+            __rk::finish(__input, __p)?;
+            __rk::Result::Ok(Self { #(#inits),* })
+        }
     };
     // A fixed-width key is decoded by the same code at its length (where
     // the compiler drops every field's bounds check) and at any other.
@@ -265,6 +257,51 @@ pub(crate) fn nested_impl(l: &Model<'_>) -> Option<TokenStream> {
             fn from_key_bytes(__b: Self::Bytes) -> __rk::Result<Self, __rk::FieldError> {
                 <Self as __rk::DecodeRowKey<'_>>::decode(&__b).map_err(__rk::nested_error)
             }
+        }
+    })
+}
+
+/// `encode_into`'s salt in a binary or text key: the bucket of the `by`
+/// fields' stored bytes, written after the prefix.
+fn binary_salt_write(
+    l: &Model<'_>,
+    pos: &[TokenStream],
+    salt_out: &TokenStream,
+) -> Option<TokenStream> {
+    l.salt.as_ref().map(|s| {
+        let buckets = Literal::u16_unsuffixed(s.buckets);
+        let bucket = if s.hash == Hash::Mod {
+            let ident = l.fields[s.by[0]].ident;
+            quote!(__rk::salt_mod(&self.#ident, #buckets))
+        } else {
+            // Each run of adjacent `by` fields is one slice of the key,
+            // without the separator that ends its last field; runs are
+            // joined by the separator (text keys), as in the key.
+            let mut slices = Vec::new();
+            for (j, &(a, b)) in s.runs.iter().enumerate() {
+                if j > 0 && l.is_text() {
+                    slices.push(quote!(<__Sep as __rk::Sep>::SEP));
+                }
+                let trim = l.fields[b - 1].sep_len;
+                let (a, b) = (&pos[a], &pos[b]);
+                slices.push(if trim > 0 {
+                    quote!(&__out[#a..#b - #trim])
+                } else {
+                    quote!(&__out[#a..#b])
+                });
+            }
+            let hash = hasher(s.hash);
+            quote!(__rk::salt::<#hash>(&[#(#slices),*], #buckets))
+        };
+        if l.prefix_len() > 0 {
+            // The bucket reads the key: compute it before borrowing the
+            // salt's place after the prefix.
+            quote! {
+                let __b = #bucket;
+                __Salt::write(#salt_out, __b);
+            }
+        } else {
+            quote!(__Salt::write(#salt_out, #bucket);)
         }
     })
 }

@@ -13,6 +13,7 @@ mod filter;
 mod impls;
 mod key_field;
 mod model;
+mod ordered_code;
 #[cfg(test)]
 mod output_tests;
 mod scans;

@@ -7,7 +7,8 @@
 //! writes it out; neither decides anything about the layout again. A new
 //! key format is a new variant here, not a new branch in `expand.rs`: text
 //! keys (`#[rowkey(text, sep = "_")]`) are [`KeyFormat::Text`], with their own
-//! codecs and a separator after every field but the last.
+//! codecs and a separator after every field but the last; Bigtable's
+//! structured keys (`#[rowkey(ordered_code)]`) are [`KeyFormat::OrderedCode`].
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
@@ -28,6 +29,10 @@ pub struct Model<'a> {
     pub salt: Option<Salt>,
     pub fields: Vec<FieldModel<'a>>,
     pub len: Length,
+    /// Ordered-code keys: where the trailing ascending strings start, the
+    /// fields a key leaves out when they are empty (the field count when
+    /// the last field is no such string). Meaningless in other formats.
+    pub oc_tail: usize,
 }
 
 /// The key format.
@@ -38,17 +43,26 @@ pub enum KeyFormat {
     /// Text keys: decimal digits and strings joined by `sep`, the salt as
     /// zero-padded bucket digits and `sep`.
     Text { sep: Vec<u8> },
+    /// Bigtable's struct `OrderedCodeBytes` encoding: `Int64` and string
+    /// fields escaped and joined by `00 01`, trailing empty ascending
+    /// strings not written; the prefix a `Bytes` field and the salt an
+    /// `Int64` field in front of them.
+    OrderedCode,
 }
 
 impl KeyFormat {
-    /// The separator's length (0 in binary keys).
+    /// The separator's length (0 in binary and ordered-code keys).
     pub fn sep_len(&self) -> usize {
         match self {
-            KeyFormat::Binary => 0,
+            KeyFormat::Binary | KeyFormat::OrderedCode => 0,
             KeyFormat::Text { sep } => sep.len(),
         }
     }
 }
+
+/// The most buckets of an ordered-code key's salt: its bucket is a one-byte
+/// `Int64` (`80 | bucket`), whose values are 0 to 63.
+pub const OC_MAX_BUCKETS: u16 = 64;
 
 /// The salt head: its bucket count, hash and the fields it hashes.
 pub struct Salt {
@@ -140,6 +154,11 @@ pub enum Codec {
     Chars,
     /// Text keys: a type that has no text form (validate.rs reports it).
     NotText,
+    /// Ordered-code keys: an integer as an `Int64` (validate.rs checks that
+    /// its every value is one).
+    OcInt,
+    /// Ordered-code keys: a string or byte string.
+    OcStr,
 }
 
 /// The width of a field in the key, as far as the derive can tell from the
@@ -188,18 +207,26 @@ impl<'a> Model<'a> {
     pub fn new(input: &'a Input<'a>) -> Model<'a> {
         let n = input.fields.len();
         let format = match (&input.attrs.text, &input.attrs.sep) {
+            // `ordered_code` with `text` is reported by validate.rs.
+            _ if input.attrs.ordered_code.is_some() => KeyFormat::OrderedCode,
             (Some(_), Some((_, sep))) => KeyFormat::Text { sep: sep.clone() },
             // Without `sep` (reported by validate.rs) a text key is laid out
             // with `_`, so that its fields are still checked.
             (Some(_), None) => KeyFormat::Text { sep: b"_".to_vec() },
             (None, _) => KeyFormat::Binary,
         };
-        let fields: Vec<FieldModel<'a>> = input
+        let mut fields: Vec<FieldModel<'a>> = input
             .fields
             .iter()
             .enumerate()
             .map(|(i, f)| FieldModel::new(f, i + 1 == n, &format))
             .collect();
+        let oc_tail = oc_tail(&fields);
+        if format == KeyFormat::OrderedCode {
+            for (i, f) in fields.iter_mut().enumerate() {
+                f.set_oc_width(i, oc_tail);
+            }
+        }
         let salt = input.attrs.salt.as_ref().map(|s| {
             let by: Vec<usize> = match &s.by {
                 // Unknown names are reported by validate.rs.
@@ -224,13 +251,18 @@ impl<'a> Model<'a> {
                 }
             }
             let digits = match format {
-                KeyFormat::Binary => None,
+                KeyFormat::Binary | KeyFormat::OrderedCode => None,
                 KeyFormat::Text { .. } => Some(decimal_digits(u64::from(s.buckets.max(1) - 1))),
+            };
+            let head_len = match format {
+                // A one-byte Int64 and its terminator.
+                KeyFormat::OrderedCode => 3,
+                _ => digits.map_or(1, |d| d + format.sep_len()),
             };
             Salt {
                 buckets: s.buckets,
                 hash: s.hash,
-                head_len: digits.map_or(1, |d| d + format.sep_len()),
+                head_len,
                 digits,
                 by_fixed: by.iter().all(|&i| fields[i].is_fixed()),
                 // The mod salt reads the value, not its encoding: it
@@ -240,12 +272,23 @@ impl<'a> Model<'a> {
                 runs,
             }
         });
-        let prefix = input.attrs.prefix.as_ref().map(|(_, p)| {
-            let mut p = p.clone();
-            if let KeyFormat::Text { sep } = &format {
-                p.extend_from_slice(sep);
+        let prefix = input.attrs.prefix.as_ref().map(|(_, p)| match &format {
+            KeyFormat::Binary => p.clone(),
+            KeyFormat::Text { sep } => [p.as_slice(), sep].concat(),
+            // A `Bytes` field: escaped and terminated. (The derive cannot call
+            // rowkey-core's escaping; FORMAT.md and the golden vector
+            // `oc_prefixed` pin the two to the same bytes.)
+            KeyFormat::OrderedCode => {
+                let mut out = Vec::with_capacity(2 * p.len() + 2);
+                for &b in p {
+                    out.push(b);
+                    if b == 0 {
+                        out.push(0xFF);
+                    }
+                }
+                out.extend_from_slice(&[0x00, 0x01]);
+                out
             }
-            p
         });
         let prefix_len = prefix.as_ref().map_or(0, Vec::len);
         let len = Length::of(prefix_len, salt.as_ref().map_or(0, |s| s.head_len), &fields);
@@ -257,7 +300,21 @@ impl<'a> Model<'a> {
             salt,
             fields,
             len,
+            oc_tail,
         }
+    }
+
+    pub fn is_ordered_code(&self) -> bool {
+        self.format == KeyFormat::OrderedCode
+    }
+
+    /// Ordered-code keys: the first field that may be the last a key
+    /// writes (every field from it on is either that field or a trailing
+    /// ascending string that is empty, and so not written). `None` for
+    /// other formats.
+    pub fn oc_may_end_from(&self) -> Option<usize> {
+        self.is_ordered_code()
+            .then(|| self.oc_tail.saturating_sub(1))
     }
 
     /// Every field is fixed-width: `LEN`, `try_encode` and no heap.
@@ -362,6 +419,8 @@ impl<'a> FieldModel<'a> {
                 None => Codec::Delimited,
             },
             (KeyFormat::Text { .. }, Kind::Var(_)) => Codec::NotText,
+            (KeyFormat::OrderedCode, Kind::Fixed) => Codec::OcInt,
+            (KeyFormat::OrderedCode, Kind::Var(_)) => Codec::OcStr,
         };
         let can_fail = match codec {
             // Finer than its unit, or out of range.
@@ -374,7 +433,12 @@ impl<'a> FieldModel<'a> {
             Codec::DecUser { .. } => true,
             // Negative, or above `max`.
             Codec::TextDescTs { max, .. } => int.map_or(true, |t| t.signed || max < t.max),
-            Codec::Fixed | Codec::Var { .. } | Codec::Chars | Codec::NotText => false,
+            Codec::Fixed
+            | Codec::Var { .. }
+            | Codec::Chars
+            | Codec::NotText
+            | Codec::OcInt
+            | Codec::OcStr => false,
         };
         // The separator ends every field of a text key but the last.
         let sep_len = if last { 0 } else { format.sep_len() };
@@ -394,6 +458,8 @@ impl<'a> FieldModel<'a> {
             Codec::TextDescTs { digits, .. } => Width::Fixed(digits + sep_len),
             Codec::Delimited => Width::Variable { min: sep_len },
             Codec::NotText => Width::Fixed(0),
+            // Set by the model, which knows the field's place.
+            Codec::OcInt | Codec::OcStr => Width::Variable { min: 0 },
         };
         let width = if a.added.is_some() {
             // Absent from keys written before it was added.
@@ -425,6 +491,33 @@ impl<'a> FieldModel<'a> {
             added: a.added.is_some(),
             time,
         }
+    }
+
+    /// An ordered-code field's width, `i` of a key whose trailing
+    /// ascending strings start at `tail`: the fewest bytes it takes in a
+    /// key. A field before the last a key may write is terminated; the
+    /// last may end at the key's end (an ascending `Int64` of one byte);
+    /// a trailing ascending string may not be written at all.
+    fn set_oc_width(&mut self, i: usize, tail: usize) {
+        let terminated = match self.codec {
+            Codec::OcInt => 3,
+            _ => 4,
+        };
+        let min = if i >= tail {
+            0
+        } else if i + 1 == tail && !self.desc {
+            1
+        } else {
+            terminated
+        };
+        self.width = Width::Variable { min };
+        self.present_width = self.width;
+    }
+
+    /// An ordered-code field that a key leaves out when it and every field
+    /// after it are empty ascending strings.
+    pub fn oc_droppable(&self) -> bool {
+        self.codec == Codec::OcStr && !self.desc
     }
 
     pub fn is_fixed(&self) -> bool {
@@ -501,6 +594,11 @@ impl Length {
         len.parts = parts.join(" + ");
         len
     }
+}
+
+/// Where an ordered-code key's trailing ascending strings start.
+fn oc_tail(fields: &[FieldModel<'_>]) -> usize {
+    fields.len() - fields.iter().rev().take_while(|f| f.oc_droppable()).count()
 }
 
 /// Bytes of the built-in fixed-width types.

@@ -40,7 +40,7 @@ pub(crate) fn scans(l: &Model<'_>) -> (TokenStream, TokenStream) {
         quote!(.family(#p))
     });
     let new_prefix = |buckets: TokenStream| {
-        let head = (l.is_text() && l.salt.is_some())
+        let head = ((l.is_text() || l.is_ordered_code()) && l.salt.is_some())
             .then(|| quote!(.head(<__Salt as __rk::SaltHead>::HEAD)));
         quote!(__rk::Leading::#buckets #head #family)
     };

@@ -10,7 +10,7 @@ use syn::GenericParam;
 use crate::ast::{self, Input, Kind};
 use crate::attr::Hash;
 use crate::ctxt::Ctxt;
-use crate::model::{decimal_digits, Codec, Model, Width};
+use crate::model::{decimal_digits, Codec, Model, Width, OC_MAX_BUCKETS};
 
 pub fn check(cx: &Ctxt, layout: &Model<'_>) {
     let input = layout.input;
@@ -21,11 +21,18 @@ pub fn check(cx: &Ctxt, layout: &Model<'_>) {
             "#[derive(RowKey)] needs at least one field: a row key with no fields would be empty",
         );
     }
-    for (field, f) in input.fields.iter().zip(&layout.fields) {
-        check_field(cx, field, f);
+    if layout.is_ordered_code() {
+        // Its own rules: most attributes are not part of Bigtable's format,
+        // and each mistake gets one error, not one more from the rules of
+        // binary keys.
+        check_ordered_code(cx, layout);
+    } else {
+        for (field, f) in input.fields.iter().zip(&layout.fields) {
+            check_field(cx, field, f);
+        }
+        check_format(cx, layout);
+        check_added(cx, layout);
     }
-    check_format(cx, layout);
-    check_added(cx, layout);
     check_salt(cx, input);
     check_mod_salt(cx, input);
     check_length(cx, layout);
@@ -500,3 +507,128 @@ fn check_mod_salt(cx: &Ctxt, input: &Input<'_>) {
         ),
     }
 }
+
+/// `#[rowkey(ordered_code)]`: Bigtable's struct `OrderedCodeBytes` encoding
+/// holds `Int64`, `String` and `Bytes` fields, ascending or `#[desc]`; the
+/// salt's bucket is a one-byte `Int64`; a prefix or salt needs a field that
+/// every key writes.
+fn check_ordered_code(cx: &Ctxt, layout: &Model<'_>) {
+    let attrs = &layout.input.attrs;
+    if let (Some(oc), Some(_)) = (&attrs.ordered_code, &attrs.text) {
+        cx.error_spanned_by(
+            oc,
+            "`ordered_code` and `text` are two key formats: keep one (ordered_code is Bigtable's OrderedCodeBytes struct encoding, text a separator-joined key)",
+        );
+    }
+    if let (None, Some((lit, _))) = (&attrs.text, &attrs.sep) {
+        cx.error_spanned_by(
+            lit,
+            "`sep` is the separator of a text key; an ordered_code key's fields are joined by 00 01",
+        );
+    }
+    for (f, ast) in layout.fields.iter().zip(&layout.input.fields) {
+        let a = &ast.attrs;
+        let ty = type_text(ast.shape.inner);
+        if ast.shape.option {
+            cx.error_spanned_by(
+                &ast.original.ty,
+                "Option fields are not supported in ordered_code keys: Bigtable's OrderedCodeBytes struct has no None; use an empty string or a sentinel value",
+            );
+            continue;
+        }
+        if f.codec == Codec::OcInt && !OC_INTS.iter().any(|t| ast::is_ident(ast.shape.inner, t)) {
+            let why = match ty.as_str() {
+                "u64" | "u128" | "i128" => {
+                    " (some of its values are beyond Int64's range; use i64)"
+                }
+                _ => "",
+            };
+            cx.error_spanned_by(
+                &ast.original.ty,
+                format!(
+                    "`{ty}` cannot be a field of an ordered_code key{why}: Bigtable's OrderedCodeBytes struct holds Int64 (i64, or i8 to i32 and u8 to u32, every value of which is an Int64), String (String, &str, Cow<str>) and Bytes (Vec<u8>, &[u8], Cow<[u8]>)"
+                ),
+            );
+        }
+        if let Some(desc_ts) = &a.desc_ts {
+            cx.error_spanned_by(
+                desc_ts,
+                "#[desc_ts] in an ordered_code key: use #[desc], which inverts the field's OrderedCodeBytes encoding (newest first), as Bigtable's DESC does",
+            );
+        }
+        let not_part = [
+            ("fixed", a.fixed.as_ref().map(|x| x.attr.to_token_stream())),
+            ("reverse", a.reverse.as_ref().map(ToTokens::to_token_stream)),
+            (
+                "reverse_domain",
+                a.reverse_domain.as_ref().map(ToTokens::to_token_stream),
+            ),
+            (
+                "digits",
+                a.digits.as_ref().map(|x| x.attr.to_token_stream()),
+            ),
+            ("ts", a.ts.as_ref().map(|x| x.attr.to_token_stream())),
+            (
+                "rowkey(added)",
+                a.added.as_ref().map(ToTokens::to_token_stream),
+            ),
+        ];
+        for (name, tokens) in not_part {
+            if let Some(tokens) = tokens {
+                cx.error_spanned_by(
+                    tokens,
+                    format!(
+                        "#[{name}] is not part of Bigtable's OrderedCodeBytes encoding: an ordered_code key's fields take #[desc] only"
+                    ),
+                );
+            }
+        }
+        if let (Some(desc), Kind::Var(var)) = (&a.desc, ast.shape.kind) {
+            if var.borrowed {
+                cx.error_spanned_by(
+                    desc,
+                    format!(
+                        "#[desc] on a borrowed `{ty}` field: the stored bytes are inverted, so decoding cannot borrow them; use String, Vec<u8> or Cow"
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(salt) = &attrs.salt {
+        if salt.buckets > OC_MAX_BUCKETS {
+            let msg = format!(
+                "#[salt(buckets = {})] in an ordered_code key: the bucket is a one-byte Int64 field (80 to BF), so buckets must be 1 to {OC_MAX_BUCKETS}",
+                salt.buckets
+            );
+            match &salt.buckets_lit {
+                Some(lit) => cx.error_spanned_by(lit, msg),
+                None => cx.error_spanned_by(&layout.input.original.ident, msg),
+            }
+        }
+    }
+    if layout.oc_tail == 0 && !layout.fields.is_empty() {
+        let what = match (&attrs.prefix, &attrs.salt) {
+            (Some((lit, _)), _) => Some(("a prefix", lit.to_token_stream())),
+            (None, Some(salt)) => Some((
+                "a salt",
+                salt.buckets_lit.as_ref().map_or_else(
+                    || layout.input.original.ident.to_token_stream(),
+                    ToTokens::to_token_stream,
+                ),
+            )),
+            (None, None) => None,
+        };
+        if let Some((what, tokens)) = what {
+            cx.error_spanned_by(
+                tokens,
+                format!(
+                    "{what} needs a field that every ordered_code key writes (an integer, or a #[desc] string): with only ascending strings, a key of empty strings writes none of them and would end inside its {}",
+                    &what[2..]
+                ),
+            );
+        }
+    }
+}
+
+/// The integer types whose every value is a Bigtable `Int64`.
+const OC_INTS: &[&str] = &["i64", "i32", "i16", "i8", "u32", "u16", "u8"];

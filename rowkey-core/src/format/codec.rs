@@ -29,6 +29,12 @@ pub trait FieldCodec<T: ?Sized> {
     /// Stored raw to the end of the key (a variable-length last field): not
     /// prefix-free, so the rows of one value end at `value ++ 00`.
     const RAW: bool;
+    /// Bigtable's `OrderedCodeBytes` (`#[rowkey(ordered_code)]`): the
+    /// lowest key with a prefix's values may end before the prefix does
+    /// (see [`lowest_len`](Self::lowest_len)), which scans take into
+    /// account.
+    #[doc(hidden)]
+    const ORDERED_CODE: bool = false;
     /// The width of a fixed-width codec, for generated consts: a compile
     /// error if the derive used it for a variable-length codec.
     const WIDTH: usize = match Self::FIXED_LEN {
@@ -71,6 +77,19 @@ pub trait FieldCodec<T: ?Sized> {
     fn encode_bound(v: &T, up: bool, out: &mut [u8], at: usize, field: &'static str) -> Bounded {
         let _ = up;
         Self::encode(v, out, at, field).map(|p| (p, Rounded::Exact))
+    }
+
+    /// Of the `written` bytes `encode` wrote for `value` at the end of a
+    /// scan's prefix, how many the lowest key with this prefix keeps:
+    /// all of them, but in an `OrderedCodeBytes` key, whose last ascending
+    /// field has no terminator and whose trailing empty ascending strings
+    /// are not written (`None`: this field adds nothing to the lowest key,
+    /// which ends where it did before the field).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn lowest_len(value: &T, written: usize) -> Option<usize> {
+        let _ = value;
+        Some(written)
     }
 
     /// `prefix` extended by `value`'s encoding. Generated scans call this

@@ -43,6 +43,18 @@ fn count_escapes(bytes: &[u8]) -> usize {
 /// at least [`escaped_len`] long; returns the bytes written.
 #[inline]
 pub(crate) fn escape_into(bytes: &[u8], out: &mut [u8]) -> usize {
+    let w = escape_content_into(bytes, out);
+    out[w] = ESCAPE;
+    out[w + 1] = TERMINATOR;
+    w + 2
+}
+
+/// Writes `bytes` escaped, without a terminator, at the start of `out`
+/// (room for [`escaped_len`] − 2 bytes); returns the bytes written. The
+/// content of [`escape_into`], and of Bigtable's `OrderedCodeBytes`
+/// fields, which escape alike.
+#[inline]
+pub(crate) fn escape_content_into(bytes: &[u8], out: &mut [u8]) -> usize {
     let mut w = 0;
     let mut rest = bytes;
     while let Some(i) = memchr::memchr(ESCAPE, rest) {
@@ -53,10 +65,7 @@ pub(crate) fn escape_into(bytes: &[u8], out: &mut [u8]) -> usize {
         rest = &rest[i + 1..];
     }
     out[w..w + rest.len()].copy_from_slice(rest);
-    w += rest.len();
-    out[w] = ESCAPE;
-    out[w + 1] = TERMINATOR;
-    w + 2
+    w + rest.len()
 }
 
 /// Like [`escape_into`] for the value's bytes taken in reverse order.
@@ -115,6 +124,21 @@ pub(crate) fn find_end(
     desc: bool,
     field: &'static str,
 ) -> Result<FieldEnd, DecodeError> {
+    find_end_or_key_end(input, pos, desc, false, field)
+}
+
+/// [`find_end`], where with `key_end_ends` the end of the key ends the
+/// field too (no terminator: `content_end` and `next` are the key's
+/// length). Bigtable's `OrderedCodeBytes` writes its last ascending field
+/// so.
+#[inline(always)]
+pub(crate) fn find_end_or_key_end(
+    input: &[u8],
+    pos: usize,
+    desc: bool,
+    key_end_ends: bool,
+    field: &'static str,
+) -> Result<FieldEnd, DecodeError> {
     let flip = if desc { 0xFF } else { 0x00 };
     let marker = ESCAPE ^ flip;
     let mut i = pos;
@@ -122,6 +146,14 @@ pub(crate) fn find_end(
     loop {
         let rest = input.get(i..).unwrap_or(&[]);
         let Some(j) = memchr::memchr(marker, rest) else {
+            if key_end_ends {
+                let end = input.len().max(pos);
+                return Ok(FieldEnd {
+                    content_end: end,
+                    next: end,
+                    has_escapes,
+                });
+            }
             return Err(DecodeError::MissingTerminator { field });
         };
         let at = i + j;

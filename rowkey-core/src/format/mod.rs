@@ -21,7 +21,6 @@ pub(crate) mod codec;
 pub(crate) mod error;
 pub mod escape;
 pub(crate) mod field;
-#[cfg(feature = "alloc")]
 pub mod ordered_code;
 pub mod salt;
 pub mod text;

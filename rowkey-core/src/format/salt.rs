@@ -102,6 +102,10 @@ pub enum Head {
         /// The key's separator.
         sep: &'static [u8],
     },
+    /// An `OrderedCodeBytes` key (`#[rowkey(ordered_code)]`): the bucket is
+    /// a struct field of its own, an `Int64` of one byte (`80 | bucket`,
+    /// so at most 64 buckets) and its terminator `00 01`.
+    OrderedCode,
 }
 
 impl Head {
@@ -111,12 +115,14 @@ impl Head {
     /// use rowkey_core::salt::Head;
     /// assert_eq!(Head::Byte.len(), 1);
     /// assert_eq!(Head::Text { digits: 2, sep: b"_" }.len(), 3);
+    /// assert_eq!(Head::OrderedCode.len(), 3);
     /// ```
     #[allow(clippy::len_without_is_empty)]
     pub const fn len(self) -> usize {
         match self {
             Head::Byte => 1,
             Head::Text { digits, sep } => digits as usize + sep.len(),
+            Head::OrderedCode => 3,
         }
     }
 
@@ -126,7 +132,7 @@ impl Head {
     /// Inline, so that a key type's constant head folds the match away: a
     /// binary key's byte is one store. The text branch is a function of its
     /// own so that its size does not keep `write` from being inlined.
-    #[inline]
+    #[inline(always)]
     pub fn write(self, bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
         match self {
             Head::Byte => {
@@ -134,6 +140,22 @@ impl Head {
                 1
             }
             Head::Text { digits, sep } => Self::write_digits(digits, sep, bucket, out, with_sep),
+            Head::OrderedCode => Self::write_int64(bucket, out, with_sep),
+        }
+    }
+
+    /// [`write`](Self::write) for an ordered-code key's bucket field: its
+    /// one-byte `Int64` and (`with_sep`) terminator.
+    #[inline]
+    fn write_int64(bucket: u8, out: &mut [u8], with_sep: bool) -> usize {
+        debug_assert!(bucket < 64, "bucket {bucket} is no one-byte Int64");
+        out[0] = 0x80 | bucket;
+        if with_sep {
+            out[1] = 0x00;
+            out[2] = 0x01;
+            3
+        } else {
+            1
         }
     }
 
@@ -180,7 +202,7 @@ impl Head {
     /// and the separator. Inline, so that a key type's constant head folds
     /// the match away and a binary key's byte is checked in place; the text
     /// branch is a function of its own, as in [`write`](Self::write).
-    #[inline]
+    #[inline(always)]
     pub fn read(self, input: &[u8], buckets: u16) -> Result<u8, crate::format::error::DecodeError> {
         use crate::format::error::DecodeError;
         match self {
@@ -194,6 +216,33 @@ impl Head {
                 }),
             },
             Head::Text { digits, sep } => Self::read_digits(digits, sep, input, buckets),
+            Head::OrderedCode => Self::read_int64(input, buckets),
+        }
+    }
+
+    /// [`read`](Self::read) for an ordered-code key's bucket field.
+    #[inline]
+    fn read_int64(input: &[u8], buckets: u16) -> Result<u8, crate::format::error::DecodeError> {
+        use crate::format::error::DecodeError;
+        let head = input.get(..3).ok_or(DecodeError::UnexpectedEnd {
+            field: "salt",
+            needed: 3,
+            available: input.len(),
+        })?;
+        if head[0] & 0xC0 != 0x80 {
+            return Err(DecodeError::InvalidValue {
+                field: "salt",
+                reason: "the salt bucket is not a one-byte OrderedCodeBytes Int64 (80 to BF)",
+            });
+        }
+        if head[1..] != [0x00, 0x01] {
+            return Err(DecodeError::MissingTerminator { field: "salt" });
+        }
+        let bucket = head[0] & 0x3F;
+        if u16::from(bucket) < buckets {
+            Ok(bucket)
+        } else {
+            Err(DecodeError::InvalidSalt { bucket, buckets })
         }
     }
 
@@ -242,6 +291,14 @@ pub trait SaltHead {
     fn write(out: &mut [u8], bucket: u8) {
         Self::HEAD.write(bucket, out, true);
     }
+}
+
+/// The salt as a one-byte `Int64` field and its terminator
+/// (`#[rowkey(ordered_code)]` keys).
+pub struct OcSalt;
+
+impl SaltHead for OcSalt {
+    const HEAD: Head = Head::OrderedCode;
 }
 
 /// The salt as one byte (binary keys).

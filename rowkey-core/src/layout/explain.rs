@@ -47,7 +47,7 @@ use crate::format::codec::FieldDecode;
 use crate::format::error::DecodeError;
 use crate::format::salt::{JavaHash, SaltHash, Xxh3};
 use crate::format::time::civil_from_days;
-use crate::layout::{Encoding, FieldLayout, Layout, SaltHashKind};
+use crate::layout::{Encoding, FieldLayout, Format, Layout, SaltHashKind};
 
 /// What [`explain`](crate::RowKey::explain) accepts: bytes (`[u8]`,
 /// `[u8; N]`, `Vec<u8>`) as they are, and text (`str`, `String`) as pasted
@@ -344,8 +344,13 @@ fn walk(layout: &'static Layout, key: &[u8], ex: &mut Explanation) -> Result<(),
         };
         return stop(ex, pos, "end", e);
     }
+    let first = ex.parts.len() - layout.fields().len();
+    if layout.format() == Format::OrderedCode {
+        if let Some((at, field, e)) = ordered_code_not_canonical(layout, key, &ex.parts[first..]) {
+            return stop(ex, at, field, e);
+        }
+    }
     if let (Some(salt), Some(stored)) = (layout.salt(), bucket) {
-        let first = ex.parts.len() - layout.fields().len();
         let by = |name: &str| layout.fields().iter().position(|f| f.name() == name);
         let computed = match salt.hash() {
             SaltHashKind::Mod => salt
@@ -359,7 +364,14 @@ fn walk(layout: &'static Layout, key: &[u8], ex: &mut Explanation) -> Result<(),
                 let mut last_sep = 0;
                 for name in salt.by() {
                     let Some(i) = by(name) else { continue };
-                    bytes.extend_from_slice(&key[ex.parts[first + i].range()]);
+                    let stored = &key[ex.parts[first + i].range()];
+                    if layout.format() == Format::OrderedCode {
+                        // An ordered-code salt hashes the values' bytes.
+                        let desc = layout.fields()[i].is_desc();
+                        bytes.extend(crate::format::ordered_code::stored_content(stored, desc));
+                    } else {
+                        bytes.extend_from_slice(stored);
+                    }
                     last_sep = layout.fields()[i].sep_len();
                 }
                 bytes.truncate(bytes.len() - last_sep.min(bytes.len()));
@@ -374,6 +386,40 @@ fn walk(layout: &'static Layout, key: &[u8], ex: &mut Explanation) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// An ordered-code key that decodes part by part but is not the key of
+/// its values (FORMAT.md: every value has one key): its last written field
+/// is an ascending one with its terminator, or an empty string written
+/// out. Where and why, as decoding says it.
+fn ordered_code_not_canonical(
+    layout: &Layout,
+    key: &[u8],
+    parts: &[Part],
+) -> Option<(usize, &'static str, DecodeError)> {
+    let (i, part) = parts
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, p)| !p.range.is_empty())?;
+    if layout.fields()[i].is_desc() {
+        return None;
+    }
+    let stored = &key[part.range()];
+    // The whole key `00 00` is a struct of only empty strings.
+    let all_empty = key.len() == 2 && part.range.start == 0;
+    let spelled_out = stored.ends_with(&[0x00, 0x01]) || (stored == [0x00, 0x00] && !all_empty);
+    spelled_out.then(|| {
+        let field = layout.fields()[i].name();
+        (
+            part.range.start,
+            field,
+            DecodeError::InvalidValue {
+                field,
+                reason: crate::format::ordered_code::NOT_CANONICAL,
+            },
+        )
+    })
 }
 
 impl fmt::Display for Explanation {

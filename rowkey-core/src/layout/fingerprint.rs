@@ -22,6 +22,9 @@ impl Layout {
         h = match self.format {
             Format::Binary => h.byte(0),
             Format::Text { sep } => h.byte(1).str(sep),
+            // Not 2: a family's fingerprint starts with 2 and its member
+            // count, and the canonical encoding stays unambiguous.
+            Format::OrderedCode => h.byte(3),
         };
         h = h.bytes(self.prefix);
         h = match &self.salt {
@@ -70,6 +73,7 @@ impl Layout {
                 Encoding::DescTsDigits { digits, max } => h.byte(6).usize(digits).u64(max),
                 Encoding::Delimited => h.byte(7),
                 Encoding::TextForm => h.byte(8),
+                Encoding::OrderedCode { desc } => h.byte(9).flag(desc),
             };
             h = h
                 .flag(f.option)

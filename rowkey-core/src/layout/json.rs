@@ -33,7 +33,7 @@ pub(crate) struct JsonStruct<'a> {
     pub name: Cow<'a, str>,
     /// The fingerprint, `0x` and 16 hex digits.
     pub layout_id: Cow<'a, str>,
-    /// `binary` or `text`.
+    /// `binary`, `text` or `ordered_code`.
     pub format: Cow<'a, str>,
     pub separator: Option<Cow<'a, str>>,
     pub prefix_hex: Cow<'a, str>,
@@ -62,7 +62,7 @@ pub(crate) struct JsonField<'a> {
     pub ty: Cow<'a, str>,
     pub kind: Cow<'a, str>,
     /// `big_endian`, `desc_ts`, `padded`, `escaped`, `raw`, `digits`,
-    /// `desc_ts_digits`, `delimited`, `text_form`.
+    /// `desc_ts_digits`, `delimited`, `text_form`, `ordered_code`.
     pub encoding: Cow<'a, str>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub padded_len: Option<usize>,
@@ -128,6 +128,7 @@ impl Layout {
         let (format, separator) = match self.format {
             Format::Binary => ("binary", None),
             Format::Text { sep } => ("text", Some(sep.into())),
+            Format::OrderedCode => ("ordered_code", None),
         };
         let salt = self.salt.as_ref().map(|s| JsonSalt {
             buckets: s.buckets,
@@ -183,6 +184,7 @@ impl Layout {
                     }
                     Encoding::Delimited => "delimited",
                     Encoding::TextForm => "text_form",
+                    Encoding::OrderedCode { .. } => "ordered_code",
                 }
                 .into();
                 (j.width, j.variable) = match f.width {
@@ -206,17 +208,27 @@ impl Layout {
         })
     }
 
-    /// A text key's row-key schema for Cloud Bigtable (the table's
+    /// The key's row-key schema for Cloud Bigtable (the table's
     /// `row_key_schema`, a `Type.Struct` in the JSON form of the admin
     /// API and of `gcloud bigtable tables create
-    /// --row-key-schema-definition-file`): every part a UTF-8 string
-    /// field (the prefix as `"prefix"` and the salt as `"salt"`), joined
-    /// by the separator as `DelimitedBytes`. `None` for a binary key,
-    /// whose parts are not delimited, and for a key-family enum.
+    /// --row-key-schema-definition-file`), so that Bigtable's SQL reads the
+    /// key's parts as columns:
     ///
-    /// Bigtable splits a key at every separator byte, so a string field
-    /// whose value contains the separator reads back wrong in Bigtable's
-    /// SQL; rowkey's own decoding is not affected.
+    /// - a text key: every part (the prefix as `"prefix"`, the salt as
+    ///   `"salt"`, the fields) a UTF-8 string field, joined by the separator
+    ///   as `DelimitedBytes`. Bigtable splits a key at every separator byte,
+    ///   so a string field whose value contains the separator reads back
+    ///   wrong in Bigtable's SQL; rowkey's own decoding is not affected.
+    /// - an ordered-code key (`#[rowkey(ordered_code)]`): integers as
+    ///   `Int64` (`orderedCodeBytes`), strings as `String` (`utf8Bytes`),
+    ///   byte strings as `Bytes` (`raw`), the prefix a `Bytes` field
+    ///   `"prefix"` and the salt an `Int64` field `"salt"`, with
+    ///   `OrderedCodeBytes` struct encoding. `None` when a field is
+    ///   `#[desc]`: `Type.Struct` has no descending fields, and Bigtable
+    ///   would read the inverted bytes.
+    ///
+    /// `None` for a binary key, whose parts are not delimited, and for a
+    /// key-family enum.
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -235,54 +247,107 @@ impl Layout {
     ///     Call::LAYOUT.bigtable_row_key_schema().unwrap(),
     ///     r#"{"fields":[{"fieldName":"phone","type":{"stringType":{"encoding":{"utf8Bytes":{}}}}},{"fieldName":"ts","type":{"stringType":{"encoding":{"utf8Bytes":{}}}}}],"encoding":{"delimitedBytes":{"delimiter":"Xw=="}}}"#
     /// );
+    ///
+    /// #[derive(RowKey)]
+    /// #[rowkey(ordered_code)]
+    /// struct Visit {
+    ///     site: i64,
+    ///     page: String,
+    /// }
+    ///
+    /// assert_eq!(
+    ///     Visit::LAYOUT.bigtable_row_key_schema().unwrap(),
+    ///     r#"{"fields":[{"fieldName":"site","type":{"int64Type":{"encoding":{"orderedCodeBytes":{}}}}},{"fieldName":"page","type":{"stringType":{"encoding":{"utf8Bytes":{}}}}}],"encoding":{"orderedCodeBytes":{}}}"#
+    /// );
     /// ```
     pub fn bigtable_row_key_schema(&self) -> Option<String> {
         use base64::Engine as _;
-        let Format::Text { sep } = self.format else {
-            return None;
-        };
         if !self.members.is_empty() {
             return None;
         }
-        let mut names: Vec<&str> = Vec::new();
+        let mut fields: Vec<SchemaField<'_>> = Vec::new();
+        let encoding = match self.format {
+            Format::Binary => return None,
+            Format::Text { sep } => {
+                let names = self.prefix_and_salt_names();
+                fields.extend(names.into_iter().map(|field_name| SchemaField {
+                    field_name,
+                    ty: FieldType::StringType {
+                        encoding: Enc::Utf8Bytes {},
+                    },
+                }));
+                fields.extend(self.fields.iter().map(|f| SchemaField {
+                    field_name: f.name,
+                    ty: FieldType::StringType {
+                        encoding: Enc::Utf8Bytes {},
+                    },
+                }));
+                StructEncoding::DelimitedBytes {
+                    // Protobuf JSON's `bytes`: standard base64, padded.
+                    delimiter: base64::engine::general_purpose::STANDARD.encode(sep.as_bytes()),
+                }
+            }
+            Format::OrderedCode => {
+                if self.fields.iter().any(|f| f.is_desc()) {
+                    return None;
+                }
+                if !self.prefix.is_empty() {
+                    fields.push(SchemaField {
+                        field_name: "prefix",
+                        ty: FieldType::BytesType {
+                            encoding: Enc::Raw {},
+                        },
+                    });
+                }
+                if self.salt.is_some() {
+                    fields.push(SchemaField {
+                        field_name: "salt",
+                        ty: FieldType::Int64Type {
+                            encoding: Enc::OrderedCodeBytes {},
+                        },
+                    });
+                }
+                fields.extend(self.fields.iter().map(|f| SchemaField {
+                    field_name: f.name,
+                    ty: match f.kind {
+                        "str" => FieldType::StringType {
+                            encoding: Enc::Utf8Bytes {},
+                        },
+                        "bytes" => FieldType::BytesType {
+                            encoding: Enc::Raw {},
+                        },
+                        _ => FieldType::Int64Type {
+                            encoding: Enc::OrderedCodeBytes {},
+                        },
+                    },
+                }));
+                StructEncoding::OrderedCodeBytes {}
+            }
+        };
+        let schema = Schema { fields, encoding };
+        Some(serde_json::to_string(&schema).unwrap_or_default())
+    }
+
+    /// `"prefix"` and `"salt"`, where the key has them: a text key's
+    /// leading schema fields.
+    fn prefix_and_salt_names(&self) -> Vec<&'static str> {
+        let mut names = Vec::new();
         if !self.prefix.is_empty() {
             names.push("prefix");
         }
         if self.salt.is_some() {
             names.push("salt");
         }
-        names.extend(self.fields.iter().map(|f| f.name));
-        let schema = Schema {
-            fields: names
-                .into_iter()
-                .map(|field_name| SchemaField {
-                    field_name,
-                    ty: StringType {
-                        string_type: Utf8 {
-                            encoding: Utf8Bytes {
-                                utf8_bytes: Empty {},
-                            },
-                        },
-                    },
-                })
-                .collect(),
-            encoding: Delimited {
-                delimited_bytes: Delimiter {
-                    // Protobuf JSON's `bytes`: standard base64, padded.
-                    delimiter: base64::engine::general_purpose::STANDARD.encode(sep.as_bytes()),
-                },
-            },
-        };
-        Some(serde_json::to_string(&schema).unwrap_or_default())
+        names
     }
 }
 
-/// Bigtable's `Type.Struct` of string fields with `DelimitedBytes`, in
-/// protobuf's JSON (field order as the admin API writes it).
+/// Bigtable's `Type.Struct`, in protobuf's JSON (field order as the admin
+/// API writes it).
 #[derive(Serialize)]
 struct Schema<'a> {
     fields: Vec<SchemaField<'a>>,
-    encoding: Delimited,
+    encoding: StructEncoding,
 }
 
 #[derive(Serialize)]
@@ -290,36 +355,31 @@ struct Schema<'a> {
 struct SchemaField<'a> {
     field_name: &'a str,
     #[serde(rename = "type")]
-    ty: StringType,
+    ty: FieldType,
 }
 
+/// A field's `Type`: its kind, with the kind's encoding.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct StringType {
-    string_type: Utf8,
+enum FieldType {
+    StringType { encoding: Enc },
+    Int64Type { encoding: Enc },
+    BytesType { encoding: Enc },
 }
 
-#[derive(Serialize)]
-struct Utf8 {
-    encoding: Utf8Bytes,
-}
-
+/// A field type's encoding (each an empty message).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Utf8Bytes {
-    utf8_bytes: Empty,
+enum Enc {
+    Utf8Bytes {},
+    OrderedCodeBytes {},
+    Raw {},
 }
 
-#[derive(Serialize)]
-struct Empty {}
-
+/// `Type.Struct.Encoding`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Delimited {
-    delimited_bytes: Delimiter,
-}
-
-#[derive(Serialize)]
-struct Delimiter {
-    delimiter: String,
+enum StructEncoding {
+    DelimitedBytes { delimiter: String },
+    OrderedCodeBytes {},
 }

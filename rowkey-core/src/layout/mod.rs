@@ -89,6 +89,11 @@ pub enum Format {
         /// The separator.
         sep: &'static str,
     },
+    /// Bigtable's struct `OrderedCodeBytes` encoding
+    /// (`#[rowkey(ordered_code)]`): `Int64` and string fields, escaped and
+    /// joined by `00 01`, trailing empty ascending strings not written;
+    /// the prefix and the salt are struct fields too.
+    OrderedCode,
 }
 
 /// The salt of a key (`#[salt(...)]`).
@@ -185,6 +190,14 @@ pub enum Encoding {
     /// Text keys: a UUID, ULID or IP address as its fixed-width text
     /// ([`TextForm`](crate::TextForm)).
     TextForm,
+    /// An `OrderedCodeBytes` struct field (`#[rowkey(ordered_code)]`): an
+    /// `Int64`'s variable-length encoding or a string's bytes, escaped,
+    /// `00 00` when empty, followed by `00 01` unless it is the last field
+    /// a key writes and ascending.
+    OrderedCode {
+        /// `#[desc]`: the field and its terminator inverted.
+        desc: bool,
+    },
 }
 
 impl Layout {
@@ -517,7 +530,8 @@ impl FieldLayout {
             Encoding::BigEndian { desc }
             | Encoding::Padded { desc, .. }
             | Encoding::Escaped { desc }
-            | Encoding::Digits { desc, .. } => desc,
+            | Encoding::Digits { desc, .. }
+            | Encoding::OrderedCode { desc } => desc,
             Encoding::DescTs | Encoding::DescTsDigits { .. } => true,
             Encoding::Raw | Encoding::Delimited | Encoding::TextForm => false,
         }

@@ -18,9 +18,9 @@ impl FieldLayout {
             write!(f, " ts({unit})")?;
         }
         match self.encoding {
-            Encoding::BigEndian { desc: true } | Encoding::Escaped { desc: true } => {
-                f.write_str(" desc")?
-            }
+            Encoding::BigEndian { desc: true }
+            | Encoding::Escaped { desc: true }
+            | Encoding::OrderedCode { desc: true } => f.write_str(" desc")?,
             Encoding::DescTs => f.write_str(" desc_ts")?,
             Encoding::Padded { len, pad, desc } => {
                 if desc {
@@ -50,7 +50,8 @@ impl FieldLayout {
             | Encoding::Escaped { desc: false }
             | Encoding::Raw
             | Encoding::Delimited
-            | Encoding::TextForm => {}
+            | Encoding::TextForm
+            | Encoding::OrderedCode { desc: false } => {}
         }
         if self.reverse {
             f.write_str(" reverse")?;
@@ -76,6 +77,8 @@ impl FieldLayout {
             Encoding::DescTsDigits { .. } => "max - ts, decimal digits",
             Encoding::Delimited => "up to the separator",
             Encoding::TextForm => "text form",
+            Encoding::OrderedCode { desc: false } => "OrderedCodeBytes, 00 01 joined",
+            Encoding::OrderedCode { desc: true } => "OrderedCodeBytes, terminated, inverted",
         }
     }
 }
@@ -127,8 +130,10 @@ impl fmt::Display for Layout {
             }
             return Ok(());
         }
-        if let Format::Text { sep } = self.format {
-            write!(f, "text({sep:?}) ")?;
+        match self.format {
+            Format::Text { sep } => write!(f, "text({sep:?}) ")?,
+            Format::OrderedCode => f.write_str("ordered_code ")?,
+            Format::Binary => {}
         }
         if !self.prefix.is_empty() {
             f.write_str("[prefix \"")?;
@@ -183,6 +188,7 @@ impl fmt::Display for Table<'_> {
         let format = match l.format {
             Format::Binary => "binary key (format v1)",
             Format::Text { .. } => "text key",
+            Format::OrderedCode => "Bigtable OrderedCodeBytes struct key",
         };
         match l.fixed_len() {
             Some(n) => writeln!(f, "{}: {format}, {n} bytes", l.name)?,

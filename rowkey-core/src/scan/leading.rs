@@ -18,6 +18,10 @@ pub struct Leading {
     buckets: Buckets,
     head: Head,
     family: &'static [u8],
+    /// An ordered-code key's lowest key with this prefix ends here (see
+    /// `FieldCodec::lowest_len`); `None` for every other format, whose
+    /// lowest key is the prefix itself.
+    floor: Option<usize>,
 }
 
 impl Leading {
@@ -30,6 +34,7 @@ impl Leading {
             buckets,
             head: Head::Byte,
             family: &[],
+            floor: None,
         }
     }
 
@@ -77,10 +82,30 @@ impl Leading {
         value: &T,
         field: &'static str,
     ) -> Result<Leading, EncodeError> {
+        let start = self.buf.len();
         let n = C::encoded_len(value);
         let dst = self.buf.grow(n);
-        C::encode(value, dst, 0, field)?;
+        let written = C::encode(value, dst, 0, field)?;
+        if C::ORDERED_CODE {
+            self.floor = Some(self.floor_after::<C, T>(start, value, written));
+        }
         Ok(self)
+    }
+
+    /// Where the lowest key ends once `value`, `written` bytes at `at`,
+    /// follows the fields so far (an ordered-code key's; see
+    /// `FieldCodec::lowest_len`).
+    #[inline]
+    fn floor_after<C: FieldCodec<T>, T: ?Sized>(
+        &self,
+        at: usize,
+        value: &T,
+        written: usize,
+    ) -> usize {
+        match C::lowest_len(value, written) {
+            Some(keep) => at + keep,
+            None => self.floor.unwrap_or(0),
+        }
     }
 
     /// The fields so far fix the salt: every row is in `bucket`.
@@ -101,7 +126,11 @@ impl Leading {
     #[inline]
     pub fn scan_eq(self) -> Scan {
         let stop = prefix_stop_buf(self.as_bytes());
-        Scan::build((self.buckets, self.head, self.family), self.buf, stop)
+        let mut start = self.buf;
+        if let Some(floor) = self.floor {
+            start.truncate(floor);
+        }
+        Scan::build((self.buckets, self.head, self.family), start, stop)
     }
 
     /// The one row whose key is this prefix: a whole key whose last field
@@ -130,31 +159,47 @@ impl Leading {
         field: &'static str,
     ) -> Result<Scan, EncodeError> {
         let (prefix, frame) = (&self, (self.buckets, self.head, self.family));
-        let encode = |v: &T, up: bool| -> Result<(KeyBuf, Rounded), EncodeError> {
+        // Each bound's key, where it is in the range, and (an ordered-code
+        // key) where the lowest key with that value ends.
+        let encode = |v: &T, up: bool| -> Result<(KeyBuf, Rounded, usize), EncodeError> {
             let mut p = KeyBuf::from_slice(prefix.as_bytes());
             let n = C::encoded_len(v);
+            let at = prefix.buf.len();
             let (end, rounded) = C::encode_bound(v, up, p.grow(n), 0, field)?;
-            p.truncate(prefix.buf.len() + end);
-            Ok((p, rounded))
+            p.truncate(at + end);
+            let floor = if C::ORDERED_CODE {
+                prefix.floor_after::<C, T>(at, v, end)
+            } else {
+                at + end
+            };
+            Ok((p, rounded, floor))
+        };
+        // The first key of a value's rows: in an ordered-code key, the
+        // value's key cut to where the lowest key with it ends.
+        let lowest = |(mut k, floor): (KeyBuf, usize)| -> KeyBuf {
+            if C::ORDERED_CODE {
+                k.truncate(floor);
+            }
+            k
         };
         // Each end as an encoded value and whether that value is in the
         // range (the rounding decides where a bound was not exact).
         let start = match range.start_bound() {
             Bound::Unbounded => None,
             Bound::Included(v) => {
-                encode(v, true).map(|(k, r)| Some((k, r != Rounded::Below, r)))?
+                encode(v, true).map(|(k, r, f)| Some((k, r != Rounded::Below, r, f)))?
             }
             Bound::Excluded(v) => {
-                encode(v, true).map(|(k, r)| Some((k, r == Rounded::Above, r)))?
+                encode(v, true).map(|(k, r, f)| Some((k, r == Rounded::Above, r, f)))?
             }
         };
         let end = match range.end_bound() {
             Bound::Unbounded => None,
             Bound::Included(v) => {
-                encode(v, false).map(|(k, r)| Some((k, r != Rounded::Above, r)))?
+                encode(v, false).map(|(k, r, f)| Some((k, r != Rounded::Above, r, f)))?
             }
             Bound::Excluded(v) => {
-                encode(v, false).map(|(k, r)| Some((k, r == Rounded::Below, r)))?
+                encode(v, false).map(|(k, r, f)| Some((k, r == Rounded::Below, r, f)))?
             }
         };
         let (low, high) = if C::DESC { (end, start) } else { (start, end) };
@@ -163,7 +208,7 @@ impl Leading {
         // ends compared as their encodings, which sort like the values.
         // Where a bound was rounded, the ends may cross within one unit,
         // an empty range rather than an inverted one.
-        if let (Some((a, _, Rounded::Exact)), Some((b, _, Rounded::Exact))) = (&low, &high) {
+        if let (Some((a, _, Rounded::Exact, _)), Some((b, _, Rounded::Exact, _))) = (&low, &high) {
             if a.as_slice() > b.as_slice() {
                 let n = prefix.buf.len();
                 inverted_range(field, C::DESC, &a.as_slice()[n..], &b.as_slice()[n..]);
@@ -180,17 +225,17 @@ impl Leading {
             }
         };
         let start = match low {
-            None => self.buf.clone(),
-            Some((k, true, _)) => k,
-            Some((k, false, _)) => match after(k) {
+            None => lowest((self.buf.clone(), self.floor.unwrap_or(self.buf.len()))),
+            Some((k, true, _, floor)) => lowest((k, floor)),
+            Some((k, false, _, _)) => match after(k) {
                 Some(s) => s,
                 None => return Ok(Scan::none()),
             },
         };
         let stop = match high {
             None => prefix_stop_buf(prefix.as_bytes()),
-            Some((k, true, _)) => after(k),
-            Some((k, false, _)) => Some(k),
+            Some((k, true, _, _)) => after(k),
+            Some((k, false, _, floor)) => Some(lowest((k, floor))),
         };
         Ok(Scan::build(frame, start, stop))
     }

@@ -10,6 +10,7 @@ only to regenerate; the test reads the committed v1.txt.
     python3 tests/golden/reference.py text > tests/golden/text.txt
     python3 tests/golden/reference.py added > tests/golden/added.txt
     python3 tests/golden/reference.py ecosystem > tests/golden/ecosystem.txt
+    python3 tests/golden/reference.py ordered_code > tests/golden/ordered_code.txt
 """
 import struct
 import sys
@@ -294,7 +295,90 @@ e("eco_text_ipv6", ipaddress.IPv6Address("2001:db8::1").exploded)
 e("eco_text_ipaddr", "4" + ipaddress.IPv6Address("::ffff:10.0.0.1").exploded + "_" + "6" + ipaddress.IPv6Address("::1").exploded)
 e("eco_text_ts", dec(ms, 19, True) + "_" + text_desc_ts(ms, LONG_MAX) + "_" + dec(ticks("1969-07-20T20:17:40Z", "secs"), 19, True))
 
-rows = {"text": T, "added": A, "ecosystem": E}.get(sys.argv[1] if sys.argv[1:] else "", V)
+# ---------- Bigtable OrderedCodeBytes (FORMAT.md, "Bigtable OrderedCodeBytes") ----------
+
+O = []
+def o(name, b):
+    O.append((name, b))
+
+def oc_int64(v):
+    """Int64: n one bits, a zero bit, then the magnitude in the 7n - 1 bits
+    left of n bytes; a negative value is written as ~v is, inverted."""
+    neg = v < 0
+    m = ~v if neg else v
+    assert 0 <= m < 1 << 63
+    n = 1
+    while m >= 1 << (7 * n - 1):
+        n += 1
+    x = (((1 << n) - 1) << (7 * n)) | m
+    b = x.to_bytes(n, "big")
+    return invert(b) if neg else b
+
+def oc_field(content, desc, term):
+    b = b"\x00\x00" if content == b"" else content.replace(b"\x00", b"\x00\xff")
+    if term or desc:
+        b += b"\x00\x01"
+    return invert(b) if desc else b
+
+def oc_struct(fields):
+    """fields: (content, is_string, desc). Trailing empty ascending strings
+    are not written, nor the terminator before them; no field at all is
+    00 00."""
+    kept = len(fields)
+    while kept and fields[kept - 1][1] and not fields[kept - 1][2] and fields[kept - 1][0] == b"":
+        kept -= 1
+    if kept == 0:
+        return b"\x00\x00"
+    return b"".join(oc_field(c, d, i < kept - 1) for i, (c, _, d) in enumerate(fields[:kept]))
+
+def I(v, desc=False):
+    return (oc_int64(v), False, desc)
+
+def S(v, desc=False):
+    return (v.encode() if isinstance(v, str) else v, True, desc)
+
+def oc_salt(bucket):
+    # The bucket is a struct field: a one-byte Int64.
+    return (oc_int64(bucket), False, False)
+
+# Int64 at the length boundaries (FORMAT.md's examples).
+assert oc_int64(0) == b"\x80" and oc_int64(63) == b"\xbf" and oc_int64(64) == b"\xc0\x40"
+assert oc_int64(-1) == b"\x7f" and oc_int64(-65) == b"\x3f\xbf"
+assert oc_int64(2**63 - 1) == bytes.fromhex("FFC07FFFFFFFFFFFFFFF")
+assert oc_int64(-2**63) == bytes.fromhex("003F8000000000000000")
+# Google's documented structs.
+assert oc_struct([S("A"), S(""), S("C")]) == bytes.fromhex("41000100000001 43".replace(" ", ""))
+assert oc_struct([S(""), S("A", desc=True)]) == bytes.fromhex("00000001BEFFFE")
+
+# Event { user: i64, #[desc] ts: i64, kind: String }
+o("oc_event", oc_struct([I(42), I(1_700_000_000_000, desc=True), S("click")]))
+o("oc_event_no_kind", oc_struct([I(42), I(1_700_000_000_000, desc=True), S("")]))
+o("oc_event_negative", oc_struct([I(-65), I(-1, desc=True), S("view")]))
+o("oc_event_extremes", oc_struct([I(-2**63), I(2**63 - 1, desc=True), S("\x00")]))
+# Google's documented STRUCT("A", "", "C"), STRUCT("A", ""), STRUCT("", "")
+# as Abc { a: String, b: String, c: String } and Pair { a: String, b: String }.
+o("oc_google_a_empty_c", oc_struct([S("A"), S(""), S("C")]))
+o("oc_google_a", oc_struct([S("A"), S(""), S("")]))
+o("oc_google_empty", oc_struct([S(""), S("")]))
+# Escapes: a zero in a string, in bytes and in an Int64 (256 is C1 00).
+# Escaped { n: i64, s: String, #[desc] b: Vec<u8>, t: Vec<u8> }
+o("oc_escaped", oc_struct([I(256), S("a\x00b"), S(b"\x00\xff", desc=True), S(b"\x00")]))
+o("oc_escaped_dropped", oc_struct([I(0), S(""), S(b"", desc=True), S(b"")]))
+# Narrow { a: u8, b: i16, c: u32, #[desc] d: i8 }
+o("oc_narrow", oc_struct([I(255), I(-32768), I(4294967295), I(-128, desc=True)]))
+# Tagged: prefix = b"t\0", salt(buckets = 8, by(user)) xxh3 over the
+# user's Int64 encoding; { user: i64, name: String }.
+user = 42
+bucket = xxhash.xxh3_64_intdigest(oc_int64(user)) % 8
+o("oc_tagged", oc_struct([S(b"t\x00"), oc_salt(bucket), I(user), S("ann")]))
+o("oc_tagged_no_name", oc_struct([S(b"t\x00"), oc_salt(bucket), I(user), S("")]))
+# Java: salt(buckets = 64, by(site, page), hash = "java") over the site's
+# Int64 encoding then the page's bytes; { site: i32, page: String, n: i64 }.
+site, page = -7, "/home"
+jb = java_salt(oc_int64(site) + page.encode(), 64)[0]
+o("oc_java", oc_struct([oc_salt(jb), I(site), S(page), I(3)]))
+
+rows = {"text": T, "added": A, "ecosystem": E, "ordered_code": O}.get(sys.argv[1] if sys.argv[1:] else "", V)
 for name, b in rows:
     if rows is T or name.startswith("eco_text"):
         print(f"# {b.decode()}")

@@ -17,7 +17,12 @@
 //! package differ, and the golden vectors are in FORMAT.md, "Bigtable
 //! OrderedCodeBytes".
 //!
-//! ```
+//! [`OcInt`] and [`OcStr`] are the same encoding as field codecs, which
+//! `#[rowkey(ordered_code)]` key types use (no `alloc` needed); the
+//! functions over [`Value`]s need `alloc`.
+//!
+#![cfg_attr(feature = "alloc", doc = "```")]
+#![cfg_attr(not(feature = "alloc"), doc = "```ignore")]
 //! use rowkey_core::ordered_code::{decode_struct, encode_struct, Order, Type, Value};
 //!
 //! // Bigtable's documented example: STRUCT("A", "", "C").
@@ -34,10 +39,19 @@
 //! assert_eq!(values, fields.map(|(v, _)| v));
 //! ```
 
-use alloc::string::String;
-use alloc::vec::Vec;
+#[cfg(feature = "alloc")]
+use alloc::{string::String, vec::Vec};
 
+#[cfg(feature = "alloc")]
 use crate::format::error::DecodeError;
+
+mod codec;
+
+#[doc(hidden)]
+pub use codec::{oc_canonical, oc_empty, OcPart};
+#[cfg(feature = "alloc")]
+pub(crate) use codec::{stored_content, NOT_CANONICAL};
+pub use codec::{End, Int64Field, Last, OcInt, OcStr, Term};
 
 /// The longest `Int64` encoding: 10 bytes (for magnitudes of 2^62 and up).
 pub const MAX_INT64_LEN: usize = 10;
@@ -130,6 +144,7 @@ pub fn decode_int64(input: &[u8]) -> Option<(i64, usize)> {
     Some((if negative { !v } else { v }, n))
 }
 
+#[cfg(feature = "alloc")]
 /// A field's order in a struct key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Order {
@@ -139,6 +154,7 @@ pub enum Order {
     Desc,
 }
 
+#[cfg(feature = "alloc")]
 /// A struct field's type: the Bigtable types that `OrderedCodeBytes` keys
 /// hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -151,6 +167,7 @@ pub enum Type {
     Bytes,
 }
 
+#[cfg(feature = "alloc")]
 /// A struct field's value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -162,6 +179,7 @@ pub enum Value {
     Bytes(Vec<u8>),
 }
 
+#[cfg(feature = "alloc")]
 impl Value {
     /// The field's own encoding, before the struct escapes it.
     fn field_bytes<'a>(&'a self, buf: &'a mut [u8; MAX_INT64_LEN]) -> &'a [u8] {
@@ -176,6 +194,7 @@ impl Value {
     }
 }
 
+#[cfg(feature = "alloc")]
 /// Encodes a struct key from its fields' values and orders (see the
 /// [module documentation](self)). Every value has an encoding: this does
 /// not fail.
@@ -226,6 +245,7 @@ pub fn encode_struct(fields: &[(Value, Order)]) -> Vec<u8> {
     out
 }
 
+#[cfg(feature = "alloc")]
 /// Decodes a struct key of the fields `schema` names, types and orders
 /// (see the [module documentation](self)): one value per field, in order.
 ///
@@ -312,6 +332,7 @@ pub fn decode_struct(
     Ok(fields.into_iter().map(|(v, _)| v).collect())
 }
 
+#[cfg(feature = "alloc")]
 /// Reads one field from the start of `input`: its unescaped bytes and the
 /// bytes read, the separator after it included. A field ends at `00 01`
 /// (inverted for a descending field), or at the end of the key when it is
