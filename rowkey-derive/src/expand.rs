@@ -141,12 +141,13 @@ pub(crate) fn codec_alias(i: usize) -> Ident {
 }
 
 /// The codec that reads field `i` and gives its width: `__K<i>`, or in an
-/// ordered-code key, for a field that may be the last one a key writes,
-/// its codec for that case, `__L<i>` (which also reads a field ended by
-/// the key's end).
+/// ordered-code key, for an ascending field that may be the last one a key
+/// writes, its codec for that case, `__L<i>` (which also reads a field
+/// ended by the key's end).
 pub(crate) fn layout_alias(l: &Model<'_>, i: usize) -> Ident {
     match l.oc_may_end_from() {
-        Some(from) if i >= from => format_ident!("__L{}", i),
+        // A descending field is terminated even when it is last.
+        Some(from) if i >= from && !l.fields[i].desc => format_ident!("__L{}", i),
         _ => codec_alias(i),
     }
 }

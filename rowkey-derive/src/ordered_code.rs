@@ -52,7 +52,8 @@ fn kept(l: &Model<'_>) -> TokenStream {
 
 /// `call` through field `i`'s codec as the key `self` has it: `__K<i>`
 /// when a field after it is written, `__L<i>` when it is the last, and
-/// `skipped` when it is not written.
+/// `skipped` when it is not written (`__kept`, the number of fields the key
+/// writes, decides).
 fn per_field(
     l: &Model<'_>,
     i: usize,
@@ -72,6 +73,8 @@ fn per_field(
     } else if i < l.oc_tail {
         // The field before the trailing strings: the last when none is kept.
         quote!(if __kept == #here { #through_last } else { #through_k })
+    } else if i + 1 == l.fields.len() {
+        quote!(if __kept == #here { #through_last } else { #skipped })
     } else {
         quote! {
             if __kept > #here { #through_k } else if __kept == #here { #through_last } else { #skipped }
