@@ -238,8 +238,9 @@ pub fn create_table_request(
 }
 
 /// [`create_table`] for keys of type `K`: pre-split at `K::split_points()`
-/// (one tablet per salt bucket) and, for a text key, with `K`'s row-key
-/// schema ([`row_key_schema`]) as the table's `row_key_schema`, so that
+/// (one tablet per salt bucket) and, for a text key or an ordered-code key
+/// (`#[rowkey(ordered_code)]`), with `K`'s row-key schema
+/// ([`row_key_schema`]) as the table's `row_key_schema`, so that
 /// Bigtable's SQL reads the key's fields as columns.
 ///
 /// The request is [`create_table_request_for`]. The emulator accepts the
@@ -295,8 +296,11 @@ pub fn create_table_request_for<K: RowKey>(
 
 /// A key layout's row-key schema as the admin API's `Type.Struct`: for a
 /// text key, every part (prefix, salt, fields) a UTF-8 string field joined
-/// by the separator with `DelimitedBytes`; `None` for a binary key and a
-/// key family, which Bigtable's struct encodings cannot describe.
+/// by the separator with `DelimitedBytes`; for an ordered-code key
+/// (`#[rowkey(ordered_code)]`), `Int64`, `String` and `Bytes` fields (the
+/// prefix a `Bytes` field, the salt an `Int64`) with `OrderedCodeBytes`.
+/// `None` for a binary key, a key family and an ordered-code key with a
+/// `#[desc]` field, which Bigtable's struct encodings cannot describe.
 ///
 /// It is [`Layout::bigtable_row_key_schema`](rowkey_core::Layout::bigtable_row_key_schema)
 /// (the JSON for `gcloud`) read into the admin API's type, so the two
@@ -307,49 +311,67 @@ pub fn create_table_request_for<K: RowKey>(
 /// Only if rowkey-core's JSON is not the schema it documents (a bug in
 /// rowkey, never the layout's or the user's data).
 pub fn row_key_schema(layout: &rowkey_core::Layout) -> Option<admin::r#type::Struct> {
-    use admin::r#type::{self as ty, r#struct, string};
+    use admin::r#type::{self as ty, bytes, int64, r#struct, string};
     use base64::Engine as _;
     const JSON: &str = "rowkey-core's row-key schema JSON";
     let json: serde_json::Value =
         serde_json::from_str(&layout.bigtable_row_key_schema()?).expect(JSON);
-    let utf8 = || admin::Type {
-        kind: Some(ty::Kind::StringType(ty::String {
-            encoding: Some(string::Encoding {
-                encoding: Some(string::encoding::Encoding::Utf8Bytes(
-                    string::encoding::Utf8Bytes {},
-                )),
-            }),
-        })),
+    let kind = |t: &serde_json::Value| -> ty::Kind {
+        if t == &serde_json::json!({"stringType": {"encoding": {"utf8Bytes": {}}}}) {
+            ty::Kind::StringType(ty::String {
+                encoding: Some(string::Encoding {
+                    encoding: Some(string::encoding::Encoding::Utf8Bytes(
+                        string::encoding::Utf8Bytes {},
+                    )),
+                }),
+            })
+        } else if t == &serde_json::json!({"int64Type": {"encoding": {"orderedCodeBytes": {}}}}) {
+            ty::Kind::Int64Type(ty::Int64 {
+                encoding: Some(int64::Encoding {
+                    encoding: Some(int64::encoding::Encoding::OrderedCodeBytes(
+                        int64::encoding::OrderedCodeBytes {},
+                    )),
+                }),
+            })
+        } else if t == &serde_json::json!({"bytesType": {"encoding": {"raw": {}}}}) {
+            ty::Kind::BytesType(ty::Bytes {
+                encoding: Some(bytes::Encoding {
+                    encoding: Some(bytes::encoding::Encoding::Raw(bytes::encoding::Raw {})),
+                }),
+            })
+        } else {
+            panic!("{JSON}: a field type {t}")
+        }
     };
     let fields = json["fields"]
         .as_array()
         .expect(JSON)
         .iter()
-        .map(|f| {
-            assert_eq!(
-                f["type"],
-                serde_json::json!({"stringType": {"encoding": {"utf8Bytes": {}}}}),
-                "{JSON}: a string field"
-            );
-            r#struct::Field {
-                field_name: f["fieldName"].as_str().expect(JSON).to_string(),
-                r#type: Some(utf8()),
-            }
+        .map(|f| r#struct::Field {
+            field_name: f["fieldName"].as_str().expect(JSON).to_string(),
+            r#type: Some(admin::Type {
+                kind: Some(kind(&f["type"])),
+            }),
         })
         .collect();
-    let delimiter = base64::engine::general_purpose::STANDARD
-        .decode(
-            json["encoding"]["delimitedBytes"]["delimiter"]
-                .as_str()
-                .expect(JSON),
-        )
-        .expect(JSON);
+    let encoding = if json["encoding"]["orderedCodeBytes"].is_object() {
+        r#struct::encoding::Encoding::OrderedCodeBytes(r#struct::encoding::OrderedCodeBytes {})
+    } else {
+        let delimiter = base64::engine::general_purpose::STANDARD
+            .decode(
+                json["encoding"]["delimitedBytes"]["delimiter"]
+                    .as_str()
+                    .expect(JSON),
+            )
+            .expect(JSON);
+        r#struct::encoding::Encoding::DelimitedBytes(r#struct::encoding::DelimitedBytes {
+            delimiter,
+        })
+    };
     Some(ty::Struct {
         fields,
         encoding: Some(r#struct::Encoding {
-            encoding: Some(r#struct::encoding::Encoding::DelimitedBytes(
-                r#struct::encoding::DelimitedBytes { delimiter },
-            )),
+            encoding: Some(encoding),
         }),
     })
 }
