@@ -51,13 +51,17 @@ fn layout_of(json: JsonLayout<'_>) -> Result<(String, DynLayout), LayoutError> {
 }
 
 fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
-    let text_sep = match &*j.format {
-        "binary" => None,
-        "text" => Some((0, j.separator.as_deref().unwrap_or("").to_owned())),
+    let (text_sep, ordered_code) = match &*j.format {
+        "binary" => (None, None),
+        "text" => (
+            Some((0, j.separator.as_deref().unwrap_or("").to_owned())),
+            None,
+        ),
+        "ordered_code" => (None, Some(0)),
         f => {
             return Err(LayoutError::field(
                 "format",
-                format!("`{f}` is no format (binary, text)"),
+                format!("`{f}` is no format (binary, text, ordered_code)"),
             ))
         }
     };
@@ -121,7 +125,7 @@ fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
             }),
         };
         match &*f.encoding {
-            "big_endian" | "escaped" => spec.desc = f.desc,
+            "big_endian" | "escaped" | "ordered_code" => spec.desc = f.desc,
             "raw" => {}
             "desc_ts" => spec.desc_ts = true,
             "padded" => {
@@ -155,6 +159,7 @@ fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
     Ok(Spec {
         name: Some(j.name.into_owned()),
         text_sep,
+        ordered_code,
         prefix,
         salt,
         fields,

@@ -65,6 +65,7 @@
 #[cfg(feature = "json")]
 mod json;
 mod ops;
+mod ordered_code;
 mod parse;
 mod value;
 
@@ -96,6 +97,8 @@ pub struct DynLayout {
     members: Vec<DynLayout>,
     /// The salt's `by` fields, by index in key order.
     by: Vec<usize>,
+    /// An ordered-code layout's field codecs and rules.
+    oc: Option<ordered_code::OcRt>,
 }
 
 impl core::fmt::Debug for DynLayout {
@@ -340,6 +343,9 @@ impl DynLayout {
                 got: values.len(),
             });
         }
+        if self.oc.is_some() {
+            return self.oc_encode(values);
+        }
         let mut out = self.layout.prefix().to_vec();
         let head_at = out.len();
         if let Some(s) = self.layout.salt() {
@@ -436,6 +442,9 @@ impl DynLayout {
         if let Some(s) = self.layout.salt() {
             s.head().read(&key[pos..], s.buckets())?;
             pos += s.len();
+        }
+        if self.oc.is_some() {
+            return self.oc_decode(key, pos);
         }
         let mut values = Vec::with_capacity(self.ops.len());
         for (f, ops) in self.layout.fields().iter().zip(&self.ops) {
@@ -558,6 +567,10 @@ impl DynLayout {
             "DynLayout::scan: {} leading values and a range for {n} fields",
             leading.len()
         );
+        if self.oc.is_some() {
+            self.not_family()?;
+            return self.oc_scan(leading, next);
+        }
         let mut f = self.filter();
         for (i, v) in leading.iter().enumerate() {
             f.preds.push((i, Pred::Values(alloc::vec![v.clone()])));
@@ -627,6 +640,11 @@ impl DynFilter<'_> {
     fn build_parts(self, leading: Option<&[Value]>) -> Result<KeyFilter, EncodeError> {
         let l = self.layout;
         l.not_family()?;
+        if l.oc.is_some() {
+            return Err(EncodeError::NoFilter {
+                layout: l.layout.name(),
+            });
+        }
         let mut parts = FilterParts::new(l.layout);
         for (i, pred) in &self.preds {
             parts = (l.ops[*i].constrain)(parts, *i, pred.clone(), &l.layout.fields()[*i]);
@@ -675,11 +693,24 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
             Some(leak(sep))
         }
     };
+    if let (Some(at), Some(_)) = (spec.ordered_code, &spec.text_sep) {
+        return Err(LayoutError::new(
+            at,
+            "format",
+            "`ordered_code` and `text(...)` are two key formats: keep one",
+        ));
+    }
     let n = spec.fields.len();
     let mut fields = Vec::with_capacity(n);
     let mut ops = Vec::with_capacity(n);
     let mut scalars = Vec::with_capacity(n);
-    for (i, f) in spec.fields.iter().enumerate() {
+    let mut oc = None;
+    if spec.ordered_code.is_some() {
+        let (f, o, s, rt) = ordered_code::fields(&spec)?;
+        ordered_code::check_head(&spec, &rt)?;
+        (fields, ops, scalars, oc) = (f, o, s, Some(rt));
+    }
+    for (i, f) in spec.fields.iter().enumerate().filter(|_| oc.is_none()) {
         let last = i + 1 == n;
         let (layout, o, s) = match sep {
             Some(sep) => text_field(f, last, sep.as_bytes())?,
@@ -759,6 +790,7 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
             // A text key's bucket is the digits of buckets - 1, then the
             // separator.
             let head = match sep {
+                None if oc.is_some() => Head::OrderedCode,
                 None => Head::Byte,
                 Some(sep) => Head::Text {
                     digits: decimal_digits(u64::from(s.buckets.max(1) - 1)) as u8,
@@ -782,6 +814,7 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
     let fields: &'static [FieldLayout] = Box::leak(fields.into_boxed_slice());
     let name = spec.name.as_deref().map_or("DynLayout", leak);
     let format = match sep {
+        None if oc.is_some() => Format::OrderedCode,
         None => Format::Binary,
         Some(sep) => Format::Text { sep },
     };
@@ -816,6 +849,7 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
         scalars,
         members: Vec::new(),
         by,
+        oc,
     })
 }
 
@@ -1321,6 +1355,7 @@ pub(crate) fn family(members: Vec<DynLayout>) -> Result<DynLayout, LayoutError> 
         scalars: Vec::new(),
         members,
         by: Vec::new(),
+        oc: None,
     })
 }
 

@@ -122,6 +122,8 @@ pub(crate) enum Width {
 pub(crate) struct Spec {
     pub name: Option<String>,
     pub text_sep: Option<(usize, String)>,
+    /// `ordered_code [...]`: where the word is.
+    pub ordered_code: Option<usize>,
     pub prefix: Option<(usize, Vec<u8>, Option<usize>)>,
     pub salt: Option<SaltSpec>,
     pub fields: Vec<FieldSpec>,
@@ -132,6 +134,7 @@ pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
     let mut spec = Spec {
         name: None,
         text_sep: None,
+        ordered_code: None,
         prefix: None,
         salt: None,
         fields: Vec::new(),
@@ -159,6 +162,12 @@ pub(crate) fn parse(text: &str) -> Result<Spec, LayoutError> {
         })?;
         spec.text_sep = Some((pos, sep));
         pos = skip_ws(text, close + 1);
+    }
+    if let Some(rest) = text[pos..].strip_prefix("ordered_code") {
+        if rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '[') {
+            spec.ordered_code = Some(pos);
+            pos = skip_ws(text, pos + "ordered_code".len());
+        }
     }
     while text[pos..].starts_with('[') {
         let end = find_close(text, pos + 1, '[', ']')

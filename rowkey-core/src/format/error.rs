@@ -133,6 +133,14 @@ pub enum EncodeError {
         /// The values given.
         got: usize,
     },
+    /// A skip-scan filter was asked of a layout that has none: an
+    /// ordered-code key (Bigtable's `OrderedCodeBytes`), whose fields have
+    /// two encodings each (with and without the terminator of the last
+    /// field a key writes), which a filter's byte sets cannot say.
+    NoFilter {
+        /// The layout's name.
+        layout: &'static str,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -145,6 +153,10 @@ impl fmt::Display for EncodeError {
             EncodeError::FamilyMember { family } => write!(
                 f,
                 "`{family}` is a key family: encode, filter and scan with one of its members (DynLayout::member)"
+            ),
+            EncodeError::NoFilter { layout } => write!(
+                f,
+                "`{layout}` is an ordered-code key: it has scans by leading fields, but no skip-scan filter"
             ),
             EncodeError::ValueCount { expected, got } => write!(
                 f,

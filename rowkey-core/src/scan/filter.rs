@@ -402,6 +402,12 @@ impl FilterParts {
         self.bucket = Some(bucket);
     }
 
+    /// The name of the layout the filter is for.
+    #[cfg(feature = "dynamic")]
+    pub(crate) fn layout_name(&self) -> &'static str {
+        self.layout.name()
+    }
+
     /// Records the first error: [`build`](Self::build) returns it.
     #[cfg(feature = "dynamic")]
     pub(crate) fn fail(mut self, e: EncodeError) -> Self {
