@@ -391,6 +391,13 @@ cases! {
         #[desc_ts] t: Option<i64> = proptest::option::of(0..i64::MAX),
         last: Option<Vec<u8>> = proptest::option::of(bytes()),
     }
+    OptionPadded {
+        #[fixed(4)] a: Option<String> = proptest::option::of("[a-c\\x00]{0,5}"),
+        #[fixed(3)] #[desc] b: Option<Vec<u8>> = proptest::option::of(bytes()),
+        #[fixed(4)] #[reverse] r: Option<String> = proptest::option::of("[a-c]{0,4}"),
+        #[fixed(4, pad = b' ')] #[desc] s: Option<String> = proptest::option::of("[a-c ]{0,5}"),
+        n: u8 = any::<u8>(),
+    }
     DescTs {
         #[desc_ts] a: i64 = any::<i64>(),
         #[desc_ts] b: u64 = any::<u64>(),
@@ -510,6 +517,50 @@ proptest! {
         assert_eq!(
             dynamic.decode(&other).unwrap()[1..],
             [Value::Option(None), Value::Option(None)]
+        );
+    }
+}
+
+/// Added `#[fixed(N)]` fields (an `Option` of a padded string), one
+/// descending.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+struct AddedPadded {
+    n: u8,
+    #[fixed(3)]
+    #[rowkey(added)]
+    tag: Option<String>,
+    #[fixed(2)]
+    #[desc]
+    #[rowkey(added)]
+    more: Option<Vec<u8>>,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn added_padded_fields_agree_with_the_derive(
+        n in any::<u8>(),
+        tag in proptest::option::of("[a-c]{0,4}"),
+        more in proptest::option::of(bytes()),
+        other in any::<u8>(),
+    ) {
+        let t = AddedPadded { n, tag, more };
+        let values = vec![n.to_value(), t.tag.to_value(), t.more.to_value()];
+        let other = AddedPadded { n: other, tag: None, more: None }.encode_to_vec().unwrap();
+        assert_eq!(other.len(), 1);
+        let first = AddedPadded::filter().n(n).build();
+        let all = AddedPadded::filter().n(n).build();
+        check(&t, &values, &other, 1, all, first);
+        let dynamic = DynLayout::parse(&AddedPadded::LAYOUT.to_string()).unwrap();
+        assert_eq!(
+            dynamic.decode(&other).unwrap()[1..],
+            [Value::Option(None), Value::Option(None)]
+        );
+        // A key that ends with a None tag is refused, as derived.
+        let none_tag = [&other[..], &[0, 0, 0, 0]].concat();
+        prop_assert_eq!(
+            dynamic.decode(&none_tag).unwrap_err().to_string(),
+            AddedPadded::decode(&none_tag).unwrap_err().to_string()
         );
     }
 }

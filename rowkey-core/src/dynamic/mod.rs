@@ -924,14 +924,11 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
     }
     let (encoding, ops) = match (scalar, f.fixed) {
         (s, Some((len, pad))) => {
-            if option {
-                return Err(err(
-                    "a run-time layout reads no `fixed(N)` inside an Option yet".into(),
-                ));
-            }
-            let ops = match s {
-                Scalar::Str => ops::padded::<String>(len, dir),
-                _ => ops::padded::<Vec<u8>>(len, dir),
+            let ops = match (s, option) {
+                (Scalar::Str, false) => ops::padded::<String>(len, dir),
+                (_, false) => ops::padded::<Vec<u8>>(len, dir),
+                (Scalar::Str, true) => ops::padded_option::<String>(len, dir),
+                (_, true) => ops::padded_option::<Vec<u8>>(len, dir),
             };
             (
                 Encoding::Padded {

@@ -1135,3 +1135,112 @@ where
     }
     ops
 }
+
+/// `Option` around a run-time codec `C` (the derive's `Opt`, and `Added`
+/// for an added field), its order and `added` from the descriptor: `00`
+/// and the inner width of zero padding for `None`, `01` and the value for
+/// `Some`, every byte inverted when descending (the inner codec inverts
+/// its own). An added field is absent at the end of an older key, and a
+/// key ending with its `None` tag is refused, as the derive refuses it.
+struct OptRt<C>(PhantomData<C>);
+
+/// The inner codec's width: the `None` padding.
+fn inner_len(f: &FieldLayout) -> usize {
+    match f.width() {
+        FieldWidth::Fixed(n) => n - 1,
+        FieldWidth::Variable { .. } => unreachable!("OptRt wraps fixed-width codecs"),
+    }
+}
+
+impl<C: RtCodec> RtCodec for OptRt<C> {
+    type T = Option<C::T>;
+    fn encode(v: &Option<C::T>, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let flip = if f.is_desc() { 0xFF } else { 0 };
+        match v {
+            Some(v) => {
+                out.push(1 ^ flip);
+                C::encode(v, f, out)
+            }
+            None => {
+                out.push(flip);
+                out.resize(out.len() + inner_len(f), flip);
+                Ok(())
+            }
+        }
+    }
+    fn encode_bound(
+        v: &Option<C::T>,
+        up: bool,
+        f: &FieldLayout,
+        out: &mut Vec<u8>,
+    ) -> Result<Rounded, EncodeError> {
+        match v {
+            Some(inner) => {
+                out.push(1 ^ if f.is_desc() { 0xFF } else { 0 });
+                C::encode_bound(inner, up, f, out)
+            }
+            None => Self::encode(v, f, out).map(|()| Rounded::Exact),
+        }
+    }
+    fn decode(
+        input: &[u8],
+        pos: usize,
+        f: &FieldLayout,
+    ) -> Result<(Option<C::T>, usize), DecodeError> {
+        let field = f.name();
+        if f.is_added() && pos == input.len() {
+            return Ok((None, pos));
+        }
+        let flip = if f.is_desc() { 0xFF } else { 0 };
+        let Some(&tag) = input.get(pos) else {
+            return Err(DecodeError::UnexpectedEnd {
+                field,
+                needed: 1,
+                available: 0,
+            });
+        };
+        match tag ^ flip {
+            1 => {
+                let (v, end) = C::decode(input, pos + 1, f)?;
+                Ok((Some(v), end))
+            }
+            0 => {
+                let n = inner_len(f);
+                let padding =
+                    input
+                        .get(pos + 1..pos + 1 + n)
+                        .ok_or(DecodeError::UnexpectedEnd {
+                            field,
+                            needed: n + 1,
+                            available: input.len() - pos,
+                        })?;
+                if padding.iter().any(|&b| b != flip) {
+                    return Err(DecodeError::InvalidPadding { field });
+                }
+                let end = pos + 1 + n;
+                if f.is_added() && end == input.len() {
+                    return Err(DecodeError::InvalidValue {
+                        field,
+                        reason: crate::format::codec::TRAILING_NONE,
+                    });
+                }
+                Ok((None, end))
+            }
+            byte => Err(DecodeError::InvalidOptionTag { field, byte }),
+        }
+    }
+}
+
+/// `Option` of a `#[fixed(N)]` string or byte string (added or not).
+pub(crate) fn padded_option<T>(width: usize, dir: Dir) -> Ops
+where
+    T: KeyBytes + for<'de> VarField<'de> + FromValue + Show + Owned,
+    Option<T>: FromValue + Show,
+{
+    let width = FieldWidth::Fixed(width + 1);
+    match dir {
+        Dir::Fwd => rt_ops::<OptRt<PaddedRt<T, Fwd>>>(width),
+        Dir::Rev => rt_ops::<OptRt<PaddedRt<T, Rev>>>(width),
+        Dir::Dom => rt_ops::<OptRt<PaddedRt<T, Dom>>>(width),
+    }
+}
