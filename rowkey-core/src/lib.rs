@@ -115,7 +115,7 @@ pub use store::redb;
 #[cfg(feature = "dynamic")]
 pub use dynamic::{DynFilter, DynLayout, LayoutError, Value};
 pub use format::error::{DecodeError, EncodeError, FieldError};
-pub use format::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+pub use format::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, KeyFieldInfo, VarField};
 pub use format::text::TextForm;
 pub use format::timestamp::{TimeField, TimeUnit};
 pub use key::{assert_layout, DecodeRowKey, RowKey};
@@ -313,7 +313,7 @@ pub mod __private {
         Raw, Rev, Var,
     };
     pub use crate::format::error::{DecodeError, EncodeError, FieldError};
-    pub use crate::format::field::FixedField;
+    pub use crate::format::field::{FixedField, KeyFieldInfo};
     pub use crate::format::ordered_code::{
         oc_canonical, oc_empty, Last, OcInt, OcPart, OcStr, Term, MAX_INT64_LEN,
     };

@@ -143,7 +143,7 @@ fn one_line_summaries() {
         ),
         (
             WithUserTypes::LAYOUT,
-            "[kind Kind 1][device Device 6] = 7 bytes",
+            "[kind Kind(u8: Click = 1, View = 2) 1][device Device 6] = 7 bytes",
         ),
         (
             Row::LAYOUT,

@@ -139,7 +139,14 @@ fn field(k: syn::Ident, f: &FieldModel<'_>) -> TokenStream {
         let unit = format_ident!("{}", unit_type_name(unit));
         quote!(, #unit)
     });
+    // A user type may be a `KeyField` enum: the descriptor carries its
+    // repr and variants (the codec forwards the type's `KEY_FIELD`).
+    let key_field = (matches!(f.arg, Arg::Value(_)) && !f.builtin && f.time.is_none()).then(|| {
+        let info = respan(quote!(<#k as __Codec<#ty>>::KEY_FIELD), f.span);
+        quote!(.__key_field(#info))
+    });
     quote! {
         __rk::field!(#name, #ty_text #kind, #encoding, #width, #reader, #flags, #sep_len #unit)
+            #key_field
     }
 }

@@ -81,7 +81,28 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     let repr = repr.expect("checked");
     let name = &node.ident;
     let invalid = format!("not the discriminant of a variant of `{name}`");
-    let names = variants.iter().map(|v| v.to_string());
+    let names: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
+    let names = &names;
+    let name_text = name.to_string();
+    let repr_text = repr.to_string();
+    // The descriptor's variants: each discriminant as an i128 (a u128 one
+    // above i128::MAX is refused below, as no i128 holds it).
+    let info = quote! {
+        __rk::Option::Some(__rk::KeyFieldInfo::__new(
+            #name_text,
+            #repr_text,
+            &[#((#names, Self::#variants as #repr as i128)),*],
+            #invalid,
+        ))
+    };
+    let u128_check = (repr == "u128").then(|| {
+        let msg = format!(
+            "a `{name}` discriminant is above i128::MAX: a layout describes discriminants as i128"
+        );
+        quote! {
+            #(const _: () = ::core::assert!((#name::#variants as u128) <= i128::MAX as u128, #msg);)*
+        }
+    });
     quote! {
         const _: () = {
             use #krate::__private as __rk;
@@ -108,6 +129,7 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
                         #(Self::#variants => #names,)*
                     })
                 }
+                const KEY_FIELD: __rk::Option<__rk::KeyFieldInfo> = #info;
             }
             #[automatically_derived]
             impl __rk::Decimal for #name {
@@ -132,7 +154,10 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
                 fn describe(&self, __out: &mut dyn ::core::fmt::Write) -> ::core::fmt::Result {
                     <Self as __rk::FixedField>::describe(self, __out)
                 }
+                const KEY_FIELD: __rk::Option<__rk::KeyFieldInfo> =
+                    <Self as __rk::FixedField>::KEY_FIELD;
             }
+            #u128_check
         };
     }
 }

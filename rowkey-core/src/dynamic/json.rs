@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::parse::{FieldSpec, SaltSpec, Spec, Width};
+use super::parse::{EnumSpec, FieldSpec, SaltSpec, Spec, Width};
 use super::{build, family, DynLayout, LayoutError};
 use crate::format::time::TimeUnit;
 use crate::layout::json::{JsonLayout, JsonStruct};
@@ -118,6 +118,22 @@ fn spec(j: JsonStruct<'_>) -> Result<Spec, LayoutError> {
             desc_ts_max: None,
             reverse: f.reverse,
             reverse_domain: f.reverse_domain,
+            key_field: match &f.key_field {
+                None => None,
+                Some(e) => Some(EnumSpec {
+                    repr: e.repr.clone().into_owned(),
+                    variants: e
+                        .variants
+                        .iter()
+                        .map(|v| {
+                            let d = v.value.get().ok_or_else(|| {
+                                err(format!("the discriminant of `{}` is no integer", v.name))
+                            })?;
+                            Ok((v.name.clone().into_owned(), d))
+                        })
+                        .collect::<Result<_, LayoutError>>()?,
+                }),
+            },
             width: Some(if f.variable {
                 Width::AtLeast(f.width)
             } else {

@@ -80,7 +80,7 @@ pub use parse::LayoutError;
 pub use value::Value;
 
 use self::ops::{Dir, Ops, Pred};
-use self::parse::{normalize_type, FieldSpec, Spec, Width};
+use self::parse::{normalize_type, EnumSpec, FieldSpec, Spec, Width};
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::salt::{Head, JavaHash, SaltHash, Xxh3};
 use crate::layout::explain::{ExplainInput, Explanation};
@@ -496,6 +496,16 @@ impl DynLayout {
         fn num<T: core::str::FromStr>(t: &str, ty: &str) -> Result<T, String> {
             t.parse().map_err(|_| format!("`{t}` is not {ty}"))
         }
+        // A KeyField enum's variant by name: its discriminant.
+        let discriminant = f.key_field().and_then(|k| k.discriminant(text));
+        let owned;
+        let text = match discriminant {
+            Some(d) => {
+                owned = format!("{d}");
+                owned.as_str()
+            }
+            None => text,
+        };
         let ty = self.scalars[i];
         let v = match ty {
             Scalar::Bool => Value::Bool(num(text, "a bool").map_err(err)?),
@@ -862,6 +872,9 @@ fn show_tail(w: Width) -> String {
 
 /// A field's descriptor and operations, as the derive would make them.
 fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
+    if let Some(e) = &f.key_field {
+        return enum_field(f, e);
+    }
     let part = format!("field `{}`", f.name);
     let err = |m: String| LayoutError::new(f.at, part.clone(), m);
     if f.digits.is_some() || f.desc_ts_max.is_some() {
@@ -1057,6 +1070,72 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
     Ok((layout, ops, scalar))
 }
 
+/// A `#[derive(KeyField)]` enum field of a binary key: its repr integer
+/// as the derive stores it (`Fixed`, under `desc`/`reverse`, in an
+/// `Option` or added), only its variants' discriminants being values.
+fn enum_field(f: &FieldSpec, e: &EnumSpec) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
+    let err = |m: &str| LayoutError::new(f.at, format!("field `{}`", f.name), m);
+    if f.fixed.is_some() || f.desc_ts || f.reverse_domain || f.unit.is_some() {
+        return Err(err(
+            "a KeyField enum takes `desc`, `reverse` and `added` (fixed, desc_ts, reverse_domain and ts are for strings and timestamps)",
+        ));
+    }
+    if f.digits.is_some() || f.desc_ts_max.is_some() {
+        return Err(err(
+            "`digits(N)` and `desc_ts(max = N)` are a text key's attributes (text(\"_\") [...])",
+        ));
+    }
+    let norm = normalize_type(&f.ty);
+    let (option, inner) = match norm
+        .strip_prefix("Option<")
+        .and_then(|r| r.strip_suffix('>'))
+    {
+        Some(inner) => (true, inner.to_owned()),
+        None => (false, norm.clone()),
+    };
+    if f.added && !option {
+        return Err(err(
+            "an `added` field is an Option (older keys decode it as None)",
+        ));
+    }
+    let dir = if f.reverse { Dir::Rev } else { Dir::Fwd };
+    let (d, o, a) = (f.desc, option, f.added);
+    let (ops, scalar) = match e.repr.as_str() {
+        "u8" => (ops::key_field::<u8>(d, dir, o, a), Scalar::U8),
+        "u16" => (ops::key_field::<u16>(d, dir, o, a), Scalar::U16),
+        "u32" => (ops::key_field::<u32>(d, dir, o, a), Scalar::U32),
+        "u64" => (ops::key_field::<u64>(d, dir, o, a), Scalar::U64),
+        "u128" => (ops::key_field::<u128>(d, dir, o, a), Scalar::U128),
+        "i8" => (ops::key_field::<i8>(d, dir, o, a), Scalar::I8),
+        "i16" => (ops::key_field::<i16>(d, dir, o, a), Scalar::I16),
+        "i32" => (ops::key_field::<i32>(d, dir, o, a), Scalar::I32),
+        "i64" => (ops::key_field::<i64>(d, dir, o, a), Scalar::I64),
+        _ => (ops::key_field::<i128>(d, dir, o, a), Scalar::I128),
+    };
+    check_width(f, ops.width)?;
+    let name = inner.rsplit("::").next().unwrap_or(&inner).to_owned();
+    let variants: Vec<(&'static str, i128)> =
+        e.variants.iter().map(|(n, d)| (leak(n), *d)).collect();
+    let info = crate::KeyFieldInfo::__new(
+        leak(&name),
+        leak(&e.repr),
+        Box::leak(variants.into_boxed_slice()),
+        leak(&format!("not the discriminant of a variant of `{name}`")),
+    );
+    let layout = FieldLayout::__new(
+        leak(&f.name),
+        leak(&f.ty),
+        leak(&f.ty),
+        Encoding::BigEndian { desc: f.desc },
+        ops.width,
+        [option, f.added, f.reverse, false],
+        0,
+        Some(ops.read),
+    )
+    .__key_field(Some(info));
+    Ok((layout, ops, scalar))
+}
+
 /// The number of decimal digits of `n` (at least 1).
 fn decimal_digits(mut n: u64) -> usize {
     let mut d = 1;
@@ -1076,6 +1155,11 @@ fn text_field(
 ) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
     let part = format!("field `{}`", f.name);
     let err = |m: &str| LayoutError::new(f.at, part.clone(), m);
+    if f.key_field.is_some() {
+        return Err(err(
+            "a KeyField enum in a text key (its discriminant's digits) is not read at run time yet; binary keys' enums are",
+        ));
+    }
     let norm = normalize_type(&f.ty);
     if norm.starts_with("Option<") || f.added {
         return Err(err("a text key has no Option fields"));

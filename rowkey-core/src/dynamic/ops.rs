@@ -1244,3 +1244,140 @@ where
         Dir::Dom => rt_ops::<OptRt<PaddedRt<T, Dom>>>(width),
     }
 }
+
+/// A `#[derive(KeyField)]` enum's repr integer `T` (or `Option<T>`), as
+/// the key stores it: read as the integer, but only a discriminant of one
+/// of the enum's variants (the field's [`KeyFieldInfo`]) is a value of it,
+/// as the enum's own `from_key_bytes` decides in a derived type.
+///
+/// [`KeyFieldInfo`]: crate::KeyFieldInfo
+pub(crate) trait EnumInt {
+    /// The discriminant, `None` for `None`.
+    fn discriminant(&self) -> Option<i128>;
+}
+
+macro_rules! enum_int {
+    ($($t:ty),*) => {$(
+        impl EnumInt for $t {
+            fn discriminant(&self) -> Option<i128> {
+                Some(*self as i128)
+            }
+        }
+    )*};
+}
+enum_int!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+impl<T: EnumInt> EnumInt for Option<T> {
+    fn discriminant(&self) -> Option<i128> {
+        self.as_ref().and_then(EnumInt::discriminant)
+    }
+}
+
+fn variants(f: &FieldLayout) -> &crate::KeyFieldInfo {
+    f.key_field()
+        .expect("enum ops on a field with its variants")
+}
+
+/// The variant of a discriminant, or the enum's own error.
+fn variant_of(d: i128, f: &FieldLayout) -> Result<&'static str, DecodeError> {
+    let info = variants(f);
+    info.variant(d).ok_or(DecodeError::InvalidValue {
+        field: f.name(),
+        reason: info.invalid(),
+    })
+}
+
+fn enum_encode<C: FieldCodec<X>, X: FromValue + EnumInt>(
+    v: &Value,
+    out: &mut Vec<u8>,
+    f: &FieldLayout,
+) -> Result<(), EncodeError> {
+    let x: X = value_of(v, f)?;
+    if let Some(d) = x.discriminant() {
+        if variants(f).variant(d).is_none() {
+            return Err(EncodeError::WrongValue {
+                field: f.name(),
+                expected: "the discriminant of one of the enum's variants",
+                got: v.kind(),
+            });
+        }
+    }
+    let pos = out.len();
+    out.resize(pos + C::encoded_len(&x), 0);
+    let end = C::encode(&x, out, pos, f.name())?;
+    out.truncate(end);
+    Ok(())
+}
+
+fn enum_decode<C: for<'de> FieldDecode<'de, X>, X: FromValue + EnumInt>(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+) -> Result<(Value, usize), DecodeError> {
+    let (x, end) = C::decode(input, pos, f.name())?;
+    if let Some(d) = x.discriminant() {
+        variant_of(d, f)?;
+    }
+    Ok((x.into_value(), end))
+}
+
+/// Explain shows the variant and the type, as the derive shows a
+/// `KeyField` enum: `View (Kind)`, `None (Option<Kind>)`.
+fn enum_read<C: for<'de> FieldDecode<'de, X>, X: EnumInt>(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+    out: &mut dyn fmt::Write,
+) -> Result<(usize, Option<i128>), DecodeError> {
+    let (x, end) = C::decode(input, pos, f.name())?;
+    let described = match x.discriminant() {
+        Some(d) => variant_of(d, f)?,
+        None => "None",
+    };
+    let ty = crate::layout::explain::strip_paths(f.ty());
+    let _ = write!(out, "{described} ({ty})");
+    Ok((end, None))
+}
+
+fn enum_ops_of<C, X>() -> Ops
+where
+    C: FieldCodec<X> + for<'de> FieldDecode<'de, X>,
+    X: FromValue + EnumInt,
+{
+    Ops {
+        width: C::LAYOUT_WIDTH,
+        encode: enum_encode::<C, X>,
+        decode: enum_decode::<C, X>,
+        read: enum_read::<C, X>,
+        constrain: constrain::<C, X>,
+        modulo: None,
+    }
+}
+
+fn enum_wrapped<C, T>(desc: bool, option: bool, added: bool) -> Ops
+where
+    C: FieldCodec<T> + for<'de> FieldDecode<'de, T>,
+    T: FromValue + EnumInt,
+{
+    match (option, added, desc) {
+        (true, false, false) => enum_ops_of::<Opt<C, Asc>, Option<T>>(),
+        (true, false, true) => enum_ops_of::<Opt<C, Desc>, Option<T>>(),
+        (true, true, false) => enum_ops_of::<Added<Opt<C, Asc>>, Option<T>>(),
+        (true, true, true) => enum_ops_of::<Added<Opt<C, Desc>>, Option<T>>(),
+        (false, ..) => enum_ops_of::<C, T>(),
+    }
+}
+
+/// A `#[derive(KeyField)]` enum of repr `T` in a binary key: the
+/// discriminant under `#[desc]`/`#[reverse]`, in an `Option` or added.
+pub(crate) fn key_field<T>(desc: bool, dir: Dir, option: bool, added: bool) -> Ops
+where
+    T: crate::FixedField + FromValue + EnumInt,
+{
+    match (desc, dir) {
+        (false, Dir::Rev) => enum_wrapped::<Fixed<Asc, Rev>, T>(desc, option, added),
+        (true, Dir::Rev) => enum_wrapped::<Fixed<Desc, Rev>, T>(desc, option, added),
+        (false, _) => enum_wrapped::<Fixed<Asc, Fwd>, T>(desc, option, added),
+        (true, _) => enum_wrapped::<Fixed<Desc, Fwd>, T>(desc, option, added),
+    }
+}

@@ -109,6 +109,16 @@ pub(crate) struct FieldSpec {
     pub reverse: bool,
     pub reverse_domain: bool,
     pub width: Option<Width>,
+    /// A `KeyField` enum: its repr and variants (`Kind(u8: Click = 1)`).
+    pub key_field: Option<EnumSpec>,
+}
+
+/// A `KeyField` enum's repr and variants, as a summary writes them after
+/// the type.
+#[derive(Clone, Debug)]
+pub(crate) struct EnumSpec {
+    pub repr: String,
+    pub variants: Vec<(String, i128)>,
 }
 
 /// A width as written: `8` or `>=2`.
@@ -434,6 +444,7 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
         reverse: false,
         reverse_domain: false,
         width: None,
+        key_field: None,
     };
     let mut pos = name_end;
     // Attributes, each a word with its parentheses.
@@ -558,9 +569,59 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
     if ty.is_empty() || parse_width(ty).is_some() {
         return Err(err(pos, format!("`{rest}` has no type")));
     }
+    let (ty, key_field) = split_enum(ty).map_err(|m| err(pos, m))?;
     f.ty = ty.to_owned();
+    f.key_field = key_field;
     f.width = width;
     Ok(f)
+}
+
+/// A type and, for a `KeyField` enum, the repr and variants after it:
+/// `Kind(u8: Click = 1, View = 2)`, `Option<Kind>(u8: Click = 1)`.
+fn split_enum(ty: &str) -> Result<(&str, Option<EnumSpec>), String> {
+    let Some(open) = ty.find('(') else {
+        return Ok((ty, None));
+    };
+    let (name, list) = (&ty[..open], &ty[open + 1..]);
+    let inner = list
+        .strip_suffix(')')
+        .ok_or_else(|| format!("`{ty}`: an enum's variants end with `)`"))?;
+    let (repr, variants) = inner.split_once(':').ok_or_else(|| {
+        format!("`{ty}`: an enum's variants follow its repr, as in Kind(u8: Click = 1, View = 2)")
+    })?;
+    let repr = repr.trim();
+    if ![
+        "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+    ]
+    .contains(&repr)
+    {
+        return Err(format!(
+            "`{repr}` is not an enum's integer repr (u8 to u128, i8 to i128)"
+        ));
+    }
+    let mut out = Vec::new();
+    for v in variants.split(',') {
+        let (n, d) = v
+            .split_once('=')
+            .ok_or_else(|| format!("`{}`: a variant is `Name = discriminant`", v.trim()))?;
+        let (n, d) = (n.trim(), d.trim());
+        let d: i128 = d
+            .parse()
+            .map_err(|_| format!("`{d}` is not the discriminant of `{n}`"))?;
+        if !is_ident(n) || out.iter().any(|(m, e): &(String, i128)| m == n || *e == d) {
+            return Err(format!(
+                "`{n} = {d}`: variants have distinct names and discriminants"
+            ));
+        }
+        out.push((n.to_owned(), d));
+    }
+    Ok((
+        name.trim(),
+        Some(EnumSpec {
+            repr: repr.to_owned(),
+            variants: out,
+        }),
+    ))
 }
 
 fn parse_width(w: &str) -> Option<Width> {

@@ -16,7 +16,9 @@ use alloc::vec::Vec;
 
 use crate::format::error::{DecodeError, EncodeError};
 use crate::format::escape;
-use crate::format::field::{ByteArray, DescTimestamp, FixedField, KeyBytes, VarField};
+use crate::format::field::{
+    ByteArray, DescTimestamp, FixedField, KeyBytes, KeyFieldInfo, VarField,
+};
 
 /// Encoding of one field type under one set of attributes.
 pub trait FieldCodec<T: ?Sized> {
@@ -35,6 +37,10 @@ pub trait FieldCodec<T: ?Sized> {
     /// account.
     #[doc(hidden)]
     const ORDERED_CODE: bool = false;
+    /// A `#[derive(KeyField)]` enum field's repr and variants, for the
+    /// layout descriptor; `None` for every other field.
+    #[doc(hidden)]
+    const KEY_FIELD: Option<KeyFieldInfo> = None;
     /// The width of a fixed-width codec, for generated consts: a compile
     /// error if the derive used it for a variable-length codec.
     const WIDTH: usize = match Self::FIXED_LEN {
@@ -351,6 +357,7 @@ pub struct Fixed<O, D>(PhantomData<(O, D)>);
 
 impl<T: FixedField, O: Order, D: Direction> FieldCodec<T> for Fixed<O, D> {
     fixed_width!(T::LEN, desc: O::DESC);
+    const KEY_FIELD: Option<KeyFieldInfo> = T::KEY_FIELD;
     #[inline(always)]
     fn encode(value: &T, out: &mut [u8], pos: usize, _: &'static str) -> Encoded {
         let bytes = value.to_key_bytes();
@@ -647,6 +654,7 @@ impl<T, C: FieldCodec<T>, O: Order> FieldCodec<Option<T>> for Opt<C, O> {
     };
     const DESC: bool = O::DESC;
     const RAW: bool = C::RAW;
+    const KEY_FIELD: Option<KeyFieldInfo> = C::KEY_FIELD;
     #[inline(always)]
     fn encoded_len(value: &Option<T>) -> usize {
         match value {
@@ -745,6 +753,7 @@ impl<T, C: FieldCodec<Option<T>>> FieldCodec<Option<T>> for Added<C> {
     const MIN_LEN: usize = C::MIN_LEN;
     const DESC: bool = C::DESC;
     const RAW: bool = C::RAW;
+    const KEY_FIELD: Option<KeyFieldInfo> = C::KEY_FIELD;
     #[inline(always)]
     fn encoded_len(value: &Option<T>) -> usize {
         C::encoded_len(value)

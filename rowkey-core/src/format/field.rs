@@ -94,6 +94,119 @@ pub trait FixedField: Sized {
         let _ = out;
         Ok(())
     }
+
+    /// A `#[derive(KeyField)]` enum's repr and variants, which the layout
+    /// descriptor carries ([`FieldLayout::key_field`](crate::layout::FieldLayout::key_field));
+    /// `None` for every other type.
+    #[doc(hidden)]
+    const KEY_FIELD: Option<KeyFieldInfo> = None;
+}
+
+/// What a layout knows of a `#[derive(KeyField)]` enum field: the enum's
+/// name, its integer repr (what the key stores) and its variants with
+/// their discriminants, so that a layout read at run time
+/// ([`DynLayout`](crate::DynLayout)) reads the field as its repr integer,
+/// refuses other discriminants and names the variants.
+///
+#[cfg_attr(all(feature = "derive", feature = "alloc"), doc = "```")]
+#[cfg_attr(not(all(feature = "derive", feature = "alloc")), doc = "```ignore")]
+/// use rowkey_core::prelude::*;
+///
+/// #[derive(KeyField, Debug, Clone, Copy, PartialEq)]
+/// #[repr(u8)]
+/// enum Kind {
+///     Click = 1,
+///     View = 2,
+/// }
+///
+/// #[derive(RowKey)]
+/// struct Event {
+///     user: u32,
+///     kind: Kind,
+/// }
+///
+/// let kind = Event::LAYOUT.fields()[1].key_field().unwrap();
+/// assert_eq!((kind.name(), kind.repr()), ("Kind", "u8"));
+/// assert_eq!(kind.variants(), [("Click", 1), ("View", 2)]);
+/// assert_eq!(kind.variant(2), Some("View"));
+/// assert_eq!(Event::LAYOUT.to_string(), "[user u32 4][kind Kind(u8: Click = 1, View = 2) 1] = 5 bytes");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyFieldInfo {
+    name: &'static str,
+    repr: &'static str,
+    variants: &'static [(&'static str, i128)],
+    /// The decode error's reason for a discriminant of no variant, as the
+    /// enum's `from_key_bytes` gives it.
+    invalid: &'static str,
+}
+
+impl KeyFieldInfo {
+    #[doc(hidden)]
+    pub const fn __new(
+        name: &'static str,
+        repr: &'static str,
+        variants: &'static [(&'static str, i128)],
+        invalid: &'static str,
+    ) -> KeyFieldInfo {
+        KeyFieldInfo {
+            name,
+            repr,
+            variants,
+            invalid,
+        }
+    }
+
+    /// Why a discriminant of no variant does not decode: `not the
+    /// discriminant of a variant of `Kind``.
+    #[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
+    pub(crate) fn invalid(&self) -> &'static str {
+        self.invalid
+    }
+
+    /// The enum's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The integer type of `#[repr(...)]`: `u8`, `i16`...
+    pub const fn repr(&self) -> &'static str {
+        self.repr
+    }
+
+    /// The variants and their discriminants, in declaration order.
+    pub const fn variants(&self) -> &'static [(&'static str, i128)] {
+        self.variants
+    }
+
+    /// The variant whose discriminant is `value`.
+    pub fn variant(&self, value: i128) -> Option<&'static str> {
+        self.variants
+            .iter()
+            .find(|(_, v)| *v == value)
+            .map(|(n, _)| *n)
+    }
+
+    /// The discriminant of the variant named `name`.
+    pub fn discriminant(&self, name: &str) -> Option<i128> {
+        self.variants
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+impl core::fmt::Display for KeyFieldInfo {
+    /// `u8: Click = 1, View = 2`, as a layout's summary shows it after the
+    /// type's name.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}:", self.repr)?;
+        for (i, (name, value)) in self.variants.iter().enumerate() {
+            let sep = if i == 0 { " " } else { ", " };
+            write!(f, "{sep}{name} = {value}")?;
+        }
+        Ok(())
+    }
 }
 
 macro_rules! unsigned {

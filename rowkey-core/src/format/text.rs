@@ -60,6 +60,11 @@ pub trait Decimal: Sized {
         let _ = out;
         Ok(())
     }
+
+    /// A `#[derive(KeyField)]` enum's repr and variants (as
+    /// `FixedField::KEY_FIELD`); `None` for every other type.
+    #[doc(hidden)]
+    const KEY_FIELD: Option<crate::format::field::KeyFieldInfo> = None;
 }
 
 /// An unsigned magnitude written as a fixed number of decimal digits.
@@ -184,6 +189,7 @@ const MAX_DEC: usize = 40;
 
 impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldCodec<T> for Dec<W, O, D> {
     fixed_width!(W + T::SIGNED as usize, desc: O::DESC);
+    const KEY_FIELD: Option<crate::format::field::KeyFieldInfo> = T::KEY_FIELD;
     #[inline(always)]
     fn encode(value: &T, out: &mut [u8], pos: usize, field: &'static str) -> Encoded {
         dec_encode::<T, D>(value, W, O::DESC, out, pos, field)
@@ -528,6 +534,7 @@ impl<T: ?Sized, C: FieldCodec<T>, S: Sep> FieldCodec<T> for Then<C, S> {
     const MIN_LEN: usize = C::MIN_LEN + S::SEP.len();
     const DESC: bool = C::DESC;
     const RAW: bool = false;
+    const KEY_FIELD: Option<crate::format::field::KeyFieldInfo> = C::KEY_FIELD;
     #[inline(always)]
     fn encoded_len(value: &T) -> usize {
         C::encoded_len(value) + S::SEP.len()

@@ -76,6 +76,9 @@ pub(crate) struct JsonField<'a> {
     pub max: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<Cow<'a, str>>,
+    /// A `#[derive(KeyField)]` enum: its repr and variants.
+    #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
+    pub key_field: Option<JsonEnum<'a>>,
     /// The width, or the least width of a variable one.
     pub width: usize,
     pub variable: bool,
@@ -85,6 +88,54 @@ pub(crate) struct JsonField<'a> {
     pub reverse: bool,
     pub reverse_domain: bool,
     pub separator_len: usize,
+}
+
+/// A `#[derive(KeyField)]` enum field's repr and variants.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct JsonEnum<'a> {
+    #[serde(borrow)]
+    pub repr: Cow<'a, str>,
+    pub variants: Vec<JsonVariant<'a>>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(crate) struct JsonVariant<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    pub value: JsonInt<'a>,
+}
+
+/// A discriminant: a JSON number where a 64-bit integer holds it, else its
+/// decimal digits as a string (JSON readers differ above 64 bits, and
+/// serde reads no 128-bit number inside an untagged enum).
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum JsonInt<'a> {
+    Signed(i64),
+    Unsigned(u64),
+    Digits(#[serde(borrow)] Cow<'a, str>),
+}
+
+impl JsonInt<'_> {
+    pub(crate) fn new(v: i128) -> JsonInt<'static> {
+        if let Ok(v) = i64::try_from(v) {
+            JsonInt::Signed(v)
+        } else if let Ok(v) = u64::try_from(v) {
+            JsonInt::Unsigned(v)
+        } else {
+            JsonInt::Digits(Cow::Owned(v.to_string()))
+        }
+    }
+
+    /// The value, `None` for digits that are no `i128`.
+    #[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
+    pub(crate) fn get(&self) -> Option<i128> {
+        match self {
+            JsonInt::Signed(v) => Some((*v).into()),
+            JsonInt::Unsigned(v) => Some((*v).into()),
+            JsonInt::Digits(d) => d.parse().ok(),
+        }
+    }
 }
 
 impl Layout {
@@ -156,6 +207,17 @@ impl Layout {
                     signed: None,
                     max: None,
                     unit: f.unit.map(|u| Cow::Owned(u.to_string())),
+                    key_field: f.key_field.map(|k| JsonEnum {
+                        repr: k.repr().into(),
+                        variants: k
+                            .variants()
+                            .iter()
+                            .map(|(name, value)| JsonVariant {
+                                name: Cow::Borrowed(*name),
+                                value: JsonInt::new(*value),
+                            })
+                            .collect(),
+                    }),
                     width: 0,
                     variable: false,
                     desc: f.is_desc(),

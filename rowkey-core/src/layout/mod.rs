@@ -40,6 +40,7 @@ use core::fmt;
 
 pub use crate::format::codec::FieldWidth;
 use crate::format::error::DecodeError;
+pub use crate::format::field::KeyFieldInfo;
 use crate::format::salt::Head;
 use crate::format::time::TimeUnit;
 
@@ -132,6 +133,8 @@ pub struct FieldLayout {
     reverse_domain: bool,
     sep_len: usize,
     unit: Option<TimeUnit>,
+    /// A `#[derive(KeyField)]` enum's repr and variants.
+    key_field: Option<KeyFieldInfo>,
     /// A run-time layout's text separator, for its fields' codecs (a
     /// derived layout's codecs know theirs; empty there).
     #[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
@@ -444,9 +447,29 @@ impl FieldLayout {
             reverse_domain,
             sep_len,
             unit: None,
+            key_field: None,
             sep: &[],
             read,
         }
+    }
+
+    /// The field with a `#[derive(KeyField)]` enum's repr and variants
+    /// (`None` leaves it as it is: any other type).
+    #[doc(hidden)]
+    pub const fn __key_field(mut self, info: Option<KeyFieldInfo>) -> FieldLayout {
+        if let Some(info) = info {
+            self.key_field = Some(info);
+        }
+        self
+    }
+
+    /// A `#[derive(KeyField)]` enum field's repr and variants (of the enum
+    /// inside an `Option` too); `None` for every other field. The summary
+    /// shows them after the type (`Kind(u8: Click = 1, View = 2)`); the
+    /// fingerprint does not hash them (it hashes the type's name, as
+    /// before enums were described).
+    pub const fn key_field(&self) -> Option<&KeyFieldInfo> {
+        self.key_field.as_ref()
     }
 
     /// A run-time field with its layout's text separator.

@@ -107,11 +107,16 @@ impl fmt::Display for SaltLayout {
 }
 
 impl fmt::Display for FieldLayout {
-    /// `user_id u64 8`, `ts_millis desc_ts i64 8`, `name String >=2`.
+    /// `user_id u64 8`, `ts_millis desc_ts i64 8`, `name String >=2`,
+    /// `kind Kind(u8: Click = 1, View = 2) 1` (a `KeyField` enum).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name)?;
         self.write_attrs(f)?;
-        write!(f, " {} {}", self.ty, self.width)
+        write!(f, " {}", self.ty)?;
+        if let Some(k) = &self.key_field {
+            write!(f, "({k})")?;
+        }
+        write!(f, " {}", self.width)
     }
 }
 

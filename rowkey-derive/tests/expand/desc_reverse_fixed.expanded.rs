@@ -30,7 +30,8 @@ const _: () = {
         __rk::field!(
             "id", "OrderId", BigEndian { desc : false }, < __K4 as __Codec < OrderId >>
             ::LAYOUT_WIDTH, __rk::read_opaque:: < __K4, OrderId >, 0, 0
-        ),
+        )
+            .__key_field(<__K4 as __Codec<OrderId>>::KEY_FIELD),
     ];
     __rk::layout!("Order", Binary, b"");
     #[allow(non_camel_case_types)]

@@ -11,7 +11,8 @@ const _: () = {
         __rk::field!(
             "id", "Uuid", BigEndian { desc : false }, < __K0 as __Codec < Uuid >>
             ::LAYOUT_WIDTH, __rk::read_opaque:: < __K0, Uuid >, 0, 0
-        ),
+        )
+            .__key_field(<__K0 as __Codec<Uuid>>::KEY_FIELD),
         __rk::field!(
             "at", "DateTime<Utc>", DescTs, < __K1 as __Codec < DateTime < Utc > >>
             ::LAYOUT_WIDTH, __rk::read_opaque:: < __K1, DateTime < Utc > >, 0, 0, Millis

@@ -16,7 +16,8 @@ const _: () = {
         __rk::field!(
             "order", "Order", BigEndian { desc : false }, < __K1 as __Codec < Order >>
             ::LAYOUT_WIDTH, __rk::read_opaque:: < __K1, Order >, 0, 0
-        ),
+        )
+            .__key_field(<__K1 as __Codec<Order>>::KEY_FIELD),
     ];
     __rk::layout!("ByCustomer", Binary, b"I", salt(4, Xxh3, ["customer"]));
     #[automatically_derived]
