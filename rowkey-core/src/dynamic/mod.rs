@@ -716,9 +716,9 @@ pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
     let mut scalars = Vec::with_capacity(n);
     let mut oc = None;
     if spec.ordered_code.is_some() {
-        let (f, o, s, rt) = ordered_code::fields(&spec)?;
-        ordered_code::check_head(&spec, &rt)?;
-        (fields, ops, scalars, oc) = (f, o, s, Some(rt));
+        let built = ordered_code::fields(&spec)?;
+        ordered_code::check_head(&spec, &built.rt)?;
+        (fields, ops, scalars, oc) = (built.layouts, built.ops, built.scalars, Some(built.rt));
     }
     for (i, f) in spec.fields.iter().enumerate().filter(|_| oc.is_none()) {
         let last = i + 1 == n;

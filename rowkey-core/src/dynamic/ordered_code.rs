@@ -44,12 +44,8 @@ fn droppable(scalar: Scalar, desc: bool) -> bool {
     scalar.is_var() && !desc
 }
 
-/// The fields of an ordered-code layout: descriptors, the operations that
-/// read them (`Last` where a field may end the key), their scalars, and
-/// the rest of what encoding and scanning need.
-pub(super) fn fields(
-    spec: &Spec,
-) -> Result<(Vec<FieldLayout>, Vec<Ops>, Vec<Scalar>, OcRt), LayoutError> {
+/// The fields of an ordered-code layout ([`OcFields`]).
+pub(super) fn fields(spec: &Spec) -> Result<OcFields, LayoutError> {
     let mut scalars = Vec::with_capacity(spec.fields.len());
     for f in &spec.fields {
         scalars.push(scalar(f)?);
@@ -104,7 +100,22 @@ pub(super) fn fields(
         reads.push(read);
         oc.push(o);
     }
-    Ok((layouts, reads, scalars, OcRt { fields: oc, tail }))
+    Ok(OcFields {
+        layouts,
+        ops: reads,
+        scalars,
+        rt: OcRt { fields: oc, tail },
+    })
+}
+
+/// An ordered-code layout's fields: descriptors, the operations that read
+/// each (its `Last` codec where it may end the key), their scalars, and
+/// what encoding and scanning need besides.
+pub(super) struct OcFields {
+    pub layouts: Vec<FieldLayout>,
+    pub ops: Vec<Ops>,
+    pub scalars: Vec<Scalar>,
+    pub rt: OcRt,
 }
 
 /// A field's type, or what is wrong with it in an ordered-code key.

@@ -334,13 +334,13 @@ impl Layout {
                 let names = self.prefix_and_salt_names();
                 fields.extend(names.into_iter().map(|field_name| SchemaField {
                     field_name,
-                    ty: FieldType::StringType {
+                    ty: FieldType::String {
                         encoding: Enc::Utf8Bytes {},
                     },
                 }));
                 fields.extend(self.fields.iter().map(|f| SchemaField {
                     field_name: f.name,
-                    ty: FieldType::StringType {
+                    ty: FieldType::String {
                         encoding: Enc::Utf8Bytes {},
                     },
                 }));
@@ -356,7 +356,7 @@ impl Layout {
                 if !self.prefix.is_empty() {
                     fields.push(SchemaField {
                         field_name: "prefix",
-                        ty: FieldType::BytesType {
+                        ty: FieldType::Bytes {
                             encoding: Enc::Raw {},
                         },
                     });
@@ -364,7 +364,7 @@ impl Layout {
                 if self.salt.is_some() {
                     fields.push(SchemaField {
                         field_name: "salt",
-                        ty: FieldType::Int64Type {
+                        ty: FieldType::Int64 {
                             encoding: Enc::OrderedCodeBytes {},
                         },
                     });
@@ -372,13 +372,13 @@ impl Layout {
                 fields.extend(self.fields.iter().map(|f| SchemaField {
                     field_name: f.name,
                     ty: match f.kind {
-                        "str" => FieldType::StringType {
+                        "str" => FieldType::String {
                             encoding: Enc::Utf8Bytes {},
                         },
-                        "bytes" => FieldType::BytesType {
+                        "bytes" => FieldType::Bytes {
                             encoding: Enc::Raw {},
                         },
-                        _ => FieldType::Int64Type {
+                        _ => FieldType::Int64 {
                             encoding: Enc::OrderedCodeBytes {},
                         },
                     },
@@ -422,11 +422,13 @@ struct SchemaField<'a> {
 
 /// A field's `Type`: its kind, with the kind's encoding.
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 enum FieldType {
-    StringType { encoding: Enc },
-    Int64Type { encoding: Enc },
-    BytesType { encoding: Enc },
+    #[serde(rename = "stringType")]
+    String { encoding: Enc },
+    #[serde(rename = "int64Type")]
+    Int64 { encoding: Enc },
+    #[serde(rename = "bytesType")]
+    Bytes { encoding: Enc },
 }
 
 /// A field type's encoding (each an empty message).
