@@ -10,11 +10,13 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use rowkey_core::DynLayout;
 
-const LAYOUTS: [&str; 4] = [
+const LAYOUTS: [&str; 6] = [
     "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
     r#"[prefix "e\x00"][a desc Option<u32>][s String][b reverse i16][t Vec<u8>]"#,
     r#"text("_") [salt(phone)/10 mod][phone digits(11) u64][ts desc_ts i64]"#,
     r#"text("::") [user String][n desc u32][host reverse_domain String][last String]"#,
+    r#"ordered_code [prefix "v\x00\x01"][salt(site)/8][site i32][ts desc i64][page String][blob Vec<u8>]"#,
+    "[kind desc Kind(i16: Low = -3, High = 3)][tag fixed(3) Option<String>][o added Option<Kind>(u8: A = 1, B = 200)]",
 ];
 
 /// The valid layouts, parsed once (a parse leaks its descriptor by

@@ -579,7 +579,12 @@ fn field(_text: &str, at: usize, body: &str) -> Result<FieldSpec, LayoutError> {
 /// A type and, for a `KeyField` enum, the repr and variants after it:
 /// `Kind(u8: Click = 1, View = 2)`, `Option<Kind>(u8: Click = 1)`.
 fn split_enum(ty: &str) -> Result<(&str, Option<EnumSpec>), String> {
-    let Some(open) = ty.find('(') else {
+    // A type is one word (`Kind`, `Option<Kind>`): a `(` after a space
+    // belongs to no enum, and the type is reported as it is.
+    let Some(open) = ty
+        .find('(')
+        .filter(|&i| !ty[..i].contains(char::is_whitespace))
+    else {
         return Ok((ty, None));
     };
     let (name, list) = (&ty[..open], &ty[open + 1..]);
