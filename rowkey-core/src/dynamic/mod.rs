@@ -443,9 +443,6 @@ impl DynLayout {
             s.head().read(&key[pos..], s.buckets())?;
             pos += s.len();
         }
-        if self.oc.is_some() {
-            return self.oc_decode(key, pos);
-        }
         let mut values = Vec::with_capacity(self.ops.len());
         for (f, ops) in self.layout.fields().iter().zip(&self.ops) {
             let (v, end) = (ops.decode)(key, pos, f)?;
@@ -456,6 +453,9 @@ impl DynLayout {
             return Err(DecodeError::TrailingBytes {
                 count: key.len() - pos,
             });
+        }
+        if self.oc.is_some() {
+            return self.oc_canonical(key, values);
         }
         Ok(values)
     }
@@ -872,9 +872,6 @@ fn show_tail(w: Width) -> String {
 
 /// A field's descriptor and operations, as the derive would make them.
 fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
-    if let Some(e) = &f.key_field {
-        return enum_field(f, e);
-    }
     let part = format!("field `{}`", f.name);
     let err = |m: String| LayoutError::new(f.at, part.clone(), m);
     if f.digits.is_some() || f.desc_ts_max.is_some() {
@@ -906,6 +903,9 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
     } else {
         Dir::Fwd
     };
+    if let Some(e) = &f.key_field {
+        return enum_field(f, e, (option, &inner), dir);
+    }
     // A timestamp is stored as the i64 of its unit.
     let scalar = if f.unit.is_some() {
         Scalar::I64
@@ -1073,32 +1073,20 @@ fn field(f: &FieldSpec, last: bool) -> Result<(FieldLayout, Ops, Scalar), Layout
 /// A `#[derive(KeyField)]` enum field of a binary key: its repr integer
 /// as the derive stores it (`Fixed`, under `desc`/`reverse`, in an
 /// `Option` or added), only its variants' discriminants being values.
-fn enum_field(f: &FieldSpec, e: &EnumSpec) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
-    let err = |m: &str| LayoutError::new(f.at, format!("field `{}`", f.name), m);
+/// `field` checked what every field's text must be (`option`, `inner`).
+fn enum_field(
+    f: &FieldSpec,
+    e: &EnumSpec,
+    (option, inner): (bool, &str),
+    dir: Dir,
+) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
     if f.fixed.is_some() || f.desc_ts || f.reverse_domain || f.unit.is_some() {
-        return Err(err(
+        return Err(LayoutError::new(
+            f.at,
+            format!("field `{}`", f.name),
             "a KeyField enum takes `desc`, `reverse` and `added` (fixed, desc_ts, reverse_domain and ts are for strings and timestamps)",
         ));
     }
-    if f.digits.is_some() || f.desc_ts_max.is_some() {
-        return Err(err(
-            "`digits(N)` and `desc_ts(max = N)` are a text key's attributes (text(\"_\") [...])",
-        ));
-    }
-    let norm = normalize_type(&f.ty);
-    let (option, inner) = match norm
-        .strip_prefix("Option<")
-        .and_then(|r| r.strip_suffix('>'))
-    {
-        Some(inner) => (true, inner.to_owned()),
-        None => (false, norm.clone()),
-    };
-    if f.added && !option {
-        return Err(err(
-            "an `added` field is an Option (older keys decode it as None)",
-        ));
-    }
-    let dir = if f.reverse { Dir::Rev } else { Dir::Fwd };
     let (d, o, a) = (f.desc, option, f.added);
     let (ops, scalar) = match e.repr.as_str() {
         "u8" => (ops::key_field::<u8>(d, dir, o, a), Scalar::U8),

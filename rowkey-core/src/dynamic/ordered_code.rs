@@ -288,22 +288,14 @@ impl DynLayout {
         self.bucket_of(s, |i| &hashed[i], values)
     }
 
-    /// [`DynLayout::decode`] of an ordered-code layout after its prefix
-    /// and salt (`pos`): each field read as the derive reads it, then the
-    /// key checked to be its values' key.
-    pub(super) fn oc_decode(&self, key: &[u8], mut pos: usize) -> Result<Vec<Value>, DecodeError> {
+    /// [`DynLayout::decode`]'s last step in an ordered-code layout: the
+    /// key must be its values' key, as the derive's `oc_canonical` checks.
+    pub(super) fn oc_canonical(
+        &self,
+        key: &[u8],
+        values: Vec<Value>,
+    ) -> Result<Vec<Value>, DecodeError> {
         let fields = self.layout.fields();
-        let mut values = Vec::with_capacity(fields.len());
-        for (f, ops) in fields.iter().zip(&self.ops) {
-            let (v, end) = (ops.decode)(key, pos, f)?;
-            values.push(v);
-            pos = end;
-        }
-        if pos != key.len() {
-            return Err(DecodeError::TrailingBytes {
-                count: key.len() - pos,
-            });
-        }
         let last = fields[fields.len() - 1].name();
         let not_canonical = DecodeError::InvalidValue {
             field: last,
