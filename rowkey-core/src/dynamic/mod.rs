@@ -1101,7 +1101,7 @@ fn enum_field(
         _ => (ops::key_field::<i128>(d, dir, o, a), Scalar::I128),
     };
     check_width(f, ops.width)?;
-    let name = inner.rsplit("::").next().unwrap_or(&inner).to_owned();
+    let name = inner.rsplit("::").next().unwrap_or(inner).to_owned();
     let variants: Vec<(&'static str, i128)> =
         e.variants.iter().map(|(n, d)| (leak(n), *d)).collect();
     let info = crate::KeyFieldInfo::__new(
