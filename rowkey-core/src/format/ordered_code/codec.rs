@@ -245,7 +245,7 @@ impl<T: Int64Field, O: Order, E: End> FieldDecode<'_, T> for OcInt<O, E> {
         let mut i = pos;
         while i < r.content_end {
             let b = input[i] ^ flip;
-            let slot = buf.get_mut(n).ok_or(NOT_INT64.at(field))?;
+            let slot = buf.get_mut(n).ok_or_else(|| not_int64(field))?;
             *slot = b;
             n += 1;
             // Inside the content an escape byte is always `00 FF`.
@@ -253,7 +253,7 @@ impl<T: Int64Field, O: Order, E: End> FieldDecode<'_, T> for OcInt<O, E> {
         }
         let v = match decode_int64(&buf[..n]) {
             Some((v, len)) if len == n => v,
-            _ => return Err(NOT_INT64.at(field)),
+            _ => return Err(not_int64(field)),
         };
         let value = T::from_int64(v).ok_or(DecodeError::InvalidValue {
             field,
@@ -264,15 +264,11 @@ impl<T: Int64Field, O: Order, E: End> FieldDecode<'_, T> for OcInt<O, E> {
 }
 
 /// The error of bytes that are not an `Int64`'s canonical encoding.
-struct NotInt64;
-const NOT_INT64: NotInt64 = NotInt64;
-
-impl NotInt64 {
-    fn at(self, field: &'static str) -> DecodeError {
-        DecodeError::InvalidValue {
-            field,
-            reason: "not the shortest OrderedCodeBytes encoding of an Int64",
-        }
+#[cold]
+fn not_int64(field: &'static str) -> DecodeError {
+    DecodeError::InvalidValue {
+        field,
+        reason: "not the shortest OrderedCodeBytes encoding of an Int64",
     }
 }
 
