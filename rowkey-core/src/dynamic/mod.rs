@@ -1101,15 +1101,7 @@ fn enum_field(
         _ => (ops::key_field::<i128>(d, dir, o, a), Scalar::I128),
     };
     check_width(f, ops.width)?;
-    let name = inner.rsplit("::").next().unwrap_or(inner).to_owned();
-    let variants: Vec<(&'static str, i128)> =
-        e.variants.iter().map(|(n, d)| (leak(n), *d)).collect();
-    let info = crate::KeyFieldInfo::__new(
-        leak(&name),
-        leak(&e.repr),
-        Box::leak(variants.into_boxed_slice()),
-        leak(&format!("not the discriminant of a variant of `{name}`")),
-    );
+    let info = key_field_info(inner, e);
     let layout = FieldLayout::__new(
         leak(&f.name),
         leak(&f.ty),
@@ -1121,6 +1113,94 @@ fn enum_field(
         Some(ops.read),
     )
     .__key_field(Some(info));
+    Ok((layout, ops, scalar))
+}
+
+/// The descriptor's [`KeyFieldInfo`](crate::KeyFieldInfo) of an enum
+/// `ty` (its name is the last segment of its path), with the derive's
+/// error for a discriminant of no variant.
+fn key_field_info(ty: &str, e: &EnumSpec) -> crate::KeyFieldInfo {
+    let name = ty.rsplit("::").next().unwrap_or(ty).to_owned();
+    let variants: Vec<(&'static str, i128)> =
+        e.variants.iter().map(|(n, d)| (leak(n), *d)).collect();
+    crate::KeyFieldInfo::__new(
+        leak(&name),
+        leak(&e.repr),
+        Box::leak(variants.into_boxed_slice()),
+        leak(&format!("not the discriminant of a variant of `{name}`")),
+    )
+}
+
+/// A `#[derive(KeyField)]` enum field of a text key: its discriminant's
+/// digits, as the derive writes a user `Decimal` (`digits(N)` or the
+/// repr's width, a sign character for a signed repr; no `desc` or
+/// `reverse`, which the derive refuses on it too).
+fn text_enum_field(
+    f: &FieldSpec,
+    e: &EnumSpec,
+    last: bool,
+    sep: &'static [u8],
+) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
+    let err = |m: &str| LayoutError::new(f.at, format!("field `{}`", f.name), m);
+    if normalize_type(&f.ty).starts_with("Option<") || f.added {
+        return Err(err(
+            "Option fields are not supported in text keys: None has no text that sorts and parses back",
+        ));
+    }
+    if f.desc || f.reverse {
+        return Err(err(
+            "`desc` and `reverse` on a KeyField enum in a text key: only the built-in unsigned integers sort descending or reverse their digits there",
+        ));
+    }
+    if f.fixed.is_some() || f.desc_ts || f.reverse_domain || f.unit.is_some() {
+        return Err(err(
+            "a KeyField enum in a text key takes `digits(N)` only (its discriminant's digits)",
+        ));
+    }
+    let sep_len = if last { 0 } else { sep.len() };
+    macro_rules! digits {
+        ($t:ty, $scalar:ident) => {{
+            let digits = f.digits.unwrap_or(<$t as crate::text::Decimal>::DIGITS);
+            let width = digits + usize::from(<$t as crate::text::Decimal>::SIGNED) + sep_len;
+            (
+                digits,
+                ops::key_field_digits::<$t>(width, Dir::Fwd),
+                Scalar::$scalar,
+            )
+        }};
+    }
+    let (digits, ops, scalar) = match e.repr.as_str() {
+        "u8" => digits!(u8, U8),
+        "u16" => digits!(u16, U16),
+        "u32" => digits!(u32, U32),
+        "u64" => digits!(u64, U64),
+        "u128" => digits!(u128, U128),
+        "i8" => digits!(i8, I8),
+        "i16" => digits!(i16, I16),
+        "i32" => digits!(i32, I32),
+        "i64" => digits!(i64, I64),
+        _ => digits!(i128, I128),
+    };
+    check_width(f, ops.width)?;
+    // As the derive describes a user `Decimal`: no sign flag (the width
+    // says it).
+    let encoding = Encoding::Digits {
+        digits,
+        signed: false,
+        desc: false,
+    };
+    let layout = FieldLayout::__new(
+        leak(&f.name),
+        leak(&f.ty),
+        leak(&f.ty),
+        encoding,
+        ops.width,
+        [false; 4],
+        sep_len,
+        Some(ops.read),
+    )
+    .with_sep(sep)
+    .__key_field(Some(key_field_info(&normalize_type(&f.ty), e)));
     Ok((layout, ops, scalar))
 }
 
@@ -1143,10 +1223,8 @@ fn text_field(
 ) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
     let part = format!("field `{}`", f.name);
     let err = |m: &str| LayoutError::new(f.at, part.clone(), m);
-    if f.key_field.is_some() {
-        return Err(err(
-            "a KeyField enum in a text key (its discriminant's digits) is not read at run time yet; binary keys' enums are",
-        ));
+    if let Some(e) = &f.key_field {
+        return text_enum_field(f, e, last, sep);
     }
     let norm = normalize_type(&f.ty);
     if norm.starts_with("Option<") || f.added {

@@ -1381,3 +1381,70 @@ where
         (true, _) => enum_wrapped::<Fixed<Desc, Fwd>, T>(desc, option, added),
     }
 }
+
+/// A run-time codec `C` over a `KeyField` enum's repr integer: only the
+/// discriminants of the field's variants are values (a text key's enum,
+/// its discriminant's digits).
+struct EnumRt<C>(PhantomData<C>);
+
+impl<C: RtCodec> RtCodec for EnumRt<C>
+where
+    C::T: EnumInt,
+{
+    type T = C::T;
+    fn encode(v: &C::T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        if let Some(d) = v.discriminant() {
+            if variants(f).variant(d).is_none() {
+                return Err(EncodeError::WrongValue {
+                    field: f.name(),
+                    expected: "the discriminant of one of the enum's variants",
+                    got: "another integer",
+                });
+            }
+        }
+        C::encode(v, f, out)
+    }
+    fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(C::T, usize), DecodeError> {
+        let (t, end) = C::decode(input, pos, f)?;
+        match t.discriminant() {
+            // The derive's error: the enum's `Decimal::join` has no value.
+            Some(d) if variants(f).variant(d).is_none() => Err(DecodeError::InvalidValue {
+                field: f.name(),
+                reason: crate::format::text::DIGITS_OUT_OF_RANGE,
+            }),
+            _ => Ok((t, end)),
+        }
+    }
+}
+
+/// Explain's reader of [`EnumRt`]: the variant and the type.
+fn enum_rt_read<C: RtCodec>(
+    input: &[u8],
+    pos: usize,
+    f: &FieldLayout,
+    out: &mut dyn fmt::Write,
+) -> Result<(usize, Option<i128>), DecodeError>
+where
+    C::T: EnumInt,
+{
+    let (t, end) = EnumRt::<C>::decode(input, pos, f)?;
+    let described = t.discriminant().and_then(|d| variants(f).variant(d));
+    let ty = crate::layout::explain::strip_paths(f.ty());
+    let _ = write!(out, "{} ({ty})", described.unwrap_or("None"));
+    Ok((end, None))
+}
+
+/// A `#[derive(KeyField)]` enum of repr `T` in a text key: its
+/// discriminant's digits (`Dec`), `width` with the separator.
+pub(crate) fn key_field_digits<T>(width: usize, dir: Dir) -> Ops
+where
+    T: Decimal + FromValue + Show + EnumInt,
+{
+    let width = FieldWidth::Fixed(width);
+    match dir {
+        Dir::Rev => {
+            rt_ops_reading::<EnumRt<DigitsRt<T, Rev>>>(width, enum_rt_read::<DigitsRt<T, Rev>>)
+        }
+        _ => rt_ops_reading::<EnumRt<DigitsRt<T, Fwd>>>(width, enum_rt_read::<DigitsRt<T, Fwd>>),
+    }
+}

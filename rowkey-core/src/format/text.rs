@@ -238,6 +238,10 @@ impl<T: Decimal, const W: usize, O: Order, D: Direction> FieldDecode<'_, T> for 
     }
 }
 
+/// Why digits that no value of the field's type has do not decode (also a
+/// `KeyField` enum's discriminant of no variant, in a text key).
+pub(crate) const DIGITS_OUT_OF_RANGE: &str = "the digits are out of range for the field's type";
+
 /// [`Dec`]'s decoding with its width (at most 39 digits) and order given
 /// at run time.
 #[inline(always)]
@@ -272,7 +276,7 @@ pub(crate) fn dec_decode<T: Decimal, D: Direction>(
     })?;
     let value = T::join(negative, mag).ok_or(DecodeError::InvalidValue {
         field,
-        reason: "the digits are out of range for the field's type",
+        reason: DIGITS_OUT_OF_RANGE,
     })?;
     Ok((value, pos + w + sign))
 }
