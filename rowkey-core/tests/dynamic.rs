@@ -1353,6 +1353,20 @@ mod ordered_code {
             "field `a` (at byte 14): the text gives width >=3, but i64 is at least 1 bytes"
         );
         assert!(DynLayout::parse("ordered_code [a i64 >=3][b i64 >=1]").is_ok());
+        // A field the key leaves out (empty) is still checked for its type.
+        let l = DynLayout::parse("ordered_code [a i64][b String]").unwrap();
+        assert_eq!(
+            l.encode(&[Value::I64(1), Value::Str(String::new())])
+                .unwrap(),
+            [0x81]
+        );
+        let err = l
+            .encode(&[Value::I64(1), Value::Bytes(Vec::new())])
+            .unwrap_err();
+        assert!(
+            matches!(err, EncodeError::WrongValue { field: "b", .. }),
+            "{err}"
+        );
     }
 }
 

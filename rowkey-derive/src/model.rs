@@ -277,7 +277,7 @@ impl<'a> Model<'a> {
             KeyFormat::Text { sep } => [p.as_slice(), sep].concat(),
             // A `Bytes` field: escaped and terminated. (The derive cannot call
             // rowkey-core's escaping; FORMAT.md and the golden vector
-            // `oc_prefixed` pin the two to the same bytes.)
+            // `oc_tagged`, a prefix with a zero byte, pin the two to the same bytes.)
             KeyFormat::OrderedCode => {
                 let mut out = Vec::with_capacity(2 * p.len() + 2);
                 for &b in p {

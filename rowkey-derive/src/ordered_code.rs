@@ -12,7 +12,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{codec_alias, hasher, layout_alias, respan};
+use crate::expand::{codec_alias, hasher, layout_alias, respan, sum};
 use crate::model::{Codec, FieldModel, Model};
 
 /// The runtime codec of an ordered-code field: `__rk::OcInt<O, E>` or
@@ -95,12 +95,12 @@ pub(crate) fn encoded_len(l: &Model<'_>) -> TokenStream {
         );
         quote!((#len))
     });
-    let head = Literal::usize_unsuffixed(l.head_len());
+    let total = sum(l.head_len(), lens);
     // A key that writes no field at all is `00 00`.
     let empty = (l.oc_tail == 0).then(|| quote!(+ if __kept == 0 { 2 } else { 0 }));
     quote! {
         #kept
-        #head #(+ #lens)* #empty
+        #total #empty
     }
 }
 

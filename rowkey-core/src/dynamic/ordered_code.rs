@@ -268,6 +268,12 @@ impl DynLayout {
             let ops = if i + 1 == kept { &o.last } else { &o.term };
             (ops.encode)(v, &mut out, f)?;
         }
+        // The fields the key leaves out are empty strings: still the
+        // field's type (an empty `Value::Bytes` is no `String`).
+        let mut scratch = Vec::new();
+        for ((f, o), v) in fields.iter().zip(&rt.fields).zip(values).skip(kept) {
+            (o.term.encode)(v, &mut scratch, f)?;
+        }
         if let Some(s) = self.layout.salt() {
             let bucket = self.oc_bucket(s, values)?;
             s.head().write(bucket, &mut out[head_at..], true);
