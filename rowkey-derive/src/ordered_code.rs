@@ -62,7 +62,7 @@ fn per_field(
 ) -> TokenStream {
     let (k, last) = (codec_alias(i), layout_alias(l, i));
     if k == last {
-        // Always followed by another field.
+        // Followed by another field, or descending (terminated anyway).
         return call(&k);
     }
     let here = Literal::usize_unsuffixed(i + 1);

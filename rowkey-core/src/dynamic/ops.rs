@@ -1287,26 +1287,42 @@ fn variant_of(d: i128, f: &FieldLayout) -> Result<&'static str, DecodeError> {
     })
 }
 
+/// Refuses an enum value that is no variant's discriminant (`got`: what
+/// it was given).
+fn check_variant(x: &impl EnumInt, f: &FieldLayout, got: &'static str) -> Result<(), EncodeError> {
+    match x.discriminant() {
+        Some(d) if variants(f).variant(d).is_none() => Err(EncodeError::WrongValue {
+            field: f.name(),
+            expected: "the discriminant of one of the enum's variants",
+            got,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Explain shows the variant and the type, as the derive shows a
+/// `KeyField` enum: `View (Kind)`, `None (Option<Kind>)`.
+fn show_variant(
+    x: &impl EnumInt,
+    f: &FieldLayout,
+    out: &mut dyn fmt::Write,
+) -> Result<(), DecodeError> {
+    let described = match x.discriminant() {
+        Some(d) => variant_of(d, f)?,
+        None => "None",
+    };
+    let ty = crate::layout::explain::strip_paths(f.ty());
+    let _ = write!(out, "{described} ({ty})");
+    Ok(())
+}
+
 fn enum_encode<C: FieldCodec<X>, X: FromValue + EnumInt>(
     v: &Value,
     out: &mut Vec<u8>,
     f: &FieldLayout,
 ) -> Result<(), EncodeError> {
-    let x: X = value_of(v, f)?;
-    if let Some(d) = x.discriminant() {
-        if variants(f).variant(d).is_none() {
-            return Err(EncodeError::WrongValue {
-                field: f.name(),
-                expected: "the discriminant of one of the enum's variants",
-                got: v.kind(),
-            });
-        }
-    }
-    let pos = out.len();
-    out.resize(pos + C::encoded_len(&x), 0);
-    let end = C::encode(&x, out, pos, f.name())?;
-    out.truncate(end);
-    Ok(())
+    check_variant(&value_of::<X>(v, f)?, f, v.kind())?;
+    encode::<C, X>(v, out, f)
 }
 
 fn enum_decode<C: for<'de> FieldDecode<'de, X>, X: FromValue + EnumInt>(
@@ -1321,8 +1337,7 @@ fn enum_decode<C: for<'de> FieldDecode<'de, X>, X: FromValue + EnumInt>(
     Ok((x.into_value(), end))
 }
 
-/// Explain shows the variant and the type, as the derive shows a
-/// `KeyField` enum: `View (Kind)`, `None (Option<Kind>)`.
+/// Explain's reader of an enum field: [`show_variant`].
 fn enum_read<C: for<'de> FieldDecode<'de, X>, X: EnumInt>(
     input: &[u8],
     pos: usize,
@@ -1330,12 +1345,7 @@ fn enum_read<C: for<'de> FieldDecode<'de, X>, X: EnumInt>(
     out: &mut dyn fmt::Write,
 ) -> Result<(usize, Option<i128>), DecodeError> {
     let (x, end) = C::decode(input, pos, f.name())?;
-    let described = match x.discriminant() {
-        Some(d) => variant_of(d, f)?,
-        None => "None",
-    };
-    let ty = crate::layout::explain::strip_paths(f.ty());
-    let _ = write!(out, "{described} ({ty})");
+    show_variant(&x, f, out)?;
     Ok((end, None))
 }
 
@@ -1393,16 +1403,13 @@ where
 {
     type T = C::T;
     fn encode(v: &C::T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        if let Some(d) = v.discriminant() {
-            if variants(f).variant(d).is_none() {
-                return Err(EncodeError::WrongValue {
-                    field: f.name(),
-                    expected: "the discriminant of one of the enum's variants",
-                    got: "another integer",
-                });
-            }
-        }
+        check_variant(v, f, "another integer")?;
         C::encode(v, f, out)
+    }
+    fn encode_value(v: &Value, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let t: C::T = value_of(v, f)?;
+        check_variant(&t, f, v.kind())?;
+        C::encode(&t, f, out)
     }
     fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(C::T, usize), DecodeError> {
         let (t, end) = C::decode(input, pos, f)?;
@@ -1417,7 +1424,7 @@ where
     }
 }
 
-/// Explain's reader of [`EnumRt`]: the variant and the type.
+/// Explain's reader of [`EnumRt`]: [`show_variant`].
 fn enum_rt_read<C: RtCodec>(
     input: &[u8],
     pos: usize,
@@ -1428,9 +1435,7 @@ where
     C::T: EnumInt,
 {
     let (t, end) = EnumRt::<C>::decode(input, pos, f)?;
-    let described = t.discriminant().and_then(|d| variants(f).variant(d));
-    let ty = crate::layout::explain::strip_paths(f.ty());
-    let _ = write!(out, "{} ({ty})", described.unwrap_or("None"));
+    show_variant(&t, f, out)?;
     Ok((end, None))
 }
 

@@ -331,15 +331,13 @@ impl Layout {
         let encoding = match self.format {
             Format::Binary => return None,
             Format::Text { sep } => {
-                let names = self.prefix_and_salt_names();
-                fields.extend(names.into_iter().map(|field_name| SchemaField {
+                // Every part a string: the prefix, the salt, the fields.
+                let prefix = (!self.prefix.is_empty()).then_some("prefix");
+                let salt = self.salt.is_some().then_some("salt");
+                let names = prefix.into_iter().chain(salt);
+                let names = names.chain(self.fields.iter().map(|f| f.name));
+                fields.extend(names.map(|field_name| SchemaField {
                     field_name,
-                    ty: FieldType::String {
-                        encoding: Enc::Utf8Bytes {},
-                    },
-                }));
-                fields.extend(self.fields.iter().map(|f| SchemaField {
-                    field_name: f.name,
                     ty: FieldType::String {
                         encoding: Enc::Utf8Bytes {},
                     },
@@ -388,19 +386,6 @@ impl Layout {
         };
         let schema = Schema { fields, encoding };
         Some(serde_json::to_string(&schema).unwrap_or_default())
-    }
-
-    /// `"prefix"` and `"salt"`, where the key has them: a text key's
-    /// leading schema fields.
-    fn prefix_and_salt_names(&self) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        if !self.prefix.is_empty() {
-            names.push("prefix");
-        }
-        if self.salt.is_some() {
-            names.push("salt");
-        }
-        names
     }
 }
 
