@@ -1529,6 +1529,52 @@ mod key_fields {
             .contains("only the built-in unsigned integers"));
     }
 
+    /// Discriminants beyond what a JSON reader's 64-bit integers hold are
+    /// written as strings of digits, and read back.
+    #[test]
+    fn wide_discriminants_in_json() {
+        #[derive(KeyField, Debug, Clone, Copy, PartialEq)]
+        #[repr(u64)]
+        enum Big {
+            Top = u64::MAX,
+        }
+        #[derive(KeyField, Debug, Clone, Copy, PartialEq)]
+        #[repr(i128)]
+        enum Wide {
+            Bottom = i128::MIN,
+            Zero = 0,
+        }
+        #[derive(RowKey, Debug, Clone, PartialEq)]
+        struct Key {
+            big: Big,
+            wide: Wide,
+        }
+        let json = Key::LAYOUT.to_json();
+        assert!(
+            json.contains(r#"{"name":"Top","value":18446744073709551615}"#),
+            "{json}"
+        );
+        assert!(
+            json.contains(
+                r#"{"name":"Bottom","value":"-170141183460469231731687303715884105728"}"#
+            ),
+            "{json}"
+        );
+        assert!(json.contains(r#"{"name":"Zero","value":0}"#), "{json}");
+        let back = DynLayout::from_json(&json).unwrap();
+        let wide = back.layout().fields()[1].key_field().unwrap();
+        assert_eq!(wide.variant(i128::MIN), Some("Bottom"));
+        let key = Key {
+            big: Big::Top,
+            wide: Wide::Bottom,
+        }
+        .encode();
+        assert_eq!(
+            back.decode(&key).unwrap(),
+            [Value::U64(u64::MAX), Value::I128(i128::MIN)]
+        );
+    }
+
     /// A text key's enums: the discriminant's digits (a sign for a signed
     /// repr), as the golden vectors' `TextEvent`.
     #[derive(RowKey, Debug, Clone, PartialEq)]
