@@ -18,8 +18,8 @@ use std::hint::black_box;
 use std::process::Command;
 
 use redb::ReadableDatabase;
-use rowkey_core::merge_salted;
 use rowkey_core::prelude::*;
+use rowkey_core::{merge_salted, merge_salted_by};
 
 /// The measured layouts, shared with the wall-clock benchmark.
 #[path = "common/layouts.rs"]
@@ -27,7 +27,7 @@ mod layouts;
 #[path = "common/redb_row.rs"]
 mod redb_row;
 use layouts::{Event, Named};
-use redb_row::RedbRow;
+use redb_row::redb_key;
 
 #[derive(RowKey)]
 struct Escaped<'a> {
@@ -152,15 +152,53 @@ fn redb_input() -> redb::Database {
     db
 }
 
+/// How a merge's rows are taken: its `fold` (as `sum`, `for_each` and
+/// `count` take them), or `next` (as a `for` loop does).
+#[derive(Clone, Copy)]
+enum Take {
+    Fold,
+    Next,
+}
+
+/// Sums a byte of every row's key, taking the rows as `take` says.
+#[inline(always)]
+fn sum_rows<T>(rows: impl Iterator<Item = T>, byte: impl Fn(T) -> u8, take: Take) -> u8 {
+    match take {
+        Take::Fold => rows.map(byte).fold(0u8, u8::wrapping_add),
+        Take::Next => {
+            let mut sum = 0u8;
+            for row in rows {
+                sum = sum.wrapping_add(byte(row));
+            }
+            sum
+        }
+    }
+}
+
 /// Merges `input`'s buckets `n` times, touching every row.
-fn merge(n: u64, input: &[Vec<(Vec<u8>, ())>]) {
+fn merge(n: u64, input: &[Vec<(Vec<u8>, ())>], take: Take) {
     for _ in 0..n {
         let streams = input.iter().map(|b| b.iter().map(|(k, v)| (k, v)));
-        black_box(
-            merge_salted(streams)
-                .map(|(k, _)| k[17])
-                .fold(0u8, u8::wrapping_add),
-        );
+        black_box(sum_rows(merge_salted(streams), |(k, _)| k[17], take));
+    }
+}
+
+/// Reads [`redb_input`]'s 16 ranges and merges them `n` times, touching
+/// every row.
+fn redb_merge(n: u64, take: Take) {
+    let db = redb_input();
+    for _ in 0..n {
+        let tx = db.begin_read().unwrap();
+        let t = tx.open_table(ROWS).unwrap();
+        let streams: Vec<_> = Event::scan_all()
+            .ranges()
+            .map(|r| t.range::<&[u8]>(r.bounds()).unwrap())
+            .collect();
+        black_box(sum_rows(
+            merge_salted_by(1, redb_key, streams),
+            |r| r.unwrap().0.value()[17],
+            take,
+        ));
     }
 }
 
@@ -362,12 +400,17 @@ const PATHS: &[Path] = &[
     Path {
         name: "merge_salted, per row (16 streams)",
         per_iter: 16_000,
-        run: |n| merge(n, &merge_input()),
+        run: |n| merge(n, &merge_input(), Take::Fold),
     },
     Path {
         name: "merge_salted, per row, no runs (16 streams)",
         per_iter: 16_000,
-        run: |n| merge(n, &merge_input_without_runs()),
+        run: |n| merge(n, &merge_input_without_runs(), Take::Fold),
+    },
+    Path {
+        name: "merge_salted, per row (16 streams), for loop",
+        per_iter: 16_000,
+        run: |n| merge(n, &merge_input(), Take::Next),
     },
     Path {
         name: "redb: read 16 ranges, per row",
@@ -390,22 +433,12 @@ const PATHS: &[Path] = &[
     Path {
         name: "redb: read 16 ranges + merge_salted, per row",
         per_iter: 16_000,
-        run: |n| {
-            let db = redb_input();
-            for _ in 0..n {
-                let tx = db.begin_read().unwrap();
-                let t = tx.open_table(ROWS).unwrap();
-                let streams: Vec<_> = Event::scan_all()
-                    .ranges()
-                    .map(|r| t.range::<&[u8]>(r.bounds()).unwrap().map(RedbRow))
-                    .collect();
-                black_box(
-                    merge_salted(streams)
-                        .map(|r| r.0.unwrap().0.value()[17])
-                        .fold(0u8, u8::wrapping_add),
-                );
-            }
-        },
+        run: |n| redb_merge(n, Take::Fold),
+    },
+    Path {
+        name: "redb: read 16 ranges + merge_salted, per row, for loop",
+        per_iter: 16_000,
+        run: |n| redb_merge(n, Take::Next),
     },
     Path {
         name: "chain (no order), per row",
@@ -537,7 +570,7 @@ fn main() {
         }
         None => Vec::new(),
     };
-    println!("{:<46} {:>14} {:>10}", "path", "instructions/op", "budget");
+    println!("{:<56} {:>14} {:>10}", "path", "instructions/op", "budget");
     let mut over = Vec::new();
     for (i, p) in paths().iter().enumerate() {
         let iters = if p.per_iter > 1 { 4 } else { 20_000 };
@@ -546,7 +579,7 @@ fn main() {
             (Some(base), Some(full)) => {
                 let per_op = (full - base) as f64 / (iters * p.per_iter) as f64;
                 let shown = budget.map_or_else(String::new, |b| format!("{b:.0}"));
-                println!("{:<46} {:>14.1} {:>10}", p.name, per_op, shown);
+                println!("{:<56} {:>14.1} {:>10}", p.name, per_op, shown);
                 if budget.is_some_and(|b| per_op > b * 1.03) {
                     over.push(format!(
                         "{}: {per_op:.1} instructions, budget {}",
@@ -555,7 +588,7 @@ fn main() {
                 }
             }
             _ => {
-                println!("{:<46} {:>14}", p.name, "failed");
+                println!("{:<56} {:>14}", p.name, "failed");
                 if budget.is_some() {
                     over.push(format!("{}: not measured", p.name));
                 }

@@ -9,8 +9,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use redb::{Database, ReadableDatabase, TableDefinition};
-use rowkey_core::merge_salted;
 use rowkey_core::prelude::*;
+use rowkey_core::{merge_salted, merge_salted_by};
 use serde::{Deserialize, Serialize};
 
 fn full_run() -> bool {
@@ -24,7 +24,7 @@ mod layouts;
 #[path = "common/redb_row.rs"]
 mod redb_row;
 use layouts::{Event, Named};
-use redb_row::RedbRow;
+use redb_row::redb_key;
 
 /// The same logical key with a peer crate: the caller computes the salt
 /// (the same xxh3) and stores `MAX - ts` itself, as a user of those crates
@@ -570,11 +570,28 @@ fn merging(c: &mut Criterion) {
             let t = tx.open_table(TABLE).unwrap();
             let streams: Vec<_> = scan
                 .ranges()
-                .map(|r| t.range::<&[u8]>(r.bounds()).unwrap().map(RedbRow))
+                .map(|r| t.range::<&[u8]>(r.bounds()).unwrap())
                 .collect();
-            merge_salted(streams)
-                .map(|r| touch(r.0.unwrap().0.value()))
+            merge_salted_by(1, redb_key, streams)
+                .map(|r| touch(r.unwrap().0.value()))
                 .sum::<u64>()
+        })
+    });
+    // The same rows taken one `next` at a time, as a `for` loop takes them
+    // (`sum` above runs the merge's own `fold`).
+    g.bench_function("redb: read and merge_salted, for loop", |b| {
+        b.iter(|| {
+            let tx = db.begin_read().unwrap();
+            let t = tx.open_table(TABLE).unwrap();
+            let streams: Vec<_> = scan
+                .ranges()
+                .map(|r| t.range::<&[u8]>(r.bounds()).unwrap())
+                .collect();
+            let mut sum = 0;
+            for r in merge_salted_by(1, redb_key, streams) {
+                sum += touch(r.unwrap().0.value());
+            }
+            sum
         })
     });
     g.finish();

@@ -124,8 +124,9 @@ pub use layout::explain::{ExplainInput, Explanation};
 pub use layout::Layout;
 #[cfg(feature = "alloc")]
 pub use scan::{
-    any_of, merge_salted, merge_salted_reversed_with, merge_salted_with, AnyOf, FieldPredicate,
-    KeyFilter, MergeHeads, MergeItem, MergeSalted, Scan, ScanRange, ValuePredicate,
+    any_of, merge_salted, merge_salted_by, merge_salted_reversed_by, merge_salted_reversed_with,
+    merge_salted_with, AnyOf, FieldPredicate, ItemKey, KeyFilter, KeyOf, MergeHeads, MergeItem,
+    MergeSalted, Scan, ScanRange, ValuePredicate,
 };
 
 /// `#[derive(RowKey)]`: see the crate documentation and the README's

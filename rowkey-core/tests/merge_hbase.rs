@@ -8,7 +8,9 @@ use rowkey_core::hbase::{
     create_table_statement, from_string_binary, to_string_binary, ParseBinaryError,
 };
 use rowkey_core::scan::prefix_stop;
-use rowkey_core::{merge_salted, merge_salted_reversed_with};
+use rowkey_core::{
+    merge_salted, merge_salted_by, merge_salted_reversed_by, merge_salted_reversed_with,
+};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/merge_hbase.proptest-regressions"))), ..ProptestConfig::default() })]
@@ -61,6 +63,11 @@ proptest! {
 /// A stream's item in the reference merge: a key, or an error.
 type Item = Result<(Vec<u8>, usize), usize>;
 
+/// The key of a `(usize, key)` item, `None` for an error.
+fn second_key(r: &Result<(usize, Vec<u8>), usize>) -> Option<&[u8]> {
+    r.as_ref().ok().map(|(_, k)| &k[..])
+}
+
 /// The merge's contract, written the slow way: each step takes, among every
 /// stream's next item, an error first, else the smallest key after the
 /// salt byte (the largest when `reversed`), ties to the lower stream.
@@ -98,11 +105,13 @@ proptest! {
 
     /// Forward and reversed merges of streams read in runs (few buckets,
     /// few distinct keys, so one stream often gives many rows in a row),
-    /// with ties across streams and errors anywhere, equal the reference.
+    /// with ties across streams and errors anywhere, equal the reference,
+    /// taken by `next`, by `fold`, or both in turn.
     #[test]
     fn merge_of_runs_and_errors_equals_reference(
         rows in prop::collection::vec((0u8..5, prop::collection::vec(0u8..3, 0..10), 0u8..20), 0..300),
         reversed: bool,
+        first in 0usize..40,
     ) {
         let mut streams: Vec<Vec<Item>> = vec![Vec::new(); 5];
         for (i, (b, rest, err)) in rows.iter().enumerate() {
@@ -126,13 +135,46 @@ proptest! {
             }
         }
         let expected = reference_merge(&streams, reversed);
-        let iters = streams.into_iter().map(Vec::into_iter);
-        let merged: Vec<Item> = if reversed {
-            merge_salted_reversed_with(1, iters).collect()
-        } else {
-            merge_salted(iters).collect()
+        let merge = || {
+            let iters = streams.clone().into_iter().map(Vec::into_iter);
+            if reversed {
+                merge_salted_reversed_with(1, iters)
+            } else {
+                merge_salted(iters)
+            }
         };
-        prop_assert_eq!(merged, expected);
+        // Row by row (`next`, as `collect` takes them), by `fold` (its own
+        // loop), and `next` for the first rows then `fold` mid-run.
+        let by_next: Vec<Item> = merge().collect();
+        prop_assert_eq!(&by_next, &expected);
+        let by_fold = merge().fold(Vec::new(), |mut v, r| { v.push(r); v });
+        prop_assert_eq!(&by_fold, &expected);
+        let mut rest = merge();
+        let mut mixed: Vec<Item> = rest.by_ref().take(first).collect();
+        rest.for_each(|r| mixed.push(r));
+        prop_assert_eq!(&mixed, &expected);
+        // The same streams merged with a key function (`merge_salted_by`):
+        // the items are not `MergeItem`s, but `(usize, key)` or an error.
+        let by_fn = || {
+            let iters = streams.clone().into_iter().map(|s| {
+                s.into_iter()
+                    .map(|r| r.map(|(k, i)| (i, k)))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+            });
+            if reversed {
+                merge_salted_reversed_by(1, second_key, iters)
+            } else {
+                merge_salted_by(1, second_key, iters)
+            }
+        };
+        let expected_by_fn: Vec<_> =
+            expected.iter().map(|r| r.clone().map(|(k, i)| (i, k))).collect();
+        prop_assert_eq!(&by_fn().collect::<Vec<_>>(), &expected_by_fn);
+        let mut rest = by_fn();
+        let mut mixed: Vec<_> = rest.by_ref().take(first).collect();
+        rest.for_each(|r| mixed.push(r));
+        prop_assert_eq!(&mixed, &expected_by_fn);
     }
 }
 

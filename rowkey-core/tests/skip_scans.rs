@@ -240,6 +240,10 @@ proptest! {
         let table = VISITS.open_read(&tx).unwrap();
         let got: Vec<Vec<u8>> = table.filter(&filter).unwrap().map(|r| r.unwrap().0.encode_to_vec().unwrap()).collect();
         prop_assert_eq!(&got, &want);
+        // The same rows through `fold` (the merge's own loop).
+        let mut folded = Vec::new();
+        table.filter(&filter).unwrap().for_each(|r| folded.push(r.unwrap().0.encode_to_vec().unwrap()));
+        prop_assert_eq!(&folded, &want);
 
         let dir = tempfile::tempdir().unwrap();
         let fdb = fjall::Database::builder(dir.path()).open().unwrap();
@@ -249,5 +253,9 @@ proptest! {
         }
         let got: Vec<Vec<u8>> = table.filter(&filter).unwrap().map(|r| r.unwrap().0.encode_to_vec().unwrap()).collect();
         prop_assert_eq!(&got, &want);
+        // The same rows through `fold` (the merge's own loop).
+        let mut folded = Vec::new();
+        table.filter(&filter).unwrap().for_each(|r| folded.push(r.unwrap().0.encode_to_vec().unwrap()));
+        prop_assert_eq!(&folded, &want);
     }
 }

@@ -191,6 +191,12 @@ where
             k
         })
         .collect();
+    // `fold` (the merge's own loop) gives what `next` gives.
+    let folded = table.scan(scan).unwrap().fold(Vec::new(), |mut v, row| {
+        v.push(row.unwrap().0);
+        v
+    });
+    assert_eq!(folded, from_redb, "redb: fold and next disagree");
 
     let keyspace = fjall_table::<K>(fjall_db);
     for (i, r) in rows.iter().enumerate() {
@@ -205,6 +211,11 @@ where
             k
         })
         .collect();
+    let mut folded = Vec::new();
+    keyspace
+        .scan(scan)
+        .for_each(|row| folded.push(row.unwrap().0));
+    assert_eq!(folded, from_fjall, "fjall: fold and next disagree");
     (from_redb, from_fjall)
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use redb::{Database, Durability, ReadableDatabase, TableDefinition};
-use rowkey_core::{merge_salted_with, KeyFilter, Scan};
+use rowkey_core::{merge_salted_by, KeyFilter, Scan};
 
 use crate::BoxError;
 
@@ -218,16 +218,19 @@ impl Store for RedbStore {
             }
             return Ok(());
         }
+        // redb's rows merged as they come: keys read in place, no copies.
         let streams = scan
             .ranges()
-            .map(|r| {
-                t.range::<&[u8]>(r.bounds())
-                    .map(|it| it.map(|entry| entry.map(|(k, v)| (k.value().to_vec(), v.value()))))
-            })
+            .map(|r| t.range::<&[u8]>(r.bounds()))
             .collect::<Result<Vec<_>, _>>()?;
-        for item in merge_salted_with(scan.head_len(), streams) {
-            let (key, value) = item?;
-            if !row(&key, value) {
+        let merged = merge_salted_by(
+            scan.head_len(),
+            |entry| entry.as_ref().ok().map(|(k, _)| k.value()),
+            streams,
+        );
+        for item in merged {
+            let (k, v) = item?;
+            if !row(k.value(), v.value()) {
                 break;
             }
         }

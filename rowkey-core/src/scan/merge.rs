@@ -24,6 +24,33 @@ impl<T: MergeItem, E> MergeItem for Result<T, E> {
     }
 }
 
+/// How a merge reads its items' keys, in place: [`ItemKey`] for items that
+/// are [`MergeItem`]s (what [`merge_salted`] merges), or a function of the
+/// item ([`merge_salted_by`]) for items of another crate's type, which
+/// would otherwise have to be wrapped (and moved) on their way.
+pub trait KeyOf<T> {
+    /// `item`'s full key, salt byte included; `None` for an error item.
+    fn key_of<'a>(&self, item: &'a T) -> Option<&'a [u8]>;
+}
+
+/// The [`KeyOf`] of [`MergeItem`]s: their [`merge_key`](MergeItem::merge_key).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ItemKey;
+
+impl<T: MergeItem> KeyOf<T> for ItemKey {
+    #[inline]
+    fn key_of<'a>(&self, item: &'a T) -> Option<&'a [u8]> {
+        item.merge_key()
+    }
+}
+
+impl<T, F: Fn(&T) -> Option<&[u8]>> KeyOf<T> for F {
+    #[inline]
+    fn key_of<'a>(&self, item: &'a T) -> Option<&'a [u8]> {
+        self(item)
+    }
+}
+
 /// Merges one sorted stream per salt bucket into the order of the keys'
 /// bytes after the salt byte: the order an unsalted table would give.
 ///
@@ -71,7 +98,63 @@ where
     I: Iterator,
     I::Item: MergeItem,
 {
-    MergeSalted::new(streams, |n| MergeHeads::new(head_len, n))
+    merge_by_key(head_len, false, ItemKey, streams)
+}
+
+/// [`merge_salted_with`] for items whose key `key` reads in place: rows of
+/// another crate's type (as redb's ranges yield them), merged as they come,
+/// with no wrapper to implement [`MergeItem`] and no move into one.
+///
+/// ```
+/// use rowkey_core::merge_salted_by;
+///
+/// // Rows as a store might give them: (value, key).
+/// let bucket0 = vec![("a", vec![0, 1]), ("d", vec![0, 4])];
+/// let bucket1 = vec![("b", vec![1, 2]), ("c", vec![1, 3])];
+/// let merged: Vec<_> = merge_salted_by(
+///     1,
+///     |row: &(&str, Vec<u8>)| Some(&row.1[..]),
+///     [bucket0.into_iter(), bucket1.into_iter()],
+/// )
+/// .map(|(v, _)| v)
+/// .collect();
+/// assert_eq!(merged, ["a", "b", "c", "d"]);
+/// ```
+pub fn merge_salted_by<S, I, F>(head_len: usize, key: F, streams: S) -> MergeSalted<I, F>
+where
+    S: IntoIterator<Item = I>,
+    I: Iterator,
+    F: Fn(&I::Item) -> Option<&[u8]>,
+{
+    merge_by_key(head_len, false, key, streams)
+}
+
+/// [`merge_salted_by`] for streams that each read their range backwards,
+/// as [`merge_salted_reversed_with`] merges them.
+pub fn merge_salted_reversed_by<S, I, F>(head_len: usize, key: F, streams: S) -> MergeSalted<I, F>
+where
+    S: IntoIterator<Item = I>,
+    I: Iterator,
+    F: Fn(&I::Item) -> Option<&[u8]>,
+{
+    merge_by_key(head_len, true, key, streams)
+}
+
+/// The merges of this module, each stream read backwards when `reverse`.
+pub(crate) fn merge_by_key<S, I, K>(
+    head_len: usize,
+    reverse: bool,
+    key: K,
+    streams: S,
+) -> MergeSalted<I, K>
+where
+    S: IntoIterator<Item = I>,
+    I: Iterator,
+    K: KeyOf<I::Item>,
+{
+    MergeSalted::new(streams, |n| {
+        MergeHeads::with_order(head_len, n, reverse, key)
+    })
 }
 
 /// [`merge_salted_with`] for streams that each read their range backwards
@@ -95,7 +178,7 @@ where
     I: Iterator,
     I::Item: MergeItem,
 {
-    MergeSalted::new(streams, |n| MergeHeads::new_reversed(head_len, n))
+    merge_by_key(head_len, true, ItemKey, streams)
 }
 
 /// The iterator returned by [`merge_salted`].
@@ -106,9 +189,16 @@ where
 /// its next row is compared once with the smallest waiting head and, while
 /// it stays smaller, returned at once. Only when another stream's head is
 /// smaller does the heap move (one sift, as a replace-top would).
-pub struct MergeSalted<I: Iterator> {
+///
+/// `K` reads the items' keys: [`ItemKey`] (the default) for
+/// [`MergeItem`]s, or the function given to [`merge_salted_by`].
+///
+/// `fold` (and so `sum`, `for_each`, `count`) runs a loop of its own that
+/// hands a run's rows from the stream straight to its closure; `next`, as a
+/// `for` loop calls it, moves each row once more, through its return slot.
+pub struct MergeSalted<I: Iterator, K = ItemKey> {
     streams: Vec<I>,
-    heads: MergeHeads<I::Item>,
+    heads: MergeHeads<I::Item, K>,
     /// The stream of the row returned last, read next; not in the heap.
     current: Option<usize>,
     /// The rank of the smallest waiting head (`u64::MAX` when none waits):
@@ -117,13 +207,11 @@ pub struct MergeSalted<I: Iterator> {
     started: bool,
 }
 
-impl<I: Iterator> MergeSalted<I>
-where
-    I::Item: MergeItem,
-{
+impl<I: Iterator, K: KeyOf<I::Item>> MergeSalted<I, K> {
+    /// Merges `streams` with `heads`, built for no stream yet.
     fn new(
         streams: impl IntoIterator<Item = I>,
-        heads: impl FnOnce(usize) -> MergeHeads<I::Item>,
+        heads: impl FnOnce(usize) -> MergeHeads<I::Item, K>,
     ) -> Self {
         let streams: Vec<I> = streams.into_iter().collect();
         let heads = heads(streams.len());
@@ -136,21 +224,22 @@ where
         }
     }
 
-    /// The current stream's row in `next` does not rank below every
-    /// waiting head: compared in full, it stays if it still comes first;
-    /// else it waits in the heap, and `next` becomes the smallest head,
-    /// its stream now current.
+    /// Stream `i`'s row `item` does not rank below every waiting head:
+    /// compared in full, it is the next row if it still comes first; else
+    /// it waits in the heap, and the smallest head is the next row, its
+    /// stream now current.
     #[inline(never)]
-    fn switch(&mut self, i: usize, next: &mut Option<I::Item>, rank: u64) {
-        let Some(item) = next.take() else { return };
+    fn switch(&mut self, i: usize, item: I::Item, rank: u64) -> I::Item {
         if self.heads.before_top(i, &item, rank) {
-            *next = Some(item);
-            return;
+            return item;
         }
-        if let Some((top, head)) = self.heads.push_pop(i, item, rank) {
-            self.current = Some(top);
-            self.top_rank = self.heads.top_rank();
-            *next = Some(head);
+        match self.heads.push_pop(i, item, rank) {
+            Ok((top, head)) => {
+                self.current = Some(top);
+                self.top_rank = self.heads.top_rank();
+                head
+            }
+            Err(item) => item,
         }
     }
 
@@ -180,7 +269,9 @@ where
 /// merges with this one heap:
 /// [`push`](Self::push) a stream's head once it is read,
 /// [`pop`](Self::pop) the smallest when every stream has a head or has
-/// ended, and read the next head of the stream it came from.
+/// ended, and read the next head of the stream it came from. `K` reads
+/// the heads' keys, as [`MergeSalted`]'s does; [`new`](Self::new) reads
+/// [`MergeItem`]s' ([`ItemKey`]).
 ///
 /// ```
 /// use rowkey_core::MergeHeads;
@@ -191,7 +282,9 @@ where
 /// assert_eq!(heads.pop(), Some((0, (b"\x00b".to_vec(), 2))));
 /// assert_eq!(heads.pop(), None);
 /// ```
-pub struct MergeHeads<T> {
+pub struct MergeHeads<T, K = ItemKey> {
+    /// Reads a head's key.
+    key: K,
     /// The bytes in front of the fields: keys are compared after them.
     skip: usize,
     /// Largest key first: streams each read backwards.
@@ -205,23 +298,16 @@ pub struct MergeHeads<T> {
     heap: Vec<usize>,
 }
 
-/// The key after the salt (`skip` bytes); `None` for an error item.
-#[inline]
-fn unsalted<'a, T: MergeItem>(h: &Option<&'a T>, skip: usize) -> Option<&'a [u8]> {
-    h.and_then(MergeItem::merge_key)
-        .map(|k| k.get(skip..).unwrap_or(&[]))
-}
-
-/// A summary that orders items as their [`unsalted`] keys do, as far as
-/// it can: the key's first 8 bytes after the head, big-endian, zero-padded
+/// A summary that orders items as their keys after the head bytes do, as
+/// far as it can: the key's first 8 bytes after the head, big-endian, zero-padded
 /// (complemented by `flip` when the merge is reversed); 0 for an error,
 /// which comes first. Padding keeps the order without making it strict:
 /// when two ranks differ the items differ the same way; when they are
 /// equal (a key that ranks 0, like an error, included) they are compared
 /// in full.
 #[inline]
-fn rank<T: MergeItem>(item: &T, skip: usize, flip: u64) -> u64 {
-    let Some(k) = item.merge_key() else {
+fn rank(key: Option<&[u8]>, skip: usize, flip: u64) -> u64 {
+    let Some(k) = key else {
         return 0;
     };
     let k = k.get(skip..).unwrap_or(&[]);
@@ -245,18 +331,21 @@ impl<T: MergeItem> MergeHeads<T> {
     /// No heads yet, for `n` streams whose keys are compared after
     /// `head_len` bytes.
     pub fn new(head_len: usize, n: usize) -> Self {
-        Self::with_order(head_len, n, false)
+        Self::with_order(head_len, n, false, ItemKey)
     }
 
     /// No heads yet, for `n` streams each read backwards (largest key
     /// first, as HBase's reversed scans return rows): the largest head
     /// comes first.
     pub fn new_reversed(head_len: usize, n: usize) -> Self {
-        Self::with_order(head_len, n, true)
+        Self::with_order(head_len, n, true, ItemKey)
     }
+}
 
-    fn with_order(head_len: usize, n: usize, reverse: bool) -> Self {
+impl<T, K: KeyOf<T>> MergeHeads<T, K> {
+    fn with_order(head_len: usize, n: usize, reverse: bool, key: K) -> Self {
         MergeHeads {
+            key,
             reverse,
             flip: if reverse { u64::MAX } else { 0 },
             skip: head_len,
@@ -339,26 +428,38 @@ impl<T: MergeItem> MergeHeads<T> {
     /// `item`'s [`rank`] in this merge.
     #[inline]
     fn rank(&self, item: &T) -> u64 {
-        rank(item, self.skip, self.flip)
+        rank(self.key.key_of(item), self.skip, self.flip)
     }
 
     /// Stream `i`'s next row, which [`before_top`](Self::before_top) found
     /// not to come first, takes the smallest head's place in one sift; that
-    /// head and its stream are returned.
-    fn push_pop(&mut self, i: usize, item: T, rank: u64) -> Option<(usize, T)> {
-        let &top = self.heap.first()?;
+    /// head and its stream are returned (`Err(item)` when no head waits).
+    fn push_pop(&mut self, i: usize, item: T, rank: u64) -> Result<(usize, T), T> {
+        let Some(&top) = self.heap.first() else {
+            return Err(item);
+        };
         debug_assert!(self.heads[i].is_none(), "stream {i} has a head already");
+        let head = self.heads[top]
+            .take()
+            .expect("a stream in the heap has a head");
         self.ranks[i] = rank;
         self.heads[i] = Some(item);
         self.heap[0] = i;
         self.sift_down(0);
-        self.heads[top].take().map(|h| (top, h))
+        Ok((top, head))
+    }
+
+    /// `head`'s key after the head bytes; `None` for an error item.
+    #[inline]
+    fn unsalted<'a>(&self, head: Option<&'a T>) -> Option<&'a [u8]> {
+        let key = head.and_then(|h| self.key.key_of(h));
+        key.map(|k| k.get(self.skip..).unwrap_or(&[]))
     }
 
     /// Two heads by their keys after the head bytes, errors first.
     #[inline]
     fn by_key(&self, a: Option<&T>, b: Option<&T>) -> Ordering {
-        match (unsalted(&a, self.skip), unsalted(&b, self.skip)) {
+        match (self.unsalted(a), self.unsalted(b)) {
             (Some(x), Some(y)) if self.reverse => y.cmp(x),
             (Some(x), Some(y)) => x.cmp(y),
             (None, Some(_)) => Ordering::Less,
@@ -415,26 +516,64 @@ impl<T: MergeItem> MergeHeads<T> {
     }
 }
 
-impl<I: Iterator> Iterator for MergeSalted<I>
-where
-    I::Item: MergeItem,
-{
+impl<I: Iterator, K: KeyOf<I::Item>> Iterator for MergeSalted<I, K> {
     type Item = I::Item;
 
     #[inline]
     fn next(&mut self) -> Option<I::Item> {
         if let Some(i) = self.current {
-            let mut next = self.streams[i].next();
+            let next = self.streams[i].next();
             if let Some(item) = &next {
                 let rank = self.heads.rank(item);
                 // Within a run no other head comes first; else switch.
-                if rank >= self.top_rank {
-                    self.switch(i, &mut next, rank);
+                if rank < self.top_rank {
+                    return next;
                 }
-                return next;
+                return next.map(|item| self.switch(i, item, rank));
             }
         }
         self.next_from_heads()
+    }
+
+    /// The rows [`next`](Self::next) would give, in a loop of its own: a
+    /// run's rows go from the stream straight to `f`, where `next` moves
+    /// each through its return slot (a redb row is about 200 bytes).
+    /// `for_each`, `sum` and `count` come here too.
+    ///
+    /// A row is looked at in the stream's `Option` and moved out of it only
+    /// into `f`: binding it by value first (`let Some(row) = ...`) cost a
+    /// copy of the row each time.
+    fn fold<B, F>(mut self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, I::Item) -> B,
+    {
+        let mut acc = init;
+        loop {
+            if let Some(i) = self.current {
+                let stream = &mut self.streams[i];
+                let switched = loop {
+                    let next = stream.next();
+                    let Some(item) = &next else {
+                        break None;
+                    };
+                    let rank = self.heads.rank(item);
+                    if rank >= self.top_rank {
+                        break next.map(|item| (item, rank));
+                    }
+                    if let Some(item) = next {
+                        acc = f(acc, item);
+                    }
+                };
+                if let Some((item, rank)) = switched {
+                    acc = f(acc, self.switch(i, item, rank));
+                    continue;
+                }
+            }
+            match self.next_from_heads() {
+                Some(item) => acc = f(acc, item),
+                None => return acc,
+            }
+        }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -20,7 +20,10 @@ pub use filter::{any_of, AnyOf, FieldPredicate, KeyFilter, ValuePredicate, MAX_F
 pub use filter::{FilterParts, Interval};
 #[doc(hidden)]
 pub use leading::Leading;
+#[cfg(feature = "redb")]
+pub(crate) use merge::merge_by_key;
 pub use merge::{
-    merge_salted, merge_salted_reversed_with, merge_salted_with, MergeHeads, MergeItem, MergeSalted,
+    merge_salted, merge_salted_by, merge_salted_reversed_by, merge_salted_reversed_with,
+    merge_salted_with, ItemKey, KeyOf, MergeHeads, MergeItem, MergeSalted,
 };
 pub use range::*;

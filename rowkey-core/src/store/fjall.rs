@@ -225,11 +225,13 @@ impl<K: for<'de> DecodeRowKey<'de>> Iterator for Filtered<'_, K> {
     type Item = Result<(K, UserValue), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (key, value) = match self.merged.next()? {
-            Ok(row) => row,
-            Err(e) => return Some(Err(e.into())),
-        };
-        Some(decode_row(&key.0, value))
+        self.merged.next().map(decode_stream_row)
+    }
+
+    /// The merge's own loop (see [`MergeSalted`]'s `fold`).
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        self.merged
+            .fold(init, |acc, row| f(acc, decode_stream_row(row)))
     }
 }
 
@@ -271,10 +273,20 @@ impl<K: for<'de> DecodeRowKey<'de>> Iterator for Rows<K> {
     type Item = Result<(K, UserValue), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (key, value) = match self.merged.next()? {
-            Ok(row) => row,
-            Err(e) => return Some(Err(e.into())),
-        };
-        Some(decode_row(&key.0, value))
+        self.merged.next().map(decode_stream_row)
     }
+
+    /// The merge's own loop (see [`MergeSalted`]'s `fold`).
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        self.merged
+            .fold(init, |acc, row| f(acc, decode_stream_row(row)))
+    }
+}
+
+/// A row of a [`Stream`] with its key decoded.
+fn decode_stream_row<K: for<'de> DecodeRowKey<'de>>(
+    row: Result<(Key, UserValue), fjall::Error>,
+) -> Result<(K, UserValue), Error> {
+    let (key, value) = row?;
+    decode_row(&key.0, value)
 }
