@@ -225,18 +225,21 @@ fn borrowed_fields_borrow_unescaped_bytes() {
     );
 }
 
+/// A descending `Int64` between an ascending one and a trailing string:
+/// the key of the error and fingerprint tests.
+#[derive(RowKey, Debug, PartialEq)]
+#[rowkey(ordered_code)]
+struct Event {
+    user: i64,
+    #[desc]
+    ts: i64,
+    kind: String,
+}
+
 /// Each way a key can be wrong is an error naming the field where it goes
 /// wrong.
 #[test]
 fn bad_keys_are_errors_naming_the_field() {
-    #[derive(RowKey, Debug, PartialEq)]
-    #[rowkey(ordered_code)]
-    struct Event {
-        user: i64,
-        #[desc]
-        ts: i64,
-        kind: String,
-    }
     let key = Event {
         user: 5,
         ts: 7,
@@ -368,14 +371,6 @@ fn salt_prefix_layout_and_explain() {
 /// (or to the bytes it describes) must be deliberate.
 #[test]
 fn layout_id_is_frozen() {
-    #[derive(RowKey)]
-    #[rowkey(ordered_code)]
-    struct Event {
-        user: i64,
-        #[desc]
-        ts: i64,
-        kind: String,
-    }
     assert_eq!(
         Event::LAYOUT.to_string(),
         "ordered_code [user i64 >=3][ts desc i64 >=3][kind String >=0] >= 6 bytes"
