@@ -18,7 +18,7 @@ use super::ops::{self, OcOps, Ops};
 use super::parse::{normalize_type, FieldSpec, Spec};
 use super::{check_width, leak, DynLayout, LayoutError, Scalar, Value};
 use crate::format::error::{DecodeError, EncodeError};
-use crate::format::ordered_code::{stored_content, NOT_CANONICAL};
+use crate::format::ordered_code::{oc_canonical, stored_content};
 use crate::format::salt::Head;
 use crate::layout::{Encoding, FieldLayout, SaltLayout};
 use crate::scan::leading::Leading;
@@ -303,16 +303,12 @@ impl DynLayout {
     ) -> Result<Vec<Value>, DecodeError> {
         let fields = self.layout.fields();
         let last = fields[fields.len() - 1].name();
-        let not_canonical = DecodeError::InvalidValue {
-            field: last,
-            reason: NOT_CANONICAL,
-        };
-        match self.oc_encode(&values) {
-            // As long as its values' key (the salt bucket is checked to be
-            // below the buckets only, as in every format).
-            Ok(k) if k.len() == key.len() => Ok(values),
-            _ => Err(not_canonical),
-        }
+        // As long as its values' key (the salt bucket is checked to be
+        // below the buckets only, as in every format); values that do not
+        // encode have no key, so no length matches.
+        let values_len = self.oc_encode(&values).map_or(usize::MAX, |k| k.len());
+        oc_canonical(key, values_len, last)?;
+        Ok(values)
     }
 
     /// [`DynLayout::scan`] of an ordered-code layout: the derive's scans,
