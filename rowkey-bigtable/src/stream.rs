@@ -151,7 +151,9 @@ where
 /// the network (Bigtable cannot seek within a range, so it still reads
 /// them all). Where the regex is not exact
 /// ([`KeyFilter::regex_is_exact`]), the rows it lets through are also
-/// checked with [`KeyFilter::matches`] here. Merged, limited and retried
+/// checked with [`KeyFilter::matches`] here; a pattern past Bigtable's
+/// filter size ([`rowkey_core::scan::MAX_REGEX_LEN`]) is not sent at all,
+/// and every row of the ranges is checked here. Merged, limited and retried
 /// as [`stream_scan`]; [`RowStream::rows_received`] counts what the server
 /// sent.
 pub async fn stream_filter(
@@ -160,13 +162,14 @@ pub async fn stream_filter(
     filter: &KeyFilter,
     limit: Option<u64>,
 ) -> Result<RowStream, Error> {
-    let row_filter = RowFilter {
-        filter: Some(row_filter::Filter::RowKeyRegexFilter(
-            filter.bigtable_regex(),
-        )),
-    };
+    // Built once; past Bigtable's filter size no pattern is sent, only
+    // the ranges, and every row is checked here.
+    let regex = filter.bigtable_row_regex();
+    let row_filter = regex.pattern.map(|pattern| RowFilter {
+        filter: Some(row_filter::Filter::RowKeyRegexFilter(pattern)),
+    });
     let scan = filter.scan();
-    let exact = filter.regex_is_exact();
+    let exact = regex.exact;
     // Rows are checked here when the regex is not exact: the server's
     // per-range limit would count rows that are then dropped.
     let range_limit = if exact { limit } else { None };
@@ -177,7 +180,7 @@ pub async fn stream_filter(
         (range_limit, limit),
         Retry::default(),
         false,
-        Some(row_filter),
+        row_filter,
     );
     rows.check = (!exact).then(|| filter.clone());
     Ok(rows)

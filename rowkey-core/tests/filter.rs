@@ -530,3 +530,120 @@ fn a_key_type_written_by_a_macro_compiles_and_scans() {
     assert_eq!(filter.scan().ranges().count(), 1);
     assert!(filter.matches(&bytes));
 }
+
+// Two predicates on one field keep what both allow (one merge of the two
+// sorted interval lists), on a fixed-width and on an escaped field.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #[test]
+    fn two_predicates_on_one_field_keep_what_both_allow(
+        rows in proptest::collection::vec((0..6u8, -3..4i64, small_string(), proptest::collection::vec(0..3u8, 0..3)), 0..60),
+        ts1 in pred(-3..4i64, true),
+        ts2 in pred(-3..4i64, true),
+        name1 in pred(small_string(), true),
+        name2 in pred(small_string(), true),
+    ) {
+        let rows: Vec<Events> = rows.into_iter().map(|(user, ts, name, tail)| Events { user, ts, name, tail }).collect();
+        let b = Events::filter();
+        let b = apply!(b.ts, &ts1);
+        let b = apply!(b.ts, &ts2);
+        let b = apply!(str b.name, &name1);
+        let b = apply!(str b.name, &name2);
+        let filter = b.build().unwrap();
+        let eval = |r: &Events| {
+            [&ts1, &ts2].iter().all(|p| p.as_ref().map_or(true, |p| p.eval(&r.ts)))
+                && [&name1, &name2].iter().all(|p| p.as_ref().map_or(true, |p| p.eval(&r.name)))
+        };
+        check(&filter, &keyed(&rows, eval));
+    }
+}
+
+#[test]
+fn a_filter_past_its_interval_limit_is_an_error_naming_the_field() {
+    use rowkey_core::scan::MAX_FILTER_INTERVALS;
+    // Values far enough apart that no two intervals touch.
+    let many = (0..=MAX_FILTER_INTERVALS as i64).map(|t| t * 2);
+    let err = Events::filter().ts(any_of(many)).build().unwrap_err();
+    assert_eq!(
+        err,
+        EncodeError::TooManyIntervals {
+            field: "ts",
+            limit: MAX_FILTER_INTERVALS
+        }
+    );
+    assert!(err.to_string().starts_with("field `ts`: "), "{err}");
+    // An endless list stops at the limit instead of filling memory.
+    let err = Events::filter()
+        .ts(any_of((0..).map(|t: i64| t * 2)))
+        .build();
+    assert!(matches!(
+        err,
+        Err(EncodeError::TooManyIntervals { field: "ts", .. })
+    ));
+    // At the limit it builds, and values that touch merge first.
+    let at_limit = (0..MAX_FILTER_INTERVALS as i64).map(|t| t * 2);
+    assert!(Events::filter().ts(any_of(at_limit)).build().is_ok());
+    let touching = 0..=2 * MAX_FILTER_INTERVALS as i64;
+    assert!(Events::filter().ts(any_of(touching)).build().is_ok());
+}
+
+#[test]
+fn a_regex_past_bigtables_filter_size_is_not_sent_and_not_exact() {
+    use rowkey_core::scan::MAX_REGEX_LEN;
+    // 2,000 separate names: a pattern of well over 16 KiB.
+    let names: Vec<String> = (0..2_000).map(|i| format!("name-{i:05}")).collect();
+    let filter = Events::filter()
+        .name(any_of(names.iter().map(String::as_str).collect::<Vec<_>>()))
+        .build()
+        .unwrap();
+    let regex = filter.bigtable_row_regex();
+    assert_eq!(regex.pattern, None);
+    assert!(!regex.exact && !filter.regex_is_exact());
+    // What bigtable_regex still gives: any key, checked on the client.
+    assert_eq!(filter.bigtable_regex(), b"(?s)\\C*");
+    // A few names: a pattern under the cap, exact.
+    let filter = Events::filter()
+        .name(any_of(
+            names[..20].iter().map(String::as_str).collect::<Vec<_>>(),
+        ))
+        .build()
+        .unwrap();
+    let regex = filter.bigtable_row_regex();
+    let pattern = regex.pattern.expect("20 names fit");
+    assert!(pattern.len() <= MAX_REGEX_LEN && regex.exact);
+}
+
+#[test]
+fn long_bounds_build_a_regex_without_a_recursion_per_byte() {
+    // A range over 200,000-byte strings: one frame per byte would overflow
+    // a test thread's stack; the walk is a loop.
+    let lo = "a".repeat(200_000);
+    let hi = format!("{}b", "a".repeat(199_999));
+    let filter = Events::filter()
+        .name(lo.as_str()..hi.as_str())
+        .build()
+        .unwrap();
+    assert_eq!(filter.bigtable_row_regex().pattern, None);
+    // Shorter bounds give an exact pattern the regex engine agrees with.
+    let lo = "a".repeat(300);
+    let hi = format!("{}b", "a".repeat(299));
+    let filter = Events::filter()
+        .name(lo.as_str()..hi.as_str())
+        .build()
+        .unwrap();
+    let re = regex_of(&filter);
+    let key = |name: &str| {
+        Events {
+            user: 1,
+            ts: 0,
+            name: name.to_owned(),
+            tail: vec![],
+        }
+        .encode_to_vec()
+        .unwrap()
+    };
+    assert!(re.is_match(&key(&lo)));
+    assert!(re.is_match(&key(&format!("{lo}z"))));
+    assert!(!re.is_match(&key(&hi)));
+    assert!(!re.is_match(&key(&"a".repeat(299))));
+}

@@ -14,7 +14,7 @@
 //!   row is checked with [`KeyFilter::matches`] here, which
 //!   [`Rows::pushdown`](crate::Rows::pushdown) reports.
 
-use rowkey_core::KeyFilter;
+use rowkey_core::{KeyFilter, Scan};
 
 /// Where a skip scan's filter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,28 +70,68 @@ pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
         );
     }
     if let Some(ranges) = filter.multi_row_ranges() {
-        // MultiRowRangeFilter { repeated RowRange row_range_list = 1 },
-        // RowRange { bytes start_row = 1; bool start_row_inclusive = 2;
-        // bytes stop_row = 3; bool stop_row_inclusive = 4 }; an empty stop
-        // row is the end of the table.
-        let mut body = Vec::new();
-        for (start, stop) in &ranges {
-            let mut range = Vec::new();
-            field(&mut range, 1, start);
-            flag(&mut range, 2, true);
-            field(&mut range, 3, stop);
-            flag(&mut range, 4, false);
-            field(&mut body, 1, &range);
-        }
         return (
             Pushdown::MultiRowRangeFilter,
-            Some(named(
-                "org.apache.hadoop.hbase.filter.MultiRowRangeFilter",
-                &body,
-            )),
+            Some(multi_row_range_filter(&ranges)),
         );
     }
     (Pushdown::Client, None)
+}
+
+/// [`filter_bytes`] for each range of `scan` (the filter's own
+/// [`KeyFilter::scan`]): a `MultiRowRangeFilter` holds only the row ranges
+/// inside its scanner's range (a salted key's bucket), not every bucket's.
+pub(crate) fn filter_bytes_per_range(
+    filter: &KeyFilter,
+    scan: &Scan,
+) -> (Pushdown, Vec<Option<Vec<u8>>>) {
+    if let Some(ranges) = filter
+        .fuzzy_row_filter()
+        .is_none()
+        .then(|| filter.multi_row_ranges())
+        .flatten()
+    {
+        let per_range = scan
+            .ranges()
+            .map(|r| {
+                let inside: Vec<(Vec<u8>, Vec<u8>)> = ranges
+                    .iter()
+                    .filter(|(start, stop)| {
+                        (r.stop().is_empty() || start.as_slice() < r.stop())
+                            && (stop.is_empty() || stop.as_slice() > r.start())
+                    })
+                    .cloned()
+                    .collect();
+                // HBase refuses a MultiRowRangeFilter of no range; a scan
+                // range holds some of the filter's, but never send none.
+                Some(multi_row_range_filter(if inside.is_empty() {
+                    &ranges
+                } else {
+                    &inside
+                }))
+            })
+            .collect();
+        return (Pushdown::MultiRowRangeFilter, per_range);
+    }
+    let (pushdown, bytes) = filter_bytes(filter);
+    (pushdown, scan.ranges().map(|_| bytes.clone()).collect())
+}
+
+/// `MultiRowRangeFilter { repeated RowRange row_range_list = 1 }`,
+/// `RowRange { bytes start_row = 1; bool start_row_inclusive = 2; bytes
+/// stop_row = 3; bool stop_row_inclusive = 4 }`; an empty stop row is the
+/// end of the table.
+fn multi_row_range_filter(ranges: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (start, stop) in ranges {
+        let mut range = Vec::new();
+        field(&mut range, 1, start);
+        flag(&mut range, 2, true);
+        field(&mut range, 3, stop);
+        flag(&mut range, 4, false);
+        field(&mut body, 1, &range);
+    }
+    named("org.apache.hadoop.hbase.filter.MultiRowRangeFilter", &body)
 }
 
 /// `Filter { string name = 1; bytes serialized_filter = 2 }`.
@@ -126,6 +166,43 @@ fn varint(out: &mut Vec<u8>, mut v: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_buckets_scanner_gets_only_its_own_row_ranges() {
+        use rowkey_core::prelude::*;
+        #[derive(RowKey)]
+        #[salt(buckets = 4, by(metric))]
+        struct Point {
+            metric: u16,
+            hour: u32,
+        }
+        let filter = Point::filter()
+            .metric(any_of([1, 2, 3, 9]))
+            .build()
+            .unwrap();
+        let scan = filter.scan();
+        let all = filter.multi_row_ranges().unwrap();
+        let (pushdown, per_range) = filter_bytes_per_range(&filter, &scan);
+        assert_eq!(pushdown, Pushdown::MultiRowRangeFilter);
+        assert_eq!(per_range.len(), scan.range_count());
+        assert!(scan.range_count() > 1);
+        let mut seen = 0;
+        for (r, bytes) in scan.ranges().zip(&per_range) {
+            // The bucket's own ranges: those that start with its salt byte.
+            let own: Vec<(Vec<u8>, Vec<u8>)> = all
+                .iter()
+                .filter(|(start, _)| start[0] == r.start()[0])
+                .cloned()
+                .collect();
+            assert!(!own.is_empty() && own.len() < all.len());
+            seen += own.len();
+            assert_eq!(
+                bytes.as_deref(),
+                Some(multi_row_range_filter(&own).as_slice())
+            );
+        }
+        assert_eq!(seen, all.len());
+    }
 
     #[test]
     fn varints_and_fields_are_protobuf() {

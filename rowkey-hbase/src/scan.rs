@@ -7,7 +7,7 @@ use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan, ScanRange};
 
 use crate::client::{cell, Cell, Client, Error, Row};
-use crate::filter::{filter_bytes, Pushdown};
+use crate::filter::{filter_bytes_per_range, Pushdown};
 use crate::thrift::{TScan, TTHBaseServiceSyncClient};
 
 /// One range's scanner and the rows it has fetched and not yet merged.
@@ -62,17 +62,13 @@ impl<'c> Rows<'c> {
         filter: &KeyFilter,
         limit: Option<usize>,
     ) -> Result<Rows<'c>, Error> {
-        let (pushdown, bytes) = filter_bytes(filter);
-        let server = pushdown != Pushdown::Client;
-        // A limit is pushed to the server only where it filters.
-        let mut rows = Rows::open_with(
-            client,
-            table,
-            &filter.scan(),
-            limit,
-            false,
-            Some((bytes, server)),
-        )?;
+        let scan = filter.scan();
+        let (pushdown, per_range) = filter_bytes_per_range(filter, &scan);
+        // Rows are checked here whatever the server runs (its filters let
+        // keys that are not of the layout through), so the limit counts
+        // matched rows here and is never sent as `TScan.limit`: a page is
+        // never short while more rows exist.
+        let mut rows = Rows::open_with(client, table, &scan, limit, false, Some(per_range))?;
         rows.pushdown = Some(pushdown);
         // The server's filters match like `matches` on keys of the layout;
         // a row of another layout in the table is dropped here too.
@@ -86,7 +82,7 @@ impl<'c> Rows<'c> {
         scan: &Scan,
         limit: Option<usize>,
         reversed: bool,
-        filter: Option<(Option<Vec<u8>>, bool)>,
+        filter: Option<Vec<Option<Vec<u8>>>>,
     ) -> Result<Rows<'c>, Error> {
         let n = scan.range_count();
         let mut rows = Rows {
@@ -100,8 +96,8 @@ impl<'c> Rows<'c> {
             },
             limit,
             range_limit: match &filter {
-                Some((_, false)) => None,
-                _ => limit,
+                Some(_) => None,
+                None => limit,
             },
             yielded: 0,
             started: false,
@@ -117,10 +113,10 @@ impl<'c> Rows<'c> {
         let limit = rows
             .range_limit
             .map(|l| i32::try_from(l).unwrap_or(i32::MAX));
-        let bytes = filter.and_then(|f| f.0);
+        let mut per_range = filter.map(Vec::into_iter);
         for r in scan.ranges() {
             let mut tscan = tscan(&r, reversed, Some(caching), limit);
-            tscan.filter_bytes = bytes.clone();
+            tscan.filter_bytes = per_range.as_mut().and_then(|f| f.next().flatten());
             let id = rows
                 .client
                 .thrift()

@@ -128,6 +128,30 @@ fn skip_scans_run_on_the_region_servers(c: &mut Client) {
         .collect();
     assert_eq!(limited.len(), 5);
     assert!(limited.iter().all(|p| (10..12).contains(&p.hour)));
+
+    // Rows that are not keys of the layout (a key followed by bytes) pass
+    // the region servers' FuzzyRowFilter and are dropped here: the limit
+    // counts matched rows, so the page is full while matches remain.
+    let filter = Point::filter().host(3).build().unwrap();
+    let trailing: Vec<(Vec<u8>, Vec<Cell>)> = points
+        .iter()
+        .filter(|p| p.host == 3 && p.hour < 2)
+        .flat_map(|p| {
+            let key = p.encode_to_vec().unwrap();
+            (0..6u8).map(move |b| {
+                let mut k = key.clone();
+                k.push(b);
+                (k, cells(1))
+            })
+        })
+        .collect();
+    c.write_raw_rows("points", trailing).unwrap();
+    let mut rows = c.filter("points", &filter, Some(5)).unwrap();
+    let page: Vec<Vec<u8>> = rows.by_ref().map(|r| r.unwrap().0).collect();
+    assert_eq!(rows.pushdown(), Some(Pushdown::FuzzyRowFilter));
+    assert_eq!(page.len(), 5, "a full page while matches remain");
+    assert!(page.iter().all(|k| filter.matches(k)));
+    assert_eq!(page, model(&points, &filter)[..5]);
 }
 
 /// Starts HBase, naming the reason when it does not.

@@ -141,6 +141,17 @@ pub enum EncodeError {
         /// The layout's name.
         layout: &'static str,
     },
+    /// A skip-scan filter's predicate on one field allows more separate
+    /// values and ranges than a filter holds
+    /// ([`MAX_FILTER_INTERVALS`](crate::scan::MAX_FILTER_INTERVALS)): the
+    /// filter would grow without bound (an `any_of` over a huge or endless
+    /// list); scan by ranges and check the rows instead.
+    TooManyIntervals {
+        /// The field.
+        field: &'static str,
+        /// The most a filter holds for one field.
+        limit: usize,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -157,6 +168,10 @@ impl fmt::Display for EncodeError {
             EncodeError::NoFilter { layout } => write!(
                 f,
                 "`{layout}` is an ordered-code key: it has scans by leading fields, but no skip-scan filter"
+            ),
+            EncodeError::TooManyIntervals { field, limit } => write!(
+                f,
+                "field `{field}`: the filter allows more than {limit} separate values or ranges, the most a filter holds for one field"
             ),
             EncodeError::ValueCount { expected, got } => write!(
                 f,

@@ -70,6 +70,38 @@ use crate::layout::{Encoding, FieldLayout, FieldWidth, Layout};
 /// is better sent as ranges or a regex.
 pub const MAX_FUZZY_KEYS: usize = 256;
 
+/// The most separate values and ranges a filter allows for one field
+/// (after merging those that touch); past it building the filter is an
+/// [`EncodeError::TooManyIntervals`] naming the field, so a predicate built
+/// from a user's request (`any_of` a huge or endless list) cannot grow the
+/// filter, or the ranges sent to a server, without bound.
+pub const MAX_FILTER_INTERVALS: usize = 16_384;
+
+/// The longest row-key pattern [`KeyFilter::bigtable_row_regex`] gives, in
+/// bytes: 16 KiB, under Bigtable's limit of 20 KiB on a request's whole
+/// serialized `RowFilter` (Google's Java client checks
+/// `MAX_FILTER_SIZE = 20 * 1024` in `Query.filter`, googleapis/java-bigtable
+/// #787), leaving room for the filter's other parts. Past it a scan sends
+/// its ranges only and checks rows on the client.
+pub const MAX_REGEX_LEN: usize = 16 * 1024;
+
+/// Bigtable's row-key regular expression for a [`KeyFilter`]: see
+/// [`KeyFilter::bigtable_row_regex`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BigtableRegex {
+    /// The RE2 pattern (see [`KeyFilter::bigtable_regex`]); `None` when it
+    /// would be longer than [`MAX_REGEX_LEN`], so none is sent.
+    pub pattern: Option<Vec<u8>>,
+    /// Whether the pattern matches exactly the keys the filter does; when
+    /// `false`, every row it lets through must be checked with
+    /// [`KeyFilter::matches`].
+    pub exact: bool,
+}
+
+/// The most ranges [`KeyFilter::multi_row_ranges`] gives (buckets times
+/// the last field's intervals); past it the filter is sent another way.
+pub const MAX_ROW_RANGES: usize = 65_536;
+
 /// A half-open interval `[lo, hi)` of one part's encoded bytes; `hi`
 /// `None` is unbounded. Public only for [`FieldPredicate`]'s hidden
 /// method.
@@ -154,11 +186,13 @@ impl Set {
     }
 
     /// The first interval that ends after `s` (so either holds it or lies
-    /// entirely above it).
+    /// entirely above it): a binary search, the intervals being disjoint
+    /// and sorted, so their ends are too.
     fn next_after(&self, s: &[u8]) -> Option<&Interval> {
-        self.0
-            .iter()
-            .find(|i| i.hi.as_deref().map_or(true, |hi| s < hi))
+        let n = self
+            .0
+            .partition_point(|i| i.hi.as_deref().is_some_and(|hi| hi <= s));
+        self.0.get(n)
     }
 
     /// Every interval holds exactly one encoding: the encodings.
@@ -298,6 +332,18 @@ where
         let mut out = Vec::new();
         for item in self.items {
             out.extend(item.__intervals::<C>(field)?);
+            // An endless list must stop here: merged (touching values are
+            // one interval) each time the list doubles the limit, it is an
+            // error once more than the limit stay apart.
+            if out.len() > 2 * MAX_FILTER_INTERVALS {
+                out = Set::new(out).0;
+                if out.len() > MAX_FILTER_INTERVALS {
+                    return Err(EncodeError::TooManyIntervals {
+                        field,
+                        limit: MAX_FILTER_INTERVALS,
+                    });
+                }
+            }
         }
         Ok(out)
     }
@@ -323,11 +369,24 @@ enum Width {
 #[derive(Clone)]
 struct Part {
     name: &'static str,
+    kind: Kind,
     width: Width,
     /// A field added to the layout later (`#[rowkey(added)]`): older keys
     /// end before it.
     added: bool,
     set: Option<Set>,
+}
+
+/// What a part of the key is: told apart by kind, never by name (a user
+/// field may be named `salt` or `prefix`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A key family's prefix.
+    Prefix,
+    /// The salt's bucket.
+    Salt,
+    /// A field of the key.
+    Field,
 }
 
 /// Where the part at `pos` of `x` ends.
@@ -443,12 +502,29 @@ impl FilterParts {
     /// Field `i`'s encoding must lie in one of `intervals` too.
     #[cfg(feature = "dynamic")]
     pub(crate) fn constrain_intervals(mut self, i: usize, intervals: Vec<Interval>) -> Self {
-        let new = Set::new(intervals).0;
-        self.sets[i] = Some(match self.sets[i].take() {
-            None => new,
-            Some(old) => intersect(&Set::new(old), &Set(new)),
-        });
+        let field = self.layout.fields()[i].name();
+        self.narrow(i, intervals, field);
         self
+    }
+
+    /// Keeps in field `i`'s set only what `new` allows too, or records
+    /// that `new` allows more than a filter holds.
+    fn narrow(&mut self, i: usize, new: Vec<Interval>, field: &'static str) {
+        if self.error.is_some() {
+            return;
+        }
+        let new = Set::new(new);
+        if new.0.len() > MAX_FILTER_INTERVALS {
+            self.error = Some(EncodeError::TooManyIntervals {
+                field,
+                limit: MAX_FILTER_INTERVALS,
+            });
+            return;
+        }
+        self.sets[i] = Some(match self.sets[i].take() {
+            None => new.0,
+            Some(old) => intersect(&Set(old), &new),
+        });
     }
 
     /// The filter, or the first predicate that could not be encoded.
@@ -469,33 +545,48 @@ impl<T, P: FieldPredicate<T>> FilterSink<T, P> for FilterParts {
             return self;
         }
         match predicate.__intervals::<C>(field) {
-            Ok(new) => {
-                let new = Set::new(new).0;
-                self.sets[i] = Some(match self.sets[i].take() {
-                    None => new,
-                    Some(old) => intersect(&Set::new(old), &Set(new)),
-                });
-            }
+            Ok(new) => self.narrow(i, new, field),
             Err(e) => self.error = Some(e),
         }
         self
     }
 }
 
-/// The encodings both sets allow.
+/// The encodings both sets allow: one merge of the two sorted lists
+/// (each a set's disjoint intervals in order), so at most one interval per
+/// interval of either.
 fn intersect(a: &Set, b: &Set) -> Vec<Interval> {
+    // Ends compared with `None` (unbounded) above every key.
+    fn ends_first(p: &Option<Vec<u8>>, q: &Option<Vec<u8>>) -> bool {
+        match (p, q) {
+            (Some(p), Some(q)) => p <= q,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
     let mut out = Vec::new();
-    for x in &a.0 {
-        for y in &b.0 {
-            let lo = x.lo.clone().max(y.lo.clone());
-            let hi = match (&x.hi, &y.hi) {
-                (Some(p), Some(q)) => Some(p.clone().min(q.clone())),
-                (Some(p), None) | (None, Some(p)) => Some(p.clone()),
-                (None, None) => None,
-            };
-            let single =
-                (x.single && lo == x.lo && hi == x.hi) || (y.single && lo == y.lo && hi == y.hi);
-            out.push(Interval { lo, hi, single });
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.0.get(i), b.0.get(j)) {
+        let lo = core::cmp::max(&x.lo, &y.lo);
+        let hi = if ends_first(&x.hi, &y.hi) {
+            &x.hi
+        } else {
+            &y.hi
+        };
+        if hi.as_deref().map_or(true, |hi| lo.as_slice() < hi) {
+            let single = (x.single && *lo == x.lo && *hi == x.hi)
+                || (y.single && *lo == y.lo && *hi == y.hi);
+            out.push(Interval {
+                lo: lo.clone(),
+                hi: hi.clone(),
+                single,
+            });
+        }
+        // The interval that ends first meets nothing further on.
+        if ends_first(&x.hi, &y.hi) {
+            i += 1;
+        } else {
+            j += 1;
         }
     }
     out
@@ -507,6 +598,7 @@ impl KeyFilter {
         if !layout.prefix().is_empty() {
             parts.push(Part {
                 name: "prefix",
+                kind: Kind::Prefix,
                 width: Width::Fixed(layout.prefix().len()),
                 added: false,
                 set: Some(Set(vec![Interval::exact(layout.prefix().to_vec(), false)])),
@@ -536,6 +628,7 @@ impl KeyFilter {
             };
             parts.push(Part {
                 name: "salt",
+                kind: Kind::Salt,
                 width: Width::Fixed(head.len()),
                 added: false,
                 set,
@@ -545,6 +638,7 @@ impl KeyFilter {
         for (f, set) in layout.fields().iter().zip(sets) {
             parts.push(Part {
                 name: f.name(),
+                kind: Kind::Field,
                 width: match f.width() {
                     FieldWidth::Fixed(n) => Width::Fixed(n),
                     FieldWidth::Variable { .. } => Width::Field(f),
@@ -628,12 +722,31 @@ impl KeyFilter {
     /// the layout (for example it may stop inside a field whose smallest
     /// value it cannot know); a store seeks to it and asks again with the
     /// key it finds there.
+    ///
+    /// When `key` does not match, the hint is strictly greater than `key`
+    /// (at worst `key` followed by `00`, the next string of all), so a
+    /// store that seeks to it always moves on, whatever the table holds:
+    /// keys cut short, with trailing bytes, of another layout.
     pub fn seek_hint(&self, key: &[u8]) -> Option<Vec<u8>> {
         // A part that allows nothing: nothing matches (and stepping
         // through every value of the parts before it would never end).
         if self.never {
             return None;
         }
+        let hint = self.lower_bound(key)?;
+        if hint.as_slice() > key || self.matches(key) {
+            return Some(hint);
+        }
+        // The walk stopped inside a part whose smallest completion it
+        // cannot name (a key cut short in a variable-width field, an older
+        // key before a constrained part): the next string after `key`.
+        Some(successor(key))
+    }
+
+    /// [`seek_hint`](Self::seek_hint)'s walk: a lower bound of the keys at
+    /// or after `key` that could match, at least `key`; `key` itself when
+    /// the walk cannot go past a part that `key` ends inside.
+    fn lower_bound(&self, key: &[u8]) -> Option<Vec<u8>> {
         let mut x = key.to_vec();
         'restart: loop {
             let mut pos = 0;
@@ -700,13 +813,9 @@ impl KeyFilter {
                             },
                         }
                     }
-                    // Not a key: the next string after it.
-                    End::Invalid => {
-                        if x.as_slice() == key {
-                            x.push(0);
-                        }
-                        return Some(x);
-                    }
+                    // Not a key: the next string after it (seek_hint
+                    // makes it so when `x` is still `key`).
+                    End::Invalid => return Some(x),
                 }
             }
             if pos == x.len() {
@@ -809,7 +918,7 @@ impl KeyFilter {
     /// set of ranges: the constrained fields are leading, each fixed to
     /// one value but the last, which may be any set of values and ranges.
     /// `None` when a constraint follows an unconstrained or multi-valued
-    /// field (the filter then needs [`fuzzy_row_filter`](Self::fuzzy_row_filter)
+    /// field, or past [`MAX_ROW_RANGES`] ranges (the filter then needs [`fuzzy_row_filter`](Self::fuzzy_row_filter)
     /// or [`bigtable_regex`](Self::bigtable_regex)).
     pub fn multi_row_ranges(&self) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
         let lead = self.leading()?;
@@ -833,8 +942,12 @@ impl KeyFilter {
         if constrained_after {
             return None;
         }
+        let heads = self.heads();
+        if heads.len() * lead.next.map_or(1, |set| set.0.len()) > MAX_ROW_RANGES {
+            return None;
+        }
         let mut out = Vec::new();
-        for head in self.heads() {
+        for head in heads {
             let mut base = head.clone();
             base.extend_from_slice(&lead.prefix);
             match lead.next {
@@ -869,7 +982,7 @@ impl KeyFilter {
         let last = self
             .parts
             .iter()
-            .rposition(|p| p.set.is_some() && p.name != "salt")?;
+            .rposition(|p| p.set.is_some() && p.kind != Kind::Salt)?;
         let mut combos: Vec<(Vec<u8>, Vec<u8>)> = vec![(Vec::new(), Vec::new())];
         for part in &self.parts[..=last] {
             let Width::Fixed(n) = part.width else {
@@ -878,7 +991,8 @@ impl KeyFilter {
             let values: Vec<&[u8]> = match &part.set {
                 // The salt's range of buckets is not a value set: any.
                 Some(set)
-                    if part.name != "salt" || set.0.len() == 1 && set.0[0].single().is_some() =>
+                    if part.kind != Kind::Salt
+                        || set.0.len() == 1 && set.0[0].single().is_some() =>
                 {
                     set.singles()?
                 }
@@ -918,18 +1032,42 @@ impl KeyFilter {
     /// string, a string before a separator of more than one byte): from
     /// there on it allows any bytes, and the caller must check `matches`
     /// on what it reads ([`regex_is_exact`](Self::regex_is_exact) says
-    /// which).
+    /// which). A pattern longer than [`MAX_REGEX_LEN`] is not sent: this is
+    /// then `(?s)\C*` (any key) and the filter is not exact.
+    ///
+    /// A scan that needs both the pattern and whether it is exact asks
+    /// [`bigtable_row_regex`](Self::bigtable_row_regex) once.
     pub fn bigtable_regex(&self) -> Vec<u8> {
-        self.regex().0
+        self.bigtable_row_regex()
+            .pattern
+            .unwrap_or_else(|| b"(?s)\\C*".to_vec())
     }
 
     /// Whether [`bigtable_regex`](Self::bigtable_regex) matches exactly
     /// the keys [`matches`](Self::matches) does.
     pub fn regex_is_exact(&self) -> bool {
-        self.regex().1
+        self.bigtable_row_regex().exact
     }
 
-    fn regex(&self) -> (Vec<u8>, bool) {
+    /// The Bigtable row-key pattern and whether it is exact, built once:
+    /// `pattern` is `None` when it would be longer than [`MAX_REGEX_LEN`]
+    /// (a scan then sends its ranges only and checks every row with
+    /// [`matches`](Self::matches)).
+    pub fn bigtable_row_regex(&self) -> BigtableRegex {
+        match self.regex() {
+            Some((pattern, exact)) => BigtableRegex {
+                pattern: Some(pattern),
+                exact,
+            },
+            None => BigtableRegex {
+                pattern: None,
+                exact: false,
+            },
+        }
+    }
+
+    /// The pattern and whether it is exact; `None` past [`MAX_REGEX_LEN`].
+    fn regex(&self) -> Option<(Vec<u8>, bool)> {
         let mut out = String::from("(?s)");
         for (index, part) in self.parts.iter().enumerate() {
             // Nothing from this part on is constrained.
@@ -942,7 +1080,7 @@ impl KeyFilter {
                         // Any bytes from here on, if nothing after needs
                         // a position.
                         out.push_str("\\C*");
-                        return (out.into_bytes(), free);
+                        return (out.len() <= MAX_REGEX_LEN).then(|| (out.into_bytes(), free));
                     }
                 },
             };
@@ -973,9 +1111,20 @@ impl KeyFilter {
                 alloc::format!("(?:{group})")
             };
             out.push_str(&group);
+            if out.len() > MAX_REGEX_LEN {
+                return None;
+            }
         }
-        (out.into_bytes(), true)
+        Some((out.into_bytes(), true))
     }
+}
+
+/// The next string after `key`: `key` followed by `00`.
+fn successor(key: &[u8]) -> Vec<u8> {
+    let mut next = Vec::with_capacity(key.len() + 1);
+    next.extend_from_slice(key);
+    next.push(0);
+    next
 }
 
 struct Lead<'a> {
@@ -1182,84 +1331,192 @@ impl Lang {
 
     /// Completions `w` from `s` with `lo <= w` (`lo` `None`: any) and
     /// `w < hi` (`hi` `None`: any); `None` when there is none.
+    ///
+    /// Each byte of a bound gives a few alternatives of its own and at
+    /// most one that goes on with the bound's next byte (two, once, where
+    /// `lo` and `hi` first differ: each then follows one bound). The walk
+    /// down a bound is a loop, not a recursion per byte, and the pattern
+    /// is written once, front to back, with the groups closed at the end.
     fn between(self, s: State, lo: Option<&[u8]>, hi: Option<&[u8]>) -> Option<String> {
-        let lo = lo.filter(|l| !l.is_empty());
-        let mut alts = Vec::new();
-        match (lo, hi) {
-            (_, Some([])) => return None,
-            (None, None) => return Some(self.rest(s)),
-            (None, Some(hi)) => {
-                // w < hi: the empty completion, if whole; a smaller first
-                // byte; or hi's first byte and a smaller rest.
-                if self.accepting(s) {
-                    alts.push(String::new());
+        let (steps, end) = self.walk(s, lo, hi);
+        // Whether step `k`'s group has any alternative (its own, or its
+        // continuation's), from the last step back.
+        let mut live = vec![false; steps.len() + 1];
+        live[steps.len()] = end.is_some();
+        for (k, step) in steps.iter().enumerate().rev() {
+            live[k] = !step.before.is_empty() || !step.after.is_empty() || live[k + 1];
+        }
+        if !live[0] {
+            return None;
+        }
+        let mut out = String::new();
+        let mut closers: Vec<String> = Vec::new();
+        for (k, step) in steps.iter().enumerate() {
+            let go_on = live[k + 1];
+            let count = step.before.len() + step.after.len() + usize::from(go_on);
+            let open = count > 1;
+            if open {
+                out.push_str("(?:");
+            }
+            out.push_str(&step.before.join("|"));
+            if !go_on {
+                if !step.before.is_empty() && !step.after.is_empty() {
+                    out.push('|');
                 }
-                let b = hi[0];
-                for (from, to, next) in self.moves(s) {
-                    if b > from {
-                        alts.push(alloc::format!(
-                            "{}{}",
-                            class(from, to.min(b - 1)),
-                            self.rest(next)
-                        ));
+                out.push_str(&step.after.join("|"));
+                if open {
+                    out.push(')');
+                }
+                // Nothing goes on: close what is open and stop.
+                closers.reverse();
+                return Some(out + &closers.concat());
+            }
+            if !step.before.is_empty() {
+                out.push('|');
+            }
+            out.push_str(&byte(step.byte));
+            let mut close = String::new();
+            if !step.after.is_empty() {
+                close.push('|');
+                close.push_str(&step.after.join("|"));
+            }
+            if open {
+                close.push(')');
+            }
+            closers.push(close);
+        }
+        out.push_str(&end.unwrap_or_default());
+        closers.reverse();
+        Some(out + &closers.concat())
+    }
+
+    /// The steps of [`between`](Self::between) down its bounds, and the
+    /// alternatives where the walk ends (`None`: none).
+    fn walk(
+        self,
+        mut s: State,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+    ) -> (Vec<Step>, Option<String>) {
+        let (mut lo, mut hi) = (lo, hi);
+        let mut steps = Vec::new();
+        loop {
+            lo = lo.filter(|l| !l.is_empty());
+            let mut step = Step::default();
+            let mut next_state = None;
+            match (lo, hi) {
+                (_, Some([])) => return (steps, None),
+                (None, None) => return (steps, Some(self.rest(s))),
+                (None, Some(h)) => {
+                    // w < hi: the empty completion, if whole; a smaller
+                    // first byte; or hi's first byte and a smaller rest.
+                    if self.accepting(s) {
+                        step.before.push(String::new());
                     }
-                    if (from..=to).contains(&b) {
-                        if let Some(r) = self.between(next, None, Some(&hi[1..])) {
-                            alts.push(alloc::format!("{}{r}", byte(b)));
+                    let b = h[0];
+                    for (from, to, next) in self.moves(s) {
+                        let alts = if next_state.is_some() {
+                            &mut step.after
+                        } else {
+                            &mut step.before
+                        };
+                        if b > from {
+                            alts.push(alloc::format!(
+                                "{}{}",
+                                class(from, to.min(b - 1)),
+                                self.rest(next)
+                            ));
+                        }
+                        if (from..=to).contains(&b) {
+                            next_state = Some(next);
                         }
                     }
+                    step.byte = b;
+                    hi = Some(&h[1..]);
                 }
-            }
-            (Some(lo), None) => {
-                // w >= lo: lo's first byte and a rest at least lo's; or a
-                // larger first byte.
-                let a = lo[0];
-                for (from, to, next) in self.moves(s) {
-                    if (from..=to).contains(&a) {
-                        if let Some(r) = self.between(next, Some(&lo[1..]), None) {
-                            alts.push(alloc::format!("{}{r}", byte(a)));
-                        }
-                    }
-                    if a < to {
-                        alts.push(alloc::format!(
-                            "{}{}",
-                            class(from.max(a + 1), to),
-                            self.rest(next)
-                        ));
-                    }
-                }
-            }
-            (Some(lo), Some(hi)) => {
-                let (a, b) = (lo[0], hi[0]);
-                for (from, to, next) in self.moves(s) {
-                    if a == b {
+                (Some(l), None) => {
+                    // w >= lo: lo's first byte and a rest at least lo's;
+                    // or a larger first byte.
+                    let a = l[0];
+                    for (from, to, next) in self.moves(s) {
                         if (from..=to).contains(&a) {
-                            if let Some(r) = self.between(next, Some(&lo[1..]), Some(&hi[1..])) {
+                            next_state = Some(next);
+                        }
+                        let alts = if next_state.is_some() {
+                            &mut step.after
+                        } else {
+                            &mut step.before
+                        };
+                        if a < to {
+                            alts.push(alloc::format!(
+                                "{}{}",
+                                class(from.max(a + 1), to),
+                                self.rest(next)
+                            ));
+                        }
+                    }
+                    step.byte = a;
+                    lo = Some(&l[1..]);
+                }
+                (Some(l), Some(h)) if l[0] == h[0] => {
+                    let a = l[0];
+                    next_state = self
+                        .moves(s)
+                        .into_iter()
+                        .find(|m| (m.0..=m.1).contains(&a))
+                        .map(|m| m.2);
+                    step.byte = a;
+                    lo = Some(&l[1..]);
+                    hi = Some(&h[1..]);
+                }
+                (Some(l), Some(h)) => {
+                    // a < b (the interval is not empty). First byte a: a
+                    // rest at least lo's; first byte b: a rest below hi's;
+                    // in between: anything. Each of the two walks follows
+                    // one bound, so this splits once.
+                    let (a, b) = (l[0], h[0]);
+                    let mut alts = Vec::new();
+                    for (from, to, next) in self.moves(s) {
+                        if (from..=to).contains(&a) {
+                            if let Some(r) = self.between(next, Some(&l[1..]), None) {
                                 alts.push(alloc::format!("{}{r}", byte(a)));
                             }
                         }
-                        continue;
-                    }
-                    // a < b (the interval is not empty). First byte a: a
-                    // rest at least lo's; first byte b: a rest below hi's;
-                    // in between: anything.
-                    if (from..=to).contains(&a) {
-                        if let Some(r) = self.between(next, Some(&lo[1..]), None) {
-                            alts.push(alloc::format!("{}{r}", byte(a)));
+                        let (m0, m1) = (from.max(a.saturating_add(1)), to.min(b.saturating_sub(1)));
+                        if b > 0 && m0 <= m1 {
+                            alts.push(alloc::format!("{}{}", class(m0, m1), self.rest(next)));
+                        }
+                        if (from..=to).contains(&b) {
+                            if let Some(r) = self.between(next, None, Some(&h[1..])) {
+                                alts.push(alloc::format!("{}{r}", byte(b)));
+                            }
                         }
                     }
-                    let (m0, m1) = (from.max(a.saturating_add(1)), to.min(b.saturating_sub(1)));
-                    if a < b && b > 0 && m0 <= m1 {
-                        alts.push(alloc::format!("{}{}", class(m0, m1), self.rest(next)));
-                    }
-                    if (from..=to).contains(&b) {
-                        if let Some(r) = self.between(next, None, Some(&hi[1..])) {
-                            alts.push(alloc::format!("{}{r}", byte(b)));
-                        }
-                    }
+                    return (steps, alternation(alts));
+                }
+            }
+            match next_state {
+                Some(next) => {
+                    steps.push(step);
+                    s = next;
+                }
+                // The bound's byte is no move from here: only the step's
+                // own alternatives.
+                None => {
+                    let mut alts = step.before;
+                    alts.append(&mut step.after);
+                    return (steps, alternation(alts));
                 }
             }
         }
-        alternation(alts)
     }
+}
+
+/// One byte of [`Lang::between`]'s walk down a bound: the alternatives
+/// before and after the one that goes on with `byte`.
+#[derive(Default)]
+struct Step {
+    before: Vec<String>,
+    byte: u8,
+    after: Vec<String>,
 }

@@ -15,7 +15,10 @@ pub(crate) mod leading;
 pub(crate) mod merge;
 pub(crate) mod range;
 
-pub use filter::{any_of, AnyOf, FieldPredicate, KeyFilter, ValuePredicate, MAX_FUZZY_KEYS};
+pub use filter::{
+    any_of, AnyOf, BigtableRegex, FieldPredicate, KeyFilter, ValuePredicate, MAX_FILTER_INTERVALS,
+    MAX_FUZZY_KEYS, MAX_REGEX_LEN, MAX_ROW_RANGES,
+};
 #[doc(hidden)]
 pub use filter::{FilterParts, Interval};
 #[doc(hidden)]

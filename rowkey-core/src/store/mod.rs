@@ -193,7 +193,18 @@ impl<S: Seek> Iterator for SkipStream<'_, S> {
                 return Some(Ok(row));
             }
             // Nothing after this key can match: the range is done.
-            let hint = self.filter.seek_hint(key)?;
+            let mut hint = self.filter.seek_hint(key)?;
+            // A seek goes forwards, past `key`: a hint at or before it
+            // would read the same rows again, forever.
+            debug_assert!(
+                hint.as_slice() > key,
+                "a skip scan's hint must be past the key it is for"
+            );
+            if hint.as_slice() <= key {
+                hint.clear();
+                hint.extend_from_slice(key);
+                hint.push(0);
+            }
             self.cost.add(1);
             if let Err(e) = self.range.seek(&hint) {
                 return Some(Err(e));
