@@ -17,7 +17,7 @@ else
   fuzz=(cargo fuzz)
   echo "fuzzing with $(rustc --version) and RUSTC_BOOTSTRAP=1 (no nightly toolchain installed)"
 fi
-for target in decode roundtrip_order hbase_text ordered_code dyn_layout; do
+for target in decode roundtrip_order hbase_text ordered_code dyn_layout layout_json; do
   mkdir -p "corpus/$target"
   log="$(mktemp)"
   # -max_total_time bounds each run; new inputs go to a scratch directory
@@ -27,7 +27,7 @@ for target in decode roundtrip_order hbase_text ordered_code dyn_layout; do
   # DynLayout::parse leaks its descriptor by design (a `&'static Layout`,
   # see its docs): LeakSanitizer would report every layout parsed.
   leaks=1
-  if [ "$target" = dyn_layout ]; then leaks=0; fi
+  if [ "$target" = dyn_layout ] || [ "$target" = layout_json ]; then leaks=0; fi
   if ! ASAN_OPTIONS="detect_leaks=$leaks" "${fuzz[@]}" run "$target" "$scratch" "corpus/$target" -- \
       -max_total_time="$seconds" -print_final_stats=1 -detect_leaks="$leaks" >"$log" 2>&1; then
     tail -40 "$log"

@@ -13,6 +13,7 @@ use crate::layout::json::{JsonLayout, JsonStruct};
 use crate::layout::SaltHashKind;
 
 pub(crate) fn from_json(text: &str) -> Result<DynLayout, LayoutError> {
+    super::parse::check_text_len(text)?;
     let json: JsonLayout<'_> =
         serde_json::from_str(text).map_err(|e| LayoutError::field("JSON", format!("{e}")))?;
     let (id, layout) = layout_of(json)?;
@@ -41,6 +42,16 @@ fn layout_of(json: JsonLayout<'_>) -> Result<(String, DynLayout), LayoutError> {
         JsonLayout::Family {
             layout_id, members, ..
         } => {
+            if members.len() > super::MAX_MEMBERS {
+                return Err(LayoutError::field(
+                    "members",
+                    format!(
+                        "{} members, more than the {} a key family may have",
+                        members.len(),
+                        super::MAX_MEMBERS
+                    ),
+                ));
+            }
             let members = members
                 .into_iter()
                 .map(|m| layout_of(m).map(|(_, l)| l))

@@ -44,9 +44,16 @@
 //! unsigned ones), `desc_ts` and `desc_ts(max = N)`, strings (up to the
 //! separator, `fixed(N, pad)`, the last one raw), `reverse`,
 //! `reverse_domain`, `ts(unit)`, the text forms of IP addresses, UUIDs and
-//! ULIDs, a prefix and a salt's bucket digits. Not yet: a user type's
-//! digits (a `KeyField` enum in a text key) and an `Option` of a
-//! `fixed(N)` string.
+//! ULIDs, `KeyField` enums (their discriminant's digits), a prefix and a
+//! salt's bucket digits. In both formats an `Option` of a `fixed(N)`
+//! string or byte string, and `added` fields.
+//!
+//! # Input a person or a program wrote
+//! A layout's text or JSON is checked before anything is built, the same
+//! rules for both: names, 1 to 256 salt buckets, the salt's fields, widths
+//! up to [`MAX_PART_WIDTH`] and their sum, enum discriminants that fit
+//! their repr, `added` fields last; a text of at most [`MAX_LAYOUT_TEXT`]
+//! bytes, [`MAX_FIELDS`] fields and [`MAX_MEMBERS`] members.
 //!
 //! A key family's summary (`A: [prefix "a"]... | B: [prefix "b"]...`) reads
 //! as a family: its members are layouts, and a key decodes and explains with
@@ -76,7 +83,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::{Bound, RangeBounds};
 
-pub use parse::LayoutError;
+pub use parse::{LayoutError, MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_MEMBERS, MAX_PART_WIDTH};
 pub use value::Value;
 
 use self::ops::{Dir, Ops, Pred};
@@ -221,13 +228,30 @@ impl DynLayout {
     /// assert_eq!(err.to_string(), "field `user_id` (at byte 1): the text gives width 4, but u64 is 8 bytes");
     /// ```
     pub fn parse(text: &str) -> Result<DynLayout, LayoutError> {
+        parse::check_text_len(text)?;
         let parts = parse::members(text);
         if parts.len() == 1 {
             return build(parse::parse(text)?);
         }
-        let mut members = Vec::with_capacity(parts.len());
+        if parts.len() > MAX_MEMBERS {
+            return Err(LayoutError::new(
+                0,
+                "layout",
+                format!(
+                    "{} members, more than the {MAX_MEMBERS} a key family may have",
+                    parts.len()
+                ),
+            ));
+        }
+        // Every member read and checked before any is built.
+        let mut specs = Vec::with_capacity(parts.len());
         for (at, part) in parts {
             let spec = parse::parse(part).map_err(|e| e.shifted(at))?;
+            parse::check_spec(&spec).map_err(|e| e.shifted(at))?;
+            specs.push((at, spec));
+        }
+        let mut members = Vec::with_capacity(specs.len());
+        for (at, spec) in specs {
             members.push(build(spec).map_err(|e| e.shifted(at))?);
         }
         family(members)
@@ -690,6 +714,7 @@ impl DynFilter<'_> {
 }
 
 pub(crate) fn build(spec: Spec) -> Result<DynLayout, LayoutError> {
+    parse::check_spec(&spec)?;
     let sep: Option<&'static str> = match &spec.text_sep {
         None => None,
         Some((at, sep)) => {

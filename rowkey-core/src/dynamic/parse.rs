@@ -613,11 +613,8 @@ fn split_enum(ty: &str) -> Result<(&str, Option<EnumSpec>), String> {
         let d: i128 = d
             .parse()
             .map_err(|_| format!("`{d}` is not the discriminant of `{n}`"))?;
-        if !is_ident(n) || out.iter().any(|(m, e): &(String, i128)| m == n || *e == d) {
-            return Err(format!(
-                "`{n} = {d}`: variants have distinct names and discriminants"
-            ));
-        }
+        // Names and discriminants are checked with the JSON's, in
+        // check_spec.
         out.push((n.to_owned(), d));
     }
     Ok((
@@ -738,4 +735,198 @@ pub(crate) fn members(text: &str) -> Vec<(usize, &str)> {
     }
     parts.push((start, &text[start.min(text.len())..]));
     parts
+}
+
+/// The longest layout text (or JSON) [`DynLayout::parse`] and
+/// [`DynLayout::from_json`] read: 64 KiB, far above any real layout's.
+///
+/// [`DynLayout::parse`]: super::DynLayout::parse
+/// [`DynLayout::from_json`]: super::DynLayout::from_json
+pub const MAX_LAYOUT_TEXT: usize = 64 * 1024;
+
+/// The most fields a run-time layout (each member of a family) has.
+pub const MAX_FIELDS: usize = 256;
+
+/// The most members a run-time key family has.
+pub const MAX_MEMBERS: usize = 256;
+
+/// The widest part a run-time layout states, in bytes (a `fixed(N)`, a
+/// width, `digits(N)`, a prefix), and the most its fixed parts add up to:
+/// HBase's longest row key (`Short.MAX_VALUE`), which Bigtable's 4 KiB and
+/// the stores' limits are below.
+pub const MAX_PART_WIDTH: usize = i16::MAX as usize;
+
+/// Refuses a text longer than [`MAX_LAYOUT_TEXT`].
+pub(crate) fn check_text_len(text: &str) -> Result<(), LayoutError> {
+    if text.len() > MAX_LAYOUT_TEXT {
+        return Err(LayoutError::new(
+            0,
+            "layout",
+            format!(
+                "the text is {} bytes, more than the {MAX_LAYOUT_TEXT} a layout may be",
+                text.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The rules a layout's parts must keep whether they came from text or
+/// JSON, checked before anything is built (so a layout refused here
+/// leaves nothing behind): names, bucket counts, widths and their sum,
+/// enum discriminants that fit their repr, `added` fields last, the salt's
+/// fields.
+pub(crate) fn check_spec(spec: &Spec) -> Result<(), LayoutError> {
+    if spec.fields.len() > MAX_FIELDS {
+        return Err(LayoutError::new(
+            0,
+            "layout",
+            format!(
+                "{} fields, more than the {MAX_FIELDS} a layout may have",
+                spec.fields.len()
+            ),
+        ));
+    }
+    if let Some(name) = spec.name.as_deref().filter(|n| !is_ident(n)) {
+        return Err(LayoutError::new(
+            0,
+            "name",
+            format!("`{name}` is not a name"),
+        ));
+    }
+    let width_err = |at: usize, part: String, what: &str, n: usize| {
+        LayoutError::new(
+            at,
+            part,
+            format!("{what} {n} is wider than the {MAX_PART_WIDTH} bytes of a row key"),
+        )
+    };
+    let mut total: usize = 0;
+    if let Some((at, bytes, width)) = &spec.prefix {
+        let n = width.unwrap_or(bytes.len()).max(bytes.len());
+        if n > MAX_PART_WIDTH {
+            return Err(width_err(*at, "prefix".into(), "the prefix's width", n));
+        }
+        total = n;
+    }
+    for (i, f) in spec.fields.iter().enumerate() {
+        let part = || format!("field `{}`", f.name);
+        let err = |m: String| LayoutError::new(f.at, part(), m);
+        if !is_ident(&f.name) {
+            return Err(err(format!("`{}` is not a field name", f.name)));
+        }
+        if spec.fields[..i].iter().any(|g| g.name == f.name) {
+            return Err(err("a second field of this name".into()));
+        }
+        for n in [
+            f.fixed.map(|(n, _)| n),
+            f.digits,
+            f.width.map(|w| match w {
+                Width::Fixed(n) | Width::AtLeast(n) => n,
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if n > MAX_PART_WIDTH {
+                return Err(width_err(f.at, part(), "a width of", n));
+            }
+        }
+        // What the field adds at least: its stated width, else its
+        // fixed(N) or digits(N).
+        let least = match f.width {
+            Some(Width::Fixed(n) | Width::AtLeast(n)) => Some(n),
+            None => f.fixed.map(|(n, _)| n).or(f.digits),
+        };
+        if let Some(n) = least {
+            total = total
+                .checked_add(n)
+                .filter(|&t| t <= MAX_PART_WIDTH)
+                .ok_or_else(|| {
+                    width_err(
+                        f.at,
+                        part(),
+                        "the key's width up to it, at least",
+                        total.saturating_add(n),
+                    )
+                })?;
+        }
+        if let Some(e) = &f.key_field {
+            check_enum(e).map_err(err)?;
+        }
+        if f.added {
+            continue;
+        }
+        if spec.fields[..i].iter().any(|g| g.added) {
+            return Err(err(
+                "a field after an `added` one must be `added` too (older keys end before them)"
+                    .into(),
+            ));
+        }
+    }
+    if let Some(s) = &spec.salt {
+        if !(1..=256).contains(&s.buckets) {
+            return Err(LayoutError::new(
+                s.at,
+                "salt",
+                format!("`{}` buckets: the number of buckets is 1 to 256", s.buckets),
+            ));
+        }
+        for (at, name) in &s.by {
+            match spec.fields.iter().find(|f| &f.name == name) {
+                None => {
+                    return Err(LayoutError::new(
+                        *at,
+                        "salt",
+                        format!("no field `{name}` to hash"),
+                    ))
+                }
+                Some(f) if f.added => {
+                    return Err(LayoutError::new(
+                        *at,
+                        "salt",
+                        format!("`{name}` is added: older keys lack it"),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `KeyField` enum's variants: names, distinct names and discriminants,
+/// each discriminant within its repr (as the derive requires).
+fn check_enum(e: &EnumSpec) -> Result<(), String> {
+    let (lo, hi): (i128, i128) = match e.repr.as_str() {
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" => (0, u64::MAX.into()),
+        "u128" => (0, i128::MAX),
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" => (i64::MIN.into(), i64::MAX.into()),
+        "i128" => (i128::MIN, i128::MAX),
+        r => {
+            return Err(format!(
+                "`{r}` is not an enum's integer repr (u8 to u128, i8 to i128)"
+            ))
+        }
+    };
+    for (i, (n, d)) in e.variants.iter().enumerate() {
+        if !is_ident(n) || e.variants[..i].iter().any(|(m, c)| m == n || c == d) {
+            return Err(format!(
+                "`{n} = {d}`: variants have distinct names and discriminants"
+            ));
+        }
+        if !(lo..=hi).contains(d) {
+            return Err(format!(
+                "`{n} = {d}`: the discriminant does not fit the enum's repr `{}`",
+                e.repr
+            ));
+        }
+    }
+    Ok(())
 }
