@@ -10,11 +10,23 @@
 //! ```
 //!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
-//! `T::LAYOUT.to_json()` writes it). A `KEY` is HBase's
-//! `toStringBinary` form (`\x00` escapes, in double quotes or not, as the
-//! HBase shell prints keys), or hex with `--hex`; without any, one key per
-//! line of standard input. Every error exits with status 2 and names the
-//! argument it is about.
+//! `T::LAYOUT.to_json()` writes it). A `KEY` is HBase's `toStringBinary`
+//! form (`\x00` escapes; every other character, a space or a `"`, is a
+//! byte of the key), in double quotes as the HBase shell prints keys with
+//! `--quoted`, or hex with `--hex`; without any, one key per line of
+//! standard input, each line's bytes but its line ending.
+//!
+//! `decode` and `explain` print each key's line as they read it; a key
+//! that does not decode is reported on standard error with its line
+//! number (or argument) and the others go on. Exit status: 0 when every
+//! key was good, 1 when some were not, 2 for a usage error (a bad layout
+//! or argument), which names the argument. A closed output (`| head`) ends
+//! the command quietly.
+//!
+//! Values print as [`Value`]'s `Display` writes them, which `encode` and
+//! `scan` read back: strings in double quotes with Rust's escapes (`"None"`
+//! is a string, `None` an `Option`'s none), bytes as `b"..."`; `--json`
+//! prints one JSON object per key for scripts.
 
 use std::io::{self, BufRead, Write};
 use std::ops::Bound;
@@ -46,8 +58,12 @@ struct KeysArg {
     #[arg(value_name = "KEY")]
     keys: Vec<String>,
     /// The keys are hex (`0a1b...`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "quoted")]
     hex: bool,
+    /// The keys are in double quotes, as the HBase shell prints them (the
+    /// quotes are removed, and required).
+    #[arg(long)]
+    quoted: bool,
 }
 
 #[derive(Subcommand)]
@@ -74,6 +90,11 @@ enum Command {
         layout: LayoutArg,
         #[command(flatten)]
         keys: KeysArg,
+        /// One JSON object per key: `{"key": ..., "member": ..., "fields":
+        /// {...}}` (integers as numbers, strings and `toStringBinary`
+        /// bytes as strings, `None` as null).
+        #[arg(long)]
+        json: bool,
     },
     /// The start and stop rows of a scan, one pair per salt bucket: the
     /// leading fields' values, then optionally a range of the next field.
@@ -98,21 +119,44 @@ enum Command {
     },
 }
 
-/// An error for the user: what is wrong, naming the argument.
-struct Fail(String);
+/// Why the command stops early.
+enum Fail {
+    /// A usage error for the user: what is wrong, naming the argument.
+    Usage(String),
+    /// The output was closed (`| head`): stop quietly.
+    Closed,
+}
 
-impl<E: std::fmt::Display> From<E> for Fail {
-    fn from(e: E) -> Fail {
-        Fail(e.to_string())
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Fail {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Fail::Closed
+        } else {
+            Fail::Usage(format!("cannot write: {e}"))
+        }
     }
+}
+
+/// A usage error.
+fn usage(msg: String) -> Fail {
+    Fail::Usage(msg)
+}
+
+/// Whether every key read was good.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    AllGood,
+    SomeBad,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut out = io::stdout().lock();
-    match run(cli.command, &mut out) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Fail(msg)) => {
+    match run(cli.command, &mut out).and_then(|keys| Ok((keys, out.flush()?))) {
+        Ok((Keys::AllGood, ())) => ExitCode::SUCCESS,
+        Ok((Keys::SomeBad, ())) => ExitCode::from(1),
+        Err(Fail::Closed) => ExitCode::SUCCESS,
+        Err(Fail::Usage(msg)) => {
             let _ = out.flush();
             eprintln!("rowkey: {msg}");
             ExitCode::from(2)
@@ -120,41 +164,59 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command, out: &mut dyn Write) -> Result<(), Fail> {
+fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
     match command {
         Command::Explain { layout, keys } => {
             let layout = load(&layout.layout)?;
-            for (_, key) in read_keys(&keys)? {
-                writeln!(out, "{}", layout.explain(&key[..]))?;
-            }
+            return each_key(&keys, |key| {
+                writeln!(out, "{}", layout.explain(key))?;
+                Ok(Ok(()))
+            });
         }
         Command::Encode { layout, values } => {
             let layout = load(&layout.layout)?;
             let values = all_values(&layout, &values)?;
             let key = layout
                 .encode(&values)
-                .map_err(|e| Fail(format!("cannot encode the key: {e}")))?;
+                .map_err(|e| usage(format!("cannot encode the key: {e}")))?;
             writeln!(out, "{}", shell(&key))?;
             writeln!(out, "{}", hex(&key))?;
         }
-        Command::Decode { layout, keys } => {
+        Command::Decode { layout, keys, json } => {
             let layout = load(&layout.layout)?;
-            for (arg, key) in read_keys(&keys)? {
-                let values = layout
-                    .decode(&key)
-                    .map_err(|e| Fail(format!("key `{arg}`: {e}")))?;
-                // A key family's key: its member's fields, after its name.
-                let (of, member) = match layout.member_of(&key) {
-                    Some(m) => (m, format!("{}: ", m.layout().name())),
-                    None => (&layout, String::new()),
+            return each_key(&keys, |key| {
+                let values = match layout.decode(key) {
+                    Ok(values) => values,
+                    Err(e) => return Ok(Err(e.to_string())),
                 };
-                let fields: Vec<String> = of
-                    .field_names()
-                    .zip(&values)
-                    .map(|(n, v)| format!("{n}={}", show(v)))
-                    .collect();
-                writeln!(out, "{member}{}", fields.join(" "))?;
-            }
+                // A key family's key: its member's fields, after its name.
+                let member = layout.member_of(key);
+                let of = member.unwrap_or(&layout);
+                let names = of.field_names();
+                if json {
+                    let fields: Vec<String> = names
+                        .zip(&values)
+                        .map(|(n, v)| format!("{}: {}", json_string(n), json_value(v)))
+                        .collect();
+                    let member = member
+                        .map_or_else(|| String::from("null"), |m| json_string(m.layout().name()));
+                    writeln!(
+                        out,
+                        "{{\"key\": {}, \"member\": {member}, \"fields\": {{{}}}}}",
+                        json_string(&rowkey_core::hbase::to_string_binary(key)),
+                        fields.join(", ")
+                    )?;
+                } else {
+                    let fields: Vec<String> = names
+                        .zip(&values)
+                        .map(|(n, v)| format!("{n}={v}"))
+                        .collect();
+                    let member =
+                        member.map_or_else(String::new, |m| format!("{}: ", m.layout().name()));
+                    writeln!(out, "{member}{}", fields.join(" "))?;
+                }
+                Ok(Ok(()))
+            });
         }
         Command::Scan {
             layout,
@@ -165,7 +227,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), Fail> {
             let (leading, range) = scan_args(&layout, &values)?;
             let scan = layout
                 .scan(&leading, range)
-                .map_err(|e| Fail(format!("cannot encode the scan: {e}")))?;
+                .map_err(|e| usage(format!("cannot encode the scan: {e}")))?;
             for r in scan.ranges() {
                 let stop = if r.stop().is_empty() {
                     String::new()
@@ -212,7 +274,85 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), Fail> {
             }
         }
     }
-    Ok(())
+    Ok(Keys::AllGood)
+}
+
+/// Runs `one` on each key of the arguments or of standard input, as it is
+/// read: a key that is not readable, or that `one` refuses (`Ok(Err)`), is
+/// reported on standard error with its line number or argument, and the
+/// others go on.
+fn each_key(
+    keys: &KeysArg,
+    mut one: impl FnMut(&[u8]) -> Result<Result<(), String>, Fail>,
+) -> Result<Keys, Fail> {
+    let mut status = Keys::AllGood;
+    let mut check = |at: String, text: &[u8]| -> Result<(), Fail> {
+        let result = match parse_key(text, keys) {
+            Ok(key) => one(&key)?,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = result {
+            status = Keys::SomeBad;
+            eprintln!("rowkey: {at}: {e}");
+        }
+        Ok(())
+    };
+    if keys.keys.is_empty() {
+        let mut stdin = io::stdin().lock();
+        let mut line = Vec::new();
+        let mut number = 0;
+        loop {
+            line.clear();
+            if stdin.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            number += 1;
+            // Only the line ending goes: every other byte is the key's.
+            if line.last() == Some(&b'\n') {
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+            }
+            check(format!("line {number}"), &line)?;
+        }
+    } else {
+        for k in &keys.keys {
+            check(format!("key `{k}`"), k.as_bytes())?;
+        }
+    }
+    Ok(status)
+}
+
+/// A JSON string.
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A value as JSON: integers and booleans as themselves, floats as
+/// numbers (or strings when not finite), strings and chars as strings,
+/// bytes as their `toStringBinary` string, `None` as null.
+fn json_value(v: &Value) -> String {
+    match v {
+        Value::Str(s) => json_string(s),
+        Value::Char(c) => json_string(c.encode_utf8(&mut [0; 4])),
+        Value::Bytes(b) => json_string(&rowkey_core::hbase::to_string_binary(b)),
+        Value::Option(None) => String::from("null"),
+        Value::Option(Some(v)) => json_value(v),
+        Value::F32(f) if !f.is_finite() => json_string(&f.to_string()),
+        Value::F64(f) if !f.is_finite() => json_string(&f.to_string()),
+        v => v.to_string(),
+    }
 }
 
 /// The layout of `--layout`: the text, or `@FILE`.
@@ -220,7 +360,7 @@ fn load(spec: &str) -> Result<DynLayout, Fail> {
     let (text, from) = match spec.strip_prefix('@') {
         Some(path) => (
             std::fs::read_to_string(path)
-                .map_err(|e| Fail(format!("--layout {spec}: cannot read {path}: {e}")))?,
+                .map_err(|e| usage(format!("--layout {spec}: cannot read {path}: {e}")))?,
             format!("--layout {spec}"),
         ),
         None => (spec.to_owned(), "--layout".to_owned()),
@@ -232,54 +372,38 @@ fn load(spec: &str) -> Result<DynLayout, Fail> {
     } else {
         DynLayout::parse(text)
     };
-    layout.map_err(|e| Fail(format!("{from}: {e}")))
+    layout.map_err(|e| usage(format!("{from}: {e}")))
 }
 
-/// The keys of the arguments, or of standard input: each with its text.
-fn read_keys(keys: &KeysArg) -> Result<Vec<(String, Vec<u8>)>, Fail> {
-    let texts: Vec<String> = if keys.keys.is_empty() {
-        let mut lines = Vec::new();
-        for line in io::stdin().lock().lines() {
-            let line = line?;
-            if !line.trim().is_empty() {
-                lines.push(line.trim().to_owned());
-            }
-        }
-        lines
-    } else {
-        keys.keys.clone()
-    };
-    texts
-        .into_iter()
-        .map(|t| {
-            let key = parse_key(&t, keys.hex).map_err(|e| Fail(format!("key `{t}`: {e}")))?;
-            Ok((t, key))
-        })
-        .collect()
-}
-
-fn parse_key(text: &str, is_hex: bool) -> Result<Vec<u8>, String> {
-    if is_hex {
-        let h: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        if h.len() % 2 != 0 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+/// A key's bytes from its text: hex with `--hex`; else `toStringBinary`,
+/// in double quotes with `--quoted`.
+fn parse_key(text: &[u8], keys: &KeysArg) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(text).map_err(|_| {
+        String::from("not UTF-8: a key is toStringBinary text (\\xNN for a byte) or hex")
+    })?;
+    if keys.hex {
+        if text.len() % 2 != 0 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err("not hex (an even number of 0-9, a-f)".into());
         }
-        return Ok((0..h.len())
+        return Ok((0..text.len())
             .step_by(2)
-            .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap_or_default())
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap_or_default())
             .collect());
     }
-    let unquoted = text
-        .strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(text);
-    rowkey_core::hbase::from_string_binary(unquoted).map_err(|e| e.to_string())
+    let text = if keys.quoted {
+        text.strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .ok_or("not in double quotes (--quoted)")?
+    } else {
+        text
+    };
+    rowkey_core::hbase::from_string_binary(text).map_err(|e| e.to_string())
 }
 
 /// `field=value`, split.
 fn pair(arg: &str) -> Result<(&str, &str), Fail> {
     arg.split_once('=')
-        .ok_or_else(|| Fail(format!("argument `{arg}`: expected FIELD=VALUE")))
+        .ok_or_else(|| usage(format!("argument `{arg}`: expected FIELD=VALUE")))
 }
 
 /// One value per field, from `field=value` arguments in any order.
@@ -290,13 +414,13 @@ fn all_values(layout: &DynLayout, args: &[String]) -> Result<Vec<Value>, Fail> {
         let (name, text) = pair(arg)?;
         let i = layout
             .field_index(name)
-            .map_err(|e| Fail(format!("argument `{arg}`: {e}")))?;
+            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?;
         if values[i].is_some() {
-            return Err(Fail(format!("argument `{arg}`: `{name}` given twice")));
+            return Err(usage(format!("argument `{arg}`: `{name}` given twice")));
         }
         let v = layout
             .value(name, text)
-            .map_err(|e| Fail(format!("argument `{arg}`: {e}")))?;
+            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?;
         values[i] = Some(v);
     }
     let missing: Vec<&str> = names
@@ -306,7 +430,7 @@ fn all_values(layout: &DynLayout, args: &[String]) -> Result<Vec<Value>, Fail> {
         .map(|(n, _)| *n)
         .collect();
     if !missing.is_empty() {
-        return Err(Fail(format!("no value for {}", missing.join(", "))));
+        return Err(usage(format!("no value for {}", missing.join(", "))));
     }
     Ok(values.into_iter().flatten().collect())
 }
@@ -322,24 +446,24 @@ fn scan_args(layout: &DynLayout, args: &[String]) -> Result<ScanArgs, Fail> {
         let (name, text) = pair(arg)?;
         let i = layout
             .field_index(name)
-            .map_err(|e| Fail(format!("argument `{arg}`: {e}")))?;
+            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?;
         if range.is_some() {
-            return Err(Fail(format!(
+            return Err(usage(format!(
                 "argument `{arg}`: nothing may follow the range"
             )));
         }
         if i != leading.len() {
             let expected = names.get(leading.len()).copied().unwrap_or("none");
-            return Err(Fail(format!(
+            return Err(usage(format!(
                 "argument `{arg}`: the scan's fields are the leading ones in key order; the next is `{expected}`"
             )));
         }
         let value = |t: &str| {
             layout
                 .value(name, t)
-                .map_err(|e| Fail(format!("argument `{arg}`: {e}")))
+                .map_err(|e| usage(format!("argument `{arg}`: {e}")))
         };
-        if let Some((lo, hi)) = text.split_once("..") {
+        if let Some((lo, hi)) = split_range(text) {
             let (hi, inclusive) = match hi.strip_prefix('=') {
                 Some(h) => (h, true),
                 None => (hi, false),
@@ -352,7 +476,7 @@ fn scan_args(layout: &DynLayout, args: &[String]) -> Result<ScanArgs, Fail> {
             let hi = match (hi.is_empty(), inclusive) {
                 (true, false) => Bound::Unbounded,
                 (true, true) => {
-                    return Err(Fail(format!("argument `{arg}`: `..=` needs an end")));
+                    return Err(usage(format!("argument `{arg}`: `..=` needs an end")));
                 }
                 (false, true) => Bound::Included(value(hi)?),
                 (false, false) => Bound::Excluded(value(hi)?),
@@ -365,14 +489,25 @@ fn scan_args(layout: &DynLayout, args: &[String]) -> Result<ScanArgs, Fail> {
     Ok((leading, range))
 }
 
-/// A value as `field=value` prints it (the form `encode` reads back).
-fn show(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.clone(),
-        Value::Bytes(b) => rowkey_core::hbase::to_string_binary(b),
-        Value::Option(Some(v)) => show(v),
-        v => v.to_string(),
+/// `LO..HI` split at the first `..` outside quotes: `..` inside a quoted
+/// string (`"a..b"`, `b"..."`, `'.'`) is part of the value.
+fn split_range(text: &str) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    let mut quote = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match (quote, bytes[i]) {
+            (Some(_), b'\\') => i += 1,
+            (Some(q), b) if b == q => quote = None,
+            (None, q @ (b'"' | b'\'')) => quote = Some(q),
+            (None, b'.') if bytes.get(i + 1) == Some(&b'.') => {
+                return Some((&text[..i], &text[i + 2..]));
+            }
+            _ => {}
+        }
+        i += 1;
     }
+    None
 }
 
 /// Bytes as a double-quoted string of the HBase shell (Ruby): printable

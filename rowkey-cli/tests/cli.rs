@@ -77,15 +77,15 @@ fn explain_prints_the_derived_explanation_of_a_pasted_key() {
         ok(&["explain", "--layout", SPEC, PASTED]),
         derived_explain(PASTED)
     );
-    // Quoted, as the shell prints it, and from standard input.
+    // Quoted, as the shell prints it (--quoted), and from standard input.
     let quoted = format!("\"{PASTED}\"");
     assert_eq!(
-        ok(&["explain", "-l", SPEC, &quoted]),
+        ok(&["explain", "-l", SPEC, "--quoted", &quoted]),
         derived_explain(PASTED)
     );
     let out = rowkey(
-        &["explain", "-l", SPEC],
-        Some(&format!("{PASTED}\n\n{quoted}\n")),
+        &["explain", "-l", SPEC, "--quoted"],
+        Some(&format!("{quoted}\r\n{quoted}\n")),
     );
     assert!(out.status.success());
     assert_eq!(
@@ -120,12 +120,22 @@ fn encode_and_decode_agree_with_the_derive() {
     assert_eq!(shell.trim_matches('"'), to_string_binary(&key));
     assert_eq!(
         ok(&["decode", "-l", SPEC, "--hex", &hex]),
-        "user_id=42 ts_millis=1700000000000 kind=click\n"
+        "user_id=42 ts_millis=1700000000000 kind=\"click\"\n"
     );
     assert_eq!(
         ok(&["decode", "-l", SPEC, PASTED]),
-        "user_id=42 ts_millis=1700000000000 kind=click\n"
+        "user_id=42 ts_millis=1700000000000 kind=\"click\"\n"
     );
+    // What decode prints, encode reads back.
+    let again = ok(&[
+        "encode",
+        "-l",
+        SPEC,
+        "user_id=42",
+        "ts_millis=1700000000000",
+        "kind=\"click\"",
+    ]);
+    assert_eq!(again, out);
 }
 
 /// Start and stop rows as `STARTROW => "..", STOPROW => ".."` lines.
@@ -238,10 +248,7 @@ fn bad_arguments_give_one_error_naming_them() {
         err.contains("no such field; the layout's fields are user_id, ts_millis, kind"),
         "{err}"
     );
-    let err = fails(&["decode", "-l", SPEC, r"\x0C\x00"]);
-    assert!(err.starts_with(r"rowkey: key `\x0C\x00`:"), "{err}");
-    let err = fails(&["decode", "-l", SPEC, "--hex", "0c0"]);
-    assert!(err.contains("not hex"), "{err}");
+
     let err = fails(&["explain", "-l", "@/nonexistent/layout.txt", PASTED]);
     assert!(
         err.starts_with("rowkey: --layout @/nonexistent/layout.txt: cannot read"),
@@ -349,7 +356,7 @@ fn ordered_code_keys_explain_encode_decode_and_scan_as_derived() {
     assert_eq!(out.lines().nth(1), Some(hex.as_str()), "{out}");
     assert_eq!(
         ok(&["decode", "-l", spec, "--hex", &hex]),
-        "site=7 ts=1700000000000 page=/home\n"
+        "site=7 ts=1700000000000 page=\"/home\"\n"
     );
     let shell = to_string_binary(&key);
     assert_eq!(
@@ -368,4 +375,141 @@ fn ordered_code_keys_explain_encode_decode_and_scan_as_derived() {
         rows(&Visit::range_by_site_ts(7, from..to))
     );
     assert_eq!(ok(&["scan", "-l", spec]).lines().count(), 8);
+}
+
+/// Decode and explain go on past a bad key, report it with its line
+/// number or argument, and say so in the exit status (0 all good, 1 some
+/// bad, 2 usage errors).
+#[test]
+fn bad_keys_are_reported_by_line_and_the_others_go_on() {
+    let good = PASTED;
+    let input = format!("{good}\n\\x0C\\x00\n{good}\nzz\\x\n");
+    let out = rowkey(&["decode", "-l", SPEC], Some(&input));
+    assert_eq!(out.status.code(), Some(1));
+    let line = "user_id=42 ts_millis=1700000000000 kind=\"click\"\n";
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), line.repeat(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].starts_with("rowkey: line 2: "), "{err}");
+    assert!(lines[1].starts_with("rowkey: line 4: "), "{err}");
+    // Arguments are named as themselves.
+    let out = rowkey(&["decode", "-l", SPEC, r"\x0C\x00", PASTED], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with(r"rowkey: key `\x0C\x00`: "), "{err}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), line);
+    let out = rowkey(&["decode", "-l", SPEC, "--hex", "0c0"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not hex"));
+    // All good: 0. A usage error: 2.
+    assert_eq!(
+        rowkey(&["decode", "-l", SPEC, PASTED], None).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        rowkey(&["decode", "-l", "[x", PASTED], None).status.code(),
+        Some(2)
+    );
+}
+
+/// Keys from standard input keep every byte but the line ending: a
+/// trailing space is a byte of the key (toStringBinary prints a space as
+/// itself), and quotes are a key's bytes unless --quoted.
+#[test]
+fn standard_input_keeps_the_keys_bytes() {
+    let spec = "[id u8][name String]";
+    let out = rowkey(
+        &["decode", "-l", spec],
+        Some("\\x01a \n \\x01a\n\"\\x01\"\n"),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "id=1 name=\"a \"\nid=32 name=\"\\u{1}a\"\nid=34 name=\"\\u{1}\\\"\"\n"
+    );
+}
+
+/// Values print unambiguously and read back: a string "None" is not an
+/// Option's None, and `..` inside a quoted value is no range.
+#[test]
+fn values_print_unambiguously_and_read_back() {
+    let spec = "[id u8][tag Option<String>][name String]";
+    let key = |args: &[&str]| {
+        let out = ok(&[&["encode", "-l", spec][..], args].concat());
+        out.lines().nth(1).unwrap().to_owned()
+    };
+    let none = key(&["id=1", "tag=None", "name=a"]);
+    let word = key(&["id=1", "tag=\"None\"", "name=a"]);
+    assert_ne!(none, word);
+    assert_eq!(
+        ok(&["decode", "-l", spec, "--hex", &none]),
+        "id=1 tag=None name=\"a\"\n"
+    );
+    assert_eq!(
+        ok(&["decode", "-l", spec, "--hex", &word]),
+        "id=1 tag=\"None\" name=\"a\"\n"
+    );
+    assert_eq!(
+        key(&["id=1", "tag=Some(\"None\")", "name=a"]),
+        word,
+        "Some(...) is the value"
+    );
+    // A quoted value with `..` in it scans the one value, not a range.
+    let scan = |v: &str| ok(&["scan", "-l", spec, "id=1", &format!("tag={v}")]);
+    let layout = rowkey_core::DynLayout::parse(spec).unwrap();
+    let some =
+        |s: &str| rowkey_core::Value::Option(Some(Box::new(rowkey_core::Value::Str(s.into()))));
+    let want = layout.scan(&[1u8.into(), some("a..b")], None).unwrap();
+    assert_eq!(scan("\"a..b\""), rows(&want));
+    let want = layout
+        .scan(
+            &[1u8.into()],
+            Some((
+                std::ops::Bound::Included(some("a")),
+                std::ops::Bound::Excluded(some("b")),
+            )),
+        )
+        .unwrap();
+    assert_eq!(scan("\"a\"..\"b\""), rows(&want));
+    // --json: one object per key, the string and the None distinct.
+    let json = ok(&["decode", "-l", spec, "--hex", "--json", &none, &word]);
+    let lines: Vec<&str> = json.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"{"key": "\\x01\\x00a", "member": null, "fields": {"id": 1, "tag": null, "name": "a"}}"#
+    );
+    assert!(lines[1].contains(r#""tag": "None""#), "{}", lines[1]);
+}
+
+/// A closed output (`| head -1`) ends the command quietly.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let input = format!("{PASTED}\n").repeat(20_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rowkey"))
+        .args(["decode", "-l", SPEC])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // The command may stop reading: a write error here is expected.
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    // Read one line, then close the pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

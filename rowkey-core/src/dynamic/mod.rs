@@ -84,6 +84,7 @@ use alloc::vec::Vec;
 use core::ops::{Bound, RangeBounds};
 
 pub use parse::{LayoutError, MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_MEMBERS, MAX_PART_WIDTH};
+use value::Quoted;
 pub use value::Value;
 
 use self::ops::{Dir, Ops, Pred};
@@ -501,12 +502,20 @@ impl DynLayout {
     /// char, an IP address, UUID or ULID in its usual text; `None` for an
     /// `Option` field's `None`.
     ///
+    /// It also reads what [`Value`]'s `Display` writes, so a value printed
+    /// reads back as itself: a string in double quotes with Rust's escapes
+    /// (`"None"` is a string, `None` is not), bytes as `b"..."`, a char in
+    /// single quotes, an `Option`'s value as `Some(...)` or alone.
+    ///
     /// ```
     /// use rowkey_core::{DynLayout, Value};
     ///
     /// let layout = DynLayout::parse("[user_id u64][tag Option<String>]")?;
     /// assert_eq!(layout.value("user_id", "42")?, Value::U64(42));
     /// assert_eq!(layout.value("tag", "None")?, Value::Option(None));
+    /// let some = |s: &str| Value::Option(Some(Box::new(Value::Str(s.into()))));
+    /// assert_eq!(layout.value("tag", "\"None\"")?, some("None"));
+    /// assert_eq!(layout.value("tag", "Some(\"a..b\")")?, some("a..b"));
     /// assert!(layout.value("user_id", "-1").is_err());
     /// # Ok::<(), rowkey_core::LayoutError>(())
     /// ```
@@ -517,6 +526,21 @@ impl DynLayout {
         if f.is_option() && text == "None" {
             return Ok(Value::Option(None));
         }
+        let text = match text.strip_prefix("Some(").and_then(|t| t.strip_suffix(')')) {
+            Some(inner) if f.is_option() => inner,
+            _ => text,
+        };
+        // The quoted forms Display writes.
+        let unquoted;
+        let text = match (self.scalars[i], value::unquote(text)) {
+            (Scalar::Str, Some(Quoted::Str(s))) | (Scalar::Char, Some(Quoted::Char(s))) => {
+                unquoted = s;
+                unquoted.as_str()
+            }
+            (Scalar::Bytes | Scalar::Opaque(_), Some(Quoted::Bytes(b))) => b,
+            (_, Some(Quoted::Bad(why))) => return Err(err(why)),
+            _ => text,
+        };
         fn num<T: core::str::FromStr>(t: &str, ty: &str) -> Result<T, String> {
             t.parse().map_err(|_| format!("`{t}` is not {ty}"))
         }

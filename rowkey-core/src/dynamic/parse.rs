@@ -255,30 +255,9 @@ fn find_close(text: &str, from: usize, open: char, close: char) -> Option<usize>
     None
 }
 
-/// `"..."` with Rust's simple escapes.
+/// `"..."` with Rust's escapes (the ones a value's text takes).
 fn parse_rust_string(s: &str) -> Option<String> {
-    let inner = s.trim().strip_prefix('"')?.strip_suffix('"')?;
-    let mut out = String::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        out.push(match chars.next()? {
-            'n' => '\n',
-            't' => '\t',
-            'r' => '\r',
-            '0' => '\0',
-            c @ ('\\' | '"' | '\'') => c,
-            'x' => {
-                let h: String = chars.by_ref().take(2).collect();
-                char::from(u8::from_str_radix(&h, 16).ok()?)
-            }
-            _ => return None,
-        });
-    }
-    Some(out)
+    super::value::rust_escapes(s.trim().strip_prefix('"')?.strip_suffix('"')?)
 }
 
 fn part(spec: &mut Spec, text: &str, at: usize, body: &str) -> Result<(), LayoutError> {

@@ -374,3 +374,80 @@ impl Owned for String {
 impl Owned for Vec<u8> {
     type B = [u8];
 }
+
+/// A value's text in one of the quoted forms [`Value`]'s `Display`
+/// writes.
+pub(crate) enum Quoted<'a> {
+    /// `"..."`, Rust's escapes read.
+    Str(String),
+    /// `'c'`, the char's escapes read.
+    Char(String),
+    /// `b"..."`: the `toStringBinary` text inside.
+    Bytes(&'a str),
+    /// Quoted, but not readable: why.
+    Bad(String),
+}
+
+/// The quoted form `text` is in, if any.
+pub(crate) fn unquote(text: &str) -> Option<Quoted<'_>> {
+    if let Some(inner) = text.strip_prefix("b\"").and_then(|t| t.strip_suffix('"')) {
+        return Some(Quoted::Bytes(inner));
+    }
+    let (inner, char) = if let Some(i) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        (i, false)
+    } else if let Some(i) = text
+        .strip_prefix('\'')
+        .and_then(|t| t.strip_suffix('\''))
+        .filter(|i| !i.is_empty())
+    {
+        (i, true)
+    } else {
+        return None;
+    };
+    Some(match rust_escapes(inner) {
+        Some(s) if char => Quoted::Char(s),
+        Some(s) => Quoted::Str(s),
+        None => Quoted::Bad(alloc::format!(
+            "`{text}`: not a quoted string with Rust's escapes (\\n, \\t, \\r, \\0, \\\\, \\\", \\', \\u{{...}})"
+        )),
+    })
+}
+
+/// The text of a quoted string's inside with Rust's escapes read (those
+/// `{:?}` writes: `\\n \\t \\r \\0 \\\\ \\" \\' \\u{NNNN}`, and `\\xNN` up to
+/// 7F); `None` for an escape it does not know or a lone `"`.
+pub(crate) fn rust_escapes(inner: &str) -> Option<String> {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => {}
+            c => {
+                out.push(c);
+                continue;
+            }
+        }
+        out.push(match chars.next()? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            '0' => '\0',
+            c @ ('\\' | '"' | '\'') => c,
+            'x' => {
+                let h: String = chars.by_ref().take(2).collect();
+                let b = u8::from_str_radix(&h, 16).ok().filter(u8::is_ascii)?;
+                char::from(b)
+            }
+            'u' => {
+                if chars.next()? != '{' {
+                    return None;
+                }
+                let h: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                char::from_u32(u32::from_str_radix(&h, 16).ok()?)?
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
+}
