@@ -109,13 +109,22 @@ enum Command {
         #[arg(long, value_name = "TABLE")]
         table: Option<String>,
     },
-    /// Where a table of these keys should be split (one region per bucket).
+    /// Where a table of these keys should be split: one region per salt
+    /// bucket; for a key family, a boundary at each member's prefix too.
     Splits {
         #[command(flatten)]
         layout: LayoutArg,
         /// Print the HBase shell statement that creates the table pre-split.
-        #[arg(long, num_args = 2, value_names = ["TABLE", "FAMILY"])]
+        #[arg(long, num_args = 2, value_names = ["TABLE", "FAMILY"], conflicts_with = "hbase_split")]
         hbase_create: Option<Vec<String>>,
+        /// Print HBase shell `split` statements that pre-split an existing
+        /// table (for a member added later: with `--member`).
+        #[arg(long, value_name = "TABLE")]
+        hbase_split: Option<String>,
+        /// Only this member of a key family: its prefix and its own split
+        /// points (a member added to a table that holds the others).
+        #[arg(long, value_name = "NAME")]
+        member: Option<String>,
     },
 }
 
@@ -248,28 +257,43 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
         Command::Splits {
             layout,
             hbase_create,
+            hbase_split,
+            member,
         } => {
             let layout = load(&layout.layout)?;
-            let splits = layout.split_points();
-            match hbase_create.as_deref() {
-                Some([table, family]) => {
-                    let list: Vec<String> = splits.iter().map(|s| shell(s)).collect();
-                    if list.is_empty() {
-                        writeln!(out, "create {}, {}", quote(table), quote(family))?;
-                    } else {
-                        writeln!(
-                            out,
-                            "create {}, {}, SPLITS => [{}]",
-                            quote(table),
-                            quote(family),
-                            list.join(", ")
-                        )?;
-                    }
+            let splits = match &member {
+                None => layout.split_points(),
+                Some(name) => {
+                    let m = layout.member(name).ok_or_else(|| {
+                        let names: Vec<&str> =
+                            layout.members().iter().map(|m| m.layout().name()).collect();
+                        usage(format!(
+                            "--member {name}: no such member; the family's members are {}",
+                            if names.is_empty() {
+                                "none (not a key family)".to_owned()
+                            } else {
+                                names.join(", ")
+                            }
+                        ))
+                    })?;
+                    let mut points = vec![m.layout().prefix().to_vec()];
+                    points.extend(m.split_points());
+                    points
                 }
-                _ => {
-                    for s in &splits {
-                        writeln!(out, "{}", shell(s))?;
-                    }
+            };
+            if let Some([table, family]) = hbase_create.as_deref() {
+                writeln!(
+                    out,
+                    "{}",
+                    rowkey_core::hbase::create_table_statement(table, &[family], &splits)
+                )?;
+            } else if let Some(table) = &hbase_split {
+                for line in rowkey_core::hbase::split_statements(table, &splits) {
+                    writeln!(out, "{line}")?;
+                }
+            } else {
+                for s in &splits {
+                    writeln!(out, "{}", rowkey_core::hbase::shell_key(s))?;
                 }
             }
         }

@@ -513,3 +513,40 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// `rowkey splits` of a key family: a boundary at each member's prefix and
+/// each member's buckets, in the quoting `create_table_statement` uses; a
+/// member added later gets `split` statements of its own.
+#[test]
+fn a_familys_splits_and_a_member_added_later() {
+    let spec = r#"User: [prefix "u" 1][id u32 4] = 5 bytes | Event: [prefix "e" 1][salt(id)/4 1][id u32 4] = 6 bytes"#;
+    assert_eq!(
+        ok(&["splits", "-l", spec]),
+        "'e'\n\"e\\x01\"\n\"e\\x02\"\n\"e\\x03\"\n'u'\n"
+    );
+    let layout = rowkey_core::DynLayout::parse(spec).unwrap();
+    assert_eq!(
+        ok(&["splits", "-l", spec, "--hbase-create", "t", "d"]),
+        format!(
+            "{}\n",
+            rowkey_core::hbase::create_table_statement("t", &["d"], &layout.split_points())
+        )
+    );
+    assert_eq!(
+        ok(&[
+            "splits",
+            "-l",
+            spec,
+            "--member",
+            "Event",
+            "--hbase-split",
+            "t"
+        ]),
+        "split 't', 'e'\nsplit 't', \"e\\x01\"\nsplit 't', \"e\\x02\"\nsplit 't', \"e\\x03\"\n"
+    );
+    let err = fails(&["splits", "-l", spec, "--member", "Nope"]);
+    assert!(
+        err.contains("the family's members are User, Event"),
+        "{err}"
+    );
+}

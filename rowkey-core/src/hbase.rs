@@ -66,15 +66,48 @@ pub fn create_table_statement(table: &str, families: &[&str], split_points: &[Ve
             if i > 0 {
                 s.push_str(", ");
             }
-            let plain = p
-                .iter()
-                .all(|&b| (b' '..=b'~').contains(&b) && !b"'\"\\#".contains(&b));
-            match core::str::from_utf8(p) {
-                Ok(text) if plain => s.push_str(&ruby_name(text)),
-                _ => s.push_str(&ruby_bytes(p)),
-            }
+            s.push_str(&shell_key(p));
         }
         s.push(']');
     }
     s
+}
+
+/// A row key as the HBase shell reads it, as [`create_table_statement`]
+/// and [`split_statements`] write split keys (and the `rowkey` command
+/// prints them): printable ASCII without quotes, `\` or `#` in single
+/// quotes, anything else a double-quoted Ruby string with `\xHH` escapes.
+///
+/// ```
+/// use rowkey_core::hbase::shell_key;
+/// assert_eq!(shell_key(b"07"), "'07'");
+/// assert_eq!(shell_key(&[b'e', 1]), r#""e\x01""#);
+/// ```
+pub fn shell_key(key: &[u8]) -> String {
+    let plain = key
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && !b"'\"\\#".contains(&b));
+    match core::str::from_utf8(key) {
+        Ok(text) if plain => ruby_name(text),
+        _ => ruby_bytes(key),
+    }
+}
+
+/// HBase shell `split` statements, one per split point: how a table that
+/// already exists is pre-split for keys it did not hold before (a key
+/// family's member added later: its prefix and its own split points, from
+/// `Member::LAYOUT.split_points()` and its prefix).
+///
+/// ```
+/// use rowkey_core::hbase::split_statements;
+/// assert_eq!(
+///     split_statements("events", &[b"e".to_vec(), vec![b'e', 1]]),
+///     ["split 'events', 'e'", r#"split 'events', "e\x01""#]
+/// );
+/// ```
+pub fn split_statements(table: &str, split_points: &[Vec<u8>]) -> Vec<String> {
+    split_points
+        .iter()
+        .map(|p| alloc::format!("split {}, {}", ruby_name(table), shell_key(p)))
+        .collect()
 }

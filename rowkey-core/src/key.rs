@@ -150,6 +150,20 @@ pub fn assert_layout<T: RowKey>(id: u64, summary: &str) {
         );
     }
     if layout.id() != id {
+        #[cfg(feature = "alloc")]
+        if let Some(gained) = gained_members(layout, summary) {
+            panic!(
+                "the key family `{name}` gained {gained}; every member frozen before is unchanged, so keys already written decode and sort as before\n\
+                 frozen: {id:#018x} {summary}\n\
+                 now:    {now:#018x} {layout}\n\
+                 pre-split the new members' rows in tables that exist (their prefix and split points: \
+                 `rowkey splits --member NAME --hbase-split TABLE`), then freeze the new layout:\n\
+                 \x20   rowkey_core::assert_layout::<{name}>({now:#018x}, \"{quoted}\");",
+                name = layout.name(),
+                now = layout.id(),
+                quoted = RustStr(layout),
+            );
+        }
         panic!(
             "the row key layout of `{name}` changed: keys already written may not decode or sort as before\n\
              frozen: {id:#018x} {summary}\n\
@@ -246,10 +260,15 @@ pub fn assert_layouts(keys: &[FrozenEntry<'_>]) {
         );
         let _ = match frozen {
             None => writeln!(changed, "- `{path}`: no layout is frozen yet"),
-            Some((id, summary)) if *id != now => writeln!(
+            Some((id, summary)) if *id != now => match gained_members(layout, summary) {
+                Some(gained) => writeln!(
+                    changed,
+                    "- `{path}` gained {gained}; every member frozen before is unchanged, so keys already written decode and sort as before (pre-split the new members' rows: `rowkey splits --member NAME --hbase-split TABLE`)\n  frozen: {id:#018x} {summary}\n  now:    {now:#018x} {layout}"
+                ),
+                None => writeln!(
                 changed,
                 "- `{path}` changed: keys already written may not decode or sort as before\n  frozen: {id:#018x} {summary}\n  now:    {now:#018x} {layout}"
-            ),
+            )},
             Some(_) => Ok(()),
         };
     }
@@ -261,4 +280,34 @@ pub fn assert_layouts(keys: &[FrozenEntry<'_>]) {
              compatible, such as `#[rowkey(added)]` fields), freeze them all:\n{block}"
         );
     }
+}
+
+/// When `layout` is a key family and `frozen` (a frozen summary) lists
+/// members that are all among its members, each with the same summary:
+/// the members it gained (`member `C``, `members `C`, `D``). The frozen
+/// summary is the text [`assert_layout`] shows; the fingerprint still
+/// decides that the layout changed, this only says how.
+#[cfg(feature = "alloc")]
+fn gained_members(layout: &Layout, frozen: &str) -> Option<alloc::string::String> {
+    use alloc::format;
+    use alloc::vec::Vec;
+    if layout.members().is_empty() {
+        return None;
+    }
+    let now: Vec<(&str, alloc::string::String)> = layout
+        .members()
+        .iter()
+        .map(|m| (m.name(), format!("{}: {}", m.name(), m)))
+        .collect();
+    let old: Vec<&str> = frozen.split(" | ").map(str::trim).collect();
+    let all_kept = !old.is_empty() && old.iter().all(|o| now.iter().any(|(_, n)| n == o));
+    let new: Vec<alloc::string::String> = now
+        .iter()
+        .filter(|(_, n)| !old.contains(&n.as_str()))
+        .map(|(name, _)| format!("`{name}`"))
+        .collect();
+    (all_kept && !new.is_empty()).then(|| {
+        let word = if new.len() == 1 { "member" } else { "members" };
+        format!("{word} {}", new.join(", "))
+    })
 }

@@ -378,3 +378,79 @@ proptest! {
         }
     }
 }
+
+/// A key family's table is split at every member's prefix (no region holds
+/// two families) and at each member's own split points; a run-time layout
+/// of the family gives the same points.
+#[test]
+fn a_family_splits_at_each_prefix_and_each_members_buckets() {
+    let splits = Row::split_points();
+    let mut want = vec![b"\x00M".to_vec(), b"D".to_vec(), b"I".to_vec()];
+    want.extend(ByCustomer::split_points());
+    want.sort();
+    assert_eq!(splits, want);
+    assert_eq!(splits.len(), 3 + 3, "three prefixes, buckets 1-3 of I");
+    assert_eq!(Row::LAYOUT.split_points(), splits);
+    // Every key of a family lies in a region of that family alone.
+    let keys = [
+        Row::Order(Order { id: 1 }).encode_to_vec().unwrap(),
+        Row::Meta(Meta { name: "ab".into() })
+            .encode_to_vec()
+            .unwrap(),
+        Row::ByCustomer(ByCustomer {
+            customer: "c".into(),
+            ts: 1,
+            order: Order { id: 2 },
+        })
+        .encode_to_vec()
+        .unwrap(),
+    ];
+    let region = |k: &[u8]| splits.partition_point(|s| s.as_slice() <= k);
+    let regions: Vec<usize> = keys.iter().map(|k| region(k)).collect();
+    assert!(regions[0] != regions[1] && regions[1] != regions[2] && regions[0] != regions[2]);
+    let dynamic = rowkey_core::DynLayout::parse(&Row::LAYOUT.to_string()).unwrap();
+    assert_eq!(dynamic.split_points(), splits);
+}
+
+/// The freeze check tells a member added to a family (keys already written
+/// unchanged) from a member that changed.
+#[test]
+fn freezing_tells_a_new_member_from_a_changed_one() {
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    enum RowBefore {
+        Order(Order),
+        ByCustomer(ByCustomer),
+    }
+    let panic_of = |f: fn()| {
+        let e = std::panic::catch_unwind(f).expect_err("the layout changed");
+        e.downcast_ref::<String>().cloned().unwrap()
+    };
+    let before = RowBefore::LAYOUT.to_string();
+    // The frozen summary of RowBefore; the current enum has Meta too.
+    static FROZEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FROZEN.set(before.clone()).unwrap();
+    let msg = panic_of(|| {
+        rowkey_core::assert_layout::<Row>(RowBefore::LAYOUT.id(), FROZEN.get().unwrap())
+    });
+    assert!(
+        msg.starts_with(
+            "the key family `Row` gained member `Meta`; every member frozen before is unchanged"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("--member NAME --hbase-split TABLE"), "{msg}");
+    // A member whose layout changed: keys already written may not decode.
+    let changed = before.replace("[id u64 8]", "[id u32 4]");
+    assert_ne!(changed, before);
+    static CHANGED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CHANGED.set(changed).unwrap();
+    let msg = panic_of(|| {
+        rowkey_core::assert_layout::<Row>(RowBefore::LAYOUT.id(), CHANGED.get().unwrap())
+    });
+    assert!(msg.contains("keys already written may not decode"), "{msg}");
+    // The same through assert_layouts!.
+    let msg = panic_of(|| {
+        rowkey_core::assert_layouts! { Row => (RowBefore::LAYOUT.id(), FROZEN.get().unwrap().as_str()) }
+    });
+    assert!(msg.contains("- `Row` gained member `Meta`"), "{msg}");
+}

@@ -177,6 +177,13 @@ fn expand(node: &DeriveInput, krate: &syn::Path, families: &[Family<'_>]) -> Tok
                     pub fn scan_all() -> __rk::Scan {
                         __rk::families_scan(Self::FAMILIES)
                     }
+                    /// Where to pre-split the table: a boundary at each
+                    /// family's prefix (no region holds two families) and
+                    /// each family's own split points (its salt buckets).
+                    #[inline]
+                    pub fn split_points() -> __rk::Vec<__rk::Vec<u8>> {
+                        <Self as __rk::RowKey>::LAYOUT.split_points()
+                    }
                 }
             }
             #checks

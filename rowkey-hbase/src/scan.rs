@@ -268,6 +268,12 @@ impl<'c, K: for<'a> DecodeRowKey<'a>> TypedRows<'c, K> {
     pub fn rows_read(&self) -> usize {
         self.rows.rows_read()
     }
+
+    /// For a skip scan ([`Client::filter_typed`]), where its filter runs
+    /// (see [`Rows::pushdown`]).
+    pub fn pushdown(&self) -> Option<Pushdown> {
+        self.rows.pushdown()
+    }
 }
 
 impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<'_, K> {

@@ -121,11 +121,10 @@ fn skip_scans_run_on_the_region_servers(c: &mut Client) {
     assert_eq!(got.len(), 10 * 2 * 12);
     assert_eq!(read, points.len(), "every row of the ranges was sent");
     // Limited: the limit counts rows returned, not rows read.
-    let limited: Vec<Point> = c
-        .filter_typed::<Point>("points", &filter, Some(5))
-        .unwrap()
-        .map(|r| r.unwrap().0)
-        .collect();
+    let mut typed = c.filter_typed::<Point>("points", &filter, Some(5)).unwrap();
+    assert_eq!(typed.pushdown(), Some(Pushdown::Client));
+    let limited: Vec<Point> = typed.by_ref().map(|r| r.unwrap().0).collect();
+    drop(typed);
     assert_eq!(limited.len(), 5);
     assert!(limited.iter().all(|p| (10..12).contains(&p.hour)));
 

@@ -257,8 +257,10 @@ impl Layout {
 
     /// Where a table of these keys should start split: the key type's own
     /// `split_points()` (one region per salt bucket, after the prefix),
-    /// empty for an unsalted key. For code that handles keys of several
-    /// types through their layouts, such as the hot-spot lab.
+    /// empty for an unsalted key; for a key family, a boundary at each
+    /// member's prefix (no region holds two families) and each member's
+    /// own. For code that handles keys of several types through their
+    /// layouts, such as the hot-spot lab.
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -274,6 +276,18 @@ impl Layout {
     /// ```
     #[cfg(feature = "alloc")]
     pub fn split_points(&self) -> alloc::vec::Vec<alloc::vec::Vec<u8>> {
+        if !self.members.is_empty() {
+            // A key family: a boundary at each member's prefix, so no
+            // region holds two families, and each member's own.
+            let mut out = alloc::vec::Vec::new();
+            for m in self.members {
+                out.push(m.prefix.to_vec());
+                out.extend(m.split_points());
+            }
+            out.sort();
+            out.dedup();
+            return out;
+        }
         match &self.salt {
             Some(salt) => salt.head.split_points(self.prefix, salt.buckets),
             None => alloc::vec::Vec::new(),
