@@ -1,8 +1,10 @@
 //! The Cloud Bigtable emulator for tests: started on a free loopback port,
 //! killed and reaped when dropped (also when a test panics).
 
+use std::io::{BufRead, BufReader, Read};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::{connect_admin, AdminClient, Client, Error};
@@ -42,11 +44,20 @@ impl Emulator {
     /// seconds) until it accepts connections.
     pub fn start() -> std::io::Result<Emulator> {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        Emulator::start_on(port)
+    }
+
+    /// Starts the emulator on `port` of 127.0.0.1. Ready means the
+    /// emulator itself said it listens (its `running on` line), not that
+    /// something answers on the port: an emulator that exits (the port
+    /// taken, a bad binary) is an error naming why, never a client of
+    /// whatever else holds the port.
+    pub fn start_on(port: u16) -> std::io::Result<Emulator> {
         let binary = binary();
-        let child = Command::new(&binary)
+        let mut child = Command::new(&binary)
             .args(["-host", "127.0.0.1", "-port", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| {
                 std::io::Error::new(
@@ -54,17 +65,53 @@ impl Emulator {
                     format!("cannot start the Bigtable emulator {binary}: {e} (Debian package google-cloud-cli-bigtable-emulator)"),
                 )
             })?;
-        let emulator = Emulator { child, port };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    "the emulator did not listen within 30 s",
-                ));
+        // Its first line says where it listens; its standard error, why
+        // it stopped. Read on threads, so the wait has a deadline.
+        let (lines, said) = mpsc::channel();
+        let stdout = child.stdout.take();
+        std::thread::spawn(move || {
+            // Read to the end (a closed pipe would stop the emulator), the
+            // lines after the first to nobody.
+            for line in stdout.into_iter().flat_map(|o| BufReader::new(o).lines()) {
+                let Ok(line) = line else { break };
+                let _ = lines.send(line);
             }
-            std::thread::sleep(Duration::from_millis(50));
+        });
+        let stderr = child.stderr.take();
+        let why = std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut e) = stderr {
+                let _ = e.read_to_string(&mut text);
+            }
+            text
+        });
+        let emulator = Emulator { child, port };
+        let want = format!("running on 127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match said.recv_timeout(left) {
+                Ok(line) if line.contains(&want) => break,
+                Ok(_) => continue,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the emulator did not listen within 30 s",
+                    ))
+                }
+                // Its output closed: it exited.
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    drop(emulator);
+                    let why = why.join().unwrap_or_default();
+                    return Err(std::io::Error::other(format!(
+                        "the Bigtable emulator {binary} exited before it listened on port {port}: {}",
+                        why.trim()
+                    )));
+                }
+            }
         }
+        // The port is the emulator's: it answers.
+        TcpStream::connect(("127.0.0.1", port))?;
         Ok(emulator)
     }
 

@@ -965,3 +965,17 @@ async fn ordered_code_keys_on_bigtable() {
         }
     }
 }
+
+/// An emulator that cannot listen (its port taken by another process) is
+/// an error saying so, not a client of whatever holds the port.
+#[test]
+fn an_emulator_that_exits_is_an_error_not_another_servers_port() {
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = other.local_addr().unwrap().port();
+    let err = rowkey_bigtable::emulator::Emulator::start_on(port)
+        .err()
+        .expect("the port is taken");
+    let msg = err.to_string();
+    assert!(msg.contains("exited before it listened"), "{msg}");
+    assert!(msg.contains("address already in use"), "{msg}");
+}

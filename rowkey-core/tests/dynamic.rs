@@ -1726,6 +1726,19 @@ mod untrusted {
     }
 
     #[test]
+    fn a_text_keys_fixed_string_never_pads_with_nul() {
+        let e = text_err(r#"text("_") [id digits(3) u32][kind fixed(8) String]"#);
+        assert!(
+            e.contains("pads with a printable character, never NUL bytes"),
+            "{e}"
+        );
+        let e = text_err(r#"text("_") [id digits(3) u32][kind fixed(8, pad = 0x09) String]"#);
+        assert!(e.contains("pads with a printable character"), "{e}");
+        DynLayout::parse(r#"text("_") [id digits(3) u32][kind fixed(8, pad = ' ') String]"#)
+            .unwrap();
+    }
+
+    #[test]
     fn texts_and_field_counts_are_capped() {
         let long = format!("[id u32][name String] {}", " ".repeat(MAX_LAYOUT_TEXT));
         let e = text_err(&long);

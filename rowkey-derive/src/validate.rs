@@ -456,10 +456,15 @@ fn check_format(cx: &Ctxt, layout: &Model<'_>) {
             }
         }
         if let Some(fixed) = &a.fixed {
-            if !fixed.pad.is_ascii() {
+            if fixed.pad == 0 {
                 cx.error_spanned_by(
                     &fixed.attr,
-                    format!("the pad byte 0x{:02X} is not ASCII: a text key's padding must keep it text; use a printable pad such as b' '", fixed.pad),
+                    "a text key's #[fixed(N)] pads with a printable character, never NUL bytes: name it, as in #[fixed(8, pad = b' ')]",
+                );
+            } else if !(0x20..0x7F).contains(&fixed.pad) {
+                cx.error_spanned_by(
+                    &fixed.attr,
+                    format!("the pad byte 0x{:02X} is not printable ASCII: a text key's padding must keep it text; use a printable pad such as b' '", fixed.pad),
                 );
             }
         }

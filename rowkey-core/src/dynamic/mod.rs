@@ -1325,6 +1325,11 @@ fn text_field(
                 ));
             }
             match (f.fixed, last) {
+                (Some((_, pad)), _) if !(0x20..0x7F).contains(&pad) => {
+                    return Err(err(
+                        "a text key's `fixed(N)` pads with a printable character, never NUL bytes: name it, as in fixed(8, pad = ' ')",
+                    ));
+                }
                 (Some((len, pad)), _) => (
                     Encoding::Padded {
                         len,

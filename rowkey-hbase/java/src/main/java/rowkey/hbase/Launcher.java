@@ -97,7 +97,10 @@ public final class Launcher {
 
     MiniZooKeeperCluster zk = new MiniZooKeeperCluster(conf);
     zk.setDefaultClientPort(zkPort);
-    zk.startup(new File(dir, "zk"));
+    // ZooKeeper moves to the next free port when the one asked for is
+    // taken: every server after it must use the port it actually bound.
+    int zkBound = zk.startup(new File(dir, "zk"));
+    conf.setInt("hbase.zookeeper.property.clientPort", zkBound);
 
     LocalHBaseCluster cluster = new LocalHBaseCluster(conf, 1, regionServers);
     cluster.startup();
@@ -138,6 +141,19 @@ public final class Launcher {
       } catch (java.io.IOException e) {
         System.err.println("not ready yet: " + e);
         Thread.sleep(500);
+      }
+    }
+    // Ready means the Thrift gateway accepts connections too (its thread
+    // binds the port some time after it starts).
+    while (true) {
+      try (java.net.Socket socket = new java.net.Socket()) {
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", thriftPort), 1000);
+        break;
+      } catch (java.io.IOException e) {
+        if (!thrift.isAlive()) {
+          throw new IllegalStateException("the Thrift gateway stopped before it accepted");
+        }
+        Thread.sleep(200);
       }
     }
     out.println("READY");
