@@ -244,8 +244,26 @@ fn with_headers<T>(
     );
     metadata.insert(
         "bigtable-features",
-        MetadataValue::try_from(crate::feature_flags_header().as_str())
+        MetadataValue::try_from(feature_flags_header().as_str())
             .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
     );
     Ok(req)
+}
+
+/// The `bigtable-features` header value: `FeatureFlags { reverse_scans }`
+/// as protobuf bytes in URL-safe base64, as Google's Go and Java clients
+/// send it. Without it the server refuses reversed reads ("Client doesn't
+/// support reverse scans yet").
+///
+/// ```
+/// assert_eq!(rowkey_bigtable::feature_flags_header(), "CAE=");
+/// ```
+pub fn feature_flags_header() -> String {
+    use base64::Engine as _;
+    use bigtable_rs::google::bigtable::v2::FeatureFlags;
+    let flags = FeatureFlags {
+        reverse_scans: true,
+        ..FeatureFlags::default()
+    };
+    base64::engine::general_purpose::URL_SAFE.encode(prost::Message::encode_to_vec(&flags))
 }

@@ -33,11 +33,11 @@ mod client;
 pub mod emulator;
 mod stream;
 
-pub use client::{Client, CONNECTION_WINDOW, STREAM_WINDOW};
+pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
 
 pub use stream::{
-    feature_flags_header, stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed,
-    stream_scan_with, stream_typed, stream_typed_reversed, Retry, Row, RowStream,
+    stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed, stream_scan_with,
+    stream_typed, stream_typed_reversed, Retry, Row, RowStream,
 };
 
 pub use bigtable_rs;

@@ -17,9 +17,7 @@ use std::time::Duration;
 
 use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
-use bigtable_rs::google::bigtable::v2::{
-    row_filter, FeatureFlags, ReadRowsRequest, RowFilter, RowRange, RowSet,
-};
+use bigtable_rs::google::bigtable::v2::{row_filter, ReadRowsRequest, RowFilter, RowRange, RowSet};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
@@ -255,23 +253,6 @@ fn typed<T: for<'a> DecodeRowKey<'a>>(row: Result<Row, Error>) -> Result<(T, Vec
             source,
         }),
     }
-}
-
-/// The `bigtable-features` header value: `FeatureFlags { reverse_scans }`
-/// as protobuf bytes in URL-safe base64, as Google's Go and Java clients
-/// send it. Without it the server refuses reversed reads ("Client doesn't
-/// support reverse scans yet").
-///
-/// ```
-/// assert_eq!(rowkey_bigtable::feature_flags_header(), "CAE=");
-/// ```
-pub fn feature_flags_header() -> String {
-    use base64::Engine as _;
-    let flags = FeatureFlags {
-        reverse_scans: true,
-        ..FeatureFlags::default()
-    };
-    base64::engine::general_purpose::URL_SAFE.encode(prost::Message::encode_to_vec(&flags))
 }
 
 /// One `ReadRows` call, decoded into rows with bigtable_rs's chunk decoder.

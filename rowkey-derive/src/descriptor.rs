@@ -7,8 +7,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{layout_alias, respan, static_lifetimes, unit_type_name};
 use crate::model::{Arg, Codec, FieldModel, KeyFormat, Model};
+use crate::tokens::{layout_alias, respan, static_lifetimes, unit_type_name};
 use crate::validate::type_text;
 
 /// `__LAYOUT`, a const beside the struct's `RowKey` impl (outside it, so

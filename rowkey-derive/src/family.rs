@@ -10,9 +10,9 @@ use syn::{DataEnum, DeriveInput, Fields, GenericParam, Ident, Type};
 
 use crate::attr;
 use crate::ctxt::Ctxt;
-use crate::expand::{decode_lifetimes, static_lifetimes};
 use crate::fallback;
 use crate::model::default_crate;
+use crate::tokens::{decode_lifetimes, static_lifetimes};
 
 struct Family<'a> {
     variant: &'a Ident,

@@ -5,8 +5,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-use crate::expand::{codec_alias, respan};
 use crate::model::{Arg, FieldModel, Model};
+use crate::tokens::{codec_alias, respan};
 
 /// The builder type, declared beside the key type (so that users can name
 /// it), and the items of the const block: `filter()` and the builder's

@@ -6,10 +6,10 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{
+use crate::model::Model;
+use crate::tokens::{
     added_written, codec_alias, decode_lifetimes, hasher, len_expr, respan, sum, type_has_static,
 };
-use crate::model::Model;
 
 pub(crate) fn trait_impls(l: &Model<'_>) -> TokenStream {
     let node = l.input.original;

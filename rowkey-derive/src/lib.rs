@@ -17,6 +17,7 @@ mod ordered_code;
 #[cfg(test)]
 mod output_tests;
 mod scans;
+mod tokens;
 mod validate;
 
 use proc_macro::TokenStream;

@@ -12,8 +12,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use crate::attr::Hash;
-use crate::expand::{codec_alias, hasher, layout_alias, respan, sum};
 use crate::model::{Codec, FieldModel, Model};
+use crate::tokens::{codec_alias, hasher, layout_alias, respan, sum};
 
 /// The runtime codec of an ordered-code field: `__rk::OcInt<O, E>` or
 /// `__rk::OcStr<O, E>`, `E` being `Last` when the field is the last one a

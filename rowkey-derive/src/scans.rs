@@ -5,8 +5,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-use crate::expand::{codec_alias, respan};
 use crate::model::{Arg, FieldModel, Model};
+use crate::tokens::{codec_alias, respan};
 
 /// `split_points`, `scan_all`, and per field `k`: a helper that encodes the
 /// prefix of the first `k` fields by extending the helper for `k - 1` (and

@@ -49,6 +49,7 @@
 #![warn(missing_docs)]
 
 mod client;
+mod conn;
 mod filter;
 mod scan;
 pub mod testing;
@@ -60,6 +61,6 @@ pub mod testing;
 #[path = "thrift/hbase.rs"]
 pub mod thrift;
 
-pub use client::{Cell, Client, Error, RegionLocation, RejectedRow, Row, MAX_ROW_LENGTH};
+pub use conn::{Cell, Client, Error, RegionLocation, RejectedRow, Row, MAX_ROW_LENGTH};
 pub use filter::{filter_bytes, Pushdown};
 pub use scan::{tscans, Rows, TypedRows};

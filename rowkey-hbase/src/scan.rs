@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan, ScanRange};
 
-use crate::client::{cell, Cell, Client, Error, Row};
+use crate::conn::{cell, Cell, Client, Error, Row};
 use crate::filter::{filter_bytes_per_range, Pushdown};
 use crate::thrift::{TScan, TTHBaseServiceSyncClient};
 

@@ -30,6 +30,7 @@ pub mod regions;
 pub mod report;
 mod results;
 pub mod runtime;
+mod settings;
 pub mod store;
 pub mod workload;
 
@@ -40,11 +41,12 @@ pub mod hbase;
 
 pub use design::{Access, Design, Query};
 pub use heatmap::Heatmap;
-pub use lab::{Lab, Settings};
+pub use lab::Lab;
 pub use results::{
     DesignReport, EngineIngest, Ingest, QueryRun, Ranked, Report, Verdict, Window, HOT_SPOT,
     READ_TIE,
 };
+pub use settings::Settings;
 pub use store::{EngineRegion, RedbStore, SkipRead, Store};
 pub use workload::{Event, Workload};
 

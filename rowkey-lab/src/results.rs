@@ -6,7 +6,7 @@ use std::time::Duration;
 use rowkey_core::Layout;
 
 use crate::heatmap::Heatmap;
-use crate::lab::Settings;
+use crate::settings::Settings;
 
 /// Write spread in one measurement window.
 #[derive(Debug, Clone, PartialEq)]

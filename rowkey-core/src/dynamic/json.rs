@@ -6,8 +6,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::build::{build, family};
+use super::model::DynLayout;
+use super::parse::LayoutError;
 use super::parse::{EnumSpec, FieldSpec, SaltSpec, Spec, Width};
-use super::{build, family, DynLayout, LayoutError};
 use crate::format::time::TimeUnit;
 use crate::layout::json::{JsonLayout, JsonStruct};
 use crate::layout::SaltHashKind;

@@ -909,3 +909,29 @@ fn check_enum(e: &EnumSpec) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A width the text gives must be the field's.
+pub(crate) fn check_width(
+    f: &FieldSpec,
+    width: crate::layout::FieldWidth,
+) -> Result<(), LayoutError> {
+    let actual = match width {
+        crate::layout::FieldWidth::Fixed(n) => Width::Fixed(n),
+        crate::layout::FieldWidth::Variable { min } => Width::AtLeast(min),
+    };
+    match f.width {
+        Some(w) if w != actual => Err(LayoutError::new(
+            f.at,
+            format!("field `{}`", f.name),
+            format!(
+                "the text gives width {w}, but {} is {}",
+                f.ty,
+                match actual {
+                    Width::Fixed(n) => format!("{n} bytes"),
+                    Width::AtLeast(n) => format!("at least {n} bytes"),
+                }
+            ),
+        )),
+        _ => Ok(()),
+    }
+}

@@ -52,7 +52,6 @@ pub(crate) mod json;
 mod summary;
 
 pub(crate) use summary::RustStr;
-use summary::Table;
 
 /// Reads one field at `pos` with its real codec, writes its value for
 /// `explain` and returns the position after it and the value as an integer
@@ -358,11 +357,6 @@ impl Layout {
                 Some(s) => s.head.len(),
                 None => 0,
             }
-    }
-
-    /// The layout as a table, one row per part (the same as `{:#}`).
-    pub fn table(&self) -> impl fmt::Display + '_ {
-        Table(self)
     }
 
     /// A field by name.

@@ -379,3 +379,10 @@ impl fmt::Display for RustStr<'_> {
         fmt::write(&mut Escape(f), format_args!("{}", self.0))
     }
 }
+
+impl Layout {
+    /// The layout as a table, one row per part (the same as `{:#}`).
+    pub fn table(&self) -> impl fmt::Display + '_ {
+        Table(self)
+    }
+}

@@ -13,7 +13,9 @@
 pub mod filter;
 pub(crate) mod leading;
 pub(crate) mod merge;
+pub(crate) mod predicate;
 pub(crate) mod range;
+pub(crate) mod regex;
 
 pub use filter::{
     any_of, AnyOf, BigtableRegex, FieldPredicate, KeyFilter, ValuePredicate, MAX_FILTER_INTERVALS,
