@@ -15,7 +15,10 @@ where it is defined. A facade's own re-exports (`pub use` in `lib.rs` or a
 `mod.rs`) are not edges: they are how a crate shows its names, not a use.
 Generated code (a `thrift/` folder) is left out.
 
-Exit status 1, printing each circle as a path of files, when any crate has
+The same holds between a crate's top-level modules (its folders: in
+rowkey-core, format < layout < key < scan < dynamic, store, hbase).
+
+Exit status 1, printing each circle's files or modules, when any crate has
 one; 0 otherwise.
 """
 import os
@@ -238,14 +241,25 @@ def main(roots):
     bad = False
     for root in roots:
         crate = Crate(root)
-        found = circles(crate.edges())
+        edges = crate.edges()
+        found = circles(edges)
         name = lambda m: os.path.relpath(crate.files[m], root)
-        if found:
+        for comp in found:
+            print(f'{root}: a circle between {len(comp)} files: ' + ', '.join(name(m) for m in comp))
+        # The layers: the crate's top-level modules (folders), one way too.
+        tops = {m[0] for m in crate.files if m}
+        layers = {t: set() for t in tops}
+        for m, targets in edges.items():
+            for t in targets:
+                if m and t and m[0] != t[0]:
+                    layers[m[0]].add(t[0])
+        found_layers = circles(layers)
+        for comp in found_layers:
+            print(f'{root}: a circle between {len(comp)} top-level modules: ' + ', '.join(comp))
+        if found or found_layers:
             bad = True
-            for comp in found:
-                print(f'{root}: a circle between {len(comp)} files: ' + ', '.join(name(m) for m in comp))
         else:
-            print(f'{root}: {len(crate.files)} files, no circle')
+            print(f'{root}: {len(crate.files)} files in {len(tops)} top-level modules, no circle')
     sys.exit(1 if bad else 0)
 
 

@@ -83,7 +83,7 @@ extern crate alloc;
 extern crate std;
 
 // The layers, bottom to top; each imports only from those above it in this
-// list (checked by reading the `use crate::` paths of each folder):
+// list (.ci/layers.py checks it, and that no two files import each other):
 // - `format`: field traits and codecs, escaping, the binary and text
 //   formats, timestamps, ecosystem types, the salt head, errors;
 // - `layout`: the layout descriptor (`T::LAYOUT`), its summary, table,
