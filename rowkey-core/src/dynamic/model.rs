@@ -9,7 +9,7 @@ use super::ordered_code;
 use super::scalar::Scalar;
 use crate::layout::Layout;
 
-/// A key layout known at run time: see the [module documentation](self).
+/// A key layout known at run time: see the [module documentation](crate::dynamic).
 #[derive(Clone)]
 pub struct DynLayout {
     pub(super) layout: &'static Layout,

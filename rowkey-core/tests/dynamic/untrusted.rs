@@ -5,14 +5,11 @@ use rowkey_core::dynamic::{MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_PART_WIDTH};
 use rowkey_core::DynLayout;
 
 fn text_err(text: &str) -> String {
-    DynLayout::parse(text).err().expect("refused").to_string()
+    DynLayout::parse(text).expect_err("refused").to_string()
 }
 
 fn json_err(json: &str) -> String {
-    DynLayout::from_json(json)
-        .err()
-        .expect("refused")
-        .to_string()
+    DynLayout::from_json(json).expect_err("refused").to_string()
 }
 
 /// A valid layout's JSON with one piece replaced.
