@@ -647,3 +647,35 @@ fn long_bounds_build_a_regex_without_a_recursion_per_byte() {
     assert!(!re.is_match(&key(&hi)));
     assert!(!re.is_match(&key(&"a".repeat(299))));
 }
+
+/// Parts are told apart by kind, not by name: fields named `salt` and
+/// `prefix` are fields like any other, in a derived filter (its
+/// `FuzzyRowFilter`) and in a run-time layout's text.
+#[test]
+fn fields_named_salt_and_prefix_are_fields() {
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    struct Named {
+        prefix: u8,
+        salt: u16,
+        ts: i64,
+    }
+    let filter = Named::filter().salt(5).build().unwrap();
+    let key = |prefix, salt| {
+        Named {
+            prefix,
+            salt,
+            ts: 1,
+        }
+        .encode()
+    };
+    assert!(filter.matches(&key(1, 5)) && !filter.matches(&key(1, 6)));
+    // The constraint on `salt` is sent: fixed at offset 1, two bytes.
+    let pairs = filter.fuzzy_row_filter().expect("a fixed-offset value");
+    assert_eq!(pairs, [(vec![0, 0, 5], vec![1, 0, 0])]);
+    let dynamic = rowkey_core::DynLayout::parse(&Named::LAYOUT.to_string()).unwrap();
+    assert_eq!(dynamic.layout().id(), Named::LAYOUT_ID);
+    assert_eq!(
+        dynamic.decode(&key(7, 5)).unwrap()[0],
+        rowkey_core::Value::U8(7)
+    );
+}

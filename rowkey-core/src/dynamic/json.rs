@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::build::{build, family};
+use super::build::{build, check, check_family, family, keep};
 use super::model::DynLayout;
 use super::parse::LayoutError;
 use super::parse::{EnumSpec, FieldSpec, SaltSpec, Spec, Width};
@@ -54,11 +54,23 @@ fn layout_of(json: JsonLayout<'_>) -> Result<(String, DynLayout), LayoutError> {
                     ),
                 ));
             }
-            let members = members
-                .into_iter()
-                .map(|m| layout_of(m).map(|(_, l)| l))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok((layout_id.into_owned(), family(members)?))
+            // Every member read and checked, and the family's rules, before
+            // any is built.
+            let mut specs = Vec::with_capacity(members.len());
+            for m in members {
+                let JsonLayout::Struct(j) = m else {
+                    return Err(LayoutError::field(
+                        "members",
+                        "a key family's member is a struct's layout, not another family",
+                    ));
+                };
+                let spec = spec(j)?;
+                check(&spec).map_err(LayoutError::without_offset)?;
+                specs.push(spec);
+            }
+            check_family(&specs.iter().collect::<Vec<_>>())?;
+            let members = specs.iter().map(keep).collect::<Result<_, _>>()?;
+            Ok((layout_id.into_owned(), family(members)))
         }
     }
 }

@@ -87,7 +87,9 @@ use alloc::vec::Vec;
 use core::ops::{Bound, RangeBounds};
 
 pub use model::DynLayout;
-pub use parse::{LayoutError, MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_MEMBERS, MAX_PART_WIDTH};
+pub use parse::{
+    LayoutError, MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_MEMBERS, MAX_PART_WIDTH, MAX_SEPARATOR,
+};
 use scalar::Scalar;
 use value::Quoted;
 pub use value::Value;
@@ -133,18 +135,17 @@ impl DynLayout {
                 ),
             ));
         }
-        // Every member read and checked before any is built.
+        // Every member read and checked, and the family's rules, before any
+        // is built: a refused family leaves nothing behind.
         let mut specs = Vec::with_capacity(parts.len());
         for (at, part) in parts {
             let spec = parse::parse(part).map_err(|e| e.shifted(at))?;
-            parse::check_spec(&spec).map_err(|e| e.shifted(at))?;
-            specs.push((at, spec));
+            build::check(&spec).map_err(|e| e.shifted(at))?;
+            specs.push(spec);
         }
-        let mut members = Vec::with_capacity(specs.len());
-        for (at, spec) in specs {
-            members.push(build(spec).map_err(|e| e.shifted(at))?);
-        }
-        family(members)
+        build::check_family(&specs.iter().collect::<Vec<_>>())?;
+        let members = specs.iter().map(build::keep).collect::<Result<_, _>>()?;
+        Ok(family(members))
     }
 
     /// Reads a layout's JSON, as [`Layout::to_json`] writes it (the `json`

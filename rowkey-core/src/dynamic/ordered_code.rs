@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use super::ops::{self, OcOps, Ops};
 use super::parse::{check_width, LayoutError};
 use super::parse::{normalize_type, FieldSpec, Spec};
-use super::scalar::{leak, Scalar};
+use super::scalar::{Leak, Scalar};
 use super::value::Value;
 use crate::layout::{Encoding, FieldLayout};
 
@@ -41,7 +41,7 @@ fn droppable(scalar: Scalar, desc: bool) -> bool {
 }
 
 /// The fields of an ordered-code layout ([`OcFields`]).
-pub(super) fn fields(spec: &Spec) -> Result<OcFields, LayoutError> {
+pub(super) fn fields(spec: &Spec, leak: Leak) -> Result<OcFields, LayoutError> {
     let mut scalars = Vec::with_capacity(spec.fields.len());
     for f in &spec.fields {
         scalars.push(scalar(f)?);
@@ -84,9 +84,9 @@ pub(super) fn fields(spec: &Spec) -> Result<OcFields, LayoutError> {
             _ => f.ty.clone(),
         };
         layouts.push(FieldLayout::__new(
-            leak(&f.name),
-            leak(&f.ty),
-            leak(&kind),
+            leak.str(&f.name),
+            leak.str(&f.ty),
+            leak.str(&kind),
             Encoding::OrderedCode { desc: f.desc },
             read.width,
             [false; 4],

@@ -263,7 +263,12 @@ fn parse_rust_string(s: &str) -> Option<String> {
 fn part(spec: &mut Spec, text: &str, at: usize, body: &str) -> Result<(), LayoutError> {
     let body_at = at + 1;
     let trimmed = body.trim();
-    if let Some(rest) = trimmed.strip_prefix("prefix ") {
+    // The prefix part is `prefix` and a quoted string; a field may be
+    // named `prefix` (or `salt`) like any other.
+    if let Some(rest) = trimmed
+        .strip_prefix("prefix ")
+        .filter(|r| r.trim_start().starts_with('"'))
+    {
         if spec.prefix.is_some() || spec.salt.is_some() || !spec.fields.is_empty() {
             return Err(LayoutError::new(
                 at,
@@ -735,6 +740,9 @@ pub const MAX_MEMBERS: usize = 256;
 /// the stores' limits are below.
 pub const MAX_PART_WIDTH: usize = i16::MAX as usize;
 
+/// The longest separator a text key's layout may have, in bytes.
+pub const MAX_SEPARATOR: usize = 16;
+
 /// Refuses a text longer than [`MAX_LAYOUT_TEXT`].
 pub(crate) fn check_text_len(text: &str) -> Result<(), LayoutError> {
     if text.len() > MAX_LAYOUT_TEXT {
@@ -763,6 +771,20 @@ pub(crate) fn check_spec(spec: &Spec) -> Result<(), LayoutError> {
             format!(
                 "{} fields, more than the {MAX_FIELDS} a layout may have",
                 spec.fields.len()
+            ),
+        ));
+    }
+    if let Some((at, sep)) = spec
+        .text_sep
+        .as_ref()
+        .filter(|(_, s)| s.len() > MAX_SEPARATOR)
+    {
+        return Err(LayoutError::new(
+            *at,
+            "format",
+            format!(
+                "the separator is {} bytes, more than the {MAX_SEPARATOR} a text key's may be",
+                sep.len()
             ),
         ));
     }

@@ -3,6 +3,7 @@
 
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
+use alloc::vec::Vec;
 
 /// What a field's values are, for [`DynLayout::value`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +96,46 @@ impl Scalar {
     }
 }
 
-/// Leaks a string for a descriptor's `'static` names.
-pub(super) fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_owned().into_boxed_str())
+/// Whether a build of a layout keeps what it makes, leaking the
+/// descriptor's names and parts for `'static` (a parsed layout's
+/// descriptor lives as long as the program, as a derived type's does), or
+/// only checks: a first pass that finds every error a layout's text can
+/// have and leaks nothing, so a text that is refused leaves nothing
+/// behind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Leak {
+    /// Run every check; names are empty and nothing is kept.
+    Check,
+    /// Build the layout to keep.
+    Keep,
+}
+
+impl Leak {
+    /// A descriptor's name: `s` for `'static`, or nothing when checking.
+    pub(super) fn str(self, s: &str) -> &'static str {
+        match self {
+            Leak::Check => "",
+            Leak::Keep => Box::leak(s.to_owned().into_boxed_str()),
+        }
+    }
+
+    /// A text key's separator: `sep` for `'static`, or as many spaces when
+    /// checking (what the checks read of it is its length; check_spec caps
+    /// it at [`MAX_SEPARATOR`](super::MAX_SEPARATOR) bytes).
+    pub(super) fn sep(self, sep: &str) -> &'static str {
+        const SPACES: &str = "                ";
+        match self {
+            Leak::Check => &SPACES[..sep.len().min(SPACES.len())],
+            Leak::Keep => self.str(sep),
+        }
+    }
+
+    /// A descriptor's list: `v` for `'static`, or an empty one (which
+    /// allocates nothing) when checking.
+    pub(super) fn slice<T>(self, v: Vec<T>) -> &'static [T] {
+        match self {
+            Leak::Check => Vec::new().leak(),
+            Leak::Keep => v.leak(),
+        }
+    }
 }

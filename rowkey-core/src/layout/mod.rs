@@ -309,16 +309,7 @@ impl Layout {
         if !self.members.is_empty() {
             return None;
         }
-        let mut len = self.head_len();
-        let mut i = 0;
-        while i < self.fields.len() {
-            match self.fields[i].width {
-                FieldWidth::Fixed(w) if !self.fields[i].added => len += w,
-                _ => return None,
-            }
-            i += 1;
-        }
-        Some(len)
+        struct_lens(self.head_len(), self.fields).0
     }
 
     /// The fewest bytes a key can have.
@@ -335,19 +326,7 @@ impl Layout {
             }
             return min;
         }
-        let mut len = self.head_len();
-        let mut i = 0;
-        while i < self.fields.len() {
-            let f = &self.fields[i];
-            if !f.added {
-                len += match f.width {
-                    FieldWidth::Fixed(w) => w,
-                    FieldWidth::Variable { min } => min,
-                };
-            }
-            i += 1;
-        }
-        len
+        struct_lens(self.head_len(), self.fields).1
     }
 
     /// The bytes before the first field: the prefix and the salt.
@@ -577,4 +556,27 @@ impl FieldLayout {
     pub(crate) fn reader(&self) -> Option<Reader> {
         self.read
     }
+}
+
+/// A struct layout's `(fixed_len, min_len)` from its head's length and its
+/// fields: what [`Layout::fixed_len`] and [`Layout::min_len`] say of it, and
+/// what a run-time layout checks its text against before it is built.
+pub(crate) const fn struct_lens(head_len: usize, fields: &[FieldLayout]) -> (Option<usize>, usize) {
+    let (mut fixed, mut min) = (Some(head_len), head_len);
+    let mut i = 0;
+    while i < fields.len() {
+        let f = &fields[i];
+        fixed = match (fixed, f.width) {
+            (Some(len), FieldWidth::Fixed(w)) if !f.added => Some(len + w),
+            _ => None,
+        };
+        if !f.added {
+            min += match f.width {
+                FieldWidth::Fixed(w) => w,
+                FieldWidth::Variable { min } => min,
+            };
+        }
+        i += 1;
+    }
+    (fixed, min)
 }
