@@ -42,6 +42,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Heap allocations made by `f` on this thread.
+#[allow(dead_code)]
 pub fn allocations<R>(f: impl FnOnce() -> R) -> usize {
     let before = ALLOCS.with(Cell::get);
     black_box(f());
