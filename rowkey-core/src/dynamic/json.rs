@@ -44,16 +44,7 @@ fn layout_of(json: JsonLayout<'_>) -> Result<(String, DynLayout), LayoutError> {
         JsonLayout::Family {
             layout_id, members, ..
         } => {
-            if members.len() > super::MAX_MEMBERS {
-                return Err(LayoutError::field(
-                    "members",
-                    format!(
-                        "{} members, more than the {} a key family may have",
-                        members.len(),
-                        super::MAX_MEMBERS
-                    ),
-                ));
-            }
+            super::parse::check_member_count(members.len())?;
             // Every member read and checked, and the family's rules, before
             // any is built.
             let mut specs = Vec::with_capacity(members.len());

@@ -125,16 +125,7 @@ impl DynLayout {
         if parts.len() == 1 {
             return build(parse::parse(text)?);
         }
-        if parts.len() > MAX_MEMBERS {
-            return Err(LayoutError::new(
-                0,
-                "layout",
-                format!(
-                    "{} members, more than the {MAX_MEMBERS} a key family may have",
-                    parts.len()
-                ),
-            ));
-        }
+        parse::check_member_count(parts.len())?;
         // Every member read and checked, and the family's rules, before any
         // is built: a refused family leaves nothing behind.
         let mut specs = Vec::with_capacity(parts.len());

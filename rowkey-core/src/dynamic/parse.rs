@@ -758,6 +758,18 @@ pub(crate) fn check_text_len(text: &str) -> Result<(), LayoutError> {
     Ok(())
 }
 
+/// Refuses a key family of more than [`MAX_MEMBERS`] members.
+pub(crate) fn check_member_count(n: usize) -> Result<(), LayoutError> {
+    if n > MAX_MEMBERS {
+        return Err(LayoutError::new(
+            0,
+            "layout",
+            format!("{n} members, more than the {MAX_MEMBERS} a key family may have"),
+        ));
+    }
+    Ok(())
+}
+
 /// The rules a layout's parts must keep whether they came from text or
 /// JSON, checked before anything is built (so a layout refused here
 /// leaves nothing behind): names, bucket counts, widths and their sum,

@@ -1,7 +1,7 @@
 //! Layouts a person pasted or a program wrote are checked the same way
 //! from text and from JSON, before anything is built.
 
-use rowkey_core::dynamic::{MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_PART_WIDTH};
+use rowkey_core::dynamic::{MAX_FIELDS, MAX_LAYOUT_TEXT, MAX_MEMBERS, MAX_PART_WIDTH};
 use rowkey_core::DynLayout;
 
 fn text_err(text: &str) -> String {
@@ -122,4 +122,26 @@ fn texts_and_field_counts_are_capped() {
     );
     let fields: String = (0..MAX_FIELDS).map(|i| format!("[f{i} u8]")).collect();
     DynLayout::parse(&fields).unwrap();
+    let member = |i: usize| {
+        format!(
+            "M{i}: [prefix \"\\x{:02X}\\x{:02X}\"][id u8]",
+            i / 256,
+            i % 256
+        )
+    };
+    let family = |n: usize| (0..n).map(member).collect::<Vec<_>>().join(" | ");
+    let e = text_err(&family(MAX_MEMBERS + 1));
+    assert!(
+        e.contains(&format!(
+            "more than the {MAX_MEMBERS} a key family may have"
+        )),
+        "{e}"
+    );
+    assert_eq!(
+        DynLayout::parse(&family(MAX_MEMBERS))
+            .unwrap()
+            .members()
+            .len(),
+        MAX_MEMBERS
+    );
 }
