@@ -141,7 +141,7 @@ impl From<io::Error> for Fail {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Fail::Closed
         } else {
-            Fail::Usage(format!("cannot write: {e}"))
+            Fail::Usage(format!("cannot read or write: {e}"))
         }
     }
 }
