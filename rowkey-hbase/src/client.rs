@@ -273,7 +273,11 @@ impl Client {
     /// `MultiRowRangeFilter` in `TScan.filterBytes`), so the server seeks
     /// past the rows that cannot match; where neither applies every row of
     /// the ranges is sent and checked here, which
-    /// [`Rows::pushdown`] says. `limit` as in [`scan`](Self::scan).
+    /// [`Rows::pushdown`] says. Each salt bucket's scanner gets only the
+    /// row ranges inside its bucket. Every row is checked here too (the
+    /// servers' filters let through keys that are not of the layout), so
+    /// `limit` counts matched rows and is not sent to the servers: a page
+    /// is short only when no more rows match.
     pub fn filter(
         &mut self,
         table: &str,
