@@ -151,6 +151,23 @@ async fn regex_filtered_scans_return_the_model() {
         );
         assert_eq!(received, want.len() as u64, "the server filtered");
     }
+    // A pattern past Bigtable's filter size (2,000 paths): none is sent,
+    // the ranges are read and every row is checked here.
+    let many: Vec<String> = (0..2_000).map(|i| format!("/p{i:05}")).collect();
+    let mut paths_wanted: Vec<&str> = many.iter().map(String::as_str).collect();
+    paths_wanted.extend(["/", "/ÿ"]);
+    let filter = Page::filter().path(any_of(paths_wanted)).build().unwrap();
+    let regex = filter.bigtable_row_regex();
+    assert!(regex.pattern.is_none() && !regex.exact);
+    let want = model(&rows, &filter);
+    assert_eq!(want.len(), 2 * sites.len());
+    let (got, received) = read(&client, "pages", &filter).await;
+    assert_eq!(got, want);
+    assert_eq!(
+        received,
+        rows.len() as u64,
+        "every row of the range was sent"
+    );
 
     // A regex that is not exact (an optional string is not delimited):
     // the rows it lets through are checked here.
