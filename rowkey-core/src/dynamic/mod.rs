@@ -67,7 +67,10 @@
 //! A parsed layout's descriptor is a [`Layout`], which borrows its names
 //! for `'static` so that [`explain`](crate::explain) and [`KeyFilter`]
 //! take it as they take a derived type's: `parse` leaks the few hundred
-//! bytes of one descriptor. Parse a layout once and keep it.
+//! bytes of one descriptor. Parse a layout once and keep it. A text that
+//! is refused leaves nothing behind: every check runs before anything is
+//! leaked (but for a JSON whose `layout_id` alone is wrong, which is found
+//! once its layout is built).
 
 mod build;
 #[cfg(feature = "json")]
