@@ -679,3 +679,33 @@ fn fields_named_salt_and_prefix_are_fields() {
         rowkey_core::Value::U8(7)
     );
 }
+
+/// A range that holds no whole value of a fixed-width field (`..false`
+/// holds only the empty string) allows nothing: the filter knows it at
+/// once, instead of a skip scan stepping through every value of the fields
+/// before it.
+#[test]
+fn a_range_with_no_whole_value_of_a_fixed_field_allows_nothing() {
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    struct Flag {
+        id: u16,
+        on: bool,
+        n: u32,
+    }
+    let filter = Flag::filter().on(..false).build().unwrap();
+    assert_eq!(filter.seek_hint(&[]), None);
+    assert_eq!(filter.scan().range_count(), 0);
+    let key = Flag {
+        id: 1,
+        on: false,
+        n: 2,
+    }
+    .encode();
+    assert!(!filter.matches(&key));
+    assert_eq!(filter.seek_hint(&key), None);
+    // A range that does hold one is kept: `..=false` is `false`.
+    let filter = Flag::filter().on(..=false).build().unwrap();
+    assert!(filter.matches(&key));
+    let hint = filter.seek_hint(&[]).expect("keys can match");
+    assert!(hint.as_slice() <= key.as_slice(), "{hint:?}");
+}

@@ -350,6 +350,15 @@ impl KeyFilter {
                 set: set.map(Set::new),
             });
         }
+        // A fixed-width part's intervals that hold no whole value (`..false`
+        // holds only the empty string) allow nothing: dropped, so a part that
+        // allows nothing is seen as such, instead of a seek stepping through
+        // every value of the parts before it.
+        for part in &mut parts {
+            if let (Width::Fixed(n), Some(set)) = (part.width, &mut part.set) {
+                set.0.retain(|iv| iv.holds_width(n));
+            }
+        }
         let never = parts
             .iter()
             .any(|p| p.set.as_ref().is_some_and(|s| s.0.is_empty()));
@@ -535,6 +544,10 @@ impl KeyFilter {
     /// everything; one range per bucket when salted, one bucket when the
     /// salt's `by` fields are fixed.
     pub fn scan(&self) -> Scan {
+        // A part that allows nothing: no key matches, nothing to read.
+        if self.never {
+            return Scan::none();
+        }
         let (start, stop) = match self.leading() {
             Some(Lead {
                 prefix,

@@ -55,6 +55,26 @@ impl Interval {
         self.lo.as_slice() <= s && self.hi.as_deref().map_or(true, |hi| s < hi)
     }
 
+    /// Whether the interval holds a string of exactly `n` bytes (a whole
+    /// value of a fixed-width part): the smallest `n`-byte string at or
+    /// after `lo` is below `hi`.
+    pub(super) fn holds_width(&self, n: usize) -> bool {
+        let first = if self.lo.len() <= n {
+            let mut v = self.lo.clone();
+            v.resize(n, 0);
+            Some(v)
+        } else {
+            // `lo`'s first `n` bytes are below `lo` (a proper prefix): the
+            // first `n`-byte string at or after it is the next one.
+            next_of_width(&self.lo[..n])
+        };
+        match (first, &self.hi) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(v), Some(hi)) => v.as_slice() < hi.as_slice(),
+        }
+    }
+
     /// The single encoding this interval holds, if it holds one.
     pub(super) fn single(&self) -> Option<&[u8]> {
         self.single.then_some(self.lo.as_slice())
@@ -313,4 +333,19 @@ pub(super) fn intersect(a: &Set, b: &Set) -> Vec<Interval> {
         }
     }
     out
+}
+
+/// The `n`-byte string after `v` (`v` as a big-endian number plus one), or
+/// `None` when `v` is all `FF`.
+fn next_of_width(v: &[u8]) -> Option<Vec<u8>> {
+    let mut next = v.to_vec();
+    for b in next.iter_mut().rev() {
+        if *b == 0xFF {
+            *b = 0;
+        } else {
+            *b += 1;
+            return Some(next);
+        }
+    }
+    None
 }
