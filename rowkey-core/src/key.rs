@@ -244,6 +244,7 @@ pub type FrozenEntry<'a> = (&'a str, &'a Layout, Option<(u64, &'a str)>);
 #[doc(hidden)]
 #[track_caller]
 pub fn assert_layouts(keys: &[FrozenEntry<'_>]) {
+    use alloc::format;
     use alloc::string::String;
     use core::fmt::Write as _;
     let (mut changed, mut block) = (
@@ -260,15 +261,18 @@ pub fn assert_layouts(keys: &[FrozenEntry<'_>]) {
         );
         let _ = match frozen {
             None => writeln!(changed, "- `{path}`: no layout is frozen yet"),
-            Some((id, summary)) if *id != now => match gained_members(layout, summary) {
-                Some(gained) => writeln!(
+            Some((id, summary)) if *id != now => {
+                let how = match gained_members(layout, summary) {
+                    Some(gained) => format!(
+                        "gained {gained}; every member frozen before is unchanged, so keys already written decode and sort as before (pre-split the new members' rows: `rowkey splits --member NAME --hbase-split TABLE`)"
+                    ),
+                    None => "changed: keys already written may not decode or sort as before".into(),
+                };
+                writeln!(
                     changed,
-                    "- `{path}` gained {gained}; every member frozen before is unchanged, so keys already written decode and sort as before (pre-split the new members' rows: `rowkey splits --member NAME --hbase-split TABLE`)\n  frozen: {id:#018x} {summary}\n  now:    {now:#018x} {layout}"
-                ),
-                None => writeln!(
-                changed,
-                "- `{path}` changed: keys already written may not decode or sort as before\n  frozen: {id:#018x} {summary}\n  now:    {now:#018x} {layout}"
-            )},
+                    "- `{path}` {how}\n  frozen: {id:#018x} {summary}\n  now:    {now:#018x} {layout}"
+                )
+            }
             Some(_) => Ok(()),
         };
     }
