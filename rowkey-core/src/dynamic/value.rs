@@ -414,8 +414,8 @@ pub(crate) fn unquote(text: &str) -> Option<Quoted<'_>> {
 }
 
 /// The text of a quoted string's inside with Rust's escapes read (those
-/// `{:?}` writes: `\\n \\t \\r \\0 \\\\ \\" \\' \\u{NNNN}`, and `\\xNN` up to
-/// 7F); `None` for an escape it does not know or a lone `"`.
+/// `{:?}` writes: `\n \t \r \0 \\ \" \' \u{NNNN}`, and `\xNN` up to 7F);
+/// `None` for an escape it does not know or a lone `"`.
 pub(crate) fn rust_escapes(inner: &str) -> Option<String> {
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
