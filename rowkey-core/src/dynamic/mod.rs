@@ -53,7 +53,8 @@
 //! rules for both: names, 1 to 256 salt buckets, the salt's fields, widths
 //! up to [`MAX_PART_WIDTH`] and their sum, enum discriminants that fit
 //! their repr, `added` fields last; a text of at most [`MAX_LAYOUT_TEXT`]
-//! bytes, [`MAX_FIELDS`] fields and [`MAX_MEMBERS`] members.
+//! bytes, [`MAX_FIELDS`] fields, [`MAX_MEMBERS`] members and a separator of
+//! at most [`MAX_SEPARATOR`] bytes.
 //!
 //! A key family's summary (`A: [prefix "a"]... | B: [prefix "b"]...`) reads
 //! as a family: its members are layouts, and a key decodes and explains with
