@@ -154,8 +154,19 @@ impl HBase {
     /// configuration (`("hbase.hregion.max.filesize", "65536")`, say: small
     /// regions that split during a test).
     pub fn start_configured(region_servers: usize, settings: &[(&str, &str)]) -> io::Result<HBase> {
+        HBase::start_on(free_port()?, region_servers, settings)
+    }
+
+    /// [`start`](Self::start) asking ZooKeeper for port `zk` of 127.0.0.1:
+    /// when something else holds it, ZooKeeper takes the next free port and
+    /// the servers use the one it took (for the test of that).
+    #[doc(hidden)]
+    pub fn start_with_zookeeper_port(zk: u16) -> io::Result<HBase> {
+        HBase::start_on(zk, 1, &[])
+    }
+
+    fn start_on(zk: u16, region_servers: usize, settings: &[(&str, &str)]) -> io::Result<HBase> {
         let dir = tempfile::Builder::new().prefix("rowkey-hbase-").tempdir()?;
-        let zk = free_port()?;
         let thrift = free_port()?;
         let mut args = vec![
             "serve".to_string(),

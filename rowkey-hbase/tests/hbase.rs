@@ -341,3 +341,23 @@ fn a_server_killed_mid_scan_ends_the_scan_with_an_error() {
     assert!(error.to_string().contains("killed"), "{error}");
     assert!(scan.next().is_none(), "nothing after the error");
 }
+
+/// ZooKeeper's port taken by another process: ZooKeeper moves to the next
+/// free port and the master, the region servers and the gateway use the
+/// port it took, so HBase starts and serves.
+#[test]
+fn hbase_starts_when_its_zookeeper_port_is_taken() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let hbase = rowkey_hbase::testing::HBase::start_with_zookeeper_port(port)
+        .unwrap_or_else(|e| panic!("HBase starts beside a taken port: {e}"));
+    let mut c = hbase.client().unwrap();
+    c.create_table("zk_moved", &["d"], &[]).unwrap();
+    c.write_rows("zk_moved", events(10)).unwrap();
+    let n = c
+        .scan_typed::<Event>("zk_moved", &Event::scan_all(), None)
+        .unwrap()
+        .count();
+    assert_eq!(n, 10);
+    drop(taken);
+}
