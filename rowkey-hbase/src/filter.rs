@@ -50,6 +50,27 @@ pub enum Pushdown {
 /// # Ok::<(), EncodeError>(())
 /// ```
 pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
+    match plan(filter) {
+        Plan::Fuzzy(bytes) => (Pushdown::FuzzyRowFilter, Some(bytes)),
+        Plan::Ranges(ranges) => (
+            Pushdown::MultiRowRangeFilter,
+            Some(multi_row_range_filter(&ranges)),
+        ),
+        Plan::Client => (Pushdown::Client, None),
+    }
+}
+
+/// What the region servers run for a filter, chosen once.
+enum Plan {
+    /// A serialized `FuzzyRowFilter`.
+    Fuzzy(Vec<u8>),
+    /// The row ranges of a `MultiRowRangeFilter`.
+    Ranges(Vec<(Vec<u8>, Vec<u8>)>),
+    /// Nothing: rows are checked here.
+    Client,
+}
+
+fn plan(filter: &KeyFilter) -> Plan {
     if let Some(pairs) = filter.fuzzy_row_filter() {
         // FuzzyRowFilter { repeated BytesBytesPair fuzzy_keys_data = 1 },
         // BytesBytesPair { bytes first = 1; bytes second = 2 }: the key
@@ -61,21 +82,15 @@ pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
             field(&mut pair, 2, mask);
             field(&mut body, 1, &pair);
         }
-        return (
-            Pushdown::FuzzyRowFilter,
-            Some(named(
-                "org.apache.hadoop.hbase.filter.FuzzyRowFilter",
-                &body,
-            )),
-        );
+        return Plan::Fuzzy(named(
+            "org.apache.hadoop.hbase.filter.FuzzyRowFilter",
+            &body,
+        ));
     }
-    if let Some(ranges) = filter.multi_row_ranges() {
-        return (
-            Pushdown::MultiRowRangeFilter,
-            Some(multi_row_range_filter(&ranges)),
-        );
+    match filter.multi_row_ranges() {
+        Some(ranges) => Plan::Ranges(ranges),
+        None => Plan::Client,
     }
-    (Pushdown::Client, None)
 }
 
 /// [`filter_bytes`] for each range of `scan` (the filter's own
@@ -85,36 +100,34 @@ pub(crate) fn filter_bytes_per_range(
     filter: &KeyFilter,
     scan: &Scan,
 ) -> (Pushdown, Vec<Option<Vec<u8>>>) {
-    if let Some(ranges) = filter
-        .fuzzy_row_filter()
-        .is_none()
-        .then(|| filter.multi_row_ranges())
-        .flatten()
-    {
-        let per_range = scan
-            .ranges()
-            .map(|r| {
-                let inside: Vec<(Vec<u8>, Vec<u8>)> = ranges
-                    .iter()
-                    .filter(|(start, stop)| {
-                        (r.stop().is_empty() || start.as_slice() < r.stop())
-                            && (stop.is_empty() || stop.as_slice() > r.start())
-                    })
-                    .cloned()
-                    .collect();
-                // HBase refuses a MultiRowRangeFilter of no range; a scan
-                // range holds some of the filter's, but never send none.
-                Some(multi_row_range_filter(if inside.is_empty() {
-                    &ranges
-                } else {
-                    &inside
-                }))
-            })
-            .collect();
-        return (Pushdown::MultiRowRangeFilter, per_range);
+    let same = |bytes: Option<Vec<u8>>| scan.ranges().map(|_| bytes.clone()).collect();
+    match plan(filter) {
+        Plan::Fuzzy(bytes) => (Pushdown::FuzzyRowFilter, same(Some(bytes))),
+        Plan::Client => (Pushdown::Client, same(None)),
+        Plan::Ranges(ranges) => {
+            let per_range = scan
+                .ranges()
+                .map(|r| {
+                    let inside: Vec<(Vec<u8>, Vec<u8>)> = ranges
+                        .iter()
+                        .filter(|(start, stop)| {
+                            (r.stop().is_empty() || start.as_slice() < r.stop())
+                                && (stop.is_empty() || stop.as_slice() > r.start())
+                        })
+                        .cloned()
+                        .collect();
+                    // HBase refuses a MultiRowRangeFilter of no range; a scan
+                    // range holds some of the filter's, but never send none.
+                    Some(multi_row_range_filter(if inside.is_empty() {
+                        &ranges
+                    } else {
+                        &inside
+                    }))
+                })
+                .collect();
+            (Pushdown::MultiRowRangeFilter, per_range)
+        }
     }
-    let (pushdown, bytes) = filter_bytes(filter);
-    (pushdown, scan.ranges().map(|_| bytes.clone()).collect())
 }
 
 /// `MultiRowRangeFilter { repeated RowRange row_range_list = 1 }`,
