@@ -33,6 +33,7 @@ use std::ops::Bound;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rowkey_core::hbase::{ruby_bytes, ruby_name};
 use rowkey_core::{DynLayout, Value};
 
 /// Row keys of a layout given as text.
@@ -188,7 +189,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             let key = layout
                 .encode(&values)
                 .map_err(|e| usage(format!("cannot encode the key: {e}")))?;
-            writeln!(out, "{}", shell(&key))?;
+            writeln!(out, "{}", ruby_bytes(&key))?;
             writeln!(out, "{}", hex(&key))?;
         }
         Command::Decode { layout, keys, json } => {
@@ -241,16 +242,16 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 let stop = if r.stop().is_empty() {
                     String::new()
                 } else {
-                    format!(", STOPROW => {}", shell(r.stop()))
+                    format!(", STOPROW => {}", ruby_bytes(r.stop()))
                 };
                 match &table {
                     Some(t) => writeln!(
                         out,
                         "scan {}, {{STARTROW => {}{stop}}}",
-                        quote(t),
-                        shell(r.start())
+                        ruby_name(t),
+                        ruby_bytes(r.start())
                     )?,
-                    None => writeln!(out, "STARTROW => {}{stop}", shell(r.start()))?,
+                    None => writeln!(out, "STARTROW => {}{stop}", ruby_bytes(r.start()))?,
                 }
             }
         }
@@ -532,26 +533,6 @@ fn split_range(text: &str) -> Option<(&str, &str)> {
         i += 1;
     }
     None
-}
-
-/// Bytes as a double-quoted string of the HBase shell (Ruby): printable
-/// ASCII as itself, every other byte and `"`, `\`, `#` as `\xNN`.
-fn shell(bytes: &[u8]) -> String {
-    let mut s = String::from("\"");
-    for &b in bytes {
-        if (0x20..0x7F).contains(&b) && !matches!(b, b'"' | b'\\' | b'#') {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("\\x{b:02X}"));
-        }
-    }
-    s.push('"');
-    s
-}
-
-/// A name in single quotes for the HBase shell.
-fn quote(name: &str) -> String {
-    format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 fn hex(bytes: &[u8]) -> String {

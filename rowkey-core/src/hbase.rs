@@ -9,8 +9,14 @@ pub use crate::format::binary::{from_string_binary, to_string_binary, ParseBinar
 
 /// A Ruby double-quoted string literal of `bytes` for the HBase shell:
 /// printable ASCII as is except `\`, `"` and `#` (which would end the string
-/// or start an interpolation), every other byte as `\xHH`.
-fn ruby_bytes(bytes: &[u8]) -> String {
+/// or start an interpolation), every other byte as `\xHH`. What the `rowkey`
+/// command prints a key as.
+///
+/// ```
+/// use rowkey_core::hbase::ruby_bytes;
+/// assert_eq!(ruby_bytes(b"a#\x01"), r#""a\x23\x01""#);
+/// ```
+pub fn ruby_bytes(bytes: &[u8]) -> String {
     let mut s = String::from("\"");
     for &b in bytes {
         push_binary(&mut s, b, matches!(b, b'\\' | b'"' | b'#'));
@@ -20,7 +26,12 @@ fn ruby_bytes(bytes: &[u8]) -> String {
 }
 
 /// A Ruby single-quoted string literal (for table and family names).
-fn ruby_name(name: &str) -> String {
+///
+/// ```
+/// use rowkey_core::hbase::ruby_name;
+/// assert_eq!(ruby_name("it's"), r"'it\'s'");
+/// ```
+pub fn ruby_name(name: &str) -> String {
     let mut s = String::from("'");
     for c in name.chars() {
         if c == '\'' || c == '\\' {
