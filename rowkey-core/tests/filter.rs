@@ -615,8 +615,9 @@ fn a_regex_past_bigtables_filter_size_is_not_sent_and_not_exact() {
 
 #[test]
 fn long_bounds_build_a_regex_without_a_recursion_per_byte() {
-    // A range over 200,000-byte strings: one frame per byte would overflow
-    // a test thread's stack; the walk is a loop.
+    // A range over 200,000-byte strings: a recursion per byte would go
+    // 200,000 frames deep on a test thread's 2 MiB stack; the walk is a
+    // loop.
     let lo = "a".repeat(200_000);
     let hi = format!("{}b", "a".repeat(199_999));
     let filter = Events::filter()
