@@ -29,7 +29,7 @@ struct ByTime {
 }
 
 fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let mut hbase = Client::connect(addr)?;
+    let hbase = Client::connect(addr)?;
     let (events_table, time_table) = ("user_events", "events_by_time");
 
     // One region per bucket from the start.

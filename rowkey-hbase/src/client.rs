@@ -1,51 +1,318 @@
-//! The blocking client: tables, writes, gets and region locations.
+//! The shared client: its settings, its pool, and the one path every call
+//! takes (a connection from the pool, the call's deadline, the retries
+//! that are safe, a span, the counters).
 
 use std::fmt;
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{DecodeRowKey, KeyFilter, RowKey, Scan};
-use thrift::protocol::{TBinaryInputProtocol, TBinaryOutputProtocol};
-use thrift::transport::{TBufferedReadTransport, TBufferedWriteTransport, TIoChannel, TTcpChannel};
+use crate::error::Error;
+use crate::pool::{Checkout, Pool};
+use crate::transport::{Conn, Endpoint, Protocol, Thrift, Tls, Transport};
 
-use crate::conn::{cell, Cell, Client, Error, RegionLocation, RejectedRow, MAX_ROW_LENGTH};
-use crate::scan::{Rows, TypedRows};
-use crate::thrift::{
-    TColumnFamilyDescriptor, TColumnValue, TGet, THBaseServiceSyncClient, TPut,
-    TTHBaseServiceSyncClient, TTableDescriptor, TTableName,
-};
+/// A client of HBase's Thrift2 gateway that a service shares: a cheap
+/// [`Clone`] (`Send + Sync`) over a pool of gateway connections, every
+/// method `&self`. A scan ([`Rows`](crate::Rows)) holds a clone, not a
+/// borrow.
+///
+/// Every call has a deadline ([`ClientBuilder::request_timeout`]), each
+/// scanner batch included; a connection that timed out or failed is
+/// discarded and a new one opened when next needed. Reads (gets, scans,
+/// table lookups) are retried on a fresh connection when the failure is
+/// retryable ([`Error::is_retryable`]); a scan cut mid-way resumes after
+/// the last row it returned. Writes are retried too, because each write
+/// call stamps its cells with one timestamp
+/// ([`WriteOptions`](crate::WriteOptions)), so a put sent twice writes the
+/// same cells. Table creation and deletion are not retried.
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+    pub(crate) scan_batch: usize,
+    pub(crate) write_batch: usize,
+}
 
-impl Client {
-    /// Connects to a Thrift2 gateway (HBase's `hbase thrift2`, binary
-    /// protocol, not framed: its defaults).
-    pub fn connect(addr: impl ToSocketAddrs + fmt::Display) -> Result<Client, Error> {
-        let connect_error = |source| Error::Connect {
-            addr: addr.to_string(),
-            source,
-        };
-        let stream = TcpStream::connect(&addr).map_err(connect_error)?;
-        stream.set_nodelay(true).map_err(connect_error)?;
-        // A gateway that stops answering fails the call instead of hanging.
-        stream
-            .set_read_timeout(Some(Duration::from_secs(120)))
-            .map_err(connect_error)?;
-        let (read, write) = TTcpChannel::with_stream(stream)
-            .split()
-            .map_err(|e| connect_error(std::io::Error::other(e.to_string())))?;
-        let thrift = THBaseServiceSyncClient::new(
-            TBinaryInputProtocol::new(TBufferedReadTransport::new(read), true),
-            TBinaryOutputProtocol::new(TBufferedWriteTransport::new(write), true),
-        );
-        Ok(Client {
-            thrift,
-            scan_batch: 1_000,
-            write_batch: 1_000,
-        })
+struct Shared {
+    pool: Pool,
+    request_timeout: Duration,
+    connect_timeout: Duration,
+    retry: RetryPolicy,
+    counters: Counters,
+}
+
+/// How calls are retried: at most `attempts` tries in all, pausing
+/// between them for a random time up to `base × 2^(retry − 1)`, capped at
+/// `max` ("full jitter", so that clients that failed together do not
+/// retry together), and never past the call's deadline.
+///
+/// The default is HBase's Java client's pause (`hbase.client.pause`,
+/// 100 ms) with 5 attempts and pauses of at most 5 s.
+///
+/// ```
+/// use std::time::Duration;
+/// use rowkey_hbase::RetryPolicy;
+///
+/// let policy = RetryPolicy { attempts: 3, ..RetryPolicy::default() };
+/// assert!(policy.pause(1) <= Duration::from_millis(100));
+/// assert!(policy.pause(9) <= Duration::from_secs(5));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Tries in all, the first included (1: no retry).
+    pub attempts: u32,
+    /// The longest pause before the first retry.
+    pub base: Duration,
+    /// The longest pause before any retry.
+    pub max: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 5,
+            base: Duration::from_millis(100),
+            max: Duration::from_secs(5),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// No retries.
+    pub fn none() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 1,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// The pause before retry number `retry` (1 for the first): random,
+    /// up to `min(max, base × 2^(retry − 1))`.
+    pub fn pause(&self, retry: u32) -> Duration {
+        let ceiling = self
+            .base
+            .saturating_mul(1 << retry.saturating_sub(1).min(30))
+            .min(self.max);
+        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(random() % nanos.saturating_add(1))
+    }
+}
+
+/// A random number for jitter: splitmix64 over a counter seeded by the
+/// clock (jitter needs spread, not secrecy).
+fn random() -> u64 {
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut z = STATE
+        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+        .wrapping_add(seed);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[derive(Default)]
+pub(crate) struct Counters {
+    calls: AtomicU64,
+    retries: AtomicU64,
+    timeouts: AtomicU64,
+    reconnects: AtomicU64,
+    connections: AtomicU64,
+    rows_read: AtomicU64,
+}
+
+/// What a [`Client`] (and every clone of it) has done so far, for a
+/// service to export: [`Client::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Calls made (each Thrift2 call once, however often it was retried;
+    /// each scanner batch is a call).
+    pub calls: u64,
+    /// Retries, and resumptions of scans.
+    pub retries: u64,
+    /// Calls that passed their deadline.
+    pub timeouts: u64,
+    /// Connections discarded after a failure or a timeout (each replaced
+    /// by a new one when next needed).
+    pub reconnects: u64,
+    /// Connections opened in all.
+    pub connections: u64,
+    /// Rows fetched from the gateway by scans and gets.
+    pub rows_read: u64,
+    /// Connections open now.
+    pub open: usize,
+}
+
+/// Settings of a [`Client`]: [`Client::builder`].
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use rowkey_hbase::{Client, Protocol, RetryPolicy, Transport};
+///
+/// let hbase = Client::builder("127.0.0.1:9090")
+///     .pool_size(16)
+///     .connect_timeout(Duration::from_secs(2))
+///     .request_timeout(Duration::from_secs(10))
+///     .retry(RetryPolicy { attempts: 3, ..RetryPolicy::default() })
+///     .transport(Transport::Framed)
+///     .protocol(Protocol::Compact)
+///     .build()?;
+/// # Ok::<(), rowkey_hbase::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ClientBuilder {
+    addr: String,
+    pool_size: usize,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    retry: RetryPolicy,
+    transport: Transport,
+    protocol: Protocol,
+    tls: Option<Tls>,
+    scan_batch: usize,
+    write_batch: usize,
+}
+
+impl ClientBuilder {
+    /// The most connections open at once (default 8); a call waits, until
+    /// its deadline, for one to be free.
+    ///
+    /// # Panics
+    /// If `n` is 0.
+    pub fn pool_size(mut self, n: usize) -> Self {
+        assert!(n > 0, "a pool holds at least one connection");
+        self.pool_size = n;
+        self
+    }
+
+    /// How long opening a connection may take (default 10 s, HBase's
+    /// `hbase.ipc.client.socket.timeout.connect`), within the call's
+    /// deadline.
+    pub fn connect_timeout(mut self, d: Duration) -> Self {
+        self.connect_timeout = d;
+        self
+    }
+
+    /// The deadline of each call, its retries included (default 60 s,
+    /// HBase's `hbase.rpc.timeout`); each batch of a scan is a call.
+    pub fn request_timeout(mut self, d: Duration) -> Self {
+        self.request_timeout = d;
+        self
+    }
+
+    /// How calls are retried (default [`RetryPolicy::default`]).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// How messages travel (default [`Transport::Buffered`]).
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// The Thrift protocol (default [`Protocol::Binary`]).
+    pub fn protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// The certificates of an HTTPS gateway ([`Transport::Http`] only).
+    pub fn tls(mut self, tls: Tls) -> Self {
+        self.tls = Some(tls);
+        self
     }
 
     /// Rows fetched per call by each range of a scan (default 1,000): a
     /// scan holds at most `ranges × batch` rows in memory.
+    ///
+    /// # Panics
+    /// If `rows` is 0.
+    pub fn scan_batch(mut self, rows: usize) -> Self {
+        assert!(rows > 0, "a scan batch holds at least one row");
+        self.scan_batch = rows;
+        self
+    }
+
+    /// Rows sent per `putMultiple` (and `deleteMultiple`) call (default
+    /// 1,000): a write holds one batch in memory.
+    ///
+    /// # Panics
+    /// If `rows` is 0.
+    pub fn write_batch(mut self, rows: usize) -> Self {
+        assert!(rows > 0, "a write batch holds at least one row");
+        self.write_batch = rows;
+        self
+    }
+
+    /// The client. For a socket transport, one connection is opened now,
+    /// so that an address that refuses is [`Error::Connect`] here; an HTTP
+    /// gateway is first reached by the first call.
+    pub fn build(self) -> Result<Client, Error> {
+        let endpoint = Endpoint::new(
+            &self.addr,
+            self.transport,
+            self.protocol,
+            self.connect_timeout,
+            self.tls.as_ref(),
+        )?;
+        let client = Client {
+            shared: Arc::new(Shared {
+                pool: Pool::new(endpoint, self.pool_size),
+                request_timeout: self.request_timeout,
+                connect_timeout: self.connect_timeout,
+                retry: self.retry,
+                counters: Counters::default(),
+            }),
+            scan_batch: self.scan_batch,
+            write_batch: self.write_batch,
+        };
+        if self.transport != Transport::Http {
+            let pool = &client.shared.pool;
+            let deadline = Instant::now() + self.connect_timeout;
+            let (conn, _) = pool
+                .take(deadline)
+                .map_err(|e| client.checkout_error("", e))?;
+            client.count(|c| &c.connections, 1);
+            pool.give_back(conn);
+        }
+        Ok(client)
+    }
+}
+
+impl Client {
+    /// Settings for a client of the gateway at `addr` (`host:port`, or a
+    /// URL for [`Transport::Http`]).
+    pub fn builder(addr: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            addr: addr.into(),
+            pool_size: 8,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            retry: RetryPolicy::default(),
+            transport: Transport::Buffered,
+            protocol: Protocol::Binary,
+            tls: None,
+            scan_batch: 1_000,
+            write_batch: 1_000,
+        }
+    }
+
+    /// Connects to a Thrift2 gateway with the defaults: HBase's `hbase
+    /// thrift2` defaults on the wire (binary protocol, not framed), a pool
+    /// of 8 connections, a 10 s connect timeout, a 60 s deadline per call,
+    /// 5 attempts ([`RetryPolicy::default`]), batches of 1,000 rows. One
+    /// connection is opened now.
+    pub fn connect(addr: impl fmt::Display) -> Result<Client, Error> {
+        Client::builder(addr.to_string()).build()
+    }
+
+    /// This client with scan batches of `rows` rows (see
+    /// [`ClientBuilder::scan_batch`]); the pool is shared with `self`.
     ///
     /// # Panics
     /// If `rows` is 0.
@@ -55,8 +322,8 @@ impl Client {
         self
     }
 
-    /// Rows sent per `putMultiple` call by [`write_rows`](Self::write_rows)
-    /// (default 1,000).
+    /// This client with write batches of `rows` rows (see
+    /// [`ClientBuilder::write_batch`]); the pool is shared with `self`.
     ///
     /// # Panics
     /// If `rows` is 0.
@@ -66,319 +333,201 @@ impl Client {
         self
     }
 
-    /// Creates `table` (`namespace:name` or `name`) with column `families`,
-    /// pre-split at `split_points` (`T::split_points()`: one region per
-    /// salt bucket; none for one region).
-    pub fn create_table(
-        &mut self,
-        table: &str,
-        families: &[&str],
-        split_points: &[Vec<u8>],
-    ) -> Result<(), Error> {
-        let columns = families.iter().map(|f| family(f)).collect::<Vec<_>>();
-        let desc = TTableDescriptor::new(table_name(table), columns, None, None);
-        self.thrift
-            .create_table(desc, split_points.to_vec())
-            .map_err(|e| Error::call("createTable", table, None, e))
-    }
-
-    /// Disables and deletes `table`.
-    pub fn drop_table(&mut self, table: &str) -> Result<(), Error> {
-        let name = table_name(table);
-        let enabled = self
-            .thrift
-            .is_table_enabled(name.clone())
-            .map_err(|e| Error::call("isTableEnabled", table, None, e))?;
-        if enabled {
-            self.thrift
-                .disable_table(name.clone())
-                .map_err(|e| Error::call("disableTable", table, None, e))?;
+    /// What this client and its clones have done so far.
+    pub fn stats(&self) -> Stats {
+        let c = &self.shared.counters;
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        Stats {
+            calls: get(&c.calls),
+            retries: get(&c.retries),
+            timeouts: get(&c.timeouts),
+            reconnects: get(&c.reconnects),
+            connections: get(&c.connections),
+            rows_read: get(&c.rows_read),
+            open: self.shared.pool.open(),
         }
-        self.thrift
-            .delete_table(name)
-            .map_err(|e| Error::call("deleteTable", table, None, e))
     }
 
-    /// Whether `table` exists.
-    pub fn table_exists(&mut self, table: &str) -> Result<bool, Error> {
-        self.thrift
-            .table_exists(table_name(table))
-            .map_err(|e| Error::call("tableExists", table, None, e))
+    /// The retry policy.
+    pub(crate) fn retry_policy(&self) -> RetryPolicy {
+        self.shared.retry
     }
 
-    /// Writes rows keyed by typed keys: for each row, cells
-    /// `(family, qualifier, value)` stamped with the server's time.
-    ///
-    /// Any number of rows, sent in `putMultiple` calls of
-    /// [`with_write_batch`](Self::with_write_batch) rows, in order. A key
-    /// that is empty or longer than [`MAX_ROW_LENGTH`] is not sent. When
-    /// HBase refuses a batch (an unknown family, a row without cells), its
-    /// rows are sent one by
-    /// one, so that every row HBase accepts is written and the error is
-    /// [`Error::Rejected`], naming each rejected row with its position in
-    /// the input. A key that cannot be encoded is [`Error::Encode`] before
-    /// anything is sent; a connection that fails is [`Error::Thrift`] at
-    /// once.
-    pub fn write_rows<K: RowKey>(
-        &mut self,
+    /// The deadline of a call starting now.
+    pub(crate) fn deadline(&self) -> Instant {
+        Instant::now() + self.shared.request_timeout
+    }
+
+    pub(crate) fn count(&self, counter: impl Fn(&Counters) -> &AtomicU64, n: u64) {
+        counter(&self.shared.counters).fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn count_rows(&self, n: usize) {
+        self.count(|c| &c.rows_read, n as u64);
+    }
+
+    pub(crate) fn count_retry(&self) {
+        self.count(|c| &c.retries, 1);
+    }
+
+    /// A call: `f` on a pooled connection, within the call's deadline,
+    /// tried again (`retry`: the call is safe to repeat) while the error is
+    /// retryable, the policy allows and the deadline is not reached. Inside
+    /// a span `hbase` with the table, the call, its retries and its
+    /// elapsed time.
+    pub(crate) fn call<T>(
+        &self,
+        op: &'static str,
         table: &str,
-        rows: impl IntoIterator<Item = (K, Vec<Cell>)>,
-    ) -> Result<(), Error> {
-        let rows = rows
-            .into_iter()
-            .map(|(key, cells)| {
-                let key = key.encode_to_vec().map_err(|source| Error::Encode {
-                    table: table.to_string(),
-                    source,
-                })?;
-                Ok((key, cells))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        self.write_raw_rows(table, rows)
-    }
-
-    /// [`write_rows`](Self::write_rows) for keys already encoded: rows
-    /// `(key bytes, cells)`.
-    pub fn write_raw_rows(
-        &mut self,
-        table: &str,
-        rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
-    ) -> Result<(), Error> {
-        let name = table.as_bytes().to_vec();
-        let mut rejected = Vec::new();
-        // Keys HBase's client refuses before sending are not sent.
-        let mut unsent = Vec::new();
-        let mut rows = rows
-            .into_iter()
-            .enumerate()
-            .filter(|(index, (key, _))| match key.len() {
-                1..=MAX_ROW_LENGTH => true,
-                len => {
-                    unsent.push(RejectedRow {
-                        index: *index,
-                        key: to_string_binary(key),
-                        message: format!(
-                            "a row key of {len} bytes: HBase takes 1 to {MAX_ROW_LENGTH}"
-                        ),
-                    });
-                    false
-                }
-            })
-            .peekable();
-        while rows.peek().is_some() {
-            let batch: Vec<(usize, TPut)> = rows
-                .by_ref()
-                .take(self.write_batch)
-                .map(|(i, (k, c))| (i, tput(k, c)))
-                .collect();
-            let puts = batch.iter().map(|(_, p)| p.clone()).collect();
-            match self.thrift.put_multiple(name.clone(), puts) {
-                Ok(()) => {}
-                Err(e) => match Error::call("putMultiple", table, None, e) {
-                    // Find the rows HBase refuses; write the others.
-                    Error::Server { .. } => {
-                        for (index, put) in batch {
-                            let key = put.row.clone();
-                            match self.thrift.put(name.clone(), put) {
-                                Ok(()) => {}
-                                Err(e) => match Error::call("put", table, Some(&key), e) {
-                                    Error::Server { key, message, .. } => {
-                                        rejected.push(RejectedRow {
-                                            index,
-                                            key: key.unwrap_or_default(),
-                                            message,
-                                        })
-                                    }
-                                    other => return Err(other),
-                                },
-                            }
-                        }
+        key: Option<&[u8]>,
+        retry: bool,
+        mut f: impl FnMut(&mut Thrift) -> thrift::Result<T>,
+    ) -> Result<T, Error> {
+        let span = tracing::debug_span!(
+            "hbase",
+            table,
+            call = op,
+            retries = tracing::field::Empty,
+            elapsed_us = tracing::field::Empty,
+            error = tracing::field::Empty,
+        );
+        let _entered = span.enter();
+        let start = Instant::now();
+        let deadline = start + self.shared.request_timeout;
+        let policy = self.shared.retry;
+        let mut retries = 0;
+        let result = loop {
+            match self.once(op, table, key, deadline, &mut f) {
+                Ok(v) => break Ok(v),
+                Err(e) => {
+                    let tries = retries + 1;
+                    if !retry || e.is_timeout() || !e.is_retryable() || tries >= policy.attempts {
+                        break Err(e);
                     }
-                    other => return Err(other),
-                },
+                    let pause = policy.pause(tries);
+                    if Instant::now() + pause >= deadline {
+                        break Err(e);
+                    }
+                    tracing::debug!(error = %e, ?pause, "retrying");
+                    retries = tries;
+                    self.count_retry();
+                    std::thread::sleep(pause);
+                }
+            }
+        };
+        span.record("retries", retries);
+        span.record("elapsed_us", start.elapsed().as_micros() as u64);
+        if let Err(e) = &result {
+            span.record("error", tracing::field::display(e));
+        }
+        result
+    }
+
+    /// One try of a call, on a pooled connection, by `deadline`; the
+    /// connection goes back to the pool unless the call failed on it.
+    pub(crate) fn once<T>(
+        &self,
+        op: &'static str,
+        table: &str,
+        key: Option<&[u8]>,
+        deadline: Instant,
+        f: impl FnOnce(&mut Thrift) -> thrift::Result<T>,
+    ) -> Result<T, Error> {
+        let mut conn = None;
+        let result = self.on(&mut conn, op, table, key, deadline, f);
+        self.release(conn);
+        result
+    }
+
+    /// One try of a call on the connection in `slot` (a scan's own), or on
+    /// one taken from the pool into `slot` when it is empty. A connection
+    /// the call failed on is discarded: `slot` is then empty.
+    pub(crate) fn on<T>(
+        &self,
+        slot: &mut Option<Conn>,
+        op: &'static str,
+        table: &str,
+        key: Option<&[u8]>,
+        deadline: Instant,
+        f: impl FnOnce(&mut Thrift) -> thrift::Result<T>,
+    ) -> Result<T, Error> {
+        self.count(|c| &c.calls, 1);
+        let pool = &self.shared.pool;
+        let conn = match slot {
+            Some(conn) => conn,
+            None => {
+                let (conn, new) = pool
+                    .take(deadline)
+                    .map_err(|e| self.checkout_error(table, e))?;
+                if new {
+                    self.count(|c| &c.connections, 1);
+                }
+                slot.insert(conn)
+            }
+        };
+        conn.begin(deadline);
+        match f(&mut conn.thrift) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let late = conn.timed_out().then_some(self.shared.request_timeout);
+                let e = Error::call(op, table, key, e, late);
+                if !e.keeps_connection() {
+                    *slot = None;
+                    pool.discard();
+                    self.count(|c| &c.reconnects, 1);
+                }
+                if e.is_timeout() {
+                    self.count(|c| &c.timeouts, 1);
+                }
+                Err(e)
             }
         }
-        drop(rows);
-        rejected.append(&mut unsent);
-        rejected.sort_by_key(|r| r.index);
-        if rejected.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Rejected {
-                table: table.to_string(),
-                rejected,
-            })
+    }
+
+    /// A connection taken with [`on`](Self::on), back to the pool.
+    pub(crate) fn release(&self, conn: Option<Conn>) {
+        if let Some(conn) = conn {
+            self.shared.pool.give_back(conn);
         }
     }
 
-    /// The cells of the row at `key`, `None` when there is no such row.
-    pub fn get<K: RowKey + ?Sized>(
-        &mut self,
-        table: &str,
-        key: &K,
-    ) -> Result<Option<Vec<Cell>>, Error> {
-        let key = key.encode_to_vec().map_err(|source| Error::Encode {
-            table: table.to_string(),
-            source,
-        })?;
-        self.get_raw(table, &key)
+    /// The deadline of a call that must return at once: closing a scan's
+    /// scanners when it is dropped.
+    pub(crate) fn short_deadline(&self) -> Instant {
+        Instant::now() + self.shared.request_timeout.min(Duration::from_secs(1))
     }
 
-    /// [`get`](Self::get) by the key's bytes.
-    pub fn get_raw(&mut self, table: &str, key: &[u8]) -> Result<Option<Vec<Cell>>, Error> {
-        let get = tget(key);
-        let result = self
-            .thrift
-            .get(table.as_bytes().to_vec(), get)
-            .map_err(|e| Error::call("get", table, Some(key), e))?;
-        Ok((result.row.is_some() || !result.column_values.is_empty())
-            .then(|| result.column_values.into_iter().map(cell).collect()))
-    }
-
-    /// Reads every range of `scan` (one server-side scanner each, read in
-    /// batches) and merges them lazily into key order: the order after the
-    /// family prefix and salt, the order of an unsalted table.
-    ///
-    /// `limit` ends the scan after that many rows and is pushed to every
-    /// range, so no range reads more than `limit` rows. Page with
-    /// [`Scan::after`] from the last key of a page. Rows are
-    /// `Result`s: a gateway or region server that fails mid-scan yields an
-    /// error and ends the scan, never a short scan that looks complete.
-    /// Scanners are closed when the iterator is dropped.
-    pub fn scan(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
-    ) -> Result<Rows<'_>, Error> {
-        Rows::open(self, table, scan, limit, false)
-    }
-
-    /// [`scan`](Self::scan) with every range read backwards (HBase's
-    /// reversed scan), merged largest key first: on an oldest-first key, the
-    /// newest rows first, and "the latest N" reads at most N rows per range.
-    pub fn scan_reversed(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
-    ) -> Result<Rows<'_>, Error> {
-        Rows::open(self, table, scan, limit, true)
-    }
-
-    /// The rows whose keys `filter` matches (`T::filter()...build()`), in
-    /// merged key order: a skip scan. The filter's ranges are read, each
-    /// with the filter HBase's region servers run themselves
-    /// ([`filter_bytes`](crate::filter_bytes): a `FuzzyRowFilter` or a
-    /// `MultiRowRangeFilter` in `TScan.filterBytes`), so the server seeks
-    /// past the rows that cannot match; where neither applies every row of
-    /// the ranges is sent and checked here, which
-    /// [`Rows::pushdown`] says. Each salt bucket's scanner gets only the
-    /// row ranges inside its bucket. Every row is checked here too (the
-    /// servers' filters let through keys that are not of the layout), so
-    /// `limit` counts matched rows and is not sent to the servers: a page
-    /// is short only when no more rows match.
-    pub fn filter(
-        &mut self,
-        table: &str,
-        filter: &KeyFilter,
-        limit: Option<usize>,
-    ) -> Result<Rows<'_>, Error> {
-        Rows::open_filter(self, table, filter, limit)
-    }
-
-    /// [`filter`](Self::filter) with the keys decoded into `K`.
-    pub fn filter_typed<K: for<'a> DecodeRowKey<'a>>(
-        &mut self,
-        table: &str,
-        filter: &KeyFilter,
-        limit: Option<usize>,
-    ) -> Result<TypedRows<'_, K>, Error> {
-        Ok(TypedRows::new(self.filter(table, filter, limit)?))
-    }
-
-    /// [`scan`](Self::scan) with the keys decoded into `K`. A row whose key
-    /// is not a `K` is an [`Error::ForeignRow`] item and the scan goes on.
-    pub fn scan_typed<K: for<'a> DecodeRowKey<'a>>(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
-    ) -> Result<TypedRows<'_, K>, Error> {
-        Ok(TypedRows::new(self.scan(table, scan, limit)?))
-    }
-
-    /// [`scan_reversed`](Self::scan_reversed) with the keys decoded into `K`.
-    pub fn scan_typed_reversed<K: for<'a> DecodeRowKey<'a>>(
-        &mut self,
-        table: &str,
-        scan: &Scan,
-        limit: Option<usize>,
-    ) -> Result<TypedRows<'_, K>, Error> {
-        Ok(TypedRows::new(self.scan_reversed(table, scan, limit)?))
-    }
-
-    /// The table's regions in key order: each one's start and end key and
-    /// its region server. A table created with `T::split_points()` has
-    /// `split_points().len() + 1` regions; `T::explain` names the bucket or
-    /// value each boundary falls on.
-    pub fn region_locations(&mut self, table: &str) -> Result<Vec<RegionLocation>, Error> {
-        let mut regions: Vec<RegionLocation> = self
-            .thrift
-            .get_all_region_locations(table.as_bytes().to_vec())
-            .map_err(|e| Error::call("getAllRegionLocations", table, None, e))?
-            .into_iter()
-            .map(|l| RegionLocation {
-                start: l.region_info.start_key.unwrap_or_default(),
-                end: l.region_info.end_key.unwrap_or_default(),
-                server: match l.server_name.port {
-                    Some(port) => format!("{}:{port}", l.server_name.host_name),
-                    None => l.server_name.host_name,
-                },
-            })
-            .collect();
-        regions.sort_by(|a, b| a.start.cmp(&b.start));
-        Ok(regions)
+    fn checkout_error(&self, table: &str, e: Checkout) -> Error {
+        match e {
+            Checkout::Connect(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                self.count(|c| &c.timeouts, 1);
+                Error::Timeout {
+                    op: "connect",
+                    table: table.to_string(),
+                    deadline: self.shared.connect_timeout.min(self.shared.request_timeout),
+                }
+            }
+            Checkout::Connect(source) => Error::Connect {
+                addr: self.shared.pool.endpoint.addr.clone(),
+                source,
+            },
+            Checkout::Busy => {
+                self.count(|c| &c.timeouts, 1);
+                Error::Timeout {
+                    op: "checkout",
+                    table: table.to_string(),
+                    deadline: self.shared.request_timeout,
+                }
+            }
+        }
     }
 }
 
-// The generated constructors take every optional field; these set none
-// beyond what rowkey needs (not the generated `Default`s, which set them
-// all).
-
-/// A column family with HBase's defaults.
-#[rustfmt::skip]
-fn family(name: &str) -> TColumnFamilyDescriptor {
-    TColumnFamilyDescriptor::new(
-        name.as_bytes().to_vec(),
-        None, None, None, None, None, None, None, None, None, None,
-        None, None, None, None, None, None, None, None, None,
-    )
-}
-
-/// A get of the whole row at `key`.
-#[rustfmt::skip]
-fn tget(key: &[u8]) -> TGet {
-    TGet::new(
-        key.to_vec(),
-        None, None, None, None, None, None, None, None, None, None, None, None, None, None,
-    )
-}
-
-/// `namespace:name` or `name` (the default namespace).
-fn table_name(table: &str) -> TTableName {
-    match table.split_once(':') {
-        Some((ns, name)) => TTableName::new(ns.as_bytes().to_vec(), name.as_bytes().to_vec()),
-        None => TTableName::new(None, table.as_bytes().to_vec()),
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("addr", &self.shared.pool.endpoint.addr)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
     }
-}
-
-fn tput(key: Vec<u8>, cells: Vec<Cell>) -> TPut {
-    let values = cells
-        .into_iter()
-        .map(|(family, qualifier, value)| {
-            TColumnValue::new(family.into_bytes(), qualifier, value, None, None, None)
-        })
-        .collect();
-    TPut::new(key, values, None, None, None, None)
 }

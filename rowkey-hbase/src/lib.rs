@@ -19,8 +19,13 @@
 //!   region servers in one JVM, from HBase's own Maven Central artifacts)
 //!   and its Thrift2 gateway on loopback ports, for tests.
 //!
-//! The client is blocking, like HBase's Java client: one TCP connection,
-//! one call at a time.
+//! [`Client`] is blocking, like HBase's Java client, and shared like its
+//! `Connection`: a cheap clone over a pool of gateway connections, every
+//! call with a deadline, reads and timestamped writes retried on a fresh
+//! connection, scans resumed after their last row
+//! ([`Client::builder`] for its settings, [`Client::stats`] for its
+//! counters, a `tracing` span per call). With the `tokio` feature,
+//! `AsyncClient` offers the same calls as `async fn`s.
 //!
 //! ```no_run
 //! use rowkey_core::prelude::*;
@@ -35,7 +40,7 @@
 //! }
 //!
 //! # fn main() -> Result<(), rowkey_hbase::Error> {
-//! let mut hbase = Client::connect("127.0.0.1:9090")?;
+//! let hbase = Client::connect("127.0.0.1:9090")?;
 //! hbase.create_table("events", &["d"], &Event::split_points())?;
 //! let cell: Cell = ("d".into(), b"v".to_vec(), b"hello".to_vec());
 //! hbase.write_rows("events", [(Event { user_id: 7, ts_millis: 1_000 }, vec![cell])])?;
@@ -48,11 +53,18 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "tokio")]
+mod async_client;
 mod client;
-mod conn;
+mod error;
 mod filter;
+mod ops;
+mod pool;
 mod scan;
 pub mod testing;
+mod transport;
+mod types;
+mod write;
 
 /// The Thrift2 bindings, generated from HBase's own IDL by
 /// `thrift/generate.sh` (HBase 2.6.1, thrift-compiler 0.17.0).
@@ -61,6 +73,12 @@ pub mod testing;
 #[path = "thrift/hbase.rs"]
 pub mod thrift;
 
-pub use conn::{Cell, Client, Error, RegionLocation, RejectedRow, Row, MAX_ROW_LENGTH};
+#[cfg(feature = "tokio")]
+pub use async_client::{AsyncClient, RowStream, TypedRowStream};
+pub use client::{Client, ClientBuilder, RetryPolicy, Stats};
+pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, Pushdown};
 pub use scan::{tscans, Rows, TypedRows};
+pub use transport::{Protocol, Tls, Transport};
+pub use types::{Cell, RegionLocation, Row, MAX_ROW_LENGTH};
+pub use write::{Durability, WriteOptions};

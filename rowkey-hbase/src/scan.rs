@@ -1,67 +1,117 @@
-//! Merged scans: one server-side scanner per range, read in batches.
+//! Merged scans: one server-side scanner per range, read in batches, each
+//! resumed after its last row when its scanner is lost.
 
 use std::collections::VecDeque;
 use std::marker::PhantomData;
+use std::time::Instant;
 
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan, ScanRange};
+use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
-use crate::conn::{cell, Cell, Client, Error, Row};
+use crate::client::Client;
+use crate::error::Error;
 use crate::filter::{filter_bytes_per_range, Pushdown};
 use crate::thrift::{TScan, TTHBaseServiceSyncClient};
+use crate::transport::Conn;
+use crate::types::{cell, Cell, Row};
 
-/// One range's scanner and the rows it has fetched and not yet merged.
+/// One range's scanner, the rows it has fetched and not yet merged, and
+/// what is left of the range to read.
 struct RangeReader {
-    /// The open scanner; `None` once it is exhausted (and closed).
+    /// The open scanner; `None` before it is opened again (after its
+    /// gateway went away, say) and once the range is done.
     scanner: Option<i32>,
     buffer: VecDeque<Row>,
     /// Rows fetched from this range.
     read: usize,
+    /// What is left to read, `[start, stop)`: forwards, `start` moves past
+    /// each batch's last row; backwards, `stop` moves down to it.
+    start: Vec<u8>,
+    stop: Vec<u8>,
+    /// The filter the region servers run, if any.
+    filter: Option<Vec<u8>>,
+    /// The scan's connection its scanner was opened on (a count of the
+    /// scan's connections): a scanner id means something only to the
+    /// gateway that gave it.
+    epoch: u64,
+    done: bool,
+}
+
+/// How a scan's scanners are opened.
+struct Plan {
+    table: String,
+    reversed: bool,
+    /// The limit on the rows read per range (none when rows are checked
+    /// here: some may be dropped).
+    range_limit: Option<usize>,
+    batch: usize,
 }
 
 /// The rows of [`Client::scan`]: `Result<(key, cells), Error>` in merged key
-/// order. Holds at most `ranges × batch` rows.
-pub struct Rows<'c> {
-    client: &'c mut Client,
-    table: String,
+/// order. Holds at most `ranges × batch` rows, and a clone of the client
+/// (not a borrow): it can be sent to another thread and outlive the
+/// client value it came from.
+///
+/// A range whose scanner is lost (the gateway restarted, the connection
+/// failed, the scanner expired, its region moved) is opened again after
+/// the last row it returned, so the rows have no gap and no duplicate, up
+/// to the client's [`RetryPolicy`](crate::RetryPolicy) attempts per batch.
+///
+/// A scan holds one of the pool's connections, on which its scanners live
+/// (a gateway's scanner ids mean nothing to another gateway, or to the
+/// same one after a restart), until its last row is read or it is
+/// dropped. When that connection fails, every range is opened again on a
+/// new one. Behind a load balancer, the HTTP transport needs sticky
+/// sessions for the same reason.
+pub struct Rows {
+    client: Client,
+    /// The scan's connection (none before the first call and after one
+    /// failed), and how many it has had.
+    conn: Option<Conn>,
+    epoch: u64,
+    plan: Plan,
     ranges: Vec<RangeReader>,
     heads: MergeHeads<Row>,
     /// The limit on the rows yielded.
     limit: Option<usize>,
-    /// The limit on the rows read per range (none when rows are checked
-    /// here: some may be dropped).
-    range_limit: Option<usize>,
     yielded: usize,
     started: bool,
     /// An error met while refilling a range, yielded after the row that was
     /// already popped; then the scan ends.
     pending: Option<Error>,
     failed: bool,
+    /// The scan ended because its connection failed: its scanners are not
+    /// closed (they went with it).
+    lost: bool,
     /// A skip scan: where its filter runs, and the filter when rows are
     /// checked here.
     pushdown: Option<Pushdown>,
     check: Option<KeyFilter>,
+    retries: usize,
+    span: tracing::Span,
+    opened: Instant,
 }
 
-impl<'c> Rows<'c> {
+impl Rows {
     pub(crate) fn open(
-        client: &'c mut Client,
+        client: &Client,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
         reversed: bool,
-    ) -> Result<Rows<'c>, Error> {
+    ) -> Result<Rows, Error> {
         Rows::open_with(client, table, scan, limit, reversed, None)
     }
 
     /// A skip scan: the filter's ranges, with the filter HBase runs
-    /// ([`filter_bytes`]) or, where it has none, checked here.
+    /// ([`filter_bytes`](crate::filter_bytes)) or, where it has none,
+    /// checked here.
     pub(crate) fn open_filter(
-        client: &'c mut Client,
+        client: &Client,
         table: &str,
         filter: &KeyFilter,
         limit: Option<usize>,
-    ) -> Result<Rows<'c>, Error> {
+    ) -> Result<Rows, Error> {
         let scan = filter.scan();
         let (pushdown, per_range) = filter_bytes_per_range(filter, &scan);
         // Rows are checked here whatever the server runs (its filters let
@@ -77,17 +127,37 @@ impl<'c> Rows<'c> {
     }
 
     fn open_with(
-        client: &'c mut Client,
+        client: &Client,
         table: &str,
         scan: &Scan,
         limit: Option<usize>,
         reversed: bool,
         filter: Option<Vec<Option<Vec<u8>>>>,
-    ) -> Result<Rows<'c>, Error> {
+    ) -> Result<Rows, Error> {
         let n = scan.range_count();
+        let span = tracing::debug_span!(
+            "hbase_scan",
+            table,
+            ranges = n,
+            reversed,
+            rows_read = tracing::field::Empty,
+            rows_returned = tracing::field::Empty,
+            retries = tracing::field::Empty,
+            elapsed_us = tracing::field::Empty,
+        );
         let mut rows = Rows {
-            client,
-            table: table.to_string(),
+            client: client.clone(),
+            plan: Plan {
+                table: table.to_string(),
+                reversed,
+                range_limit: match &filter {
+                    Some(_) => None,
+                    None => limit,
+                },
+                batch: client.scan_batch,
+            },
+            conn: None,
+            epoch: 0,
             ranges: Vec::with_capacity(n),
             heads: if reversed {
                 MergeHeads::new_reversed(scan.head_len(), n)
@@ -95,39 +165,38 @@ impl<'c> Rows<'c> {
                 MergeHeads::new(scan.head_len(), n)
             },
             limit,
-            range_limit: match &filter {
-                Some(_) => None,
-                None => limit,
-            },
             yielded: 0,
             started: false,
             pending: None,
             failed: false,
+            lost: false,
             pushdown: None,
             check: None,
+            retries: 0,
+            span,
+            opened: Instant::now(),
         };
         if limit == Some(0) {
             return Ok(rows);
         }
-        let caching = i32::try_from(rows.client.scan_batch()).unwrap_or(i32::MAX);
-        let limit = rows
-            .range_limit
-            .map(|l| i32::try_from(l).unwrap_or(i32::MAX));
         let mut per_range = filter.map(Vec::into_iter);
         for r in scan.ranges() {
-            let mut tscan = tscan(&r, reversed, Some(caching), limit);
-            tscan.filter_bytes = per_range.as_mut().and_then(|f| f.next().flatten());
-            let id = rows
-                .client
-                .thrift()
-                .open_scanner(table.as_bytes().to_vec(), tscan)
-                .map_err(|e| Error::call("openScanner", table, Some(r.start()), e))?;
-            // Pushed before the next call, so that a failure closes it.
+            // Pushed before its scanner opens, so that a failure closes
+            // the ones opened before it.
             rows.ranges.push(RangeReader {
-                scanner: Some(id),
+                scanner: None,
                 buffer: VecDeque::new(),
                 read: 0,
+                start: r.start().to_vec(),
+                stop: r.stop().to_vec(),
+                filter: per_range.as_mut().and_then(|f| f.next().flatten()),
+                epoch: 0,
+                done: false,
             });
+            let i = rows.ranges.len() - 1;
+            let span = rows.span.clone();
+            let _entered = span.enter();
+            rows.open_scanner(i)?;
         }
         Ok(rows)
     }
@@ -136,6 +205,11 @@ impl<'c> Rows<'c> {
     /// limit, at most `limit × ranges`.
     pub fn rows_read(&self) -> usize {
         self.ranges.iter().map(|r| r.read).sum()
+    }
+
+    /// Scanners opened again after one was lost.
+    pub fn retries(&self) -> usize {
+        self.retries
     }
 
     /// For a skip scan ([`Client::filter`]), where its filter runs: on the
@@ -147,10 +221,9 @@ impl<'c> Rows<'c> {
     /// The next row of range `i` into the merge, fetching a batch when its
     /// buffer is empty.
     fn refill(&mut self, i: usize) -> Result<(), Error> {
-        let batch = self.client.scan_batch();
         // Rows the filter does not match (checked here) are skipped.
         loop {
-            self.fetch(i, batch)?;
+            self.fetch(i)?;
             let range = &mut self.ranges[i];
             match range.buffer.pop_front() {
                 Some(row) if self.check.as_ref().is_some_and(|f| !f.matches(&row.0)) => continue,
@@ -163,54 +236,207 @@ impl<'c> Rows<'c> {
         }
     }
 
-    /// A batch of range `i`'s rows when its buffer is empty.
-    fn fetch(&mut self, i: usize, batch: usize) -> Result<(), Error> {
-        let range = &mut self.ranges[i];
-        if range.buffer.is_empty() {
-            if let Some(id) = range.scanner {
-                let want = match self.range_limit {
-                    Some(l) => batch.min(l - range.read.min(l)),
-                    None => batch,
-                };
-                let fetched = if want == 0 {
-                    Vec::new()
-                } else {
-                    let want = i32::try_from(want).unwrap_or(i32::MAX);
-                    self.client
-                        .thrift()
-                        .get_scanner_rows(id, want)
-                        .map_err(|e| Error::call("getScannerRows", &self.table, None, e))?
-                };
-                if fetched.is_empty() {
-                    range.scanner = None;
-                    // The gateway drops an exhausted scanner's resources
-                    // here; an error is of no consequence to the rows.
-                    let _ = self.client.thrift().close_scanner(id);
-                } else {
-                    range.read += fetched.len();
-                    range.buffer.extend(fetched.into_iter().map(|r| {
-                        let cells: Vec<Cell> = r.column_values.into_iter().map(cell).collect();
-                        (r.row.unwrap_or_default(), cells)
-                    }));
+    /// A batch of range `i`'s rows when its buffer is empty. A scanner that
+    /// is lost is opened again where the range's rows stopped, as often as
+    /// the retry policy allows.
+    fn fetch(&mut self, i: usize) -> Result<(), Error> {
+        let range = &self.ranges[i];
+        if !range.buffer.is_empty() || range.done {
+            return Ok(());
+        }
+        let want = match self.plan.range_limit {
+            Some(l) => self.plan.batch.min(l - range.read.min(l)),
+            None => self.plan.batch,
+        };
+        if want == 0 {
+            self.close(i);
+            return Ok(());
+        }
+        let want = i32::try_from(want).unwrap_or(i32::MAX);
+        let policy = self.client.retry_policy();
+        let mut tries = 1;
+        loop {
+            if self.ranges[i].epoch != self.epoch {
+                // Opened on a connection that failed since: gone with it.
+                self.ranges[i].scanner = None;
+            }
+            if self.ranges[i].scanner.is_none() {
+                self.open_scanner(i)?;
+            }
+            let id = self.ranges[i].scanner.expect("opened");
+            let deadline = self.client.deadline();
+            let fetched = self.client.on(
+                &mut self.conn,
+                "getScannerRows",
+                &self.plan.table,
+                None,
+                deadline,
+                |t| t.get_scanner_rows(id, want),
+            );
+            if self.conn.is_none() {
+                self.epoch += 1;
+            }
+            let fetched = match fetched {
+                Ok(fetched) => fetched,
+                Err(e) if lost(&e) && tries < policy.attempts => {
+                    tracing::debug!(error = %e, "scanner lost; resuming after its last row");
+                    self.ranges[i].scanner = None;
+                    self.client.count_retry();
+                    self.retries += 1;
+                    std::thread::sleep(policy.pause(tries));
+                    tries += 1;
+                    continue;
+                }
+                Err(e) => {
+                    self.lost = self.conn.is_none();
+                    return Err(e);
+                }
+            };
+            self.client.count_rows(fetched.len());
+            let Some(last) = fetched.last().and_then(|r| r.row.clone()) else {
+                self.close(i);
+                return Ok(());
+            };
+            let range = &mut self.ranges[i];
+            range.read += fetched.len();
+            if self.plan.reversed {
+                range.stop = last;
+            } else {
+                range.start = last;
+                range.start.push(0);
+            }
+            range.buffer.extend(fetched.into_iter().map(|r| {
+                let cells: Vec<Cell> = r.column_values.into_iter().map(cell).collect();
+                (r.row.unwrap_or_default(), cells)
+            }));
+            return Ok(());
+        }
+    }
+
+    /// Opens range `i`'s scanner on what is left of it, on the scan's
+    /// connection (a new one when it has none), tried again while the
+    /// error is retryable.
+    fn open_scanner(&mut self, i: usize) -> Result<(), Error> {
+        let plan = &self.plan;
+        let range = &self.ranges[i];
+        let caching = i32::try_from(plan.batch).unwrap_or(i32::MAX);
+        let limit = plan
+            .range_limit
+            .map(|l| i32::try_from(l - range.read.min(l)).unwrap_or(i32::MAX));
+        let mut t = tscan(
+            &range.start,
+            &range.stop,
+            plan.reversed,
+            Some(caching),
+            limit,
+        );
+        t.filter_bytes.clone_from(&range.filter);
+        let policy = self.client.retry_policy();
+        let deadline = self.client.deadline();
+        let mut tries = 1;
+        loop {
+            let opened = self.client.on(
+                &mut self.conn,
+                "openScanner",
+                &plan.table,
+                Some(&range.start),
+                deadline,
+                |thrift| thrift.open_scanner(plan.table.as_bytes().to_vec(), t.clone()),
+            );
+            if self.conn.is_none() {
+                self.epoch += 1;
+            }
+            match opened {
+                Ok(id) => {
+                    let range = &mut self.ranges[i];
+                    range.scanner = Some(id);
+                    range.epoch = self.epoch;
+                    return Ok(());
+                }
+                Err(e) => {
+                    let pause = policy.pause(tries);
+                    if e.is_timeout()
+                        || !e.is_retryable()
+                        || tries >= policy.attempts
+                        || std::time::Instant::now() + pause >= deadline
+                    {
+                        self.lost = self.conn.is_none();
+                        return Err(e);
+                    }
+                    self.client.count_retry();
+                    self.retries += 1;
+                    std::thread::sleep(pause);
+                    tries += 1;
                 }
             }
         }
-        Ok(())
+    }
+
+    /// Closes a finished range's scanner (the gateway frees it; an error is
+    /// of no consequence to the rows), and gives the scan's connection back
+    /// once every range is done.
+    fn close(&mut self, i: usize) {
+        let range = &mut self.ranges[i];
+        range.done = true;
+        if let Some(id) = range.scanner.take() {
+            if range.epoch == self.epoch && self.conn.is_some() {
+                let deadline = self.client.deadline();
+                let _ = self.client.on(
+                    &mut self.conn,
+                    "closeScanner",
+                    &self.plan.table,
+                    None,
+                    deadline,
+                    |t| t.close_scanner(id),
+                );
+            }
+        }
+        if self.ranges.iter().all(|r| r.done) {
+            self.client.release(self.conn.take());
+        }
     }
 
     fn fail(&mut self, e: Error) -> Option<Result<Row, Error>> {
         self.failed = true;
         Some(Err(e))
     }
+
+    /// Rows fetched per call: what an async scan reads per trip.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn client_batch(&self) -> usize {
+        self.plan.batch
+    }
+
+    pub(crate) fn table(&self) -> &str {
+        &self.plan.table
+    }
 }
 
-impl Iterator for Rows<'_> {
+/// A scanner lost with its gateway, its connection or its lease: worth
+/// opening again where its rows stopped. A scan past its deadline is not.
+fn lost(e: &Error) -> bool {
+    match e {
+        Error::Timeout { .. } => false,
+        // The gateway forgot the scanner (it restarted, or the scanner
+        // expired: "Invalid scanner Id") or HBase lost it
+        // (UnknownScannerException, a region that moved under it).
+        Error::Server { message, .. } => {
+            let m = message.to_ascii_lowercase();
+            e.is_retryable() || m.contains("scanner") || m.contains("notservingregion")
+        }
+        _ => e.is_retryable(),
+    }
+}
+
+impl Iterator for Rows {
     type Item = Result<Row, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
         }
+        let span = self.span.clone();
+        let _entered = span.enter();
         if let Some(e) = self.pending.take() {
             return self.fail(e);
         }
@@ -225,7 +451,10 @@ impl Iterator for Rows<'_> {
                 }
             }
         }
-        let (i, row) = self.heads.pop()?;
+        let Some((i, row)) = self.heads.pop() else {
+            self.client.release(self.conn.take());
+            return None;
+        };
         self.yielded += 1;
         // Range i's next row is not smaller than this one, so an error
         // reading it can wait until this row is out.
@@ -238,26 +467,50 @@ impl Iterator for Rows<'_> {
     }
 }
 
-impl Drop for Rows<'_> {
+impl Drop for Rows {
+    /// Closes the scanners still open on the scan's connection, at most
+    /// one second each, stopping at the first that fails: a scan over a
+    /// gateway that went away is dropped at once (its scanners went with
+    /// it; one not closed otherwise expires on the gateway). The
+    /// connection goes back to the pool if it is sound.
     fn drop(&mut self) {
+        self.span.record("rows_read", self.rows_read());
+        self.span.record("rows_returned", self.yielded);
+        self.span.record("retries", self.retries);
+        self.span
+            .record("elapsed_us", self.opened.elapsed().as_micros() as u64);
         for r in &mut self.ranges {
-            if let Some(id) = r.scanner.take() {
-                let _ = self.client.thrift().close_scanner(id);
+            let Some(id) = r.scanner.take() else { continue };
+            if self.lost || self.conn.is_none() || r.epoch != self.epoch {
+                continue;
+            }
+            let deadline = self.client.short_deadline();
+            let closed = self.client.on(
+                &mut self.conn,
+                "closeScanner",
+                &self.plan.table,
+                None,
+                deadline,
+                |t| t.close_scanner(id),
+            );
+            if closed.is_err() && self.conn.is_none() {
+                break;
             }
         }
+        self.client.release(self.conn.take());
     }
 }
 
 /// The rows of [`Client::scan_typed`]: `Result<(K, cells), Error>` in merged
 /// key order. A row whose key is not a `K` is an [`Error::ForeignRow`] and
 /// the scan goes on; any other error ends it.
-pub struct TypedRows<'c, K> {
-    rows: Rows<'c>,
+pub struct TypedRows<K> {
+    rows: Rows,
     key: PhantomData<fn() -> K>,
 }
 
-impl<'c, K: for<'a> DecodeRowKey<'a>> TypedRows<'c, K> {
-    pub(crate) fn new(rows: Rows<'c>) -> Self {
+impl<K: for<'a> DecodeRowKey<'a>> TypedRows<K> {
+    pub(crate) fn new(rows: Rows) -> Self {
         TypedRows {
             rows,
             key: PhantomData,
@@ -269,6 +522,11 @@ impl<'c, K: for<'a> DecodeRowKey<'a>> TypedRows<'c, K> {
         self.rows.rows_read()
     }
 
+    /// Scanners opened again after one was lost (see [`Rows::retries`]).
+    pub fn retries(&self) -> usize {
+        self.rows.retries()
+    }
+
     /// For a skip scan ([`Client::filter_typed`]), where its filter runs
     /// (see [`Rows::pushdown`]).
     pub fn pushdown(&self) -> Option<Pushdown> {
@@ -276,7 +534,7 @@ impl<'c, K: for<'a> DecodeRowKey<'a>> TypedRows<'c, K> {
     }
 }
 
-impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<'_, K> {
+impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<K> {
     type Item = Result<(K, Vec<Cell>), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -284,14 +542,24 @@ impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<'_, K> {
             Ok(row) => row,
             Err(e) => return Some(Err(e)),
         };
-        Some(match K::decode(&key) {
-            Ok(k) => Ok((k, cells)),
-            Err(source) => Err(Error::ForeignRow {
-                table: self.rows.table.clone(),
-                key: to_string_binary(&key),
-                source,
-            }),
-        })
+        Some(decode_row(self.rows.table(), key, cells))
+    }
+}
+
+/// A row's key decoded into `K`, or [`Error::ForeignRow`].
+pub(crate) fn decode_row<K: for<'a> DecodeRowKey<'a>>(
+    table: &str,
+    key: Vec<u8>,
+    cells: Vec<Cell>,
+) -> Result<(K, Vec<Cell>), Error> {
+    match K::decode(&key) {
+        Ok(k) => Ok((k, cells)),
+        Err(source) => Err(Error::ForeignRow {
+            table: table.to_string(),
+            key: to_string_binary(&key),
+            type_name: std::any::type_name::<K>(),
+            source,
+        }),
     }
 }
 
@@ -310,19 +578,26 @@ impl<K: for<'a> DecodeRowKey<'a>> Iterator for TypedRows<'_, K> {
 /// ```
 pub fn tscans(scan: &Scan, reversed: bool) -> Vec<TScan> {
     scan.ranges()
-        .map(|r| tscan(&r, reversed, None, None))
+        .map(|r| tscan(r.start(), r.stop(), reversed, None, None))
         .collect()
 }
 
-/// One range as a Thrift `TScan`.
+/// The range `[start, stop)` (an empty `stop`: the end of the table) as a
+/// Thrift `TScan`.
 ///
 /// Forwards: `startRow` (included) and `stopRow` (excluded), as a
-/// [`ScanRange`] means them. Backwards, HBase starts at `startRow`
+/// [`ScanRange`](rowkey_core::ScanRange) means them. Backwards, HBase starts at `startRow`
 /// (included) and stops before `stopRow`, both the wrong way round for a
 /// half-open range: the scan starts at the range's stop key, a filter drops
 /// that key itself, and a `WHILE` filter ends the scan at the first key
 /// below the range's start, so no row outside the range is read or sent.
-fn tscan(r: &ScanRange, reversed: bool, caching: Option<i32>, limit: Option<i32>) -> TScan {
+fn tscan(
+    start: &[u8],
+    stop: &[u8],
+    reversed: bool,
+    caching: Option<i32>,
+    limit: Option<i32>,
+) -> TScan {
     // Not `TScan::default()`: the generated default sets every optional
     // field (an empty filter, `maxVersions` 0, `limit` 0), which HBase
     // refuses.
@@ -332,18 +607,18 @@ fn tscan(r: &ScanRange, reversed: bool, caching: Option<i32>, limit: Option<i32>
         None, None, None, None, limit, None, None, None,
     );
     if !reversed {
-        t.start_row = Some(r.start().to_vec());
-        t.stop_row = (!r.stop().is_empty()).then(|| r.stop().to_vec());
+        t.start_row = Some(start.to_vec());
+        t.stop_row = (!stop.is_empty()).then(|| stop.to_vec());
         return t;
     }
     t.reversed = Some(true);
     let mut filters = Vec::new();
-    if !r.start().is_empty() {
-        filters.push(row_filter("WHILE RowFilter(>=, ", r.start()));
+    if !start.is_empty() {
+        filters.push(row_filter("WHILE RowFilter(>=, ", start));
     }
-    if !r.stop().is_empty() {
-        t.start_row = Some(r.stop().to_vec());
-        filters.push(row_filter("RowFilter(<, ", r.stop()));
+    if !stop.is_empty() {
+        t.start_row = Some(stop.to_vec());
+        filters.push(row_filter("RowFilter(<, ", stop));
     }
     if !filters.is_empty() {
         t.filter_string = Some(filters.join(&b" AND "[..]));
@@ -374,7 +649,7 @@ mod tests {
     fn reversed_ranges_become_filters_with_quotes_doubled() {
         let scan = Scan::from_bounds(b"a'b", b"c");
         let r = scan.ranges().next().unwrap();
-        let t = tscan(&r, true, Some(10), Some(5));
+        let t = tscan(r.start(), r.stop(), true, Some(10), Some(5));
         assert_eq!(t.start_row.as_deref(), Some(&b"c"[..]));
         assert_eq!(t.stop_row, None);
         assert_eq!(t.reversed, Some(true));
@@ -382,7 +657,7 @@ mod tests {
             t.filter_string.as_deref(),
             Some(&b"WHILE RowFilter(>=, 'binary:a''b') AND RowFilter(<, 'binary:c')"[..])
         );
-        let f = tscan(&r, false, Some(10), None);
+        let f = tscan(r.start(), r.stop(), false, Some(10), None);
         assert_eq!(
             (
                 f.start_row.as_deref(),

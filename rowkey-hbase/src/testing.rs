@@ -1,6 +1,6 @@
 //! A real HBase for tests and local use: HBase's own artifacts from Maven
 //! Central (the version pinned in `java/pom.xml`), run in standalone mode in
-//! one JVM with the Thrift2 gateway, on free loopback ports.
+//! one JVM and its Thrift2 gateway in another, on free loopback ports.
 //!
 //! The first use builds the launcher (`java/`: one class and a `pom.xml`)
 //! with `mvn`, which resolves HBase into Maven's local repository; later
@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! let hbase = rowkey_hbase::testing::HBase::start()?;
-//! let mut client = hbase.client()?;
+//! let client = hbase.client()?;
 //! client.create_table("t", &["d"], &[])?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -19,12 +19,12 @@ use std::io::Write as _;
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{Client, Error};
+use crate::{Client, ClientBuilder, Error, Protocol, Tls, Transport};
 
 /// How long [`HBase::start`] waits for a table to be creatable.
 const START_TIMEOUT: Duration = Duration::from_secs(240);
@@ -123,61 +123,18 @@ fn free_port() -> io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// A running standalone HBase (ZooKeeper, a master and region servers in
-/// one JVM, data in a temporary directory) with its Thrift2 gateway, all on
-/// 127.0.0.1. Dropping it kills and reaps the JVM and removes the data; the
-/// JVM also exits by itself when this process goes away (its standard
-/// input closes).
-pub struct HBase {
+/// A JVM the tests started: its process, the lines it prints (after its
+/// `READY`, requests' answers) and the tail of its log.
+struct Jvm {
     child: Child,
-    /// The launcher's requests and its answers' lines. Held open: closing
-    /// stdin stops the JVM.
-    requests: Mutex<(ChildStdin, mpsc::Receiver<String>)>,
-    thrift: SocketAddr,
+    lines: mpsc::Receiver<String>,
     log: Arc<Mutex<VecDeque<String>>>,
-    _dir: tempfile::TempDir,
 }
 
-impl HBase {
-    /// Starts HBase with one region server.
-    pub fn start() -> io::Result<HBase> {
-        HBase::start_with(1)
-    }
-
-    /// Starts HBase with `region_servers` region servers (besides the
-    /// master) and waits, up to four minutes, until a table can be created.
-    pub fn start_with(region_servers: usize) -> io::Result<HBase> {
-        HBase::start_configured(region_servers, &[])
-    }
-
-    /// [`start_with`](Self::start_with), with `settings` in HBase's
-    /// configuration (`("hbase.hregion.max.filesize", "65536")`, say: small
-    /// regions that split during a test).
-    pub fn start_configured(region_servers: usize, settings: &[(&str, &str)]) -> io::Result<HBase> {
-        HBase::start_on(free_port()?, region_servers, settings)
-    }
-
-    /// [`start`](Self::start) asking ZooKeeper for port `zk` of 127.0.0.1:
-    /// when something else holds it, ZooKeeper takes the next free port and
-    /// the servers use the one it took (for the test of that).
-    #[doc(hidden)]
-    pub fn start_with_zookeeper_port(zk: u16) -> io::Result<HBase> {
-        HBase::start_on(zk, 1, &[])
-    }
-
-    fn start_on(zk: u16, region_servers: usize, settings: &[(&str, &str)]) -> io::Result<HBase> {
-        let dir = tempfile::Builder::new().prefix("rowkey-hbase-").tempdir()?;
-        let thrift = free_port()?;
-        let mut args = vec![
-            "serve".to_string(),
-            dir.path().display().to_string(),
-            zk.to_string(),
-            thrift.to_string(),
-            region_servers.to_string(),
-        ];
-        args.extend(settings.iter().map(|(k, v)| format!("{k}={v}")));
+impl Jvm {
+    fn spawn(jvm: &[&str], args: &[String]) -> io::Result<Jvm> {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child = launcher(&["-Xmx1g"], &args)?
+        let mut child = launcher(jvm, &args)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -185,53 +142,248 @@ impl HBase {
             .map_err(|e| io::Error::new(e.kind(), format!("cannot start java: {e}")))?;
         let log = Arc::new(Mutex::new(VecDeque::new()));
         keep_tail(child.stderr.take().expect("piped"), Arc::clone(&log));
-        let (ready_tx, ready) = mpsc::channel();
         let (lines_tx, lines) = mpsc::channel();
         let stdout = child.stdout.take().expect("piped");
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
-                match line {
-                    Ok(l) if l == "READY" => {
-                        let _ = ready_tx.send(());
-                    }
-                    Ok(l) => {
-                        let _ = lines_tx.send(l);
-                    }
-                    Err(_) => break,
+                let Ok(line) = line else { break };
+                if lines_tx.send(line).is_err() {
+                    break;
                 }
             }
         });
-        let stdin = child.stdin.take().expect("piped");
-        let mut hbase = HBase {
-            requests: Mutex::new((stdin, lines)),
-            child,
-            thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
-            log,
-            _dir: dir,
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
+        Ok(Jvm { child, lines, log })
+    }
+
+    /// Waits for the line `want` (the lines before it are passed to
+    /// `other`), failing if the JVM exits or `deadline` passes.
+    fn wait_for(
+        &mut self,
+        what: &str,
+        want: &str,
+        deadline: Instant,
+        mut other: impl FnMut(&str),
+    ) -> io::Result<()> {
         loop {
-            match ready.recv_timeout(Duration::from_millis(200)) {
-                Ok(()) => return Ok(hbase),
-                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {}
+            match self.lines.recv_timeout(Duration::from_millis(200)) {
+                Ok(l) if l == want => return Ok(()),
+                Ok(l) => other(&l),
                 Err(_) => {}
             }
-            if let Some(status) = hbase.child.try_wait()? {
+            if let Some(status) = self.child.try_wait()? {
                 return Err(io::Error::other(format!(
-                    "HBase exited ({status}) before it was ready; its log ends:\n{}",
-                    hbase.log_tail()
+                    "{what} exited ({status}) before it was ready; its log ends:\n{}",
+                    self.log_tail()
                 )));
             }
             if Instant::now() >= deadline {
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!(
-                        "HBase was not ready within {START_TIMEOUT:?}; its log ends:\n{}",
-                        hbase.log_tail()
+                        "{what} was not ready within {START_TIMEOUT:?}; its log ends:\n{}",
+                        self.log_tail()
                     ),
                 ));
             }
         }
+    }
+
+    fn log_tail(&self) -> String {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A running standalone HBase (ZooKeeper, a master and region servers in
+/// one JVM, data in a temporary directory) and its Thrift2 gateway in a
+/// JVM of its own (as `hbase thrift2` runs in production), all on
+/// 127.0.0.1. Dropping it kills and reaps both JVMs and removes the data;
+/// the JVMs also exit by themselves when this process goes away (their
+/// standard input closes).
+pub struct HBase {
+    cluster: Mutex<Jvm>,
+    gateway: Mutex<Jvm>,
+    /// The gateway's arguments, to start it again.
+    gateway_args: Vec<String>,
+    thrift: SocketAddr,
+    options: HBaseBuilder,
+    /// The TLS gateway's certificate, PEM.
+    cert: Option<Vec<u8>>,
+    _dir: tempfile::TempDir,
+}
+
+/// Settings of a test [`HBase`]: [`HBase::builder`].
+///
+/// ```no_run
+/// use rowkey_hbase::testing::HBase;
+///
+/// // A gateway in HTTP mode behind TLS, with a certificate made for the test.
+/// let hbase = HBase::builder().tls(true).start()?;
+/// let client = hbase.client()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct HBaseBuilder {
+    region_servers: Option<usize>,
+    framed: bool,
+    compact: bool,
+    http: bool,
+    tls: bool,
+    settings: Vec<(String, String)>,
+    zookeeper_port: Option<u16>,
+}
+
+impl HBaseBuilder {
+    /// Region servers besides the master (default 1).
+    pub fn region_servers(mut self, n: usize) -> Self {
+        self.region_servers = Some(n);
+        self
+    }
+
+    /// A framed gateway (`hbase.regionserver.thrift.framed`).
+    pub fn framed(mut self, on: bool) -> Self {
+        self.framed = on;
+        self
+    }
+
+    /// A gateway on Thrift's compact protocol
+    /// (`hbase.regionserver.thrift.compact`).
+    pub fn compact(mut self, on: bool) -> Self {
+        self.compact = on;
+        self
+    }
+
+    /// A gateway in HTTP mode (`hbase.regionserver.thrift.http`).
+    pub fn http(mut self, on: bool) -> Self {
+        self.http = on;
+        self
+    }
+
+    /// A gateway in HTTP mode behind TLS (`hbase.thrift.ssl.*`), with a
+    /// self-signed certificate for 127.0.0.1 in a keystore made by `keytool`
+    /// for this server ([`HBase::tls_root_pem`]).
+    pub fn tls(mut self, on: bool) -> Self {
+        self.tls = on;
+        self
+    }
+
+    /// `key=value` in the cluster's configuration
+    /// (`("hbase.hregion.max.filesize", "65536")`, say: small regions that
+    /// split during a test).
+    pub fn setting(mut self, key: &str, value: &str) -> Self {
+        self.settings.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    /// Starts HBase and its gateway and waits, up to four minutes, until a
+    /// table can be created and the gateway accepts.
+    pub fn start(self) -> io::Result<HBase> {
+        HBase::launch(self)
+    }
+}
+
+impl HBase {
+    /// Starts HBase with one region server.
+    pub fn start() -> io::Result<HBase> {
+        HBase::builder().start()
+    }
+
+    /// Settings for a test HBase.
+    pub fn builder() -> HBaseBuilder {
+        HBaseBuilder::default()
+    }
+
+    /// Starts HBase with `region_servers` region servers (besides the
+    /// master) and waits, up to four minutes, until a table can be created.
+    pub fn start_with(region_servers: usize) -> io::Result<HBase> {
+        HBase::builder().region_servers(region_servers).start()
+    }
+
+    /// [`start_with`](Self::start_with), with `settings` in HBase's
+    /// configuration (`("hbase.hregion.max.filesize", "65536")`, say: small
+    /// regions that split during a test).
+    pub fn start_configured(region_servers: usize, settings: &[(&str, &str)]) -> io::Result<HBase> {
+        settings
+            .iter()
+            .fold(
+                HBase::builder().region_servers(region_servers),
+                |b, (k, v)| b.setting(k, v),
+            )
+            .start()
+    }
+
+    /// [`start`](Self::start) asking ZooKeeper for port `zk` of 127.0.0.1:
+    /// when something else holds it, ZooKeeper takes the next free port and
+    /// the servers use the one it took (for the test of that).
+    #[doc(hidden)]
+    pub fn start_with_zookeeper_port(zk: u16) -> io::Result<HBase> {
+        let mut b = HBase::builder();
+        b.zookeeper_port = Some(zk);
+        b.start()
+    }
+
+    fn launch(options: HBaseBuilder) -> io::Result<HBase> {
+        let dir = tempfile::Builder::new().prefix("rowkey-hbase-").tempdir()?;
+        let zk = match options.zookeeper_port {
+            Some(port) => port,
+            None => free_port()?,
+        };
+        let mut args = vec![
+            "serve".to_string(),
+            dir.path().display().to_string(),
+            zk.to_string(),
+            options.region_servers.unwrap_or(1).to_string(),
+        ];
+        args.extend(options.settings.iter().map(|(k, v)| format!("{k}={v}")));
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut cluster = Jvm::spawn(&["-Xmx1g"], &args)?;
+        // ZooKeeper is up (and its port known) long before the cluster:
+        // the gateway's JVM starts then, beside the cluster's startup.
+        let mut bound = None;
+        cluster.wait_for("HBase", "READY", deadline, |line| {
+            if let Some(port) = line.strip_prefix("ZK ") {
+                bound = port.parse::<u16>().ok();
+            }
+        })?;
+        let zk = bound.ok_or_else(|| io::Error::other("HBase did not say its ZooKeeper port"))?;
+        let thrift = free_port()?;
+        let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
+        let http = options.http || options.tls;
+        let mut flag = |key: &str, on: bool| {
+            if on {
+                gateway_args.push(format!("{key}=true"));
+            }
+        };
+        flag("hbase.regionserver.thrift.framed", options.framed);
+        flag("hbase.regionserver.thrift.compact", options.compact);
+        flag("hbase.regionserver.thrift.http", http);
+        let cert = if options.tls {
+            let (settings, pem) = keystore(dir.path())?;
+            gateway_args.extend(settings);
+            Some(pem)
+        } else {
+            None
+        };
+        let mut gateway = Jvm::spawn(&["-Xmx256m"], &gateway_args)?;
+        gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
+        Ok(HBase {
+            cluster: Mutex::new(cluster),
+            gateway: Mutex::new(gateway),
+            gateway_args,
+            thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
+            options,
+            cert,
+            _dir: dir,
+        })
     }
 
     /// The Thrift2 gateway's address.
@@ -239,65 +391,240 @@ impl HBase {
         self.thrift
     }
 
+    /// The gateway's address as a [`Client`] takes it: `host:port`, or its
+    /// URL in HTTP mode.
+    pub fn gateway_addr(&self) -> String {
+        match (self.options.tls, self.options.http) {
+            (true, _) => format!("https://{}/", self.thrift),
+            (false, true) => format!("http://{}/", self.thrift),
+            (false, false) => self.thrift.to_string(),
+        }
+    }
+
+    /// The TLS gateway's certificate (PEM), the root a client trusts.
+    pub fn tls_root_pem(&self) -> Option<&[u8]> {
+        self.cert.as_deref()
+    }
+
+    /// Settings for a client of the gateway: its address, transport,
+    /// protocol and certificate.
+    pub fn client_builder(&self) -> ClientBuilder {
+        let o = &self.options;
+        let mut b = Client::builder(self.gateway_addr())
+            .transport(match (o.http || o.tls, o.framed) {
+                (true, _) => Transport::Http,
+                (false, true) => Transport::Framed,
+                (false, false) => Transport::Buffered,
+            })
+            .protocol(if o.compact {
+                Protocol::Compact
+            } else {
+                Protocol::Binary
+            });
+        if let Some(pem) = &self.cert {
+            b = b.tls(Tls::root_pem(pem.clone()));
+        }
+        b
+    }
+
     /// A new client of the gateway.
     pub fn client(&self) -> Result<Client, Error> {
-        Client::connect(self.thrift)
+        self.client_builder().build()
     }
 
-    /// The JVM's process id.
+    /// The cluster JVM's process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.cluster
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .child
+            .id()
     }
 
-    /// Kills the JVM now (for tests of a server that goes away) and reaps
-    /// it; dropping the value afterwards only removes the data.
+    /// The gateway JVM's process id.
+    pub fn gateway_pid(&self) -> u32 {
+        self.gateway
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .child
+            .id()
+    }
+
+    /// Kills both JVMs now (for tests of a server that goes away) and
+    /// reaps them; dropping the value afterwards only removes the data.
     pub fn kill(&mut self) -> io::Result<()> {
-        self.child.kill()?;
-        self.child.wait().map(|_| ())
+        self.gateway
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .stop();
+        let cluster = self.cluster.get_mut().unwrap_or_else(|e| e.into_inner());
+        cluster.child.kill()?;
+        cluster.child.wait().map(|_| ())
+    }
+
+    /// Stops the Thrift gateway (its JVM killed: every connection cut,
+    /// every scanner gone) and starts it again on the same port, while
+    /// HBase keeps its data; returns once it accepts again.
+    pub fn restart_gateway(&self) -> io::Result<()> {
+        let mut gateway = self.gateway.lock().unwrap_or_else(|e| e.into_inner());
+        gateway.stop();
+        let mut fresh = Jvm::spawn(&["-Xmx256m"], &self.gateway_args)?;
+        fresh.wait_for(
+            "The restarted Thrift2 gateway",
+            "READY",
+            Instant::now() + START_TIMEOUT,
+            |_| {},
+        )?;
+        *gateway = fresh;
+        Ok(())
+    }
+
+    /// Splits the region of `table` holding `key` at `key`, and returns
+    /// once both halves are open.
+    pub fn split_region(&self, table: &str, key: &[u8]) -> io::Result<()> {
+        self.request(&format!("split {table} {}", hex(key)))
+            .map(|_| ())
+    }
+
+    /// Moves every region of `table` to another region server (HBase
+    /// picks it; with one region server, it closes and reopens there), and
+    /// returns once each is open again.
+    pub fn move_regions(&self, table: &str) -> io::Result<()> {
+        self.request(&format!("move {table}")).map(|_| ())
+    }
+
+    /// One request to the cluster's JVM: the lines of its answer, up to
+    /// its `END`.
+    fn request(&self, request: &str) -> io::Result<Vec<String>> {
+        let mut cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
+        let stdin = cluster.child.stdin.as_mut().expect("piped");
+        writeln!(stdin, "{request}")?;
+        stdin.flush()?;
+        let mut answer = Vec::new();
+        loop {
+            let line = cluster
+                .lines
+                .recv_timeout(Duration::from_secs(120))
+                .map_err(|_| io::Error::other(format!("HBase did not answer `{request}`")))?;
+            if line == "END" {
+                break;
+            }
+            answer.push(line);
+        }
+        match answer.iter().find(|l| l.starts_with("ERROR ")) {
+            Some(e) => Err(io::Error::other(format!("{request}: {e}"))),
+            None => Ok(answer),
+        }
     }
 
     /// Every region of `table` in key order, with its server and the write
     /// requests it has served, as HBase's region servers count them (their
     /// `RegionMetrics`): what the table looks like on the engine itself.
     pub fn region_writes(&self, table: &str) -> io::Result<Vec<RegionWrites>> {
-        let mut guard = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-        let (stdin, lines) = &mut *guard;
-        writeln!(stdin, "regions {table}")?;
-        stdin.flush()?;
-        let mut regions = Vec::new();
-        loop {
-            let line = lines
-                .recv_timeout(Duration::from_secs(60))
-                .map_err(|_| io::Error::other(format!("HBase did not answer `regions {table}`")))?;
-            let parts: Vec<&str> = line.split(' ').collect();
-            match parts.as_slice() {
-                ["END"] => return Ok(regions),
-                ["region", start, end, server, writes] => regions.push(RegionWrites {
-                    start: unhex(start)?,
-                    end: unhex(end)?,
-                    server: (*server).to_string(),
-                    writes: writes.parse().map_err(io::Error::other)?,
-                }),
-                _ => {
-                    // Read to the END of the answer, then report it.
-                    while lines
-                        .recv_timeout(Duration::from_secs(60))
-                        .is_ok_and(|l| l != "END")
-                    {}
-                    return Err(io::Error::other(format!("regions of {table}: {line}")));
+        self.request(&format!("regions {table}"))?
+            .iter()
+            .map(|line| {
+                let parts: Vec<&str> = line.split(' ').collect();
+                match parts.as_slice() {
+                    ["region", start, end, server, writes] => Ok(RegionWrites {
+                        start: unhex(start)?,
+                        end: unhex(end)?,
+                        server: (*server).to_string(),
+                        writes: writes.parse().map_err(io::Error::other)?,
+                    }),
+                    _ => Err(io::Error::other(format!("regions of {table}: {line}"))),
                 }
-            }
-        }
+            })
+            .collect()
     }
 
-    /// The last lines HBase logged (warnings and errors).
+    /// The last lines HBase and its gateway logged (warnings and errors).
     pub fn log_tail(&self) -> String {
-        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        log.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join("\n")
+        let cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
+        let gateway = self.gateway.lock().unwrap_or_else(|e| e.into_inner());
+        format!(
+            "{}\n-- the gateway:\n{}",
+            cluster.log_tail(),
+            gateway.log_tail()
+        )
     }
+}
+
+/// A keystore for the TLS gateway, made by the JDK's `keytool` in `dir`: a
+/// self-signed certificate for 127.0.0.1. HBase's settings for it, and the
+/// certificate as PEM.
+fn keystore(dir: &Path) -> io::Result<(Vec<String>, Vec<u8>)> {
+    let store = dir.join("gateway.jks");
+    let pem = dir.join("gateway.pem");
+    let password = "rowkey-test";
+    let keytool = |args: &[&str]| -> io::Result<()> {
+        let out = Command::new("keytool")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot run keytool: {e}")))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!(
+                "keytool {}: {}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )))
+        }
+    };
+    let store_arg = store.display().to_string();
+    keytool(&[
+        "-genkeypair",
+        "-alias",
+        "gateway",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-dname",
+        "CN=127.0.0.1",
+        "-ext",
+        "SAN=ip:127.0.0.1",
+        "-validity",
+        "2",
+        "-keystore",
+        &store_arg,
+        "-storetype",
+        "JKS",
+        "-storepass",
+        password,
+        "-keypass",
+        password,
+    ])?;
+    keytool(&[
+        "-exportcert",
+        "-rfc",
+        "-alias",
+        "gateway",
+        "-keystore",
+        &store_arg,
+        "-storepass",
+        password,
+        "-file",
+        &pem.display().to_string(),
+    ])?;
+    let settings = vec![
+        "hbase.thrift.ssl.enabled=true".to_string(),
+        format!("hbase.thrift.ssl.keystore.store={store_arg}"),
+        format!("hbase.thrift.ssl.keystore.password={password}"),
+        format!("hbase.thrift.ssl.keystore.keypassword={password}"),
+        "hbase.thrift.ssl.keystore.type=jks".to_string(),
+    ];
+    Ok((settings, std::fs::read(pem)?))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "-".to_string();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// One region as [`HBase::region_writes`] reports it.
@@ -343,7 +670,13 @@ fn keep_tail(from: impl Read + Send + 'static, log: Arc<Mutex<VecDeque<String>>>
 
 impl Drop for HBase {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.gateway
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .stop();
+        self.cluster
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .stop();
     }
 }

@@ -27,14 +27,22 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * classpath.
  *
  * <ul>
- * <li>{@code serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS}: HBase in
- * standalone mode (ZooKeeper, a master and REGION_SERVERS region servers in
- * this JVM, data under DIR on the local filesystem) and the Thrift2 gateway,
- * all on 127.0.0.1, with any {@code KEY=VALUE} set in HBase's configuration.
- * Prints {@code READY} once a table can be created. Then answers
- * {@code regions TABLE} on its standard input (see {@link #regions}), and
- * exits when its standard input closes, so a parent that dies without
- * killing it does not leave it behind.</li>
+ * <li>{@code serve DIR ZK_PORT REGION_SERVERS}: HBase in standalone mode
+ * (ZooKeeper, a master and REGION_SERVERS region servers in this JVM, data
+ * under DIR on the local filesystem), all on 127.0.0.1, with any
+ * {@code KEY=VALUE} set in HBase's configuration. Prints {@code ZK PORT}
+ * (the port ZooKeeper bound) and {@code READY} once a table can be created.
+ * Then answers requests on its standard input ({@code regions TABLE}, see
+ * {@link #regions}; {@code split TABLE HEXKEY}; {@code move TABLE}), each
+ * answer ending with a line {@code END}, and exits when its standard input
+ * closes, so a parent that dies without killing it does not leave it
+ * behind.</li>
+ * <li>{@code gateway ZK_PORT THRIFT_PORT}: HBase's Thrift2 gateway
+ * ({@code hbase thrift2}) in its own JVM, as it runs in production, for the
+ * cluster whose ZooKeeper is on ZK_PORT, with any {@code KEY=VALUE} in its
+ * configuration (framed, compact, HTTP and TLS are HBase's own settings).
+ * Prints {@code READY} once its port accepts; exits when its standard input
+ * closes.</li>
  * <li>{@code interop}: one request per line on standard input, one answer per
  * line on standard output, computed by HBase's own {@link Bytes} and Java's
  * {@link Arrays#hashCode(byte[])}; see {@link #answer(String)}.</li>
@@ -44,21 +52,24 @@ public final class Launcher {
   private Launcher() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length >= 5 && args[0].equals("serve")) {
+    if (args.length >= 4 && args[0].equals("serve")) {
       serve(new File(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-          Integer.parseInt(args[4]), Arrays.copyOfRange(args, 5, args.length));
+          Arrays.copyOfRange(args, 4, args.length));
+    } else if (args.length >= 3 && args[0].equals("gateway")) {
+      gateway(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+          Arrays.copyOfRange(args, 3, args.length));
     } else if (args.length == 1 && args[0].equals("interop")) {
       interop();
     } else {
       System.err.println(
-          "usage: Launcher serve DIR ZK_PORT THRIFT_PORT REGION_SERVERS [KEY=VALUE...]"
-              + " | Launcher interop");
+          "usage: Launcher serve DIR ZK_PORT REGION_SERVERS [KEY=VALUE...]"
+              + " | Launcher gateway ZK_PORT THRIFT_PORT [KEY=VALUE...] | Launcher interop");
       System.exit(2);
     }
   }
 
-  private static void serve(File dir, int zkPort, int thriftPort, int regionServers,
-      String[] settings) throws Exception {
+  private static void serve(File dir, int zkPort, int regionServers, String[] settings)
+      throws Exception {
     PrintStream out = System.out;
     Configuration conf = HBaseConfiguration.create();
     conf.set("hbase.rootdir", new File(dir, "hbase").toURI().toString());
@@ -83,13 +94,7 @@ public final class Launcher {
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
     // The master waits for exactly the region servers started here.
     conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
-    for (String setting : settings) {
-      int eq = setting.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("not KEY=VALUE: " + setting);
-      }
-      conf.set(setting.substring(0, eq), setting.substring(eq + 1));
-    }
+    set(conf, settings);
 
     // Several servers in one JVM register the same metrics sources, as in
     // HBase's own mini cluster.
@@ -104,18 +109,6 @@ public final class Launcher {
 
     LocalHBaseCluster cluster = new LocalHBaseCluster(conf, 1, regionServers);
     cluster.startup();
-
-    Thread thrift = new Thread(() -> {
-      try {
-        ThriftServer server = new ThriftServer(conf);
-        server.run(new String[] {"-b", "127.0.0.1", "-p", Integer.toString(thriftPort), "start"});
-      } catch (Throwable e) {
-        e.printStackTrace();
-        Runtime.getRuntime().halt(3);
-      }
-    }, "rowkey-thrift2");
-    thrift.setDaemon(true);
-    thrift.start();
 
     // Ready means a table can be created and dropped through the master
     // (which may still be initializing: try again until it can; the Rust
@@ -143,19 +136,7 @@ public final class Launcher {
         Thread.sleep(500);
       }
     }
-    // Ready means the Thrift gateway accepts connections too (its thread
-    // binds the port some time after it starts).
-    while (true) {
-      try (java.net.Socket socket = new java.net.Socket()) {
-        socket.connect(new java.net.InetSocketAddress("127.0.0.1", thriftPort), 1000);
-        break;
-      } catch (java.io.IOException e) {
-        if (!thrift.isAlive()) {
-          throw new IllegalStateException("the Thrift gateway stopped before it accepted");
-        }
-        Thread.sleep(200);
-      }
-    }
+    out.println("ZK " + zkBound);
     out.println("READY");
     out.flush();
 
@@ -168,6 +149,10 @@ public final class Launcher {
         try {
           if (p.length == 2 && p[0].equals("regions")) {
             regions(connection, TableName.valueOf(p[1]), out);
+          } else if (p.length == 3 && p[0].equals("split")) {
+            split(connection, TableName.valueOf(p[1]), hex(p[2]));
+          } else if (p.length == 2 && p[0].equals("move")) {
+            move(connection, TableName.valueOf(p[1]));
           } else {
             out.println("ERROR unknown request " + line);
           }
@@ -180,6 +165,122 @@ public final class Launcher {
     } finally {
       Runtime.getRuntime().halt(0);
     }
+  }
+
+  private static void set(Configuration conf, String[] settings) {
+    for (String setting : settings) {
+      int eq = setting.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("not KEY=VALUE: " + setting);
+      }
+      conf.set(setting.substring(0, eq), setting.substring(eq + 1));
+    }
+  }
+
+  private static void gateway(int zkPort, int thriftPort, String[] settings) throws Exception {
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hbase.zookeeper.quorum", "127.0.0.1");
+    conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
+    conf.setInt("hbase.thrift.info.port", -1);
+    set(conf, settings);
+    Thread thrift = new Thread(() -> {
+      try {
+        ThriftServer server = new ThriftServer(conf);
+        server.run(new String[] {"-b", "127.0.0.1", "-p", Integer.toString(thriftPort), "start"});
+      } catch (Throwable e) {
+        e.printStackTrace();
+        Runtime.getRuntime().halt(3);
+      }
+    }, "rowkey-thrift2");
+    thrift.setDaemon(true);
+    thrift.start();
+    // Ready means the port accepts (the server binds it some time after
+    // its thread starts).
+    while (true) {
+      try (java.net.Socket socket = new java.net.Socket()) {
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", thriftPort), 1000);
+        break;
+      } catch (java.io.IOException e) {
+        if (!thrift.isAlive()) {
+          throw new IllegalStateException("the Thrift gateway stopped before it accepted");
+        }
+        Thread.sleep(200);
+      }
+    }
+    System.out.println("READY");
+    System.out.flush();
+    try {
+      while (System.in.read() >= 0) {
+        // Only the end of the input matters.
+      }
+    } finally {
+      Runtime.getRuntime().halt(0);
+    }
+  }
+
+  /**
+   * Splits {@code table}'s region holding {@code key} at {@code key} and
+   * waits until both daughters are open.
+   */
+  private static void split(Connection connection, TableName table, byte[] key)
+      throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      admin.split(table, key);
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (true) {
+        boolean found = false;
+        for (org.apache.hadoop.hbase.client.RegionInfo r : admin.getRegions(table)) {
+          found |= !r.isSplit() && !r.isOffline() && Arrays.equals(r.getStartKey(), key);
+        }
+        if (found && allOpen(connection, table)) {
+          return;
+        }
+        if (System.currentTimeMillis() > deadline) {
+          throw new IllegalStateException("the split of " + table + " did not finish in 60 s");
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
+   * Moves every region of {@code table} to another region server (HBase
+   * picks it) and waits until each is open again.
+   */
+  private static void move(Connection connection, TableName table) throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      for (org.apache.hadoop.hbase.client.RegionInfo r : admin.getRegions(table)) {
+        admin.move(r.getEncodedNameAsBytes());
+      }
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (!allOpen(connection, table)) {
+        if (System.currentTimeMillis() > deadline) {
+          throw new IllegalStateException("the regions of " + table + " did not reopen in 60 s");
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /** Every region of {@code table} has a server and none is in transition. */
+  private static boolean allOpen(Connection connection, TableName table) throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      if (!admin.getClusterMetrics(java.util.EnumSet.of(
+          org.apache.hadoop.hbase.ClusterMetrics.Option.REGIONS_IN_TRANSITION))
+          .getRegionStatesInTransition().isEmpty()) {
+        return false;
+      }
+    }
+    try (org.apache.hadoop.hbase.client.RegionLocator locator =
+        connection.getRegionLocator(table)) {
+      locator.clearRegionLocationCache();
+      for (org.apache.hadoop.hbase.HRegionLocation l : locator.getAllRegionLocations()) {
+        if (l.getServerName() == null) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**

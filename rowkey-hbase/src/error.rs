@@ -1,0 +1,328 @@
+//! What can go wrong talking to HBase, and which of it a caller may retry.
+
+use std::time::Duration;
+
+use rowkey_core::hbase::to_string_binary;
+use rowkey_core::{DecodeError, EncodeError};
+use thrift::{ApplicationErrorKind, TransportErrorKind};
+
+use crate::thrift::{TIOError, TIllegalArgument};
+
+/// What can go wrong talking to HBase. Every variant names the table it
+/// was about and, where there is one, the row key in HBase's
+/// `toStringBinary` form; printed with `{}`, it ends with its cause.
+///
+/// ```
+/// use rowkey_hbase::{Error, RejectedRow};
+///
+/// let e = Error::Rejected {
+///     table: "events".into(),
+///     rejected: vec![RejectedRow { index: 3, key: r"\x00\x01".into(), message: "no family x".into() }],
+/// };
+/// assert_eq!(e.to_string(), r"HBase rejected 1 of the rows written to table events (first: \x00\x01: no family x)");
+/// assert!(!e.is_retryable());
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The gateway could not be reached (the connection was refused, the
+    /// address does not resolve, the TLS handshake failed).
+    #[error("connecting to the HBase Thrift2 gateway at {addr}: {source}")]
+    Connect {
+        /// The address as given.
+        addr: String,
+        /// The socket's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The call did not finish within its deadline
+    /// ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout),
+    /// or [`connect_timeout`](crate::ClientBuilder::connect_timeout) for
+    /// `connect`). The connection it used is discarded.
+    #[error("HBase {op} on table {table}: no answer within {deadline:?}")]
+    Timeout {
+        /// The Thrift2 call (`connect` for a connection that could not be
+        /// opened in time, `checkout` for a pool that had no free
+        /// connection in time).
+        op: &'static str,
+        /// The table.
+        table: String,
+        /// The deadline that passed.
+        deadline: Duration,
+    },
+    /// HBase refused a call (an unknown table or family, a table that
+    /// exists already, a region server that failed, an argument the
+    /// gateway could not use): HBase's own message, its first line.
+    #[error("HBase {op} on table {table}{}: {message}", at(.key))]
+    Server {
+        /// The Thrift2 call.
+        op: &'static str,
+        /// The table.
+        table: String,
+        /// The row concerned, in `toStringBinary` form.
+        key: Option<String>,
+        /// HBase's message (`TIOError` or `TIllegalArgument`).
+        message: String,
+        /// HBase said the call may succeed if sent again (`TIOError.canRetry`,
+        /// false for HBase's `DoNotRetryIOException`s: a missing table or
+        /// family).
+        can_retry: bool,
+    },
+    /// The connection to the gateway failed, or the gateway answered
+    /// something that is not the answer to the call (it went away
+    /// mid-scan, a reply out of sequence). The connection is discarded.
+    #[error("HBase {op} on table {table}{}: the gateway connection failed: {source}", at(.key))]
+    Thrift {
+        /// The Thrift2 call.
+        op: &'static str,
+        /// The table.
+        table: String,
+        /// The row concerned, in `toStringBinary` form.
+        key: Option<String>,
+        /// The transport's or protocol's error.
+        #[source]
+        source: thrift::Error,
+    },
+    /// Some rows of a [`Client::write_rows`](crate::Client::write_rows)
+    /// call were rejected; every other row was written.
+    #[error(
+        "HBase rejected {} of the rows written to table {table} (first: {})",
+        .rejected.len(),
+        .rejected.first().map_or(String::new(), |r| format!("{}: {}", r.key, r.message))
+    )]
+    Rejected {
+        /// The table.
+        table: String,
+        /// Each rejected row, in the order of the input.
+        rejected: Vec<RejectedRow>,
+    },
+    /// A key could not be encoded; the rows of its batch were not sent.
+    #[error("encoding a row key for table {table}: {source}")]
+    Encode {
+        /// The table.
+        table: String,
+        /// Which field could not be encoded.
+        #[source]
+        source: EncodeError,
+    },
+    /// A row read by a typed scan whose key is not a key of the type
+    /// (written by another program, say); the scan goes on after it.
+    #[error("row {key} of table {table} is not a key of {type_name}: {source}")]
+    ForeignRow {
+        /// The table.
+        table: String,
+        /// The key in `toStringBinary` form.
+        key: String,
+        /// The key type it was decoded as.
+        type_name: &'static str,
+        /// Why it does not decode.
+        #[source]
+        source: DecodeError,
+    },
+    /// The client's settings cannot be used (a certificate that is not
+    /// PEM, a transport without the address it needs).
+    #[error("HBase client settings: {0}")]
+    Config(String),
+}
+
+fn at(key: &Option<String>) -> String {
+    key.as_ref()
+        .map_or(String::new(), |k| format!(" at row {k}"))
+}
+
+impl Error {
+    /// A failed Thrift call as an [`Error`]: a call past its deadline
+    /// (`timed_out`) as [`Error::Timeout`]; HBase's exceptions (`TIOError`,
+    /// `TIllegalArgument`, the gateway's own application errors) as
+    /// [`Error::Server`] with the first line of their message (HBase puts
+    /// its stack trace after it); the rest, and the protocol errors the
+    /// thrift library raises itself (a reply out of sequence, say), as
+    /// [`Error::Thrift`].
+    pub(crate) fn call(
+        op: &'static str,
+        table: &str,
+        key: Option<&[u8]>,
+        e: thrift::Error,
+        timed_out: Option<Duration>,
+    ) -> Error {
+        let table = table.to_string();
+        if let Some(deadline) = timed_out {
+            return Error::Timeout {
+                op,
+                table,
+                deadline,
+            };
+        }
+        let key = key.map(to_string_binary);
+        let server = |message: String, can_retry: bool| {
+            let message = message.lines().next().unwrap_or_default().to_string();
+            let can_retry = can_retry && !permanent(&message);
+            Error::Server {
+                op,
+                table: table.clone(),
+                key: key.clone(),
+                message,
+                can_retry,
+            }
+        };
+        match &e {
+            thrift::Error::User(u) => {
+                if let Some(io) = u.downcast_ref::<TIOError>() {
+                    let message = io.message.clone().unwrap_or_else(|| u.to_string());
+                    return server(message, io.can_retry.unwrap_or(false));
+                }
+                if let Some(a) = u.downcast_ref::<TIllegalArgument>() {
+                    return server(a.message.clone().unwrap_or_else(|| u.to_string()), false);
+                }
+                server(u.to_string(), false)
+            }
+            // The gateway answered with an exception of its own (an
+            // argument HBase's client refused before sending it, say); the
+            // kinds the thrift library raises when a reply does not match
+            // its call mean the connection is out of step.
+            thrift::Error::Application(a) if !out_of_step(a.kind) => {
+                server(a.message.clone(), false)
+            }
+            _ => Error::Thrift {
+                op,
+                table,
+                key,
+                source: e,
+            },
+        }
+    }
+
+    /// HBase refused the call (as opposed to the connection failing).
+    pub fn is_server(&self) -> bool {
+        matches!(self, Error::Server { .. })
+    }
+
+    /// The call passed its deadline.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Error::Timeout { .. })
+    }
+
+    /// Whether sending the same call again may succeed: a connection that
+    /// failed or timed out, or a refusal HBase marks as retryable. The
+    /// client has already retried reads, and writes stamped with one
+    /// timestamp, as far as its [`RetryPolicy`](crate::RetryPolicy) and
+    /// deadline allow; a caller that retries a write of its own must keep
+    /// its timestamp ([`WriteOptions::timestamp`](crate::WriteOptions)).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Connect { .. } | Error::Timeout { .. } => true,
+            Error::Thrift { source, .. } => !matches!(
+                source,
+                thrift::Error::Transport(t) if t.kind == TransportErrorKind::SizeLimit
+            ),
+            Error::Server { can_retry, .. } => *can_retry,
+            _ => false,
+        }
+    }
+
+    /// The connection the call used may be used again: HBase answered.
+    pub(crate) fn keeps_connection(&self) -> bool {
+        matches!(self, Error::Server { .. })
+    }
+}
+
+/// Application errors the thrift library raises on the client when a reply
+/// is not the answer to the call sent: the connection is out of step.
+fn out_of_step(kind: ApplicationErrorKind) -> bool {
+    matches!(
+        kind,
+        ApplicationErrorKind::BadSequenceId
+            | ApplicationErrorKind::WrongMethodName
+            | ApplicationErrorKind::InvalidMessageType
+            | ApplicationErrorKind::ProtocolError
+            | ApplicationErrorKind::InvalidTransform
+            | ApplicationErrorKind::InvalidProtocol
+            | ApplicationErrorKind::UnsupportedClientType
+    )
+}
+
+/// HBase's failures that no retry mends, whatever `canRetry` says (the
+/// gateway wraps them in a `RetriesExhaustedWithDetailsException`, which
+/// it marks as retryable).
+pub(crate) fn permanent(message: &str) -> bool {
+    [
+        "TableNotFoundException",
+        "NoSuchColumnFamilyException",
+        "DoNotRetryIOException",
+        "TableNotEnabledException",
+        "TableExistsException",
+    ]
+    .iter()
+    .any(|name| message.contains(name))
+}
+
+/// A row that [`Client::write_rows`](crate::Client::write_rows) could not
+/// write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectedRow {
+    /// The row's position in the input.
+    pub index: usize,
+    /// The row key in HBase's `toStringBinary` form.
+    pub key: String,
+    /// HBase's message.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_out_of_sequence_are_transport_errors_not_refusals() {
+        let e = thrift::Error::Application(thrift::ApplicationError::new(
+            ApplicationErrorKind::BadSequenceId,
+            "expected 3 got 2",
+        ));
+        let e = Error::call("get", "t", None, e, None);
+        assert!(matches!(e, Error::Thrift { .. }) && e.is_retryable() && !e.is_server());
+        let refused = thrift::Error::Application(thrift::ApplicationError::new(
+            ApplicationErrorKind::InternalError,
+            "Internal error processing get\nat ...",
+        ));
+        let e = Error::call("get", "t", None, refused, None);
+        assert!(e.is_server() && !e.is_retryable(), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "HBase get on table t: Internal error processing get"
+        );
+    }
+
+    #[test]
+    fn can_retry_is_honoured_except_for_failures_no_retry_mends() {
+        let io = |message: &str, can_retry| {
+            thrift::Error::User(Box::new(TIOError::new(message.to_string(), can_retry)))
+        };
+        let busy = Error::call(
+            "put",
+            "t",
+            None,
+            io("RegionTooBusyException: x", true),
+            None,
+        );
+        assert!(busy.is_retryable());
+        let no = Error::call("put", "t", None, io("RegionTooBusyException", false), None);
+        assert!(!no.is_retryable());
+        let family = io(
+            "Failed 1 action: org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: x",
+            true,
+        );
+        assert!(!Error::call("putMultiple", "t", None, family, None).is_retryable());
+        let late = Error::call(
+            "get",
+            "t",
+            None,
+            io("x", false),
+            Some(Duration::from_secs(2)),
+        );
+        assert!(late.is_timeout() && late.is_retryable());
+        assert_eq!(
+            late.to_string(),
+            "HBase get on table t: no answer within 2s"
+        );
+    }
+}

@@ -1,0 +1,275 @@
+//! The client's calls besides writes: tables, gets, scans, regions.
+
+use rowkey_core::{DecodeRowKey, KeyFilter, RowKey, Scan};
+
+use crate::client::Client;
+use crate::error::Error;
+use crate::scan::{Rows, TypedRows};
+use crate::thrift::{
+    TColumnFamilyDescriptor, TGet, TResult, TTHBaseServiceSyncClient, TTableDescriptor, TTableName,
+};
+use crate::types::{cell, Cell, RegionLocation};
+
+impl Client {
+    /// Creates `table` (`namespace:name` or `name`) with column `families`,
+    /// pre-split at `split_points` (`T::split_points()`: one region per
+    /// salt bucket; none for one region). Not retried: a create that
+    /// reached HBase before its connection failed would fail again as
+    /// "exists".
+    pub fn create_table(
+        &self,
+        table: &str,
+        families: &[&str],
+        split_points: &[Vec<u8>],
+    ) -> Result<(), Error> {
+        let columns = families.iter().map(|f| family(f)).collect::<Vec<_>>();
+        let desc = TTableDescriptor::new(table_name(table), columns, None, None);
+        self.call("createTable", table, None, false, |t| {
+            t.create_table(desc.clone(), split_points.to_vec())
+        })
+    }
+
+    /// Disables and deletes `table`.
+    pub fn drop_table(&self, table: &str) -> Result<(), Error> {
+        let name = table_name(table);
+        let enabled = self.call("isTableEnabled", table, None, true, |t| {
+            t.is_table_enabled(name.clone())
+        })?;
+        if enabled {
+            self.call("disableTable", table, None, false, |t| {
+                t.disable_table(name.clone())
+            })?;
+        }
+        self.call("deleteTable", table, None, false, |t| {
+            t.delete_table(name.clone())
+        })
+    }
+
+    /// Whether `table` exists.
+    pub fn table_exists(&self, table: &str) -> Result<bool, Error> {
+        self.call("tableExists", table, None, true, |t| {
+            t.table_exists(table_name(table))
+        })
+    }
+
+    /// The names of `table`'s column families.
+    pub fn families(&self, table: &str) -> Result<Vec<String>, Error> {
+        let desc = self.call("getTableDescriptor", table, None, true, |t| {
+            t.get_table_descriptor(table_name(table))
+        })?;
+        Ok(desc
+            .columns
+            .into_iter()
+            .flatten()
+            .map(|c| String::from_utf8_lossy(&c.name).into_owned())
+            .collect())
+    }
+
+    /// The cells of the row at `key`, `None` when there is no such row.
+    pub fn get<K: RowKey + ?Sized>(
+        &self,
+        table: &str,
+        key: &K,
+    ) -> Result<Option<Vec<Cell>>, Error> {
+        let key = encode(table, key)?;
+        self.get_raw(table, &key)
+    }
+
+    /// [`get`](Self::get) by the key's bytes.
+    pub fn get_raw(&self, table: &str, key: &[u8]) -> Result<Option<Vec<Cell>>, Error> {
+        let result = self.call("get", table, Some(key), true, |t| {
+            t.get(table.as_bytes().to_vec(), tget(key))
+        })?;
+        let row = found(result);
+        self.count_rows(usize::from(row.is_some()));
+        Ok(row)
+    }
+
+    /// The cells of each row of `keys` in one call (HBase's multi-get),
+    /// `None` where there is no such row: one answer per key, in order.
+    pub fn get_many<K: RowKey>(
+        &self,
+        table: &str,
+        keys: &[K],
+    ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
+        let keys = keys
+            .iter()
+            .map(|k| encode(table, k))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.get_many_raw(table, &keys)
+    }
+
+    /// [`get_many`](Self::get_many) by the keys' bytes.
+    pub fn get_many_raw(
+        &self,
+        table: &str,
+        keys: &[impl AsRef<[u8]>],
+    ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let gets: Vec<TGet> = keys.iter().map(|k| tget(k.as_ref())).collect();
+        let results = self.call("getMultiple", table, None, true, |t| {
+            t.get_multiple(table.as_bytes().to_vec(), gets.clone())
+        })?;
+        if results.len() != keys.len() {
+            return Err(Error::Server {
+                op: "getMultiple",
+                table: table.to_string(),
+                key: None,
+                message: format!("{} answers to {} gets", results.len(), keys.len()),
+                can_retry: false,
+            });
+        }
+        let rows: Vec<Option<Vec<Cell>>> = results.into_iter().map(found).collect();
+        self.count_rows(rows.iter().filter(|r| r.is_some()).count());
+        Ok(rows)
+    }
+
+    /// Reads every range of `scan` (one server-side scanner each, read in
+    /// batches) and merges them lazily into key order: the order after the
+    /// family prefix and salt, the order of an unsalted table.
+    ///
+    /// `limit` ends the scan after that many rows and is pushed to every
+    /// range, so no range reads more than `limit` rows. Page with
+    /// [`Scan::after`] from the last key of a page. Rows are `Result`s: a
+    /// range whose scanner is lost is resumed after its last row (see
+    /// [`Rows`]); a failure that outlasts the retries yields an error and
+    /// ends the scan, never a short scan that looks complete. Scanners are
+    /// closed when the iterator is dropped.
+    pub fn scan(&self, table: &str, scan: &Scan, limit: Option<usize>) -> Result<Rows, Error> {
+        Rows::open(self, table, scan, limit, false)
+    }
+
+    /// [`scan`](Self::scan) with every range read backwards (HBase's
+    /// reversed scan), merged largest key first: on an oldest-first key, the
+    /// newest rows first, and "the latest N" reads at most N rows per range.
+    pub fn scan_reversed(
+        &self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Result<Rows, Error> {
+        Rows::open(self, table, scan, limit, true)
+    }
+
+    /// The rows whose keys `filter` matches (`T::filter()...build()`), in
+    /// merged key order: a skip scan. The filter's ranges are read, each
+    /// with the filter HBase's region servers run themselves
+    /// ([`filter_bytes`](crate::filter_bytes): a `FuzzyRowFilter` or a
+    /// `MultiRowRangeFilter` in `TScan.filterBytes`), so the server seeks
+    /// past the rows that cannot match; where neither applies every row of
+    /// the ranges is sent and checked here, which
+    /// [`Rows::pushdown`] says. Each salt bucket's scanner gets only the
+    /// row ranges inside its bucket. Every row is checked here too (the
+    /// servers' filters let through keys that are not of the layout), so
+    /// `limit` counts matched rows and is not sent to the servers: a page
+    /// is short only when no more rows match.
+    pub fn filter(
+        &self,
+        table: &str,
+        filter: &KeyFilter,
+        limit: Option<usize>,
+    ) -> Result<Rows, Error> {
+        Rows::open_filter(self, table, filter, limit)
+    }
+
+    /// [`filter`](Self::filter) with the keys decoded into `K`.
+    pub fn filter_typed<K: for<'a> DecodeRowKey<'a>>(
+        &self,
+        table: &str,
+        filter: &KeyFilter,
+        limit: Option<usize>,
+    ) -> Result<TypedRows<K>, Error> {
+        Ok(TypedRows::new(self.filter(table, filter, limit)?))
+    }
+
+    /// [`scan`](Self::scan) with the keys decoded into `K`. A row whose key
+    /// is not a `K` is an [`Error::ForeignRow`] item and the scan goes on.
+    pub fn scan_typed<K: for<'a> DecodeRowKey<'a>>(
+        &self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Result<TypedRows<K>, Error> {
+        Ok(TypedRows::new(self.scan(table, scan, limit)?))
+    }
+
+    /// [`scan_reversed`](Self::scan_reversed) with the keys decoded into `K`.
+    pub fn scan_typed_reversed<K: for<'a> DecodeRowKey<'a>>(
+        &self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Result<TypedRows<K>, Error> {
+        Ok(TypedRows::new(self.scan_reversed(table, scan, limit)?))
+    }
+
+    /// The table's regions in key order: each one's start and end key and
+    /// its region server. A table created with `T::split_points()` has
+    /// `split_points().len() + 1` regions; `T::explain` names the bucket or
+    /// value each boundary falls on.
+    pub fn region_locations(&self, table: &str) -> Result<Vec<RegionLocation>, Error> {
+        let mut regions: Vec<RegionLocation> = self
+            .call("getAllRegionLocations", table, None, true, |t| {
+                t.get_all_region_locations(table.as_bytes().to_vec())
+            })?
+            .into_iter()
+            .map(|l| RegionLocation {
+                start: l.region_info.start_key.unwrap_or_default(),
+                end: l.region_info.end_key.unwrap_or_default(),
+                server: match l.server_name.port {
+                    Some(port) => format!("{}:{port}", l.server_name.host_name),
+                    None => l.server_name.host_name,
+                },
+            })
+            .collect();
+        regions.sort_by(|a, b| a.start.cmp(&b.start));
+        Ok(regions)
+    }
+}
+
+/// A key's bytes, or [`Error::Encode`].
+pub(crate) fn encode<K: RowKey + ?Sized>(table: &str, key: &K) -> Result<Vec<u8>, Error> {
+    key.encode_to_vec().map_err(|source| Error::Encode {
+        table: table.to_string(),
+        source,
+    })
+}
+
+/// A get's cells, `None` for a row that does not exist.
+fn found(result: TResult) -> Option<Vec<Cell>> {
+    (result.row.is_some() || !result.column_values.is_empty())
+        .then(|| result.column_values.into_iter().map(cell).collect())
+}
+
+// The generated constructors take every optional field; these set none
+// beyond what rowkey needs (not the generated `Default`s, which set them
+// all).
+
+/// A column family with HBase's defaults.
+#[rustfmt::skip]
+fn family(name: &str) -> TColumnFamilyDescriptor {
+    TColumnFamilyDescriptor::new(
+        name.as_bytes().to_vec(),
+        None, None, None, None, None, None, None, None, None, None,
+        None, None, None, None, None, None, None, None, None,
+    )
+}
+
+/// A get of the whole row at `key`.
+#[rustfmt::skip]
+fn tget(key: &[u8]) -> TGet {
+    TGet::new(
+        key.to_vec(),
+        None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    )
+}
+
+/// `namespace:name` or `name` (the default namespace).
+pub(crate) fn table_name(table: &str) -> TTableName {
+    match table.split_once(':') {
+        Some((ns, name)) => TTableName::new(ns.as_bytes().to_vec(), name.as_bytes().to_vec()),
+        None => TTableName::new(None, table.as_bytes().to_vec()),
+    }
+}

@@ -1,0 +1,452 @@
+//! One gateway connection: the socket (or HTTP agent) under the Thrift2
+//! protocol, with the deadline of the call it serves. Every read and write
+//! checks the deadline and waits at most until it, so a call ends by its
+//! deadline whatever the server does (never answers, answers half a frame,
+//! stops reading a large write); the connection then says it timed out and
+//! is discarded.
+
+use std::io::{self, Cursor, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TInputProtocol, TOutputProtocol,
+};
+use thrift::transport::{
+    TBufferedReadTransport, TBufferedWriteTransport, TFramedReadTransport, TFramedWriteTransport,
+};
+
+use crate::thrift::THBaseServiceSyncClient;
+
+/// How Thrift messages travel to the gateway; it must match the gateway's
+/// own setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// Messages straight on the socket: `hbase thrift2`'s default.
+    #[default]
+    Buffered,
+    /// Each message in a frame with its length (`hbase thrift2 -f`,
+    /// `hbase.regionserver.thrift.framed`; needed by its nonblocking and
+    /// hsha servers).
+    Framed,
+    /// Each call an HTTP `POST` of the message to the gateway's HTTP mode
+    /// (`hbase.regionserver.thrift.http`), over TLS when the address is
+    /// `https://...` (`hbase.thrift.ssl.enabled`): the only mode in which
+    /// HBase's gateway serves TLS, and how it sits behind Knox and load
+    /// balancers.
+    Http,
+}
+
+/// The Thrift protocol, as the gateway speaks it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// Thrift's binary protocol: the gateway's default.
+    #[default]
+    Binary,
+    /// Thrift's compact protocol (`hbase thrift2 -c`,
+    /// `hbase.regionserver.thrift.compact`).
+    Compact,
+}
+
+/// The certificates of an HTTPS gateway ([`Transport::Http`] with an
+/// `https://` address): the root certificate(s) its certificate is checked
+/// against, and a client certificate when the gateway asks for one.
+///
+/// ```no_run
+/// use rowkey_hbase::{Client, Tls, Transport};
+///
+/// let tls = Tls::root_pem(std::fs::read("ca.pem")?);
+/// let hbase = Client::builder("https://thrift.example.com:9090/")
+///     .transport(Transport::Http)
+///     .tls(tls)
+///     .build()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Tls {
+    pub(crate) roots: Vec<u8>,
+    pub(crate) identity: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Tls {
+    /// Trusts the certificates in `pem` (one or more `CERTIFICATE` blocks)
+    /// and no other.
+    pub fn root_pem(pem: impl Into<Vec<u8>>) -> Tls {
+        Tls {
+            roots: pem.into(),
+            identity: None,
+        }
+    }
+
+    /// Presents a client certificate: `chain` (PEM `CERTIFICATE`s, the
+    /// client's first) and its private key (PEM, PKCS#8, PKCS#1 or SEC1).
+    pub fn client_identity(mut self, chain: impl Into<Vec<u8>>, key: impl Into<Vec<u8>>) -> Tls {
+        self.identity = Some((chain.into(), key.into()));
+        self
+    }
+
+    /// The TLS settings of an HTTP agent, or what is wrong with the PEM.
+    fn config(&self) -> Result<ureq::tls::TlsConfig, String> {
+        let certs = |pem: &[u8], what: &str| {
+            let certs = ureq::tls::parse_pem(pem)
+                .filter_map(|item| match item {
+                    Ok(ureq::tls::PemItem::Certificate(c)) => Some(Ok(c)),
+                    Ok(_) => None,
+                    Err(e) => Some(Err(format!("{what}: {e}"))),
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            if certs.is_empty() {
+                return Err(format!("{what}: no PEM CERTIFICATE block"));
+            }
+            Ok(certs)
+        };
+        let roots = certs(&self.roots, "the root certificate")?;
+        let mut config = ureq::tls::TlsConfig::builder()
+            .root_certs(ureq::tls::RootCerts::new_with_certs(&roots));
+        if let Some((chain, key)) = &self.identity {
+            let chain = certs(chain, "the client certificate")?;
+            let key = ureq::tls::PrivateKey::from_pem(key)
+                .map_err(|e| format!("the client certificate's private key: {e}"))?;
+            config = config.client_cert(Some(ureq::tls::ClientCert::new_with_certs(&chain, key)));
+        }
+        Ok(config.build())
+    }
+}
+
+/// The Thrift2 client of one connection.
+pub(crate) type Thrift =
+    THBaseServiceSyncClient<Box<dyn TInputProtocol + Send>, Box<dyn TOutputProtocol + Send>>;
+
+/// Where and how to open connections: fixed when the client is built.
+pub(crate) struct Endpoint {
+    /// The address as given (for errors).
+    pub(crate) addr: String,
+    kind: EndpointKind,
+    protocol: Protocol,
+    connect_timeout: Duration,
+}
+
+enum EndpointKind {
+    Socket {
+        addrs: Vec<SocketAddr>,
+        framed: bool,
+    },
+    Http {
+        url: String,
+        agent: ureq::Agent,
+    },
+}
+
+impl Endpoint {
+    pub(crate) fn new(
+        addr: &str,
+        transport: Transport,
+        protocol: Protocol,
+        connect_timeout: Duration,
+        tls: Option<&Tls>,
+    ) -> Result<Endpoint, crate::Error> {
+        let kind = match transport {
+            Transport::Buffered | Transport::Framed => {
+                if tls.is_some() {
+                    return Err(crate::Error::Config(
+                        "TLS needs Transport::Http: HBase's Thrift gateway serves TLS only in its HTTP mode".into(),
+                    ));
+                }
+                let addrs = addr
+                    .to_socket_addrs()
+                    .map_err(|source| crate::Error::Connect {
+                        addr: addr.to_string(),
+                        source,
+                    })?
+                    .collect();
+                EndpointKind::Socket {
+                    addrs,
+                    framed: transport == Transport::Framed,
+                }
+            }
+            Transport::Http => {
+                let url = if addr.starts_with("http://") || addr.starts_with("https://") {
+                    addr.to_string()
+                } else if tls.is_some() {
+                    format!("https://{addr}/")
+                } else {
+                    format!("http://{addr}/")
+                };
+                let mut config = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .timeout_connect(Some(connect_timeout))
+                    .user_agent("rowkey-hbase");
+                if let Some(tls) = tls {
+                    config = config.tls_config(tls.config().map_err(crate::Error::Config)?);
+                }
+                EndpointKind::Http {
+                    url,
+                    agent: config.build().into(),
+                }
+            }
+        };
+        Ok(Endpoint {
+            addr: addr.to_string(),
+            kind,
+            protocol,
+            connect_timeout,
+        })
+    }
+
+    /// Opens a connection, waiting at most the connect timeout and at most
+    /// until `deadline`. An `io::ErrorKind::TimedOut` error means it did
+    /// not connect in time.
+    pub(crate) fn open(&self, deadline: Instant) -> io::Result<Conn> {
+        let clock = Arc::new(Clock::default());
+        let (read, write): (Box<dyn Read + Send>, Box<dyn Write + Send>) = match &self.kind {
+            EndpointKind::Socket { addrs, framed } => {
+                let stream = self.connect(addrs, deadline)?;
+                stream.set_nodelay(true)?;
+                let read = Socket {
+                    stream: stream.try_clone()?,
+                    clock: Arc::clone(&clock),
+                };
+                let write = Socket {
+                    stream,
+                    clock: Arc::clone(&clock),
+                };
+                if *framed {
+                    (
+                        Box::new(TFramedReadTransport::new(read)),
+                        Box::new(TFramedWriteTransport::new(write)),
+                    )
+                } else {
+                    (
+                        Box::new(TBufferedReadTransport::new(read)),
+                        Box::new(TBufferedWriteTransport::new(write)),
+                    )
+                }
+            }
+            EndpointKind::Http { url, agent } => {
+                let shared = Arc::new(Mutex::new(Exchange {
+                    agent: agent.clone(),
+                    url: url.clone(),
+                    clock: Arc::clone(&clock),
+                    request: Vec::new(),
+                    response: Cursor::new(Vec::new()),
+                }));
+                (
+                    Box::new(HttpRead(Arc::clone(&shared))),
+                    Box::new(HttpWrite(shared)),
+                )
+            }
+        };
+        let (input, output): (
+            Box<dyn TInputProtocol + Send>,
+            Box<dyn TOutputProtocol + Send>,
+        ) = match self.protocol {
+            Protocol::Binary => (
+                Box::new(TBinaryInputProtocol::new(read, true)),
+                Box::new(TBinaryOutputProtocol::new(write, true)),
+            ),
+            Protocol::Compact => (
+                Box::new(TCompactInputProtocol::new(read)),
+                Box::new(TCompactOutputProtocol::new(write)),
+            ),
+        };
+        Ok(Conn {
+            thrift: THBaseServiceSyncClient::new(input, output),
+            clock,
+        })
+    }
+
+    /// The first address that accepts, each tried until the connect timeout
+    /// or the deadline, whichever is sooner.
+    fn connect(&self, addrs: &[SocketAddr], deadline: Instant) -> io::Result<TcpStream> {
+        let mut last = io::Error::new(io::ErrorKind::NotFound, "the address resolves to nothing");
+        for addr in addrs {
+            let wait = self
+                .connect_timeout
+                .min(deadline.saturating_duration_since(Instant::now()));
+            if wait.is_zero() {
+                return Err(io::Error::new(io::ErrorKind::TimedOut, "connect timed out"));
+            }
+            match TcpStream::connect_timeout(addr, wait) {
+                Ok(stream) => return Ok(stream),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+}
+
+/// A gateway connection and the deadline of the call it serves.
+pub(crate) struct Conn {
+    pub(crate) thrift: Thrift,
+    clock: Arc<Clock>,
+}
+
+impl Conn {
+    /// Sets the deadline of the next call.
+    pub(crate) fn begin(&self, deadline: Instant) {
+        *self
+            .clock
+            .deadline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(deadline);
+        self.clock.timed_out.store(false, Ordering::Relaxed);
+    }
+
+    /// A read or write of the call passed its deadline.
+    pub(crate) fn timed_out(&self) -> bool {
+        self.clock.timed_out.load(Ordering::Relaxed)
+    }
+}
+
+/// The deadline shared by a connection's read and write halves.
+#[derive(Default)]
+struct Clock {
+    deadline: Mutex<Option<Instant>>,
+    timed_out: AtomicBool,
+}
+
+impl Clock {
+    /// The time left until the deadline, or a `TimedOut` error once it has
+    /// passed.
+    fn left(&self) -> io::Result<Option<Duration>> {
+        let deadline = *self.deadline.lock().unwrap_or_else(|e| e.into_inner());
+        match deadline {
+            None => Ok(None),
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => Ok(Some(left)),
+                _ => Err(self.expired()),
+            },
+        }
+    }
+
+    fn expired(&self) -> io::Error {
+        self.timed_out.store(true, Ordering::Relaxed);
+        io::Error::new(io::ErrorKind::TimedOut, "the call's deadline passed")
+    }
+
+    /// A socket timeout (`WouldBlock` on Unix, `TimedOut` on Windows) as
+    /// the deadline passing.
+    fn check<T>(&self, r: io::Result<T>) -> io::Result<T> {
+        match r {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(self.expired())
+            }
+            r => r,
+        }
+    }
+}
+
+/// One half of a TCP connection, every read and write bounded by the
+/// call's deadline.
+struct Socket {
+    stream: TcpStream,
+    clock: Arc<Clock>,
+}
+
+impl Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.clock.left()?;
+        self.stream.set_read_timeout(left)?;
+        let r = self.stream.read(buf);
+        self.clock.check(r)
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let left = self.clock.left()?;
+        self.stream.set_write_timeout(left)?;
+        let r = self.stream.write(buf);
+        self.clock.check(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
+}
+
+/// An HTTP connection's call in progress: the message being written, then
+/// the answer being read.
+struct Exchange {
+    agent: ureq::Agent,
+    url: String,
+    clock: Arc<Clock>,
+    request: Vec<u8>,
+    response: Cursor<Vec<u8>>,
+}
+
+impl Exchange {
+    /// POSTs the message written so far; its answer is what is read next.
+    fn send(&mut self) -> io::Result<()> {
+        let body = std::mem::take(&mut self.request);
+        let left = self.clock.left()?;
+        let request = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(left)
+            .build()
+            .header("Content-Type", "application/x-thrift")
+            .header("Accept", "application/x-thrift");
+        let mut response = match request.send(&body[..]) {
+            Ok(r) => r,
+            Err(ureq::Error::Timeout(_)) => return Err(self.clock.expired()),
+            Err(ureq::Error::Io(e)) => return self.clock.check(Err(e)),
+            Err(e) => return Err(io::Error::other(format!("POST {}: {e}", self.url))),
+        };
+        let status = response.status();
+        if !status.is_success() {
+            return Err(io::Error::other(format!(
+                "POST {}: the gateway answered HTTP {status}",
+                self.url
+            )));
+        }
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(u64::MAX)
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::Timeout(_) => self.clock.expired(),
+                e => io::Error::other(format!("POST {}: reading the answer: {e}", self.url)),
+            })?;
+        self.response = Cursor::new(bytes);
+        Ok(())
+    }
+}
+
+struct HttpRead(Arc<Mutex<Exchange>>);
+struct HttpWrite(Arc<Mutex<Exchange>>);
+
+impl Read for HttpRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .response
+            .read(buf)
+    }
+}
+
+impl Write for HttpWrite {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut exchange = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        exchange.request.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    /// The end of a message: it is sent.
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).send()
+    }
+}

@@ -1,0 +1,432 @@
+//! Writes and deletes: streamed from the caller's rows in batches, each
+//! call's cells stamped with one timestamp so that a batch sent again
+//! writes the same cells.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rowkey_core::hbase::to_string_binary;
+use rowkey_core::RowKey;
+use thrift::protocol::{
+    verify_expected_message_type, verify_expected_sequence_number, verify_expected_service_call,
+    TFieldIdentifier, TListIdentifier, TMessageIdentifier, TMessageType, TSerializable,
+    TStructIdentifier, TType,
+};
+use thrift::TThriftClient;
+
+use crate::client::Client;
+use crate::error::{Error, RejectedRow};
+use crate::ops::encode;
+use crate::thrift::{TColumnValue, TDelete, TDurability, TIOError, TPut, TTHBaseServiceSyncClient};
+use crate::transport::Thrift;
+use crate::types::{Cell, MAX_ROW_LENGTH};
+
+/// How HBase persists a write (HBase's `Durability`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// The table's setting (`USE_DEFAULT`).
+    #[default]
+    Default,
+    /// No write-ahead log: lost if a region server fails before a flush.
+    SkipWal,
+    /// The log written in the background.
+    AsyncWal,
+    /// The log written before the write is acknowledged.
+    SyncWal,
+    /// The log written and synced to disk before it is acknowledged.
+    FsyncWal,
+}
+
+impl Durability {
+    fn thrift(self) -> Option<TDurability> {
+        match self {
+            Durability::Default => None,
+            Durability::SkipWal => Some(TDurability::SKIP_WAL),
+            Durability::AsyncWal => Some(TDurability::ASYNC_WAL),
+            Durability::SyncWal => Some(TDurability::SYNC_WAL),
+            Durability::FsyncWal => Some(TDurability::FSYNC_WAL),
+        }
+    }
+}
+
+/// Settings of one write or delete call, set by struct update from
+/// `WriteOptions::default()`.
+///
+/// ```
+/// use rowkey_hbase::{Durability, WriteOptions};
+///
+/// let opts = WriteOptions { timestamp: Some(1_700_000_000_000), durability: Durability::SkipWal };
+/// assert_eq!(WriteOptions::default().timestamp, None);
+/// # let _ = opts;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// The timestamp of every cell written (or the newest version a delete
+    /// removes), in milliseconds since the epoch. `None`: the client's
+    /// clock when the call starts. One timestamp per call is what makes a
+    /// retried batch idempotent: a put sent twice writes the same cell,
+    /// where a server-stamped put would write a second version.
+    pub timestamp: Option<i64>,
+    /// How HBase persists the write.
+    pub durability: Durability,
+}
+
+impl WriteOptions {
+    fn stamp(&self) -> i64 {
+        self.timestamp.unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        })
+    }
+}
+
+/// A batch being written: the puts and their rows' positions in the input.
+struct Batch {
+    puts: Vec<TPut>,
+    indices: Vec<usize>,
+}
+
+impl Client {
+    /// Writes rows keyed by typed keys: for each row, cells
+    /// `(family, qualifier, value)`, all stamped with one timestamp (the
+    /// client's clock when the call starts; see [`WriteOptions`]).
+    ///
+    /// The rows are read from the iterator as they are sent, in
+    /// `putMultiple` calls of [`with_write_batch`](Self::with_write_batch)
+    /// rows: one batch is in memory at a time. A batch that fails as a
+    /// whole and may succeed again (a connection that failed, a region
+    /// server that was busy) is sent again, as the client's
+    /// [`RetryPolicy`](crate::RetryPolicy) allows; since its cells carry
+    /// their timestamp, sending it twice writes the same cells.
+    ///
+    /// Rows HBase cannot take are [`Error::Rejected`], each named with its
+    /// position in the input, and every other row is written: a key that is
+    /// empty or longer than [`MAX_ROW_LENGTH`] and a row without cells are
+    /// not sent; a row naming a family the table does not have is found
+    /// from the table's families when HBase refuses its batch; any other
+    /// refusal of a batch is resolved row by row. A missing table is one
+    /// error at once. A key that cannot be encoded is [`Error::Encode`]:
+    /// the rows of its batch are not sent (earlier batches were written).
+    pub fn write_rows<K: RowKey>(
+        &self,
+        table: &str,
+        rows: impl IntoIterator<Item = (K, Vec<Cell>)>,
+    ) -> Result<(), Error> {
+        self.write_rows_with(table, rows, WriteOptions::default())
+    }
+
+    /// [`write_rows`](Self::write_rows) with a timestamp and durability of
+    /// the caller's.
+    pub fn write_rows_with<K: RowKey>(
+        &self,
+        table: &str,
+        rows: impl IntoIterator<Item = (K, Vec<Cell>)>,
+        options: WriteOptions,
+    ) -> Result<(), Error> {
+        let rows = rows
+            .into_iter()
+            .map(|(key, cells)| Ok((encode(table, &key)?, cells)));
+        self.write_stream(table, rows, options)
+    }
+
+    /// [`write_rows`](Self::write_rows) for keys already encoded: rows
+    /// `(key bytes, cells)`.
+    pub fn write_raw_rows(
+        &self,
+        table: &str,
+        rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
+    ) -> Result<(), Error> {
+        self.write_raw_rows_with(table, rows, WriteOptions::default())
+    }
+
+    /// [`write_raw_rows`](Self::write_raw_rows) with a timestamp and
+    /// durability of the caller's.
+    pub fn write_raw_rows_with(
+        &self,
+        table: &str,
+        rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
+        options: WriteOptions,
+    ) -> Result<(), Error> {
+        self.write_stream(table, rows.into_iter().map(Ok), options)
+    }
+
+    fn write_stream(
+        &self,
+        table: &str,
+        rows: impl Iterator<Item = Result<(Vec<u8>, Vec<Cell>), Error>>,
+        options: WriteOptions,
+    ) -> Result<(), Error> {
+        let stamp = options.stamp();
+        let durability = options.durability.thrift();
+        let mut rejected = Vec::new();
+        let mut batch = Batch {
+            puts: Vec::with_capacity(self.write_batch.min(1 << 16)),
+            indices: Vec::new(),
+        };
+        let mut families = None;
+        for (index, row) in rows.enumerate() {
+            let (key, cells) = row?;
+            if let Some(message) = unsendable(&key, &cells) {
+                rejected.push(RejectedRow {
+                    index,
+                    key: to_string_binary(&key),
+                    message,
+                });
+                continue;
+            }
+            batch.puts.push(tput(key, cells, stamp, durability));
+            batch.indices.push(index);
+            if batch.puts.len() == self.write_batch {
+                self.send(table, &mut batch, &mut rejected, &mut families)?;
+            }
+        }
+        if !batch.puts.is_empty() {
+            self.send(table, &mut batch, &mut rejected, &mut families)?;
+        }
+        rejected.sort_by_key(|r| r.index);
+        if rejected.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Rejected {
+                table: table.to_string(),
+                rejected,
+            })
+        }
+    }
+
+    /// Sends a batch (retried while that is safe); when HBase refuses it,
+    /// finds the rows it refuses and writes the others. Leaves the batch
+    /// empty.
+    fn send(
+        &self,
+        table: &str,
+        batch: &mut Batch,
+        rejected: &mut Vec<RejectedRow>,
+        families: &mut Option<Vec<String>>,
+    ) -> Result<(), Error> {
+        let name = table.as_bytes();
+        let result = self.call("putMultiple", table, None, true, |t| {
+            put_multiple(t, name, &batch.puts)
+        });
+        match result {
+            Ok(()) => {}
+            Err(Error::Server { message, .. }) if message.contains("NoSuchColumnFamily") => {
+                // The rows naming a family the table lacks, from its
+                // families: no round trip per row.
+                let known = match families {
+                    Some(f) => f,
+                    None => families.insert(self.families(table)?),
+                };
+                let mut keep = Batch {
+                    puts: Vec::new(),
+                    indices: Vec::new(),
+                };
+                for (put, index) in batch.puts.drain(..).zip(batch.indices.drain(..)) {
+                    let unknown = put
+                        .column_values
+                        .iter()
+                        .find(|c| !known.iter().any(|f| f.as_bytes() == c.family.as_slice()));
+                    match unknown {
+                        Some(c) => rejected.push(RejectedRow {
+                            index,
+                            key: to_string_binary(&put.row),
+                            message: format!(
+                                "table {table} has no column family {}",
+                                String::from_utf8_lossy(&c.family)
+                            ),
+                        }),
+                        None => {
+                            keep.puts.push(put);
+                            keep.indices.push(index);
+                        }
+                    }
+                }
+                if !keep.puts.is_empty() {
+                    let again = self.call("putMultiple", table, None, true, |t| {
+                        put_multiple(t, name, &keep.puts)
+                    });
+                    match again {
+                        Ok(()) => {}
+                        Err(Error::Server { .. }) => self.row_by_row(table, &keep, rejected)?,
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Err(e @ Error::Server { .. }) if whole_call(&e) => return Err(e),
+            Err(Error::Server { .. }) => self.row_by_row(table, batch, rejected)?,
+            Err(e) => return Err(e),
+        }
+        batch.puts.clear();
+        batch.indices.clear();
+        Ok(())
+    }
+
+    /// Each put of a refused batch alone, so that every row HBase accepts
+    /// is written and each one it refuses is named.
+    fn row_by_row(
+        &self,
+        table: &str,
+        batch: &Batch,
+        rejected: &mut Vec<RejectedRow>,
+    ) -> Result<(), Error> {
+        for (put, &index) in batch.puts.iter().zip(&batch.indices) {
+            let one = std::slice::from_ref(put);
+            match self.call("put", table, Some(&put.row), true, |t| {
+                put_multiple(t, table.as_bytes(), one)
+            }) {
+                Ok(()) => {}
+                Err(Error::Server { key, message, .. }) => rejected.push(RejectedRow {
+                    index,
+                    key: key.unwrap_or_default(),
+                    message,
+                }),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes the rows at `keys` (every cell of each, up to the call's
+    /// timestamp: see [`WriteOptions`]), in `deleteMultiple` calls of
+    /// [`with_write_batch`](Self::with_write_batch) keys, retried like
+    /// writes (a delete up to a fixed timestamp removes the same cells
+    /// however often it is sent). Deleting a row that does not exist is not
+    /// an error.
+    pub fn delete_rows<K: RowKey>(
+        &self,
+        table: &str,
+        keys: impl IntoIterator<Item = K>,
+    ) -> Result<(), Error> {
+        let keys = keys.into_iter().map(|k| encode(table, &k));
+        self.delete_stream(table, keys, WriteOptions::default())
+    }
+
+    /// [`delete_rows`](Self::delete_rows) by the keys' bytes, with a
+    /// timestamp and durability of the caller's.
+    pub fn delete_raw_rows_with(
+        &self,
+        table: &str,
+        keys: impl IntoIterator<Item = Vec<u8>>,
+        options: WriteOptions,
+    ) -> Result<(), Error> {
+        self.delete_stream(table, keys.into_iter().map(Ok), options)
+    }
+
+    fn delete_stream(
+        &self,
+        table: &str,
+        keys: impl Iterator<Item = Result<Vec<u8>, Error>>,
+        options: WriteOptions,
+    ) -> Result<(), Error> {
+        let stamp = options.stamp();
+        let durability = options.durability.thrift();
+        let mut keys = keys.peekable();
+        while keys.peek().is_some() {
+            let batch = keys
+                .by_ref()
+                .take(self.write_batch)
+                .map(|k| Ok(TDelete::new(k?, None, stamp, None, None, durability)))
+                .collect::<Result<Vec<_>, Error>>()?;
+            // Keys only: a copy per try costs little.
+            self.call("deleteMultiple", table, None, true, |t| {
+                t.delete_multiple(table.as_bytes().to_vec(), batch.clone())
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a row cannot be sent, if it cannot: HBase's client refuses these
+/// before sending them.
+fn unsendable(key: &[u8], cells: &[Cell]) -> Option<String> {
+    match key.len() {
+        1..=MAX_ROW_LENGTH if cells.is_empty() => Some("a row without cells".to_string()),
+        1..=MAX_ROW_LENGTH => None,
+        len => Some(format!(
+            "a row key of {len} bytes: HBase takes 1 to {MAX_ROW_LENGTH}"
+        )),
+    }
+}
+
+/// A refusal of the whole call, which no row of it mends: the table is
+/// missing or disabled.
+fn whole_call(e: &Error) -> bool {
+    matches!(e, Error::Server { message, .. }
+        if message.contains("TableNotFoundException") || message.contains("TableNotEnabledException"))
+}
+
+fn tput(key: Vec<u8>, cells: Vec<Cell>, stamp: i64, durability: Option<TDurability>) -> TPut {
+    let values = cells
+        .into_iter()
+        .map(|(family, qualifier, value)| {
+            TColumnValue::new(family.into_bytes(), qualifier, value, None, None, None)
+        })
+        .collect();
+    TPut::new(key, values, stamp, None, durability, None)
+}
+
+/// `putMultiple` with the puts borrowed, so that a batch is sent again
+/// without a copy: the generated client's call takes them by value. The
+/// same messages as the generated `put_multiple` (`THBaseService
+/// .putMultiple(table, tputs)`, answered by nothing or a `TIOError`).
+fn put_multiple(t: &mut Thrift, table: &[u8], puts: &[TPut]) -> thrift::Result<()> {
+    t.increment_sequence_number();
+    let seq = t.sequence_number();
+    let o = t.o_prot_mut();
+    o.write_message_begin(&TMessageIdentifier::new(
+        "putMultiple",
+        TMessageType::Call,
+        seq,
+    ))?;
+    o.write_struct_begin(&TStructIdentifier::new("putMultiple_args"))?;
+    o.write_field_begin(&TFieldIdentifier::new("table", TType::String, 1))?;
+    o.write_bytes(table)?;
+    o.write_field_end()?;
+    o.write_field_begin(&TFieldIdentifier::new("tputs", TType::List, 2))?;
+    let len = i32::try_from(puts.len()).map_err(|_| {
+        thrift::Error::Protocol(thrift::ProtocolError::new(
+            thrift::ProtocolErrorKind::SizeLimit,
+            "more than 2^31 puts",
+        ))
+    })?;
+    o.write_list_begin(&TListIdentifier::new(TType::Struct, len))?;
+    for put in puts {
+        put.write_to_out_protocol(o)?;
+    }
+    o.write_list_end()?;
+    o.write_field_end()?;
+    o.write_field_stop()?;
+    o.write_struct_end()?;
+    o.write_message_end()?;
+    o.flush()?;
+
+    let i = t.i_prot_mut();
+    let ident = i.read_message_begin()?;
+    verify_expected_sequence_number(seq, ident.sequence_number)?;
+    verify_expected_service_call("putMultiple", &ident.name)?;
+    if ident.message_type == TMessageType::Exception {
+        let e = thrift::Error::read_application_error_from_in_protocol(i)?;
+        i.read_message_end()?;
+        return Err(thrift::Error::Application(e));
+    }
+    verify_expected_message_type(TMessageType::Reply, ident.message_type)?;
+    i.read_struct_begin()?;
+    let mut io = None;
+    loop {
+        let field = i.read_field_begin()?;
+        if field.field_type == TType::Stop {
+            break;
+        }
+        match field.id {
+            Some(1) => io = Some(TIOError::read_from_in_protocol(i)?),
+            _ => i.skip(field.field_type)?,
+        }
+        i.read_field_end()?;
+    }
+    i.read_struct_end()?;
+    i.read_message_end()?;
+    match io {
+        Some(e) => Err(thrift::Error::User(Box::new(e))),
+        None => Ok(()),
+    }
+}
