@@ -34,6 +34,7 @@ pub struct Client {
 
 struct Shared {
     pool: Pool,
+    transport: Transport,
     request_timeout: Duration,
     connect_timeout: Duration,
     retry: RetryPolicy,
@@ -263,6 +264,7 @@ impl ClientBuilder {
         let client = Client {
             shared: Arc::new(Shared {
                 pool: Pool::new(endpoint, self.pool_size),
+                transport: self.transport,
                 request_timeout: self.request_timeout,
                 connect_timeout: self.connect_timeout,
                 retry: self.retry,
@@ -346,6 +348,11 @@ impl Client {
             rows_read: get(&c.rows_read),
             open: self.shared.pool.open(),
         }
+    }
+
+    /// How messages travel to the gateway.
+    pub fn transport(&self) -> Transport {
+        self.shared.transport
     }
 
     /// The retry policy.

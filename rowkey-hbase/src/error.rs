@@ -71,7 +71,7 @@ pub enum Error {
     /// The connection to the gateway failed, or the gateway answered
     /// something that is not the answer to the call (it went away
     /// mid-scan, a reply out of sequence). The connection is discarded.
-    #[error("HBase {op} on table {table}{}: the gateway connection failed: {source}", at(.key))]
+    #[error("HBase {op} on table {table}{}: the gateway connection failed: {}", at(.key), cause(.source))]
     Thrift {
         /// The Thrift2 call.
         op: &'static str,
@@ -123,6 +123,23 @@ pub enum Error {
     /// PEM, a transport without the address it needs).
     #[error("HBase client settings: {0}")]
     Config(String),
+}
+
+/// What a thrift error says, its message included (the thrift library's
+/// own `Display` of a transport or protocol error prints only its kind:
+/// "transport error").
+fn cause(e: &thrift::Error) -> String {
+    let (kind, message) = match e {
+        thrift::Error::Transport(t) => (t.to_string(), &t.message),
+        thrift::Error::Protocol(p) => (p.to_string(), &p.message),
+        thrift::Error::Application(a) => (a.to_string(), &a.message),
+        thrift::Error::User(u) => return u.to_string(),
+    };
+    if message.is_empty() || message == &kind {
+        kind
+    } else {
+        format!("{kind}: {message}")
+    }
 }
 
 fn at(key: &Option<String>) -> String {

@@ -16,12 +16,28 @@ impl Client {
     /// salt bucket; none for one region). Not retried: a create that
     /// reached HBase before its connection failed would fail again as
     /// "exists".
+    ///
+    /// On a [`Transport::Framed`](crate::Transport::Framed) gateway, a
+    /// table with split points is refused here ([`Error::Config`]): HBase's
+    /// gateway (2.6) reads split keys with `ByteBuffer.array()`
+    /// (`ThriftUtilities.splitKeyFromThrift`), which on a framed transport
+    /// is the whole request's frame, so HBase would fail with "Internal
+    /// error processing createTable". Create such tables through an
+    /// unframed or HTTP gateway, or the HBase shell
+    /// ([`rowkey_core::hbase`] writes its `create` statement).
     pub fn create_table(
         &self,
         table: &str,
         families: &[&str],
         split_points: &[Vec<u8>],
     ) -> Result<(), Error> {
+        if self.transport() == crate::Transport::Framed && !split_points.is_empty() {
+            return Err(Error::Config(format!(
+                "cannot create {table} with split points through a framed gateway: HBase's \
+                 gateway reads them from the request's frame whole (ThriftUtilities.splitKeyFromThrift); \
+                 use an unframed or HTTP gateway, or the HBase shell"
+            )));
+        }
         let columns = families.iter().map(|f| family(f)).collect::<Vec<_>>();
         let desc = TTableDescriptor::new(table_name(table), columns, None, None);
         self.call("createTable", table, None, false, |t| {
