@@ -247,6 +247,9 @@ impl AsyncClient {
     }
 }
 
+/// A batch of a scan's rows, read on the blocking pool.
+type Batch = Vec<Result<Row, Error>>;
+
 type Opener = Box<dyn FnOnce(&Client) -> Result<Rows, Error> + Send>;
 
 /// Where a [`RowStream`] is.
@@ -254,9 +257,9 @@ enum State {
     /// Not opened yet.
     Start(Client, Opener),
     /// Between batches: the scan, waiting for the next poll.
-    Idle(Rows),
+    Idle(Box<Rows>),
     /// A batch being read on the blocking pool.
-    Fetching(JoinHandle<(Rows, Vec<Result<Row, Error>>)>),
+    Fetching(JoinHandle<(Box<Rows>, Batch)>),
     /// Opening the scan on the blocking pool.
     Opening(JoinHandle<Result<Rows, Error>>),
     Done,
@@ -311,7 +314,7 @@ impl Stream for RowStream {
                         this.state = State::Opening(handle);
                         return Poll::Pending;
                     }
-                    Poll::Ready(Ok(rows)) => this.state = State::Idle(rows),
+                    Poll::Ready(Ok(rows)) => this.state = State::Idle(Box::new(rows)),
                     Poll::Ready(Err(e)) => return Poll::Ready(Some(Err(e))),
                 },
                 State::Idle(mut rows) => {
