@@ -258,19 +258,21 @@ fn out_of_step(kind: ApplicationErrorKind) -> bool {
     )
 }
 
-/// HBase's failures that no retry mends, whatever `canRetry` says (the
-/// gateway wraps them in a `RetriesExhaustedWithDetailsException`, which
-/// it marks as retryable).
+/// HBase's failures that no retry of ours mends, whatever `canRetry` says:
+/// the gateway's own HBase client has already retried a batch it reports
+/// as `RetriesExhaustedWithDetailsException` ("Failed N actions: ...",
+/// which it marks as retryable; a missing table or family among them).
 pub(crate) fn permanent(message: &str) -> bool {
-    [
-        "TableNotFoundException",
-        "NoSuchColumnFamilyException",
-        "DoNotRetryIOException",
-        "TableNotEnabledException",
-        "TableExistsException",
-    ]
-    .iter()
-    .any(|name| message.contains(name))
+    (message.starts_with("Failed ") && message.contains(" action"))
+        || [
+            "TableNotFoundException",
+            "NoSuchColumnFamilyException",
+            "DoNotRetryIOException",
+            "TableNotEnabledException",
+            "TableExistsException",
+        ]
+        .iter()
+        .any(|name| message.contains(name))
 }
 
 /// A row that [`Client::write_rows`](crate::Client::write_rows) could not

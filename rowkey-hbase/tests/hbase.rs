@@ -9,7 +9,7 @@
 use rowkey_core::prelude::*;
 use rowkey_core::{any_of, KeyFilter};
 use rowkey_hbase::testing::HBase;
-use rowkey_hbase::{Cell, Client, Error, Pushdown, MAX_ROW_LENGTH};
+use rowkey_hbase::{Cell, Client, Durability, Error, Pushdown, WriteOptions, MAX_ROW_LENGTH};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[salt(buckets = 16, by(user_id))]
@@ -68,13 +68,13 @@ fn model<K: RowKey>(rows: &[K], filter: &KeyFilter) -> Vec<Vec<u8>> {
 }
 
 /// A skip scan's keys, where its filter ran and the rows the server sent.
-fn skip(c: &mut Client, table: &str, filter: &KeyFilter) -> (Vec<Vec<u8>>, Pushdown, usize) {
+fn skip(c: &Client, table: &str, filter: &KeyFilter) -> (Vec<Vec<u8>>, Pushdown, usize) {
     let mut rows = c.filter(table, filter, None).unwrap();
     let keys: Vec<Vec<u8>> = rows.by_ref().map(|r| r.unwrap().0).collect();
     (keys, rows.pushdown().unwrap(), rows.rows_read())
 }
 
-fn skip_scans_run_on_the_region_servers(c: &mut Client) {
+fn skip_scans_run_on_the_region_servers(c: &Client) {
     let points: Vec<Point> = (0..10u16)
         .flat_map(|metric| {
             (0..40u32)
@@ -158,7 +158,7 @@ fn hbase() -> HBase {
     HBase::start().unwrap_or_else(|e| panic!("HBase starts: {e}"))
 }
 
-fn pre_split_tables_have_one_region_per_bucket(c: &mut Client) {
+fn pre_split_tables_have_one_region_per_bucket(c: &Client) {
     for (table, splits) in [
         ("regions_binary", Event::split_points()),
         ("regions_text", Text::split_points()),
@@ -192,7 +192,7 @@ fn pre_split_tables_have_one_region_per_bucket(c: &mut Client) {
 
 /// With batches of 4 rows: one batch of valid rows, two with a bad one.
 fn rejected_rows_are_named_and_the_others_written(c: Client) {
-    let c = &mut c.with_write_batch(4);
+    let c = &c.with_write_batch(4);
     c.create_table("rejects", &["d"], &[]).unwrap();
     let mut rows: Vec<(Vec<u8>, Vec<Cell>)> = (0..10u8)
         .map(|i| (vec![b'k', i], cells(u32::from(i))))
@@ -230,7 +230,91 @@ fn rejected_rows_are_named_and_the_others_written(c: Client) {
     assert_eq!(written, want, "every row HBase accepts is written");
 }
 
-fn foreign_rows_are_errors_and_the_scan_goes_on(c: &mut Client) {
+/// A refusal of the whole call is one error from one call; a batch with
+/// rows naming a family the table lacks is resolved from the table's
+/// families, not row by row; cells carry the call's timestamp.
+fn whole_refusals_at_once_and_the_clients_timestamps(c: &Client) {
+    let rows = |n: u32| (0..n).map(|i| (i.to_be_bytes().to_vec(), cells(i)));
+    let before = c.stats().calls;
+    let err = c.write_raw_rows("no_such_table", rows(2_000)).unwrap_err();
+    assert!(err.to_string().contains("TableNotFoundException"), "{err}");
+    assert!(!err.is_retryable(), "{err:?}");
+    // The refused batch and the lookup of the table: no retry, no row by
+    // row, no second batch.
+    assert_eq!(c.stats().calls - before, 2);
+
+    c.create_table("families", &["d"], &[]).unwrap();
+    let mixed = rows(2_000).map(|(k, v)| {
+        let odd = k[3] % 2 == 1;
+        (
+            k,
+            if odd {
+                vec![("nope".into(), b"q".to_vec(), b"v".to_vec())]
+            } else {
+                v
+            },
+        )
+    });
+    let before = c.stats().calls;
+    let err = c.write_raw_rows("families", mixed).unwrap_err();
+    let Error::Rejected { rejected, .. } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(rejected.len(), 1_000);
+    assert!(rejected
+        .iter()
+        .all(|r| r.index % 2 == 1 && r.message.contains("nope")));
+    // Two batches of 1,000, each refused and its rest sent again; the
+    // table looked up once (exists, families).
+    assert_eq!(c.stats().calls - before, 6, "{:?}", c.stats());
+    let written = c
+        .scan("families", &Scan::from_bounds(b"", b""), None)
+        .unwrap()
+        .count();
+    assert_eq!(written, 1_000);
+
+    // The cells carry the timestamp the caller chose: an older write does
+    // not replace a newer one, whatever the order they arrive in.
+    let key = b"stamped".to_vec();
+    let at = |ts: i64, v: u32| {
+        c.write_raw_rows_with(
+            "families",
+            [(key.clone(), cells(v))],
+            WriteOptions {
+                timestamp: Some(ts),
+                durability: Durability::SkipWal,
+            },
+        )
+        .unwrap();
+    };
+    at(2_000, 2);
+    at(1_000, 1);
+    assert_eq!(c.get_raw("families", &key).unwrap(), Some(cells(2)));
+    c.delete_raw_rows_with(
+        "families",
+        [key.clone()],
+        WriteOptions {
+            timestamp: Some(1_500),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        c.get_raw("families", &key).unwrap(),
+        Some(cells(2)),
+        "a delete up to 1,500 keeps 2,000"
+    );
+    c.delete_raw_rows_with("families", [key.clone()], WriteOptions::default())
+        .unwrap();
+    assert_eq!(c.get_raw("families", &key).unwrap(), None);
+    assert_eq!(
+        c.get_many_raw("families", &[key, 2u32.to_be_bytes().to_vec()])
+            .unwrap(),
+        [None, Some(cells(2))]
+    );
+}
+
+fn foreign_rows_are_errors_and_the_scan_goes_on(c: &Client) {
     c.create_table("foreign", &["d"], &Event::split_points())
         .unwrap();
     let rows = events(200);
@@ -266,7 +350,7 @@ fn foreign_rows_are_errors_and_the_scan_goes_on(c: &mut Client) {
     assert_eq!(c.get("foreign", &missing).unwrap(), None);
 }
 
-fn errors_name_the_table(c: &mut Client) {
+fn errors_name_the_table(c: &Client) {
     // The gateway may open scanners lazily: the error can come with the
     // first row.
     let err = match c.scan("no_such_table", &Event::scan_all(), None) {
@@ -285,10 +369,11 @@ fn errors_name_the_table(c: &mut Client) {
 #[test]
 fn tables_writes_and_typed_scans_on_a_real_hbase() {
     let hbase = hbase();
-    let mut c = hbase.client().unwrap();
-    pre_split_tables_have_one_region_per_bucket(&mut c);
+    let c = hbase.client().unwrap();
+    pre_split_tables_have_one_region_per_bucket(&c);
     rejected_rows_are_named_and_the_others_written(hbase.client().unwrap());
-    foreign_rows_are_errors_and_the_scan_goes_on(&mut c);
+    whole_refusals_at_once_and_the_clients_timestamps(&c);
+    foreign_rows_are_errors_and_the_scan_goes_on(&c);
     // The region servers' own counts: one write request per row written.
     let regions = hbase.region_writes("foreign").unwrap();
     assert_eq!(regions.len(), 16, "{regions:?}");
@@ -304,8 +389,8 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("TableNotFoundException"), "{err}");
-    errors_name_the_table(&mut c);
-    skip_scans_run_on_the_region_servers(&mut c);
+    errors_name_the_table(&c);
+    skip_scans_run_on_the_region_servers(&c);
 }
 
 #[test]
