@@ -1,5 +1,5 @@
-//! A salted, newest-first event table on HBase: define, pre-split, write,
-//! scan one user's last hour, scan all users merged, and the latest 10
+//! A salted, newest-first event table on HBase: define, pre-split, write
+//! from four threads sharing one client, scan one user's last hour, scan all users merged, and the latest 10
 //! events of everyone with a reversed scan.
 //!
 //! Run against an HBase Thrift2 gateway (`hbase thrift2 start`, port 9090):
@@ -53,7 +53,23 @@ fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
     let cell = |e: &UserEvent| -> Vec<Cell> {
         vec![("d".into(), b"kind".to_vec(), e.kind.clone().into_bytes())]
     };
-    hbase.write_rows(events_table, events.iter().map(|e| (e.clone(), cell(e))))?;
+    // Four writers sharing one client: each clone is a handle on the same
+    // pool of gateway connections.
+    std::thread::scope(|s| -> Result<(), rowkey_hbase::Error> {
+        let writers: Vec<_> = events
+            .chunks(150)
+            .map(|chunk| {
+                let hbase = hbase.clone();
+                s.spawn(move || {
+                    hbase.write_rows(events_table, chunk.iter().map(|e| (e.clone(), cell(e))))
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().expect("a writer panicked")?;
+        }
+        Ok(())
+    })?;
     hbase.write_rows(
         time_table,
         events.iter().map(|e| {
