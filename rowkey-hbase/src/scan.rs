@@ -138,6 +138,7 @@ impl Rows {
         let span = tracing::debug_span!(
             "hbase_scan",
             table,
+            call = if reversed { "scan_reversed" } else { "scan" },
             ranges = n,
             reversed,
             rows_read = tracing::field::Empty,

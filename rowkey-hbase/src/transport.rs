@@ -450,3 +450,34 @@ impl Write for HttpWrite {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).send()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CERT: &[u8] = include_bytes!("../tests/data/other-root.pem");
+    const KEY: &[u8] = include_bytes!("../tests/data/other-root.key");
+
+    #[test]
+    fn certificates_and_keys_are_read_or_named() {
+        assert!(Tls::root_pem(CERT).config().is_ok());
+        assert!(Tls::root_pem(CERT)
+            .client_identity(CERT, KEY)
+            .config()
+            .is_ok());
+        let e = Tls::root_pem(&b"-----BEGIN NOTHING-----"[..])
+            .config()
+            .unwrap_err();
+        assert!(e.starts_with("the root certificate"), "{e}");
+        let e = Tls::root_pem(CERT)
+            .client_identity(KEY, KEY)
+            .config()
+            .unwrap_err();
+        assert!(e.starts_with("the client certificate:"), "{e}");
+        let e = Tls::root_pem(CERT)
+            .client_identity(CERT, CERT)
+            .config()
+            .unwrap_err();
+        assert!(e.starts_with("the client certificate's private key"), "{e}");
+    }
+}
