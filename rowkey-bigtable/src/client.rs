@@ -16,7 +16,7 @@ use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Status, Streaming};
 
-use crate::Error;
+use crate::{ClientOptions, Error};
 
 /// The flow-control window of each stream on a channel from
 /// [`Client::endpoint`]: the most one range of a merged read buffers
@@ -50,6 +50,7 @@ pub const CONNECTION_WINDOW: u32 = (1 << 31) - 1;
 pub struct Client {
     transport: Transport,
     table_prefix: Arc<str>,
+    options: Arc<ClientOptions>,
 }
 
 #[derive(Clone)]
@@ -159,7 +160,49 @@ impl Client {
         Client {
             transport: Transport::Channel(BigtableClient::with_interceptor(channel, interceptor)),
             table_prefix: format!("projects/{project}/instances/{instance}/tables/").into(),
+            options: Arc::new(ClientOptions::default()),
         }
+    }
+
+    /// This client with `options`' deadlines, app profile and retries (the
+    /// keepalive is the channel's: see
+    /// [`connect_lazy_with`](Self::connect_lazy_with)).
+    pub fn with_options(mut self, options: ClientOptions) -> Client {
+        self.options = Arc::new(options);
+        self
+    }
+
+    /// The client's deadlines, app profile and retries.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
+    /// [`connect_lazy`](Self::connect_lazy) with `options`: its deadlines,
+    /// app profile and retries on every call, and its HTTP/2 keepalive on
+    /// the channel (pings while idle too, so a half-open connection is
+    /// found and dropped before a call waits on it).
+    ///
+    /// ```no_run
+    /// # fn demo() -> Result<(), rowkey_bigtable::Error> {
+    /// use std::time::Duration;
+    /// use rowkey_bigtable::{Client, ClientOptions};
+    ///
+    /// let options = ClientOptions { total_timeout: Duration::from_secs(30), ..ClientOptions::default() };
+    /// let client = Client::connect_lazy_with("http://127.0.0.1:8086", "p", "i", options)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn connect_lazy_with(
+        uri: &str,
+        project: &str,
+        instance: &str,
+        options: ClientOptions,
+    ) -> Result<Client, Error> {
+        let channel = Client::endpoint(uri)?
+            .http2_keep_alive_interval(options.keepalive_interval)
+            .keep_alive_timeout(options.keepalive_timeout)
+            .keep_alive_while_idle(true)
+            .connect_lazy();
+        Ok(Client::new(channel, project, instance).with_options(options))
     }
 
     /// A client of `project`/`instance` at `uri` over a plaintext channel
@@ -179,9 +222,12 @@ impl Client {
     /// One `ReadRows` call with the routing and feature headers.
     pub(crate) async fn read_rows(
         &self,
-        request: ReadRowsRequest,
+        mut request: ReadRowsRequest,
     ) -> Result<Streaming<ReadRowsResponse>, bigtable_rs::bigtable::Error> {
-        let req = with_headers(request.table_name.clone(), request)?;
+        request.app_profile_id = self.options.app_profile_id.clone().unwrap_or_default();
+        let profile = request.app_profile_id.clone();
+        let table = request.table_name.clone();
+        let req = with_headers(&table, &profile, request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().read_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().read_rows(req).await,
@@ -192,9 +238,12 @@ impl Client {
     /// One `MutateRows` call with the routing and feature headers.
     pub(crate) async fn mutate_rows(
         &self,
-        request: MutateRowsRequest,
+        mut request: MutateRowsRequest,
     ) -> Result<Streaming<MutateRowsResponse>, bigtable_rs::bigtable::Error> {
-        let req = with_headers(request.table_name.clone(), request)?;
+        request.app_profile_id = self.options.app_profile_id.clone().unwrap_or_default();
+        let profile = request.app_profile_id.clone();
+        let table = request.table_name.clone();
+        let req = with_headers(&table, &profile, request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().mutate_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().mutate_rows(req).await,
@@ -211,6 +260,7 @@ impl From<BigTable> for Client {
         Client {
             table_prefix: client.get_full_table_name("").into(),
             transport: Transport::BigtableRs(client),
+            options: Arc::new(ClientOptions::default()),
         }
     }
 }
@@ -229,12 +279,18 @@ impl std::fmt::Debug for Client {
 }
 
 /// `request` with the `x-goog-request-params` routing header for
-/// `table_name` and the `bigtable-features` header.
+/// `table_name` (and the app profile, when there is one, as Google's
+/// clients send it) and the `bigtable-features` header.
 fn with_headers<T>(
-    table_name: String,
+    table_name: &str,
+    app_profile_id: &str,
     request: T,
 ) -> Result<Request<T>, bigtable_rs::bigtable::Error> {
-    let routing = format!("table_name={}", table_name.replace('/', "%2F"));
+    let mut routing = format!("table_name={}", table_name.replace('/', "%2F"));
+    if !app_profile_id.is_empty() {
+        routing.push_str("&app_profile_id=");
+        routing.push_str(app_profile_id);
+    }
     let mut req = Request::new(request);
     let metadata = req.metadata_mut();
     metadata.insert(
@@ -266,4 +322,23 @@ pub fn feature_flags_header() -> String {
         ..FeatureFlags::default()
     };
     base64::engine::general_purpose::URL_SAFE.encode(prost::Message::encode_to_vec(&flags))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_routing_header_names_the_app_profile_when_there_is_one() {
+        let req = with_headers("projects/p/instances/i/tables/t", "batch", ()).unwrap();
+        assert_eq!(
+            req.metadata().get("x-goog-request-params").unwrap(),
+            "table_name=projects%2Fp%2Finstances%2Fi%2Ftables%2Ft&app_profile_id=batch"
+        );
+        let req = with_headers("projects/p/instances/i/tables/t", "", ()).unwrap();
+        assert_eq!(
+            req.metadata().get("x-goog-request-params").unwrap(),
+            "table_name=projects%2Fp%2Finstances%2Fi%2Ftables%2Ft"
+        );
+    }
 }

@@ -31,9 +31,11 @@ use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRang
 
 mod client;
 pub mod emulator;
+mod options;
 mod stream;
 
 pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
+pub use options::ClientOptions;
 
 pub use stream::{
     stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed, stream_scan_with,
@@ -92,6 +94,19 @@ pub enum Error {
         /// Each rejected row, in the order of the input.
         rejected: Vec<RejectedRow>,
     },
+    /// A call made no progress within its deadline
+    /// ([`ClientOptions::total_timeout`]), its retries included.
+    #[error("bigtable {call}: no progress within {deadline:?} ({retries} retries{})", .last.as_ref().map_or(String::new(), |l| format!("; the last error: {l}")))]
+    Timeout {
+        /// `ReadRows` or `MutateRows`.
+        call: &'static str,
+        /// The deadline that passed.
+        deadline: std::time::Duration,
+        /// The retries made before it passed.
+        retries: u32,
+        /// The last error an attempt met, if any.
+        last: Option<String>,
+    },
     /// A key could not be encoded.
     #[error("encoding a row key")]
     Encode(#[source] EncodeError),
@@ -108,6 +123,20 @@ pub enum Error {
         #[source]
         source: DecodeError,
     },
+}
+
+impl Error {
+    /// The call passed its deadline: [`Error::Timeout`], or a
+    /// `DEADLINE_EXCEEDED` status from the server.
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Timeout { .. } => true,
+            Error::Bigtable(bigtable_rs::bigtable::Error::RpcError(s)) => {
+                s.code() == tonic::Code::DeadlineExceeded
+            }
+            _ => false,
+        }
+    }
 }
 
 /// A row that [`write_rows`] could not write.
@@ -556,10 +585,23 @@ async fn send_batch(
         entries,
         ..Default::default()
     };
-    let mut responses = client.mutate_rows(request).await?;
-    while let Some(response) = responses
-        .message()
+    // Not retried (a write may have been applied); bounded, so that a
+    // connection that stopped answering ends the call.
+    let options = client.options();
+    let deadline = options.attempt_timeout.min(options.total_timeout);
+    let timeout = |last: Option<String>| Error::Timeout {
+        call: "MutateRows",
+        deadline,
+        retries: 0,
+        last,
+    };
+    let end = tokio::time::Instant::now() + deadline;
+    let mut responses = tokio::time::timeout_at(end, client.mutate_rows(request))
         .await
+        .map_err(|_| timeout(None))??;
+    while let Some(response) = tokio::time::timeout_at(end, responses.message())
+        .await
+        .map_err(|_| timeout(None))?
         .map_err(|s| Error::Bigtable(s.into()))?
     {
         for entry in response.entries {

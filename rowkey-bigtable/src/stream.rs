@@ -28,11 +28,14 @@ use crate::{Client, Error};
 pub type Row = (Vec<u8>, Vec<RowCell>);
 
 /// How a streamed read retries a range whose stream failed for a transient
-/// reason (the server unavailable, the connection lost, a deadline or an
-/// abort): up to `attempts` times in a row, waiting `initial_backoff`,
-/// doubled after each failure up to `max_backoff`. Reads are idempotent, so
-/// a retried range resumes after the last row it returned and no row is
-/// returned twice.
+/// reason (the server unavailable, the connection lost or reset, a
+/// deadline or an abort) or stalled past its
+/// [`ClientOptions`](crate::ClientOptions) deadlines: up to `attempts`
+/// times in a row, waiting a random time up to `initial_backoff`, a
+/// ceiling doubled after each failure up to `max_backoff` ("full jitter",
+/// so that clients that failed together do not retry together). Reads are
+/// idempotent, so a retried range resumes after the last row it returned
+/// and no row is returned twice.
 ///
 /// ```
 /// use std::time::Duration;
@@ -60,9 +63,13 @@ impl Default for Retry {
 }
 
 /// Whether a failure may pass if the read is tried again: the codes the
-/// Cloud Bigtable client libraries retry reads on, and a connection lost
-/// under a stream (which tonic reports as `Unknown`, with the transport's
-/// error as its source; statuses sent by a server carry no source).
+/// Cloud Bigtable client libraries retry reads on (`DEADLINE_EXCEEDED`,
+/// `UNAVAILABLE`, `ABORTED`), an `INTERNAL` status that reports a reset
+/// stream or a cut connection (the messages Google's Go client retries,
+/// `retryableInternalErrMsgs` in `cloud.google.com/go/bigtable`), and a
+/// connection lost under a stream (which tonic reports as `Unknown`, with
+/// the transport's error as its source; statuses sent by a server carry no
+/// source).
 fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
     use tonic::Code;
     match e {
@@ -70,11 +77,46 @@ fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
             matches!(
                 status.code(),
                 Code::Unavailable | Code::Aborted | Code::DeadlineExceeded
-            ) || (status.code() == Code::Unknown && std::error::Error::source(status).is_some())
+            ) || (status.code() == Code::Internal && reset_stream(status.message()))
+                || (status.code() == Code::Unknown && std::error::Error::source(status).is_some())
         }
         bigtable_rs::bigtable::Error::TransportError(_) => true,
         _ => false,
     }
+}
+
+/// An `INTERNAL` message that means the stream was reset or cut, not that
+/// the server failed: Google's Go client retries these.
+fn reset_stream(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "stream terminated by rst_stream",
+        "received rst stream",
+        "rst_stream closed stream",
+        "received rst_stream",
+        "unexpected eof",
+    ]
+    .iter()
+    .any(|needle| m.contains(needle))
+}
+
+/// A random pause up to `ceiling` ("full jitter": clients that failed
+/// together do not retry together).
+fn jitter(ceiling: Duration) -> Duration {
+    use std::sync::atomic::AtomicU64;
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // splitmix64 over a counter seeded by the clock.
+    let mut z = STATE
+        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+        .wrapping_add(seed);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+    Duration::from_nanos(z % nanos.saturating_add(1))
 }
 
 /// Reads `scan` from `table` as a stream of rows in merge order.
@@ -100,7 +142,7 @@ pub async fn stream_scan(
     scan: &Scan,
     limit: Option<u64>,
 ) -> Result<RowStream, Error> {
-    stream_scan_with(client, table, scan, limit, Retry::default()).await
+    stream_scan_with(client, table, scan, limit, client.options().retry).await
 }
 
 /// [`stream_scan`] with a retry policy of your own.
@@ -125,7 +167,14 @@ pub async fn stream_scan_reversed(
     scan: &Scan,
     limit: Option<u64>,
 ) -> Result<RowStream, Error> {
-    Ok(open(client, table, scan, limit, Retry::default(), true))
+    Ok(open(
+        client,
+        table,
+        scan,
+        limit,
+        client.options().retry,
+        true,
+    ))
 }
 
 /// [`stream_typed`] read backwards ([`stream_scan_reversed`]).
@@ -176,7 +225,7 @@ pub async fn stream_filter(
         table,
         &scan,
         (range_limit, limit),
-        Retry::default(),
+        client.options().retry,
         false,
         row_filter,
     );
@@ -236,6 +285,8 @@ fn open_filtered(
                 failures: 0,
                 retry,
                 retries: Arc::clone(&retries),
+                progress: tokio::time::Instant::now(),
+                last_error: None,
             })
         })
         .collect();
@@ -259,7 +310,7 @@ fn typed<T: for<'a> DecodeRowKey<'a>>(row: Result<Row, Error>) -> Result<(T, Vec
 async fn read_rows(
     client: &Client,
     request: ReadRowsRequest,
-) -> Result<RangeStream, bigtable_rs::bigtable::Error> {
+) -> Result<CallStream, bigtable_rs::bigtable::Error> {
     let response = client.read_rows(request).await?;
     Ok(
         bigtable_rs::bigtable::read_rows::decode_read_rows_response_stream(response)
@@ -288,7 +339,11 @@ where
     Ok(rows.map(typed::<T>))
 }
 
-type RangeStream = BoxStream<'static, Result<Row, bigtable_rs::bigtable::Error>>;
+/// One `ReadRows` call's rows.
+type CallStream = BoxStream<'static, Result<Row, bigtable_rs::bigtable::Error>>;
+
+/// One range's rows, over its retries.
+type RangeStream = BoxStream<'static, Result<Row, Error>>;
 
 /// One range's read, as it resumes after failures.
 struct RangeState {
@@ -309,12 +364,25 @@ struct RangeState {
     /// Rows still allowed by the limit.
     remaining: Option<u64>,
     /// The open `ReadRows` stream.
-    rows: Option<RangeStream>,
+    rows: Option<CallStream>,
     /// Transient failures in a row.
     failures: u32,
     retry: Retry,
     /// Retries over all ranges of the scan.
     retries: Arc<AtomicU64>,
+    /// When the range last made progress (it opened, or returned a row):
+    /// the total timeout runs from here.
+    progress: tokio::time::Instant,
+    /// The last failure retried, for the timeout's message.
+    last_error: Option<String>,
+}
+
+/// Why an attempt ended early.
+enum Failure {
+    /// The call failed.
+    Call(bigtable_rs::bigtable::Error),
+    /// The attempt's own deadline passed (no stream, or no row in time).
+    Stalled(&'static str),
 }
 
 impl RangeState {
@@ -337,26 +405,59 @@ impl RangeState {
         }
     }
 
-    /// After a failure: whether to retry, after waiting the backoff.
-    async fn retry_after(&mut self, e: &bigtable_rs::bigtable::Error) -> bool {
-        if !transient(e) || self.failures >= self.retry.attempts {
-            return false;
+    /// The end of the total timeout: progress must come by then.
+    fn deadline(&self) -> tokio::time::Instant {
+        self.progress + self.client.options().total_timeout
+    }
+
+    /// The time an attempt may wait for `limit`, within the total timeout.
+    fn wait(&self, limit: Duration) -> tokio::time::Instant {
+        (tokio::time::Instant::now() + limit).min(self.deadline())
+    }
+
+    /// After a failure: `Ok` to retry, once the backoff has passed, or the
+    /// error that ends the range.
+    async fn retry_after(&mut self, failure: Failure) -> Result<(), Error> {
+        let timeout = |st: &RangeState, last: String| Error::Timeout {
+            call: "ReadRows",
+            deadline: st.client.options().total_timeout,
+            retries: st.failures,
+            last: Some(last),
+        };
+        let (retryable, text) = match &failure {
+            Failure::Call(e) => (transient(e), e.to_string()),
+            Failure::Stalled(what) => (true, (*what).to_string()),
+        };
+        let now = tokio::time::Instant::now();
+        if now >= self.deadline() {
+            return Err(timeout(self, text));
         }
-        let wait = self
+        if !retryable || self.failures >= self.retry.attempts {
+            return Err(match failure {
+                Failure::Call(e) => Error::Bigtable(e),
+                Failure::Stalled(_) => timeout(self, text),
+            });
+        }
+        let ceiling = self
             .retry
             .initial_backoff
             .saturating_mul(1 << self.failures.min(16))
             .min(self.retry.max_backoff);
+        let wait = jitter(ceiling);
+        if now + wait >= self.deadline() {
+            return Err(timeout(self, text));
+        }
         self.failures += 1;
         self.retries.fetch_add(1, Ordering::Relaxed);
         self.rows = None;
+        self.last_error = Some(text);
         tokio::time::sleep(wait).await;
-        true
+        Ok(())
     }
 }
 
 /// The rows of one range, reopened after the last row returned when the
-/// read fails for a transient reason.
+/// read fails for a transient reason or stalls past its deadlines.
 fn range_stream(state: RangeState) -> RangeStream {
     stream::unfold(Some(state), |state| async move {
         let mut st = state?;
@@ -366,16 +467,31 @@ fn range_stream(state: RangeState) -> RangeStream {
             }
             if st.rows.is_none() {
                 let request = st.request();
-                match read_rows(&st.client, request).await {
-                    Ok(rows) => st.rows = Some(rows),
-                    Err(e) if st.retry_after(&e).await => continue,
-                    Err(e) => return Some((Err(e), None)),
+                let until = st.wait(st.client.options().attempt_timeout);
+                let opened = tokio::time::timeout_at(until, read_rows(&st.client, request)).await;
+                let failure = match opened {
+                    Ok(Ok(rows)) => {
+                        st.rows = Some(rows);
+                        None
+                    }
+                    Ok(Err(e)) => Some(Failure::Call(e)),
+                    Err(_) => Some(Failure::Stalled(
+                        "ReadRows did not open within its attempt timeout",
+                    )),
+                };
+                if let Some(failure) = failure {
+                    match st.retry_after(failure).await {
+                        Ok(()) => continue,
+                        Err(e) => return Some((Err(e), None)),
+                    }
                 }
             }
-            let next = st.rows.as_mut().map(|r| r.next());
-            match next?.await {
-                Some(Ok(row)) => {
+            let until = st.wait(st.client.options().idle_timeout);
+            let next = st.rows.as_mut().map(|r| r.next())?;
+            let failure = match tokio::time::timeout_at(until, next).await {
+                Ok(Some(Ok(row))) => {
                     st.failures = 0;
+                    st.progress = tokio::time::Instant::now();
                     if st.reversed {
                         st.stop = Some(EndKey::EndKeyOpen(row.0.clone()));
                     } else {
@@ -386,9 +502,13 @@ fn range_stream(state: RangeState) -> RangeStream {
                     }
                     return Some((Ok(row), Some(st)));
                 }
-                Some(Err(e)) if st.retry_after(&e).await => continue,
-                Some(Err(e)) => return Some((Err(e), None)),
-                None => return None,
+                Ok(Some(Err(e))) => Failure::Call(e),
+                Ok(None) => return None,
+                Err(_) => Failure::Stalled("no row within the idle timeout"),
+            };
+            match st.retry_after(failure).await {
+                Ok(()) => continue,
+                Err(e) => return Some((Err(e), None)),
             }
         }
     })
@@ -498,7 +618,7 @@ impl Stream for RowStream {
                     Poll::Ready(Some(Err(e))) => {
                         this.failed = true;
                         this.close();
-                        return Poll::Ready(Some(Err(Error::Bigtable(e))));
+                        return Poll::Ready(Some(Err(e)));
                     }
                     Poll::Ready(None) => this.done[i] = true,
                     Poll::Pending => pending = true,
@@ -526,5 +646,44 @@ impl Stream for RowStream {
                 Poll::Ready(Some(Ok(row)))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: tonic::Code, message: &str) -> bigtable_rs::bigtable::Error {
+        bigtable_rs::bigtable::Error::RpcError(tonic::Status::new(code, message))
+    }
+
+    #[test]
+    fn reset_streams_are_retried_and_other_internal_errors_are_not() {
+        use tonic::Code;
+        assert!(transient(&status(
+            Code::Internal,
+            "stream terminated by RST_STREAM with error code: INTERNAL_ERROR"
+        )));
+        assert!(transient(&status(
+            Code::Internal,
+            "Received RST_STREAM: protocol error"
+        )));
+        assert!(transient(&status(Code::Unavailable, "")));
+        assert!(transient(&status(Code::Aborted, "")));
+        assert!(!transient(&status(Code::Internal, "a server error")));
+        assert!(!transient(&status(Code::InvalidArgument, "unexpected EOF")));
+        assert!(!transient(&status(Code::NotFound, "table")));
+    }
+
+    #[test]
+    fn jitter_stays_within_its_ceiling_and_spreads() {
+        let ceiling = Duration::from_millis(100);
+        let pauses: Vec<Duration> = (0..200).map(|_| jitter(ceiling)).collect();
+        assert!(pauses.iter().all(|p| *p <= ceiling));
+        let distinct: std::collections::BTreeSet<_> = pauses.iter().collect();
+        assert!(distinct.len() > 150, "{} distinct pauses", distinct.len());
+        assert!(pauses.iter().any(|p| *p < ceiling / 2));
+        assert!(pauses.iter().any(|p| *p > ceiling / 2));
+        assert_eq!(jitter(Duration::ZERO), Duration::ZERO);
     }
 }
