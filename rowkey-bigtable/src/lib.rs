@@ -21,21 +21,22 @@ use std::collections::HashMap;
 
 use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
-use bigtable_rs::google::bigtable::v2::{
-    mutate_rows_request, mutation, MutateRowsRequest, Mutation,
-};
 use bigtable_rs::google::bigtable::v2::{ReadRowsRequest, RowRange, RowSet};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
 
+mod bulk;
 mod client;
 pub mod emulator;
 mod options;
 mod stream;
+mod write;
 
+pub use bulk::{BulkReport, BulkWriter};
 pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
 pub use options::ClientOptions;
+pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MAX_REQUEST_BYTES};
 
 pub use stream::{
     stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed, stream_scan_with,
@@ -93,6 +94,22 @@ pub enum Error {
     Rejected {
         /// Each rejected row, in the order of the input.
         rejected: Vec<RejectedRow>,
+    },
+    /// A write stopped part-way: a request failed as a whole (the
+    /// connection lost, its deadline passed). `written` rows were written;
+    /// the rows at `unwritten` (positions in the input) were not, or not
+    /// for certain; `rejected` were refused by the server or before sending.
+    #[error("bigtable write stopped part-way: {written} rows written, {} not written, {} rejected", .unwritten.len(), .rejected.len())]
+    Incomplete {
+        /// Rows written.
+        written: usize,
+        /// The positions in the input of the rows not written.
+        unwritten: Vec<usize>,
+        /// Rows refused, each with its position, key and reason.
+        rejected: Vec<RejectedRow>,
+        /// Why the write stopped.
+        #[source]
+        source: Box<Error>,
     },
     /// A call made no progress within its deadline
     /// ([`ClientOptions::total_timeout`]), its retries included.
@@ -459,187 +476,4 @@ where
             }),
         })
         .collect()
-}
-
-/// Writes rows keyed by typed keys: for each row, cells
-/// `(family, qualifier, value)` stamped with the server's time.
-///
-/// Any number of rows: they are sent in `MutateRows` requests of at most
-/// [`MAX_MUTATIONS`] mutations each (Bigtable's limit), in order.
-/// Bigtable applies each row on its own: when some rows are rejected (an
-/// unknown column family, say, or a key longer than [`MAX_KEY_LEN`], which
-/// is not sent), the others are written and the error is
-/// [`Error::Rejected`], naming every rejected row with its position in the
-/// input. A key that cannot be encoded is [`Error::Encode`] before anything
-/// is sent.
-pub async fn write_rows<K: RowKey>(
-    client: &Client,
-    table: &str,
-    rows: impl IntoIterator<Item = (K, Vec<Cell>)>,
-) -> Result<(), Error> {
-    let rows = rows
-        .into_iter()
-        .map(|(key, cells)| Ok((key.encode_to_vec().map_err(Error::Encode)?, cells)))
-        .collect::<Result<Vec<_>, Error>>()?;
-    write_raw_rows(client, table, rows).await
-}
-
-/// A cell to write: `(family, qualifier, value)`.
-pub type Cell = (String, Vec<u8>, Vec<u8>);
-
-/// [`write_rows`] for keys already encoded (by a program that handles keys
-/// of several types, such as the hot-spot lab): rows `(key bytes, cells)`.
-pub async fn write_raw_rows(
-    client: &Client,
-    table: &str,
-    rows: impl IntoIterator<Item = (Vec<u8>, Vec<Cell>)>,
-) -> Result<(), Error> {
-    let mut rejected = Vec::new();
-    // Each entry to send and its position in the input.
-    let mut entries: Vec<mutate_rows_request::Entry> = Vec::new();
-    let mut positions: Vec<usize> = Vec::new();
-    for (index, (row_key, cells)) in rows.into_iter().enumerate() {
-        if row_key.len() > MAX_KEY_LEN {
-            rejected.push(RejectedRow {
-                index,
-                key: to_string_binary(&row_key),
-                code: INVALID_ARGUMENT,
-                message: format!(
-                    "the row key is {} bytes, above Bigtable's limit of {MAX_KEY_LEN}",
-                    row_key.len()
-                ),
-            });
-            continue;
-        }
-        let mutations: Vec<Mutation> = cells
-            .into_iter()
-            .map(|(family_name, column_qualifier, value)| Mutation {
-                mutation: Some(mutation::Mutation::SetCell(mutation::SetCell {
-                    family_name,
-                    column_qualifier,
-                    timestamp_micros: -1,
-                    value,
-                })),
-            })
-            .collect();
-        positions.push(index);
-        entries.push(mutate_rows_request::Entry {
-            row_key,
-            mutations,
-            ..Default::default()
-        });
-    }
-    let counts: Vec<usize> = entries.iter().map(|e| e.mutations.len()).collect();
-    let mut entries = entries.into_iter();
-    for batch in batches(&counts, MAX_MUTATIONS) {
-        let sent: Vec<_> = entries.by_ref().take(batch.len()).collect();
-        send_batch(client, table, sent, &positions[batch], &mut rejected).await?;
-    }
-    if rejected.is_empty() {
-        Ok(())
-    } else {
-        rejected.sort_by_key(|r| r.index);
-        Err(Error::Rejected { rejected })
-    }
-}
-
-/// Consecutive runs of rows whose mutation `counts` add up to at most `max`
-/// each (a row with more than `max` on its own, for the server to reject).
-fn batches(counts: &[usize], max: usize) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let (mut start, mut sum) = (0, 0);
-    for (i, &n) in counts.iter().enumerate() {
-        if sum + n > max && i > start {
-            out.push(start..i);
-            (start, sum) = (i, 0);
-        }
-        sum += n;
-    }
-    if start < counts.len() {
-        out.push(start..counts.len());
-    }
-    out
-}
-
-/// Bigtable's limit on the mutations of one `MutateRows` request.
-pub const MAX_MUTATIONS: usize = 100_000;
-
-/// Bigtable's limit on a row key's length, in bytes (4 KiB).
-pub const MAX_KEY_LEN: usize = 4096;
-
-/// gRPC's `INVALID_ARGUMENT`.
-const INVALID_ARGUMENT: i32 = 3;
-
-/// Sends one `MutateRows` request; the rows the server rejects are added to
-/// `rejected` with their positions in the caller's input.
-async fn send_batch(
-    client: &Client,
-    table: &str,
-    entries: Vec<mutate_rows_request::Entry>,
-    positions: &[usize],
-    rejected: &mut Vec<RejectedRow>,
-) -> Result<(), Error> {
-    let keys: Vec<Vec<u8>> = entries.iter().map(|e| e.row_key.clone()).collect();
-    let request = MutateRowsRequest {
-        table_name: client.table_name(table),
-        entries,
-        ..Default::default()
-    };
-    // Not retried (a write may have been applied); bounded, so that a
-    // connection that stopped answering ends the call.
-    let options = client.options();
-    let deadline = options.attempt_timeout.min(options.total_timeout);
-    let timeout = |last: Option<String>| Error::Timeout {
-        call: "MutateRows",
-        deadline,
-        retries: 0,
-        last,
-    };
-    let end = tokio::time::Instant::now() + deadline;
-    let mut responses = tokio::time::timeout_at(end, client.mutate_rows(request))
-        .await
-        .map_err(|_| timeout(None))??;
-    while let Some(response) = tokio::time::timeout_at(end, responses.message())
-        .await
-        .map_err(|_| timeout(None))?
-        .map_err(|s| Error::Bigtable(s.into()))?
-    {
-        for entry in response.entries {
-            if let Some(status) = entry.status.filter(|s| s.code != 0) {
-                let i = usize::try_from(entry.index).unwrap_or(usize::MAX);
-                rejected.push(RejectedRow {
-                    index: positions.get(i).copied().unwrap_or(usize::MAX),
-                    key: keys
-                        .get(i)
-                        .map_or_else(String::new, |k| to_string_binary(k)),
-                    code: status.code,
-                    message: status.message,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::batches;
-
-    #[test]
-    fn batches_hold_at_most_the_limit() {
-        assert_eq!(batches(&[], 10), Vec::<std::ops::Range<usize>>::new());
-        assert_eq!(batches(&[5, 5, 5], 10), [0..2, 2..3]);
-        assert_eq!(batches(&[10, 1], 10), [0..1, 1..2]);
-        assert_eq!(
-            batches(&[3, 20, 3], 10),
-            [0..1, 1..2, 2..3],
-            "a row over the limit alone"
-        );
-        // 60,000 rows of 2 cells: 50,000 rows in the first request.
-        let counts = vec![2; 60_000];
-        assert_eq!(
-            batches(&counts, super::MAX_MUTATIONS),
-            [0..50_000, 50_000..60_000]
-        );
-    }
 }

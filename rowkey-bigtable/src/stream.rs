@@ -70,7 +70,7 @@ impl Default for Retry {
 /// connection lost under a stream (which tonic reports as `Unknown`, with
 /// the transport's error as its source; statuses sent by a server carry no
 /// source).
-fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
+pub(crate) fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
     use tonic::Code;
     match e {
         bigtable_rs::bigtable::Error::RpcError(status) => {
@@ -102,7 +102,7 @@ fn reset_stream(message: &str) -> bool {
 
 /// A random pause up to `ceiling` ("full jitter": clients that failed
 /// together do not retry together).
-fn jitter(ceiling: Duration) -> Duration {
+pub(crate) fn jitter(ceiling: Duration) -> Duration {
     use std::sync::atomic::AtomicU64;
     static STATE: AtomicU64 = AtomicU64::new(0);
     let seed = std::time::SystemTime::now()

@@ -1,0 +1,365 @@
+//! The bulk writer: rows pushed one at a time, sent in `MutateRows`
+//! requests that run concurrently within a budget of bytes and requests in
+//! flight (flow control, as Google's Java `Batcher` and Go `ApplyBulk`
+//! give), retried where that is safe.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use bigtable_rs::google::bigtable::v2::mutate_rows_request::Entry;
+use rowkey_core::hbase::to_string_binary;
+use rowkey_core::RowKey;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::stream::{jitter, transient};
+use crate::write::{
+    entry, entry_bytes, send_batch, unsendable, Cell, MAX_MUTATIONS, MAX_REQUEST_BYTES,
+};
+use crate::{Client, Error, RejectedRow};
+
+/// What a [`BulkWriter`] did, from [`BulkWriter::flush`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BulkReport {
+    /// Rows the server confirmed.
+    pub rows_written: u64,
+    /// Rows not written, each with its position among the rows pushed,
+    /// its key and why: refused before sending, refused by the server, or
+    /// in a request that failed for good.
+    pub rejected: Vec<RejectedRow>,
+    /// Requests (or rows within one) sent again after a transient failure.
+    pub retries: u64,
+    /// `MutateRows` requests sent, retries included.
+    pub requests: u64,
+    /// Bytes of the requests sent, retries included.
+    pub bytes: u64,
+    /// The most bytes that were in flight at once (never above the budget).
+    pub max_in_flight_bytes: usize,
+    /// The most requests that were in flight at once (never above the
+    /// budget).
+    pub max_in_flight_requests: usize,
+}
+
+/// Writes any number of rows with bounded memory: rows are pushed one at a
+/// time ([`push`](Self::push), [`push_row`](Self::push_row)), gathered into
+/// `MutateRows` requests and sent concurrently, at most
+/// [`max_in_flight_bytes`](Self::max_in_flight_bytes) bytes and
+/// [`max_in_flight_requests`](Self::max_in_flight_requests) requests at
+/// once; a push waits while the budget is spent. [`flush`](Self::flush)
+/// waits for every request and returns the [`BulkReport`].
+///
+/// Every cell is stamped with the writer's creation time (in milliseconds,
+/// Bigtable's granularity), so a request sent again writes the same cells:
+/// requests that fail for a transient reason, and rows the server answers
+/// with `UNAVAILABLE`, `DEADLINE_EXCEEDED` or `ABORTED`, are retried with
+/// the client's [`Retry`](crate::Retry) policy (jittered backoff). Memory:
+/// the budget, plus one request being gathered, plus a copy of each request
+/// in flight for its retries.
+///
+/// ```no_run
+/// # async fn demo(client: rowkey_bigtable::Client) -> Result<(), rowkey_bigtable::Error> {
+/// let mut writer = client
+///     .bulk_writer("events")
+///     .max_in_flight_bytes(8 << 20)
+///     .max_in_flight_requests(8);
+/// for i in 0..1_000_000u32 {
+///     writer.push(i.to_be_bytes().to_vec(), vec![("d".into(), b"v".to_vec(), b"x".to_vec())]).await?;
+/// }
+/// let report = writer.flush().await?;
+/// assert!(report.rejected.is_empty());
+/// # Ok(()) }
+/// ```
+pub struct BulkWriter {
+    client: Client,
+    table: String,
+    max_bytes: usize,
+    max_requests: usize,
+    /// The cells' timestamp, in microseconds.
+    stamp: i64,
+    batch: Vec<Entry>,
+    positions: Vec<usize>,
+    batch_bytes: usize,
+    batch_mutations: usize,
+    /// Rows pushed so far.
+    pushed: usize,
+    /// The budget, once the first request is sent.
+    gate: Option<(Arc<Semaphore>, Arc<Semaphore>)>,
+    tasks: JoinSet<Done>,
+    report: BulkReport,
+    meter: Arc<Meter>,
+}
+
+/// What is in flight now, and the most that was.
+#[derive(Default)]
+struct Meter {
+    bytes: AtomicUsize,
+    requests: AtomicUsize,
+    max_bytes: AtomicUsize,
+    max_requests: AtomicUsize,
+}
+
+impl Meter {
+    fn start(&self, bytes: usize) {
+        let b = self.bytes.fetch_add(bytes, Ordering::SeqCst) + bytes;
+        let r = self.requests.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_bytes.fetch_max(b, Ordering::SeqCst);
+        self.max_requests.fetch_max(r, Ordering::SeqCst);
+    }
+
+    fn end(&self, bytes: usize) {
+        self.bytes.fetch_sub(bytes, Ordering::SeqCst);
+        self.requests.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// One request's result, over its retries.
+#[derive(Default)]
+struct Done {
+    written: u64,
+    rejected: Vec<RejectedRow>,
+    retries: u64,
+    requests: u64,
+    bytes: u64,
+}
+
+impl Client {
+    /// A [`BulkWriter`] to `table`, with a budget of 64 MiB and 16 requests
+    /// in flight.
+    pub fn bulk_writer(&self, table: &str) -> BulkWriter {
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| {
+                i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 1000)
+            });
+        BulkWriter {
+            client: self.clone(),
+            table: table.to_string(),
+            max_bytes: 64 << 20,
+            max_requests: 16,
+            stamp: millis.saturating_mul(1000),
+            batch: Vec::new(),
+            positions: Vec::new(),
+            batch_bytes: 0,
+            batch_mutations: 0,
+            pushed: 0,
+            gate: None,
+            tasks: JoinSet::new(),
+            report: BulkReport::default(),
+            meter: Arc::new(Meter::default()),
+        }
+    }
+}
+
+impl BulkWriter {
+    /// The most request bytes in flight at once (default 64 MiB). A row
+    /// larger than this is sent alone, as the budget's only request.
+    ///
+    /// # Panics
+    /// If `n` is 0, or once rows are pushed.
+    pub fn max_in_flight_bytes(mut self, n: usize) -> Self {
+        assert!(
+            n > 0 && self.pushed == 0,
+            "set the budget, above 0, before pushing"
+        );
+        self.max_bytes = n;
+        self
+    }
+
+    /// The most requests in flight at once (default 16).
+    ///
+    /// # Panics
+    /// If `n` is 0, or once rows are pushed.
+    pub fn max_in_flight_requests(mut self, n: usize) -> Self {
+        assert!(
+            n > 0 && self.pushed == 0,
+            "set the budget, above 0, before pushing"
+        );
+        self.max_requests = n;
+        self
+    }
+
+    /// The bytes at which a request is sent: the budget shared by the
+    /// requests it allows, at most [`MAX_REQUEST_BYTES`].
+    fn request_bytes(&self) -> usize {
+        (self.max_bytes / self.max_requests).clamp(1, MAX_REQUEST_BYTES)
+    }
+
+    /// Adds a row `(key bytes, cells)`; sends a request when one is full,
+    /// waiting while the budget is spent. A row Bigtable would refuse (an
+    /// empty key, one over 4 KiB, no cells) is not sent and is reported
+    /// in the [`BulkReport`].
+    pub async fn push(&mut self, key: Vec<u8>, cells: Vec<Cell>) -> Result<(), Error> {
+        let index = self.pushed;
+        self.pushed += 1;
+        if let Some(r) = unsendable(index, &key, &cells) {
+            self.report.rejected.push(r);
+            return Ok(());
+        }
+        let e = entry(key, cells, self.stamp);
+        let (bytes, mutations) = (entry_bytes(&e), e.mutations.len());
+        if !self.batch.is_empty()
+            && (self.batch_bytes + bytes > self.request_bytes()
+                || self.batch_mutations + mutations > MAX_MUTATIONS)
+        {
+            self.send().await;
+        }
+        self.batch.push(e);
+        self.positions.push(index);
+        self.batch_bytes += bytes;
+        self.batch_mutations += mutations;
+        Ok(())
+    }
+
+    /// [`push`](Self::push) with a typed key; a key that cannot be encoded
+    /// is [`Error::Encode`] and nothing is pushed.
+    pub async fn push_row<K: RowKey>(&mut self, key: &K, cells: Vec<Cell>) -> Result<(), Error> {
+        let key = key.encode_to_vec().map_err(Error::Encode)?;
+        self.push(key, cells).await
+    }
+
+    /// Sends the request gathered so far, once the budget has room.
+    async fn send(&mut self) {
+        let (bytes_gate, requests_gate) = self
+            .gate
+            .get_or_insert_with(|| {
+                (
+                    Arc::new(Semaphore::new(self.max_bytes.min(Semaphore::MAX_PERMITS))),
+                    Arc::new(Semaphore::new(self.max_requests)),
+                )
+            })
+            .clone();
+        // Requests that ended are counted as they end, not at the flush.
+        while let Some(done) = self.tasks.try_join_next() {
+            self.add(done);
+        }
+        let entries = std::mem::take(&mut self.batch);
+        let positions = std::mem::take(&mut self.positions);
+        let bytes = std::mem::take(&mut self.batch_bytes);
+        self.batch_mutations = 0;
+        let permits = u32::try_from(bytes.clamp(1, self.max_bytes)).unwrap_or(u32::MAX);
+        let held = (
+            bytes_gate
+                .acquire_many_owned(permits)
+                .await
+                .expect("the budget is never closed"),
+            requests_gate
+                .acquire_owned()
+                .await
+                .expect("the budget is never closed"),
+        );
+        let counted = permits as usize;
+        self.meter.start(counted);
+        let (client, table, meter) = (
+            self.client.clone(),
+            self.table.clone(),
+            Arc::clone(&self.meter),
+        );
+        self.tasks.spawn(async move {
+            let done = write_batch(&client, &table, entries, positions, bytes).await;
+            meter.end(counted);
+            drop(held);
+            done
+        });
+    }
+
+    fn add(&mut self, done: Result<Done, tokio::task::JoinError>) {
+        let done = match done {
+            Ok(d) => d,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
+        let r = &mut self.report;
+        r.rows_written += done.written;
+        r.rejected.extend(done.rejected);
+        r.retries += done.retries;
+        r.requests += done.requests;
+        r.bytes += done.bytes;
+    }
+
+    /// Sends what is gathered, waits for every request, and returns what
+    /// the writer did since it was made.
+    pub async fn flush(&mut self) -> Result<BulkReport, Error> {
+        if !self.batch.is_empty() {
+            self.send().await;
+        }
+        while let Some(done) = self.tasks.join_next().await {
+            self.add(done);
+        }
+        let mut report = self.report.clone();
+        report.rejected.sort_by_key(|r| r.index);
+        report.max_in_flight_bytes = self.meter.max_bytes.load(Ordering::SeqCst);
+        report.max_in_flight_requests = self.meter.max_requests.load(Ordering::SeqCst);
+        Ok(report)
+    }
+}
+
+/// One request, its transient failures retried: a request that failed as
+/// a whole is sent again with the rows it did not confirm, and rows the
+/// server answered with a retryable code are sent again.
+async fn write_batch(
+    client: &Client,
+    table: &str,
+    mut entries: Vec<Entry>,
+    mut positions: Vec<usize>,
+    mut bytes: usize,
+) -> Done {
+    let retry = client.options().retry;
+    let mut done = Done::default();
+    let mut failures = 0;
+    loop {
+        done.requests += 1;
+        done.bytes += bytes as u64;
+        let outcome = send_batch(client, table, entries.clone(), &positions).await;
+        done.written += outcome.written as u64;
+        let transient_failure = match &outcome.failed {
+            Some(Error::Bigtable(e)) => transient(e),
+            Some(Error::Timeout { .. }) => true,
+            _ => false,
+        };
+        // The rows to send again: those with a retryable status, and those
+        // the failed request left unconfirmed.
+        let mut again: Vec<usize> = outcome.retryable.clone();
+        if transient_failure {
+            let unconfirmed: std::collections::HashSet<usize> =
+                outcome.unconfirmed.iter().copied().collect();
+            again.extend((0..positions.len()).filter(|i| unconfirmed.contains(&positions[*i])));
+        }
+        let retrying = !again.is_empty() && failures < retry.attempts;
+        for r in outcome.rejected {
+            // A retryable refusal is reported only if it is not retried.
+            let retried = retrying && again.iter().any(|&i| positions[i] == r.index);
+            if !retried {
+                done.rejected.push(r);
+            }
+        }
+        if !retrying {
+            if let Some(e) = outcome.failed {
+                let message = e.to_string();
+                let unconfirmed: std::collections::HashSet<usize> =
+                    outcome.unconfirmed.iter().copied().collect();
+                for (e, &p) in entries.iter().zip(&positions) {
+                    if unconfirmed.contains(&p) {
+                        done.rejected.push(RejectedRow {
+                            index: p,
+                            key: to_string_binary(&e.row_key),
+                            code: 2,
+                            message: message.clone(),
+                        });
+                    }
+                }
+            }
+            return done;
+        }
+        failures += 1;
+        done.retries += 1;
+        again.sort_unstable();
+        entries = again.iter().map(|&i| entries[i].clone()).collect();
+        positions = again.iter().map(|&i| positions[i]).collect();
+        bytes = entries.iter().map(entry_bytes).sum();
+        let ceiling = retry
+            .initial_backoff
+            .saturating_mul(1 << failures.min(16))
+            .min(retry.max_backoff);
+        tokio::time::sleep(jitter(ceiling)).await;
+    }
+}
