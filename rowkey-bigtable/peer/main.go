@@ -5,7 +5,12 @@
 //
 //	peer read PROJECT INSTANCE TABLE fwd|rev START STOP   one key per line, hex
 //	peer write PROJECT INSTANCE TABLE FAMILY KEY...        KEY in hex; the cell d:v holds the key's index
+//	peer bulk PROJECT INSTANCE TABLE FAMILY                 ApplyBulk of standard input's rows, timed
 //	peer orderedcode                                       encodes standard input's lines, see below
+//
+// bulk reads lines "KEYHEX VALUEHEX", then writes them all with one
+// ApplyBulk call (a cell FAMILY:v each) and prints the seconds that call
+// took: the Go client's bulk write, for rowkey's bulk writer benchmark.
 //
 // orderedcode reads lines "int N", "int-desc N", "str HEX" or "str-desc HEX"
 // and prints, one line each, the hex of Google's orderedcode package's
@@ -25,6 +30,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/bigtable"
 	"github.com/google/orderedcode"
@@ -143,6 +149,34 @@ func main() {
 				fail("write row %d: %v", i, e)
 			}
 		}
+	case "bulk":
+		family := os.Args[5]
+		in := bufio.NewScanner(os.Stdin)
+		in.Buffer(make([]byte, 1<<20), 1<<20)
+		var keys []string
+		var muts []*bigtable.Mutation
+		for in.Scan() {
+			k, v, ok := strings.Cut(in.Text(), " ")
+			if !ok {
+				fail("bulk: bad line %q", in.Text())
+			}
+			m := bigtable.NewMutation()
+			m.Set(family, "v", bigtable.ServerTime, unhex(v))
+			keys = append(keys, string(unhex(k)))
+			muts = append(muts, m)
+		}
+		start := time.Now()
+		errs, err := table.ApplyBulk(ctx, keys, muts)
+		took := time.Since(start)
+		if err != nil {
+			fail("bulk: %v", err)
+		}
+		for i, e := range errs {
+			if e != nil {
+				fail("bulk row %d: %v", i, e)
+			}
+		}
+		fmt.Println(took.Seconds())
 	default:
 		fail("unknown command %q", os.Args[1])
 	}
