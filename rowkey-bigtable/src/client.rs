@@ -298,6 +298,11 @@ fn with_headers<T>(
         MetadataValue::try_from(routing.as_str())
             .map_err(bigtable_rs::bigtable::Error::MetadataError)?,
     );
+    // The full table name, as Google's Go client sends it.
+    metadata.insert(
+        "google-cloud-resource-prefix",
+        MetadataValue::try_from(table_name).map_err(bigtable_rs::bigtable::Error::MetadataError)?,
+    );
     metadata.insert(
         "bigtable-features",
         MetadataValue::try_from(feature_flags_header().as_str())

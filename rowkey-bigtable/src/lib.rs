@@ -29,12 +29,16 @@ use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRang
 mod bulk;
 mod client;
 pub mod emulator;
+#[cfg(feature = "google")]
+mod google;
 mod options;
 mod stream;
 mod write;
 
 pub use bulk::{BulkReport, BulkWriter};
 pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
+#[cfg(feature = "google")]
+pub use google::{GoogleOptions, DATA_SCOPE, GOOGLE_ENDPOINT};
 pub use options::ClientOptions;
 pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MAX_REQUEST_BYTES};
 
@@ -111,6 +115,9 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// Connecting to Google failed before any call: credentials, TLS.
+    #[error("{0}")]
+    Google(String),
     /// A call made no progress within its deadline
     /// ([`ClientOptions::total_timeout`]), its retries included.
     #[error("bigtable {call}: no progress within {deadline:?} ({retries} retries{})", .last.as_ref().map_or(String::new(), |l| format!("; the last error: {l}")))]
