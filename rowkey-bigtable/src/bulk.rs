@@ -293,6 +293,18 @@ impl BulkWriter {
     }
 }
 
+/// An error and its sources, `: `-separated.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 /// One request, its transient failures retried: a request that failed as
 /// a whole is sent again with the rows it did not confirm, and rows the
 /// server answered with a retryable code are sent again.
@@ -334,7 +346,7 @@ async fn write_batch(
         }
         if !retrying {
             if let Some(e) = outcome.failed {
-                let message = e.to_string();
+                let message = chain(&e);
                 let unconfirmed: std::collections::HashSet<usize> =
                     outcome.unconfirmed.iter().copied().collect();
                 for (e, &p) in entries.iter().zip(&positions) {

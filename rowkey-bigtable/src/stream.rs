@@ -67,7 +67,8 @@ impl Default for Retry {
 /// `UNAVAILABLE`, `ABORTED`), an `INTERNAL` status that reports a reset
 /// stream or a cut connection (the messages Google's Go client retries,
 /// `retryableInternalErrMsgs` in `cloud.google.com/go/bigtable`), and a
-/// connection lost under a stream (which tonic reports as `Unknown`, with
+/// connection lost under a call (which tonic reports as `Unknown`, or as
+/// `Cancelled` for a request in flight when the connection closed, with
 /// the transport's error as its source; statuses sent by a server carry no
 /// source).
 pub(crate) fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
@@ -78,7 +79,8 @@ pub(crate) fn transient(e: &bigtable_rs::bigtable::Error) -> bool {
                 status.code(),
                 Code::Unavailable | Code::Aborted | Code::DeadlineExceeded
             ) || (status.code() == Code::Internal && reset_stream(status.message()))
-                || (status.code() == Code::Unknown && std::error::Error::source(status).is_some())
+                || (matches!(status.code(), Code::Unknown | Code::Cancelled)
+                    && std::error::Error::source(status).is_some())
         }
         bigtable_rs::bigtable::Error::TransportError(_) => true,
         _ => false,

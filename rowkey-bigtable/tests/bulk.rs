@@ -144,3 +144,99 @@ async fn write_rows_names_the_rows_it_did_not_write() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A proxy to `target` that cuts its first connection once `cut_after`
+/// bytes have gone to the server; later connections pass through.
+async fn cutting_proxy(target: String, cut_after: usize) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        let mut first = true;
+        while let Ok((mut client, _)) = listener.accept().await {
+            let Ok(mut server) = tokio::net::TcpStream::connect(&target).await else {
+                return;
+            };
+            if !std::mem::take(&mut first) {
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                });
+                continue;
+            }
+            tokio::spawn(async move {
+                let (mut from_client, mut to_client) = client.split();
+                let (mut from_server, mut to_server) = server.split();
+                let downstream = tokio::io::copy(&mut from_server, &mut to_client);
+                let upstream = async {
+                    let (mut sent, mut buf) = (0, vec![0u8; 16 * 1024]);
+                    while sent < cut_after {
+                        let n = from_client.read(&mut buf).await.unwrap_or(0);
+                        if n == 0 || to_server.write_all(&buf[..n]).await.is_err() {
+                            return;
+                        }
+                        sent += n;
+                    }
+                };
+                // Whichever ends first drops both sockets: the cut.
+                tokio::select! {
+                    _ = downstream => {}
+                    () = upstream => {}
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_cut_by_a_lost_connection_are_retried_and_write_each_cell_once() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let direct = emulator.client("p", "i").unwrap();
+    let mut admin = emulator.admin().await.unwrap();
+    create_table(
+        &mut admin,
+        "projects/p/instances/i",
+        "cut",
+        &["d"],
+        &Event::split_points(),
+    )
+    .await
+    .unwrap();
+    let proxy = cutting_proxy(emulator.host(), 1 << 20).await;
+    let client = rowkey_bigtable::emulator::client_at(&proxy, "p", "i").unwrap();
+    let mut writer = client
+        .bulk_writer("cut")
+        .max_in_flight_bytes(2 << 20)
+        .max_in_flight_requests(4);
+    let n = 30_000u32;
+    for i in 0..n {
+        let key = Event {
+            user: i % 50,
+            seq: i,
+        };
+        writer
+            .push_row(&key, vec![("d".into(), b"v".to_vec(), vec![b'y'; 100])])
+            .await
+            .unwrap();
+    }
+    let report = writer.flush().await.unwrap();
+    assert!(
+        report.retries >= 1,
+        "the cut requests were retried: {report:?}"
+    );
+    assert!(report.rejected.is_empty(), "{report:?}");
+    let mut rows = stream_scan(&direct, "cut", &Event::scan_all(), None)
+        .await
+        .unwrap();
+    let mut count = 0u32;
+    while let Some(row) = rows.next().await {
+        let (_, cells) = row.unwrap();
+        assert_eq!(
+            cells.len(),
+            1,
+            "a retried cell is the same cell, not a second version"
+        );
+        count += 1;
+    }
+    assert_eq!(count, n);
+}
