@@ -12,7 +12,7 @@ use rowkey_core::RowKey;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::stream::{jitter, transient};
+use crate::retry::{jitter, transient};
 use crate::write::{
     entry, entry_bytes, send_batch, unsendable, Cell, MAX_MUTATIONS, MAX_REQUEST_BYTES,
 };

@@ -32,6 +32,7 @@ pub mod emulator;
 #[cfg(feature = "google")]
 mod google;
 mod options;
+mod retry;
 mod stream;
 mod write;
 
@@ -42,9 +43,10 @@ pub use google::{GoogleOptions, DATA_SCOPE, GOOGLE_ENDPOINT};
 pub use options::ClientOptions;
 pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MAX_REQUEST_BYTES};
 
+pub use retry::Retry;
 pub use stream::{
     stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed, stream_scan_with,
-    stream_typed, stream_typed_reversed, Retry, Row, RowStream,
+    stream_typed, stream_typed_reversed, Row, RowStream,
 };
 
 pub use bigtable_rs;

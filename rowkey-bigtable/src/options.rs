@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::Retry;
+use crate::retry::Retry;
 
 /// How a [`Client`](crate::Client) bounds its calls and keeps its
 /// connection alive, set by struct update from `ClientOptions::default()`
