@@ -10,8 +10,17 @@
 //!   concurrently, merged back into key order with
 //!   [`merge_salted`](rowkey_core::merge_salted) when the scan fans out over
 //!   salt buckets, decoded into typed keys.
-//! - [`write_rows`]: typed keys written with `MutateRows`, every entry's
-//!   status checked.
+//! - [`stream_scan`] and its kin: the same, streamed, each range retried
+//!   from its last row after a transient failure or a stall.
+//! - [`write_rows`]: typed keys written with `MutateRows` in requests cut by
+//!   mutations and bytes, every entry's status checked.
+//! - [`BulkWriter`] (`client.bulk_writer(table)`): rows pushed one at a
+//!   time and sent concurrently within a budget of bytes and requests in
+//!   flight, retried safely.
+//! - [`ClientOptions`] ([`Client::connect_lazy_with`]): deadlines per
+//!   attempt, between rows and without progress, HTTP/2 keepalive, an app
+//!   profile, the retry policy; `Client::connect_google` (feature `google`)
+//!   for Bigtable itself.
 //!
 //! The bounds are rowkey's own: `bigtable_rs`'s prefix helper is not used
 //! (it computes a wrong end key for prefixes that end in `0xFF`; rowkey drops
