@@ -202,6 +202,14 @@ impl Jvm {
     }
 }
 
+impl Drop for Jvm {
+    /// A JVM is killed and reaped however its owner ends (a start that
+    /// fails half-way included).
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 /// A running standalone HBase (ZooKeeper, a master and region servers in
 /// one JVM, data in a temporary directory) and its Thrift2 gateway in a
 /// JVM of its own (as `hbase thrift2` runs in production), all on
