@@ -16,6 +16,8 @@
 
 use rowkey_core::{KeyFilter, Scan};
 
+use crate::proto::{field, flag};
+
 /// Where a skip scan's filter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pushdown {
@@ -155,27 +157,6 @@ fn named(name: &str, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A length-delimited protobuf field (wire type 2).
-fn field(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
-    varint(out, u64::from(number << 3 | 2));
-    varint(out, bytes.len() as u64);
-    out.extend_from_slice(bytes);
-}
-
-/// A bool protobuf field (wire type 0).
-fn flag(out: &mut Vec<u8>, number: u32, value: bool) {
-    varint(out, u64::from(number << 3));
-    out.push(u8::from(value));
-}
-
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,18 +196,5 @@ mod tests {
             );
         }
         assert_eq!(seen, all.len());
-    }
-
-    #[test]
-    fn varints_and_fields_are_protobuf() {
-        let mut out = Vec::new();
-        varint(&mut out, 300);
-        assert_eq!(out, [0xAC, 0x02]);
-        let mut out = Vec::new();
-        field(&mut out, 2, &[0u8; 130]);
-        assert_eq!(out[..3], [0x12, 0x82, 0x01]);
-        let mut out = Vec::new();
-        flag(&mut out, 4, true);
-        assert_eq!(out, [0x20, 0x01]);
     }
 }

@@ -635,6 +635,83 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// One cell as HBase's own HFile reader reads it ([`read_hfile`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HFileCell {
+    /// The row key.
+    pub row: Vec<u8>,
+    /// The column family.
+    pub family: Vec<u8>,
+    /// The qualifier.
+    pub qualifier: Vec<u8>,
+    /// The timestamp.
+    pub timestamp: i64,
+    /// HBase's cell type (`Put`).
+    pub kind: String,
+    /// The value.
+    pub value: Vec<u8>,
+}
+
+/// What HBase's own reader reads in an HFile ([`read_hfile`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HFileRead {
+    /// Every cell, in the file's order.
+    pub cells: Vec<HFileCell>,
+    /// The data blocks the trailer counts.
+    pub blocks: usize,
+    /// Blocks whose HBase checksum did not match what HBase read.
+    pub checksum_failures: u64,
+}
+
+/// The cells of the HFile at `path` as HBase's own reader reads them, with
+/// HBase's block checksums verified (the launcher's `hfile-read`). An error
+/// carries HBase's own complaint when it cannot read the file.
+pub fn read_hfile(path: &Path) -> io::Result<HFileRead> {
+    let out = launcher(&[], &["hfile-read", &path.display().to_string()])?
+        .stdin(Stdio::null())
+        .output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "HBase cannot read {}: {}",
+            path.display(),
+            tail(&String::from_utf8_lossy(&out.stderr), 20)
+        )));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut cells = Vec::new();
+    let (mut entries, mut blocks, mut checksum_failures) = (None, 0, u64::MAX);
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        match parts.as_slice() {
+            ["cell", row, family, qualifier, ts, kind, value] => cells.push(HFileCell {
+                row: unhex(row)?,
+                family: unhex(family)?,
+                qualifier: unhex(qualifier)?,
+                timestamp: ts.parse().map_err(io::Error::other)?,
+                kind: (*kind).to_string(),
+                value: unhex(value)?,
+            }),
+            ["entries", n] => entries = n.parse::<usize>().ok(),
+            ["blocks", n] => blocks = n.parse().map_err(io::Error::other)?,
+            ["checksum_failures", n] => {
+                checksum_failures = n.parse().map_err(io::Error::other)?;
+            }
+            _ => {}
+        }
+    }
+    if entries != Some(cells.len()) {
+        return Err(io::Error::other(format!(
+            "the trailer counts {entries:?} cells, the reader read {}",
+            cells.len()
+        )));
+    }
+    Ok(HFileRead {
+        cells,
+        blocks,
+        checksum_failures,
+    })
+}
+
 /// One region as [`HBase::region_writes`] reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionWrites {

@@ -58,6 +58,8 @@ public final class Launcher {
     } else if (args.length >= 3 && args[0].equals("gateway")) {
       gateway(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
           Arrays.copyOfRange(args, 3, args.length));
+    } else if (args.length == 2 && args[0].equals("hfile-read")) {
+      hfileRead(args[1]);
     } else if (args.length == 1 && args[0].equals("interop")) {
       interop();
     } else {
@@ -316,6 +318,44 @@ public final class Launcher {
             + writes.getOrDefault(Bytes.toStringBinary(region.getRegionName()), 0L));
       }
     }
+  }
+
+  /**
+   * Reads the HFile at {@code path} with HBase's own reader, HBase's block
+   * checksums verified: one line {@code cell ROW FAMILY QUALIFIER TIMESTAMP
+   * TYPE VALUE} per cell (bytes as hex, {@code -} for none), then
+   * {@code entries N} (the trailer's count), {@code blocks N} and
+   * {@code checksum_failures N}.
+   */
+  private static void hfileRead(String path) throws Exception {
+    Configuration conf = HBaseConfiguration.create();
+    conf.setBoolean("hbase.regionserver.checksum.verify", true);
+    org.apache.hadoop.hbase.fs.HFileSystem fs =
+        new org.apache.hadoop.hbase.fs.HFileSystem(conf, true);
+    PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+    try (org.apache.hadoop.hbase.io.hfile.HFile.Reader reader =
+        org.apache.hadoop.hbase.io.hfile.HFile.createReader(fs,
+            new org.apache.hadoop.fs.Path(new File(path).getAbsolutePath()),
+            org.apache.hadoop.hbase.io.hfile.CacheConfig.DISABLED, true, conf)) {
+      org.apache.hadoop.hbase.io.hfile.HFileScanner scanner = reader.getScanner(conf, false, false);
+      if (scanner.seekTo()) {
+        do {
+          org.apache.hadoop.hbase.Cell c = scanner.getCell();
+          out.println("cell " + hex(org.apache.hadoop.hbase.CellUtil.cloneRow(c)) + " "
+              + hex(org.apache.hadoop.hbase.CellUtil.cloneFamily(c)) + " "
+              + hex(org.apache.hadoop.hbase.CellUtil.cloneQualifier(c)) + " " + c.getTimestamp()
+              + " " + c.getType() + " " + hex(org.apache.hadoop.hbase.CellUtil.cloneValue(c)));
+        } while (scanner.next());
+      }
+      out.println("entries " + reader.getEntries());
+      out.println("blocks " + reader.getTrailer().getDataIndexCount());
+    }
+    // Blocks whose HBase checksum did not match (HBase then reads them
+    // again through the filesystem's own checksums, which a local file
+    // without .crc files does not have).
+    out.println("checksum_failures "
+        + org.apache.hadoop.hbase.io.hfile.HFile.getAndResetChecksumFailuresCount());
+    out.flush();
   }
 
   private static void interop() throws Exception {

@@ -1,0 +1,458 @@
+//! HFiles written in Rust: the files HBase's region servers store and
+//! bulk load, in HBase 2.6's format version 3 (`HFileWriterImpl`,
+//! `HFileBlock`, `HFileBlockIndex`, `FixedFileTrailer`; `HFILE.md` in this
+//! crate writes the layout down).
+//!
+//! This first writer covers uncompressed files with CRC32C block checksums
+//! and a single-level block index: cells appended in HBase's order, one
+//! family per file. HBase's own reader reads them back cell for cell
+//! (`tests/hfile.rs`).
+//!
+//! ```no_run
+//! use rowkey_hbase::hfile::{HFileOptions, HFileWriter};
+//!
+//! let mut w = HFileWriter::create("/tmp/d.hfile", HFileOptions::new("d"))?;
+//! w.append(b"row1", b"q", 1_700_000_000_000, b"value")?;
+//! let summary = w.finish()?;
+//! assert_eq!(summary.cells, 1);
+//! # Ok::<(), rowkey_hbase::hfile::HFileError>(())
+//! ```
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use rowkey_core::hbase::to_string_binary;
+
+use crate::proto::{field, uint, varint};
+
+/// The bytes HBase checksums at a time (`hbase.bytes.per.checksum`).
+const BYTES_PER_CHECKSUM: usize = 16 * 1024;
+/// `ChecksumType.CRC32C`.
+const CRC32C: u8 = 2;
+/// A block header with checksum fields (`HFileBlock.headerSize`).
+const HEADER: usize = 33;
+/// The trailer's fixed size in format version 3.
+const TRAILER: usize = 4096;
+/// `KeyValue.Type.Put`.
+const PUT: u8 = 4;
+/// `Compression.Algorithm.NONE.ordinal()`.
+const NO_COMPRESSION: u64 = 2;
+/// The comparator the trailer names (HBase 1's name for
+/// `CellComparatorImpl`, which HBase 2 writes for compatibility).
+const COMPARATOR: &str = "org.apache.hadoop.hbase.KeyValue$KVComparator";
+
+/// What an HFile holds and how it is cut.
+#[derive(Debug, Clone)]
+pub struct HFileOptions {
+    /// The column family of every cell.
+    pub family: String,
+    /// The uncompressed size at which a data block ends (HBase's default,
+    /// 64 KiB); a block ends on a cell boundary past it.
+    pub block_size: usize,
+}
+
+impl HFileOptions {
+    /// Cells of `family` in blocks of 64 KiB.
+    pub fn new(family: &str) -> HFileOptions {
+        HFileOptions {
+            family: family.to_string(),
+            block_size: 64 * 1024,
+        }
+    }
+}
+
+/// What can go wrong writing an HFile.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HFileError {
+    /// Writing the file failed.
+    #[error("writing HFile {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: io::Error,
+    },
+    /// A cell came after one it sorts before (or equal to) in HBase's cell
+    /// order (row, then qualifier, then newest timestamp first): the file
+    /// would be corrupt, so it is refused. Keys in `toStringBinary` form.
+    #[error("cell {next} does not sort after {previous} (row, qualifier, newest timestamp first)")]
+    OutOfOrder {
+        /// The cell appended before.
+        previous: String,
+        /// The cell refused.
+        next: String,
+    },
+    /// A cell without a row key: HBase has none.
+    #[error("a cell with an empty row key")]
+    EmptyRow,
+    /// A row or family too long for HBase's cell format.
+    #[error("{what} of {len} bytes: HBase takes at most {max}")]
+    TooLong {
+        /// What is too long.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+/// What [`HFileWriter::finish`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HFileSummary {
+    /// Cells written.
+    pub cells: u64,
+    /// Data blocks written.
+    pub data_blocks: usize,
+    /// The file's size in bytes.
+    pub bytes: u64,
+}
+
+/// Writes one HFile: cells appended in HBase's order, then
+/// [`finish`](Self::finish).
+pub struct HFileWriter {
+    out: BufWriter<File>,
+    path: PathBuf,
+    options: HFileOptions,
+    offset: u64,
+    block: Vec<u8>,
+    block_first_key: Option<Vec<u8>>,
+    /// Each data block's offset, size on disk with its header, first key.
+    index: Vec<(u64, u32, Vec<u8>)>,
+    last: Option<(Vec<u8>, Vec<u8>, i64)>,
+    last_key: Vec<u8>,
+    prev_data: i64,
+    cells: u64,
+    key_bytes: u64,
+    value_bytes: u64,
+    uncompressed: u64,
+}
+
+impl HFileWriter {
+    /// Creates (or truncates) the file at `path`.
+    pub fn create(
+        path: impl AsRef<Path>,
+        options: HFileOptions,
+    ) -> Result<HFileWriter, HFileError> {
+        let path = path.as_ref().to_path_buf();
+        if options.family.len() > 127 {
+            return Err(HFileError::TooLong {
+                what: "a family name",
+                len: options.family.len(),
+                max: 127,
+            });
+        }
+        let file = File::create(&path).map_err(|source| HFileError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(HFileWriter {
+            out: BufWriter::new(file),
+            path,
+            options,
+            offset: 0,
+            block: Vec::new(),
+            block_first_key: None,
+            index: Vec::new(),
+            last: None,
+            last_key: Vec::new(),
+            prev_data: -1,
+            cells: 0,
+            key_bytes: 0,
+            value_bytes: 0,
+            uncompressed: 0,
+        })
+    }
+
+    fn io(&self, source: io::Error) -> HFileError {
+        HFileError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Appends a `Put` cell. Cells must come in HBase's order: by row, then
+    /// qualifier, then newest timestamp first; anything else is
+    /// [`HFileError::OutOfOrder`] and nothing is written.
+    pub fn append(
+        &mut self,
+        row: &[u8],
+        qualifier: &[u8],
+        timestamp: i64,
+        value: &[u8],
+    ) -> Result<(), HFileError> {
+        if row.is_empty() {
+            return Err(HFileError::EmptyRow);
+        }
+        if row.len() > i16::MAX as usize {
+            return Err(HFileError::TooLong {
+                what: "a row key",
+                len: row.len(),
+                max: i16::MAX as usize,
+            });
+        }
+        if let Some((r, q, t)) = &self.last {
+            let order = r
+                .as_slice()
+                .cmp(row)
+                .then(q.as_slice().cmp(qualifier))
+                .then(timestamp.cmp(t));
+            if order != Ordering::Less {
+                let show = |r: &[u8], q: &[u8], t: i64| {
+                    format!(
+                        "{}/{}:{}/{t}",
+                        to_string_binary(r),
+                        self.options.family,
+                        to_string_binary(q)
+                    )
+                };
+                return Err(HFileError::OutOfOrder {
+                    previous: show(r, q, *t),
+                    next: show(row, qualifier, timestamp),
+                });
+            }
+        }
+        if !self.block.is_empty() && self.block.len() >= self.options.block_size {
+            self.finish_data_block()?;
+        }
+        let key = self.key(row, qualifier, timestamp);
+        // KeyValue: key length, value length, key, value; tags length
+        // (format 3); the memstore timestamp (a vlong, 0).
+        let len = |n: usize| i32::try_from(n).unwrap_or(i32::MAX).to_be_bytes();
+        self.block.extend_from_slice(&len(key.len()));
+        self.block.extend_from_slice(&len(value.len()));
+        self.block.extend_from_slice(&key);
+        self.block.extend_from_slice(value);
+        self.block.extend_from_slice(&0u16.to_be_bytes());
+        self.block.push(0);
+        if self.block_first_key.is_none() {
+            self.block_first_key = Some(key.clone());
+        }
+        self.key_bytes += key.len() as u64;
+        self.value_bytes += value.len() as u64;
+        self.cells += 1;
+        self.last = Some((row.to_vec(), qualifier.to_vec(), timestamp));
+        self.last_key = key;
+        Ok(())
+    }
+
+    /// A cell's key as HBase serializes it: row length (2 bytes), row,
+    /// family length (1 byte), family, qualifier, timestamp, type.
+    fn key(&self, row: &[u8], qualifier: &[u8], timestamp: i64) -> Vec<u8> {
+        let family = self.options.family.as_bytes();
+        let mut key = Vec::with_capacity(2 + row.len() + 1 + family.len() + qualifier.len() + 9);
+        key.extend_from_slice(&(row.len() as u16).to_be_bytes());
+        key.extend_from_slice(row);
+        key.push(family.len() as u8);
+        key.extend_from_slice(family);
+        key.extend_from_slice(qualifier);
+        key.extend_from_slice(&timestamp.to_be_bytes());
+        key.push(PUT);
+        key
+    }
+
+    fn finish_data_block(&mut self) -> Result<(), HFileError> {
+        let data = std::mem::take(&mut self.block);
+        let offset = self.offset;
+        let size = self.write_block(b"DATABLK*", &data, self.prev_data)?;
+        self.prev_data = offset as i64;
+        let first = self.block_first_key.take().unwrap_or_default();
+        self.index.push((offset, size, first));
+        Ok(())
+    }
+
+    /// Writes a block: its header, its data, a CRC32C of every 16 KiB of
+    /// header and data. Returns its size on disk.
+    fn write_block(&mut self, magic: &[u8; 8], data: &[u8], prev: i64) -> Result<u32, HFileError> {
+        let chunks = (HEADER + data.len()).div_ceil(BYTES_PER_CHECKSUM);
+        let mut block = Vec::with_capacity(HEADER + data.len() + 4 * chunks);
+        block.extend_from_slice(magic);
+        block.extend_from_slice(&((data.len() + 4 * chunks) as i32).to_be_bytes());
+        block.extend_from_slice(&(data.len() as i32).to_be_bytes());
+        block.extend_from_slice(&prev.to_be_bytes());
+        block.push(CRC32C);
+        block.extend_from_slice(&(BYTES_PER_CHECKSUM as i32).to_be_bytes());
+        block.extend_from_slice(&((HEADER + data.len()) as i32).to_be_bytes());
+        block.extend_from_slice(data);
+        let sums: Vec<u8> = block
+            .chunks(BYTES_PER_CHECKSUM)
+            .flat_map(|c| crc32c::crc32c(c).to_be_bytes())
+            .collect();
+        block.extend_from_slice(&sums);
+        self.out.write_all(&block).map_err(|e| self.io(e))?;
+        self.offset += block.len() as u64;
+        self.uncompressed += (HEADER + data.len()) as u64;
+        Ok(block.len() as u32)
+    }
+
+    /// Ends the file: the last data block, the block index, the file
+    /// info and the trailer.
+    pub fn finish(mut self) -> Result<HFileSummary, HFileError> {
+        if !self.block.is_empty() {
+            self.finish_data_block()?;
+        }
+        let first_data = if self.index.is_empty() { u64::MAX } else { 0 };
+        let last_data = self.index.last().map_or(u64::MAX, |(o, _, _)| *o);
+
+        // The root of the data block index: offset, size, first key.
+        let mut root = Vec::new();
+        for (offset, size, key) in &self.index {
+            root.extend_from_slice(&offset.to_be_bytes());
+            root.extend_from_slice(&size.to_be_bytes());
+            vint(&mut root, key.len() as i64);
+            root.extend_from_slice(key);
+        }
+        let load_on_open = self.offset;
+        self.write_block(b"IDXROOT2", &root, -1)?;
+        let index_size = (HEADER + root.len()) as u64;
+        // The meta block index: none (its previous block of the same type
+        // is the data index root).
+        self.write_block(b"IDXROOT2", &[], load_on_open as i64)?;
+
+        // File info: protobuf magic, then the entries as a delimited
+        // FileInfoProto { repeated BytesBytesPair map_entry = 1 }.
+        let cells = self.cells.max(1);
+        let created = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let mut info: BTreeMap<&[u8], Vec<u8>> = BTreeMap::new();
+        info.insert(b"KEY_VALUE_VERSION", 1i32.to_be_bytes().to_vec());
+        info.insert(b"MAX_MEMSTORE_TS_KEY", 0i64.to_be_bytes().to_vec());
+        info.insert(
+            b"hfile.AVG_KEY_LEN",
+            ((self.key_bytes / cells) as i32).to_be_bytes().to_vec(),
+        );
+        info.insert(
+            b"hfile.AVG_VALUE_LEN",
+            ((self.value_bytes / cells) as i32).to_be_bytes().to_vec(),
+        );
+        info.insert(b"hfile.CREATE_TIME_TS", created.to_be_bytes().to_vec());
+        info.insert(b"hfile.MAX_TAGS_LEN", 0i32.to_be_bytes().to_vec());
+        info.insert(b"hfile.TAGS_COMPRESSED", vec![0]);
+        if self.cells > 0 {
+            info.insert(b"hfile.LASTKEY", self.last_key.clone());
+        }
+        let mut proto = Vec::new();
+        for (k, v) in &info {
+            let mut pair = Vec::new();
+            field(&mut pair, 1, k);
+            field(&mut pair, 2, v);
+            field(&mut proto, 1, &pair);
+        }
+        let mut file_info = b"PBUF".to_vec();
+        varint(&mut file_info, proto.len() as u64);
+        file_info.extend_from_slice(&proto);
+        let file_info_offset = self.offset;
+        self.write_block(b"FILEINF2", &file_info, -1)?;
+
+        // The trailer: magic, a delimited FileTrailerProto, zeros up to
+        // its fixed size, then the version (minor 3 << 24 | major 3).
+        let mut t = Vec::new();
+        uint(&mut t, 1, file_info_offset);
+        uint(&mut t, 2, load_on_open);
+        uint(&mut t, 3, index_size);
+        uint(&mut t, 4, self.uncompressed + TRAILER as u64);
+        uint(&mut t, 5, self.index.len() as u64);
+        uint(&mut t, 6, 0);
+        uint(&mut t, 7, self.cells);
+        uint(&mut t, 8, 1);
+        uint(&mut t, 9, first_data);
+        uint(&mut t, 10, last_data);
+        field(&mut t, 11, COMPARATOR.as_bytes());
+        uint(&mut t, 12, NO_COMPRESSION);
+        let mut trailer = b"TRABLK\"$".to_vec();
+        varint(&mut trailer, t.len() as u64);
+        trailer.extend_from_slice(&t);
+        trailer.resize(TRAILER - 4, 0);
+        trailer.extend_from_slice(&((3u32 << 24) | 3).to_be_bytes());
+        self.out.write_all(&trailer).map_err(|e| self.io(e))?;
+        self.offset += trailer.len() as u64;
+        self.out.flush().map_err(|e| self.io(e))?;
+        Ok(HFileSummary {
+            cells: self.cells,
+            data_blocks: self.index.len(),
+            bytes: self.offset,
+        })
+    }
+}
+
+/// Hadoop's `WritableUtils.writeVInt`/`writeVLong`: one byte for -112 to
+/// 127, else a length byte and the value's big-endian bytes.
+fn vint(out: &mut Vec<u8>, v: i64) {
+    if (-112..=127).contains(&v) {
+        out.push(v as u8);
+        return;
+    }
+    let (mut len, mut v) = (-112i64, v);
+    if v < 0 {
+        v = !v;
+        len = -120;
+    }
+    let mut tmp = v;
+    while tmp != 0 {
+        tmp >>= 8;
+        len -= 1;
+    }
+    out.push(len as u8);
+    let bytes = if len < -120 {
+        -(len + 120)
+    } else {
+        -(len + 112)
+    };
+    for i in (0..bytes).rev() {
+        out.push((v >> (i * 8)) as u8);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vints_are_hadoops() {
+        let enc = |v| {
+            let mut o = Vec::new();
+            vint(&mut o, v);
+            o
+        };
+        assert_eq!(enc(0), [0]);
+        assert_eq!(enc(127), [127]);
+        assert_eq!(enc(-112), [0x90]);
+        assert_eq!(enc(128), [0x8F, 0x80]);
+        assert_eq!(enc(300), [0x8E, 0x01, 0x2C]);
+        assert_eq!(enc(-113), [0x87, 0x70]);
+    }
+
+    #[test]
+    fn cells_out_of_order_are_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = HFileWriter::create(dir.path().join("f"), HFileOptions::new("d")).unwrap();
+        w.append(b"b", b"q", 5, b"v").unwrap();
+        w.append(b"b", b"q", 4, b"v").unwrap();
+        let e = w.append(b"b", b"q", 4, b"v").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cell b/d:q/4 does not sort after b/d:q/4 (row, qualifier, newest timestamp first)"
+        );
+        let e = w.append(b"a", b"z", 9, b"v").unwrap_err();
+        assert!(matches!(e, HFileError::OutOfOrder { .. }), "{e}");
+        w.append(b"b", b"r", 9, b"v").unwrap();
+        assert!(matches!(
+            w.append(b"", b"r", 9, b"v"),
+            Err(HFileError::EmptyRow)
+        ));
+        let long = vec![b'k'; 32_768];
+        let e = w.append(&long, b"r", 9, b"v").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "a row key of 32768 bytes: HBase takes at most 32767"
+        );
+        assert_eq!(w.finish().unwrap().cells, 3);
+    }
+}
