@@ -3,8 +3,8 @@
 //! `HFileBlock`, `HFileBlockIndex`, `FixedFileTrailer`; `HFILE.md` in this
 //! crate writes the layout down).
 //!
-//! This first writer covers uncompressed files with CRC32C block checksums
-//! and a single-level block index: cells appended in HBase's order, one
+//! This first writer covers uncompressed and gzip-compressed files with
+//! CRC32C block checksums and a single-level block index: cells appended in HBase's order, one
 //! family per file. HBase's own reader reads them back cell for cell
 //! (`tests/hfile.rs`).
 //!
@@ -38,8 +38,27 @@ const HEADER: usize = 33;
 const TRAILER: usize = 4096;
 /// `KeyValue.Type.Put`.
 const PUT: u8 = 4;
-/// `Compression.Algorithm.NONE.ordinal()`.
-const NO_COMPRESSION: u64 = 2;
+/// How an HFile's blocks are compressed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Stored as they are (`NONE`).
+    #[default]
+    None,
+    /// Each block a gzip member (`GZ`), which HBase reads with Hadoop's
+    /// pure-Java gzip codec.
+    Gzip,
+}
+
+impl Compression {
+    /// `Compression.Algorithm`'s ordinal, as the trailer stores it.
+    fn ordinal(self) -> u64 {
+        match self {
+            Compression::Gzip => 1,
+            Compression::None => 2,
+        }
+    }
+}
 /// The comparator the trailer names (HBase 1's name for
 /// `CellComparatorImpl`, which HBase 2 writes for compatibility).
 const COMPARATOR: &str = "org.apache.hadoop.hbase.KeyValue$KVComparator";
@@ -52,6 +71,8 @@ pub struct HFileOptions {
     /// The uncompressed size at which a data block ends (HBase's default,
     /// 64 KiB); a block ends on a cell boundary past it.
     pub block_size: usize,
+    /// How every block is compressed (default none).
+    pub compression: Compression,
 }
 
 impl HFileOptions {
@@ -60,6 +81,7 @@ impl HFileOptions {
         HFileOptions {
             family: family.to_string(),
             block_size: 64 * 1024,
+            compression: Compression::None,
         }
     }
 }
@@ -267,19 +289,31 @@ impl HFileWriter {
         Ok(())
     }
 
-    /// Writes a block: its header, its data, a CRC32C of every 16 KiB of
-    /// header and data. Returns its size on disk.
+    /// Writes a block: its header, its data (compressed as the file's
+    /// blocks are), a CRC32C of every 16 KiB of header and stored data.
+    /// Returns its size on disk.
     fn write_block(&mut self, magic: &[u8; 8], data: &[u8], prev: i64) -> Result<u32, HFileError> {
-        let chunks = (HEADER + data.len()).div_ceil(BYTES_PER_CHECKSUM);
-        let mut block = Vec::with_capacity(HEADER + data.len() + 4 * chunks);
+        let gzipped;
+        let stored = match self.options.compression {
+            Compression::None => data,
+            Compression::Gzip => {
+                let mut gz =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                gz.write_all(data).map_err(|e| self.io(e))?;
+                gzipped = gz.finish().map_err(|e| self.io(e))?;
+                &gzipped[..]
+            }
+        };
+        let chunks = (HEADER + stored.len()).div_ceil(BYTES_PER_CHECKSUM);
+        let mut block = Vec::with_capacity(HEADER + stored.len() + 4 * chunks);
         block.extend_from_slice(magic);
-        block.extend_from_slice(&((data.len() + 4 * chunks) as i32).to_be_bytes());
+        block.extend_from_slice(&((stored.len() + 4 * chunks) as i32).to_be_bytes());
         block.extend_from_slice(&(data.len() as i32).to_be_bytes());
         block.extend_from_slice(&prev.to_be_bytes());
         block.push(CRC32C);
         block.extend_from_slice(&(BYTES_PER_CHECKSUM as i32).to_be_bytes());
-        block.extend_from_slice(&((HEADER + data.len()) as i32).to_be_bytes());
-        block.extend_from_slice(data);
+        block.extend_from_slice(&((HEADER + stored.len()) as i32).to_be_bytes());
+        block.extend_from_slice(stored);
         let sums: Vec<u8> = block
             .chunks(BYTES_PER_CHECKSUM)
             .flat_map(|c| crc32c::crc32c(c).to_be_bytes())
@@ -365,7 +399,7 @@ impl HFileWriter {
         uint(&mut t, 9, first_data);
         uint(&mut t, 10, last_data);
         field(&mut t, 11, COMPARATOR.as_bytes());
-        uint(&mut t, 12, NO_COMPRESSION);
+        uint(&mut t, 12, self.options.compression.ordinal());
         let mut trailer = b"TRABLK\"$".to_vec();
         varint(&mut trailer, t.len() as u64);
         trailer.extend_from_slice(&t);
