@@ -143,10 +143,7 @@ impl AsyncClient {
     ) -> Result<(), Error> {
         let table = table.to_string();
         self.run(move |c| {
-            let keys = keys
-                .iter()
-                .map(|k| crate::ops::encode(&table, k))
-                .collect::<Result<Vec<_>, _>>()?;
+            let keys = crate::ops::encode_all(&table, &keys)?;
             c.delete_raw_rows_with(&table, keys, options)
         })
         .await
@@ -174,11 +171,8 @@ impl AsyncClient {
         table: &str,
         keys: &[K],
     ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
-        let keys = keys
-            .iter()
-            .map(|k| crate::ops::encode(table, k))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.get_many_raw(table, keys).await
+        self.get_many_raw(table, crate::ops::encode_all(table, keys)?)
+            .await
     }
 
     /// [`Client::get_many_raw`].

@@ -108,11 +108,7 @@ impl Client {
         table: &str,
         keys: &[K],
     ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
-        let keys = keys
-            .iter()
-            .map(|k| encode(table, k))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.get_many_raw(table, &keys)
+        self.get_many_raw(table, &encode_all(table, keys)?)
     }
 
     /// [`get_many`](Self::get_many) by the keys' bytes.
@@ -251,6 +247,11 @@ pub(crate) fn encode<K: RowKey + ?Sized>(table: &str, key: &K) -> Result<Vec<u8>
         table: table.to_string(),
         source,
     })
+}
+
+/// Every key's bytes, or the first [`Error::Encode`].
+pub(crate) fn encode_all<K: RowKey>(table: &str, keys: &[K]) -> Result<Vec<Vec<u8>>, Error> {
+    keys.iter().map(|k| encode(table, k)).collect()
 }
 
 /// A get's cells, `None` for a row that does not exist.

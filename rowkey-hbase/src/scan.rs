@@ -381,20 +381,24 @@ impl Rows {
         range.done = true;
         if let Some(id) = range.scanner.take() {
             if range.epoch == self.epoch && self.conn.is_some() {
-                let deadline = self.client.deadline();
-                let _ = self.client.on(
-                    &mut self.conn,
-                    "closeScanner",
-                    &self.plan.table,
-                    None,
-                    deadline,
-                    |t| t.close_scanner(id),
-                );
+                let _ = self.close_scanner(id, self.client.deadline());
             }
         }
         if self.ranges.iter().all(|r| r.done) {
             self.client.release(self.conn.take());
         }
+    }
+
+    /// Closes scanner `id` on the scan's connection by `deadline`.
+    fn close_scanner(&mut self, id: i32, deadline: std::time::Instant) -> Result<(), Error> {
+        self.client.on(
+            &mut self.conn,
+            "closeScanner",
+            &self.plan.table,
+            None,
+            deadline,
+            |t| t.close_scanner(id),
+        )
     }
 
     fn fail(&mut self, e: Error) -> Option<Result<Row, Error>> {
@@ -480,20 +484,13 @@ impl Drop for Rows {
         self.span.record("retries", self.retries);
         self.span
             .record("elapsed_us", self.opened.elapsed().as_micros() as u64);
-        for r in &mut self.ranges {
+        for i in 0..self.ranges.len() {
+            let r = &mut self.ranges[i];
             let Some(id) = r.scanner.take() else { continue };
             if self.lost || self.conn.is_none() || r.epoch != self.epoch {
                 continue;
             }
-            let deadline = self.client.short_deadline();
-            let closed = self.client.on(
-                &mut self.conn,
-                "closeScanner",
-                &self.plan.table,
-                None,
-                deadline,
-                |t| t.close_scanner(id),
-            );
+            let closed = self.close_scanner(id, self.client.short_deadline());
             if closed.is_err() && self.conn.is_none() {
                 break;
             }
