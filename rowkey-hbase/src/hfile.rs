@@ -147,8 +147,10 @@ pub struct HFileWriter {
     block_first_key: Option<Vec<u8>>,
     /// Each data block's offset, size on disk with its header, first key.
     index: Vec<(u64, u32, Vec<u8>)>,
-    last: Option<(Vec<u8>, Vec<u8>, i64)>,
+    /// The last cell's key (empty before the first), and the next cell's
+    /// key being built: two buffers swapped, so a cell allocates nothing.
     last_key: Vec<u8>,
+    next_key: Vec<u8>,
     prev_data: i64,
     cells: u64,
     key_bytes: u64,
@@ -182,8 +184,8 @@ impl HFileWriter {
             block: Vec::new(),
             block_first_key: None,
             index: Vec::new(),
-            last: None,
             last_key: Vec::new(),
+            next_key: Vec::new(),
             prev_data: -1,
             cells: 0,
             key_bytes: 0,
@@ -219,12 +221,10 @@ impl HFileWriter {
                 max: i16::MAX as usize,
             });
         }
-        if let Some((r, q, t)) = &self.last {
-            let order = r
-                .as_slice()
-                .cmp(row)
-                .then(q.as_slice().cmp(qualifier))
-                .then(timestamp.cmp(t));
+        self.build_key(row, qualifier, timestamp);
+        if !self.last_key.is_empty() {
+            let (r, q, t) = self.parts(&self.last_key);
+            let order = r.cmp(row).then(q.cmp(qualifier)).then(timestamp.cmp(&t));
             if order != Ordering::Less {
                 let show = |r: &[u8], q: &[u8], t: i64| {
                     format!(
@@ -235,7 +235,7 @@ impl HFileWriter {
                     )
                 };
                 return Err(HFileError::OutOfOrder {
-                    previous: show(r, q, *t),
+                    previous: show(r, q, t),
                     next: show(row, qualifier, timestamp),
                 });
             }
@@ -243,13 +243,13 @@ impl HFileWriter {
         if !self.block.is_empty() && self.block.len() >= self.options.block_size {
             self.finish_data_block()?;
         }
-        let key = self.key(row, qualifier, timestamp);
         // KeyValue: key length, value length, key, value; tags length
         // (format 3); the memstore timestamp (a vlong, 0).
+        let key = &self.next_key;
         let len = |n: usize| i32::try_from(n).unwrap_or(i32::MAX).to_be_bytes();
         self.block.extend_from_slice(&len(key.len()));
         self.block.extend_from_slice(&len(value.len()));
-        self.block.extend_from_slice(&key);
+        self.block.extend_from_slice(key);
         self.block.extend_from_slice(value);
         self.block.extend_from_slice(&0u16.to_be_bytes());
         self.block.push(0);
@@ -259,16 +259,17 @@ impl HFileWriter {
         self.key_bytes += key.len() as u64;
         self.value_bytes += value.len() as u64;
         self.cells += 1;
-        self.last = Some((row.to_vec(), qualifier.to_vec(), timestamp));
-        self.last_key = key;
+        std::mem::swap(&mut self.last_key, &mut self.next_key);
         Ok(())
     }
 
-    /// A cell's key as HBase serializes it: row length (2 bytes), row,
-    /// family length (1 byte), family, qualifier, timestamp, type.
-    fn key(&self, row: &[u8], qualifier: &[u8], timestamp: i64) -> Vec<u8> {
+    /// Builds a cell's key as HBase serializes it into `next_key`: row
+    /// length (2 bytes), row, family length (1 byte), family, qualifier,
+    /// timestamp, type.
+    fn build_key(&mut self, row: &[u8], qualifier: &[u8], timestamp: i64) {
         let family = self.options.family.as_bytes();
-        let mut key = Vec::with_capacity(2 + row.len() + 1 + family.len() + qualifier.len() + 9);
+        let key = &mut self.next_key;
+        key.clear();
         key.extend_from_slice(&(row.len() as u16).to_be_bytes());
         key.extend_from_slice(row);
         key.push(family.len() as u8);
@@ -276,13 +277,30 @@ impl HFileWriter {
         key.extend_from_slice(qualifier);
         key.extend_from_slice(&timestamp.to_be_bytes());
         key.push(PUT);
-        key
+    }
+
+    /// A key's row, qualifier and timestamp (the key as
+    /// [`build_key`](Self::build_key) writes it).
+    fn parts<'k>(&self, key: &'k [u8]) -> (&'k [u8], &'k [u8], i64) {
+        let row_end = 2 + usize::from(u16::from_be_bytes([key[0], key[1]]));
+        let qualifier_start = row_end + 1 + self.options.family.len();
+        let ts_start = key.len() - 9;
+        let mut ts = [0u8; 8];
+        ts.copy_from_slice(&key[ts_start..ts_start + 8]);
+        (
+            &key[2..row_end],
+            &key[qualifier_start..ts_start],
+            i64::from_be_bytes(ts),
+        )
     }
 
     fn finish_data_block(&mut self) -> Result<(), HFileError> {
-        let data = std::mem::take(&mut self.block);
+        let mut data = std::mem::take(&mut self.block);
         let offset = self.offset;
         let size = self.write_block(b"DATABLK*", &data, self.prev_data)?;
+        // The next block reuses the buffer.
+        data.clear();
+        self.block = data;
         self.prev_data = offset as i64;
         let first = self.block_first_key.take().unwrap_or_default();
         self.index.push((offset, size, first));
@@ -369,7 +387,7 @@ impl HFileWriter {
         info.insert(b"hfile.CREATE_TIME_TS", created.to_be_bytes().to_vec());
         info.insert(b"hfile.MAX_TAGS_LEN", 0i32.to_be_bytes().to_vec());
         info.insert(b"hfile.TAGS_COMPRESSED", vec![0]);
-        if self.cells > 0 {
+        if !self.last_key.is_empty() {
             info.insert(b"hfile.LASTKEY", self.last_key.clone());
         }
         let mut proto = Vec::new();
