@@ -218,10 +218,9 @@ pub(crate) async fn send_batch(
     entries: Vec<mutate_rows_request::Entry>,
     positions: &[usize],
 ) -> Outcome {
-    let keys: Vec<String> = entries
-        .iter()
-        .map(|e| to_string_binary(&e.row_key))
-        .collect();
+    // The request is given away; its keys are kept to name refused rows,
+    // formatted only for those.
+    let keys: Vec<Vec<u8>> = entries.iter().map(|e| e.row_key.clone()).collect();
     let mut status: Vec<Option<(i32, String)>> = vec![None; entries.len()];
     let request = MutateRowsRequest {
         table_name: client.table_name(table),
@@ -275,14 +274,14 @@ pub(crate) async fn send_batch(
                 outcome.retryable.push(i);
                 outcome.rejected.push(RejectedRow {
                     index: positions[i],
-                    key: keys[i].clone(),
+                    key: to_string_binary(&keys[i]),
                     code,
                     message,
                 });
             }
             Some((code, message)) => outcome.rejected.push(RejectedRow {
                 index: positions[i],
-                key: keys[i].clone(),
+                key: to_string_binary(&keys[i]),
                 code,
                 message,
             }),
@@ -290,7 +289,7 @@ pub(crate) async fn send_batch(
             // The stream ended without the entry's status: not confirmed.
             None => outcome.rejected.push(RejectedRow {
                 index: positions[i],
-                key: keys[i].clone(),
+                key: to_string_binary(&keys[i]),
                 code: 2,
                 message: "the server sent no status for this row".into(),
             }),
