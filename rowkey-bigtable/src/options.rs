@@ -14,8 +14,10 @@ use crate::retry::Retry;
 /// (`EnhancedBigtableStubSettings`: `readRowsSettings` and
 /// `defaultGrpcTransportProviderBuilder`). `attempt_timeout` (1 min) and
 /// `total_timeout` (10 min) are its `MutateRows` per-attempt and
-/// whole-operation timeouts. The retry policy's backoff is the Go client's
-/// (`defaultBackoff`: from 100 ms up to 2 s), with full jitter.
+/// whole-operation timeouts. The retry policy is [`Retry::default`]:
+/// 4 retries, pauses from 50 ms doubling up to 2 s (the Go client's
+/// `defaultBackoff` starts at 100 ms and grows 1.2× up to 2 s), with full
+/// jitter.
 ///
 /// ```
 /// use std::time::Duration;

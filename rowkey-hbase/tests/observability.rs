@@ -74,9 +74,15 @@ fn every_call_is_a_span_with_its_retries_and_the_stats_count_them() {
         .build()
         .unwrap();
     let recorder = Recorder::default();
-    let e = tracing::subscriber::with_default(recorder.clone(), || {
-        c.get_raw("events", b"k").unwrap_err()
+    let (e, stats, scan) = tracing::subscriber::with_default(recorder.clone(), || {
+        let e = c.get_raw("events", b"k").unwrap_err();
+        let stats = c.stats();
+        let scan = c
+            .scan("events", &rowkey_core::Scan::from_bounds(b"a", b"b"), None)
+            .err();
+        (e, stats, scan)
     });
+    assert!(scan.is_some(), "the scanner cannot open");
     assert!(matches!(e, Error::Thrift { .. }), "{e:?}");
     assert!(
         e.to_string().contains("the gateway connection failed"),
@@ -92,7 +98,19 @@ fn every_call_is_a_span_with_its_retries_and_the_stats_count_them() {
     assert!(fields.contains_key("elapsed_us"), "{fields:?}");
     assert!(fields["error"].contains("connection failed"), "{fields:?}");
 
-    let stats = c.stats();
+    // The scan's own span, its figures recorded when it ended.
+    let (_, scan) = spans
+        .iter()
+        .find(|(n, _)| *n == "hbase_scan")
+        .expect("a scan span");
+    assert_eq!(scan["table"], "\"events\"");
+    assert_eq!(scan["call"], "\"scan\"");
+    assert_eq!(scan["ranges"], "1");
+    assert_eq!(scan["rows_read"], "0", "{scan:?}");
+    assert_eq!(scan["rows_returned"], "0", "{scan:?}");
+    assert!(scan.contains_key("elapsed_us"), "{scan:?}");
+
+    // The get's figures, then the scanner's opening, also tried three times.
     assert_eq!(stats.calls, 3, "{stats:?}");
     assert_eq!(stats.retries, 2, "{stats:?}");
     assert_eq!(
@@ -101,4 +119,10 @@ fn every_call_is_a_span_with_its_retries_and_the_stats_count_them() {
     );
     assert_eq!(stats.connections, 3, "{stats:?}");
     assert_eq!(stats.open, 0, "{stats:?}");
+    let after = c.stats();
+    assert_eq!(
+        (after.calls, after.retries, after.reconnects),
+        (6, 4, 6),
+        "{after:?}"
+    );
 }
