@@ -201,6 +201,17 @@ impl HFileWriter {
         }
     }
 
+    /// The bytes written so far plus the current block's: what the file
+    /// would hold if it ended now, before its index and trailer.
+    pub fn bytes_written(&self) -> u64 {
+        self.offset + self.block.len() as u64
+    }
+
+    /// Cells appended so far.
+    pub fn cells(&self) -> u64 {
+        self.cells
+    }
+
     /// Appends a `Put` cell. Cells must come in HBase's order: by row, then
     /// qualifier, then newest timestamp first; anything else is
     /// [`HFileError::OutOfOrder`] and nothing is written.

@@ -55,6 +55,7 @@
 
 #[cfg(feature = "tokio")]
 mod async_client;
+pub mod bulk;
 mod client;
 mod error;
 mod filter;

@@ -546,6 +546,45 @@ impl HBase {
             .collect()
     }
 
+    /// Loads the HFiles under `dir` (`dir/<family>/<file>`, as
+    /// [`BulkLoad`](crate::bulk::BulkLoad) writes them) into `table` with
+    /// HBase's own bulk load (`BulkLoadHFiles`, what `hbase
+    /// completebulkload` runs; a file that spans regions is split by it).
+    /// The region servers read each file through before taking it
+    /// (`hbase.hstore.bulkload.verify`). The files are moved into the
+    /// table; returns how many were loaded.
+    pub fn bulk_load(&self, dir: &Path, table: &str) -> io::Result<usize> {
+        let dir = dir.canonicalize()?;
+        let answer = self.request(&format!(
+            "bulkload {table} {}",
+            hex(dir.display().to_string().as_bytes())
+        ))?;
+        answer
+            .iter()
+            .find_map(|l| l.strip_prefix("loaded "))
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| io::Error::other(format!("bulk load into {table}: {answer:?}")))
+    }
+
+    /// The store files HBase keeps for each region and family of `table`,
+    /// counted in the region's directory, regions in key order.
+    pub fn store_files(&self, table: &str) -> io::Result<Vec<StoreFiles>> {
+        self.request(&format!("storefiles {table}"))?
+            .iter()
+            .map(
+                |line| match line.split(' ').collect::<Vec<_>>().as_slice() {
+                    ["storefiles", start, end, family, files] => Ok(StoreFiles {
+                        start: unhex(start)?,
+                        end: unhex(end)?,
+                        family: (*family).to_string(),
+                        files: files.parse().map_err(io::Error::other)?,
+                    }),
+                    _ => Err(io::Error::other(format!("store files of {table}: {line}"))),
+                },
+            )
+            .collect()
+    }
+
     /// The last lines HBase and its gateway logged (warnings and errors).
     pub fn log_tail(&self) -> String {
         let cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
@@ -667,19 +706,28 @@ pub struct HFileRead {
 /// HBase's block checksums verified (the launcher's `hfile-read`). An error
 /// carries HBase's own complaint when it cannot read the file.
 pub fn read_hfile(path: &Path) -> io::Result<HFileRead> {
-    let out = launcher(&[], &["hfile-read", &path.display().to_string()])?
-        .stdin(Stdio::null())
-        .output()?;
+    let mut read = read_hfiles(&[path])?;
+    read.pop()
+        .ok_or_else(|| io::Error::other("the launcher read no file"))
+}
+
+/// [`read_hfile`] for several files, read by one JVM, in their order.
+pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
+    let mut args = vec!["hfile-read".to_string()];
+    args.extend(paths.iter().map(|p| p.as_ref().display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = launcher(&[], &args)?.stdin(Stdio::null()).output()?;
     if !out.status.success() {
         return Err(io::Error::other(format!(
             "HBase cannot read {}: {}",
-            path.display(),
+            args[1..].join(", "),
             tail(&String::from_utf8_lossy(&out.stderr), 20)
         )));
     }
     let text = String::from_utf8_lossy(&out.stdout);
+    let mut files = Vec::with_capacity(paths.len());
     let mut cells = Vec::new();
-    let (mut entries, mut blocks, mut checksum_failures) = (None, 0, u64::MAX);
+    let (mut entries, mut blocks) = (None, 0);
     for line in text.lines() {
         let parts: Vec<&str> = line.split(' ').collect();
         match parts.as_slice() {
@@ -693,23 +741,34 @@ pub fn read_hfile(path: &Path) -> io::Result<HFileRead> {
             }),
             ["entries", n] => entries = n.parse::<usize>().ok(),
             ["blocks", n] => blocks = n.parse().map_err(io::Error::other)?,
+            // The last line of a file's answer.
             ["checksum_failures", n] => {
-                checksum_failures = n.parse().map_err(io::Error::other)?;
+                let checksum_failures = n.parse().map_err(io::Error::other)?;
+                if entries != Some(cells.len()) {
+                    return Err(io::Error::other(format!(
+                        "{}: the trailer counts {entries:?} cells, the reader read {}",
+                        args[files.len() + 1],
+                        cells.len()
+                    )));
+                }
+                files.push(HFileRead {
+                    cells: std::mem::take(&mut cells),
+                    blocks,
+                    checksum_failures,
+                });
+                entries = None;
             }
             _ => {}
         }
     }
-    if entries != Some(cells.len()) {
+    if files.len() != paths.len() {
         return Err(io::Error::other(format!(
-            "the trailer counts {entries:?} cells, the reader read {}",
-            cells.len()
+            "the launcher read {} of {} files",
+            files.len(),
+            paths.len()
         )));
     }
-    Ok(HFileRead {
-        cells,
-        blocks,
-        checksum_failures,
-    })
+    Ok(files)
 }
 
 /// One region as [`HBase::region_writes`] reports it.
@@ -723,6 +782,19 @@ pub struct RegionWrites {
     pub server: String,
     /// Write requests it has served since it opened.
     pub writes: u64,
+}
+
+/// One region and family as [`HBase::store_files`] reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreFiles {
+    /// The region's first key (empty for the first region).
+    pub start: Vec<u8>,
+    /// The first key after it (empty for the last region).
+    pub end: Vec<u8>,
+    /// The column family.
+    pub family: String,
+    /// Its store files.
+    pub files: usize,
 }
 
 fn unhex(s: &str) -> io::Result<Vec<u8>> {

@@ -33,7 +33,9 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * {@code KEY=VALUE} set in HBase's configuration. Prints {@code ZK PORT}
  * (the port ZooKeeper bound) and {@code READY} once a table can be created.
  * Then answers requests on its standard input ({@code regions TABLE}, see
- * {@link #regions}; {@code split TABLE HEXKEY}; {@code move TABLE}), each
+ * {@link #regions}; {@code split TABLE HEXKEY}; {@code move TABLE};
+ * {@code bulkload TABLE HEXDIR}, see {@link #bulkLoad}; {@code storefiles
+ * TABLE}, see {@link #storeFiles}), each
  * answer ending with a line {@code END}, and exits when its standard input
  * closes, so a parent that dies without killing it does not leave it
  * behind.</li>
@@ -58,8 +60,11 @@ public final class Launcher {
     } else if (args.length >= 3 && args[0].equals("gateway")) {
       gateway(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
           Arrays.copyOfRange(args, 3, args.length));
-    } else if (args.length == 2 && args[0].equals("hfile-read")) {
-      hfileRead(args[1]);
+    } else if (args.length >= 2 && args[0].equals("hfile-read")) {
+      for (int i = 1; i < args.length; i++) {
+        System.out.println("file " + i);
+        hfileRead(args[i]);
+      }
     } else if (args.length == 1 && args[0].equals("interop")) {
       interop();
     } else {
@@ -94,6 +99,9 @@ public final class Launcher {
     // The local filesystem has no hflush/hsync; HBase's standalone mode
     // turns this check off the same way.
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
+    // A bulk-loaded file is read through before it is taken: every cell
+    // in order and in its region's family (HStore.assertBulkLoadHFileOk).
+    conf.setBoolean("hbase.hstore.bulkload.verify", true);
     // The master waits for exactly the region servers started here.
     conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
     set(conf, settings);
@@ -155,6 +163,10 @@ public final class Launcher {
             split(connection, TableName.valueOf(p[1]), hex(p[2]));
           } else if (p.length == 2 && p[0].equals("move")) {
             move(connection, TableName.valueOf(p[1]));
+          } else if (p.length == 3 && p[0].equals("bulkload")) {
+            bulkLoad(conf, TableName.valueOf(p[1]), hexString(p[2]), out);
+          } else if (p.length == 2 && p[0].equals("storefiles")) {
+            storeFiles(conf, connection, TableName.valueOf(p[1]), out);
           } else {
             out.println("ERROR unknown request " + line);
           }
@@ -260,6 +272,57 @@ public final class Launcher {
           throw new IllegalStateException("the regions of " + table + " did not reopen in 60 s");
         }
         Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
+   * Loads the HFiles under {@code dir} ({@code dir/FAMILY/FILE}) into
+   * {@code table} with HBase's own bulk load tool ({@code BulkLoadHFiles},
+   * what {@code hbase completebulkload} runs), which splits a file that
+   * spans regions; prints {@code loaded N}, the files it loaded.
+   */
+  private static void bulkLoad(Configuration conf, TableName table, String dir, PrintStream out)
+      throws Exception {
+    java.util.Map<?, ?> loaded = org.apache.hadoop.hbase.tool.BulkLoadHFiles.create(conf)
+        .bulkLoad(table, new org.apache.hadoop.fs.Path(new File(dir).toURI()));
+    out.println("loaded " + loaded.size());
+  }
+
+  /**
+   * One line per region and family of {@code table}, {@code storefiles
+   * START END FAMILY N}: the store files HBase keeps for it, counted in
+   * the region's directory.
+   */
+  private static void storeFiles(Configuration conf, Connection connection, TableName table,
+      PrintStream out) throws Exception {
+    org.apache.hadoop.fs.Path root = org.apache.hadoop.hbase.util.CommonFSUtils.getRootDir(conf);
+    org.apache.hadoop.fs.FileSystem fs = root.getFileSystem(conf);
+    org.apache.hadoop.fs.Path tableDir =
+        org.apache.hadoop.hbase.util.CommonFSUtils.getTableDir(root, table);
+    try (Admin admin = connection.getAdmin()) {
+      java.util.List<org.apache.hadoop.hbase.client.RegionInfo> regions =
+          new java.util.ArrayList<>(admin.getRegions(table));
+      regions.sort(org.apache.hadoop.hbase.client.RegionInfo.COMPARATOR);
+      for (org.apache.hadoop.hbase.client.RegionInfo r : regions) {
+        if (r.isOffline() || r.isSplit()) {
+          continue;
+        }
+        for (org.apache.hadoop.hbase.client.ColumnFamilyDescriptor f :
+            admin.getDescriptor(table).getColumnFamilies()) {
+          org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(
+              new org.apache.hadoop.fs.Path(tableDir, r.getEncodedName()), f.getNameAsString());
+          int files = 0;
+          if (fs.exists(dir)) {
+            for (org.apache.hadoop.fs.FileStatus s : fs.listStatus(dir)) {
+              if (s.isFile() && !s.getPath().getName().startsWith(".")) {
+                files++;
+              }
+            }
+          }
+          out.println("storefiles " + hex(r.getStartKey()) + " " + hex(r.getEndKey()) + " "
+              + f.getNameAsString() + " " + files);
+        }
       }
     }
   }
@@ -411,6 +474,10 @@ public final class Launcher {
       default:
         throw new IllegalArgumentException("unknown request " + p[0]);
     }
+  }
+
+  private static String hexString(String s) {
+    return new String(hex(s), StandardCharsets.UTF_8);
   }
 
   private static byte[] hex(String s) {
