@@ -38,6 +38,9 @@ const HEADER: usize = 33;
 const TRAILER: usize = 4096;
 /// `KeyValue.Type.Put`.
 const PUT: u8 = 4;
+/// `KeyValue.Type.Maximum`: a "first on row" key sorts before every cell
+/// of its row.
+const MAXIMUM: u8 = 255;
 /// How an HFile's blocks are compressed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -51,6 +54,15 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// `Compression.Algorithm`'s name (`hbase.hregion...compression`, the
+    /// shell's `COMPRESSION`), lower case: `none`, `gz`.
+    pub fn hbase_name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gz",
+        }
+    }
+
     /// `Compression.Algorithm`'s ordinal, as the trailer stores it.
     fn ordinal(self) -> u64 {
         match self {
@@ -156,6 +168,9 @@ pub struct HFileWriter {
     key_bytes: u64,
     value_bytes: u64,
     uncompressed: u64,
+    /// The smallest and largest timestamp appended.
+    min_ts: i64,
+    max_ts: i64,
 }
 
 impl HFileWriter {
@@ -191,6 +206,8 @@ impl HFileWriter {
             key_bytes: 0,
             value_bytes: 0,
             uncompressed: 0,
+            min_ts: i64::MAX,
+            max_ts: -1,
         })
     }
 
@@ -265,11 +282,19 @@ impl HFileWriter {
         self.block.extend_from_slice(&0u16.to_be_bytes());
         self.block.push(0);
         if self.block_first_key.is_none() {
-            self.block_first_key = Some(key.clone());
+            // The block's key in the index: the shortest key between the
+            // previous block's last cell and this one, as HBase writes it.
+            self.block_first_key = Some(if self.last_key.is_empty() {
+                key.clone()
+            } else {
+                self.index_key(&self.last_key, key)
+            });
         }
         self.key_bytes += key.len() as u64;
         self.value_bytes += value.len() as u64;
         self.cells += 1;
+        self.min_ts = self.min_ts.min(timestamp);
+        self.max_ts = self.max_ts.max(timestamp);
         std::mem::swap(&mut self.last_key, &mut self.next_key);
         Ok(())
     }
@@ -303,6 +328,35 @@ impl HFileWriter {
             &key[qualifier_start..ts_start],
             i64::from_be_bytes(ts),
         )
+    }
+
+    /// HBase's index entry for a block whose first cell is `right`, after a
+    /// block ending with `left` (`HFileWriterImpl.getMidpoint`): the first
+    /// key on the shortest row between their rows; or, in one row, the
+    /// first key of the shortest qualifier between theirs; else `right`.
+    /// A "first on" key has the newest timestamp and the type `Maximum`,
+    /// so it sorts before every cell of its row or column.
+    fn index_key(&self, left: &[u8], right: &[u8]) -> Vec<u8> {
+        let (left_row, left_qualifier, _) = self.parts(left);
+        let (right_row, right_qualifier, _) = self.parts(right);
+        let mut key = Vec::new();
+        if let Some(row) = midpoint(left_row, right_row) {
+            key.extend_from_slice(&(row.len() as u16).to_be_bytes());
+            key.extend_from_slice(&row);
+            key.push(0);
+        } else if let Some(qualifier) = midpoint(left_qualifier, right_qualifier) {
+            let family = self.options.family.as_bytes();
+            key.extend_from_slice(&(right_row.len() as u16).to_be_bytes());
+            key.extend_from_slice(right_row);
+            key.push(family.len() as u8);
+            key.extend_from_slice(family);
+            key.extend_from_slice(&qualifier);
+        } else {
+            return right.to_vec();
+        }
+        key.extend_from_slice(&i64::MAX.to_be_bytes());
+        key.push(MAXIMUM);
+        key
     }
 
     fn finish_data_block(&mut self) -> Result<(), HFileError> {
@@ -398,6 +452,16 @@ impl HFileWriter {
         info.insert(b"hfile.CREATE_TIME_TS", created.to_be_bytes().to_vec());
         info.insert(b"hfile.MAX_TAGS_LEN", 0i32.to_be_bytes().to_vec());
         info.insert(b"hfile.TAGS_COMPRESSED", vec![0]);
+        // What HBase's bulk load writer (HFileOutputFormat2) adds: the
+        // time of the load, the file as the product of a major compaction
+        // (its cells the only versions), and the cells' time range.
+        info.insert(b"BULKLOAD_TIMESTAMP", created.to_be_bytes().to_vec());
+        info.insert(b"MAJOR_COMPACTION_KEY", vec![0xFF]);
+        info.insert(b"EXCLUDE_FROM_MINOR_COMPACTION_KEY", vec![0]);
+        let mut range = self.min_ts.to_be_bytes().to_vec();
+        range.extend_from_slice(&self.max_ts.to_be_bytes());
+        info.insert(b"TIMERANGE", range);
+        info.insert(b"EARLIEST_PUT_TS", self.min_ts.to_be_bytes().to_vec());
         if !self.last_key.is_empty() {
             info.insert(b"hfile.LASTKEY", self.last_key.clone());
         }
@@ -442,6 +506,28 @@ impl HFileWriter {
             data_blocks: self.index.len(),
             bytes: self.offset,
         })
+    }
+}
+
+/// The shortest bytes after `left` and at or before `right` (`left <
+/// right`), HBase's `getMinimumMidpointArray`; `None` when they are equal.
+fn midpoint(left: &[u8], right: &[u8]) -> Option<Vec<u8>> {
+    let common = left.len().min(right.len());
+    match (0..common).find(|&i| left[i] != right[i]) {
+        // `left` is a prefix of `right`: `right`'s first bytes and a zero.
+        None if left.len() < right.len() => {
+            let mut mid = right[..=common].to_vec();
+            mid[common] = 0;
+            Some(mid)
+        }
+        None => None,
+        // The first byte that differs, one more than `left`'s (below
+        // `right`'s, so it cannot overflow).
+        Some(i) => {
+            let mut mid = left[..=i].to_vec();
+            mid[i] += 1;
+            Some(mid)
+        }
     }
 }
 
@@ -490,6 +576,17 @@ mod tests {
         assert_eq!(enc(128), [0x8F, 0x80]);
         assert_eq!(enc(300), [0x8E, 0x01, 0x2C]);
         assert_eq!(enc(-113), [0x87, 0x70]);
+    }
+
+    #[test]
+    fn midpoints_are_hbases() {
+        let mid = |l: &[u8], r: &[u8]| midpoint(l, r);
+        assert_eq!(mid(b"abc", b"abe"), Some(b"abd".to_vec()));
+        assert_eq!(mid(b"abc", b"abd"), Some(b"abd".to_vec()));
+        assert_eq!(mid(b"abc1234", b"abz"), Some(b"abd".to_vec()));
+        assert_eq!(mid(b"ab", b"abcd"), Some(b"ab\0".to_vec()));
+        assert_eq!(mid(b"", b"x"), Some(b"\0".to_vec()));
+        assert_eq!(mid(b"ab", b"ab"), None);
     }
 
     #[test]

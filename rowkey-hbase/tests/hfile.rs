@@ -4,7 +4,7 @@
 
 use rowkey_core::prelude::*;
 use rowkey_hbase::hfile::{Compression, HFileOptions, HFileWriter};
-use rowkey_hbase::testing::read_hfile;
+use rowkey_hbase::testing::{pretty_print_hfile, read_hfile, write_hfile_with_hbase};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[salt(buckets = 8, by(user))]
@@ -21,14 +21,13 @@ fn hbase_reads_every_cell_rowkey_writes() {
     assert!(gzip * 2 < plain, "gzip: {gzip} bytes, none: {plain}");
 }
 
-/// Writes 9,000 cells compressed so, checks HBase reads them all back;
-/// returns the file's size.
-fn every_cell_read_back(compression: Compression) -> u64 {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.hfile");
-    // 3,000 rows of 3 cells (two versions of one qualifier), sorted as
-    // HBase sorts them, values from 0 to 40,000 bytes so that blocks end
-    // anywhere and some cells span several checksum chunks.
+/// A cell: row, qualifier, timestamp, value.
+type TestCell = (Vec<u8>, Vec<u8>, i64, Vec<u8>);
+
+/// 3,000 rows of 3 cells (two versions of one qualifier), sorted as HBase
+/// sorts them, values from 0 to 40,000 bytes so that blocks end anywhere
+/// and some cells span several checksum chunks.
+fn sample_cells() -> Vec<TestCell> {
     let mut rows: Vec<Vec<u8>> = (0..3_000u32)
         .map(|i| {
             Event {
@@ -48,6 +47,15 @@ fn every_cell_read_back(compression: Compression) -> u64 {
             want.push((row.clone(), q.to_vec(), ts, value));
         }
     }
+    want
+}
+
+/// Writes 9,000 cells compressed so, checks HBase reads them all back;
+/// returns the file's size.
+fn every_cell_read_back(compression: Compression) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.hfile");
+    let want = sample_cells();
     let mut w = HFileWriter::create(
         &path,
         HFileOptions {
@@ -126,4 +134,90 @@ fn hbase_checksums_catch_a_changed_byte() {
     }
     w.finish().unwrap();
     assert_eq!(read_hfile(&path).unwrap().checksum_failures, 0);
+}
+
+/// rowkey's writer and HBase's own (`HFile.getWriterFactory`) given the
+/// same cells write the same data blocks, byte for byte (headers,
+/// cells, checksums), and the same root index.
+#[test]
+fn data_blocks_and_index_are_those_hbase_writes() {
+    let cells = sample_cells();
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours.hfile");
+    let theirs = dir.path().join("theirs.hfile");
+    let options = HFileOptions {
+        block_size: 8 * 1024,
+        ..HFileOptions::new("d")
+    };
+    let mut w = HFileWriter::create(&ours, options).unwrap();
+    for (row, q, ts, value) in &cells {
+        w.append(row, q, *ts, value).unwrap();
+    }
+    let summary = w.finish().unwrap();
+    write_hfile_with_hbase(
+        &theirs,
+        "d",
+        8 * 1024,
+        Compression::None,
+        cells
+            .iter()
+            .map(|(r, q, ts, v)| (r.as_slice(), q.as_slice(), *ts, v.as_slice())),
+    )
+    .unwrap();
+    let (a, b) = (
+        std::fs::read(&ours).unwrap(),
+        std::fs::read(&theirs).unwrap(),
+    );
+    let root = |f: &[u8]| f.windows(8).position(|w| w == b"IDXROOT2").unwrap();
+    assert_eq!(root(&a), root(&b), "the data blocks end at the same offset");
+    // A block: its 33-byte header, then its on-disk size past the header.
+    let block_len = |f: &[u8], at: usize| {
+        33 + i32::from_be_bytes(f[at + 8..at + 12].try_into().unwrap()) as usize
+    };
+    let (mut at, mut blocks) = (0, 0);
+    while at < root(&a) {
+        let len = block_len(&a, at);
+        assert!(
+            a[at..at + len] == b[at..at + len],
+            "data block {blocks} at {at}"
+        );
+        at += len;
+        blocks += 1;
+    }
+    assert_eq!(blocks, summary.data_blocks);
+    let (ra, rb) = (root(&a), root(&b));
+    assert!(
+        a[ra..ra + block_len(&a, ra)] == b[rb..rb + block_len(&b, rb)],
+        "the root index differs from HBase's"
+    );
+}
+
+/// HBase's `HFilePrettyPrinter` (metadata, block index, block headers, row
+/// order and family checks) finds nothing wrong in rowkey's files.
+#[test]
+fn hfile_pretty_printer_reports_nothing_wrong() {
+    let cells = sample_cells();
+    let dir = tempfile::tempdir().unwrap();
+    for compression in [Compression::None, Compression::Gzip] {
+        // The printer's family check wants the family in the file's path.
+        let path = dir.path().join(format!("d-{}", compression.hbase_name()));
+        let mut w = HFileWriter::create(
+            &path,
+            HFileOptions {
+                compression,
+                ..HFileOptions::new("d")
+            },
+        )
+        .unwrap();
+        for (row, q, ts, value) in &cells {
+            w.append(row, q, *ts, value).unwrap();
+        }
+        w.finish().unwrap();
+        let printed = pretty_print_hfile(&path).unwrap();
+        for bad in ["WARNING", "ERROR", "Exception"] {
+            assert!(!printed.contains(bad), "{bad} in:\n{printed}");
+        }
+        assert!(printed.contains("Scanned kv count -> 9000"), "{printed}");
+        assert!(printed.contains("BULKLOAD_TIMESTAMP"), "{printed}");
+    }
 }

@@ -45,6 +45,10 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * configuration (framed, compact, HTTP and TLS are HBase's own settings).
  * Prints {@code READY} once its port accepts; exits when its standard input
  * closes.</li>
+ * <li>{@code hfile-read PATH...}, {@code hfile-write PATH FAMILY BLOCK_SIZE
+ * CODEC}, {@code hfile-pretty PATH}: HFiles read and written by HBase's own
+ * reader and writer, and HBase's {@code HFilePrettyPrinter} run on one
+ * ({@code -v -m -k -a -b -h}).</li>
  * <li>{@code interop}: one request per line on standard input, one answer per
  * line on standard output, computed by HBase's own {@link Bytes} and Java's
  * {@link Arrays#hashCode(byte[])}; see {@link #answer(String)}.</li>
@@ -65,6 +69,14 @@ public final class Launcher {
         System.out.println("file " + i);
         hfileRead(args[i]);
       }
+    } else if (args.length == 5 && args[0].equals("hfile-write")) {
+      hfileWrite(args[1], args[2], Integer.parseInt(args[3]), args[4]);
+    } else if (args.length == 2 && args[0].equals("hfile-pretty")) {
+      Configuration conf = HBaseConfiguration.create();
+      org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter printer =
+          new org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter(conf);
+      System.exit(printer.run(new String[] {"-v", "-m", "-k", "-a", "-b", "-h", "-f",
+          new File(args[1]).toURI().toString()}));
     } else if (args.length == 1 && args[0].equals("interop")) {
       interop();
     } else {
@@ -419,6 +431,56 @@ public final class Launcher {
     out.println("checksum_failures "
         + org.apache.hadoop.hbase.io.hfile.HFile.getAndResetChecksumFailuresCount());
     out.flush();
+  }
+
+  /**
+   * Writes the cells given on standard input, one per line ({@code ROW
+   * QUALIFIER TIMESTAMP VALUE}, hex), into an HFile at {@code path} with
+   * HBase's own writer ({@code HFile.getWriterFactory}: format 3, CRC32C
+   * checksums per 16 KiB, tags and memstore timestamps on, as a region
+   * server writes), blocks of {@code blockSize} compressed by
+   * {@code codec} ({@code none}, {@code gz}, ...). The cells are read
+   * first; then prints {@code written CELLS NANOS}, the time the writer
+   * took from its creation to its close.
+   */
+  private static void hfileWrite(String path, String family, int blockSize, String codec)
+      throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    byte[] fam = Bytes.toBytes(family);
+    java.util.List<org.apache.hadoop.hbase.KeyValue> cells = new java.util.ArrayList<>();
+    String line;
+    while ((line = in.readLine()) != null) {
+      String[] p = line.split(" ");
+      cells.add(new org.apache.hadoop.hbase.KeyValue(hex(p[0]), fam, hex(p[1]),
+          Long.parseLong(p[2]), org.apache.hadoop.hbase.KeyValue.Type.Put, hex(p[3])));
+    }
+    Configuration conf = HBaseConfiguration.create();
+    org.apache.hadoop.fs.FileSystem fs = org.apache.hadoop.fs.FileSystem.getLocal(conf);
+    org.apache.hadoop.hbase.io.hfile.HFileContext context =
+        new org.apache.hadoop.hbase.io.hfile.HFileContextBuilder()
+            .withBlockSize(blockSize)
+            .withCompression(org.apache.hadoop.hbase.io.compress.Compression
+                .getCompressionAlgorithmByName(codec))
+            .withChecksumType(org.apache.hadoop.hbase.util.ChecksumType.CRC32C)
+            .withBytesPerCheckSum(16 * 1024)
+            .withIncludesTags(true)
+            .withIncludesMvcc(true)
+            .withColumnFamily(fam)
+            .build();
+    long start = System.nanoTime();
+    org.apache.hadoop.hbase.io.hfile.HFile.Writer writer =
+        org.apache.hadoop.hbase.io.hfile.HFile.getWriterFactory(conf,
+            org.apache.hadoop.hbase.io.hfile.CacheConfig.DISABLED)
+            .withPath(fs, new org.apache.hadoop.fs.Path(new File(path).getAbsolutePath()))
+            .withFileContext(context)
+            .create();
+    for (org.apache.hadoop.hbase.KeyValue cell : cells) {
+      writer.append(cell);
+    }
+    writer.close();
+    long nanos = System.nanoTime() - start;
+    System.out.println("written " + cells.size() + " " + nanos);
+    System.out.flush();
   }
 
   private static void interop() throws Exception {

@@ -26,6 +26,11 @@ use std::time::{Duration, Instant};
 
 use crate::{Client, ClientBuilder, Error, Protocol, Tls, Transport};
 
+mod hfiles;
+pub use hfiles::{
+    pretty_print_hfile, read_hfile, read_hfiles, write_hfile_with_hbase, HFileCell, HFileRead,
+};
+
 /// How long [`HBase::start`] waits for a table to be creatable.
 const START_TIMEOUT: Duration = Duration::from_secs(240);
 
@@ -114,7 +119,7 @@ pub fn launcher(jvm: &[&str], args: &[&str]) -> io::Result<Command> {
     Ok(java)
 }
 
-fn tail(text: &str, lines: usize) -> String {
+pub(crate) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n") + "\n"
 }
@@ -667,108 +672,11 @@ fn keystore(dir: &Path) -> io::Result<(Vec<String>, Vec<u8>)> {
     Ok((settings, std::fs::read(pem)?))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     if bytes.is_empty() {
         return "-".to_string();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// One cell as HBase's own HFile reader reads it ([`read_hfile`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HFileCell {
-    /// The row key.
-    pub row: Vec<u8>,
-    /// The column family.
-    pub family: Vec<u8>,
-    /// The qualifier.
-    pub qualifier: Vec<u8>,
-    /// The timestamp.
-    pub timestamp: i64,
-    /// HBase's cell type (`Put`).
-    pub kind: String,
-    /// The value.
-    pub value: Vec<u8>,
-}
-
-/// What HBase's own reader reads in an HFile ([`read_hfile`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HFileRead {
-    /// Every cell, in the file's order.
-    pub cells: Vec<HFileCell>,
-    /// The data blocks the trailer counts.
-    pub blocks: usize,
-    /// Blocks whose HBase checksum did not match what HBase read.
-    pub checksum_failures: u64,
-}
-
-/// The cells of the HFile at `path` as HBase's own reader reads them, with
-/// HBase's block checksums verified (the launcher's `hfile-read`). An error
-/// carries HBase's own complaint when it cannot read the file.
-pub fn read_hfile(path: &Path) -> io::Result<HFileRead> {
-    let mut read = read_hfiles(&[path])?;
-    read.pop()
-        .ok_or_else(|| io::Error::other("the launcher read no file"))
-}
-
-/// [`read_hfile`] for several files, read by one JVM, in their order.
-pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
-    let mut args = vec!["hfile-read".to_string()];
-    args.extend(paths.iter().map(|p| p.as_ref().display().to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = launcher(&[], &args)?.stdin(Stdio::null()).output()?;
-    if !out.status.success() {
-        return Err(io::Error::other(format!(
-            "HBase cannot read {}: {}",
-            args[1..].join(", "),
-            tail(&String::from_utf8_lossy(&out.stderr), 20)
-        )));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut files = Vec::with_capacity(paths.len());
-    let mut cells = Vec::new();
-    let (mut entries, mut blocks) = (None, 0);
-    for line in text.lines() {
-        let parts: Vec<&str> = line.split(' ').collect();
-        match parts.as_slice() {
-            ["cell", row, family, qualifier, ts, kind, value] => cells.push(HFileCell {
-                row: unhex(row)?,
-                family: unhex(family)?,
-                qualifier: unhex(qualifier)?,
-                timestamp: ts.parse().map_err(io::Error::other)?,
-                kind: (*kind).to_string(),
-                value: unhex(value)?,
-            }),
-            ["entries", n] => entries = n.parse::<usize>().ok(),
-            ["blocks", n] => blocks = n.parse().map_err(io::Error::other)?,
-            // The last line of a file's answer.
-            ["checksum_failures", n] => {
-                let checksum_failures = n.parse().map_err(io::Error::other)?;
-                if entries != Some(cells.len()) {
-                    return Err(io::Error::other(format!(
-                        "{}: the trailer counts {entries:?} cells, the reader read {}",
-                        args[files.len() + 1],
-                        cells.len()
-                    )));
-                }
-                files.push(HFileRead {
-                    cells: std::mem::take(&mut cells),
-                    blocks,
-                    checksum_failures,
-                });
-                entries = None;
-            }
-            _ => {}
-        }
-    }
-    if files.len() != paths.len() {
-        return Err(io::Error::other(format!(
-            "the launcher read {} of {} files",
-            files.len(),
-            paths.len()
-        )));
-    }
-    Ok(files)
 }
 
 /// One region as [`HBase::region_writes`] reports it.
@@ -797,7 +705,7 @@ pub struct StoreFiles {
     pub files: usize,
 }
 
-fn unhex(s: &str) -> io::Result<Vec<u8>> {
+pub(crate) fn unhex(s: &str) -> io::Result<Vec<u8>> {
     if s == "-" {
         return Ok(Vec::new());
     }
