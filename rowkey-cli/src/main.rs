@@ -7,6 +7,7 @@
 //! rowkey decode  --layout SPEC KEY...         # field=value per field
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
+//! rowkey bulkload --layout SPEC --input rows.csv|rows.jsonl --out DIR (--split-points | --regions HOST:PORT TABLE)
 //! ```
 //!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
@@ -33,6 +34,8 @@ use std::ops::Bound;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+mod bulkload;
 use rowkey_core::hbase::{ruby_bytes, ruby_name};
 use rowkey_core::{DynLayout, Value};
 
@@ -127,6 +130,16 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         member: Option<String>,
     },
+    /// Rows of a CSV or JSON-lines file written as HFiles, one per region
+    /// and family, for HBase's bulk load (`hbase completebulkload DIR
+    /// TABLE`): the key from the columns named as its fields, a cell per
+    /// other column.
+    Bulkload {
+        #[command(flatten)]
+        layout: LayoutArg,
+        #[command(flatten)]
+        args: bulkload::BulkloadArgs,
+    },
 }
 
 /// Why the command stops early.
@@ -135,6 +148,9 @@ enum Fail {
     Usage(String),
     /// The output was closed (`| head`): stop quietly.
     Closed,
+    /// The work failed (a bulk load's input row, its files): what and
+    /// where.
+    Failed(String),
 }
 
 impl From<io::Error> for Fail {
@@ -170,6 +186,11 @@ fn main() -> ExitCode {
             let _ = out.flush();
             eprintln!("rowkey: {msg}");
             ExitCode::from(2)
+        }
+        Err(Fail::Failed(msg)) => {
+            let _ = out.flush();
+            eprintln!("rowkey: {msg}");
+            ExitCode::from(1)
         }
     }
 }
@@ -254,6 +275,10 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                     None => writeln!(out, "STARTROW => {}{stop}", ruby_bytes(r.start()))?,
                 }
             }
+        }
+        Command::Bulkload { layout, args } => {
+            let layout = load(&layout.layout)?;
+            bulkload::run(&layout, &args, out).map_err(Fail::Failed)?;
         }
         Command::Splits {
             layout,

@@ -1,0 +1,249 @@
+//! `rowkey bulkload`: rows of CSV and JSON-lines files become HFiles whose
+//! cells HBase's own reader reads, keyed as the derive keys them; loaded
+//! into a real HBase by its own tool, they read back through Thrift; a bad
+//! row stops the load naming its line and field.
+
+use std::collections::BTreeSet;
+use std::process::{Command, Output};
+
+use rowkey_core::prelude::*;
+use rowkey_hbase::testing::{read_hfiles, HBase};
+
+#[derive(RowKey, Debug, PartialEq)]
+#[salt(buckets = 16, by(user_id))]
+struct UserEvent {
+    user_id: u64,
+    #[desc_ts]
+    ts_millis: i64,
+    #[fixed(8)]
+    kind: String,
+}
+
+/// A cell: row, family, qualifier, value.
+type Cell = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+
+const SPEC: &str = "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]";
+
+fn rowkey(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rowkey"))
+        .args(args)
+        .output()
+        .expect("run rowkey")
+}
+
+/// 300 events: (user, ts, kind, clicks, page).
+fn events() -> Vec<(u64, i64, String, u32, String)> {
+    (0..300u64)
+        .map(|i| {
+            let kind = ["click", "view", "buy"][i as usize % 3].to_string();
+            (
+                i % 41,
+                1_700_000_000_000 + i as i64,
+                kind,
+                i as u32 * 7,
+                format!("/p,{i}"),
+            )
+        })
+        .collect()
+}
+
+/// The cells the files must hold: (row, family, qualifier, value).
+fn want() -> BTreeSet<Cell> {
+    let mut want = BTreeSet::new();
+    for (user_id, ts_millis, kind, clicks, page) in events() {
+        let row = UserEvent {
+            user_id,
+            ts_millis,
+            kind,
+        }
+        .encode_to_vec()
+        .unwrap();
+        want.insert((
+            row.clone(),
+            b"d".to_vec(),
+            b"clicks".to_vec(),
+            clicks.to_string().into_bytes(),
+        ));
+        want.insert((row, b"d".to_vec(), b"page".to_vec(), page.into_bytes()));
+    }
+    want
+}
+
+/// The salt buckets the events fall in: one file each.
+fn buckets() -> usize {
+    let buckets: BTreeSet<u8> = events()
+        .into_iter()
+        .map(|(user_id, ts_millis, kind, _, _)| {
+            UserEvent {
+                user_id,
+                ts_millis,
+                kind,
+            }
+            .encode_to_vec()
+            .unwrap()[0]
+        })
+        .collect();
+    buckets.len()
+}
+
+/// Every cell of the files under `dir`, as HBase's reader reads them.
+fn cells_in(dir: &std::path::Path) -> BTreeSet<Cell> {
+    let files: Vec<std::path::PathBuf> = std::fs::read_dir(dir.join("d"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let mut cells = BTreeSet::new();
+    for read in read_hfiles(&files).unwrap() {
+        assert_eq!(read.checksum_failures, 0);
+        for c in read.cells {
+            assert_eq!(c.timestamp, 1_234);
+            cells.insert((c.row, c.family, c.qualifier, c.value));
+        }
+    }
+    cells
+}
+
+#[test]
+fn csv_and_json_lines_become_the_derives_keys_in_hfiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let mut text = String::from("user_id,ts_millis,kind,clicks,page\n");
+    for (u, ts, kind, clicks, page) in events() {
+        text.push_str(&format!("{u},{ts},{kind},{clicks},\"{page}\"\n"));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let jsonl = dir.path().join("rows.jsonl");
+    let mut text = String::new();
+    for (u, ts, kind, clicks, page) in events() {
+        text.push_str(&format!(
+            "{{\"user_id\": {u}, \"ts_millis\": {ts}, \"kind\": \"{kind}\", \"clicks\": {clicks}, \"page\": \"{page}\"}}\n"
+        ));
+    }
+    std::fs::write(&jsonl, text).unwrap();
+
+    for input in [&csv, &jsonl] {
+        let out = dir.path().join(format!(
+            "out-{}",
+            input.extension().unwrap().to_str().unwrap()
+        ));
+        let run = rowkey(&[
+            "bulkload",
+            "--layout",
+            SPEC,
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--split-points",
+            "--timestamp",
+            "1234",
+        ]);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert!(
+            stdout.starts_with(&format!(
+                "300 input rows: 300 rows, 600 cells in {} files",
+                buckets()
+            )),
+            "{stdout}"
+        );
+        assert_eq!(stdout.matches("\nregion [").count(), 16, "{stdout}");
+        assert!(
+            cells_in(&out) == want(),
+            "{} differs from the derive's",
+            input.display()
+        );
+    }
+}
+
+#[test]
+fn a_bad_row_stops_the_load_naming_its_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    std::fs::write(&csv, "user_id,ts_millis,kind\n1,5,click\n2,x,view\n").unwrap();
+    let out = dir.path().join("out");
+    let args = [
+        "bulkload",
+        "--layout",
+        SPEC,
+        "--input",
+        csv.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--split-points",
+    ];
+    let run = rowkey(&args);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.starts_with("rowkey: line 3: field `ts_millis`"),
+        "{stderr}"
+    );
+    assert!(!out.join("d").exists(), "no file written");
+
+    std::fs::write(&csv, "user_id,kind\n1,click\n").unwrap();
+    let run = rowkey(&args);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("no column for the key field `ts_millis`"),
+        "{stderr}"
+    );
+}
+
+/// The regions asked of a real table; the files loaded by HBase's own
+/// bulk load; every row read back through the gateway.
+#[test]
+fn files_cut_at_a_tables_regions_load_into_it() {
+    let hbase = HBase::start().unwrap();
+    let client = hbase.client().unwrap();
+    client
+        .create_table("events", &["d"], &UserEvent::split_points())
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let mut text = String::from("user_id,ts_millis,kind,clicks,page\n");
+    for (u, ts, kind, clicks, page) in events() {
+        text.push_str(&format!("{u},{ts},{kind},{clicks},\"{page}\"\n"));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out = dir.path().join("out");
+    let addr = hbase.gateway_addr();
+    let run = rowkey(&[
+        "bulkload",
+        "--layout",
+        SPEC,
+        "--input",
+        csv.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--regions",
+        &addr,
+        "events",
+        "--timestamp",
+        "1234",
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("hbase completebulkload"), "{stdout}");
+    assert_eq!(hbase.bulk_load(&out, "events").unwrap(), buckets());
+    let mut read = BTreeSet::new();
+    for row in client
+        .scan_typed::<UserEvent>("events", &UserEvent::scan_all(), None)
+        .unwrap()
+    {
+        let (key, cells) = row.unwrap();
+        let row = key.encode_to_vec().unwrap();
+        for (f, q, v) in cells {
+            read.insert((row.clone(), f.into_bytes(), q, v));
+        }
+    }
+    assert!(read == want(), "the table differs from the input");
+}
