@@ -53,7 +53,8 @@ pub(crate) struct BulkloadArgs {
     /// The sort's memory budget in MiB; past it, sorted runs spill to disk.
     #[arg(long, default_value_t = 256, value_name = "MIB")]
     memory: usize,
-    /// How the blocks are compressed.
+    /// How the blocks are compressed (Snappy and Zstandard need HBase's
+    /// pure-Java codecs on the cluster: see the README).
     #[arg(long, value_enum, default_value = "none")]
     compression: Codec,
     /// Every cell's timestamp in milliseconds (default: now).
@@ -71,6 +72,8 @@ enum Format {
 enum Codec {
     None,
     Gz,
+    Snappy,
+    Zstd,
 }
 
 /// Where a value column goes.
@@ -108,6 +111,8 @@ pub(crate) fn run(
         .compression(match args.compression {
             Codec::None => Compression::None,
             Codec::Gz => Compression::Gzip,
+            Codec::Snappy => Compression::Snappy,
+            Codec::Zstd => Compression::Zstd,
         });
     if let Some(ts) = args.timestamp {
         if !(0..i64::MAX).contains(&ts) {

@@ -3,10 +3,11 @@
 //! `HFileBlock`, `HFileBlockIndex`, `FixedFileTrailer`; `HFILE.md` in this
 //! crate writes the layout down).
 //!
-//! This first writer covers uncompressed and gzip-compressed files with
-//! CRC32C block checksums and a single-level block index: cells appended in HBase's order, one
-//! family per file. HBase's own reader reads them back cell for cell
-//! (`tests/hfile.rs`).
+//! It writes uncompressed, gzip, Snappy and Zstandard files with CRC32C
+//! block checksums and a single-level block index: cells appended in
+//! HBase's order, one family per file. HBase's own reader reads them back
+//! cell for cell, and for the same cells the data blocks and the index are
+//! byte for byte those HBase's own writer makes (`tests/hfile.rs`).
 //!
 //! ```no_run
 //! use rowkey_hbase::hfile::{HFileOptions, HFileWriter};
@@ -51,15 +52,27 @@ pub enum Compression {
     /// Each block a gzip member (`GZ`), which HBase reads with Hadoop's
     /// pure-Java gzip codec.
     Gzip,
+    /// Snappy (`SNAPPY`) in Hadoop's block framing. HBase reads it with the
+    /// pure-Java codec of `hbase-compression-aircompressor` (Maven
+    /// Central), set as `hbase.io.compress.snappy.codec` =
+    /// `org.apache.hadoop.hbase.io.compress.aircompressor.SnappyCodec`
+    /// (HBase's default needs Hadoop's native library).
+    Snappy,
+    /// Zstandard (`ZSTD`, level 3) in Hadoop's block framing, read with
+    /// `org.apache.hadoop.hbase.io.compress.aircompressor.ZstdCodec` set as
+    /// `hbase.io.compress.zstd.codec`, as for [`Snappy`](Self::Snappy).
+    Zstd,
 }
 
 impl Compression {
-    /// `Compression.Algorithm`'s name (`hbase.hregion...compression`, the
-    /// shell's `COMPRESSION`), lower case: `none`, `gz`.
+    /// `Compression.Algorithm`'s name (the shell's `COMPRESSION`), lower
+    /// case: `none`, `gz`, `snappy`, `zstd`.
     pub fn hbase_name(self) -> &'static str {
         match self {
             Compression::None => "none",
             Compression::Gzip => "gz",
+            Compression::Snappy => "snappy",
+            Compression::Zstd => "zstd",
         }
     }
 
@@ -68,6 +81,8 @@ impl Compression {
         match self {
             Compression::Gzip => 1,
             Compression::None => 2,
+            Compression::Snappy => 3,
+            Compression::Zstd => 6,
         }
     }
 }
@@ -376,15 +391,29 @@ impl HFileWriter {
     /// blocks are), a CRC32C of every 16 KiB of header and stored data.
     /// Returns its size on disk.
     fn write_block(&mut self, magic: &[u8; 8], data: &[u8], prev: i64) -> Result<u32, HFileError> {
-        let gzipped;
+        let compressed;
         let stored = match self.options.compression {
             Compression::None => data,
             Compression::Gzip => {
                 let mut gz =
                     flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
                 gz.write_all(data).map_err(|e| self.io(e))?;
-                gzipped = gz.finish().map_err(|e| self.io(e))?;
-                &gzipped[..]
+                compressed = gz.finish().map_err(|e| self.io(e))?;
+                &compressed[..]
+            }
+            Compression::Snappy => {
+                compressed = hadoop_blocks(data, |chunk| {
+                    snap::raw::Encoder::new()
+                        .compress_vec(chunk)
+                        .map_err(io::Error::other)
+                })
+                .map_err(|e| self.io(e))?;
+                &compressed[..]
+            }
+            Compression::Zstd => {
+                compressed = hadoop_blocks(data, |chunk| zstd::bulk::compress(chunk, 3))
+                    .map_err(|e| self.io(e))?;
+                &compressed[..]
             }
         };
         let chunks = (HEADER + stored.len()).div_ceil(BYTES_PER_CHECKSUM);
@@ -507,6 +536,28 @@ impl HFileWriter {
             bytes: self.offset,
         })
     }
+}
+
+/// The input bytes Hadoop's `BlockCompressorStream` compresses at a time
+/// for HBase's Snappy and Zstd codecs: their 256 KiB buffer less
+/// `CompressionUtil.compressionOverhead` (a sixth and 32 bytes).
+const HADOOP_CHUNK: usize = 256 * 1024 - (256 * 1024 / 6 + 32);
+
+/// `data` in Hadoop's block framing (`BlockCompressorStream`): its length
+/// (4 bytes), then each chunk of at most [`HADOOP_CHUNK`] bytes
+/// compressed, after its compressed length (4 bytes).
+fn hadoop_blocks(
+    data: &[u8],
+    mut compress: impl FnMut(&[u8]) -> io::Result<Vec<u8>>,
+) -> io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len() / 2 + 16);
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    for chunk in data.chunks(HADOOP_CHUNK) {
+        let c = compress(chunk)?;
+        out.extend_from_slice(&(c.len() as u32).to_be_bytes());
+        out.extend_from_slice(&c);
+    }
+    Ok(out)
 }
 
 /// The shortest bytes after `left` and at or before `right` (`left <

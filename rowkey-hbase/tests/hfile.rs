@@ -17,8 +17,13 @@ struct Event {
 #[test]
 fn hbase_reads_every_cell_rowkey_writes() {
     let plain = every_cell_read_back(Compression::None);
-    let gzip = every_cell_read_back(Compression::Gzip);
-    assert!(gzip * 2 < plain, "gzip: {gzip} bytes, none: {plain}");
+    for compression in [Compression::Gzip, Compression::Snappy, Compression::Zstd] {
+        let size = every_cell_read_back(compression);
+        assert!(
+            size * 2 < plain,
+            "{compression:?}: {size} bytes, none: {plain}"
+        );
+    }
 }
 
 /// A cell: row, qualifier, timestamp, value.
@@ -198,7 +203,12 @@ fn data_blocks_and_index_are_those_hbase_writes() {
 fn hfile_pretty_printer_reports_nothing_wrong() {
     let cells = sample_cells();
     let dir = tempfile::tempdir().unwrap();
-    for compression in [Compression::None, Compression::Gzip] {
+    for compression in [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Zstd,
+    ] {
         // The printer's family check wants the family in the file's path.
         let path = dir.path().join(format!("d-{}", compression.hbase_name()));
         let mut w = HFileWriter::create(
