@@ -457,6 +457,9 @@ struct Buffer {
 /// One cell in the arena: its row, then qualifier and value back to back.
 #[derive(Clone, Copy)]
 struct Entry {
+    /// The row's first 8 bytes, big-endian (zeros past its end): most
+    /// comparisons of the sort end on it.
+    head: u64,
     row: usize,
     cell: usize,
     row_len: u32,
@@ -490,12 +493,17 @@ impl Buffer {
         grow(&mut self.entries, cells.len(), room);
         let row = self.arena.len();
         self.arena.extend_from_slice(key);
+        let mut first = [0u8; 8];
+        let n = key.len().min(8);
+        first[..n].copy_from_slice(&key[..n]);
+        let head = u64::from_be_bytes(first);
         for ((_, qualifier, value), family) in cells.iter().zip(families) {
             let cell = self.arena.len();
             self.arena.extend_from_slice(qualifier);
             self.arena.extend_from_slice(value);
             self.seq += 1;
             self.entries.push(Entry {
+                head,
                 row,
                 cell,
                 row_len: key.len() as u32,
@@ -524,11 +532,12 @@ impl Buffer {
     fn sort(&mut self) {
         let mut entries = std::mem::take(&mut self.entries);
         entries.sort_unstable_by(|a, b| {
-            self.row(a)
-                .cmp(self.row(b))
-                .then(a.family.cmp(&b.family))
-                .then(self.qualifier(a).cmp(self.qualifier(b)))
-                .then(b.seq.cmp(&a.seq))
+            a.head
+                .cmp(&b.head)
+                .then_with(|| self.row(a).cmp(self.row(b)))
+                .then_with(|| a.family.cmp(&b.family))
+                .then_with(|| self.qualifier(a).cmp(self.qualifier(b)))
+                .then_with(|| b.seq.cmp(&a.seq))
         });
         self.entries = entries;
     }
@@ -624,9 +633,9 @@ impl Record {
     fn order(&self, other: &Record) -> Ordering {
         self.row
             .cmp(&other.row)
-            .then(self.family.cmp(&other.family))
-            .then(self.qualifier.cmp(&other.qualifier))
-            .then(other.seq.cmp(&self.seq))
+            .then_with(|| self.family.cmp(&other.family))
+            .then_with(|| self.qualifier.cmp(&other.qualifier))
+            .then_with(|| other.seq.cmp(&self.seq))
     }
 }
 

@@ -267,7 +267,10 @@ impl HFileWriter {
         self.build_key(row, qualifier, timestamp);
         if !self.last_key.is_empty() {
             let (r, q, t) = self.parts(&self.last_key);
-            let order = r.cmp(row).then(q.cmp(qualifier)).then(timestamp.cmp(&t));
+            let order = r
+                .cmp(row)
+                .then_with(|| q.cmp(qualifier))
+                .then_with(|| timestamp.cmp(&t));
             if order != Ordering::Less {
                 let show = |r: &[u8], q: &[u8], t: i64| {
                     format!(
