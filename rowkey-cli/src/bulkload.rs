@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DynLayout, Value};
 use rowkey_hbase::bulk::{BulkLoad, BulkSummary};
-use rowkey_hbase::hfile::Compression;
+use rowkey_hbase::hfile::{Bloom, Compression};
 use rowkey_hbase::Cell;
 
 /// `rowkey bulkload`'s arguments after `--layout`.
@@ -57,6 +57,9 @@ pub(crate) struct BulkloadArgs {
     /// pure-Java codecs on the cluster: see the README).
     #[arg(long, value_enum, default_value = "none")]
     compression: Codec,
+    /// Each file's Bloom filter (`row`: HBase's default for a family).
+    #[arg(long, value_enum, default_value = "row")]
+    bloom: BloomArg,
     /// Every cell's timestamp in milliseconds (default: now).
     #[arg(long, value_name = "MILLIS")]
     timestamp: Option<i64>,
@@ -66,6 +69,12 @@ pub(crate) struct BulkloadArgs {
 enum Format {
     Csv,
     Jsonl,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BloomArg {
+    None,
+    Row,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -113,6 +122,10 @@ pub(crate) fn run(
             Codec::Gz => Compression::Gzip,
             Codec::Snappy => Compression::Snappy,
             Codec::Zstd => Compression::Zstd,
+        })
+        .bloom(match args.bloom {
+            BloomArg::None => Bloom::None,
+            BloomArg::Row => Bloom::Row,
         });
     if let Some(ts) = args.timestamp {
         if !(0..i64::MAX).contains(&ts) {

@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{EncodeError, RowKey};
 
-use crate::hfile::{Compression, HFileError, HFileOptions, HFileWriter};
+use crate::hfile::{Bloom, Compression, HFileError, HFileOptions, HFileWriter};
 use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 
 /// What can go wrong in a bulk load.
@@ -153,6 +153,7 @@ pub struct BulkLoad {
     /// The regions' start keys after the first, ascending.
     boundaries: Vec<Vec<u8>>,
     compression: Compression,
+    bloom: Bloom,
     block_size: usize,
     memory: usize,
     timestamp: i64,
@@ -176,7 +177,7 @@ const MAX_RUNS: usize = 64;
 impl BulkLoad {
     /// A load into `dir` (created if missing): one region (call
     /// [`split_points`](Self::split_points) or [`regions`](Self::regions)
-    /// for the table's), no compression, 64 KiB blocks, a 256 MiB sort
+    /// for the table's), no compression, a ROW Bloom filter, 64 KiB blocks, a 256 MiB sort
     /// budget, files rolled past 10 GiB (HBase's
     /// `hbase.hregion.max.filesize`), the current time as every cell's
     /// timestamp.
@@ -188,6 +189,7 @@ impl BulkLoad {
             dir: dir.as_ref().to_path_buf(),
             boundaries: Vec::new(),
             compression: Compression::None,
+            bloom: Bloom::Row,
             block_size: 64 * 1024,
             memory: 256 << 20,
             timestamp: now,
@@ -223,6 +225,14 @@ impl BulkLoad {
     /// How blocks are compressed.
     pub fn compression(mut self, compression: Compression) -> BulkLoad {
         self.compression = compression;
+        self
+    }
+
+    /// Each file's Bloom filter: by default [`Bloom::Row`], HBase's default
+    /// for a column family (`BLOOMFILTER => 'ROW'`), so that a get skips
+    /// the files without its row.
+    pub fn bloom(mut self, bloom: Bloom) -> BulkLoad {
+        self.bloom = bloom;
         self
     }
 
@@ -806,6 +816,7 @@ impl<'a> Output<'a> {
             HFileOptions {
                 block_size: self.load.block_size,
                 compression: self.load.compression,
+                bloom: self.load.bloom,
                 ..HFileOptions::new(name)
             },
         )?;

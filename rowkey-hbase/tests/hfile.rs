@@ -3,7 +3,7 @@
 //! every cell equal, in order, over many blocks.
 
 use rowkey_core::prelude::*;
-use rowkey_hbase::hfile::{Compression, HFileOptions, HFileWriter};
+use rowkey_hbase::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
 use rowkey_hbase::testing::{pretty_print_hfile, read_hfile, write_hfile_with_hbase};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
@@ -164,6 +164,7 @@ fn data_blocks_and_index_are_those_hbase_writes() {
         "d",
         8 * 1024,
         Compression::None,
+        Bloom::None,
         cells
             .iter()
             .map(|(r, q, ts, v)| (r.as_slice(), q.as_slice(), *ts, v.as_slice())),
@@ -197,8 +198,9 @@ fn data_blocks_and_index_are_those_hbase_writes() {
     );
 }
 
-/// HBase's `HFilePrettyPrinter` (metadata, block index, block headers, row
-/// order and family checks) finds nothing wrong in rowkey's files.
+/// HBase's `HFilePrettyPrinter` (metadata, Bloom filter, block index, block
+/// headers, row order and family checks) finds nothing wrong in rowkey's
+/// files.
 #[test]
 fn hfile_pretty_printer_reports_nothing_wrong() {
     let cells = sample_cells();
@@ -215,6 +217,7 @@ fn hfile_pretty_printer_reports_nothing_wrong() {
             &path,
             HFileOptions {
                 compression,
+                bloom: Bloom::Row,
                 ..HFileOptions::new("d")
             },
         )
@@ -224,10 +227,95 @@ fn hfile_pretty_printer_reports_nothing_wrong() {
         }
         w.finish().unwrap();
         let printed = pretty_print_hfile(&path).unwrap();
+        assert!(printed.contains("BloomSize: "), "{printed}");
         for bad in ["WARNING", "ERROR", "Exception"] {
             assert!(!printed.contains(bad), "{bad} in:\n{printed}");
         }
         assert!(printed.contains("Scanned kv count -> 9000"), "{printed}");
         assert!(printed.contains("BULKLOAD_TIMESTAMP"), "{printed}");
     }
+}
+
+/// A ROW Bloom filter over 250,000 rows (three chunks, the last one
+/// folded): every block, the Bloom chunks between the data blocks
+/// included, and the Bloom filter's meta block are byte for byte those of
+/// HBase's `StoreFileWriter` with `BloomType.ROW`; HBase's reader finds
+/// every row through it, and lets about 1% of absent rows through.
+#[test]
+fn row_bloom_filters_are_those_hbase_writes() {
+    let rows: Vec<Vec<u8>> = {
+        let mut rows: Vec<Vec<u8>> = (0..250_000u32)
+            .map(|i| {
+                Event {
+                    user: i % 1_009,
+                    ts: 1_700_000_000_000 + i64::from(i),
+                }
+                .encode_to_vec()
+                .unwrap()
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours.hfile");
+    let theirs = dir.path().join("theirs.hfile");
+    let mut w = HFileWriter::create(
+        &ours,
+        HFileOptions {
+            bloom: Bloom::Row,
+            ..HFileOptions::new("d")
+        },
+    )
+    .unwrap();
+    for row in &rows {
+        w.append(row, b"q", 5, b"v").unwrap();
+    }
+    w.finish().unwrap();
+    write_hfile_with_hbase(
+        &theirs,
+        "d",
+        64 * 1024,
+        Compression::None,
+        Bloom::Row,
+        rows.iter().map(|r| (r.as_slice(), &b"q"[..], 5, &b"v"[..])),
+    )
+    .unwrap();
+    let (a, b) = (
+        std::fs::read(&ours).unwrap(),
+        std::fs::read(&theirs).unwrap(),
+    );
+    let find = |f: &[u8], magic: &[u8]| f.windows(8).position(|w| w == magic).unwrap();
+    let block_len = |f: &[u8], at: usize| {
+        33 + i32::from_be_bytes(f[at + 8..at + 12].try_into().unwrap()) as usize
+    };
+    let root = find(&a, b"IDXROOT2");
+    assert_eq!(
+        root,
+        find(&b, b"IDXROOT2"),
+        "the blocks end at the same offset"
+    );
+    let (mut at, mut chunks) = (0, 0);
+    while at < root {
+        let len = block_len(&a, at);
+        chunks += usize::from(&a[at..at + 8] == b"BLMFBLK2");
+        assert!(a[at..at + len] == b[at..at + len], "the block at {at}");
+        at += len;
+    }
+    assert_eq!(chunks, 3, "250,000 rows in chunks of 109,306");
+    let (ma, mb) = (find(&a, b"BLMFMET2"), find(&b, b"BLMFMET2"));
+    assert!(
+        a[ma..ma + block_len(&a, ma)] == b[mb..mb + block_len(&b, mb)],
+        "the Bloom filter's meta block differs from HBase's"
+    );
+
+    let read = read_hfile(&ours).unwrap();
+    let bloom = read.bloom.expect("HBase loads the Bloom filter");
+    assert_eq!(bloom.missed, 0, "every row passes the filter");
+    assert_eq!(bloom.probes, 250_000);
+    assert!(
+        bloom.false_positives < 5_000,
+        "{} of 250,000 absent rows passed",
+        bloom.false_positives
+    );
 }

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use super::{hex, launcher, tail, unhex};
-use crate::hfile::Compression;
+use crate::hfile::{Bloom, Compression};
 
 /// One cell as HBase's own HFile reader reads it ([`read_hfile`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +35,22 @@ pub struct HFileRead {
     pub blocks: usize,
     /// Blocks whose HBase checksum did not match what HBase read.
     pub checksum_failures: u64,
+    /// The file's Bloom filter as HBase loads it, when it has one.
+    pub bloom: Option<BloomCheck>,
+}
+
+/// A file's Bloom filter checked by HBase's own code
+/// (`BloomFilterFactory.createFromMeta`): every row of the file looked up,
+/// and as many rows that are not in it (each row with a zero byte
+/// appended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BloomCheck {
+    /// Rows of the file the filter says are absent (a broken filter).
+    pub missed: u64,
+    /// Rows not in the file the filter lets through.
+    pub false_positives: u64,
+    /// Rows not in the file looked up.
+    pub probes: u64,
 }
 
 /// The cells of the HFile at `path` as HBase's own reader reads them, with
@@ -62,7 +78,7 @@ pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
     let text = String::from_utf8_lossy(&out.stdout);
     let mut files = Vec::with_capacity(paths.len());
     let mut cells = Vec::new();
-    let (mut entries, mut blocks) = (None, 0);
+    let (mut entries, mut blocks, mut bloom) = (None, 0, None);
     for line in text.lines() {
         let parts: Vec<&str> = line.split(' ').collect();
         match parts.as_slice() {
@@ -76,6 +92,14 @@ pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
             }),
             ["entries", n] => entries = n.parse::<usize>().ok(),
             ["blocks", n] => blocks = n.parse().map_err(io::Error::other)?,
+            ["bloom", missed, false_positives, probes] => {
+                let n = |s: &str| s.parse::<u64>().map_err(io::Error::other);
+                bloom = Some(BloomCheck {
+                    missed: n(missed)?,
+                    false_positives: n(false_positives)?,
+                    probes: n(probes)?,
+                });
+            }
             // The last line of a file's answer.
             ["checksum_failures", n] => {
                 let checksum_failures = n.parse().map_err(io::Error::other)?;
@@ -90,6 +114,7 @@ pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
                     cells: std::mem::take(&mut cells),
                     blocks,
                     checksum_failures,
+                    bloom: bloom.take(),
                 });
                 entries = None;
             }
@@ -110,13 +135,16 @@ pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
 /// into an HFile at `path` with HBase's own writer (`HFile.getWriterFactory`,
 /// format 3, CRC32C checksums per 16 KiB, tags and memstore timestamps on,
 /// as a region server writes), in blocks of `block_size` compressed by
-/// `compression`. Returns the time HBase's writer took, from its creation
-/// to its close (the JVM's start and the cells' transfer left out).
+/// `compression`; with [`Bloom::Row`], through `StoreFileWriter` with a ROW
+/// Bloom filter (as a region server writes a store file). Returns the time
+/// HBase's writer took, from its creation to its close (the JVM's start and
+/// the cells' transfer left out).
 pub fn write_hfile_with_hbase<'c>(
     path: &Path,
     family: &str,
     block_size: usize,
     compression: Compression,
+    bloom: Bloom,
     cells: impl IntoIterator<Item = (&'c [u8], &'c [u8], i64, &'c [u8])>,
 ) -> io::Result<Duration> {
     let block_size = block_size.to_string();
@@ -129,6 +157,7 @@ pub fn write_hfile_with_hbase<'c>(
             family,
             &block_size,
             compression.hbase_name(),
+            if bloom == Bloom::Row { "row" } else { "none" },
         ],
     )?
     .stdin(Stdio::piped())

@@ -69,8 +69,8 @@ public final class Launcher {
         System.out.println("file " + i);
         hfileRead(args[i]);
       }
-    } else if (args.length == 5 && args[0].equals("hfile-write")) {
-      hfileWrite(args[1], args[2], Integer.parseInt(args[3]), args[4]);
+    } else if (args.length == 6 && args[0].equals("hfile-write")) {
+      hfileWrite(args[1], args[2], Integer.parseInt(args[3]), args[4], args[5]);
     } else if (args.length == 2 && args[0].equals("hfile-pretty")) {
       Configuration conf = HBaseConfiguration.create();
       org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter printer =
@@ -424,6 +424,36 @@ public final class Launcher {
       }
       out.println("entries " + reader.getEntries());
       out.println("blocks " + reader.getTrailer().getDataIndexCount());
+      // The general Bloom filter, as a region server loads it: every row
+      // of the file must pass it; each row with a 0 byte appended (not in
+      // the file) is a probe that passes it only by a false positive.
+      java.io.DataInput meta = reader.getGeneralBloomFilterMetadata();
+      if (meta != null) {
+        org.apache.hadoop.hbase.util.BloomFilter bloom =
+            org.apache.hadoop.hbase.util.BloomFilterFactory.createFromMeta(meta, reader);
+        long missed = 0;
+        long falsePositives = 0;
+        long probes = 0;
+        byte[] previous = null;
+        if (scanner.seekTo()) {
+          do {
+            byte[] row = org.apache.hadoop.hbase.CellUtil.cloneRow(scanner.getCell());
+            if (previous != null && Arrays.equals(previous, row)) {
+              continue;
+            }
+            previous = row;
+            if (!bloom.contains(row, 0, row.length, null)) {
+              missed++;
+            }
+            byte[] probe = Arrays.copyOf(row, row.length + 1);
+            probes++;
+            if (bloom.contains(probe, 0, probe.length, null)) {
+              falsePositives++;
+            }
+          } while (scanner.next());
+        }
+        out.println("bloom " + missed + " " + falsePositives + " " + probes);
+      }
     }
     // Blocks whose HBase checksum did not match (HBase then reads them
     // again through the filesystem's own checksums, which a local file
@@ -441,10 +471,12 @@ public final class Launcher {
    * server writes), blocks of {@code blockSize} compressed by
    * {@code codec} ({@code none}, {@code gz}, ...). The cells are read
    * first; then prints {@code written CELLS NANOS}, the time the writer
-   * took from its creation to its close.
+   * took from its creation to its close. With {@code bloom} {@code row},
+   * the file is written as a region server writes a store file
+   * ({@code StoreFileWriter}, with a ROW Bloom filter and its metadata).
    */
-  private static void hfileWrite(String path, String family, int blockSize, String codec)
-      throws Exception {
+  private static void hfileWrite(String path, String family, int blockSize, String codec,
+      String bloom) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     byte[] fam = Bytes.toBytes(family);
     java.util.List<org.apache.hadoop.hbase.KeyValue> cells = new java.util.ArrayList<>();
@@ -467,17 +499,32 @@ public final class Launcher {
             .withIncludesMvcc(true)
             .withColumnFamily(fam)
             .build();
+    org.apache.hadoop.fs.Path out = new org.apache.hadoop.fs.Path(new File(path).getAbsolutePath());
     long start = System.nanoTime();
-    org.apache.hadoop.hbase.io.hfile.HFile.Writer writer =
-        org.apache.hadoop.hbase.io.hfile.HFile.getWriterFactory(conf,
-            org.apache.hadoop.hbase.io.hfile.CacheConfig.DISABLED)
-            .withPath(fs, new org.apache.hadoop.fs.Path(new File(path).getAbsolutePath()))
-            .withFileContext(context)
-            .create();
-    for (org.apache.hadoop.hbase.KeyValue cell : cells) {
-      writer.append(cell);
+    if (bloom.equals("row")) {
+      org.apache.hadoop.hbase.regionserver.StoreFileWriter writer =
+          new org.apache.hadoop.hbase.regionserver.StoreFileWriter.Builder(conf,
+              org.apache.hadoop.hbase.io.hfile.CacheConfig.DISABLED, fs)
+              .withFilePath(out)
+              .withBloomType(org.apache.hadoop.hbase.regionserver.BloomType.ROW)
+              .withFileContext(context)
+              .build();
+      for (org.apache.hadoop.hbase.KeyValue cell : cells) {
+        writer.append(cell);
+      }
+      writer.close();
+    } else {
+      org.apache.hadoop.hbase.io.hfile.HFile.Writer writer =
+          org.apache.hadoop.hbase.io.hfile.HFile.getWriterFactory(conf,
+              org.apache.hadoop.hbase.io.hfile.CacheConfig.DISABLED)
+              .withPath(fs, out)
+              .withFileContext(context)
+              .create();
+      for (org.apache.hadoop.hbase.KeyValue cell : cells) {
+        writer.append(cell);
+      }
+      writer.close();
     }
-    writer.close();
     long nanos = System.nanoTime() - start;
     System.out.println("written " + cells.size() + " " + nanos);
     System.out.flush();

@@ -29,6 +29,9 @@ use rowkey_core::hbase::to_string_binary;
 
 use crate::proto::{field, uint, varint};
 
+mod bloom;
+use bloom::RowBloom;
+
 /// The bytes HBase checksums at a time (`hbase.bytes.per.checksum`).
 const BYTES_PER_CHECKSUM: usize = 16 * 1024;
 /// `ChecksumType.CRC32C`.
@@ -100,6 +103,22 @@ pub struct HFileOptions {
     pub block_size: usize,
     /// How every block is compressed (default none).
     pub compression: Compression,
+    /// The Bloom filter of the file (default none).
+    pub bloom: Bloom,
+}
+
+/// A Bloom filter HBase's readers consult before reading a file's blocks
+/// (`BLOOMFILTER` of a column family).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Bloom {
+    /// None: a get reads the file's index and blocks.
+    #[default]
+    None,
+    /// `ROW`: a get of a row the file does not hold skips the file (HBase's
+    /// default for new families), at a 1% false-positive rate, in chunks
+    /// of 128 KiB as HBase writes them.
+    Row,
 }
 
 impl HFileOptions {
@@ -109,6 +128,7 @@ impl HFileOptions {
             family: family.to_string(),
             block_size: 64 * 1024,
             compression: Compression::None,
+            bloom: Bloom::None,
         }
     }
 }
@@ -186,6 +206,10 @@ pub struct HFileWriter {
     /// The smallest and largest timestamp appended.
     min_ts: i64,
     max_ts: i64,
+    /// The ROW Bloom filter, and the offset of its last chunk (−1 before
+    /// the first).
+    bloom: Option<RowBloom>,
+    prev_bloom: i64,
 }
 
 impl HFileWriter {
@@ -206,6 +230,7 @@ impl HFileWriter {
             path: path.clone(),
             source,
         })?;
+        let bloom = (options.bloom == Bloom::Row).then(RowBloom::new);
         Ok(HFileWriter {
             out: BufWriter::new(file),
             path,
@@ -223,6 +248,8 @@ impl HFileWriter {
             uncompressed: 0,
             min_ts: i64::MAX,
             max_ts: -1,
+            bloom,
+            prev_bloom: -1,
         })
     }
 
@@ -265,8 +292,10 @@ impl HFileWriter {
             });
         }
         self.build_key(row, qualifier, timestamp);
+        let mut new_row = true;
         if !self.last_key.is_empty() {
             let (r, q, t) = self.parts(&self.last_key);
+            new_row = r != row;
             let order = r
                 .cmp(row)
                 .then_with(|| q.cmp(qualifier))
@@ -286,8 +315,16 @@ impl HFileWriter {
                 });
             }
         }
+        // As HBase's StoreFileWriter: the row into the Bloom filter, then
+        // the block boundary (where full Bloom chunks are written).
+        if new_row {
+            if let Some(bloom) = &mut self.bloom {
+                bloom.add(row);
+            }
+        }
         if !self.block.is_empty() && self.block.len() >= self.options.block_size {
             self.finish_data_block()?;
+            self.write_bloom_chunks(false)?;
         }
         // KeyValue: key length, value length, key, value; tags length
         // (format 3); the memstore timestamp (a vlong, 0).
@@ -390,6 +427,29 @@ impl HFileWriter {
         Ok(())
     }
 
+    /// Writes the Bloom chunks that are full (and the current one when
+    /// `closing`), as inline blocks (`BLMFBLK2`) at a block boundary.
+    fn write_bloom_chunks(&mut self, closing: bool) -> Result<(), HFileError> {
+        let Some(bloom) = &mut self.bloom else {
+            return Ok(());
+        };
+        if closing {
+            bloom.enqueue();
+        } else {
+            bloom.enqueue_if_full();
+        }
+        let ready = std::mem::take(&mut bloom.ready);
+        for chunk in ready {
+            let offset = self.offset;
+            let size = self.write_block(b"BLMFBLK2", &chunk.bits, self.prev_bloom)?;
+            self.prev_bloom = offset as i64;
+            if let Some(bloom) = &mut self.bloom {
+                bloom.index.push((chunk.first_row, offset, size));
+            }
+        }
+        Ok(())
+    }
+
     /// Writes a block: its header, its data (compressed as the file's
     /// blocks are), a CRC32C of every 16 KiB of header and stored data.
     /// Returns its size on disk.
@@ -446,6 +506,7 @@ impl HFileWriter {
         if !self.block.is_empty() {
             self.finish_data_block()?;
         }
+        self.write_bloom_chunks(true)?;
         let first_data = if self.index.is_empty() { u64::MAX } else { 0 };
         let last_data = self.index.last().map_or(u64::MAX, |(o, _, _)| *o);
 
@@ -497,6 +558,15 @@ impl HFileWriter {
         if !self.last_key.is_empty() {
             info.insert(b"hfile.LASTKEY", self.last_key.clone());
         }
+        // As HBase's StoreFileWriter: the deletes of whole families (none),
+        // and the Bloom filter's type and last row.
+        info.insert(b"DELETE_FAMILY_COUNT", 0i64.to_be_bytes().to_vec());
+        let bloom = self.bloom.take().filter(|b| b.total_keys > 0);
+        if bloom.is_some() {
+            info.insert(b"BLOOM_FILTER_TYPE", b"ROW".to_vec());
+            let (last_row, _, _) = self.parts(&self.last_key);
+            info.insert(b"LAST_BLOOM_KEY", last_row.to_vec());
+        }
         let mut proto = Vec::new();
         for (k, v) in &info {
             let mut pair = Vec::new();
@@ -509,6 +579,29 @@ impl HFileWriter {
         file_info.extend_from_slice(&proto);
         let file_info_offset = self.offset;
         self.write_block(b"FILEINF2", &file_info, -1)?;
+
+        // The Bloom filter's meta block (`BLMFMET2`, loaded on open): its
+        // version, sizes, hashing and chunk count, no comparator (a ROW
+        // filter), then the index of its chunks: offset, size on disk,
+        // first row.
+        if let Some(bloom) = bloom {
+            let mut meta = Vec::new();
+            meta.extend_from_slice(&bloom::VERSION.to_be_bytes());
+            meta.extend_from_slice(&bloom.total_bytes.to_be_bytes());
+            meta.extend_from_slice(&(bloom.hash_count as i32).to_be_bytes());
+            meta.extend_from_slice(&bloom::HASH_MURMUR.to_be_bytes());
+            meta.extend_from_slice(&bloom.total_keys.to_be_bytes());
+            meta.extend_from_slice(&bloom.total_max_keys.to_be_bytes());
+            meta.extend_from_slice(&(bloom.chunks as i32).to_be_bytes());
+            vint(&mut meta, 0);
+            for (first_row, offset, size) in &bloom.index {
+                meta.extend_from_slice(&offset.to_be_bytes());
+                meta.extend_from_slice(&size.to_be_bytes());
+                vint(&mut meta, first_row.len() as i64);
+                meta.extend_from_slice(first_row);
+            }
+            self.write_block(b"BLMFMET2", &meta, -1)?;
+        }
 
         // The trailer: magic, a delimited FileTrailerProto, zeros up to
         // its fixed size, then the version (minor 3 << 24 | major 3).
