@@ -103,15 +103,45 @@ fn cells_in(dir: &std::path::Path) -> BTreeSet<Cell> {
     cells
 }
 
-#[test]
-fn csv_and_json_lines_become_the_derives_keys_in_hfiles() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("rows.csv");
+/// The events as CSV, with a header line, at `path`.
+fn write_csv(path: &std::path::Path) {
     let mut text = String::from("user_id,ts_millis,kind,clicks,page\n");
     for (u, ts, kind, clicks, page) in events() {
         text.push_str(&format!("{u},{ts},{kind},{clicks},\"{page}\"\n"));
     }
-    std::fs::write(&csv, text).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `rowkey bulkload` of `input` into `out`, every cell at timestamp 1234,
+/// cut as `cut` says (`--split-points`, or `--regions ADDR TABLE`); its
+/// standard output, after checking it succeeded.
+fn bulkload(input: &std::path::Path, out: &std::path::Path, cut: &[&str]) -> String {
+    let mut args = vec![
+        "bulkload",
+        "--layout",
+        SPEC,
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--timestamp",
+        "1234",
+    ];
+    args.extend_from_slice(cut);
+    let run = rowkey(&args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8(run.stdout).unwrap()
+}
+
+#[test]
+fn csv_and_json_lines_become_the_derives_keys_in_hfiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    write_csv(&csv);
     let jsonl = dir.path().join("rows.jsonl");
     let mut text = String::new();
     for (u, ts, kind, clicks, page) in events() {
@@ -126,24 +156,7 @@ fn csv_and_json_lines_become_the_derives_keys_in_hfiles() {
             "out-{}",
             input.extension().unwrap().to_str().unwrap()
         ));
-        let run = rowkey(&[
-            "bulkload",
-            "--layout",
-            SPEC,
-            "--input",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--split-points",
-            "--timestamp",
-            "1234",
-        ]);
-        let stdout = String::from_utf8_lossy(&run.stdout);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        let stdout = bulkload(input, &out, &["--split-points"]);
         assert!(
             stdout.starts_with(&format!(
                 "300 input rows: 300 rows, 600 cells in {} files",
@@ -205,33 +218,10 @@ fn files_cut_at_a_tables_regions_load_into_it() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("rows.csv");
-    let mut text = String::from("user_id,ts_millis,kind,clicks,page\n");
-    for (u, ts, kind, clicks, page) in events() {
-        text.push_str(&format!("{u},{ts},{kind},{clicks},\"{page}\"\n"));
-    }
-    std::fs::write(&csv, text).unwrap();
+    write_csv(&csv);
     let out = dir.path().join("out");
     let addr = hbase.gateway_addr();
-    let run = rowkey(&[
-        "bulkload",
-        "--layout",
-        SPEC,
-        "--input",
-        csv.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--regions",
-        &addr,
-        "events",
-        "--timestamp",
-        "1234",
-    ]);
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = bulkload(&csv, &out, &["--regions", &addr, "events"]);
     assert!(stdout.contains("hbase completebulkload"), "{stdout}");
     assert_eq!(hbase.bulk_load(&out, "events").unwrap(), buckets());
     let mut read = BTreeSet::new();

@@ -74,9 +74,9 @@ pub enum BulkError {
         /// Its length.
         len: usize,
     },
-    /// A family name HBase refuses (empty, starting with `.`, or holding
-    /// `:`, `/`, `\` or a control character): it names the directory of
-    /// its files.
+    /// A family name HBase refuses (empty, over 127 bytes, starting with
+    /// `.`, or holding `:`, `/`, `\` or a control character): it names the
+    /// directory of its files.
     #[error("bulk load: {family:?} is not a column family name HBase takes")]
     BadFamily {
         /// The family.
@@ -298,6 +298,14 @@ impl BulkLoad {
                 key: to_string_binary(key),
             });
         }
+        for (family, qualifier, value) in cells {
+            // The limits of a cell in an HFile (its key's and value's
+            // lengths are Java ints), checked now rather than at the end.
+            let key = 2 + key.len() + 1 + family.len() + 8 + 1;
+            let max = (i32::MAX as usize).saturating_sub(key);
+            crate::hfile::check_len("a qualifier", qualifier.len(), max)?;
+            crate::hfile::check_len("a value", value.len(), i32::MAX as usize)?;
+        }
         let mut families = std::mem::take(&mut self.scratch);
         families.clear();
         for (family, _, _) in cells {
@@ -329,6 +337,7 @@ impl BulkLoad {
             return Ok(i as u16);
         }
         let legal = !name.is_empty()
+            && name.len() <= 127
             && !name.starts_with('.')
             && !name
                 .chars()

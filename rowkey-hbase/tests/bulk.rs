@@ -159,14 +159,21 @@ fn check_table(client: &rowkey_hbase::Client, table: &str, model: &Model) {
     }
 }
 
-#[test]
-fn fifty_thousand_random_rows_bulk_loaded_into_a_pre_split_table() {
-    let (puts, model) = random_puts(50_000);
+/// A test HBase with a table `events` of families `d` and `m`, pre-split
+/// at the key's salt buckets.
+fn pre_split_table() -> (HBase, rowkey_hbase::Client) {
     let hbase = HBase::start().unwrap();
     let client = hbase.client().unwrap();
     client
         .create_table("events", &["d", "m"], &Event::split_points())
         .unwrap();
+    (hbase, client)
+}
+
+#[test]
+fn fifty_thousand_random_rows_bulk_loaded_into_a_pre_split_table() {
+    let (puts, model) = random_puts(50_000);
+    let (hbase, client) = pre_split_table();
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("load");
@@ -227,11 +234,7 @@ fn fifty_thousand_random_rows_bulk_loaded_into_a_pre_split_table() {
 #[test]
 fn a_file_across_regions_is_split_by_hbase_and_loaded() {
     let (puts, model) = random_puts(5_000);
-    let hbase = HBase::start().unwrap();
-    let client = hbase.client().unwrap();
-    client
-        .create_table("events", &["d", "m"], &Event::split_points())
-        .unwrap();
+    let (hbase, client) = pre_split_table();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("load");
     // Zstandard: HBase reads the file to split it.

@@ -159,7 +159,7 @@ pub enum HFileError {
     /// A cell without a row key: HBase has none.
     #[error("a cell with an empty row key")]
     EmptyRow,
-    /// A row or family too long for HBase's cell format.
+    /// A row, family, qualifier or value too long for HBase's cell format.
     #[error("{what} of {len} bytes: HBase takes at most {max}")]
     TooLong {
         /// What is too long.
@@ -291,6 +291,10 @@ impl HFileWriter {
                 max: i16::MAX as usize,
             });
         }
+        // A cell's key and value lengths are Java ints.
+        let fixed = 2 + row.len() + 1 + self.options.family.len() + 8 + 1;
+        check_len("a qualifier", qualifier.len(), i32::MAX as usize - fixed)?;
+        check_len("a value", value.len(), i32::MAX as usize)?;
         self.build_key(row, qualifier, timestamp);
         let mut new_row = true;
         if !self.last_key.is_empty() {
@@ -329,7 +333,8 @@ impl HFileWriter {
         // KeyValue: key length, value length, key, value; tags length
         // (format 3); the memstore timestamp (a vlong, 0).
         let key = &self.next_key;
-        let len = |n: usize| i32::try_from(n).unwrap_or(i32::MAX).to_be_bytes();
+        // Both fit an i32: checked above.
+        let len = |n: usize| (n as i32).to_be_bytes();
         self.block.extend_from_slice(&len(key.len()));
         self.block.extend_from_slice(&len(value.len()));
         self.block.extend_from_slice(key);
@@ -632,6 +637,14 @@ impl HFileWriter {
             bytes: self.offset,
         })
     }
+}
+
+/// [`HFileError::TooLong`] when `len` is over `max`.
+pub(crate) fn check_len(what: &'static str, len: usize, max: usize) -> Result<(), HFileError> {
+    if len > max {
+        return Err(HFileError::TooLong { what, len, max });
+    }
+    Ok(())
 }
 
 /// The input bytes Hadoop's `BlockCompressorStream` compresses at a time
