@@ -205,6 +205,17 @@ fn check(filter: &KeyFilter, keys: &[(Vec<u8>, bool)]) {
             assert_eq!(fuzzy_matches(&pairs, k), *m, "fuzzy on {k:?}: {pairs:?}");
         }
     }
+    // Ranges over few values as those values.
+    if let Some(pairs) = filter.fuzzy_row_filter_enumerated() {
+        assert!(pairs.len() <= rowkey_core::scan::MAX_FUZZY_KEYS);
+        for (k, m) in keys {
+            assert_eq!(
+                fuzzy_matches(&pairs, k),
+                *m,
+                "enumerated fuzzy on {k:?}: {pairs:?}"
+            );
+        }
+    }
 }
 
 /// Encodes, sorts and dedups the rows, each with the predicate's verdict.
@@ -709,4 +720,50 @@ fn a_range_with_no_whole_value_of_a_fixed_field_allows_nothing() {
     assert!(filter.matches(&key));
     let hint = filter.seek_hint(&[]).expect("keys can match");
     assert!(hint.as_slice() <= key.as_slice(), "{hint:?}");
+}
+
+/// A range over few values of a fixed-width field that is not leading
+/// becomes those values (signed, descending and exclusive ends included);
+/// past `MAX_FUZZY_KEYS` values, or on a leading range, nothing changes.
+#[test]
+fn a_range_over_few_values_is_a_fuzzy_row_filter_of_them() {
+    #[derive(RowKey, Debug)]
+    #[salt(buckets = 4, by(site))]
+    struct Visit {
+        site: u16,
+        #[desc]
+        day: i32,
+        delta: i8,
+        user: u64,
+    }
+    let count = |f: KeyFilter| f.fuzzy_row_filter_enumerated().map(|p| p.len());
+    let f = Visit::filter().day(-1..=1).build().unwrap();
+    assert_eq!(f.fuzzy_row_filter(), None);
+    assert_eq!(count(f), Some(3));
+    assert_eq!(count(Visit::filter().day(-1..1).build().unwrap()), Some(2));
+    assert_eq!(
+        count(Visit::filter().day(0..10).delta(-2..2).build().unwrap()),
+        Some(40)
+    );
+    assert_eq!(count(Visit::filter().day(0..300).build().unwrap()), None);
+    assert_eq!(
+        count(Visit::filter().day(0..20).delta(-10..10).build().unwrap()),
+        None,
+        "400 combinations"
+    );
+    // Every enumerated key matches, and a key one day out does not.
+    let f = Visit::filter().day(5..8).build().unwrap();
+    let pairs = f.fuzzy_row_filter_enumerated().unwrap();
+    for day in 0..12 {
+        let key = Visit {
+            site: 9,
+            day,
+            delta: 0,
+            user: 1,
+        }
+        .encode_to_vec()
+        .unwrap();
+        assert_eq!(fuzzy_matches(&pairs, &key), (5..8).contains(&day), "{day}");
+        assert_eq!(f.matches(&key), (5..8).contains(&day));
+    }
 }

@@ -10,6 +10,9 @@
 //! - [`Pushdown::MultiRowRangeFilter`] when the filter is a set of ranges
 //!   ([`KeyFilter::multi_row_ranges`]): the server seeks from range to
 //!   range.
+//! - [`Pushdown::FuzzyRowFilter`] again when a range over a fixed-width
+//!   part holds few values (a few days, a few groups:
+//!   [`KeyFilter::fuzzy_row_filter_enumerated`]), as those values.
 //! - [`Pushdown::Client`] otherwise: the filter's ranges are read and each
 //!   row is checked with [`KeyFilter::matches`] here, which
 //!   [`Rows::pushdown`](crate::Rows::pushdown) reports.
@@ -74,25 +77,31 @@ enum Plan {
 
 fn plan(filter: &KeyFilter) -> Plan {
     if let Some(pairs) = filter.fuzzy_row_filter() {
-        // FuzzyRowFilter { repeated BytesBytesPair fuzzy_keys_data = 1 },
-        // BytesBytesPair { bytes first = 1; bytes second = 2 }: the key
-        // and its mask (0: fixed, 1: any byte).
-        let mut body = Vec::new();
-        for (key, mask) in &pairs {
-            let mut pair = Vec::new();
-            field(&mut pair, 1, key);
-            field(&mut pair, 2, mask);
-            field(&mut body, 1, &pair);
-        }
-        return Plan::Fuzzy(named(
-            "org.apache.hadoop.hbase.filter.FuzzyRowFilter",
-            &body,
-        ));
+        return Plan::Fuzzy(fuzzy_row_filter(&pairs));
     }
-    match filter.multi_row_ranges() {
-        Some(ranges) => Plan::Ranges(ranges),
+    if let Some(ranges) = filter.multi_row_ranges() {
+        return Plan::Ranges(ranges);
+    }
+    // A range over a few values of a fixed-width part (a few days), as
+    // those values.
+    match filter.fuzzy_row_filter_enumerated() {
+        Some(pairs) => Plan::Fuzzy(fuzzy_row_filter(&pairs)),
         None => Plan::Client,
     }
+}
+
+/// `FuzzyRowFilter { repeated BytesBytesPair fuzzy_keys_data = 1 }`,
+/// `BytesBytesPair { bytes first = 1; bytes second = 2 }`: the key and its
+/// mask (0: fixed, 1: any byte).
+fn fuzzy_row_filter(pairs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (key, mask) in pairs {
+        let mut pair = Vec::new();
+        field(&mut pair, 1, key);
+        field(&mut pair, 2, mask);
+        field(&mut body, 1, &pair);
+    }
+    named("org.apache.hadoop.hbase.filter.FuzzyRowFilter", &body)
 }
 
 /// [`filter_bytes`] for each range of `scan` (the filter's own

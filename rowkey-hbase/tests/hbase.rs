@@ -111,14 +111,23 @@ fn skip_scans_run_on_the_region_servers(c: &Client) {
     assert!(got == model(&points, &filter));
     assert_eq!(got.len(), 2 * 12);
 
-    // A range of hours of every metric (not one value, not leading):
-    // checked here.
+    // A range of hours of every metric (not leading), over two values: a
+    // FuzzyRowFilter of those values, run by the region servers.
     let filter = Point::filter().hour(10..12).build().unwrap();
+    let want = model(&points, &filter);
+    let (got, pushdown, read) = skip(c, "points", &filter);
+    assert_eq!(pushdown, Pushdown::FuzzyRowFilter);
+    assert!(got == want, "FuzzyRowFilter rows of a range");
+    assert_eq!(got.len(), 10 * 2 * 12);
+    assert_eq!(read, want.len(), "the region servers filtered");
+
+    // A range over more values than a FuzzyRowFilter takes: checked here.
+    let filter = Point::filter().hour(10..1_000).build().unwrap();
     let want = model(&points, &filter);
     let (got, pushdown, read) = skip(c, "points", &filter);
     assert_eq!(pushdown, Pushdown::Client);
     assert!(got == want, "client-checked rows");
-    assert_eq!(got.len(), 10 * 2 * 12);
+    assert_eq!(got.len(), 10 * 30 * 12);
     assert_eq!(read, points.len(), "every row of the ranges was sent");
     // Limited: the limit counts rows returned, not rows read.
     let mut typed = c.filter_typed::<Point>("points", &filter, Some(5)).unwrap();
@@ -126,7 +135,7 @@ fn skip_scans_run_on_the_region_servers(c: &Client) {
     let limited: Vec<Point> = typed.by_ref().map(|r| r.unwrap().0).collect();
     drop(typed);
     assert_eq!(limited.len(), 5);
-    assert!(limited.iter().all(|p| (10..12).contains(&p.hour)));
+    assert!(limited.iter().all(|p| (10..1_000).contains(&p.hour)));
 
     // Rows that are not keys of the layout (a key followed by bytes) pass
     // the region servers' FuzzyRowFilter and are dropped here: the limit

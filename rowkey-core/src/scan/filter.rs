@@ -695,6 +695,39 @@ impl KeyFilter {
     /// [`MAX_FUZZY_KEYS`] combinations). An unfixed salt byte is a `1`.
     /// `None` otherwise, or when nothing is constrained.
     pub fn fuzzy_row_filter(&self) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.fuzzy(false)
+    }
+
+    /// [`fuzzy_row_filter`](Self::fuzzy_row_filter), where a range over a
+    /// fixed-width part that holds few values (a few days, a few groups:
+    /// at most [`MAX_FUZZY_KEYS`] combinations in all) counts as those
+    /// values, so that it too reaches HBase's `FuzzyRowFilter` rather than
+    /// being checked on the client. A leading range is better sent as row
+    /// ranges ([`multi_row_ranges`](Self::multi_row_ranges)): ask for this
+    /// one after that.
+    ///
+    /// ```
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey)]
+    /// struct Visit {
+    ///     site: u32,
+    ///     day: u32,
+    ///     user: u64,
+    /// }
+    ///
+    /// // Three days of any site: a range not at the start of the key.
+    /// let filter = Visit::filter().day(20261130..=20261202).build()?;
+    /// assert_eq!(filter.fuzzy_row_filter(), None);
+    /// let pairs = filter.fuzzy_row_filter_enumerated().unwrap();
+    /// assert_eq!(pairs.len(), 73); // 20261130 to 20261202, as integers
+    /// # Ok::<(), EncodeError>(())
+    /// ```
+    pub fn fuzzy_row_filter_enumerated(&self) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.fuzzy(true)
+    }
+
+    fn fuzzy(&self, enumerate: bool) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
         let last = self
             .parts
             .iter()
@@ -704,13 +737,19 @@ impl KeyFilter {
             let Width::Fixed(n) = part.width else {
                 return None;
             };
-            let values: Vec<&[u8]> = match &part.set {
+            let values: Vec<Vec<u8>> = match &part.set {
                 // The salt's range of buckets is not a value set: any.
                 Some(set)
                     if part.kind != Kind::Salt
                         || set.0.len() == 1 && set.0[0].single().is_some() =>
                 {
-                    set.singles()?
+                    match set.singles() {
+                        Some(singles) => singles.into_iter().map(<[u8]>::to_vec).collect(),
+                        None if enumerate => {
+                            set.fixed_values(n, MAX_FUZZY_KEYS / combos.len().max(1))?
+                        }
+                        None => return None,
+                    }
                 }
                 _ => {
                     for (k, m) in &mut combos {

@@ -136,6 +136,70 @@ impl Set {
     pub(super) fn singles(&self) -> Option<Vec<&[u8]>> {
         self.0.iter().map(Interval::single).collect()
     }
+
+    /// Every `n`-byte string the set holds, when there are at most `limit`
+    /// (and `n` is at most 16): the values of a fixed-width part in a
+    /// range over a small domain (a few days, a few groups), in order.
+    pub(super) fn fixed_values(&self, n: usize, limit: usize) -> Option<Vec<Vec<u8>>> {
+        if n == 0 || n > 16 {
+            return None;
+        }
+        let as_int = |v: &[u8]| {
+            let mut b = [0u8; 16];
+            b[16 - n..].copy_from_slice(v);
+            u128::from_be_bytes(b)
+        };
+        let max = if n == 16 {
+            u128::MAX
+        } else {
+            (1u128 << (8 * n)) - 1
+        };
+        let mut out = Vec::new();
+        for i in &self.0 {
+            // The first n-byte string at or after `lo`.
+            let first = if i.lo.len() <= n {
+                let mut v = i.lo.clone();
+                v.resize(n, 0);
+                as_int(&v)
+            } else {
+                match next_of_width(&i.lo[..n]) {
+                    Some(v) => as_int(&v),
+                    None => continue,
+                }
+            };
+            // The last n-byte string below `hi`: `hi` cut or padded to n
+            // bytes, less one when that string is not below `hi`.
+            let last = match &i.hi {
+                None => max,
+                Some(hi) => {
+                    let mut v = hi.clone();
+                    let exact = v.len() <= n;
+                    v.resize(n, 0);
+                    let at = as_int(&v);
+                    // `hi` padded with zeros is `hi` itself or after it:
+                    // not below it. `hi` cut to n bytes is below `hi`.
+                    if exact {
+                        match at.checked_sub(1) {
+                            Some(at) => at,
+                            None => continue,
+                        }
+                    } else {
+                        at
+                    }
+                }
+            };
+            if last < first {
+                continue;
+            }
+            if last - first >= (limit - out.len().min(limit)) as u128 {
+                return None;
+            }
+            for v in first..=last {
+                out.push(v.to_be_bytes()[16 - n..].to_vec());
+            }
+        }
+        Some(out)
+    }
 }
 
 /// What [`T::filter()`](crate::RowKey)'s per-field methods take: a value
