@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use rowkey_core::prelude::*;
 use rowkey_hbase::bulk::BulkLoad;
-use rowkey_hbase::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
+use rowkey_hbase::hfile::{Compression, HFileOptions, HFileWriter};
 use rowkey_hbase::testing::{write_hfile_with_hbase, HBase};
 use rowkey_hbase::{Cell, WriteOptions};
 
@@ -128,10 +128,10 @@ fn main() {
         let theirs = dir.path().join("theirs");
         let hbase = write_hfile_with_hbase(
             &theirs,
-            "d",
-            64 * 1024,
-            compression,
-            Bloom::None,
+            &HFileOptions {
+                compression,
+                ..HFileOptions::new("d")
+            },
             rows.iter()
                 .map(|(r, v)| (r.as_slice(), &b"v"[..], 1, v.as_slice())),
         )

@@ -143,28 +143,68 @@ fn hbase_checksums_catch_a_changed_byte() {
 
 /// rowkey's writer and HBase's own (`HFile.getWriterFactory`) given the
 /// same cells write the same data blocks, byte for byte (headers,
-/// cells, checksums), and the same root index.
+/// cells, checksums), and the same block index, a single root here.
 #[test]
 fn data_blocks_and_index_are_those_hbase_writes() {
-    let cells = sample_cells();
+    let levels = same_blocks_as_hbase(
+        &sample_cells(),
+        HFileOptions {
+            block_size: 8 * 1024,
+            ..HFileOptions::new("d")
+        },
+    );
+    assert_eq!(levels, 1);
+}
+
+/// Blocks of 256 bytes and index blocks of 1 KiB: leaf index blocks
+/// between the data blocks, intermediate levels and a root with the
+/// mid-key metadata, all byte for byte HBase's; HBase reads every cell
+/// through them, and its pretty printer finds nothing wrong.
+#[test]
+fn multi_level_indexes_are_those_hbase_writes() {
+    let cells: Vec<TestCell> = sample_cells()
+        .into_iter()
+        .map(|(row, q, ts, value)| (row, q, ts, value[..value.len().min(20)].to_vec()))
+        .collect();
+    let options = HFileOptions {
+        block_size: 256,
+        index_block_size: 1024,
+        ..HFileOptions::new("d")
+    };
+    let levels = same_blocks_as_hbase(&cells, options.clone());
+    assert_eq!(levels, 3, "leaves, one intermediate level, the root");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d-multi");
+    let mut w = HFileWriter::create(&path, options).unwrap();
+    for (row, q, ts, value) in &cells {
+        w.append(row, q, *ts, value).unwrap();
+    }
+    w.finish().unwrap();
+    let read = read_hfile(&path).unwrap();
+    assert_eq!(read.cells.len(), cells.len());
+    assert_eq!(read.checksum_failures, 0);
+    let printed = pretty_print_hfile(&path).unwrap();
+    for bad in ["WARNING", "ERROR", "Exception"] {
+        assert!(!printed.contains(bad), "{bad} in:\n{printed}");
+    }
+}
+
+/// Writes `cells` with rowkey's writer and with HBase's, compares every
+/// block up to the root index, the root index block and the trailer's
+/// index fields; returns the index's levels.
+fn same_blocks_as_hbase(cells: &[TestCell], options: HFileOptions) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let ours = dir.path().join("ours.hfile");
     let theirs = dir.path().join("theirs.hfile");
-    let options = HFileOptions {
-        block_size: 8 * 1024,
-        ..HFileOptions::new("d")
-    };
-    let mut w = HFileWriter::create(&ours, options).unwrap();
-    for (row, q, ts, value) in &cells {
+    let mut w = HFileWriter::create(&ours, options.clone()).unwrap();
+    for (row, q, ts, value) in cells {
         w.append(row, q, *ts, value).unwrap();
     }
     let summary = w.finish().unwrap();
     write_hfile_with_hbase(
         &theirs,
-        "d",
-        8 * 1024,
-        Compression::None,
-        Bloom::None,
+        &options,
         cells
             .iter()
             .map(|(r, q, ts, v)| (r.as_slice(), q.as_slice(), *ts, v.as_slice())),
@@ -174,28 +214,72 @@ fn data_blocks_and_index_are_those_hbase_writes() {
         std::fs::read(&ours).unwrap(),
         std::fs::read(&theirs).unwrap(),
     );
-    let root = |f: &[u8]| f.windows(8).position(|w| w == b"IDXROOT2").unwrap();
-    assert_eq!(root(&a), root(&b), "the data blocks end at the same offset");
+    let (ta, tb) = (trailer(&a), trailer(&b));
+    let root = ta[&2] as usize;
+    assert_eq!(root, tb[&2] as usize, "the blocks end at the same offset");
     // A block: its 33-byte header, then its on-disk size past the header.
     let block_len = |f: &[u8], at: usize| {
         33 + i32::from_be_bytes(f[at + 8..at + 12].try_into().unwrap()) as usize
     };
     let (mut at, mut blocks) = (0, 0);
-    while at < root(&a) {
+    while at < root {
         let len = block_len(&a, at);
         assert!(
             a[at..at + len] == b[at..at + len],
-            "data block {blocks} at {at}"
+            "block {blocks} at {at} ({})",
+            String::from_utf8_lossy(&a[at..at + 8])
         );
+        blocks += usize::from(&a[at..at + 8] == b"DATABLK*");
         at += len;
-        blocks += 1;
     }
     assert_eq!(blocks, summary.data_blocks);
-    let (ra, rb) = (root(&a), root(&b));
     assert!(
-        a[ra..ra + block_len(&a, ra)] == b[rb..rb + block_len(&b, rb)],
+        a[root..root + block_len(&a, root)] == b[root..root + block_len(&b, root)],
         "the root index differs from HBase's"
     );
+    // The index's uncompressed size, root entries, cells, levels, first
+    // and last data blocks.
+    for field in [3, 5, 7, 8, 9, 10] {
+        assert_eq!(ta.get(&field), tb.get(&field), "trailer field {field}");
+    }
+    ta[&8]
+}
+
+/// The varint fields of a file's trailer (`FileTrailerProto`).
+fn trailer(file: &[u8]) -> std::collections::BTreeMap<u64, u64> {
+    let t = &file[file.len() - 4096..];
+    assert_eq!(&t[..8], b"TRABLK\"$");
+    let varint = |at: &mut usize| {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = t[*at];
+            *at += 1;
+            v |= u64::from(b & 0x7F) << shift;
+            shift += 7;
+            if b < 0x80 {
+                return v;
+            }
+        }
+    };
+    let mut at = 8;
+    let len = varint(&mut at) as usize;
+    let end = at + len;
+    let mut fields = std::collections::BTreeMap::new();
+    while at < end {
+        let key = varint(&mut at);
+        match key & 7 {
+            0 => {
+                let v = varint(&mut at);
+                fields.insert(key >> 3, v);
+            }
+            2 => {
+                let n = varint(&mut at) as usize;
+                at += n;
+            }
+            other => panic!("wire type {other} in the trailer"),
+        }
+    }
+    fields
 }
 
 /// HBase's `HFilePrettyPrinter` (metadata, Bloom filter, block index, block
@@ -274,10 +358,10 @@ fn row_bloom_filters_are_those_hbase_writes() {
     w.finish().unwrap();
     write_hfile_with_hbase(
         &theirs,
-        "d",
-        64 * 1024,
-        Compression::None,
-        Bloom::Row,
+        &HFileOptions {
+            bloom: Bloom::Row,
+            ..HFileOptions::new("d")
+        },
         rows.iter().map(|r| (r.as_slice(), &b"q"[..], 5, &b"v"[..])),
     )
     .unwrap();

@@ -4,8 +4,8 @@
 //! crate writes the layout down).
 //!
 //! It writes uncompressed, gzip, Snappy and Zstandard files with CRC32C
-//! block checksums and a single-level block index: cells appended in
-//! HBase's order, one family per file. HBase's own reader reads them back
+//! block checksums, HBase's multi-level block index and optionally a ROW
+//! Bloom filter: cells appended in HBase's order, one family per file. HBase's own reader reads them back
 //! cell for cell, and for the same cells the data blocks and the index are
 //! byte for byte those HBase's own writer makes (`tests/hfile.rs`).
 //!
@@ -30,7 +30,9 @@ use rowkey_core::hbase::to_string_binary;
 use crate::proto::{field, uint, varint};
 
 mod bloom;
+mod index;
 use bloom::RowBloom;
+use index::{vint, BlockIndex};
 
 /// The bytes HBase checksums at a time (`hbase.bytes.per.checksum`).
 const BYTES_PER_CHECKSUM: usize = 16 * 1024;
@@ -105,6 +107,10 @@ pub struct HFileOptions {
     pub compression: Compression,
     /// The Bloom filter of the file (default none).
     pub bloom: Bloom,
+    /// The size at which an index block ends (HBase's
+    /// `hfile.index.block.max.size`, 128 KiB): past it, the index has
+    /// leaf blocks between the data blocks, and more levels.
+    pub index_block_size: usize,
 }
 
 /// A Bloom filter HBase's readers consult before reading a file's blocks
@@ -129,6 +135,7 @@ impl HFileOptions {
             block_size: 64 * 1024,
             compression: Compression::None,
             bloom: Bloom::None,
+            index_block_size: 128 * 1024,
         }
     }
 }
@@ -193,7 +200,11 @@ pub struct HFileWriter {
     block: Vec<u8>,
     block_first_key: Option<Vec<u8>>,
     /// Each data block's offset, size on disk with its header, first key.
-    index: Vec<(u64, u32, Vec<u8>)>,
+    index: BlockIndex,
+    data_blocks: usize,
+    last_data: u64,
+    /// The last leaf index block (−1 before the first).
+    prev_leaf: i64,
     /// The last cell's key (empty before the first), and the next cell's
     /// key being built: two buffers swapped, so a cell allocates nothing.
     last_key: Vec<u8>,
@@ -231,6 +242,7 @@ impl HFileWriter {
             source,
         })?;
         let bloom = (options.bloom == Bloom::Row).then(RowBloom::new);
+        let index = BlockIndex::new(options.index_block_size);
         Ok(HFileWriter {
             out: BufWriter::new(file),
             path,
@@ -238,7 +250,10 @@ impl HFileWriter {
             offset: 0,
             block: Vec::new(),
             block_first_key: None,
-            index: Vec::new(),
+            index,
+            data_blocks: 0,
+            last_data: u64::MAX,
+            prev_leaf: -1,
             last_key: Vec::new(),
             next_key: Vec::new(),
             prev_data: -1,
@@ -328,7 +343,7 @@ impl HFileWriter {
         }
         if !self.block.is_empty() && self.block.len() >= self.options.block_size {
             self.finish_data_block()?;
-            self.write_bloom_chunks(false)?;
+            self.write_inline_blocks(false)?;
         }
         // KeyValue: key length, value length, key, value; tags length
         // (format 3); the memstore timestamp (a vlong, 0).
@@ -428,8 +443,23 @@ impl HFileWriter {
         self.block = data;
         self.prev_data = offset as i64;
         let first = self.block_first_key.take().unwrap_or_default();
-        self.index.push((offset, size, first));
+        self.index.add(first, offset, size);
+        self.data_blocks += 1;
+        self.last_data = offset;
         Ok(())
+    }
+
+    /// At a block boundary, as HBase's inline block writers in their
+    /// order: a full leaf of the block index, then full Bloom chunks (at
+    /// the end, the last of each).
+    fn write_inline_blocks(&mut self, closing: bool) -> Result<(), HFileError> {
+        if let Some((first, data)) = self.index.leaf_block(closing) {
+            let offset = self.offset;
+            let size = self.write_block(b"IDXLEAF2", &data, self.prev_leaf)?;
+            self.prev_leaf = offset as i64;
+            self.index.leaf_written(first, offset, size, data.len());
+        }
+        self.write_bloom_chunks(closing)
     }
 
     /// Writes the Bloom chunks that are full (and the current one when
@@ -511,21 +541,23 @@ impl HFileWriter {
         if !self.block.is_empty() {
             self.finish_data_block()?;
         }
-        self.write_bloom_chunks(true)?;
-        let first_data = if self.index.is_empty() { u64::MAX } else { 0 };
-        let last_data = self.index.last().map_or(u64::MAX, |(o, _, _)| *o);
+        self.write_inline_blocks(true)?;
+        let first_data = if self.data_blocks == 0 { u64::MAX } else { 0 };
 
-        // The root of the data block index: offset, size, first key.
-        let mut root = Vec::new();
-        for (offset, size, key) in &self.index {
-            root.extend_from_slice(&offset.to_be_bytes());
-            root.extend_from_slice(&size.to_be_bytes());
-            vint(&mut root, key.len() as i64);
-            root.extend_from_slice(key);
-        }
+        // The block index's intermediate levels, if any, then its root
+        // (HBase counts neither in the trailer's uncompressed bytes).
+        let counted = self.uncompressed;
+        let mut index = std::mem::replace(&mut self.index, BlockIndex::new(1));
+        let mut prev = -1i64;
+        let root = index.finish(|data| {
+            let offset = self.offset;
+            let size = self.write_block(b"IDXINTE2", data, prev)?;
+            prev = offset as i64;
+            Ok::<_, HFileError>((offset, size))
+        })?;
         let load_on_open = self.offset;
         self.write_block(b"IDXROOT2", &root, -1)?;
-        let index_size = (HEADER + root.len()) as u64;
+        self.uncompressed = counted;
         // The meta block index: none (its previous block of the same type
         // is the data index root).
         self.write_block(b"IDXROOT2", &[], load_on_open as i64)?;
@@ -613,14 +645,14 @@ impl HFileWriter {
         let mut t = Vec::new();
         uint(&mut t, 1, file_info_offset);
         uint(&mut t, 2, load_on_open);
-        uint(&mut t, 3, index_size);
+        uint(&mut t, 3, index.uncompressed);
         uint(&mut t, 4, self.uncompressed + TRAILER as u64);
-        uint(&mut t, 5, self.index.len() as u64);
+        uint(&mut t, 5, index.root_entries() as u64);
         uint(&mut t, 6, 0);
         uint(&mut t, 7, self.cells);
-        uint(&mut t, 8, 1);
+        uint(&mut t, 8, u64::from(index.levels()));
         uint(&mut t, 9, first_data);
-        uint(&mut t, 10, last_data);
+        uint(&mut t, 10, self.last_data);
         field(&mut t, 11, COMPARATOR.as_bytes());
         uint(&mut t, 12, self.options.compression.ordinal());
         let mut trailer = b"TRABLK\"$".to_vec();
@@ -633,7 +665,7 @@ impl HFileWriter {
         self.out.flush().map_err(|e| self.io(e))?;
         Ok(HFileSummary {
             cells: self.cells,
-            data_blocks: self.index.len(),
+            data_blocks: self.data_blocks,
             bytes: self.offset,
         })
     }
@@ -688,34 +720,6 @@ fn midpoint(left: &[u8], right: &[u8]) -> Option<Vec<u8>> {
             mid[i] += 1;
             Some(mid)
         }
-    }
-}
-
-/// Hadoop's `WritableUtils.writeVInt`/`writeVLong`: one byte for -112 to
-/// 127, else a length byte and the value's big-endian bytes.
-fn vint(out: &mut Vec<u8>, v: i64) {
-    if (-112..=127).contains(&v) {
-        out.push(v as u8);
-        return;
-    }
-    let (mut len, mut v) = (-112i64, v);
-    if v < 0 {
-        v = !v;
-        len = -120;
-    }
-    let mut tmp = v;
-    while tmp != 0 {
-        tmp >>= 8;
-        len -= 1;
-    }
-    out.push(len as u8);
-    let bytes = if len < -120 {
-        -(len + 120)
-    } else {
-        -(len + 112)
-    };
-    for i in (0..bytes).rev() {
-        out.push((v >> (i * 8)) as u8);
     }
 }
 

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use super::{hex, launcher, tail, unhex};
-use crate::hfile::{Bloom, Compression};
+use crate::hfile::{Bloom, HFileOptions};
 
 /// One cell as HBase's own HFile reader reads it ([`read_hfile`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,30 +134,34 @@ pub fn read_hfiles<P: AsRef<Path>>(paths: &[P]) -> io::Result<Vec<HFileRead>> {
 /// Writes `cells` (row, qualifier, timestamp, value; in HBase's order)
 /// into an HFile at `path` with HBase's own writer (`HFile.getWriterFactory`,
 /// format 3, CRC32C checksums per 16 KiB, tags and memstore timestamps on,
-/// as a region server writes), in blocks of `block_size` compressed by
-/// `compression`; with [`Bloom::Row`], through `StoreFileWriter` with a ROW
-/// Bloom filter (as a region server writes a store file). Returns the time
-/// HBase's writer took, from its creation to its close (the JVM's start and
-/// the cells' transfer left out).
+/// as a region server writes), with `options`' family, block size,
+/// compression and index block size (`hfile.index.block.max.size`); with
+/// [`Bloom::Row`], through `StoreFileWriter` with a ROW Bloom filter (as a
+/// region server writes a store file). Returns the time HBase's writer
+/// took, from its creation to its close (the JVM's start and the cells'
+/// transfer left out).
 pub fn write_hfile_with_hbase<'c>(
     path: &Path,
-    family: &str,
-    block_size: usize,
-    compression: Compression,
-    bloom: Bloom,
+    options: &HFileOptions,
     cells: impl IntoIterator<Item = (&'c [u8], &'c [u8], i64, &'c [u8])>,
 ) -> io::Result<Duration> {
-    let block_size = block_size.to_string();
+    let block_size = options.block_size.to_string();
+    let index_block_size = options.index_block_size.to_string();
     let path_text = path.display().to_string();
     let mut child = launcher(
         &["-Xmx2g"],
         &[
             "hfile-write",
             &path_text,
-            family,
+            &options.family,
             &block_size,
-            compression.hbase_name(),
-            if bloom == Bloom::Row { "row" } else { "none" },
+            options.compression.hbase_name(),
+            if options.bloom == Bloom::Row {
+                "row"
+            } else {
+                "none"
+            },
+            &index_block_size,
         ],
     )?
     .stdin(Stdio::piped())

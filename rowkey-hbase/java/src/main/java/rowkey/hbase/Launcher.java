@@ -46,7 +46,7 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * Prints {@code READY} once its port accepts; exits when its standard input
  * closes.</li>
  * <li>{@code hfile-read PATH...}, {@code hfile-write PATH FAMILY BLOCK_SIZE
- * CODEC}, {@code hfile-pretty PATH}: HFiles read and written by HBase's own
+ * CODEC BLOOM INDEX_BLOCK_SIZE}, {@code hfile-pretty PATH}: HFiles read and written by HBase's own
  * reader and writer, and HBase's {@code HFilePrettyPrinter} run on one
  * ({@code -v -m -k -a -b -h}).</li>
  * <li>{@code interop}: one request per line on standard input, one answer per
@@ -69,8 +69,9 @@ public final class Launcher {
         System.out.println("file " + i);
         hfileRead(args[i]);
       }
-    } else if (args.length == 6 && args[0].equals("hfile-write")) {
-      hfileWrite(args[1], args[2], Integer.parseInt(args[3]), args[4], args[5]);
+    } else if (args.length == 7 && args[0].equals("hfile-write")) {
+      hfileWrite(args[1], args[2], Integer.parseInt(args[3]), args[4], args[5],
+          Integer.parseInt(args[6]));
     } else if (args.length == 2 && args[0].equals("hfile-pretty")) {
       Configuration conf = HBaseConfiguration.create();
       org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter printer =
@@ -474,9 +475,11 @@ public final class Launcher {
    * took from its creation to its close. With {@code bloom} {@code row},
    * the file is written as a region server writes a store file
    * ({@code StoreFileWriter}, with a ROW Bloom filter and its metadata).
+   * Index blocks end at {@code indexBlockSize}
+   * ({@code hfile.index.block.max.size}).
    */
   private static void hfileWrite(String path, String family, int blockSize, String codec,
-      String bloom) throws Exception {
+      String bloom, int indexBlockSize) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     byte[] fam = Bytes.toBytes(family);
     java.util.List<org.apache.hadoop.hbase.KeyValue> cells = new java.util.ArrayList<>();
@@ -487,6 +490,7 @@ public final class Launcher {
           Long.parseLong(p[2]), org.apache.hadoop.hbase.KeyValue.Type.Put, hex(p[3])));
     }
     Configuration conf = HBaseConfiguration.create();
+    conf.setInt("hfile.index.block.max.size", indexBlockSize);
     org.apache.hadoop.fs.FileSystem fs = org.apache.hadoop.fs.FileSystem.getLocal(conf);
     org.apache.hadoop.hbase.io.hfile.HFileContext context =
         new org.apache.hadoop.hbase.io.hfile.HFileContextBuilder()
