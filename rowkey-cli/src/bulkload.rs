@@ -92,27 +92,36 @@ struct ValueColumn {
     qualifier: Vec<u8>,
 }
 
+/// Why a load stopped.
+pub(crate) enum Stop {
+    /// An argument is wrong (exit status 2): it is named.
+    Usage(String),
+    /// The load failed (exit status 1): the input line and field, or the
+    /// file.
+    Failed(String),
+}
+
 /// Runs the load: reads every row, writes the files, prints the summary
-/// to `out`. An error names the input line and field, or the argument.
+/// to `out`.
 pub(crate) fn run(
     layout: &DynLayout,
     args: &BulkloadArgs,
     out: &mut dyn Write,
-) -> Result<(), String> {
+) -> Result<(), Stop> {
     if !layout.members().is_empty() {
-        return Err(String::from(
+        return Err(Stop::Usage(String::from(
             "--layout: bulkload takes one key's layout, not a key family: give a member's",
-        ));
+        )));
     }
     let format = match (args.format, args.input.extension().and_then(|e| e.to_str())) {
         (Some(f), _) => f,
         (None, Some("csv")) => Format::Csv,
         (None, Some("jsonl" | "json")) => Format::Jsonl,
         _ => {
-            return Err(format!(
+            return Err(Stop::Usage(format!(
                 "--input {}: say its format with --format (csv or jsonl)",
                 args.input.display()
-            ))
+            )))
         }
     };
     let mut load = BulkLoad::new(&args.out)
@@ -129,7 +138,10 @@ pub(crate) fn run(
         });
     if let Some(ts) = args.timestamp {
         if !(0..i64::MAX).contains(&ts) {
-            return Err(format!("--timestamp {ts}: from 0 to {}", i64::MAX - 1));
+            return Err(Stop::Usage(format!(
+                "--timestamp {ts}: from 0 to {}",
+                i64::MAX - 1
+            )));
         }
         load = load.timestamp(ts);
     }
@@ -138,14 +150,14 @@ pub(crate) fn run(
             let (addr, table) = (&r[0], &r[1]);
             let regions = rowkey_hbase::Client::connect(addr.as_str())
                 .and_then(|c| c.region_locations(table))
-                .map_err(|e| format!("--regions {addr} {table}: {e}"))?;
+                .map_err(|e| Stop::Failed(format!("--regions {addr} {table}: {e}")))?;
             load.regions(&regions)
         }
         None => load.split_points(&layout.split_points()),
     };
 
-    let file =
-        File::open(&args.input).map_err(|e| format!("--input {}: {e}", args.input.display()))?;
+    let file = File::open(&args.input)
+        .map_err(|e| Stop::Usage(format!("--input {}: {e}", args.input.display())))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let bar = ProgressBar::new(size).with_style(
         ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {per_sec} {msg}")
@@ -154,13 +166,14 @@ pub(crate) fn run(
     let input = BufReader::with_capacity(1 << 20, bar.wrap_read(file));
     let fields: Vec<&str> = layout.field_names().collect();
     let rows = match format {
-        Format::Csv => read_csv(layout, &fields, args, input, &mut load)?,
-        Format::Jsonl => read_jsonl(layout, &fields, args, input, &mut load)?,
-    };
+        Format::Csv => read_csv(layout, &fields, args, input, &mut load),
+        Format::Jsonl => read_jsonl(layout, &fields, args, input, &mut load),
+    }
+    .map_err(Stop::Failed)?;
     bar.set_message("writing the HFiles");
     let summary = load
         .finish()
-        .map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+        .map_err(|e| Stop::Failed(format!("--out {}: {e}", args.out.display())))?;
     bar.finish_and_clear();
     print_summary(
         &summary,
@@ -169,7 +182,7 @@ pub(crate) fn run(
         args.regions.as_ref().map(|r| r[1].as_str()),
         out,
     )
-    .map_err(|e| format!("cannot write: {e}"))
+    .map_err(|e| Stop::Failed(format!("cannot write: {e}")))
 }
 
 /// The value columns: `--value`s, or every column not a key field.

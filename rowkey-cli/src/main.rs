@@ -278,7 +278,10 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
         }
         Command::Bulkload { layout, args } => {
             let layout = load(&layout.layout)?;
-            bulkload::run(&layout, &args, out).map_err(Fail::Failed)?;
+            bulkload::run(&layout, &args, out).map_err(|stop| match stop {
+                bulkload::Stop::Usage(msg) => Fail::Usage(msg),
+                bulkload::Stop::Failed(msg) => Fail::Failed(msg),
+            })?;
         }
         Command::Splits {
             layout,

@@ -205,6 +205,16 @@ fn a_bad_row_stops_the_load_naming_its_line_and_field() {
         stderr.contains("no column for the key field `ts_millis`"),
         "{stderr}"
     );
+
+    // An argument that is wrong is a usage error (status 2), named.
+    let txt = dir.path().join("rows.txt");
+    std::fs::write(&txt, "user_id,ts_millis,kind\n1,5,click\n").unwrap();
+    let mut args = args;
+    args[4] = txt.to_str().unwrap();
+    let run = rowkey(&args);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("say its format with --format"), "{stderr}");
 }
 
 /// The regions asked of a real table; the files loaded by HBase's own
