@@ -706,7 +706,8 @@ impl KeyFilter {
     /// ranges ([`multi_row_ranges`](Self::multi_row_ranges)): ask for this
     /// one after that.
     ///
-    /// ```
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
     /// use rowkey_core::prelude::*;
     ///
     /// #[derive(RowKey)]
