@@ -83,7 +83,10 @@ public final class Launcher {
     } else {
       System.err.println(
           "usage: Launcher serve DIR ZK_PORT REGION_SERVERS [KEY=VALUE...]"
-              + " | Launcher gateway ZK_PORT THRIFT_PORT [KEY=VALUE...] | Launcher interop");
+              + " | Launcher gateway ZK_PORT THRIFT_PORT [KEY=VALUE...]"
+              + " | Launcher hfile-read PATH... | Launcher hfile-pretty PATH"
+              + " | Launcher hfile-write PATH FAMILY BLOCK_SIZE CODEC BLOOM INDEX_BLOCK_SIZE"
+              + " | Launcher interop");
       System.exit(2);
     }
   }
