@@ -15,6 +15,10 @@
 //!   [`KeyFilter`](rowkey_core::KeyFilter) sent as HBase's own
 //!   `FuzzyRowFilter` or `MultiRowRangeFilter` so that the region servers
 //!   seek past what cannot match.
+//! - [`bulk::BulkLoad`]: rows in any order, sorted within a memory budget
+//!   and written as one HFile per region and family
+//!   ([`hfile::HFileWriter`], HBase's format byte for byte) for HBase's own
+//!   bulk load (`hbase completebulkload DIR TABLE`).
 //! - [`testing::HBase`]: a real HBase (standalone: ZooKeeper, master and
 //!   region servers in one JVM, from HBase's own Maven Central artifacts)
 //!   and its Thrift2 gateway on loopback ports, for tests.
