@@ -256,7 +256,14 @@ impl DynLayout {
         if self.oc.is_some() {
             return self.oc_encode(values);
         }
-        let mut out = self.layout.prefix().to_vec();
+        // One allocation for a fixed-width key (the derive's
+        // `encode_to_vec` makes one too), a first guess for the others.
+        let mut out = Vec::with_capacity(
+            self.layout
+                .fixed_len()
+                .unwrap_or(self.layout.min_len() + 16),
+        );
+        out.extend_from_slice(self.layout.prefix());
         let head_at = out.len();
         if let Some(s) = self.layout.salt() {
             out.resize(head_at + s.len(), 0);
