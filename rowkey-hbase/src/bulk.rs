@@ -298,18 +298,16 @@ impl BulkLoad {
                 key: to_string_binary(key),
             });
         }
-        for (family, qualifier, value) in cells {
-            // The limits of a cell in an HFile (its key's and value's
-            // lengths are Java ints), checked now rather than at the end.
-            let key = 2 + key.len() + 1 + family.len() + 8 + 1;
-            let max = (i32::MAX as usize).saturating_sub(key);
-            crate::hfile::check_len("a qualifier", qualifier.len(), max)?;
-            crate::hfile::check_len("a value", value.len(), i32::MAX as usize)?;
-        }
         let mut families = std::mem::take(&mut self.scratch);
         families.clear();
-        for (family, _, _) in cells {
-            match self.family(family) {
+        for (family, qualifier, value) in cells {
+            // A family HBase refuses, or a cell too long for an HFile,
+            // refused now rather than at the end of the load.
+            let checked = self.family(family).and_then(|i| {
+                crate::hfile::check_cell(key, family, qualifier, value)?;
+                Ok(i)
+            });
+            match checked {
                 Ok(i) => families.push(i),
                 Err(e) => {
                     self.scratch = families;
@@ -337,7 +335,7 @@ impl BulkLoad {
             return Ok(i as u16);
         }
         let legal = !name.is_empty()
-            && name.len() <= 127
+            && name.len() <= crate::hfile::MAX_FAMILY
             && !name.starts_with('.')
             && !name
                 .chars()

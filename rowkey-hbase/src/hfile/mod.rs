@@ -230,13 +230,7 @@ impl HFileWriter {
         options: HFileOptions,
     ) -> Result<HFileWriter, HFileError> {
         let path = path.as_ref().to_path_buf();
-        if options.family.len() > 127 {
-            return Err(HFileError::TooLong {
-                what: "a family name",
-                len: options.family.len(),
-                max: 127,
-            });
-        }
+        check_len("a family name", options.family.len(), MAX_FAMILY)?;
         let file = File::create(&path).map_err(|source| HFileError::Io {
             path: path.clone(),
             source,
@@ -299,17 +293,7 @@ impl HFileWriter {
         if row.is_empty() {
             return Err(HFileError::EmptyRow);
         }
-        if row.len() > i16::MAX as usize {
-            return Err(HFileError::TooLong {
-                what: "a row key",
-                len: row.len(),
-                max: i16::MAX as usize,
-            });
-        }
-        // A cell's key and value lengths are Java ints.
-        let fixed = 2 + row.len() + 1 + self.options.family.len() + 8 + 1;
-        check_len("a qualifier", qualifier.len(), i32::MAX as usize - fixed)?;
-        check_len("a value", value.len(), i32::MAX as usize)?;
+        check_cell(row, &self.options.family, qualifier, value)?;
         self.build_key(row, qualifier, timestamp);
         let mut new_row = true;
         if !self.last_key.is_empty() {
@@ -671,12 +655,32 @@ impl HFileWriter {
     }
 }
 
+/// The longest family name a cell holds (its length is a byte).
+pub(crate) const MAX_FAMILY: usize = 127;
+
 /// [`HFileError::TooLong`] when `len` is over `max`.
-pub(crate) fn check_len(what: &'static str, len: usize, max: usize) -> Result<(), HFileError> {
+fn check_len(what: &'static str, len: usize, max: usize) -> Result<(), HFileError> {
     if len > max {
         return Err(HFileError::TooLong { what, len, max });
     }
     Ok(())
+}
+
+/// The limits of HBase's cell format (`KeyValue`): a row's length is a
+/// short, a family's a byte, the key's and the value's ints. The writer
+/// checks every cell with it; a bulk load checks each put, before the
+/// sort.
+pub(crate) fn check_cell(
+    row: &[u8],
+    family: &str,
+    qualifier: &[u8],
+    value: &[u8],
+) -> Result<(), HFileError> {
+    check_len("a row key", row.len(), i16::MAX as usize)?;
+    check_len("a family name", family.len(), MAX_FAMILY)?;
+    let key = 2 + row.len() + 1 + family.len() + 8 + 1;
+    check_len("a qualifier", qualifier.len(), i32::MAX as usize - key)?;
+    check_len("a value", value.len(), i32::MAX as usize)
 }
 
 /// The input bytes Hadoop's `BlockCompressorStream` compresses at a time
