@@ -707,8 +707,9 @@ struct Output<'a> {
     /// `load.families[i]`'s open file in the current region.
     open: Vec<Option<Open>>,
     region: usize,
-    /// The last row written, in any family.
+    /// The last row written, in any family, and the last cell's family.
     last_row: Vec<u8>,
+    last_family: u16,
     summary: BulkSummary,
     /// For file names: this load's id and a counter.
     id: u64,
@@ -719,8 +720,6 @@ struct Open {
     writer: HFileWriter,
     path: PathBuf,
     rows: u64,
-    /// The last row with a cell in this file.
-    last_row: Vec<u8>,
 }
 
 impl<'a> Output<'a> {
@@ -746,6 +745,7 @@ impl<'a> Output<'a> {
             open: (0..load.families.len()).map(|_| None).collect(),
             region: 0,
             last_row: Vec::new(),
+            last_family: 0,
             summary: BulkSummary {
                 files: Vec::new(),
                 regions,
@@ -760,20 +760,23 @@ impl<'a> Output<'a> {
     }
 
     fn cell(&mut self, record: &Record) -> Result<(), BulkError> {
-        let region = self
-            .load
-            .boundaries
-            .partition_point(|b| b.as_slice() <= record.row.as_slice());
-        if region != self.region {
-            self.close_all()?;
-            self.region = region;
+        // The region changes only with the row.
+        let row_changed = self.summary.cells == 0 || self.last_row != record.row;
+        if row_changed {
+            let region = self
+                .load
+                .boundaries
+                .partition_point(|b| b.as_slice() <= record.row.as_slice());
+            if region != self.region {
+                self.close_all()?;
+                self.region = region;
+            }
         }
         let family = usize::from(record.family);
-        // A new row in this family's file: count it, and roll the file
-        // past its size (never inside a row).
-        let new_row = self.open[family]
-            .as_ref()
-            .is_none_or(|o| o.last_row != record.row);
+        // The row's first cell in this family's file (a row's cells come
+        // family by family): count the row, and roll the file past its
+        // size (never inside a row).
+        let new_row = row_changed || self.last_family != record.family;
         if new_row {
             let full = self.open[family]
                 .as_ref()
@@ -796,18 +799,17 @@ impl<'a> Output<'a> {
         )?;
         if new_row {
             open.rows += 1;
-            open.last_row.clear();
-            open.last_row.extend_from_slice(&record.row);
         }
         let region = &mut self.summary.regions[self.region];
         region.cells += 1;
         self.summary.cells += 1;
-        if self.summary.cells == 1 || self.last_row != record.row {
+        if row_changed {
             region.rows += 1;
             self.summary.rows += 1;
             self.last_row.clear();
             self.last_row.extend_from_slice(&record.row);
         }
+        self.last_family = record.family;
         Ok(())
     }
 
@@ -831,7 +833,6 @@ impl<'a> Output<'a> {
             writer,
             path,
             rows: 0,
-            last_row: Vec::new(),
         })
     }
 
