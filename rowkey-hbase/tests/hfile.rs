@@ -143,7 +143,8 @@ fn hbase_checksums_catch_a_changed_byte() {
 
 /// rowkey's writer and HBase's own (`HFile.getWriterFactory`) given the
 /// same cells write the same data blocks, byte for byte (headers,
-/// cells, checksums), and the same block index, a single root here.
+/// cells, checksums), uncompressed and in Snappy, and the same block
+/// index, a single root here.
 #[test]
 fn data_blocks_and_index_are_those_hbase_writes() {
     let levels = same_blocks_as_hbase(
@@ -154,6 +155,74 @@ fn data_blocks_and_index_are_those_hbase_writes() {
         },
     );
     assert_eq!(levels, 1);
+}
+
+/// In Snappy, rowkey's blocks end where HBase's do and hold the same bytes
+/// once decompressed (the two Snappy compressors may choose other
+/// matches, so the compressed bytes can differ).
+#[test]
+fn snappy_blocks_hold_what_hbases_hold() {
+    let cells = sample_cells();
+    let options = HFileOptions {
+        block_size: 8 * 1024,
+        compression: Compression::Snappy,
+        ..HFileOptions::new("d")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours.hfile");
+    let theirs = dir.path().join("theirs.hfile");
+    let mut w = HFileWriter::create(&ours, options.clone()).unwrap();
+    for (row, q, ts, value) in &cells {
+        w.append(row, q, *ts, value).unwrap();
+    }
+    let summary = w.finish().unwrap();
+    write_hfile_with_hbase(
+        &theirs,
+        &options,
+        cells
+            .iter()
+            .map(|(r, q, ts, v)| (r.as_slice(), q.as_slice(), *ts, v.as_slice())),
+    )
+    .unwrap();
+    let (a, b) = (snappy_data_blocks(&ours), snappy_data_blocks(&theirs));
+    assert_eq!(a.len(), summary.data_blocks);
+    assert_eq!(a.len(), b.len(), "as many data blocks");
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!(x == y, "data block {i} decompressed");
+    }
+}
+
+/// Every data block of a Snappy HFile, decompressed from Hadoop's block
+/// framing (the data's length, then each chunk's compressed length and
+/// bytes).
+fn snappy_data_blocks(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let file = std::fs::read(path).unwrap();
+    let int = |at: usize| u32::from_be_bytes(file[at..at + 4].try_into().unwrap()) as usize;
+    let root = trailer(&file)[&2] as usize;
+    let (mut at, mut blocks) = (0, Vec::new());
+    while at < root {
+        let on_disk = int(at + 8);
+        // The stored data: header to checksums (the header's last field).
+        let data_end = at + int(at + 29);
+        if &file[at..at + 8] == b"DATABLK*" {
+            let (total, mut p) = (int(at + 33), at + 37);
+            let mut data = Vec::with_capacity(total);
+            while p < data_end {
+                let n = int(p);
+                data.extend(
+                    snap::raw::Decoder::new()
+                        .decompress_vec(&file[p + 4..p + 4 + n])
+                        .unwrap(),
+                );
+                p += 4 + n;
+            }
+            assert_eq!(data.len(), total);
+            assert_eq!(data.len(), int(at + 12), "the header's uncompressed size");
+            blocks.push(data);
+        }
+        at += 33 + on_disk;
+    }
+    blocks
 }
 
 /// Blocks of 256 bytes and index blocks of 1 KiB: leaf index blocks
