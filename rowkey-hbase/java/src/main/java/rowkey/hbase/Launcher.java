@@ -320,12 +320,13 @@ public final class Launcher {
       java.util.List<org.apache.hadoop.hbase.client.RegionInfo> regions =
           new java.util.ArrayList<>(admin.getRegions(table));
       regions.sort(org.apache.hadoop.hbase.client.RegionInfo.COMPARATOR);
+      org.apache.hadoop.hbase.client.ColumnFamilyDescriptor[] families =
+          admin.getDescriptor(table).getColumnFamilies();
       for (org.apache.hadoop.hbase.client.RegionInfo r : regions) {
         if (r.isOffline() || r.isSplit()) {
           continue;
         }
-        for (org.apache.hadoop.hbase.client.ColumnFamilyDescriptor f :
-            admin.getDescriptor(table).getColumnFamilies()) {
+        for (org.apache.hadoop.hbase.client.ColumnFamilyDescriptor f : families) {
           org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(
               new org.apache.hadoop.fs.Path(tableDir, r.getEncodedName()), f.getNameAsString());
           int files = 0;
