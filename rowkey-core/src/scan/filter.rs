@@ -62,11 +62,12 @@ pub use super::predicate::{
 use super::predicate::{intersect, Set};
 use super::range::{prefix_stop, Buckets, KeyBuf, Scan};
 use super::regex::{alternation, byte, lang_of, Lang};
+use super::width::{End, Width};
+use super::wire;
 use crate::format::codec::{FieldCodec, FilterSink};
 use crate::format::error::EncodeError;
-use crate::format::escape;
 use crate::format::salt::Head;
-use crate::layout::{Encoding, FieldLayout, FieldWidth, Layout};
+use crate::layout::Layout;
 
 /// The most key/mask pairs [`KeyFilter::fuzzy_row_filter`] gives (the
 /// product of the constrained fields' value counts); past it the filter
@@ -98,15 +99,6 @@ pub struct BigtableRegex {
 /// the last field's intervals); past it the filter is sent another way.
 pub const MAX_ROW_RANGES: usize = 65_536;
 
-/// How a part of the key is delimited.
-#[derive(Clone, Copy)]
-enum Width {
-    /// Always this many bytes.
-    Fixed(usize),
-    /// A field of variable width, read with its layout.
-    Field(&'static FieldLayout),
-}
-
 /// One part of the key (the family prefix, the salt, a field) and what it
 /// must hold.
 #[derive(Clone)]
@@ -130,16 +122,6 @@ enum Kind {
     Salt,
     /// A field of the key.
     Field,
-}
-
-/// Where the part at `pos` of `x` ends.
-enum End {
-    /// It is whole and ends here.
-    At(usize),
-    /// `x` ends inside it (or at its start).
-    Cut,
-    /// Its bytes are not a value of the part.
-    Invalid,
 }
 
 /// A filter on a key type's fields, built by `T::filter()...build()`: see
@@ -342,10 +324,7 @@ impl KeyFilter {
             parts.push(Part {
                 name: f.name(),
                 kind: Kind::Field,
-                width: match f.width() {
-                    FieldWidth::Fixed(n) => Width::Fixed(n),
-                    FieldWidth::Variable { .. } => Width::Field(f),
-                },
+                width: Width::of(f, layout),
                 added: f.is_added(),
                 set: set.map(Set::new),
             });
@@ -378,16 +357,7 @@ impl KeyFilter {
 
     /// Where part `i`, starting at `pos`, ends in `x`.
     fn end(&self, i: usize, x: &[u8], pos: usize) -> End {
-        match self.parts[i].width {
-            Width::Fixed(n) => {
-                if x.len() >= pos + n {
-                    End::At(pos + n)
-                } else {
-                    End::Cut
-                }
-            }
-            Width::Field(f) => field_end(f, x, pos),
-        }
+        self.parts[i].width.end(x, pos)
     }
 
     /// Puts `lo` as part `i` at `pos` of `x`, in place of what was there
@@ -506,7 +476,7 @@ impl KeyFilter {
                                 pos += n;
                                 i += 1;
                             }
-                            (None, Width::Field(_)) => return Some(x),
+                            (None, _) => return Some(x),
                             (Some(set), _) => match set.next_after(rest) {
                                 None => {
                                     x = prefix_stop(&x[..pos])?;
@@ -537,6 +507,37 @@ impl KeyFilter {
             // is longer.
             x = prefix_stop(&x[..pos])?;
         }
+    }
+
+    /// The filter's serialized form (version 1, FORMAT.md "The
+    /// server-side filter"): what rowkey's Java filter
+    /// (`rowkey.hbase.KeyFilter`, built by `rowkey-hbase`'s Maven module)
+    /// reads on HBase's region servers, where it answers `matches` and
+    /// `seek_hint` as this filter does. `None` for a layout whose parts
+    /// cannot all be delimited by their structure (Bigtable's
+    /// `OrderedCodeBytes` keys).
+    ///
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey)]
+    /// struct Metric {
+    ///     metric: u16,
+    ///     host: String,
+    /// }
+    ///
+    /// let filter = Metric::filter().host("web1").build()?;
+    /// let bytes = filter.to_bytes().unwrap();
+    /// assert!(bytes.starts_with(b"RKF\x01"));
+    /// # Ok::<(), EncodeError>(())
+    /// ```
+    pub fn to_bytes(&self) -> Option<Vec<u8>> {
+        wire::encode(
+            self.parts
+                .iter()
+                .map(|p| (p.width, p.added, p.set.as_ref())),
+        )
     }
 
     /// The tightest ranges that hold every match: the leading fields fixed
@@ -830,7 +831,7 @@ impl KeyFilter {
             let free = self.parts[index..].iter().all(|p| p.set.is_none());
             let lang = match part.width {
                 Width::Fixed(n) => Lang::Fixed(n),
-                Width::Field(f) => match lang_of(f, self.layout) {
+                width => match lang_of(width) {
                     Some(l) => l,
                     None => {
                         // Any bytes from here on, if nothing after needs
@@ -886,40 +887,4 @@ fn successor(key: &[u8]) -> Vec<u8> {
 struct Lead<'a> {
     prefix: Vec<u8>,
     next: Option<&'a Set>,
-}
-
-/// Where the variable-width field `f` starting at `pos` ends in `x`.
-fn field_end(f: &'static FieldLayout, x: &[u8], pos: usize) -> End {
-    if !f.is_option() {
-        match f.encoding() {
-            Encoding::Escaped { desc } => {
-                return match escape::find_end(x, pos, desc, f.name()) {
-                    Ok(e) => End::At(e.next),
-                    Err(crate::DecodeError::MissingTerminator { .. }) => End::Cut,
-                    Err(_) => End::Invalid,
-                }
-            }
-            Encoding::Raw => return End::At(x.len()),
-            _ => {}
-        }
-    }
-    let Some(read) = f.reader() else {
-        return End::Invalid;
-    };
-    match read(x, pos, f, &mut Discard) {
-        Ok((end, _)) => End::At(end),
-        Err(
-            crate::DecodeError::UnexpectedEnd { .. } | crate::DecodeError::MissingTerminator { .. },
-        ) => End::Cut,
-        Err(_) => End::Invalid,
-    }
-}
-
-/// A writer that drops what it is given: the readers' values are not
-/// needed to find a field's end.
-struct Discard;
-impl fmt::Write for Discard {
-    fn write_str(&mut self, _: &str) -> fmt::Result {
-        Ok(())
-    }
 }

@@ -8,7 +8,9 @@
 //! - `leading`: the builders generated scans use (a prefix of encoded
 //!   leading fields, which the field codecs extend).
 //! - `merge`: [`merge_salted`], a k-way merge by key without the salt.
-//! - `filter`: [`KeyFilter`], typed predicates on any fields (skip scans).
+//! - `filter`: [`KeyFilter`], typed predicates on any fields (skip scans);
+//!   `width`: where each part of a key ends, by its structure; `wire`: a
+//!   filter's serialized form, for rowkey's HBase filter.
 
 pub mod filter;
 pub(crate) mod leading;
@@ -16,6 +18,8 @@ pub(crate) mod merge;
 pub(crate) mod predicate;
 pub(crate) mod range;
 pub(crate) mod regex;
+mod width;
+mod wire;
 
 pub use filter::{
     any_of, AnyOf, BigtableRegex, FieldPredicate, KeyFilter, ValuePredicate, MAX_FILTER_INTERVALS,

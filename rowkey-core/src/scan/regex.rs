@@ -6,8 +6,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::width::Width;
 use crate::format::escape;
-use crate::layout::{Encoding, FieldLayout, Layout};
 
 /// The bytes a part may hold, as a regular language with a few states.
 #[derive(Clone, Copy)]
@@ -35,21 +35,14 @@ pub(super) enum State {
     Done,
 }
 
-pub(super) fn lang_of(f: &FieldLayout, layout: &Layout) -> Option<Lang> {
-    if f.is_option() {
-        return None;
-    }
-    match f.encoding() {
-        Encoding::Escaped { desc } => Some(Lang::Escaped { desc }),
-        Encoding::Raw => Some(Lang::Raw),
-        Encoding::Delimited => match layout.format() {
-            // The last field runs to the end of the key.
-            crate::layout::Format::Text { .. } if f.sep_len() == 0 => Some(Lang::Raw),
-            crate::layout::Format::Text { sep } if sep.len() == 1 => Some(Lang::Delimited {
-                sep: sep.as_bytes()[0],
-            }),
-            _ => None,
-        },
+/// A part's bytes as a [`Lang`], when they are one (a tagged `Option`,
+/// a multi-byte separator or an `OrderedCodeBytes` field is not).
+pub(super) fn lang_of(width: Width) -> Option<Lang> {
+    match width {
+        Width::Fixed(n) => Some(Lang::Fixed(n)),
+        Width::Escaped { desc } => Some(Lang::Escaped { desc }),
+        Width::Raw => Some(Lang::Raw),
+        Width::Delimited(&[sep]) => Some(Lang::Delimited { sep }),
         _ => None,
     }
 }

@@ -58,7 +58,7 @@ fn java_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("java")
 }
 
-/// The launcher's classpath (its jar, then HBase's), built with `mvn` when
+/// The launcher's classpath (its jar, the filter's jar, then HBase's), built with `mvn` when
 /// the jar is missing or older than its sources. One process builds at a
 /// time (a file lock); the others wait and use its result.
 pub fn classpath() -> io::Result<String> {
@@ -72,6 +72,7 @@ pub fn classpath() -> io::Result<String> {
     let sources = [
         dir.join("pom.xml"),
         dir.join("src/main/java/rowkey/hbase/Launcher.java"),
+        dir.join("src/main/java/rowkey/hbase/KeyFilter.java"),
         dir.join("src/main/resources/log4j.properties"),
     ];
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -101,7 +102,19 @@ pub fn classpath() -> io::Result<String> {
         }
     }
     let deps = std::fs::read_to_string(&deps)?;
-    Ok(format!("{}:{}", jar.display(), deps.trim()))
+    Ok(format!(
+        "{}:{}:{}",
+        jar.display(),
+        filter_jar().display(),
+        deps.trim()
+    ))
+}
+
+/// rowkey's region-server filter (`rowkey.hbase.KeyFilter`) in a jar of
+/// its own, as a cluster deploys it (in HBase's `lib/`): built with the
+/// launcher by [`classpath`], which puts it on the test servers' classpath.
+pub fn filter_jar() -> PathBuf {
+    java_dir().join("target/rowkey-hbase-launcher-0.1.0-filter.jar")
 }
 
 /// A `java` command on the launcher's classpath, with the options HBase

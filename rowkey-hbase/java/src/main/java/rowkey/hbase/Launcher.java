@@ -35,7 +35,8 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * Then answers requests on its standard input ({@code regions TABLE}, see
  * {@link #regions}; {@code split TABLE HEXKEY}; {@code move TABLE};
  * {@code bulkload TABLE HEXDIR}, see {@link #bulkLoad}; {@code storefiles
- * TABLE}, see {@link #storeFiles}), each
+ * TABLE}, see {@link #storeFiles}; {@code filterrows}: the rows rowkey's
+ * {@link KeyFilter} has looked at in this JVM, {@code ROWS N}), each
  * answer ending with a line {@code END}, and exits when its standard input
  * closes, so a parent that dies without killing it does not leave it
  * behind.</li>
@@ -183,6 +184,8 @@ public final class Launcher {
             bulkLoad(conf, TableName.valueOf(p[1]), hexString(p[2]), out);
           } else if (p.length == 2 && p[0].equals("storefiles")) {
             storeFiles(conf, connection, TableName.valueOf(p[1]), out);
+          } else if (p.length == 1 && p[0].equals("filterrows")) {
+            out.println("ROWS " + KeyFilter.rowsRead());
           } else {
             out.println("ERROR unknown request " + line);
           }
@@ -569,6 +572,9 @@ public final class Launcher {
    * <li>{@code desc_ts N}: {@code Bytes.toBytes(Long.MAX_VALUE - N)}</li>
    * <li>{@code java_salt HEX BUCKETS}: Phoenix's salt byte,
    * {@code Math.abs(Arrays.hashCode(bytes) % BUCKETS)}</li>
+   * <li>{@code key_filter HEXFILTER HEXKEY}: rowkey's {@link KeyFilter} read
+   * from HEXFILTER, on the key: {@code 1} or {@code 0} (it matches), then
+   * its seek hint as hex, or {@code none}</li>
    * </ul>
    */
   static String answer(String line) {
@@ -588,9 +594,31 @@ public final class Launcher {
         return hex(Bytes.toBytes(Long.MAX_VALUE - Long.parseLong(p[1])));
       case "java_salt":
         return Integer.toString(Math.abs(Arrays.hashCode(hex(p[1])) % Integer.parseInt(p[2])));
+      case "key_filter": {
+        KeyFilter filter = keyFilter(p[1]);
+        byte[] key = hex(p[2]);
+        byte[] hint = filter.seekHint(key);
+        return (filter.matches(key) ? "1 " : "0 ") + (hint == null ? "none" : hex(hint));
+      }
       default:
         throw new IllegalArgumentException("unknown request " + p[0]);
     }
+  }
+
+  private static String lastFilterHex;
+  private static KeyFilter lastFilter;
+
+  /** The filter of {@code hex}, parsed once for a run of keys. */
+  private static KeyFilter keyFilter(String hex) {
+    if (!hex.equals(lastFilterHex)) {
+      try {
+        lastFilter = KeyFilter.parseFrom(hex(hex));
+      } catch (org.apache.hadoop.hbase.exceptions.DeserializationException e) {
+        throw new IllegalArgumentException(e);
+      }
+      lastFilterHex = hex;
+    }
+    return lastFilter;
   }
 
   private static String hexString(String s) {
