@@ -30,6 +30,7 @@ pub struct Client {
     shared: Arc<Shared>,
     pub(crate) scan_batch: usize,
     pub(crate) write_batch: usize,
+    pub(crate) server_filter: bool,
 }
 
 struct Shared {
@@ -175,6 +176,7 @@ pub struct ClientBuilder {
     tls: Option<Tls>,
     scan_batch: usize,
     write_batch: usize,
+    server_filter: bool,
 }
 
 impl ClientBuilder {
@@ -250,6 +252,20 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether the region servers have rowkey's filter
+    /// (`rowkey.hbase.KeyFilter`, the jar `rowkey-hbase`'s Maven module
+    /// builds, in HBase's `lib/`; default `false`). With it, every skip
+    /// scan ([`Client::filter`]) sends its [`KeyFilter`](rowkey_core::KeyFilter)
+    /// to the servers, which seek past every run of rows that cannot match
+    /// ([`Pushdown::Server`](crate::Pushdown::Server)), whatever fields it
+    /// constrains. Without it, only the shapes HBase's own filters express
+    /// reach the servers. Set it only for a cluster that has the jar: a
+    /// server without it fails the scan, naming the class.
+    pub fn server_filter(mut self, on: bool) -> Self {
+        self.server_filter = on;
+        self
+    }
+
     /// The client. For a socket transport, one connection is opened now,
     /// so that an address that refuses is [`Error::Connect`] here; an HTTP
     /// gateway is first reached by the first call.
@@ -272,6 +288,7 @@ impl ClientBuilder {
             }),
             scan_batch: self.scan_batch,
             write_batch: self.write_batch,
+            server_filter: self.server_filter,
         };
         if self.transport != Transport::Http {
             let pool = &client.shared.pool;
@@ -301,6 +318,7 @@ impl Client {
             tls: None,
             scan_batch: 1_000,
             write_batch: 1_000,
+            server_filter: false,
         }
     }
 
@@ -332,6 +350,14 @@ impl Client {
     pub fn with_write_batch(mut self, rows: usize) -> Client {
         assert!(rows > 0, "a write batch holds at least one row");
         self.write_batch = rows;
+        self
+    }
+
+    /// This client, sending skip scans' filters to rowkey's filter on the
+    /// region servers or not (see [`ClientBuilder::server_filter`]); the
+    /// pool is shared with `self`.
+    pub fn with_server_filter(mut self, on: bool) -> Client {
+        self.server_filter = on;
         self
     }
 

@@ -3,6 +3,12 @@
 //! `FilterProtos.Filter` protobuf, which the Thrift2 gateway parses with
 //! `ProtobufUtil.toFilter`).
 //!
+//! - [`Pushdown::Server`] when the servers have rowkey's own filter
+//!   ([`ClientBuilder::server_filter`](crate::ClientBuilder::server_filter)):
+//!   the whole [`KeyFilter`] ([`server_filter_bytes`]), which seeks past
+//!   every run of rows that cannot match, whatever fields it constrains.
+//!
+//! Otherwise, HBase's own filters where they express the filter:
 //! - [`Pushdown::FuzzyRowFilter`] when the constrained fields sit at fixed
 //!   offsets and hold a few values ([`KeyFilter::fuzzy_row_filter`]): the
 //!   region server seeks past every run of rows that cannot match
@@ -24,6 +30,9 @@ use crate::proto::{field, flag};
 /// Where a skip scan's filter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pushdown {
+    /// rowkey's own filter (`rowkey.hbase.KeyFilter`), on the region
+    /// servers.
+    Server,
     /// HBase's `FuzzyRowFilter`, on the region servers.
     FuzzyRowFilter,
     /// HBase's `MultiRowRangeFilter`, on the region servers.
@@ -33,8 +42,10 @@ pub enum Pushdown {
     Client,
 }
 
-/// The filter HBase runs for `filter`, as `TScan.filterBytes`, and where
-/// it runs.
+/// The filter HBase runs for `filter` with HBase's own filters only, as
+/// `TScan.filterBytes`, and where it runs (a client with
+/// [`server_filter`](crate::ClientBuilder::server_filter) sends
+/// [`server_filter_bytes`] instead).
 ///
 /// ```
 /// use rowkey_core::prelude::*;
@@ -63,6 +74,34 @@ pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
         ),
         Plan::Client => (Pushdown::Client, None),
     }
+}
+
+/// rowkey's region-server filter for `filter`, as `TScan.filterBytes`: a
+/// `FilterProtos.Filter` naming `rowkey.hbase.KeyFilter`, holding
+/// [`KeyFilter::to_bytes`]. `None` for a layout the Java filter cannot read
+/// (Bigtable's `OrderedCodeBytes` keys).
+///
+/// ```
+/// use rowkey_core::prelude::*;
+/// use rowkey_hbase::server_filter_bytes;
+///
+/// #[derive(RowKey)]
+/// struct Event {
+///     user: String,
+///     ts: i64,
+/// }
+///
+/// // A range on a field after a variable-width one: no HBase filter
+/// // expresses it, rowkey's does.
+/// let filter = Event::filter().ts(0..60_000).build()?;
+/// let bytes = server_filter_bytes(&filter).unwrap();
+/// assert!(bytes.starts_with(b"\x0a\x16rowkey.hbase.KeyFilter"));
+/// # Ok::<(), EncodeError>(())
+/// ```
+pub fn server_filter_bytes(filter: &KeyFilter) -> Option<Vec<u8>> {
+    filter
+        .to_bytes()
+        .map(|body| named("rowkey.hbase.KeyFilter", &body))
 }
 
 /// What the region servers run for a filter, chosen once.
@@ -107,11 +146,16 @@ fn fuzzy_row_filter(pairs: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
 /// [`filter_bytes`] for each range of `scan` (the filter's own
 /// [`KeyFilter::scan`]): a `MultiRowRangeFilter` holds only the row ranges
 /// inside its scanner's range (a salted key's bucket), not every bucket's.
+/// With `server`, rowkey's filter when it can read the layout.
 pub(crate) fn filter_bytes_per_range(
     filter: &KeyFilter,
     scan: &Scan,
+    server: bool,
 ) -> (Pushdown, Vec<Option<Vec<u8>>>) {
     let same = |bytes: Option<Vec<u8>>| scan.ranges().map(|_| bytes.clone()).collect();
+    if let Some(bytes) = server.then(|| server_filter_bytes(filter)).flatten() {
+        return (Pushdown::Server, same(Some(bytes)));
+    }
     match plan(filter) {
         Plan::Fuzzy(bytes) => (Pushdown::FuzzyRowFilter, same(Some(bytes))),
         Plan::Client => (Pushdown::Client, same(None)),
@@ -185,7 +229,7 @@ mod tests {
             .unwrap();
         let scan = filter.scan();
         let all = filter.multi_row_ranges().unwrap();
-        let (pushdown, per_range) = filter_bytes_per_range(&filter, &scan);
+        let (pushdown, per_range) = filter_bytes_per_range(&filter, &scan, false);
         assert_eq!(pushdown, Pushdown::MultiRowRangeFilter);
         assert_eq!(per_range.len(), scan.range_count());
         assert!(scan.range_count() > 1);

@@ -84,7 +84,7 @@ pub mod thrift;
 pub use async_client::{AsyncClient, RowStream, TypedRowStream};
 pub use client::{Client, ClientBuilder, RetryPolicy, Stats};
 pub use error::{Error, RejectedRow};
-pub use filter::{filter_bytes, Pushdown};
+pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
 pub use scan::{tscans, Rows, TypedRows};
 pub use transport::{Protocol, Tls, Transport};
 pub use types::{Cell, RegionLocation, Row, MAX_ROW_LENGTH};

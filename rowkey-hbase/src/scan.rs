@@ -113,7 +113,7 @@ impl Rows {
         limit: Option<usize>,
     ) -> Result<Rows, Error> {
         let scan = filter.scan();
-        let (pushdown, per_range) = filter_bytes_per_range(filter, &scan);
+        let (pushdown, per_range) = filter_bytes_per_range(filter, &scan, client.server_filter);
         // Rows are checked here whatever the server runs (its filters let
         // keys that are not of the layout through), so the limit counts
         // matched rows here and is never sent as `TScan.limit`: a page is

@@ -564,6 +564,21 @@ impl HBase {
             .collect()
     }
 
+    /// The rows rowkey's region-server filter (`rowkey.hbase.KeyFilter`)
+    /// has looked at in this HBase since it started, as the filter counts
+    /// them (one per row the region scanners reach; rows skipped by its
+    /// seeks are not reached).
+    pub fn filter_rows_read(&self) -> io::Result<u64> {
+        let answer = self.request("filterrows")?;
+        match answer.as_slice() {
+            [line] => line
+                .strip_prefix("ROWS ")
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(|| io::Error::other(format!("filterrows: {line}"))),
+            _ => Err(io::Error::other(format!("filterrows: {answer:?}"))),
+        }
+    }
+
     /// Loads the HFiles under `dir` (`dir/<family>/<file>`, as
     /// [`BulkLoad`](crate::bulk::BulkLoad) writes them) into `table` with
     /// HBase's own bulk load (`BulkLoadHFiles`, what `hbase
