@@ -45,10 +45,14 @@
 //! A filter compares each constrained field's *encoded* bytes (its
 //! segment of the key) with the encodings of the predicate's values, so
 //! it agrees with the predicate on the decoded values for every key of
-//! the layout. A key that is not of the layout (cut short, trailing bytes,
-//! a part that does not parse) never matches; a constrained field's bytes
-//! are compared, not validated, as HBase's and Bigtable's server-side
-//! filters compare them.
+//! the layout. It finds where each part ends by the part's structure
+//! alone (its width, escapes and terminator, `Option` tag, separator), so
+//! that rowkey's filter on HBase's region servers can answer the same
+//! ([`KeyFilter::to_bytes`]). A key whose structure is not the layout's
+//! (cut short, trailing bytes, a bad escape or tag) never matches; a
+//! part's bytes are compared, not validated (a string's UTF-8, an
+//! integer's range), as HBase's and Bigtable's server-side filters compare
+//! them.
 
 use alloc::string::String;
 use alloc::vec;
