@@ -810,16 +810,18 @@ fn serialized_filters_are_the_golden_vectors() {
     };
     let cases: [(&str, KeyFilter); 4] = [
         ("raw_last", Metric::filter().host("web1").build().unwrap()),
-        ("fixed_range", Metric::filter().metric(3..7).build().unwrap()),
+        (
+            "fixed_range",
+            Metric::filter().metric(3..7).build().unwrap(),
+        ),
         (
             "prefix_salt_desc_tagged_added",
-            Tagged::filter()
-                .name("a\0")
-                .note(None)
-                .build()
-                .unwrap(),
+            Tagged::filter().name("a\0").note(None).build().unwrap(),
         ),
-        ("text_delimited", Path::filter().dir("etc").n(5).build().unwrap()),
+        (
+            "text_delimited",
+            Path::filter().dir("etc").n(5).build().unwrap(),
+        ),
     ];
     for (name, filter) in cases {
         assert_eq!(

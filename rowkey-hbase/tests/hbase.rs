@@ -170,10 +170,11 @@ fn server_skip(
     table: &str,
     filter: &KeyFilter,
 ) -> (Vec<Vec<u8>>, Pushdown, usize, u64) {
-    let before = hbase.filter_rows_read().unwrap();
+    let before = hbase.filter_reads().unwrap();
     let (keys, pushdown, sent) = skip(&c.clone().with_server_filter(true), table, filter);
-    let read = hbase.filter_rows_read().unwrap() - before;
-    (keys, pushdown, sent, read)
+    let done = hbase.filter_reads().unwrap() - before;
+    assert!(done.seeks <= done.rows, "{done:?}: a seek per row at most");
+    (keys, pushdown, sent, done.rows)
 }
 
 /// The newest-first, per-user key of the README: "everything of the last

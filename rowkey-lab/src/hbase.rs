@@ -109,9 +109,12 @@ impl Store for HBaseStore {
         Ok(())
     }
 
-    /// The filter as HBase's own `FuzzyRowFilter` or `MultiRowRangeFilter`
-    /// where one applies (the region servers seek; rows read are the rows
-    /// they send, which leaves out the one row per skipped run a server
+    /// On an HBase this store started, with rowkey's filter on the region
+    /// servers (its jar is on their classpath): rows read and seeks are the
+    /// filter's own counts there, rows the servers reached, not rows sent.
+    /// On an HBase it connected to, HBase's own `FuzzyRowFilter` or
+    /// `MultiRowRangeFilter` where one applies (rows read are the rows the
+    /// servers send, which leaves out the one row per skipped run a server
     /// reads before it seeks), else every row of its ranges, sent and
     /// checked here. (The Bigtable store keeps the default: Bigtable's
     /// regex filter spares the network, not the server's reads.)
@@ -121,16 +124,31 @@ impl Store for HBaseStore {
         filter: &KeyFilter,
         row: &mut dyn FnMut(&[u8], u64) -> bool,
     ) -> Result<SkipRead, BoxError> {
-        let mut rows = self.client.filter(table, filter, None)?;
+        let server = self.server.as_ref();
+        let before = server.map(HBase::filter_reads).transpose()?;
+        let client = self.client.clone().with_server_filter(server.is_some());
+        let mut rows = client.filter(table, filter, None)?;
         for item in rows.by_ref() {
             let (key, cells) = item?;
             if !row(&key, event_index(&key, &cells)?) {
                 break;
             }
         }
-        Ok(SkipRead {
-            rows_read: rows.rows_read(),
-            seeks: 0,
+        let sent = rows.rows_read();
+        // Closes the scanners, so that the servers' counts are final.
+        drop(rows);
+        Ok(match (server, before) {
+            (Some(server), Some(before)) => {
+                let done = server.filter_reads()? - before;
+                SkipRead {
+                    rows_read: done.rows as usize,
+                    seeks: done.seeks as usize,
+                }
+            }
+            _ => SkipRead {
+                rows_read: sent,
+                seeks: 0,
+            },
         })
     }
 

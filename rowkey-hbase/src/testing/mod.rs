@@ -564,17 +564,21 @@ impl HBase {
             .collect()
     }
 
-    /// The rows rowkey's region-server filter (`rowkey.hbase.KeyFilter`)
-    /// has looked at in this HBase since it started, as the filter counts
-    /// them (one per row the region scanners reach; rows skipped by its
-    /// seeks are not reached).
-    pub fn filter_rows_read(&self) -> io::Result<u64> {
+    /// What rowkey's region-server filter (`rowkey.hbase.KeyFilter`) has
+    /// done in this HBase since it started, as the filter counts it.
+    pub fn filter_reads(&self) -> io::Result<FilterReads> {
         let answer = self.request("filterrows")?;
+        let parse = |line: &str| -> Option<FilterReads> {
+            match line.split(' ').collect::<Vec<_>>().as_slice() {
+                ["ROWS", rows, "SEEKS", seeks] => Some(FilterReads {
+                    rows: rows.parse().ok()?,
+                    seeks: seeks.parse().ok()?,
+                }),
+                _ => None,
+            }
+        };
         match answer.as_slice() {
-            [line] => line
-                .strip_prefix("ROWS ")
-                .and_then(|n| n.parse().ok())
-                .ok_or_else(|| io::Error::other(format!("filterrows: {line}"))),
+            [line] => parse(line).ok_or_else(|| io::Error::other(format!("filterrows: {line}"))),
             _ => Err(io::Error::other(format!("filterrows: {answer:?}"))),
         }
     }
@@ -705,6 +709,28 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
         return "-".to_string();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What rowkey's region-server filter has done ([`HBase::filter_reads`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FilterReads {
+    /// Rows the region scanners reached and the filter looked at (rows
+    /// skipped by its seeks are not reached).
+    pub rows: u64,
+    /// Seeks it asked for (one per row that did not match and had a row
+    /// after it that could).
+    pub seeks: u64,
+}
+
+impl std::ops::Sub for FilterReads {
+    type Output = FilterReads;
+    /// What was done between `earlier` and `self`.
+    fn sub(self, earlier: FilterReads) -> FilterReads {
+        FilterReads {
+            rows: self.rows - earlier.rows,
+            seeks: self.seeks - earlier.seeks,
+        }
+    }
 }
 
 /// One region as [`HBase::region_writes`] reports it.

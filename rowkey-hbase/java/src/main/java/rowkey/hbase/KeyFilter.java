@@ -29,6 +29,8 @@ import org.apache.hadoop.hbase.filter.FilterBase;
 public final class KeyFilter extends FilterBase {
   /** Rows this JVM's filters have looked at, for tests and operators. */
   private static final AtomicLong ROWS_READ = new AtomicLong();
+  /** Seeks this JVM's filters have asked for. */
+  private static final AtomicLong SEEKS = new AtomicLong();
 
   private static final int FIXED = 0;
   private static final int ESCAPED = 1;
@@ -132,6 +134,11 @@ public final class KeyFilter extends FilterBase {
     return ROWS_READ.get();
   }
 
+  /** Seeks the filters of this JVM have asked for since it started. */
+  public static long seeks() {
+    return SEEKS.get();
+  }
+
   @Override
   public void reset() {
     row = null;
@@ -153,6 +160,8 @@ public final class KeyFilter extends FilterBase {
         hint = seekHint(row);
         if (hint == null) {
           done = true;
+        } else {
+          SEEKS.incrementAndGet();
         }
       }
     }

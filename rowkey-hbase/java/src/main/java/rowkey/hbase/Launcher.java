@@ -36,7 +36,8 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * {@link #regions}; {@code split TABLE HEXKEY}; {@code move TABLE};
  * {@code bulkload TABLE HEXDIR}, see {@link #bulkLoad}; {@code storefiles
  * TABLE}, see {@link #storeFiles}; {@code filterrows}: the rows rowkey's
- * {@link KeyFilter} has looked at in this JVM, {@code ROWS N}), each
+ * {@link KeyFilter} has looked at and the seeks it asked for in this JVM,
+ * {@code ROWS N SEEKS M}), each
  * answer ending with a line {@code END}, and exits when its standard input
  * closes, so a parent that dies without killing it does not leave it
  * behind.</li>
@@ -185,7 +186,7 @@ public final class Launcher {
           } else if (p.length == 2 && p[0].equals("storefiles")) {
             storeFiles(conf, connection, TableName.valueOf(p[1]), out);
           } else if (p.length == 1 && p[0].equals("filterrows")) {
-            out.println("ROWS " + KeyFilter.rowsRead());
+            out.println("ROWS " + KeyFilter.rowsRead() + " SEEKS " + KeyFilter.seeks());
           } else {
             out.println("ERROR unknown request " + line);
           }
