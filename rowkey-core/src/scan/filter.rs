@@ -139,6 +139,9 @@ pub struct KeyFilter {
     buckets: Buckets,
     /// A part allows nothing: no key matches.
     never: bool,
+    /// Every part is fixed-width (none added): every key of the layout is
+    /// this long.
+    fixed_len: Option<usize>,
 }
 
 impl fmt::Debug for KeyFilter {
@@ -345,12 +348,17 @@ impl KeyFilter {
         let never = parts
             .iter()
             .any(|p| p.set.as_ref().is_some_and(|s| s.0.is_empty()));
+        let fixed_len = parts.iter().try_fold(0, |len, p| match p.width {
+            Width::Fixed(n) if !p.added => Some(len + n),
+            _ => None,
+        });
         KeyFilter {
             layout,
             parts,
             first_field,
             buckets,
             never,
+            fixed_len,
         }
     }
 
@@ -398,6 +406,52 @@ impl KeyFilter {
             pos = end;
         }
         pos == key.len()
+    }
+
+    /// For a fixed-width layout, the run of matches `key` (a match) starts:
+    /// writes into `end` the bound below which every key of the layout's
+    /// length at or after `key` matches too, and returns `Some(true)`;
+    /// `Some(false)` when every such key after it matches (no bound).
+    /// `None` for a layout with variable-width or added parts, or a key
+    /// that does not match: check each key with [`matches`](Self::matches).
+    ///
+    /// The keys between `key` and `end` share `key`'s bytes up to the last
+    /// constrained part, which lies between `key`'s and the end of the
+    /// interval holding it, so a store reading on through a run compares
+    /// each key with `end` (and its length) instead of matching it.
+    pub(crate) fn run_end(&self, key: &[u8], end: &mut Vec<u8>) -> Option<bool> {
+        if self.fixed_len? != key.len() || self.never {
+            return None;
+        }
+        // The last constrained part: its offset, width and set.
+        let mut pos = 0;
+        let mut last = None;
+        for p in &self.parts {
+            let Width::Fixed(n) = p.width else {
+                return None;
+            };
+            if let Some(set) = &p.set {
+                last = Some((pos, n, set));
+            }
+            pos += n;
+        }
+        end.clear();
+        let Some((pos, n, set)) = last else {
+            return Some(false);
+        };
+        let part = &key[pos..pos + n];
+        let interval = set.next_after(part).filter(|iv| iv.contains(part))?;
+        match &interval.hi {
+            Some(hi) => {
+                end.extend_from_slice(&key[..pos]);
+                end.extend_from_slice(hi);
+            }
+            None => match prefix_stop(&key[..pos]) {
+                Some(stop) => end.extend_from_slice(&stop),
+                None => return Some(false),
+            },
+        }
+        Some(true)
     }
 
     /// The smallest key at or after `key` that could match: `key` itself

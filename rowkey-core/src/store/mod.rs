@@ -1,11 +1,13 @@
 //! What the typed tables on redb and fjall share: their error, the key
-//! bytes of an operation, and the decoding of a stored row. The top layer
-//! with the HBase helpers: it builds on keys and scans.
+//! bytes of an operation, the decoding of a stored row and the skip scan
+//! (`skip`). The top layer with the HBase helpers: it builds on keys and
+//! scans.
 
 #[cfg(feature = "fjall")]
 pub mod fjall;
 #[cfg(feature = "redb")]
 pub mod redb;
+mod skip;
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -13,6 +15,10 @@ use core::fmt;
 use crate::format::error::{DecodeError, EncodeError};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyBuf;
+
+#[doc(hidden)]
+pub use skip::{Seek, SkipStream};
+pub use skip::{SkipCost, StoredRow};
 
 /// Why a typed-table operation failed; `E` is the store's own error
 /// (`rowkey_core::redb::Error` is `StoreError<redb::Error>`).
@@ -112,106 +118,8 @@ pub(crate) fn check_layout<K: RowKey, E>(
     }
 }
 
-/// What a skip scan ([`redb`] and [`fjall`]
-/// tables' `filter`) has cost so far: rows read from the store (matches
-/// and the rows it stepped on before seeking) and seeks. Shared by the
-/// scan's ranges and its iterator, so it can be read while or after it
-/// runs.
-#[derive(Clone, Debug, Default)]
-pub struct SkipCost(alloc::sync::Arc<[core::sync::atomic::AtomicU64; 2]>);
-
-impl SkipCost {
-    /// Rows read from the store.
-    pub fn rows_read(&self) -> u64 {
-        self.0[0].load(core::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Seeks: each a new range read from a [`seek_hint`](crate::KeyFilter::seek_hint).
-    pub fn seeks(&self) -> u64 {
-        self.0[1].load(core::sync::atomic::Ordering::Relaxed)
-    }
-
-    fn add(&self, i: usize) {
-        self.0[i].fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-/// A stored row as a store's range gives it, or the store's error.
-pub type StoredRow<K, V, E> = Result<(K, V), E>;
-
 /// A range's start and end.
 pub(crate) type Bounds = (core::ops::Bound<Vec<u8>>, core::ops::Bound<Vec<u8>>);
-
-/// A store's range that can start again further on: what a skip scan
-/// needs of it.
-#[doc(hidden)]
-pub trait Seek {
-    /// A stored key.
-    type Key: AsRef<[u8]>;
-    /// A stored value.
-    type Value;
-    /// The store's error.
-    type Error;
-    /// The next row of the range.
-    fn next_row(&mut self) -> Option<StoredRow<Self::Key, Self::Value, Self::Error>>;
-    /// Continues the range from `from` (inclusive) to its end; `from` is
-    /// after every row read so far.
-    fn seek(&mut self, from: &[u8]) -> Result<(), Self::Error>;
-}
-
-/// One range of a skip scan: the rows that match, reading a row past each
-/// run that cannot and seeking to the filter's hint.
-#[doc(hidden)]
-pub struct SkipStream<'f, S> {
-    range: S,
-    filter: &'f crate::scan::KeyFilter,
-    cost: SkipCost,
-}
-
-impl<'f, S> SkipStream<'f, S> {
-    pub(crate) fn new(range: S, filter: &'f crate::scan::KeyFilter, cost: SkipCost) -> Self {
-        SkipStream {
-            range,
-            filter,
-            cost,
-        }
-    }
-}
-
-impl<S: Seek> Iterator for SkipStream<'_, S> {
-    type Item = Result<(S::Key, S::Value), S::Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let row = match self.range.next_row()? {
-                Ok(row) => row,
-                Err(e) => return Some(Err(e)),
-            };
-            self.cost.add(0);
-            let key = row.0.as_ref();
-            if self.filter.matches(key) {
-                return Some(Ok(row));
-            }
-            // Nothing after this key can match: the range is done.
-            let mut hint = self.filter.seek_hint(key)?;
-            // A seek goes forwards, past `key`: a hint at or before it
-            // would read the same rows again, forever.
-            debug_assert!(
-                hint.as_slice() > key,
-                "a skip scan's hint must be past the key it is for"
-            );
-            if hint.as_slice() <= key {
-                hint.clear();
-                hint.extend_from_slice(key);
-                hint.push(0);
-            }
-            self.cost.add(1);
-            if let Err(e) = self.range.seek(&hint) {
-                return Some(Err(e));
-            }
-        }
-    }
-}
 
 /// `[from, end)` of a range whose end is `end`; `None` when `from` is at
 /// or past the end (the range is done).
