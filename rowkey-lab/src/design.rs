@@ -7,7 +7,8 @@ use rowkey_core::{KeyFilter, Layout, RowKey, Scan};
 use crate::BoxError;
 
 // Send + Sync: the designs run on their own threads.
-type KeyFn<E> = Box<dyn Fn(&E) -> Result<Vec<u8>, BoxError> + Send + Sync>;
+/// Writes an event's key into the buffer (cleared first).
+type KeyFn<E> = Box<dyn Fn(&E, &mut Vec<u8>) -> Result<(), BoxError> + Send + Sync>;
 type Pred<E> = Box<dyn Fn(&E) -> bool + Send + Sync>;
 type TimeFn<E> = Box<dyn Fn(&E) -> i64 + Send + Sync>;
 type PlanFn<E> = Box<dyn Fn(&Design<E>) -> Result<Access<E>, BoxError> + Send + Sync>;
@@ -68,7 +69,14 @@ impl<E> Design<E> {
             layout: K::LAYOUT,
             prefix: K::PREFIX,
             splits: K::LAYOUT.split_points(),
-            key: Box::new(move |e| Ok(key(e).map_err(Into::into)?.encode_to_vec()?)),
+            key: Box::new(move |e, out| {
+                let k = key(e).map_err(Into::into)?;
+                out.clear();
+                out.resize(k.encoded_len(), 0);
+                let n = k.encode_into(out)?;
+                out.truncate(n);
+                Ok(())
+            }),
             plans: Vec::new(),
         }
     }
@@ -86,7 +94,10 @@ impl<E> Design<E> {
             layout,
             prefix: layout.prefix(),
             splits: layout.split_points(),
-            key: Box::new(key),
+            key: Box::new(move |e, out| {
+                *out = key(e)?;
+                Ok(())
+            }),
             plans: Vec::new(),
         }
     }
@@ -154,7 +165,14 @@ impl<E> Design<E> {
 
     /// The key of `event` under this design.
     pub fn key(&self, event: &E) -> Result<Vec<u8>, BoxError> {
-        (self.key)(event)
+        let mut out = Vec::new();
+        (self.key)(event, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`key`](Self::key), written into `out` (its allocation reused).
+    pub fn key_into(&self, event: &E, out: &mut Vec<u8>) -> Result<(), BoxError> {
+        (self.key)(event, out)
     }
 }
 

@@ -4,9 +4,11 @@
 //! newest part of the key space), a horizontal band for one hot key range,
 //! an even glow for a key that spreads its writes.
 
+use std::ops::Bound;
+
 use plotters::prelude::*;
 
-use crate::regions::Regions;
+use crate::regions::{KeyMap, Regions};
 use crate::BoxError;
 
 /// Writes per (time window, key-space row), and per (window, region).
@@ -30,15 +32,16 @@ pub struct Heatmap {
 }
 
 impl Heatmap {
-    /// Replays the events' `keys` (in arrival order) against the final
-    /// `regions` and keys.
-    pub fn measure(
-        keys_in_order: &[Vec<u8>],
+    /// Replays the `n` events' keys (in arrival order: `key_of(i, out)`
+    /// writes event `i`'s key into `out`, so that no list of every key is
+    /// kept) against the final `regions` and keys.
+    pub fn measure<X>(
+        n: usize,
+        mut key_of: impl FnMut(usize, &mut Vec<u8>) -> Result<(), X>,
         regions: &Regions,
         windows: usize,
         key_rows: usize,
-    ) -> Heatmap {
-        let n = keys_in_order.len();
+    ) -> Result<Heatmap, X> {
         let keys = regions.keys();
         let windows = windows.clamp(1, n.max(1));
         let rows = key_rows.clamp(1, keys.len().max(1));
@@ -47,10 +50,12 @@ impl Heatmap {
         let region_count = regions.len();
         let mut cells = vec![0u32; windows * rows];
         let mut region_cells = vec![0u32; windows * region_count];
-        for (i, k) in keys_in_order.iter().enumerate() {
+        let mut k = Vec::new();
+        for i in 0..n {
+            key_of(i, &mut k)?;
             let w = i * windows / n;
-            cells[w * rows + row_of(k)] += 1;
-            region_cells[w * region_count + regions.region_of(k)] += 1;
+            cells[w * rows + row_of(&k)] += 1;
+            region_cells[w * region_count + regions.region_of(&k)] += 1;
         }
         // A region's mark is the rank of its start key among the keys.
         let starts = &regions.starts()[1..];
@@ -58,20 +63,20 @@ impl Heatmap {
         let mut region_marks = Vec::with_capacity(starts.len());
         for (rank, (k, _)) in keys.iter().enumerate() {
             while region_marks.len() < starts.len()
-                && starts[region_marks.len()].as_slice() <= k.as_slice()
+                && starts[region_marks.len()].as_slice() <= k.as_ref()
             {
                 region_marks.push(rank as f64 / len);
             }
         }
         region_marks.resize(starts.len(), 1.0);
-        Heatmap {
+        Ok(Heatmap {
             windows,
             rows,
             cells,
             regions: region_count,
             region_cells,
             region_marks,
-        }
+        })
     }
 
     /// The heatmap of an engine's own counts: per window, each region's
@@ -82,7 +87,7 @@ impl Heatmap {
     /// covers; the marks are the engine's final region boundaries.
     pub fn from_engine(
         window_writes: &[Vec<(Vec<u8>, u64)>],
-        keys: &std::collections::BTreeMap<Vec<u8>, usize>,
+        keys: &KeyMap,
         key_rows: usize,
     ) -> Heatmap {
         let windows = window_writes.len().max(1);
@@ -121,7 +126,11 @@ impl Heatmap {
         let region_marks = last
             .iter()
             .skip(1)
-            .map(|(start, _)| keys.range::<Vec<u8>, _>(..start.clone()).count() as f64 / len)
+            .map(|(start, _)| {
+                keys.range::<[u8], _>((Bound::Unbounded, Bound::Excluded(start.as_slice())))
+                    .count() as f64
+                    / len
+            })
             .collect();
         Heatmap {
             windows,
@@ -214,13 +223,13 @@ impl Heatmap {
 
 /// Where each key-space row after the first starts: row `r` of `rows`
 /// starts at the key of rank `r * len / rows`, found in one pass.
-fn row_bounds(keys: &std::collections::BTreeMap<Vec<u8>, usize>, rows: usize) -> Vec<&[u8]> {
+fn row_bounds(keys: &KeyMap, rows: usize) -> Vec<&[u8]> {
     let step = keys.len() as f64 / rows as f64;
     let mut want = (1..rows).map(|r| (r as f64 * step) as usize).peekable();
     let mut out = Vec::with_capacity(rows.saturating_sub(1));
     for (rank, (k, _)) in keys.iter().enumerate() {
         while want.peek() == Some(&rank) {
-            out.push(k.as_slice());
+            out.push(k.as_ref());
             want.next();
         }
     }
@@ -251,6 +260,7 @@ fn heat(t: f64) -> RGBColor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::regions::KeyLog;
 
     #[test]
     fn the_palette_runs_from_black_to_pale_yellow() {
@@ -261,8 +271,9 @@ mod tests {
 
     #[test]
     fn an_engine_heatmap_spreads_each_region_over_its_rows() {
-        let keys: std::collections::BTreeMap<Vec<u8>, usize> =
-            (0..100u8).map(|k| (vec![k], usize::from(k))).collect();
+        let keys: KeyMap = (0..100u8)
+            .map(|k| (Box::from([k].as_slice()), usize::from(k)))
+            .collect();
         // Window 0: one region takes 40 writes; window 1: it split at 50,
         // the upper half took 10.
         let windows = vec![vec![(vec![], 40)], vec![(vec![], 0), (vec![50], 10)]];
@@ -276,13 +287,24 @@ mod tests {
 
     #[test]
     fn sequential_keys_draw_a_diagonal() {
-        let keys: Vec<Vec<u8>> = (0..1_000u32).map(|e| e.to_be_bytes().to_vec()).collect();
+        let keys: KeyLog = (0..1_000u32).map(|e| e.to_be_bytes()).collect();
         // 4-byte keys and 8-byte values: splits above 100 rows.
         let mut regions = Regions::new(&[], 100 * 12, 2);
         for (i, k) in keys.iter().enumerate() {
             regions.write(k, i);
         }
-        let h = Heatmap::measure(&keys, &regions, 10, 10);
+        let h = Heatmap::measure(
+            keys.len(),
+            |i, out| {
+                out.clear();
+                out.extend_from_slice(keys.get(i));
+                Ok::<(), ()>(())
+            },
+            &regions,
+            10,
+            10,
+        )
+        .unwrap();
         for w in 0..10 {
             for r in 0..10 {
                 assert_eq!(h.cell(w, r), if w == r { 100 } else { 0 }, "({w}, {r})");

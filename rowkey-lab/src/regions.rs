@@ -29,10 +29,98 @@ pub fn row_bytes(key: &[u8]) -> usize {
 pub const VALUE_BYTES: usize = 8;
 
 /// The end bound of region `r` whose successors start at `starts[r + 1]`.
-fn end_of(starts: &[Vec<u8>], r: usize) -> Bound<Vec<u8>> {
+fn end_of(starts: &[Vec<u8>], r: usize) -> Bound<&[u8]> {
     starts
         .get(r + 1)
-        .map_or(Bound::Unbounded, |s| Bound::Excluded(s.clone()))
+        .map_or(Bound::Unbounded, |s| Bound::Excluded(s.as_slice()))
+}
+
+/// A table's keys, sorted, each with the event whose row it is.
+pub type KeyMap = BTreeMap<Box<[u8]>, usize>;
+
+/// Keys in the order they were written, in one buffer (a key is not an
+/// allocation of its own), numbered from 0; the oldest may be forgotten
+/// ([`forget_before`](Self::forget_before)) once they are no longer read.
+#[derive(Debug, Clone, Default)]
+pub struct KeyLog {
+    bytes: Vec<u8>,
+    /// Where each kept key ends in `bytes`.
+    ends: Vec<usize>,
+    /// The number of the first kept key.
+    first: usize,
+}
+
+impl KeyLog {
+    /// Room for `keys` keys of `bytes` bytes in all.
+    pub fn with_capacity(keys: usize, bytes: usize) -> Self {
+        KeyLog {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(keys),
+            first: 0,
+        }
+    }
+
+    /// Appends a key.
+    pub fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// Number of keys pushed (forgotten ones included).
+    pub fn len(&self) -> usize {
+        self.first + self.ends.len()
+    }
+
+    /// Whether no key was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Key `i`.
+    ///
+    /// # Panics
+    /// If key `i` was forgotten or not pushed.
+    pub fn get(&self, i: usize) -> &[u8] {
+        let j = i - self.first;
+        let start = if j == 0 { 0 } else { self.ends[j - 1] };
+        &self.bytes[start..self.ends[j]]
+    }
+
+    /// The keys from key `from` on, in order.
+    pub fn iter_from(&self, from: usize) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        (from..self.len()).map(move |i| self.get(i))
+    }
+
+    /// Every kept key, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        self.iter_from(self.first)
+    }
+
+    /// Forgets the keys before key `i`, once they are at least half of
+    /// what is kept (so that each key is moved at most about once).
+    pub fn forget_before(&mut self, i: usize) {
+        let n = i.saturating_sub(self.first).min(self.ends.len());
+        if n == 0 || n < self.ends.len() / 2 {
+            return;
+        }
+        let cut = self.ends[n - 1];
+        self.bytes.drain(..cut);
+        self.ends.drain(..n);
+        for end in &mut self.ends {
+            *end -= cut;
+        }
+        self.first += n;
+    }
+}
+
+impl<K: AsRef<[u8]>> FromIterator<K> for KeyLog {
+    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let mut log = KeyLog::default();
+        for k in keys {
+            log.push(k.as_ref());
+        }
+        log
+    }
 }
 
 /// Regions of one table, in key order.
@@ -50,7 +138,7 @@ pub struct Regions {
     split_bytes: usize,
     splits: usize,
     /// Each key and the event whose row it is.
-    keys: BTreeMap<Vec<u8>, usize>,
+    keys: KeyMap,
 }
 
 impl Regions {
@@ -130,7 +218,7 @@ impl Regions {
     }
 
     /// The table's keys, sorted, each with the event whose row it is.
-    pub fn keys(&self) -> &BTreeMap<Vec<u8>, usize> {
+    pub fn keys(&self) -> &KeyMap {
         &self.keys
     }
 
@@ -139,7 +227,7 @@ impl Regions {
     /// if the key was already there.
     pub fn write(&mut self, key: &[u8], event: usize) -> (usize, Option<usize>) {
         let r = self.region_of(key);
-        if let Some(old) = self.keys.insert(key.to_vec(), event) {
+        if let Some(old) = self.keys.insert(Box::from(key), event) {
             return (r, Some(old));
         }
         self.rows[r] += 1;
@@ -153,17 +241,17 @@ impl Regions {
     /// Splits region `r` at its middle key.
     fn split(&mut self, r: usize) {
         let range = (
-            Bound::Included(self.starts[r].clone()),
+            Bound::Included(self.starts[r].as_slice()),
             end_of(&self.starts, r),
         );
         let half = self.rows[r] / 2;
-        let Some((mid, _)) = self.keys.range(range).nth(half) else {
+        let Some((mid, _)) = self.keys.range::<[u8], _>(range).nth(half) else {
             return;
         };
-        let mid = mid.clone();
+        let mid = mid.to_vec();
         let upper: usize = self
             .keys
-            .range((Bound::Included(mid.clone()), end_of(&self.starts, r)))
+            .range::<[u8], _>((Bound::Included(mid.as_slice()), end_of(&self.starts, r)))
             .map(|(k, _)| row_bytes(k))
             .sum();
         self.starts.insert(r + 1, mid);
@@ -209,6 +297,25 @@ impl Regions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_log_keeps_its_numbers_when_it_forgets_its_oldest_keys() {
+        let mut log = KeyLog::default();
+        for k in 0u16..10 {
+            log.push(&k.to_be_bytes()[..usize::from(k % 2) + 1]);
+        }
+        // Fewer than half of the kept keys: nothing is moved yet.
+        log.forget_before(4);
+        assert_eq!(log.iter().count(), 10);
+        log.forget_before(6);
+        assert_eq!((log.len(), log.iter().count()), (10, 4));
+        assert_eq!(log.get(6), [0]);
+        assert_eq!(log.get(7), [0, 7]);
+        let rest: Vec<&[u8]> = log.iter_from(8).collect();
+        assert_eq!(rest, [&[0][..], &[0, 9][..]]);
+        log.push(b"x");
+        assert_eq!((log.len(), log.get(10)), (11, &b"x"[..]));
+    }
 
     #[test]
     fn splits_at_the_middle_key_and_daughters_stay_on_the_server() {

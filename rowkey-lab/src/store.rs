@@ -119,6 +119,12 @@ pub struct EngineRegion {
     pub writes: u64,
 }
 
+/// redb's page cache per database (one per lane), in bytes: a design's
+/// table of 500,000 rows takes 20 to 40 MB, and redb's default (1 GiB,
+/// filled as the table grows) held most of it in each lane at once
+/// (BENCHMARKS.md, "The lab's own cost").
+const CACHE_BYTES: usize = 32 << 20;
+
 /// redb, in one database file in a directory of the caller's; the file is
 /// removed when the store is dropped. A fork is a second database file
 /// beside it: redb runs one write transaction at a time per database, so
@@ -140,7 +146,10 @@ impl RedbStore {
     fn create_named(dir: &Path, name: String) -> Result<Self, BoxError> {
         let path = dir.join(name);
         let _ = std::fs::remove_file(&path);
-        let db = Database::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let db = Database::builder()
+            .set_cache_size(CACHE_BYTES)
+            .create(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(RedbStore {
             db: Some(db),
             dir: dir.to_owned(),
