@@ -477,9 +477,133 @@ fn tenant_round_trip(e: TenantEvent) -> TenantEvent {
 }
 
 /// Every path: [`PATHS`], and those of the features that are on.
+/// The README's key, derived and as a run-time layout (`DynLayout`, from
+/// the derived layout's text): the same bytes, with the run-time plumbing.
+#[cfg(feature = "dynamic")]
+mod dynamic {
+    use std::hint::black_box;
+    use std::sync::OnceLock;
+
+    use rowkey_core::prelude::*;
+    use rowkey_core::{DynLayout, Value};
+
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[salt(buckets = 16, by(user_id))]
+    pub struct UserEvent {
+        user_id: u64,
+        #[desc_ts]
+        ts_millis: i64,
+        #[fixed(8)]
+        kind: String,
+    }
+
+    const KINDS: [&str; 4] = ["click", "view", "buy", "scroll"];
+
+    fn event(i: u64) -> UserEvent {
+        UserEvent {
+            user_id: i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 100_000,
+            ts_millis: 1_700_000_000_000 + i as i64 * 17,
+            kind: KINDS[i as usize % 4].into(),
+        }
+    }
+
+    fn layout() -> &'static DynLayout {
+        static LAYOUT: OnceLock<DynLayout> = OnceLock::new();
+        LAYOUT.get_or_init(|| DynLayout::parse(&UserEvent::LAYOUT.to_string()).unwrap())
+    }
+
+    fn values(i: u64) -> Vec<Value> {
+        let e = event(i);
+        vec![e.user_id.into(), e.ts_millis.into(), e.kind.as_str().into()]
+    }
+
+    const KEYS: usize = 1024;
+
+    fn keys() -> Vec<Vec<u8>> {
+        (0..KEYS as u64)
+            .map(|i| event(i).encode_to_vec().unwrap())
+            .collect()
+    }
+
+    #[inline(never)]
+    fn derived_encode(e: &UserEvent) -> Vec<u8> {
+        e.encode_to_vec().unwrap()
+    }
+
+    #[inline(never)]
+    fn dynamic_encode(v: &[Value]) -> Vec<u8> {
+        layout().encode(v).unwrap()
+    }
+
+    #[inline(never)]
+    fn derived_decode(k: &[u8]) -> UserEvent {
+        UserEvent::decode(k).unwrap()
+    }
+
+    #[inline(never)]
+    fn dynamic_decode(k: &[u8]) -> Vec<Value> {
+        layout().decode(k).unwrap()
+    }
+
+    /// Encode paths: the inputs made first (outside the count), then
+    /// one key per input.
+    pub fn encode_derived(n: u64) {
+        let events: Vec<UserEvent> = (0..KEYS as u64).map(event).collect();
+        for i in 0..n {
+            black_box(derived_encode(black_box(&events[i as usize % KEYS])));
+        }
+    }
+
+    pub fn encode_dynamic(n: u64) {
+        let values: Vec<Vec<Value>> = (0..KEYS as u64).map(values).collect();
+        layout();
+        for i in 0..n {
+            black_box(dynamic_encode(black_box(&values[i as usize % KEYS])));
+        }
+    }
+
+    pub fn decode_derived(n: u64) {
+        let keys = keys();
+        for i in 0..n {
+            black_box(derived_decode(black_box(&keys[i as usize % KEYS])));
+        }
+    }
+
+    pub fn decode_dynamic(n: u64) {
+        let keys = keys();
+        layout();
+        for i in 0..n {
+            black_box(dynamic_decode(black_box(&keys[i as usize % KEYS])));
+        }
+    }
+}
+
 fn paths() -> Vec<Path> {
     #[allow(unused_mut)]
     let mut all = PATHS.to_vec();
+    #[cfg(feature = "dynamic")]
+    all.extend([
+        Path {
+            name: "README key encode_to_vec(): derived",
+            per_iter: 1,
+            run: dynamic::encode_derived,
+        },
+        Path {
+            name: "README key encode: DynLayout",
+            per_iter: 1,
+            run: dynamic::encode_dynamic,
+        },
+        Path {
+            name: "README key decode: derived",
+            per_iter: 1,
+            run: dynamic::decode_derived,
+        },
+        Path {
+            name: "README key decode: DynLayout",
+            per_iter: 1,
+            run: dynamic::decode_dynamic,
+        },
+    ]);
     #[cfg(all(feature = "uuid", feature = "chrono"))]
     all.push(Path {
         name: "uuid + chrono key encode + decode: rowkey",

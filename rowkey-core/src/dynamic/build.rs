@@ -186,6 +186,8 @@ fn assemble(spec: &Spec, leak: Leak) -> Result<Option<DynLayout>, LayoutError> {
         members: Vec::new(),
         by,
         oc,
+        capacity: layout.fixed_len().unwrap_or(layout.min_len() + 16),
+        has_added: fields.iter().any(FieldLayout::is_added),
     }))
 }
 
@@ -851,5 +853,7 @@ pub(crate) fn family(members: Vec<DynLayout>) -> DynLayout {
         members,
         by: Vec::new(),
         oc: None,
+        capacity: 0,
+        has_added: false,
     }
 }

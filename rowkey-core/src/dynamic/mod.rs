@@ -258,11 +258,7 @@ impl DynLayout {
         }
         // One allocation for a fixed-width key (the derive's
         // `encode_to_vec` makes one too), a first guess for the others.
-        let mut out = Vec::with_capacity(
-            self.layout
-                .fixed_len()
-                .unwrap_or(self.layout.min_len() + 16),
-        );
+        let mut out = Vec::with_capacity(self.capacity);
         out.extend_from_slice(self.layout.prefix());
         let head_at = out.len();
         if let Some(s) = self.layout.salt() {
@@ -270,27 +266,40 @@ impl DynLayout {
         }
         // Trailing added fields that are `None` are not written (keys
         // written before they were added end there).
-        let written = fields.len()
-            - fields
-                .iter()
-                .zip(values)
-                .rev()
-                .take_while(|(f, v)| f.is_added() && matches!(v, Value::Option(None)))
-                .count();
+        let written = if self.has_added {
+            fields.len()
+                - fields
+                    .iter()
+                    .zip(values)
+                    .rev()
+                    .take_while(|(f, v)| f.is_added() && matches!(v, Value::Option(None)))
+                    .count()
+        } else {
+            fields.len()
+        };
+        let fields = fields.iter().zip(&self.ops).zip(values).take(written);
         let Some(s) = self.layout.salt() else {
-            for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values).take(written) {
+            for ((f, ops), v) in fields {
                 (ops.encode)(v, &mut out, f)?;
             }
             return Ok(out);
         };
-        // Each field's place in the key, for the salt's `by` fields.
-        let mut spans = Vec::with_capacity(fields.len());
-        for ((f, ops), v) in fields.iter().zip(&self.ops).zip(values).take(written) {
+        // Each field's place in the key, for the salt's `by` fields: on
+        // the stack for up to 16 fields.
+        let mut stack = [(0usize, 0usize); 16];
+        let mut heap = Vec::new();
+        let spans: &mut [(usize, usize)] = if written <= stack.len() {
+            &mut stack[..written]
+        } else {
+            heap.resize(written, (0, 0));
+            &mut heap
+        };
+        for (((f, ops), v), span) in fields.zip(spans.iter_mut()) {
             let start = out.len();
             (ops.encode)(v, &mut out, f)?;
-            spans.push(start..out.len());
+            *span = (start, out.len());
         }
-        let bucket = self.bucket_of(s, |i| &out[spans[i].clone()], values)?;
+        let bucket = self.bucket_of(s, |i| &out[spans[i].0..spans[i].1], values)?;
         s.head().write(bucket, &mut out[head_at..], true);
         Ok(out)
     }

@@ -21,6 +21,12 @@ pub struct DynLayout {
     pub(super) by: Vec<usize>,
     /// An ordered-code layout's field codecs and rules.
     pub(super) oc: Option<ordered_code::OcRt>,
+    /// What a key's buffer starts with room for: the layout's length when
+    /// fixed, else its least length and some.
+    pub(super) capacity: usize,
+    /// Whether a field is `#[rowkey(added)]` (trailing `None`s are then
+    /// not written).
+    pub(super) has_added: bool,
 }
 
 impl core::fmt::Debug for DynLayout {
