@@ -93,6 +93,19 @@ fn dynamic(c: &mut Criterion) {
             black_box(acc)
         })
     });
+    g.bench_function("DynLayout::decode_into (one Vec)", |b| {
+        let mut values = Vec::new();
+        b.iter(|| {
+            let mut acc = 0u64;
+            for k in black_box(&keys) {
+                layout.decode_into(k, &mut values).unwrap();
+                if let Value::U64(u) = values[0] {
+                    acc ^= u;
+                }
+            }
+            black_box(acc)
+        })
+    });
     g.finish();
 }
 

@@ -9,8 +9,9 @@
 //! With `-- --check-budgets FILE` (as `.ci/run` runs it, on
 //! `benches/budgets.txt`) it fails when a path costs more than 3% over its
 //! budget. With `--features uuid,chrono` it also counts a key of a UUID
-//! and a `chrono` timestamp (the budgets file has that path: `.ci/run`
-//! passes the features).
+//! and a `chrono` timestamp, and with `--features dynamic` the README's key
+//! as a run-time layout (`DynLayout`) beside the derived type (the budgets
+//! file has those paths: `.ci/run` passes the features).
 //! Under `cargo test` (no `--bench`) each path runs once natively, as a smoke
 //! test, and valgrind is not needed.
 
@@ -576,6 +577,23 @@ mod dynamic {
             black_box(dynamic_decode(black_box(&keys[i as usize % KEYS])));
         }
     }
+
+    #[inline(never)]
+    fn dynamic_decode_into(k: &[u8], values: &mut Vec<Value>) {
+        layout().decode_into(k, values).unwrap()
+    }
+
+    /// `decode_into` one `Vec` for every key, as a tool reading many keys
+    /// would.
+    pub fn decode_into_dynamic(n: u64) {
+        let keys = keys();
+        layout();
+        let mut values = Vec::new();
+        for i in 0..n {
+            dynamic_decode_into(black_box(&keys[i as usize % KEYS]), &mut values);
+            black_box(&values);
+        }
+    }
 }
 
 fn paths() -> Vec<Path> {
@@ -602,6 +620,11 @@ fn paths() -> Vec<Path> {
             name: "README key decode: DynLayout",
             per_iter: 1,
             run: dynamic::decode_dynamic,
+        },
+        Path {
+            name: "README key decode_into (one Vec): DynLayout",
+            per_iter: 1,
+            run: dynamic::decode_into_dynamic,
         },
     ]);
     #[cfg(all(feature = "uuid", feature = "chrono"))]
@@ -722,7 +745,7 @@ fn main() {
     for (name, _) in &budgets {
         if !paths().iter().any(|p| p.name == name) {
             over.push(format!(
-                "{name}: in the budgets file but no such path (the uuid + chrono path needs --features uuid,chrono)"
+                "{name}: in the budgets file but no such path (the uuid + chrono paths need --features uuid,chrono, the DynLayout paths --features dynamic)"
             ));
         }
     }

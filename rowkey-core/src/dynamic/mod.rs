@@ -277,9 +277,9 @@ impl DynLayout {
         } else {
             fields.len()
         };
-        let fields = fields.iter().zip(&self.ops).zip(values).take(written);
+        let (fields, ops, values) = (&fields[..written], &self.ops[..written], &values[..written]);
         let Some(s) = self.layout.salt() else {
-            for ((f, ops), v) in fields {
+            for ((f, ops), v) in fields.iter().zip(ops).zip(values) {
                 (ops.encode)(v, &mut out, f)?;
             }
             return Ok(out);
@@ -294,7 +294,7 @@ impl DynLayout {
             heap.resize(written, (0, 0));
             &mut heap
         };
-        for (((f, ops), v), span) in fields.zip(spans.iter_mut()) {
+        for (((f, ops), v), span) in fields.iter().zip(ops).zip(values).zip(spans.iter_mut()) {
             let start = out.len();
             (ops.encode)(v, &mut out, f)?;
             *span = (start, out.len());
@@ -354,14 +354,47 @@ impl DynLayout {
     /// family decodes the key with the member whose prefix it has
     /// ([`member_of`](Self::member_of) says which).
     pub fn decode(&self, key: &[u8]) -> Result<Vec<Value>, DecodeError> {
+        let mut values = Vec::with_capacity(self.ops.len());
+        self.read_into(key, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`decode`](Self::decode) into `values` (cleared first), reusing its
+    /// allocation: for a tool that reads many keys, one `Vec` for all of
+    /// them (as `BufRead::read_line` reuses its `String`). On an error,
+    /// `values` holds the fields read before it.
+    ///
+    /// ```
+    /// use rowkey_core::{DynLayout, Value};
+    ///
+    /// let layout = DynLayout::parse("[user u64][kind String]")?;
+    /// let mut values = Vec::new();
+    /// for user in 0..3u64 {
+    ///     let key = layout.encode(&[user.into(), "click".into()])?;
+    ///     layout.decode_into(&key, &mut values)?;
+    ///     assert_eq!(values, [Value::U64(user), Value::from("click")]);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decode_into(&self, key: &[u8], values: &mut Vec<Value>) -> Result<(), DecodeError> {
+        values.clear();
+        self.read_into(key, values)
+    }
+
+    /// [`decode_into`](Self::decode_into) into an empty `values`.
+    #[inline(always)]
+    fn read_into(&self, key: &[u8], values: &mut Vec<Value>) -> Result<(), DecodeError> {
         if !self.members.is_empty() {
             let member = self.member_of(key).ok_or(DecodeError::UnknownFamily {
                 families: self.layout.name(),
             })?;
-            return member.decode(key);
+            return member.decode_into(key, values);
         }
         let prefix = self.layout.prefix();
-        if !key.starts_with(prefix) {
+        // Not `starts_with` for an empty prefix: on this project's
+        // machines glibc's `memcmp` of no bytes took most of a decode's
+        // time (BENCHMARKS.md, "Run-time layouts").
+        if !prefix.is_empty() && !key.starts_with(prefix) {
             return Err(DecodeError::WrongPrefix { expected: prefix });
         }
         let mut pos = prefix.len();
@@ -369,11 +402,9 @@ impl DynLayout {
             s.head().read(&key[pos..], s.buckets())?;
             pos += s.len();
         }
-        let mut values = Vec::with_capacity(self.ops.len());
+        values.reserve(self.ops.len());
         for (f, ops) in self.layout.fields().iter().zip(&self.ops) {
-            let (v, end) = (ops.decode)(key, pos, f)?;
-            values.push(v);
-            pos = end;
+            pos = (ops.decode)(key, pos, f, values)?;
         }
         if pos != key.len() {
             return Err(DecodeError::TrailingBytes {
@@ -383,7 +414,7 @@ impl DynLayout {
         if self.oc.is_some() {
             return self.oc_canonical(key, values);
         }
-        Ok(values)
+        Ok(())
     }
 
     /// Explains a key part by part, as the derived type's `explain` does:

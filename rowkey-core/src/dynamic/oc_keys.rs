@@ -72,19 +72,14 @@ impl DynLayout {
 
     /// [`DynLayout::decode`]'s last step in an ordered-code layout: the
     /// key must be its values' key, as the derive's `oc_canonical` checks.
-    pub(super) fn oc_canonical(
-        &self,
-        key: &[u8],
-        values: Vec<Value>,
-    ) -> Result<Vec<Value>, DecodeError> {
+    pub(super) fn oc_canonical(&self, key: &[u8], values: &[Value]) -> Result<(), DecodeError> {
         let fields = self.layout.fields();
         let last = fields[fields.len() - 1].name();
         // As long as its values' key (the salt bucket is checked to be
         // below the buckets only, as in every format); values that do not
         // encode have no key, so no length matches.
-        let values_len = self.oc_encode(&values).map_or(usize::MAX, |k| k.len());
-        oc_canonical(key, values_len, last)?;
-        Ok(values)
+        let values_len = self.oc_encode(values).map_or(usize::MAX, |k| k.len());
+        oc_canonical(key, values_len, last)
     }
 
     /// [`DynLayout::scan`] of an ordered-code layout: the derive's scans,

@@ -165,9 +165,10 @@ fn scalar(f: &FieldSpec) -> Result<Scalar, LayoutError> {
 /// at most 64 buckets; both need a field that every key writes.
 pub(super) fn check_head(spec: &Spec, rt: &OcRt) -> Result<(), LayoutError> {
     if let Some((at, bytes, _)) = &spec.prefix {
-        let read = (ops::oc_str::<Vec<u8>>(false).term.decode)(bytes, 0, &prefix_field());
-        let stored =
-            matches!(read, Ok((Value::Bytes(b), end)) if end == bytes.len() && !b.is_empty());
+        let mut value = Vec::new();
+        let read =
+            (ops::oc_str::<Vec<u8>>(false).term.decode)(bytes, 0, &prefix_field(), &mut value);
+        let stored = matches!((read, value.as_slice()), (Ok(end), [Value::Bytes(b)]) if end == bytes.len() && !b.is_empty());
         if !stored {
             return Err(LayoutError::new(
                 *at,

@@ -102,12 +102,14 @@ pub(super) fn enum_decode<C: for<'de> FieldDecode<'de, X>, X: FromValue + EnumIn
     input: &[u8],
     pos: usize,
     f: &FieldLayout,
-) -> Result<(Value, usize), DecodeError> {
+    out: &mut Vec<Value>,
+) -> Result<usize, DecodeError> {
     let (x, end) = C::decode(input, pos, f.name())?;
     if let Some(d) = x.discriminant() {
         variant_of(d, f)?;
     }
-    Ok((x.into_value(), end))
+    out.push(x.into_value());
+    Ok(end)
 }
 
 /// Explain's reader of an enum field: [`show_variant`].

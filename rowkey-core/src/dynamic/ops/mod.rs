@@ -33,7 +33,10 @@ pub(crate) enum Pred {
 /// Appends a value's encoding to the key.
 type EncodeFn = fn(&Value, &mut Vec<u8>, &FieldLayout) -> Result<(), EncodeError>;
 /// Decodes the field at `pos`: the value and the position after it.
-type DecodeFn = fn(&[u8], usize, &FieldLayout) -> Result<(Value, usize), DecodeError>;
+/// Decodes the field at a position, pushes its value and returns where it
+/// ends: the value goes to its place in the caller's `Vec` directly (a
+/// 48-byte result read back by the caller stalled on store forwarding).
+type DecodeFn = fn(&[u8], usize, &FieldLayout, &mut Vec<Value>) -> Result<usize, DecodeError>;
 /// Adds a predicate on field `i` to a filter under construction.
 type ConstrainFn = fn(FilterParts, usize, Pred, &FieldLayout) -> FilterParts;
 /// A `mod` salt's bucket of a value.
@@ -95,9 +98,11 @@ fn decode<C: for<'de> FieldDecode<'de, T>, T: FromValue>(
     input: &[u8],
     pos: usize,
     f: &FieldLayout,
-) -> Result<(Value, usize), DecodeError> {
+    out: &mut Vec<Value>,
+) -> Result<usize, DecodeError> {
     let (t, end) = C::decode(input, pos, f.name())?;
-    Ok((t.into_value(), end))
+    out.push(t.into_value());
+    Ok(end)
 }
 
 fn bound<T: FromValue>(b: Bound<Value>, f: &FieldLayout) -> Result<Bound<T>, EncodeError> {

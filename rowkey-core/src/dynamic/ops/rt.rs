@@ -70,8 +70,11 @@ pub(super) fn rt_decode<C: RtCodec>(
     input: &[u8],
     pos: usize,
     f: &FieldLayout,
-) -> Result<(Value, usize), DecodeError> {
-    C::decode(input, pos, f).map(|(t, end)| (t.into_value(), end))
+    out: &mut Vec<Value>,
+) -> Result<usize, DecodeError> {
+    let (t, end) = C::decode(input, pos, f)?;
+    out.push(t.into_value());
+    Ok(end)
 }
 
 pub(super) fn rt_read<C: RtCodec>(

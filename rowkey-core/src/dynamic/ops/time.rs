@@ -43,7 +43,8 @@ pub(crate) fn time<T: crate::TimeField>(
             input: &[u8],
             pos: usize,
             f: &FieldLayout,
-        ) -> Result<(Value, usize), DecodeError>
+            out: &mut Vec<Value>,
+        ) -> Result<usize, DecodeError>
         where
             C: for<'de> FieldDecode<'de, T>,
             B: for<'de> FieldDecode<'de, I>,
@@ -51,7 +52,8 @@ pub(crate) fn time<T: crate::TimeField>(
         {
             C::decode(input, pos, f.name())?;
             let (ticks, end) = B::decode(input, pos, f.name())?;
-            Ok((ticks.into_value(), end))
+            out.push(ticks.into_value());
+            Ok(end)
         }
         Ops {
             decode: decode::<C, T, B, I>,
@@ -129,10 +131,12 @@ pub(crate) fn text_time<T: crate::TimeField>(
         input: &[u8],
         pos: usize,
         f: &FieldLayout,
-    ) -> Result<(Value, usize), DecodeError> {
+        out: &mut Vec<Value>,
+    ) -> Result<usize, DecodeError> {
         let (ticks, end) = B::decode(input, pos, f)?;
         time_of::<T, U>(ticks, f)?;
-        Ok((Value::I64(ticks), end))
+        out.push(Value::I64(ticks));
+        Ok(end)
     }
     fn read<B: RtCodec<T = i64>, T: crate::TimeField, U: Unit>(
         input: &[u8],
