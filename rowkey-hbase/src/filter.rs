@@ -78,8 +78,8 @@ pub fn filter_bytes(filter: &KeyFilter) -> (Pushdown, Option<Vec<u8>>) {
 
 /// rowkey's region-server filter for `filter`, as `TScan.filterBytes`: a
 /// `FilterProtos.Filter` naming `rowkey.hbase.KeyFilter`, holding
-/// [`KeyFilter::to_bytes`]. `None` for a layout the Java filter cannot read
-/// (Bigtable's `OrderedCodeBytes` keys).
+/// [`KeyFilter::to_bytes`]. `None` where that is `None` (a layout the Java
+/// filter could not read; none that has a filter today).
 ///
 /// ```
 /// use rowkey_core::prelude::*;

@@ -114,10 +114,11 @@ impl Rows {
     ) -> Result<Rows, Error> {
         let scan = filter.scan();
         let (pushdown, per_range) = filter_bytes_per_range(filter, &scan, client.server_filter);
-        // Rows are checked here whatever the server runs (its filters let
-        // keys that are not of the layout through), so the limit counts
-        // matched rows here and is never sent as `TScan.limit`: a page is
-        // never short while more rows exist.
+        // Rows are checked here whatever the server runs (HBase's own
+        // filters let keys that are not of the layout through; rowkey's is
+        // exact, and the check then costs a `matches` per row returned), so
+        // the limit counts matched rows here and is never sent as
+        // `TScan.limit`: a page is never short while more rows exist.
         let mut rows = Rows::open_with(client, table, &scan, limit, false, Some(per_range))?;
         rows.pushdown = Some(pushdown);
         // The server's filters match like `matches` on keys of the layout;

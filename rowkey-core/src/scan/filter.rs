@@ -408,12 +408,13 @@ impl KeyFilter {
         pos == key.len()
     }
 
-    /// For a fixed-width layout, the run of matches `key` (a match) starts:
-    /// writes into `end` the bound below which every key of the layout's
-    /// length at or after `key` matches too, and returns `Some(true)`;
-    /// `Some(false)` when every such key after it matches (no bound).
-    /// `None` for a layout with variable-width or added parts, or a key
-    /// that does not match: check each key with [`matches`](Self::matches).
+    /// For a fixed-width layout, the run of matches `key` starts (`key`
+    /// must match: the caller has checked it with
+    /// [`matches`](Self::matches)): writes into `end` the bound below which
+    /// every key of the layout's length at or after `key` matches too, and
+    /// returns `Some(true)`; `Some(false)` when every such key after it
+    /// matches (no bound). `None` for a layout with variable-width or added
+    /// parts: check each key with `matches`.
     ///
     /// The keys between `key` and `end` share `key`'s bytes up to the last
     /// constrained part, which lies between `key`'s and the end of the
@@ -572,8 +573,9 @@ impl KeyFilter {
     /// (`rowkey.hbase.KeyFilter`, built by `rowkey-hbase`'s Maven module)
     /// reads on HBase's region servers, where it answers `matches` and
     /// `seek_hint` as this filter does. `None` for a layout whose parts
-    /// cannot all be delimited by their structure (Bigtable's
-    /// `OrderedCodeBytes` keys).
+    /// cannot all be delimited by their structure: none that has a filter
+    /// today (ordered-code keys, which could not be, have no skip-scan
+    /// filter).
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]

@@ -3,9 +3,10 @@
 //! `Option` tag, the text separator after it), never by decoding the
 //! value. The same few rules run on HBase's region servers in rowkey's
 //! Java filter (FORMAT.md, "The server-side filter"), so they are kept to
-//! what both sides can state exactly; only Bigtable's `OrderedCodeBytes`
-//! fields still use their layout's reader, and a filter that has one is
-//! not sent to a server.
+//! what both sides can state exactly. A part of any other kind would use
+//! its layout's reader and make the filter one that is not sent to a
+//! server; no layout with a filter has one today (ordered-code keys, whose
+//! fields need their reader, have no filter).
 
 use crate::format::escape;
 use crate::layout::{Encoding, FieldLayout, FieldWidth, Format, Layout};

@@ -727,8 +727,8 @@ impl std::ops::Sub for FilterReads {
     /// What was done between `earlier` and `self`.
     fn sub(self, earlier: FilterReads) -> FilterReads {
         FilterReads {
-            rows: self.rows - earlier.rows,
-            seeks: self.seeks - earlier.seeks,
+            rows: self.rows.saturating_sub(earlier.rows),
+            seeks: self.seeks.saturating_sub(earlier.seeks),
         }
     }
 }
