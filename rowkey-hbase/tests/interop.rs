@@ -5,30 +5,22 @@
 //! inputs generated here (the launcher's `interop` mode answers one request
 //! per line).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
-
 use rowkey_core::hbase::{from_string_binary, to_string_binary};
 use rowkey_core::prelude::*;
 use rowkey_core::salt::{java_bucket, java_hash};
 
 const CASES: usize = 10_000;
 
-/// xorshift64*: the same inputs on every run; the seed is in every message.
-struct Rng(u64);
+mod common;
+use common::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
+/// Inputs for HBase's `Bytes` functions.
+trait Inputs {
+    fn bytes(&mut self) -> Vec<u8>;
+    fn binary_text(&mut self) -> String;
+}
 
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
+impl Inputs for Rng {
     /// 0 to 40 bytes, half of them from a small alphabet that toStringBinary
     /// treats specially (quotes, backslash, `x`, the ends of printable ASCII).
     fn bytes(&mut self) -> Vec<u8> {
@@ -78,24 +70,8 @@ fn unhex(s: &str) -> Vec<u8> {
 
 /// Java's answers to `requests`, one per request.
 fn ask_java(requests: &[String]) -> Vec<String> {
-    let mut java = rowkey_hbase::testing::launcher(&["-Xmx256m"], &["interop"])
-        .unwrap_or_else(|e| panic!("the launcher builds: {e}"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("java starts");
-    let mut stdin = java.stdin.take().unwrap();
-    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let answers: Vec<String> = BufReader::new(java.stdout.take().unwrap())
-        .lines()
-        .map(Result::unwrap)
-        .collect();
-    writer.join().unwrap().unwrap();
-    let status = java.wait().unwrap();
-    assert!(status.success(), "the interop oracle failed: {status}");
-    assert_eq!(answers.len(), requests.len(), "one answer per request");
-    answers
+    rowkey_hbase::testing::ask_interop(requests, "256m")
+        .unwrap_or_else(|e| panic!("the interop oracle: {e}"))
 }
 
 #[derive(RowKey)]

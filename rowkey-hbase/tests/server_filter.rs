@@ -7,9 +7,7 @@
 //! `seek_hint`. The Java side is the filter's own class, read from the
 //! bytes `KeyFilter::to_bytes` gives, run by the launcher's `interop` mode.
 
-use std::io::{BufRead, BufReader, Write};
 use std::ops::Bound;
-use std::process::Stdio;
 
 use rowkey_core::{DynLayout, KeyFilter, Value};
 
@@ -17,27 +15,28 @@ use rowkey_core::{DynLayout, KeyFilter, Value};
 const CASES: usize = 120_000;
 const KEYS_PER_FILTER: usize = 24;
 
-/// xorshift64*: the same cases on every run; the seed is in every message.
-struct Rng(u64);
+mod common;
+use common::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
+/// The generator's choices.
+trait Choose {
+    /// An index below `n`.
+    fn index(&mut self, n: usize) -> usize;
+    fn chance(&mut self, percent: usize) -> bool;
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T;
+}
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+impl Choose for Rng {
+    fn index(&mut self, n: usize) -> usize {
+        self.below(n as u64) as usize
     }
 
     fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
+        self.index(100) < percent
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+        &items[self.index(items.len())]
     }
 }
 
@@ -82,10 +81,10 @@ fn layout(rng: &mut Rng) -> Spec {
         if rng.chance(30) {
             text.push_str(&format!("[salt(f0)/{}]", rng.pick(&[4, 16])));
         }
-        let n = 1 + rng.below(4);
+        let n = 1 + rng.index(4);
         for i in 0..n {
             let last = i + 1 == n;
-            let (t, ty, ranges) = match rng.below(4) {
+            let (t, ty, ranges) = match rng.index(4) {
                 0 | 1 => (" digits(3) u32".to_string(), Ty::Digits3, true),
                 2 => (" desc digits(3) u32".to_string(), Ty::Digits3, true),
                 _ => (" String".to_string(), Ty::Str, last),
@@ -102,16 +101,16 @@ fn layout(rng: &mut Rng) -> Spec {
     if rng.chance(25) {
         text.push_str(r#"[prefix "e\x00"]"#);
     }
-    match rng.below(4) {
+    match rng.index(4) {
         0 => text.push_str("[salt/8]"),
         1 => text.push_str("[salt(f0)/16]"),
         2 => text.push_str("[salt(f0)/5 java]"),
         _ => {}
     }
-    let n = 1 + rng.below(4);
+    let n = 1 + rng.index(4);
     for i in 0..n {
         let desc = if rng.chance(30) { " desc" } else { "" };
-        let (t, ty, ranges) = match rng.below(11) {
+        let (t, ty, ranges) = match rng.index(11) {
             0 => (format!("{desc} u8"), Ty::U8, true),
             1 => (format!("{desc} u16"), Ty::U16, true),
             2 if rng.chance(50) => (" reverse u32".to_string(), Ty::U32, false),
@@ -132,7 +131,7 @@ fn layout(rng: &mut Rng) -> Spec {
             ranges,
         });
     }
-    for i in 0..rng.below(3) {
+    for i in 0..rng.index(3) {
         let (t, ty) = if rng.chance(50) {
             (" added Option<u16>", Ty::OptU16)
         } else {
@@ -151,30 +150,30 @@ fn layout(rng: &mut Rng) -> Spec {
 /// A value of a small domain, so that filters and keys meet.
 fn value(rng: &mut Rng, ty: Ty, added: bool) -> Value {
     let s = |rng: &mut Rng| -> String {
-        (0..rng.below(4))
+        (0..rng.index(4))
             .map(|_| *rng.pick(&['a', 'b', '\0', '_', '#', ':', 'é']))
             .collect()
     };
     match ty {
-        Ty::U8 => Value::U8(rng.below(6) as u8),
-        Ty::U16 => Value::U16(rng.below(6) as u16 * 100),
-        Ty::U32 => Value::U32(rng.below(6) as u32),
-        Ty::I64 => Value::I64(rng.below(8) as i64 - 3),
+        Ty::U8 => Value::U8(rng.index(6) as u8),
+        Ty::U16 => Value::U16(rng.index(6) as u16 * 100),
+        Ty::U32 => Value::U32(rng.index(6) as u32),
+        Ty::I64 => Value::I64(rng.index(8) as i64 - 3),
         Ty::Bool => Value::Bool(rng.chance(50)),
         Ty::Str => Value::Str(s(rng)),
         Ty::Bytes => Value::Bytes(
-            (0..rng.below(4))
+            (0..rng.index(4))
                 .map(|_| *rng.pick(&[0, 1, 0xFF, 7]))
                 .collect(),
         ),
-        Ty::Fixed4 => Value::Str((0..rng.below(5)).map(|_| *rng.pick(&['a', 'b'])).collect()),
+        Ty::Fixed4 => Value::Str((0..rng.index(5)).map(|_| *rng.pick(&['a', 'b'])).collect()),
         Ty::OptU16 if added || rng.chance(70) => Value::Option(
             rng.chance(70)
-                .then(|| Box::new(Value::U16(rng.below(4) as u16))),
+                .then(|| Box::new(Value::U16(rng.index(4) as u16))),
         ),
         Ty::OptU16 => Value::Option(None),
         Ty::OptStr => Value::Option(rng.chance(70).then(|| Box::new(Value::Str(s(rng))))),
-        Ty::Digits3 => Value::U32(rng.below(12) as u32 * 7),
+        Ty::Digits3 => Value::U32(rng.index(12) as u32 * 7),
     }
 }
 
@@ -209,7 +208,7 @@ fn filter(rng: &mut Rng, spec: &Spec, layout: &DynLayout) -> KeyFilter {
                 value(rng, field.ty, added),
                 value(rng, field.ty, added),
             );
-            f = match rng.below(3) {
+            f = match rng.index(3) {
                 0 => f.eq(&field.name, a),
                 1 => f.any_of(&field.name, [a, b, c]),
                 _ if field.ranges => {
@@ -224,7 +223,7 @@ fn filter(rng: &mut Rng, spec: &Spec, layout: &DynLayout) -> KeyFilter {
                     } else {
                         Bound::Included(a)
                     };
-                    let hi = match rng.below(3) {
+                    let hi = match rng.index(3) {
                         0 => Bound::Unbounded,
                         1 => Bound::Excluded(b),
                         _ => Bound::Included(b),
@@ -263,15 +262,15 @@ fn order(a: &Value, b: &Value) -> std::cmp::Ordering {
 /// changed or added, or random bytes.
 fn key(rng: &mut Rng, spec: &Spec, layout: &DynLayout) -> Vec<u8> {
     let (_, mut key) = key_values(rng, spec, layout);
-    match rng.below(10) {
+    match rng.index(10) {
         0..=4 => {}
-        5 if !key.is_empty() => key.truncate(rng.below(key.len())),
+        5 if !key.is_empty() => key.truncate(rng.index(key.len())),
         6 if !key.is_empty() => {
-            let i = rng.below(key.len());
+            let i = rng.index(key.len());
             key[i] = *rng.pick(&[0, 1, 0xFE, 0xFF, key[i].wrapping_add(1), b'_']);
         }
         7 => key.push(*rng.pick(&[0, 1, 0xFF, b'_'])),
-        8 => key = (0..rng.below(12)).map(|_| rng.next() as u8).collect(),
+        8 => key = (0..rng.index(12)).map(|_| rng.next() as u8).collect(),
         _ => key.truncate(key.len().saturating_sub(1)),
     }
     key
@@ -286,24 +285,8 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Java's answers to `requests`, one per request.
 fn ask_java(requests: &[String]) -> Vec<String> {
-    let mut java = rowkey_hbase::testing::launcher(&["-Xmx512m"], &["interop"])
-        .unwrap_or_else(|e| panic!("the launcher builds: {e}"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("java starts");
-    let mut stdin = java.stdin.take().unwrap();
-    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let answers: Vec<String> = BufReader::new(java.stdout.take().unwrap())
-        .lines()
-        .map(Result::unwrap)
-        .collect();
-    writer.join().unwrap().unwrap();
-    let status = java.wait().unwrap();
-    assert!(status.success(), "the interop oracle failed: {status}");
-    assert_eq!(answers.len(), requests.len(), "one answer per request");
-    answers
+    rowkey_hbase::testing::ask_interop(requests, "512m")
+        .unwrap_or_else(|e| panic!("the interop oracle: {e}"))
 }
 
 #[test]

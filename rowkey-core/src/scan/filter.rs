@@ -140,7 +140,8 @@ pub struct KeyFilter {
     /// A part allows nothing: no key matches.
     never: bool,
     /// Every part is fixed-width (none added): every key of the layout is
-    /// this long.
+    /// this long. For the stores' skip scans ([`run_end`](Self::run_end)).
+    #[cfg_attr(not(any(feature = "redb", feature = "fjall")), allow(dead_code))]
     fixed_len: Option<usize>,
 }
 
@@ -420,6 +421,7 @@ impl KeyFilter {
     /// constrained part, which lies between `key`'s and the end of the
     /// interval holding it, so a store reading on through a run compares
     /// each key with `end` (and its length) instead of matching it.
+    #[cfg_attr(not(any(feature = "redb", feature = "fjall")), allow(dead_code))]
     pub(crate) fn run_end(&self, key: &[u8], end: &mut Vec<u8>) -> Option<bool> {
         if self.fixed_len? != key.len() || self.never {
             return None;

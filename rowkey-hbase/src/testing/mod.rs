@@ -132,6 +132,42 @@ pub fn launcher(jvm: &[&str], args: &[&str]) -> io::Result<Command> {
     Ok(java)
 }
 
+/// The launcher's `interop` mode's answers to `requests` (one line each;
+/// see the launcher's source), from one JVM with a heap of `heap` (`512m`):
+/// HBase's own Java code, and rowkey's Java filter, as the oracle of the
+/// interop tests.
+pub fn ask_interop(requests: &[String], heap: &str) -> io::Result<Vec<String>> {
+    let mut java = launcher(&[&format!("-Xmx{heap}")], &["interop"])?
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let mut stdin = java.stdin.take().expect("piped");
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let answers: io::Result<Vec<String>> = BufReader::new(java.stdout.take().expect("piped"))
+        .lines()
+        .collect();
+    let written = writer
+        .join()
+        .map_err(|_| io::Error::other("the writer panicked"))?;
+    let status = java.wait()?;
+    let answers = answers?;
+    written?;
+    if !status.success() {
+        return Err(io::Error::other(format!(
+            "the interop oracle failed: {status}"
+        )));
+    }
+    if answers.len() != requests.len() {
+        return Err(io::Error::other(format!(
+            "{} answers to {} requests",
+            answers.len(),
+            requests.len()
+        )));
+    }
+    Ok(answers)
+}
+
 pub(crate) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n") + "\n"
