@@ -252,9 +252,9 @@ impl ClientBuilder {
         self
     }
 
-    /// Whether the region servers have rowkey's filter
-    /// (`rowkey.hbase.KeyFilter`, the jar `rowkey-hbase`'s Maven module
-    /// builds, in HBase's `lib/`; default `false`). With it, every skip
+    /// Whether the region servers and the Thrift2 gateway have rowkey's
+    /// filter (`rowkey.hbase.KeyFilter`, the jar `rowkey-hbase`'s Maven
+    /// module builds, in HBase's `lib/`; default `false`). With it, every skip
     /// scan ([`Client::filter`]) sends its [`KeyFilter`](rowkey_core::KeyFilter)
     /// to the servers, which seek past every run of rows that cannot match
     /// ([`Pushdown::Server`](crate::Pushdown::Server)), whatever fields it

@@ -19,7 +19,8 @@ import org.apache.hadoop.hbase.filter.FilterBase;
  *
  * <p>Deployed as a jar of this class alone, which needs nothing beyond
  * HBase's client API: in each region server's {@code lib/} (or on
- * {@code HBASE_CLASSPATH}), then a rolling restart. rowkey-hbase sends it
+ * {@code HBASE_CLASSPATH}), then a rolling restart, and on the Thrift2
+ * gateways too (they deserialize a scan's filter before sending it on). rowkey-hbase sends it
  * only when told the servers have it ({@code ClientBuilder::server_filter}).
  *
  * <p>Every rule here is a copy of {@code rowkey-core/src/scan/filter.rs} and
