@@ -3,7 +3,7 @@
 //! that are safe, a span, the counters).
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,9 @@ struct Shared {
     connect_timeout: Duration,
     retry: RetryPolicy,
     counters: Counters,
+    /// A scan found that the servers lack rowkey's filter: skip scans use
+    /// HBase's own filters from then on.
+    no_server_filter: AtomicBool,
 }
 
 /// How calls are retried: at most `attempts` tries in all, pausing
@@ -259,8 +262,11 @@ impl ClientBuilder {
     /// to the servers, which seek past every run of rows that cannot match
     /// ([`Pushdown::Server`](crate::Pushdown::Server)), whatever fields it
     /// constrains. Without it, only the shapes HBase's own filters express
-    /// reach the servers. Set it only for a cluster that has the jar: a
-    /// server without it fails the scan, naming the class.
+    /// reach the servers. When a scan finds the servers without the jar
+    /// (HBase answers that it cannot load the class), it is opened again
+    /// with HBase's own filters, a warning is logged (`tracing`), and this
+    /// client and its clones send HBase's own filters from then on:
+    /// [`Rows::pushdown`](crate::Rows::pushdown) says what each scan used.
     pub fn server_filter(mut self, on: bool) -> Self {
         self.server_filter = on;
         self
@@ -285,6 +291,7 @@ impl ClientBuilder {
                 connect_timeout: self.connect_timeout,
                 retry: self.retry,
                 counters: Counters::default(),
+                no_server_filter: AtomicBool::new(false),
             }),
             scan_batch: self.scan_batch,
             write_batch: self.write_batch,
@@ -359,6 +366,17 @@ impl Client {
     pub fn with_server_filter(mut self, on: bool) -> Client {
         self.server_filter = on;
         self
+    }
+
+    /// Whether skip scans send rowkey's filter: asked for, and not found
+    /// missing on the servers by an earlier scan.
+    pub(crate) fn uses_server_filter(&self) -> bool {
+        self.server_filter && !self.shared.no_server_filter.load(Ordering::Relaxed)
+    }
+
+    /// A scan found the servers without rowkey's filter.
+    pub(crate) fn server_filter_missing(&self) {
+        self.shared.no_server_filter.store(true, Ordering::Relaxed);
     }
 
     /// What this client and its clones have done so far.

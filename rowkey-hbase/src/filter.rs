@@ -7,6 +7,7 @@
 //!   ([`ClientBuilder::server_filter`](crate::ClientBuilder::server_filter)):
 //!   the whole [`KeyFilter`] ([`server_filter_bytes`]), which seeks past
 //!   every run of rows that cannot match, whatever fields it constrains.
+//!   A cluster found without it gets HBase's own filters instead, below.
 //!
 //! Otherwise, HBase's own filters where they express the filter:
 //! - [`Pushdown::FuzzyRowFilter`] when the constrained fields sit at fixed

@@ -113,13 +113,29 @@ impl Rows {
         limit: Option<usize>,
     ) -> Result<Rows, Error> {
         let scan = filter.scan();
-        let (pushdown, per_range) = filter_bytes_per_range(filter, &scan, client.server_filter);
-        // Rows are checked here whatever the server runs (HBase's own
-        // filters let keys that are not of the layout through; rowkey's is
-        // exact, and the check then costs a `matches` per row returned), so
-        // the limit counts matched rows here and is never sent as
-        // `TScan.limit`: a page is never short while more rows exist.
-        let mut rows = Rows::open_with(client, table, &scan, limit, false, Some(per_range))?;
+        let open = |server: bool| {
+            let (pushdown, per_range) = filter_bytes_per_range(filter, &scan, server);
+            // Rows are checked here whatever the server runs (HBase's own
+            // filters let keys that are not of the layout through; rowkey's
+            // is exact, and the check then costs a `matches` per row
+            // returned), so the limit counts matched rows here and is never
+            // sent as `TScan.limit`: a page is never short while more rows
+            // exist.
+            let rows = Rows::open_with(client, table, &scan, limit, false, Some(per_range));
+            rows.map(|rows| (rows, pushdown))
+        };
+        let (mut rows, pushdown) = match open(client.uses_server_filter()) {
+            Err(e) if lacks_server_filter(&e) => {
+                tracing::warn!(
+                    table,
+                    error = %e,
+                    "the HBase servers lack rowkey's filter (rowkey.hbase.KeyFilter): skip scans use HBase's own filters"
+                );
+                client.server_filter_missing();
+                open(false)?
+            }
+            other => other?,
+        };
         rows.pushdown = Some(pushdown);
         // The server's filters match like `matches` on keys of the layout;
         // a row of another layout in the table is dropped here too.
@@ -638,6 +654,24 @@ fn row_filter(head: &str, key: &[u8]) -> Vec<u8> {
     }
     f.extend_from_slice(b"')");
     f
+}
+
+/// Whether `e` is HBase saying it cannot load rowkey's filter class (on the
+/// gateway, which reads the filter, or on a region server).
+fn lacks_server_filter(e: &Error) -> bool {
+    match e {
+        Error::Server { message, .. } => {
+            message.contains("rowkey.hbase.KeyFilter")
+                && [
+                    "ClassNotFoundException",
+                    "NoClassDefFoundError",
+                    "Unable to find",
+                ]
+                .iter()
+                .any(|m| message.contains(m))
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]

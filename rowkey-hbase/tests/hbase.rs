@@ -519,6 +519,53 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
     rowkeys_filter_runs_on_the_region_servers(&hbase, &c);
 }
 
+/// A cluster whose Thrift2 gateway was not given rowkey's filter jar: the
+/// first skip scan that sends the filter is refused (the gateway cannot
+/// load the class), opened again with HBase's own filters, and the client
+/// sends HBase's own filters from then on; the rows are the same.
+#[test]
+fn without_the_filter_jar_skip_scans_fall_back_to_hbases_filters() {
+    let hbase = HBase::builder()
+        .gateway_filter_jar(false)
+        .start()
+        .unwrap_or_else(|e| panic!("HBase starts: {e}"));
+    let c = hbase.client().unwrap().with_server_filter(true);
+    c.create_table("fallback", &["d"], &Event::split_points())
+        .unwrap();
+    let rows = events(2_000);
+    c.write_rows("fallback", rows.clone()).unwrap();
+    let keys: Vec<Event> = rows.into_iter().map(|(e, _)| e).collect();
+    let t0 = 1_700_000_000_000;
+    let filter = Event::filter()
+        .ts_millis(t0 + 100..t0 + 200)
+        .build()
+        .unwrap();
+    let want = model(&keys, &filter);
+    assert_eq!(want.len(), 100);
+    let own = rowkey_hbase::filter_bytes(&filter).0;
+    assert_ne!(own, Pushdown::Server);
+    for _ in 0..2 {
+        let (got, pushdown, _) = skip(&c, "fallback", &filter);
+        assert_eq!(pushdown, own, "HBase's own plan, not rowkey's filter");
+        assert!(got == want, "the same rows");
+    }
+    // With the jar on the gateway too, the same client settings use it.
+    let with = hbase_with_jar_rows(&filter, &keys);
+    assert_eq!(with, (want, Pushdown::Server));
+}
+
+/// The rows and pushdown of `filter` on an HBase whose gateway has the jar.
+fn hbase_with_jar_rows(filter: &KeyFilter, keys: &[Event]) -> (Vec<Vec<u8>>, Pushdown) {
+    let hbase = hbase();
+    let c = hbase.client().unwrap().with_server_filter(true);
+    c.create_table("with_jar", &["d"], &Event::split_points())
+        .unwrap();
+    c.write_rows("with_jar", keys.iter().map(|e| (e.clone(), cells(0))))
+        .unwrap();
+    let (got, pushdown, _) = skip(&c, "with_jar", filter);
+    (got, pushdown)
+}
+
 #[test]
 fn a_server_killed_mid_scan_ends_the_scan_with_an_error() {
     let mut hbase = hbase();

@@ -117,16 +117,31 @@ pub fn filter_jar() -> PathBuf {
     java_dir().join("target/rowkey-hbase-launcher-0.1.0-filter.jar")
 }
 
+/// [`classpath`] without rowkey's filter jar: a JVM that has never heard of
+/// `rowkey.hbase.KeyFilter` (a gateway not yet given the jar).
+fn classpath_without_filter() -> io::Result<String> {
+    let filter = filter_jar().display().to_string();
+    Ok(classpath()?
+        .split(':')
+        .filter(|p| *p != filter)
+        .collect::<Vec<_>>()
+        .join(":"))
+}
+
 /// A `java` command on the launcher's classpath, with the options HBase
 /// needs on Java 17, running `rowkey.hbase.Launcher` with `args`: the
 /// server (`serve`) or the interop oracle (`interop`, see the launcher's
 /// source). `jvm` are further JVM options (`-Xmx1g`).
 pub fn launcher(jvm: &[&str], args: &[&str]) -> io::Result<Command> {
+    launcher_on(classpath()?, jvm, args)
+}
+
+fn launcher_on(classpath: String, jvm: &[&str], args: &[&str]) -> io::Result<Command> {
     let mut java = Command::new("java");
     java.args(JAVA17_OPTIONS)
         .args(jvm)
         .arg("-cp")
-        .arg(classpath()?)
+        .arg(classpath)
         .arg("rowkey.hbase.Launcher")
         .args(args);
     Ok(java)
@@ -168,6 +183,15 @@ pub fn ask_interop(requests: &[String], heap: &str) -> io::Result<Vec<String>> {
     Ok(answers)
 }
 
+/// The gateway's classpath: with or without rowkey's filter jar.
+fn gateway_classpath(options: &HBaseBuilder) -> io::Result<String> {
+    if options.gateway_without_filter {
+        classpath_without_filter()
+    } else {
+        classpath()
+    }
+}
+
 pub(crate) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n") + "\n"
@@ -187,8 +211,12 @@ struct Jvm {
 
 impl Jvm {
     fn spawn(jvm: &[&str], args: &[String]) -> io::Result<Jvm> {
+        Jvm::spawn_on(classpath()?, jvm, args)
+    }
+
+    fn spawn_on(classpath: String, jvm: &[&str], args: &[String]) -> io::Result<Jvm> {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child = launcher(jvm, &args)?
+        let mut child = launcher_on(classpath, jvm, &args)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -302,9 +330,19 @@ pub struct HBaseBuilder {
     tls: bool,
     settings: Vec<(String, String)>,
     zookeeper_port: Option<u16>,
+    gateway_without_filter: bool,
 }
 
 impl HBaseBuilder {
+    /// Whether the Thrift2 gateway has rowkey's filter jar on its classpath
+    /// (default `true`; the region servers always have it): `false` is a
+    /// cluster whose gateway was not given the jar, which fails scans that
+    /// send the filter.
+    pub fn gateway_filter_jar(mut self, on: bool) -> Self {
+        self.gateway_without_filter = !on;
+        self
+    }
+
     /// Region servers besides the master (default 1).
     pub fn region_servers(mut self, n: usize) -> Self {
         self.region_servers = Some(n);
@@ -435,7 +473,8 @@ impl HBase {
         } else {
             None
         };
-        let mut gateway = Jvm::spawn(&["-Xmx256m"], &gateway_args)?;
+        let mut gateway =
+            Jvm::spawn_on(gateway_classpath(&options)?, &["-Xmx256m"], &gateway_args)?;
         gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
         Ok(HBase {
             cluster: Mutex::new(cluster),
@@ -530,7 +569,11 @@ impl HBase {
     pub fn restart_gateway(&self) -> io::Result<()> {
         let mut gateway = self.gateway.lock().unwrap_or_else(|e| e.into_inner());
         gateway.stop();
-        let mut fresh = Jvm::spawn(&["-Xmx256m"], &self.gateway_args)?;
+        let mut fresh = Jvm::spawn_on(
+            gateway_classpath(&self.options)?,
+            &["-Xmx256m"],
+            &self.gateway_args,
+        )?;
         fresh.wait_for(
             "The restarted Thrift2 gateway",
             "READY",
