@@ -169,21 +169,7 @@ fn snappy_blocks_hold_what_hbases_hold() {
         ..HFileOptions::new("d")
     };
     let dir = tempfile::tempdir().unwrap();
-    let ours = dir.path().join("ours.hfile");
-    let theirs = dir.path().join("theirs.hfile");
-    let mut w = HFileWriter::create(&ours, options.clone()).unwrap();
-    for (row, q, ts, value) in &cells {
-        w.append(row, q, *ts, value).unwrap();
-    }
-    let summary = w.finish().unwrap();
-    write_hfile_with_hbase(
-        &theirs,
-        &options,
-        cells
-            .iter()
-            .map(|(r, q, ts, v)| (r.as_slice(), q.as_slice(), *ts, v.as_slice())),
-    )
-    .unwrap();
+    let (ours, theirs, summary) = write_both(dir.path(), &cells, &options);
     let (a, b) = (snappy_data_blocks(&ours), snappy_data_blocks(&theirs));
     assert_eq!(a.len(), summary.data_blocks);
     assert_eq!(a.len(), b.len(), "as many data blocks");
@@ -259,13 +245,19 @@ fn multi_level_indexes_are_those_hbase_writes() {
     }
 }
 
-/// Writes `cells` with rowkey's writer and with HBase's, compares every
-/// block up to the root index, the root index block and the trailer's
-/// index fields; returns the index's levels.
-fn same_blocks_as_hbase(cells: &[TestCell], options: HFileOptions) -> u64 {
-    let dir = tempfile::tempdir().unwrap();
-    let ours = dir.path().join("ours.hfile");
-    let theirs = dir.path().join("theirs.hfile");
+/// `cells` written into `dir` by rowkey's writer (`ours.hfile`) and by
+/// HBase's (`theirs.hfile`), with rowkey's summary.
+fn write_both(
+    dir: &std::path::Path,
+    cells: &[TestCell],
+    options: &HFileOptions,
+) -> (
+    std::path::PathBuf,
+    std::path::PathBuf,
+    rowkey_hbase::hfile::HFileSummary,
+) {
+    let ours = dir.join("ours.hfile");
+    let theirs = dir.join("theirs.hfile");
     let mut w = HFileWriter::create(&ours, options.clone()).unwrap();
     for (row, q, ts, value) in cells {
         w.append(row, q, *ts, value).unwrap();
@@ -273,12 +265,21 @@ fn same_blocks_as_hbase(cells: &[TestCell], options: HFileOptions) -> u64 {
     let summary = w.finish().unwrap();
     write_hfile_with_hbase(
         &theirs,
-        &options,
+        options,
         cells
             .iter()
             .map(|(r, q, ts, v)| (r.as_slice(), q.as_slice(), *ts, v.as_slice())),
     )
     .unwrap();
+    (ours, theirs, summary)
+}
+
+/// Writes `cells` with rowkey's writer and with HBase's, compares every
+/// block up to the root index, the root index block and the trailer's
+/// index fields; returns the index's levels.
+fn same_blocks_as_hbase(cells: &[TestCell], options: HFileOptions) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let (ours, theirs, summary) = write_both(dir.path(), cells, &options);
     let (a, b) = (
         std::fs::read(&ours).unwrap(),
         std::fs::read(&theirs).unwrap(),
