@@ -51,15 +51,6 @@ pub struct KeyLog {
 }
 
 impl KeyLog {
-    /// Room for `keys` keys of `bytes` bytes in all.
-    pub fn with_capacity(keys: usize, bytes: usize) -> Self {
-        KeyLog {
-            bytes: Vec::with_capacity(bytes),
-            ends: Vec::with_capacity(keys),
-            first: 0,
-        }
-    }
-
     /// Appends a key.
     pub fn push(&mut self, key: &[u8]) {
         self.bytes.extend_from_slice(key);

@@ -100,10 +100,15 @@ impl Runs {
     }
 
     /// A run of `rows` rows read on (at most [`READ_ON`]: the run may be
-    /// longer). A run sought past at once is counted, not measured.
+    /// longer).
     fn record(&mut self, rows: u32) {
         // An average over the last eight runs or so.
         self.mean = self.mean - self.mean / 8 + rows * 16 / 8;
+        self.sought();
+    }
+
+    /// A run sought past at once: counted, not measured.
+    fn sought(&mut self) {
         self.count = self.count.wrapping_add(1);
     }
 }
@@ -221,7 +226,7 @@ impl<S: Seek> Iterator for SkipStream<'_, S> {
             if limit > 0 {
                 self.runs.record(READ_ON);
             } else {
-                self.runs.count = self.runs.count.wrapping_add(1);
+                self.runs.sought();
             }
             let key = row.0.as_ref();
             // Nothing after this key can match: the range is done.
