@@ -70,6 +70,9 @@
 //!   `std::net` addresses need no feature.
 //! - `redb`, `fjall`: typed tables on those stores ([`redb`](crate::store::redb),
 //!   [`fjall`](crate::store::fjall)).
+//! - `index`: secondary indexes kept in step with their data rows
+//!   ([`index`](crate::index)), on redb and fjall with those features;
+//!   `index-serde`: any serde type as a data row's record (postcard).
 //!
 //! Without `alloc` the crate is `no_std` with no allocator: encoding and
 //! decoding of fixed-width and borrowed layouts.
@@ -90,7 +93,9 @@ extern crate std;
 //   fingerprint, JSON and explain;
 // - `key`: the traits the derive implements, `assert_layout`;
 // - `scan`: scan ranges, the prefix builders, the merge of salted ranges;
-// - integrations: `store` (redb, fjall) and `hbase` (shell helpers).
+// - `index`: secondary indexes over a small store trait;
+// - integrations: `store` (redb, fjall, and their index stores) and `hbase`
+//   (shell helpers).
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
 mod format;
@@ -101,6 +106,8 @@ pub mod scan;
 
 #[cfg(feature = "alloc")]
 pub mod hbase;
+#[cfg(feature = "index")]
+pub mod index;
 #[cfg(any(feature = "redb", feature = "fjall"))]
 pub mod store;
 

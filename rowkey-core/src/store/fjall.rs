@@ -47,6 +47,11 @@ use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, MergeSalted, Scan};
 use crate::store::{check_layout, decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream};
 
+#[cfg(feature = "index")]
+mod index;
+#[cfg(feature = "index")]
+pub use index::{IndexStore, IndexTx};
+
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `fjall::Error` for the store's own failures.
 pub type Error = crate::store::StoreError<fjall::Error>;

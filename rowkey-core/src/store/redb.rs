@@ -64,6 +64,11 @@ use crate::store::{
     check_layout, decode_row, key_bytes, rest_of, Seek, SkipCost, SkipStream, StoredRow,
 };
 
+#[cfg(feature = "index")]
+mod index;
+#[cfg(feature = "index")]
+pub use index::{IndexStore, IndexTx};
+
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `redb::Error` for the store's own failures.
 pub type Error = crate::store::StoreError<redb::Error>;

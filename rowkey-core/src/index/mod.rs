@@ -1,0 +1,229 @@
+//! Secondary indexes kept in step with their data rows (feature `index`).
+//!
+//! A table holds data rows under one key family (a `#[derive(RowKey)]`
+//! type with a prefix, the *data key*) and, beside them, the rows of its
+//! indexes, each another key family whose key ends with the data key. An
+//! index row's key is the whole entry: the indexed values, then the data
+//! key, so two records with the same indexed values have two entries, and
+//! a hit names its data row without reading the index row's value.
+//!
+//! - [`Index`] says which entries a record has ([`Index::entries`]: none,
+//!   one or several, as an index on either of two columns has two) and
+//!   reads the data key back from an entry ([`Index::data_key`]).
+//! - [`Record`] is what a data row holds (with feature `index-serde`, any
+//!   serde type, through [postcard](https://docs.rs/postcard)).
+//! - [`IndexedTable`] writes a record and its entries in one order that a
+//!   crash cannot turn into a wrong answer, answers queries through an
+//!   index, and builds ([`backfill`](IndexedTable::backfill)), checks
+//!   ([`verify`](IndexedTable::verify)) and mends
+//!   ([`repair`](IndexedTable::repair)) an index.
+//! - [`Store`] is the small trait an engine implements:
+//!   [`redb::IndexStore`](crate::redb::IndexStore) and
+//!   [`fjall::IndexStore`](crate::fjall::IndexStore) here.
+//!
+//! # Why a hit is checked
+//!
+//! HBase and Bigtable write one row atomically, never two. A put writes
+//! the new entries first (one timestamp for all), then the data row, then
+//! removes the entries the new record no longer has; a delete removes the
+//! data row first, then its entries. A crash between two steps leaves
+//! entries that point at no data row (*orphans*) or at a data row whose
+//! record no longer has them (*stale*), never a data row without its
+//! entries. A query reads each hit's data row and returns it only when
+//! the row exists and its record still has that entry, so a leftover is
+//! dropped (and counted, [`QueryStats`]), never returned; `verify` counts
+//! leftovers and `repair` removes them once they are older than a grace
+//! period, so a write still in flight is not undone. On redb and fjall a
+//! put is one transaction: nothing is left over.
+//!
+//! Each index row's value is the timestamp of the put that wrote it
+//! (microseconds since the Unix epoch, 8 bytes big-endian): how old a
+//! leftover is, on every engine.
+//!
+#![cfg_attr(feature = "derive", doc = "```")]
+#![cfg_attr(not(feature = "derive"), doc = "```ignore")]
+//! use rowkey_core::index::{Index, IndexedTable, Record};
+//! use rowkey_core::prelude::*;
+//! use rowkey_core::redb::IndexStore;
+//!
+//! #[derive(RowKey, Debug, Clone, PartialEq)]
+//! #[rowkey(prefix = "D")]
+//! struct Order { id: u64 }
+//!
+//! #[derive(Debug, Clone, PartialEq)]
+//! struct OrderRecord { customer: String, total: u32 }
+//!
+//! impl Record for OrderRecord {
+//!     fn to_value(&self) -> Vec<u8> {
+//!         let mut v = self.total.to_be_bytes().to_vec();
+//!         v.extend_from_slice(self.customer.as_bytes());
+//!         v
+//!     }
+//!     fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+//!         let (total, customer) = bytes.split_at_checked(4).ok_or("short record")?;
+//!         Ok(OrderRecord {
+//!             customer: String::from_utf8(customer.to_vec())?,
+//!             total: u32::from_be_bytes(total.try_into()?),
+//!         })
+//!     }
+//! }
+//!
+//! /// `I` + customer + the order: the orders of a customer.
+//! #[derive(RowKey, Debug, Clone, PartialEq)]
+//! #[rowkey(prefix = "I")]
+//! struct ByCustomer { customer: String, order: Order }
+//!
+//! impl Index for ByCustomer {
+//!     type Data = Order;
+//!     type Record = OrderRecord;
+//!     fn entries(order: &Order, record: &OrderRecord) -> impl IntoIterator<Item = Self> {
+//!         [ByCustomer { customer: record.customer.clone(), order: order.clone() }]
+//!     }
+//!     fn data_key(&self) -> Order {
+//!         self.order.clone()
+//!     }
+//! }
+//!
+//! let db = redb::Database::builder()
+//!     .create_with_backend(redb::backends::InMemoryBackend::new())?;
+//! let orders = IndexedTable::new(IndexStore::new(&db, "orders")).with_index::<ByCustomer>();
+//! orders.put(&Order { id: 1 }, &OrderRecord { customer: "ann".into(), total: 30 })?;
+//! orders.put(&Order { id: 2 }, &OrderRecord { customer: "bob".into(), total: 12 })?;
+//! // Order 1 changes hands: its entry under "ann" is removed.
+//! orders.put(&Order { id: 1 }, &OrderRecord { customer: "bob".into(), total: 30 })?;
+//!
+//! let bob = ByCustomer::filter().customer("bob").build()?;
+//! let mut ids: Vec<u64> = orders
+//!     .query::<ByCustomer>(&bob)?
+//!     .map(|hit| hit.map(|(order, _)| order.id))
+//!     .collect::<Result<_, _>>()?;
+//! ids.sort();
+//! assert_eq!(ids, [1, 2]);
+//! assert_eq!(orders.verify::<ByCustomer>()?.valid, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod maintain;
+mod query;
+mod table;
+pub mod testing;
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use crate::key::{DecodeRowKey, RowKey};
+use crate::scan::KeyFilter;
+
+pub use error::IndexError;
+pub use maintain::{Backfill, BackfillReport, IndexReport, RepairReport};
+pub use query::{Query, QueryAny, QueryStats};
+pub use table::IndexedTable;
+
+/// What a data row holds: its value's bytes, and back.
+///
+/// With feature `index-serde` every serde type is a `Record`, written with
+/// [postcard](https://docs.rs/postcard) (compact, and stable across its
+/// 1.x releases).
+pub trait Record: Sized {
+    /// The data row's value.
+    fn to_value(&self) -> Vec<u8>;
+    /// A record from a data row's value, or why the bytes are not one.
+    fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>>;
+}
+
+#[cfg(feature = "index-serde")]
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Record for T {
+    /// The record in postcard's format.
+    fn to_value(&self) -> Vec<u8> {
+        // postcard fails only for a type whose `Serialize` fails or needs
+        // a length it does not give (a serializer for `collect_str`-less
+        // maps): a bug of the type, not of the data.
+        postcard::to_allocvec(self).expect("a serde record postcard can write")
+    }
+
+    fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(postcard::from_bytes(bytes)?)
+    }
+}
+
+/// A secondary index: a key family whose key is an entry of the index,
+/// ending with the data key it points at (a nested key), so entries are
+/// unique and a hit names its data row.
+///
+/// The index's prefix (`#[rowkey(prefix = "...")]`) must differ from the
+/// data key's and every other index's of the same table, neither a prefix
+/// of another: [`IndexedTable::with_index`] panics otherwise.
+pub trait Index: RowKey + for<'de> DecodeRowKey<'de> + Sized {
+    /// The key of the data rows the index points at.
+    type Data: RowKey + for<'de> DecodeRowKey<'de>;
+    /// What the data rows hold.
+    type Record: Record;
+    /// The entries of a record: none (the record is not indexed), one, or
+    /// several (an index on either of two columns yields one per column,
+    /// so a query on one value finds records that hold it in either).
+    fn entries(data: &Self::Data, record: &Self::Record) -> impl IntoIterator<Item = Self>;
+    /// The data key this entry points at (its last field).
+    fn data_key(&self) -> Self::Data;
+}
+
+/// A page of rows read from a [`Store`]: keys and values in key order, and
+/// how many rows the store read to find them (more than returned when a
+/// filter skipped rows).
+#[derive(Debug, Default)]
+pub struct Page {
+    /// The rows, in key order.
+    pub rows: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Rows the store read for them.
+    pub read: u64,
+}
+
+/// The engine under an [`IndexedTable`]: one table of the store, read by
+/// pages and written in transactions of single-row steps.
+///
+/// A store whose engine writes several rows atomically (redb, fjall)
+/// commits a [`write`](Self::write) at its end, or nothing when it fails; a
+/// store over HBase or Bigtable applies each step as it comes, and its
+/// cells carry the step's timestamp.
+pub trait Store {
+    /// The engine's error.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// At most `limit` rows from `from` (inclusive) to `stop` (exclusive;
+    /// empty: to the end of the table), in key order, those `filter`
+    /// matches when there is one (a skip scan where the engine has one).
+    /// Fewer than `limit` rows: nothing more in the range.
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> Result<Page, Self::Error>;
+
+    /// The values of `keys`, in their order (`None`: no such row).
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error>;
+
+    /// Runs `steps` as one write: committed when it returns `Ok` on an
+    /// engine with transactions (nothing written when it returns `Err`);
+    /// step by step on one without.
+    fn write<R, E: From<Self::Error>>(
+        &self,
+        steps: impl FnOnce(&mut dyn StoreTx<Error = Self::Error>) -> Result<R, E>,
+    ) -> Result<R, E>;
+}
+
+/// The steps of a [`Store::write`]: each one single-row atomic at least.
+pub trait StoreTx {
+    /// The engine's error.
+    type Error;
+    /// A row's value, as this write sees it.
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
+    /// Writes `rows`, their cells at timestamp `ts` (microseconds since the
+    /// Unix epoch) where the engine has cell timestamps.
+    fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Self::Error>;
+    /// Removes `keys`: where the engine has cell timestamps, only the
+    /// versions written at or before `ts`, so a newer write of the same
+    /// key (a racing writer's) stays.
+    fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), Self::Error>;
+}
