@@ -289,8 +289,11 @@ impl<S: Store> Store for PerStep<S> {
     }
 }
 
-/// `(ByGuid, ByCode)` leftovers: stale and orphan entries.
-fn leftovers<S: Store>(t: &Table<S>) -> [(u64, u64); 2]
+/// `(stale, orphan)` entries of `ByGuid`, then of `ByCode`.
+type Leftovers = [(u64, u64); 2];
+
+/// What `verify` counts as left over in each index.
+fn leftovers<S: Store>(t: &Table<S>) -> Leftovers
 where
     S::Error: std::fmt::Debug,
 {
@@ -329,7 +332,7 @@ where
         date: 20_001,
     };
     // (operation, step, leftovers without transactions: [(stale, orphan)])
-    let cases: [(&str, u64, [(u64, u64); 2]); 5] = [
+    let cases: [(&str, u64, Leftovers); 5] = [
         // Nothing written yet.
         ("put", 1, [(0, 0), (0, 0)]),
         // The new entries (guid 5, code 3) beside the old record.

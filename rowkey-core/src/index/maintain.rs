@@ -80,6 +80,9 @@ struct Leftovers {
     wrong: Vec<(Vec<u8>, u64, Vec<u8>)>,
 }
 
+/// A backfill's progress callback.
+type Progress<'t> = Box<dyn FnMut(&BackfillReport) -> ControlFlow<()> + 't>;
+
 /// A run of [`IndexedTable::backfill`]: set where to start, the page size
 /// and a progress callback, then [`run`](Self::run) it.
 #[must_use = "a backfill does nothing until it is run"]
@@ -88,7 +91,7 @@ pub struct Backfill<'t, S, D, R> {
     index: usize,
     resume: Option<Vec<u8>>,
     page: usize,
-    progress: Option<Box<dyn FnMut(&BackfillReport) -> ControlFlow<()> + 't>>,
+    progress: Option<Progress<'t>>,
 }
 
 impl<'t, S, D, R> Backfill<'t, S, D, R>

@@ -13,6 +13,12 @@ use crate::scan::{KeyFilter, ScanRange};
 /// Index rows read per page (and data rows fetched per batch).
 pub(super) const PAGE: usize = 512;
 
+/// A hit: its data key's bytes, the data key and the record.
+pub(super) type Hit<D, R> = (Vec<u8>, D, R);
+
+/// A hit, or the error that stopped the query.
+pub(super) type HitResult<S, D, R> = Result<Hit<D, R>, IndexError<<S as Store>::Error>>;
+
 /// What a [`Query`] has read and dropped so far. Counts, deterministic for
 /// a given table and query.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,7 +53,7 @@ pub struct Query<'t, S: Store, D, R> {
     /// The range being read, and where its next page starts.
     range: usize,
     from: Vec<u8>,
-    hits: VecDeque<(Vec<u8>, D, R)>,
+    hits: VecDeque<Hit<D, R>>,
     /// The data keys returned, so a record with several matching entries
     /// comes once.
     seen: HashSet<Vec<u8>>,
@@ -88,7 +94,7 @@ where
     }
 
     /// The next hit with its data key's bytes.
-    pub(super) fn next_hit(&mut self) -> Option<Result<(Vec<u8>, D, R), IndexError<S::Error>>> {
+    pub(super) fn next_hit(&mut self) -> Option<HitResult<S, D, R>> {
         while self.hits.is_empty() {
             if self.failed || self.range >= self.ranges.len() {
                 return None;

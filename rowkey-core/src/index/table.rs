@@ -11,12 +11,15 @@ use crate::key::{DecodeRowKey, RowKey};
 use crate::layout::Layout;
 use crate::scan::{KeyFilter, Scan, ScanRange};
 
+/// A record's entries in one index, encoded, each once.
+pub(super) type EntriesFn<D, R> = fn(&D, &R) -> Result<Vec<Vec<u8>>, EncodeError>;
+
 /// An index as the table keeps it: its layout and its two functions, with
 /// the index's type erased.
 pub(super) struct Registered<D, R> {
     pub(super) layout: &'static Layout,
     /// The record's entries, encoded, each once.
-    pub(super) entries: fn(&D, &R) -> Result<Vec<Vec<u8>>, EncodeError>,
+    pub(super) entries: EntriesFn<D, R>,
     /// The data key an entry's bytes point at.
     pub(super) data_key: fn(&[u8]) -> Result<D, DecodeError>,
 }
