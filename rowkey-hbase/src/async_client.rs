@@ -210,6 +210,20 @@ impl AsyncClient {
         RowStream::new(&self.client, move |c| c.filter(&table, &filter, limit))
     }
 
+    /// [`Client::filter_in`] as a stream.
+    pub fn filter_in(
+        &self,
+        table: &str,
+        filter: &KeyFilter,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> RowStream {
+        let (table, filter, scan) = (table.to_string(), filter.clone(), scan.clone());
+        RowStream::new(&self.client, move |c| {
+            c.filter_in(&table, &filter, &scan, limit)
+        })
+    }
+
     /// [`Client::scan_typed`] as a stream.
     pub fn scan_typed<K: for<'a> DecodeRowKey<'a>>(
         &self,

@@ -64,6 +64,8 @@ mod client;
 mod error;
 mod filter;
 pub mod hfile;
+#[cfg(feature = "index")]
+mod index;
 mod ops;
 mod pool;
 mod proto;
@@ -85,6 +87,8 @@ pub use async_client::{AsyncClient, RowStream, TypedRowStream};
 pub use client::{Client, ClientBuilder, RetryPolicy, Stats};
 pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
+#[cfg(feature = "index")]
+pub use index::IndexStore;
 pub use scan::{tscans, Rows, TypedRows};
 pub use transport::{Protocol, Tls, Transport};
 pub use types::{Cell, RegionLocation, Row, MAX_ROW_LENGTH};

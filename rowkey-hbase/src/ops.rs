@@ -183,7 +183,22 @@ impl Client {
         filter: &KeyFilter,
         limit: Option<usize>,
     ) -> Result<Rows, Error> {
-        Rows::open_filter(self, table, filter, limit)
+        Rows::open_filter(self, table, filter, &filter.scan(), limit)
+    }
+
+    /// [`filter`](Self::filter) over the ranges of `scan` instead of the
+    /// filter's own: the next page of a skip scan
+    /// (`filter.scan().after(&last)`), or the part of it inside one range
+    /// (`Scan::from_bounds`). Rows outside the filter's ranges can match
+    /// too: the filter decides.
+    pub fn filter_in(
+        &self,
+        table: &str,
+        filter: &KeyFilter,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Result<Rows, Error> {
+        Rows::open_filter(self, table, filter, scan, limit)
     }
 
     /// [`filter`](Self::filter) with the keys decoded into `K`.

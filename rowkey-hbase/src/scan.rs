@@ -110,18 +110,18 @@ impl Rows {
         client: &Client,
         table: &str,
         filter: &KeyFilter,
+        scan: &Scan,
         limit: Option<usize>,
     ) -> Result<Rows, Error> {
-        let scan = filter.scan();
         let open = |server: bool| {
-            let (pushdown, per_range) = filter_bytes_per_range(filter, &scan, server);
+            let (pushdown, per_range) = filter_bytes_per_range(filter, scan, server);
             // Rows are checked here whatever the server runs (HBase's own
             // filters let keys that are not of the layout through; rowkey's
             // is exact, and the check then costs a `matches` per row
             // returned), so the limit counts matched rows here and is never
             // sent as `TScan.limit`: a page is never short while more rows
             // exist.
-            let rows = Rows::open_with(client, table, &scan, limit, false, Some(per_range));
+            let rows = Rows::open_with(client, table, scan, limit, false, Some(per_range));
             rows.map(|rows| (rows, pushdown))
         };
         let (mut rows, pushdown) = match open(client.uses_server_filter()) {

@@ -245,7 +245,7 @@ where
             ..RepairReport::default()
         };
         let now = timestamp();
-        let cutoff = now.saturating_sub(grace.as_micros() as u64);
+        let cutoff = now.saturating_sub(grace.as_millis() as u64);
         for chunk in left.missing.chunks(PAGE) {
             let (written, changed) = self.store.write(|tx| {
                 let (mut written, mut changed) = (0, 0);

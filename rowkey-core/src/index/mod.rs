@@ -37,8 +37,11 @@
 //! put is one transaction: nothing is left over.
 //!
 //! Each index row's value is the timestamp of the put that wrote it
-//! (microseconds since the Unix epoch, 8 bytes big-endian): how old a
-//! leftover is, on every engine.
+//! (milliseconds since the Unix epoch, 8 bytes big-endian): how old a
+//! leftover is, on every engine. Timestamps are strictly increasing within
+//! a process; writers in several processes rely on their clocks agreeing
+//! to within the gap between two writes of one row, as every HBase client
+//! that stamps its own cells does.
 //!
 #![cfg_attr(feature = "derive", doc = "```")]
 #![cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -219,7 +222,7 @@ pub trait StoreTx {
     type Error;
     /// A row's value, as this write sees it.
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
-    /// Writes `rows`, their cells at timestamp `ts` (microseconds since the
+    /// Writes `rows`, their cells at timestamp `ts` (milliseconds since the
     /// Unix epoch) where the engine has cell timestamps.
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Self::Error>;
     /// Removes `keys`: where the engine has cell timestamps, only the

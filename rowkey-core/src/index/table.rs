@@ -53,15 +53,18 @@ pub(super) fn family(layout: &Layout) -> (Vec<u8>, Vec<u8>) {
     (start, stop)
 }
 
-/// The timestamp of a write: microseconds since the Unix epoch, and
-/// strictly after every timestamp this process gave before (two puts of
-/// one row in one microsecond are still ordered).
+/// The timestamp of a write: milliseconds since the Unix epoch (HBase's
+/// cell timestamps), and strictly after every timestamp this process gave
+/// before, so two puts of one row in one millisecond are still ordered
+/// (and a put is never hidden by the delete marker of an earlier write at
+/// the same timestamp, as HBase would hide it). Under more than a thousand
+/// writes a second it runs ahead of the clock, by as much as it must.
 pub(super) fn timestamp() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static LAST: AtomicU64 = AtomicU64::new(0);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64);
+        .map_or(0, |d| d.as_millis() as u64);
     let mut last = LAST.load(Ordering::Relaxed);
     loop {
         let ts = now.max(last + 1);
