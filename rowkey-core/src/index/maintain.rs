@@ -1,17 +1,24 @@
-//! Building, checking and mending an index: [`IndexedTable::backfill`],
-//! [`IndexedTable::verify`] and [`IndexedTable::repair`].
+//! Building, checking and mending an index:
+//! [`backfill`](super::IndexedTable::backfill),
+//! [`verify`](super::IndexedTable::verify) and
+//! [`repair`](super::IndexedTable::repair), for blocking and async tables
+//! alike.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::ops::ControlFlow;
 use core::time::Duration;
 
+use super::engine::{
+    entry_rows, entry_timestamp, family, timestamp, Engine, Indexes, Registered, WriteOp,
+};
+use super::io::Steps;
 use super::query::PAGE;
-use super::table::{entry_rows, entry_timestamp, family, timestamp, IndexedTable, Registered};
-use super::{Index, IndexError, Record, Store, StoreTx};
+use super::{IndexError, Record};
 use crate::key::{DecodeRowKey, RowKey};
+use crate::layout::Layout;
 
-/// What [`IndexedTable::verify`] found, reading both sides of an index.
+/// What [`verify`](super::IndexedTable::verify) found, reading both sides of an index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct IndexReport {
@@ -35,7 +42,7 @@ impl IndexReport {
     }
 }
 
-/// What [`IndexedTable::repair`] did.
+/// What [`repair`](super::IndexedTable::repair) did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RepairReport {
@@ -81,25 +88,32 @@ struct Leftovers {
 }
 
 /// A backfill's progress callback.
-type Progress<'t> = Box<dyn FnMut(&BackfillReport) -> ControlFlow<()> + 't>;
+type Progress<'t> = Box<dyn FnMut(&BackfillReport) -> ControlFlow<()> + Send + 't>;
 
-/// A run of [`IndexedTable::backfill`]: set where to start, the page size
-/// and a progress callback, then [`run`](Self::run) it.
+/// A run of a table's `backfill`: set where to start, the page size and a
+/// progress callback, then run it (`run()` on an
+/// [`IndexedTable`](super::IndexedTable), `run().await` on an
+/// [`AsyncIndexedTable`](super::AsyncIndexedTable)).
 #[must_use = "a backfill does nothing until it is run"]
-pub struct Backfill<'t, S, D, R> {
-    table: &'t IndexedTable<S, D, R>,
-    index: usize,
-    resume: Option<Vec<u8>>,
-    page: usize,
-    progress: Option<Progress<'t>>,
+pub struct Backfill<'t, T> {
+    pub(super) table: &'t T,
+    pub(super) index: &'static Layout,
+    pub(super) resume: Option<Vec<u8>>,
+    pub(super) page: usize,
+    pub(super) progress: Option<Progress<'t>>,
 }
 
-impl<'t, S, D, R> Backfill<'t, S, D, R>
-where
-    S: Store,
-    D: RowKey + for<'de> DecodeRowKey<'de>,
-    R: Record,
-{
+impl<'t, T> Backfill<'t, T> {
+    pub(super) fn new(table: &'t T, index: &'static Layout) -> Self {
+        Backfill {
+            table,
+            index,
+            resume: None,
+            page: PAGE,
+            progress: None,
+        }
+    }
+
     /// Starts after `checkpoint` (a [`BackfillReport::checkpoint`]) instead
     /// of at the first data row.
     pub fn resume_from(mut self, checkpoint: &[u8]) -> Self {
@@ -116,72 +130,12 @@ where
     /// Calls `f` after each page with the report so far; when it returns
     /// `ControlFlow::Break`, the backfill stops there (its report's
     /// checkpoint says where to resume).
-    pub fn on_progress(mut self, f: impl FnMut(&BackfillReport) -> ControlFlow<()> + 't) -> Self {
+    pub fn on_progress(
+        mut self,
+        f: impl FnMut(&BackfillReport) -> ControlFlow<()> + Send + 't,
+    ) -> Self {
         self.progress = Some(Box::new(f));
         self
-    }
-
-    /// Reads the data rows from the start (or the checkpoint) and writes
-    /// each record's entries, one write per page. Each data row is read
-    /// again inside the write and indexed only if it is unchanged, so a
-    /// put that races the backfill is not undone (a store without
-    /// transactions narrows that window to the row's read and write).
-    pub fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>> {
-        let table = self.table;
-        let ix = &table.indexes[self.index];
-        let (start, stop) = family(D::LAYOUT);
-        let mut from = match self.resume.take() {
-            Some(mut after) => {
-                after.push(0);
-                after
-            }
-            None => start,
-        };
-        let mut report = BackfillReport::default();
-        loop {
-            let page = table.store.scan(&from, &stop, None, self.page)?;
-            let full = page.rows.len() == self.page;
-            let Some((last, _)) = page.rows.last() else {
-                report.complete = true;
-                return Ok(report);
-            };
-            from.clone_from(last);
-            from.push(0);
-            let last = last.clone();
-            let mut todo = Vec::with_capacity(page.rows.len());
-            for (key, value) in page.rows {
-                report.data_rows += 1;
-                match decode_row::<D, R>(&key, &value) {
-                    Some((data, record)) => {
-                        let entries = (ix.entries)(&data, &record).map_err(IndexError::Encode)?;
-                        todo.push((key, value, entries));
-                    }
-                    None => report.undecodable += 1,
-                }
-            }
-            let ts = timestamp();
-            report.entries += table.store.write(|tx| {
-                let mut written = 0;
-                for (key, value, entries) in &todo {
-                    if entries.is_empty() || tx.get(key)?.as_deref() != Some(value.as_slice()) {
-                        continue;
-                    }
-                    tx.put(&entry_rows(entries, ts), ts)?;
-                    written += entries.len() as u64;
-                }
-                Ok::<_, IndexError<S::Error>>(written)
-            })?;
-            report.checkpoint = Some(last);
-            if !full {
-                report.complete = true;
-                return Ok(report);
-            }
-            if let Some(progress) = self.progress.as_mut() {
-                if progress(&report).is_break() {
-                    return Ok(report);
-                }
-            }
-        }
     }
 }
 
@@ -193,202 +147,317 @@ fn decode_row<D: for<'de> DecodeRowKey<'de>, R: Record>(
     Some((D::decode(key).ok()?, R::from_value(value).ok()?))
 }
 
-impl<S, D, R> IndexedTable<S, D, R>
+/// A backfill page's write: each data row read again, and indexed only if
+/// it is unchanged.
+struct IndexPage {
+    /// `(data key, value read, entries)`.
+    rows: Vec<(Vec<u8>, Vec<u8>, Vec<Vec<u8>>)>,
+    ts: u64,
+}
+
+impl<D, R> WriteOp<D, R> for IndexPage {
+    type Out = u64;
+
+    async fn run<T: Steps>(
+        self,
+        _: &Indexes<D, R>,
+        tx: &mut T,
+    ) -> Result<u64, IndexError<T::Error>> {
+        let mut written = 0;
+        for (key, value, entries) in &self.rows {
+            if entries.is_empty() || tx.get(key).await?.as_deref() != Some(value.as_slice()) {
+                continue;
+            }
+            tx.put(&entry_rows(entries, self.ts), self.ts).await?;
+            written += entries.len() as u64;
+        }
+        Ok(written)
+    }
+}
+
+/// The backfill of `b.index`: see `IndexedTable::backfill`.
+pub(super) async fn backfill<E, D, R>(
+    b: &mut Backfill<'_, E>,
+) -> Result<BackfillReport, IndexError<E::Error>>
 where
-    S: Store,
+    E: Engine<D, R>,
     D: RowKey + for<'de> DecodeRowKey<'de>,
     R: Record,
 {
-    /// Builds index `I` over the rows already written (after
-    /// [`with_index`](Self::with_index) added it, so new puts write it
-    /// too): resumable from a checkpoint, interruptible from its progress
-    /// callback, and idempotent.
-    pub fn backfill<I: Index<Data = D, Record = R>>(
-        &self,
-    ) -> Result<Backfill<'_, S, D, R>, IndexError<S::Error>> {
-        Ok(Backfill {
-            table: self,
-            index: self.registered(I::LAYOUT)?,
-            resume: None,
-            page: PAGE,
-            progress: None,
-        })
-    }
-
-    /// Reads every entry of index `I` and every data row, and counts
-    /// entries valid, missing, orphan and stale, and rows that do not
-    /// decode. A write running meanwhile can make a count off by its own
-    /// entries; run it again, or [`repair`](Self::repair), which checks
-    /// each leftover again before it acts.
-    pub fn verify<I: Index<Data = D, Record = R>>(
-        &self,
-    ) -> Result<IndexReport, IndexError<S::Error>> {
-        let index = &self.indexes[self.registered(I::LAYOUT)?];
-        Ok(self.check(index)?.0)
-    }
-
-    /// Mends index `I`: writes its missing entries and removes its orphan
-    /// and stale entries that are older than `grace` (younger ones may
-    /// belong to a write in flight, and are left: [`RepairReport::spared`]).
-    /// Each leftover is checked again against its data row, inside the
-    /// write that mends it. Undecodable rows are left alone (they are
-    /// counted in the report's `found`). A repair after a repair with
-    /// nothing written in between changes nothing.
-    pub fn repair<I: Index<Data = D, Record = R>>(
-        &self,
-        grace: Duration,
-    ) -> Result<RepairReport, IndexError<S::Error>> {
-        let index = &self.indexes[self.registered(I::LAYOUT)?];
-        let (found, left) = self.check(index)?;
-        let mut report = RepairReport {
-            found,
-            ..RepairReport::default()
+    let table = b.table;
+    let ix = table.indexes().find(b.index)?;
+    let (start, stop) = family(D::LAYOUT);
+    let mut from = match b.resume.take() {
+        Some(mut after) => {
+            after.push(0);
+            after
+        }
+        None => start,
+    };
+    let mut report = BackfillReport::default();
+    loop {
+        let page = table.scan(&from, &stop, None, b.page).await?;
+        let full = page.rows.len() == b.page;
+        let Some((last, _)) = page.rows.last() else {
+            report.complete = true;
+            return Ok(report);
         };
-        let now = timestamp();
-        let cutoff = now.saturating_sub(grace.as_millis() as u64);
-        for chunk in left.missing.chunks(PAGE) {
-            let (written, changed) = self.store.write(|tx| {
-                let (mut written, mut changed) = (0, 0);
-                for (entry, data_key) in chunk {
-                    if self.has_entry(tx, index, data_key, entry)? == Some(true) {
-                        tx.put(&entry_rows(core::slice::from_ref(entry), now), now)?;
-                        written += 1;
+        from.clone_from(last);
+        from.push(0);
+        let last = last.clone();
+        let mut rows = Vec::with_capacity(page.rows.len());
+        for (key, value) in page.rows {
+            report.data_rows += 1;
+            match decode_row::<D, R>(&key, &value) {
+                Some((data, record)) => {
+                    let entries = (ix.entries)(&data, &record).map_err(IndexError::Encode)?;
+                    rows.push((key, value, entries));
+                }
+                None => report.undecodable += 1,
+            }
+        }
+        report.entries += table
+            .write(IndexPage {
+                rows,
+                ts: timestamp(),
+            })
+            .await?;
+        report.checkpoint = Some(last);
+        if !full {
+            report.complete = true;
+            return Ok(report);
+        }
+        if let Some(progress) = b.progress.as_mut() {
+            if progress(&report).is_break() {
+                return Ok(report);
+            }
+        }
+    }
+}
+
+/// Whether the data row under `data_key` has `entry`, as `tx` sees it:
+/// `None` when the row's record does not decode.
+async fn has_entry<T: Steps, D, R>(
+    tx: &mut T,
+    index: &Registered<D, R>,
+    data_key: &[u8],
+    entry: &[u8],
+) -> Result<Option<bool>, IndexError<T::Error>>
+where
+    D: for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let Some(value) = tx.get(data_key).await? else {
+        return Ok(Some(false));
+    };
+    let Some((data, record)) = decode_row::<D, R>(data_key, &value) else {
+        return Ok(None);
+    };
+    let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
+    Ok(Some(entries.iter().any(|e| e == entry)))
+}
+
+/// A repair's write: missing entries written, wrong ones removed, each
+/// checked again against its data row first. Returns what it did and how
+/// many it found already made right.
+enum Mend<'a> {
+    Write {
+        index: &'static Layout,
+        missing: &'a [(Vec<u8>, Vec<u8>)],
+        ts: u64,
+    },
+    Remove {
+        index: &'static Layout,
+        wrong: &'a [(Vec<u8>, u64, Vec<u8>)],
+    },
+}
+
+impl<D, R> WriteOp<D, R> for Mend<'_>
+where
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    type Out = (u64, u64);
+
+    async fn run<T: Steps>(
+        self,
+        indexes: &Indexes<D, R>,
+        tx: &mut T,
+    ) -> Result<(u64, u64), IndexError<T::Error>> {
+        let (mut done, mut changed) = (0, 0);
+        match self {
+            Mend::Write { index, missing, ts } => {
+                let ix = indexes.find(index)?;
+                for (entry, data_key) in missing {
+                    if has_entry(tx, ix, data_key, entry).await? == Some(true) {
+                        tx.put(&entry_rows(core::slice::from_ref(entry), ts), ts)
+                            .await?;
+                        done += 1;
                     } else {
                         changed += 1;
                     }
                 }
-                Ok::<_, IndexError<S::Error>>((written, changed))
-            })?;
-            report.written += written;
-            report.changed += changed;
-        }
-        let (old, young): (Vec<_>, Vec<_>) =
-            left.wrong.into_iter().partition(|(_, ts, _)| *ts <= cutoff);
-        report.spared = young.len() as u64;
-        for chunk in old.chunks(PAGE) {
-            let (removed, changed) = self.store.write(|tx| {
-                let (mut removed, mut changed) = (0, 0);
-                for (entry, ts, data_key) in chunk {
-                    if self.has_entry(tx, index, data_key, entry)? == Some(true) {
+            }
+            Mend::Remove { index, wrong } => {
+                let ix = indexes.find(index)?;
+                for (entry, ts, data_key) in wrong {
+                    if has_entry(tx, ix, data_key, entry).await? == Some(true) {
                         changed += 1;
                     } else {
-                        tx.delete(core::slice::from_ref(entry), *ts)?;
-                        removed += 1;
+                        tx.delete(core::slice::from_ref(entry), *ts).await?;
+                        done += 1;
                     }
                 }
-                Ok::<_, IndexError<S::Error>>((removed, changed))
-            })?;
-            report.removed += removed;
-            report.changed += changed;
+            }
         }
-        Ok(report)
+        Ok((done, changed))
     }
+}
 
-    /// Whether the data row under `data_key` has `entry`, as `tx` sees it:
-    /// `None` when the row's record does not decode.
-    fn has_entry(
-        &self,
-        tx: &mut dyn StoreTx<Error = S::Error>,
-        index: &Registered<D, R>,
-        data_key: &[u8],
-        entry: &[u8],
-    ) -> Result<Option<bool>, IndexError<S::Error>> {
-        let Some(value) = tx.get(data_key)? else {
-            return Ok(Some(false));
-        };
-        let Some((data, record)) = decode_row::<D, R>(data_key, &value) else {
-            return Ok(None);
-        };
-        let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
-        Ok(Some(entries.iter().any(|e| e == entry)))
-    }
+/// The verify of `index`: see `IndexedTable::verify`.
+pub(super) async fn verify<E, D, R>(
+    table: &E,
+    index: &'static Layout,
+) -> Result<IndexReport, IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    Ok(check(table, index).await?.0)
+}
 
-    /// Both sides of an index: the report, and the leftovers to mend.
-    fn check(
-        &self,
-        index: &Registered<D, R>,
-    ) -> Result<(IndexReport, Leftovers), IndexError<S::Error>> {
-        let mut report = IndexReport::default();
-        let mut left = Leftovers::default();
-        // The index's side: does each entry's data row exist and have it?
-        let (mut from, stop) = family(index.layout);
-        loop {
-            let page = self.store.scan(&from, &stop, None, PAGE)?;
-            let mut hits = Vec::with_capacity(page.rows.len());
-            for (entry, value) in &page.rows {
-                let ts = entry_timestamp(value);
-                match (index.data_key)(entry).map(|d| d.encode_to_vec()) {
-                    Ok(Ok(data_key)) => hits.push((entry, ts, data_key)),
-                    Ok(Err(e)) => return Err(IndexError::Encode(e)),
-                    Err(_) => report.undecodable += 1,
-                }
-            }
-            let keys: Vec<Vec<u8>> = hits.iter().map(|h| h.2.clone()).collect();
-            let values = if keys.is_empty() {
-                Vec::new()
-            } else {
-                self.store.get_many(&keys)?
-            };
-            for ((entry, ts, data_key), value) in hits.into_iter().zip(values) {
-                let Some(value) = value else {
-                    report.orphan += 1;
-                    left.wrong.push((entry.clone(), ts, data_key));
-                    continue;
-                };
-                // A record that does not decode is counted on the data side.
-                let Some((data, record)) = decode_row::<D, R>(&data_key, &value) else {
-                    continue;
-                };
-                let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
-                if entries.contains(entry) {
-                    report.valid += 1;
-                } else {
-                    report.stale += 1;
-                    left.wrong.push((entry.clone(), ts, data_key));
-                }
-            }
-            match page.rows.last() {
-                Some((last, _)) if page.rows.len() == PAGE => {
-                    from.clone_from(last);
-                    from.push(0);
-                }
-                _ => break,
-            }
-        }
-        // The data side: does the index have each record's entries?
-        let (mut from, stop) = family(D::LAYOUT);
-        loop {
-            let page = self.store.scan(&from, &stop, None, PAGE)?;
-            let mut wanted = Vec::new();
-            for (key, value) in &page.rows {
-                let Some((data, record)) = decode_row::<D, R>(key, value) else {
-                    report.undecodable += 1;
-                    continue;
-                };
-                for entry in (index.entries)(&data, &record).map_err(IndexError::Encode)? {
-                    wanted.push((entry, key.clone()));
-                }
-            }
-            let entries: Vec<Vec<u8>> = wanted.iter().map(|w| w.0.clone()).collect();
-            let found = if entries.is_empty() {
-                Vec::new()
-            } else {
-                self.store.get_many(&entries)?
-            };
-            for (w, found) in wanted.into_iter().zip(found) {
-                if found.is_none() {
-                    report.missing += 1;
-                    left.missing.push(w);
-                }
-            }
-            match page.rows.last() {
-                Some((last, _)) if page.rows.len() == PAGE => {
-                    from.clone_from(last);
-                    from.push(0);
-                }
-                _ => break,
-            }
-        }
-        Ok((report, left))
+/// The repair of `index`: see `IndexedTable::repair`.
+pub(super) async fn repair<E, D, R>(
+    table: &E,
+    index: &'static Layout,
+    grace: Duration,
+) -> Result<RepairReport, IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let (found, left) = check(table, index).await?;
+    let mut report = RepairReport {
+        found,
+        ..RepairReport::default()
+    };
+    let now = timestamp();
+    let cutoff = now.saturating_sub(grace.as_millis() as u64);
+    for missing in left.missing.chunks(PAGE) {
+        let (written, changed) = table
+            .write(Mend::Write {
+                index,
+                missing,
+                ts: now,
+            })
+            .await?;
+        report.written += written;
+        report.changed += changed;
     }
+    let (old, young): (Vec<_>, Vec<_>) =
+        left.wrong.into_iter().partition(|(_, ts, _)| *ts <= cutoff);
+    report.spared = young.len() as u64;
+    for wrong in old.chunks(PAGE) {
+        let (removed, changed) = table.write(Mend::Remove { index, wrong }).await?;
+        report.removed += removed;
+        report.changed += changed;
+    }
+    Ok(report)
+}
+
+/// Both sides of an index: the report, and the leftovers to mend.
+async fn check<E, D, R>(
+    table: &E,
+    layout: &'static Layout,
+) -> Result<(IndexReport, Leftovers), IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let index = table.indexes().find(layout)?;
+    let mut report = IndexReport::default();
+    let mut left = Leftovers::default();
+    // The index's side: does each entry's data row exist and have it?
+    let (mut from, stop) = family(layout);
+    loop {
+        let page = table.scan(&from, &stop, None, PAGE).await?;
+        let mut hits = Vec::with_capacity(page.rows.len());
+        for (entry, value) in &page.rows {
+            let ts = entry_timestamp(value);
+            match (index.data_key)(entry).map(|d| d.encode_to_vec()) {
+                Ok(Ok(data_key)) => hits.push((entry, ts, data_key)),
+                Ok(Err(e)) => return Err(IndexError::Encode(e)),
+                Err(_) => report.undecodable += 1,
+            }
+        }
+        let keys: Vec<Vec<u8>> = hits.iter().map(|h| h.2.clone()).collect();
+        let values = if keys.is_empty() {
+            Vec::new()
+        } else {
+            table.get_many(&keys).await?
+        };
+        for ((entry, ts, data_key), value) in hits.into_iter().zip(values) {
+            let Some(value) = value else {
+                report.orphan += 1;
+                left.wrong.push((entry.clone(), ts, data_key));
+                continue;
+            };
+            // A record that does not decode is counted on the data side.
+            let Some((data, record)) = decode_row::<D, R>(&data_key, &value) else {
+                continue;
+            };
+            let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
+            if entries.contains(entry) {
+                report.valid += 1;
+            } else {
+                report.stale += 1;
+                left.wrong.push((entry.clone(), ts, data_key));
+            }
+        }
+        match page.rows.last() {
+            Some((last, _)) if page.rows.len() == PAGE => {
+                from.clone_from(last);
+                from.push(0);
+            }
+            _ => break,
+        }
+    }
+    // The data side: does the index have each record's entries?
+    let (mut from, stop) = family(D::LAYOUT);
+    loop {
+        let page = table.scan(&from, &stop, None, PAGE).await?;
+        let mut wanted = Vec::new();
+        for (key, value) in &page.rows {
+            let Some((data, record)) = decode_row::<D, R>(key, value) else {
+                report.undecodable += 1;
+                continue;
+            };
+            for entry in (index.entries)(&data, &record).map_err(IndexError::Encode)? {
+                wanted.push((entry, key.clone()));
+            }
+        }
+        let entries: Vec<Vec<u8>> = wanted.iter().map(|w| w.0.clone()).collect();
+        let found = if entries.is_empty() {
+            Vec::new()
+        } else {
+            table.get_many(&entries).await?
+        };
+        for (w, found) in wanted.into_iter().zip(found) {
+            if found.is_none() {
+                report.missing += 1;
+                left.missing.push(w);
+            }
+        }
+        match page.rows.last() {
+            Some((last, _)) if page.rows.len() == PAGE => {
+                from.clone_from(last);
+                from.push(0);
+            }
+            _ => break,
+        }
+    }
+    Ok((report, left))
 }

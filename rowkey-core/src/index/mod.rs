@@ -17,9 +17,13 @@
 //!   index, and builds ([`backfill`](IndexedTable::backfill)), checks
 //!   ([`verify`](IndexedTable::verify)) and mends
 //!   ([`repair`](IndexedTable::repair)) an index.
-//! - [`Store`] is the small trait an engine implements:
+//! - [`Store`] is the small trait a blocking engine implements:
 //!   [`redb::IndexStore`](crate::redb::IndexStore) and
-//!   [`fjall::IndexStore`](crate::fjall::IndexStore) here.
+//!   [`fjall::IndexStore`](crate::fjall::IndexStore) here,
+//!   `rowkey_hbase::IndexStore` for HBase. [`AsyncStore`] is its async
+//!   twin (`rowkey_bigtable::IndexStore`), under an [`AsyncIndexedTable`]
+//!   with the same methods as `async fn`s. Both tables run one
+//!   implementation of the logic.
 //!
 //! # Why a hit is checked
 //!
@@ -106,21 +110,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod async_table;
+mod engine;
 mod error;
+mod io;
 mod maintain;
+mod ops;
 mod query;
 mod table;
 pub mod testing;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::future::Future;
 
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyFilter;
 
+pub use async_table::AsyncIndexedTable;
 pub use error::IndexError;
 pub use maintain::{Backfill, BackfillReport, IndexReport, RepairReport};
-pub use query::{Query, QueryAny, QueryStats};
+pub use query::{AsyncQuery, AsyncQueryAny, Query, QueryAny, QueryStats};
 pub use table::IndexedTable;
 
 /// What a data row holds: its value's bytes, and back.
@@ -229,4 +239,47 @@ pub trait StoreTx {
     /// versions written at or before `ts`, so a newer write of the same
     /// key (a racing writer's) stays.
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), Self::Error>;
+}
+
+/// The engine under an [`AsyncIndexedTable`]: [`Store`]'s reads and a
+/// write's steps as `async fn`s, for an engine whose client is async
+/// (Bigtable). It has no transaction across rows: each step is its own
+/// call, its cells stamped with the step's timestamp (milliseconds since
+/// the Unix epoch), and a delete removes only the versions at or before
+/// its timestamp.
+pub trait AsyncStore: Sync {
+    /// The engine's error.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// As [`Store::scan`].
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> impl Future<Output = Result<Page, Self::Error>> + Send;
+
+    /// As [`Store::get_many`].
+    fn get_many(
+        &self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Option<Vec<u8>>>, Self::Error>> + Send;
+
+    /// A row's value (`None`: no such row).
+    fn get(&self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, Self::Error>> + Send;
+
+    /// As [`StoreTx::put`].
+    fn put(
+        &self,
+        rows: &[(Vec<u8>, Vec<u8>)],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+
+    /// As [`StoreTx::delete`].
+    fn delete(
+        &self,
+        keys: &[Vec<u8>],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
 }

@@ -5,19 +5,17 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use std::collections::HashSet;
 
+use super::async_table::AsyncIndexedTable;
+use super::engine::{Engine, Indexes};
+use super::io::ready;
 use super::table::IndexedTable;
-use super::{IndexError, Record, Store};
+use super::{AsyncStore, IndexError, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
+use crate::layout::Layout;
 use crate::scan::{KeyFilter, ScanRange};
 
 /// Index rows read per page (and data rows fetched per batch).
 pub(super) const PAGE: usize = 512;
-
-/// A hit: its data key's bytes, the data key and the record.
-pub(super) type Hit<D, R> = (Vec<u8>, D, R);
-
-/// A hit, or the error that stopped the query.
-pub(super) type HitResult<S, D, R> = Result<Hit<D, R>, IndexError<<S as Store>::Error>>;
 
 /// What a [`Query`] has read and dropped so far. Counts, deterministic for
 /// a given table and query.
@@ -43,11 +41,16 @@ pub struct QueryStats {
     pub duplicate: u64,
 }
 
-/// The records a query through an index finds: `(data key, record)`, or
-/// the error that stopped it. See [`IndexedTable::query`].
-pub struct Query<'t, S: Store, D, R> {
-    table: &'t IndexedTable<S, D, R>,
-    index: usize,
+/// A hit: its data key's bytes, the data key and the record.
+type Hit<D, R> = (Vec<u8>, D, R);
+
+/// A hit, or the error that stopped the query.
+type HitResult<E, D, R> = Result<Hit<D, R>, IndexError<E>>;
+
+/// Where a query through one index is: its ranges, the next page's
+/// start, the hits of the last page not yet returned.
+pub(super) struct QueryState<D, R> {
+    index: &'static Layout,
     filter: Option<KeyFilter>,
     ranges: Vec<ScanRange>,
     /// The range being read, and where its next page starts.
@@ -61,21 +64,18 @@ pub struct Query<'t, S: Store, D, R> {
     failed: bool,
 }
 
-impl<'t, S, D, R> Query<'t, S, D, R>
+impl<D, R> QueryState<D, R>
 where
-    S: Store,
     D: RowKey + for<'de> DecodeRowKey<'de>,
     R: Record,
 {
     pub(super) fn new(
-        table: &'t IndexedTable<S, D, R>,
-        index: usize,
+        index: &'static Layout,
         ranges: Vec<ScanRange>,
         filter: Option<KeyFilter>,
     ) -> Self {
         let from = ranges.first().map_or_else(Vec::new, |r| r.start().to_vec());
-        Query {
-            table,
+        QueryState {
             index,
             filter,
             ranges,
@@ -88,18 +88,13 @@ where
         }
     }
 
-    /// What the query has read and dropped so far.
-    pub fn stats(&self) -> QueryStats {
-        self.stats
-    }
-
     /// The next hit with its data key's bytes.
-    pub(super) fn next_hit(&mut self) -> Option<HitResult<S, D, R>> {
+    async fn next_hit<E: Engine<D, R>>(&mut self, table: &E) -> Option<HitResult<E::Error, D, R>> {
         while self.hits.is_empty() {
             if self.failed || self.range >= self.ranges.len() {
                 return None;
             }
-            if let Err(e) = self.read_page() {
+            if let Err(e) = self.read_page(table).await {
                 self.failed = true;
                 return Some(Err(e));
             }
@@ -108,11 +103,12 @@ where
     }
 
     /// Reads one page of index rows and keeps the hits that check out.
-    fn read_page(&mut self) -> Result<(), IndexError<S::Error>> {
-        let store = &self.table.store;
-        let ix = &self.table.indexes[self.index];
+    async fn read_page<E: Engine<D, R>>(&mut self, table: &E) -> Result<(), IndexError<E::Error>> {
+        let ix = table.indexes().find(self.index)?;
         let stop = self.ranges[self.range].stop().to_vec();
-        let page = store.scan(&self.from, &stop, self.filter.as_ref(), PAGE)?;
+        let page = table
+            .scan(&self.from, &stop, self.filter.as_ref(), PAGE)
+            .await?;
         self.stats.store_rows_read += page.read;
         self.stats.index_rows += page.rows.len() as u64;
         if page.rows.len() < PAGE {
@@ -138,7 +134,7 @@ where
         if data_keys.is_empty() {
             return Ok(());
         }
-        let values = store.get_many(&data_keys)?;
+        let values = table.get_many(&data_keys).await?;
         self.stats.data_gets += data_keys.len() as u64;
         for (((entry, data), data_key), value) in entries.into_iter().zip(data_keys).zip(values) {
             let Some(value) = value else {
@@ -167,6 +163,77 @@ where
     }
 }
 
+/// The queries of a union, and the data keys returned.
+pub(super) struct AnyState<D, R> {
+    queries: Vec<QueryState<D, R>>,
+    current: usize,
+    seen: HashSet<Vec<u8>>,
+}
+
+impl<D, R> AnyState<D, R>
+where
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    pub(super) fn new(queries: Vec<QueryState<D, R>>) -> Self {
+        AnyState {
+            queries,
+            current: 0,
+            seen: HashSet::new(),
+        }
+    }
+
+    async fn next<E: Engine<D, R>>(
+        &mut self,
+        table: &E,
+    ) -> Option<Result<(D, R), IndexError<E::Error>>> {
+        loop {
+            let query = self.queries.get_mut(self.current)?;
+            match query.next_hit(table).await {
+                None => self.current += 1,
+                Some(Err(e)) => return Some(Err(e)),
+                Some(Ok((key, d, r))) => {
+                    if self.seen.insert(key) {
+                        return Some(Ok((d, r)));
+                    }
+                }
+            }
+        }
+    }
+
+    fn stats(&self) -> Vec<QueryStats> {
+        self.queries.iter().map(|q| q.stats).collect()
+    }
+}
+
+/// The query states of `filters`, each through the index its layout names.
+pub(super) fn any_states<D: RowKey + for<'de> DecodeRowKey<'de>, R: Record, E>(
+    indexes: &Indexes<D, R>,
+    filters: &[KeyFilter],
+) -> Result<AnyState<D, R>, IndexError<E>> {
+    let mut queries = Vec::with_capacity(filters.len());
+    for filter in filters {
+        let index = indexes.find(filter.layout())?.layout;
+        let ranges = filter.scan().ranges().collect();
+        queries.push(QueryState::new(index, ranges, Some(filter.clone())));
+    }
+    Ok(AnyState::new(queries))
+}
+
+/// The records a query through an index finds: `(data key, record)`, or
+/// the error that stopped it. See [`IndexedTable::query`].
+pub struct Query<'t, S, D, R> {
+    pub(super) table: &'t IndexedTable<S, D, R>,
+    pub(super) state: QueryState<D, R>,
+}
+
+impl<S, D, R> Query<'_, S, D, R> {
+    /// What the query has read and dropped so far.
+    pub fn stats(&self) -> QueryStats {
+        self.state.stats
+    }
+}
+
 impl<S, D, R> Iterator for Query<'_, S, D, R>
 where
     S: Store,
@@ -176,36 +243,27 @@ where
     type Item = Result<(D, R), IndexError<S::Error>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        Some(self.next_hit()?.map(|(_, d, r)| (d, r)))
+        let hit = ready(self.state.next_hit(self.table))?;
+        Some(hit.map(|(_, d, r)| (d, r)))
     }
 }
 
 /// The records any of several queries finds, each once: see
 /// [`IndexedTable::query_any`].
-pub struct QueryAny<'t, S: Store, D, R> {
-    queries: Vec<Query<'t, S, D, R>>,
-    current: usize,
-    seen: HashSet<Vec<u8>>,
+pub struct QueryAny<'t, S, D, R> {
+    pub(super) table: &'t IndexedTable<S, D, R>,
+    pub(super) state: AnyState<D, R>,
 }
 
-impl<'t, S, D, R> QueryAny<'t, S, D, R>
+impl<S, D, R> QueryAny<'_, S, D, R>
 where
-    S: Store,
     D: RowKey + for<'de> DecodeRowKey<'de>,
     R: Record,
 {
-    pub(super) fn new(queries: Vec<Query<'t, S, D, R>>) -> Self {
-        QueryAny {
-            queries,
-            current: 0,
-            seen: HashSet::new(),
-        }
-    }
-
     /// Each query's counts so far, in the order of the filters. A record
     /// that two queries find is counted as returned by both.
     pub fn stats(&self) -> Vec<QueryStats> {
-        self.queries.iter().map(Query::stats).collect()
+        self.state.stats()
     }
 }
 
@@ -218,17 +276,72 @@ where
     type Item = Result<(D, R), IndexError<S::Error>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let query = self.queries.get_mut(self.current)?;
-            match query.next_hit() {
-                None => self.current += 1,
-                Some(Err(e)) => return Some(Err(e)),
-                Some(Ok((key, d, r))) => {
-                    if self.seen.insert(key) {
-                        return Some(Ok((d, r)));
-                    }
-                }
-            }
+        ready(self.state.next(self.table))
+    }
+}
+
+/// [`Query`] on an [`AsyncIndexedTable`]: `while let Some(hit) =
+/// query.next().await`.
+pub struct AsyncQuery<'t, S, D, R> {
+    pub(super) table: &'t AsyncIndexedTable<S, D, R>,
+    pub(super) state: QueryState<D, R>,
+}
+
+impl<S, D, R> AsyncQuery<'_, S, D, R>
+where
+    S: AsyncStore,
+    D: RowKey + for<'de> DecodeRowKey<'de> + Sync,
+    R: Record,
+{
+    /// The next record, `None` at the end.
+    pub async fn next(&mut self) -> Option<Result<(D, R), IndexError<S::Error>>> {
+        let hit = self.state.next_hit(self.table).await?;
+        Some(hit.map(|(_, d, r)| (d, r)))
+    }
+
+    /// Every record left, or the first error.
+    pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
+        let mut out = Vec::new();
+        while let Some(hit) = self.next().await {
+            out.push(hit?);
         }
+        Ok(out)
+    }
+
+    /// What the query has read and dropped so far.
+    pub fn stats(&self) -> QueryStats {
+        self.state.stats
+    }
+}
+
+/// [`QueryAny`] on an [`AsyncIndexedTable`].
+pub struct AsyncQueryAny<'t, S, D, R> {
+    pub(super) table: &'t AsyncIndexedTable<S, D, R>,
+    pub(super) state: AnyState<D, R>,
+}
+
+impl<S, D, R> AsyncQueryAny<'_, S, D, R>
+where
+    S: AsyncStore,
+    D: RowKey + for<'de> DecodeRowKey<'de> + Sync,
+    R: Record,
+{
+    /// The next record, `None` at the end.
+    pub async fn next(&mut self) -> Option<Result<(D, R), IndexError<S::Error>>> {
+        self.state.next(self.table).await
+    }
+
+    /// Every record left, or the first error.
+    pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
+        let mut out = Vec::new();
+        while let Some(hit) = self.next().await {
+            out.push(hit?);
+        }
+        Ok(out)
+    }
+
+    /// Each query's counts so far, in the order of the filters.
+    pub fn stats(&self) -> Vec<QueryStats> {
+        self.state.stats()
     }
 }

@@ -1,105 +1,67 @@
-//! [`IndexedTable`]: a store's table of data rows and their indexes'
-//! rows, written in step.
+//! [`IndexedTable`]: a blocking store's table of data rows and their
+//! indexes' rows, written in step.
 
 use alloc::vec::Vec;
+use core::future::Future;
 use core::marker::PhantomData;
+use core::time::Duration;
 
-use super::query::{Query, QueryAny};
-use super::{Index, IndexError, Record, Store};
-use crate::format::error::{DecodeError, EncodeError};
+use super::engine::{Engine, Indexes, WriteOp};
+use super::io::{ready, InTx};
+use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
+use super::query::{any_states, Query, QueryAny, QueryState};
+use super::{ops, Index, IndexError, Page, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
-use crate::layout::Layout;
-use crate::scan::{KeyFilter, Scan, ScanRange};
-
-/// A record's entries in one index, encoded, each once.
-pub(super) type EntriesFn<D, R> = fn(&D, &R) -> Result<Vec<Vec<u8>>, EncodeError>;
-
-/// An index as the table keeps it: its layout and its two functions, with
-/// the index's type erased.
-pub(super) struct Registered<D, R> {
-    pub(super) layout: &'static Layout,
-    /// The record's entries, encoded, each once.
-    pub(super) entries: EntriesFn<D, R>,
-    /// The data key an entry's bytes point at.
-    pub(super) data_key: fn(&[u8]) -> Result<D, DecodeError>,
-}
-
-fn entries_of<I: Index>(data: &I::Data, record: &I::Record) -> Result<Vec<Vec<u8>>, EncodeError> {
-    let mut out: Vec<Vec<u8>> = Vec::new();
-    for entry in I::entries(data, record) {
-        let key = entry.encode_to_vec()?;
-        if !out.contains(&key) {
-            out.push(key);
-        }
-    }
-    Ok(out)
-}
-
-fn data_key_of<I: Index>(entry: &[u8]) -> Result<I::Data, DecodeError> {
-    Ok(I::decode(entry)?.data_key())
-}
-
-/// The rows of one key family: from its prefix to the key after every key
-/// that starts with it (empty: the end of the table).
-pub(super) fn family(layout: &Layout) -> (Vec<u8>, Vec<u8>) {
-    let start = layout.prefix().to_vec();
-    let mut stop = start.clone();
-    while let Some(last) = stop.pop() {
-        if last < 0xFF {
-            stop.push(last + 1);
-            break;
-        }
-    }
-    (start, stop)
-}
-
-/// The timestamp of a write: milliseconds since the Unix epoch (HBase's
-/// cell timestamps), and strictly after every timestamp this process gave
-/// before, so two puts of one row in one millisecond are still ordered
-/// (and a put is never hidden by the delete marker of an earlier write at
-/// the same timestamp, as HBase would hide it). Under more than a thousand
-/// writes a second it runs ahead of the clock, by as much as it must.
-pub(super) fn timestamp() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    let mut last = LAST.load(Ordering::Relaxed);
-    loop {
-        let ts = now.max(last + 1);
-        match LAST.compare_exchange_weak(last, ts, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return ts,
-            Err(seen) => last = seen,
-        }
-    }
-}
-
-/// An index row's value: the timestamp of the write.
-pub(super) fn entry_rows(entries: &[Vec<u8>], ts: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
-    entries
-        .iter()
-        .map(|e| (e.clone(), ts.to_be_bytes().to_vec()))
-        .collect()
-}
-
-/// The timestamp an index row's value holds (0 when it holds none: a row
-/// written by other code, as old as can be).
-pub(super) fn entry_timestamp(value: &[u8]) -> u64 {
-    value
-        .get(..8)
-        .map_or(0, |b| u64::from_be_bytes(b.try_into().expect("8 bytes")))
-}
+use crate::scan::{KeyFilter, Scan};
 
 /// A table of data rows keyed by `D` holding records `R`, and the rows of
-/// its indexes, on a [`Store`]: see the [module docs](super).
+/// its indexes, on a blocking [`Store`]: see the [module docs](super).
+/// [`AsyncIndexedTable`](super::AsyncIndexedTable) is the same on an
+/// [`AsyncStore`](super::AsyncStore).
 ///
 /// Methods take `&self`; the table can be shared between threads when its
 /// store can.
 pub struct IndexedTable<S, D, R> {
     pub(super) store: S,
-    pub(super) indexes: Vec<Registered<D, R>>,
+    pub(super) indexes: Indexes<D, R>,
     types: PhantomData<fn(D) -> R>,
+}
+
+impl<S, D, R> Engine<D, R> for IndexedTable<S, D, R>
+where
+    S: Store,
+    D: RowKey,
+{
+    type Error = S::Error;
+
+    fn indexes(&self) -> &Indexes<D, R> {
+        &self.indexes
+    }
+
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> impl Future<Output = Result<Page, S::Error>> {
+        core::future::ready(self.store.scan(from, stop, filter, limit))
+    }
+
+    fn get_many(
+        &self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Option<Vec<u8>>>, S::Error>> {
+        core::future::ready(self.store.get_many(keys))
+    }
+
+    fn write<O: WriteOp<D, R>>(
+        &self,
+        op: O,
+    ) -> impl Future<Output = Result<O::Out, IndexError<S::Error>>> {
+        let indexes = &self.indexes;
+        core::future::ready(self.store.write(|tx| ready(op.run(indexes, &mut InTx(tx)))))
+    }
 }
 
 impl<S, D, R> IndexedTable<S, D, R>
@@ -113,7 +75,7 @@ where
     pub fn new(store: S) -> Self {
         IndexedTable {
             store,
-            indexes: Vec::new(),
+            indexes: Indexes::new(),
             types: PhantomData,
         }
     }
@@ -130,33 +92,7 @@ where
     /// is.
     #[must_use]
     pub fn with_index<I: Index<Data = D, Record = R>>(mut self) -> Self {
-        let data = D::LAYOUT.prefix();
-        let prefix = I::LAYOUT.prefix();
-        assert!(
-            !data.is_empty(),
-            "the data key `{}` needs a prefix (#[rowkey(prefix = \"...\")]) to share a table with indexes",
-            D::LAYOUT.name()
-        );
-        assert!(
-            !prefix.is_empty(),
-            "the index `{}` needs a prefix (#[rowkey(prefix = \"...\")]) of its own",
-            I::LAYOUT.name()
-        );
-        let others = core::iter::once(D::LAYOUT).chain(self.indexes.iter().map(|r| r.layout));
-        for other in others {
-            let p = other.prefix();
-            assert!(
-                !(p.starts_with(prefix) || prefix.starts_with(p)),
-                "the prefixes of `{}` and `{}` overlap: their rows would mix",
-                I::LAYOUT.name(),
-                other.name()
-            );
-        }
-        self.indexes.push(Registered {
-            layout: I::LAYOUT,
-            entries: entries_of::<I>,
-            data_key: data_key_of::<I>,
-        });
+        self.indexes.add::<I>();
         self
     }
 
@@ -177,65 +113,19 @@ where
     /// left (queries drop them as stale). On redb and fjall the put is one
     /// transaction.
     pub fn put(&self, key: &D, record: &R) -> Result<(), IndexError<S::Error>> {
-        let data_key = key.encode_to_vec().map_err(IndexError::Encode)?;
-        let value = record.to_value();
-        let mut new = Vec::new();
-        for ix in &self.indexes {
-            new.extend((ix.entries)(key, record).map_err(IndexError::Encode)?);
-        }
-        let ts = timestamp();
-        self.store.write(|tx| {
-            let old = tx.get(&data_key)?;
-            if !new.is_empty() {
-                tx.put(&entry_rows(&new, ts), ts)?;
-            }
-            tx.put(&[(data_key.clone(), value)], ts)?;
-            let mut gone = match old.as_deref().map(R::from_value) {
-                Some(Ok(old)) => self.all_entries(key, &old)?,
-                _ => Vec::new(),
-            };
-            gone.retain(|e| !new.contains(e));
-            if !gone.is_empty() {
-                tx.delete(&gone, ts)?;
-            }
-            Ok(())
-        })
+        ready(ops::put(self, key, record))
     }
 
     /// Removes the data row under `key`, then its entries; whether there
     /// was one. A crash between the two leaves orphan entries, which
     /// queries drop and [`repair`](Self::repair) removes.
     pub fn delete(&self, key: &D) -> Result<bool, IndexError<S::Error>> {
-        let data_key = key.encode_to_vec().map_err(IndexError::Encode)?;
-        let ts = timestamp();
-        self.store.write(|tx| {
-            let Some(old) = tx.get(&data_key)? else {
-                return Ok(false);
-            };
-            tx.delete(core::slice::from_ref(&data_key), ts)?;
-            if let Ok(old) = R::from_value(&old) {
-                let entries = self.all_entries(key, &old)?;
-                if !entries.is_empty() {
-                    tx.delete(&entries, ts)?;
-                }
-            }
-            Ok(true)
-        })
+        ready(ops::delete(self, key))
     }
 
     /// The record under `key`, if there is one.
     pub fn get(&self, key: &D) -> Result<Option<R>, IndexError<S::Error>> {
-        let data_key = key.encode_to_vec().map_err(IndexError::Encode)?;
-        let mut values = self.store.get_many(core::slice::from_ref(&data_key))?;
-        match values.pop().flatten() {
-            None => Ok(None),
-            Some(v) => R::from_value(&v)
-                .map(Some)
-                .map_err(|error| IndexError::Record {
-                    key: data_key,
-                    error,
-                }),
-        }
+        ready(ops::get(self, key))
     }
 
     /// The records whose entries in index `I` `filter` matches (a filter
@@ -245,67 +135,115 @@ where
     /// that entry; each record once, in the order of the index's ranges
     /// (a salted index's buckets one after another). [`Query::stats`]
     /// counts what was read and what was dropped.
-    pub fn query<'t, I: Index<Data = D, Record = R>>(
-        &'t self,
+    pub fn query<I: Index<Data = D, Record = R>>(
+        &self,
         filter: &KeyFilter,
-    ) -> Result<Query<'t, S, D, R>, IndexError<S::Error>> {
-        let index = self.registered(I::LAYOUT)?;
-        if filter.layout().id() != I::LAYOUT.id() {
-            return Err(IndexError::OtherLayout {
-                filter: filter.layout().name(),
-                index: I::LAYOUT.name(),
-            });
-        }
-        let ranges = filter.scan().ranges().collect();
-        Ok(Query::new(self, index, ranges, Some(filter.clone())))
+    ) -> Result<Query<'_, S, D, R>, IndexError<S::Error>> {
+        Ok(Query {
+            table: self,
+            state: query_state::<I, D, R, S::Error>(&self.indexes, filter)?,
+        })
     }
 
     /// [`query`](Self::query) over the entries of a [`Scan`] of `I` (one
     /// of its generated `scan_by_*` / `range_by_*` scans).
-    pub fn query_scan<'t, I: Index<Data = D, Record = R>>(
-        &'t self,
+    pub fn query_scan<I: Index<Data = D, Record = R>>(
+        &self,
         scan: &Scan,
-    ) -> Result<Query<'t, S, D, R>, IndexError<S::Error>> {
-        let index = self.registered(I::LAYOUT)?;
-        let ranges: Vec<ScanRange> = scan.ranges().collect();
-        Ok(Query::new(self, index, ranges, None))
+    ) -> Result<Query<'_, S, D, R>, IndexError<S::Error>> {
+        let index = self.indexes.find(I::LAYOUT)?.layout;
+        Ok(Query {
+            table: self,
+            state: QueryState::new(index, scan.ranges().collect(), None),
+        })
     }
 
     /// The union of several queries, each a filter of one of the table's
     /// indexes (found by the filter's layout): every record that any of
     /// them finds, once.
-    pub fn query_any<'t>(
-        &'t self,
-        filters: &[KeyFilter],
-    ) -> Result<QueryAny<'t, S, D, R>, IndexError<S::Error>> {
-        let mut queries = Vec::with_capacity(filters.len());
-        for filter in filters {
-            let index = self.registered(filter.layout())?;
-            let ranges = filter.scan().ranges().collect();
-            queries.push(Query::new(self, index, ranges, Some(filter.clone())));
-        }
-        Ok(QueryAny::new(queries))
-    }
-
-    /// The position of the index with `layout` among the table's.
-    pub(super) fn registered(
+    pub fn query_any(
         &self,
-        layout: &'static Layout,
-    ) -> Result<usize, IndexError<S::Error>> {
-        self.indexes
-            .iter()
-            .position(|r| r.layout.id() == layout.id())
-            .ok_or(IndexError::NotIndexed {
-                index: layout.name(),
-            })
+        filters: &[KeyFilter],
+    ) -> Result<QueryAny<'_, S, D, R>, IndexError<S::Error>> {
+        Ok(QueryAny {
+            table: self,
+            state: any_states(&self.indexes, filters)?,
+        })
     }
 
-    /// Every index's entries of `record`.
-    fn all_entries(&self, key: &D, record: &R) -> Result<Vec<Vec<u8>>, IndexError<S::Error>> {
-        let mut out = Vec::new();
-        for ix in &self.indexes {
-            out.extend((ix.entries)(key, record).map_err(IndexError::Encode)?);
-        }
-        Ok(out)
+    /// Builds index `I` over the rows already written (after
+    /// [`with_index`](Self::with_index) added it, so new puts write it
+    /// too): resumable from a checkpoint, interruptible from its progress
+    /// callback, and idempotent. Each page of data rows is read again
+    /// inside the write that indexes it, and a row indexed only if it is
+    /// unchanged, so a put that races the backfill is not undone (on a
+    /// store without transactions that narrows the window to the row's
+    /// read and write).
+    pub fn backfill<I: Index<Data = D, Record = R>>(
+        &self,
+    ) -> Result<Backfill<'_, Self>, IndexError<S::Error>> {
+        Ok(Backfill::new(self, self.indexes.find(I::LAYOUT)?.layout))
     }
+
+    /// Reads every entry of index `I` and every data row, and counts
+    /// entries valid, missing, orphan and stale, and rows that do not
+    /// decode. A write running meanwhile can make a count off by its own
+    /// entries; run it again, or [`repair`](Self::repair), which checks
+    /// each leftover again before it acts.
+    pub fn verify<I: Index<Data = D, Record = R>>(
+        &self,
+    ) -> Result<IndexReport, IndexError<S::Error>> {
+        ready(maintain::verify(self, I::LAYOUT))
+    }
+
+    /// Mends index `I`: writes its missing entries and removes its orphan
+    /// and stale entries that are older than `grace` (younger ones may
+    /// belong to a write in flight, and are left: [`RepairReport::spared`]).
+    /// Each leftover is checked again against its data row, inside the
+    /// write that mends it. Undecodable rows are left alone (they are
+    /// counted in the report's `found`). A repair after a repair with
+    /// nothing written in between changes nothing.
+    pub fn repair<I: Index<Data = D, Record = R>>(
+        &self,
+        grace: Duration,
+    ) -> Result<RepairReport, IndexError<S::Error>> {
+        ready(maintain::repair(self, I::LAYOUT, grace))
+    }
+}
+
+impl<S, D, R> Backfill<'_, IndexedTable<S, D, R>>
+where
+    S: Store,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    /// Reads the data rows from the start (or the checkpoint) and writes
+    /// each record's entries, one write per page.
+    pub fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>> {
+        ready(maintain::backfill(&mut self))
+    }
+}
+
+/// A query's state through index `I` with `filter`, checked to be of `I`.
+pub(super) fn query_state<I, D, R, E>(
+    indexes: &Indexes<D, R>,
+    filter: &KeyFilter,
+) -> Result<QueryState<D, R>, IndexError<E>>
+where
+    I: Index<Data = D, Record = R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let index = indexes.find(I::LAYOUT)?.layout;
+    if filter.layout().id() != I::LAYOUT.id() {
+        return Err(IndexError::OtherLayout {
+            filter: filter.layout().name(),
+            index: I::LAYOUT.name(),
+        });
+    }
+    Ok(QueryState::new(
+        index,
+        filter.scan().ranges().collect(),
+        Some(filter.clone()),
+    ))
 }

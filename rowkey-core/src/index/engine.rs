@@ -1,0 +1,192 @@
+//! What the logic of an indexed table needs of its table, blocking or
+//! async ([`Engine`]), the indexes it keeps ([`Indexes`]), and the rows'
+//! bytes (families, timestamps, index rows' values).
+
+use alloc::vec::Vec;
+use core::future::Future;
+
+use super::io::Steps;
+use super::{Index, IndexError, Page};
+use crate::format::error::{DecodeError, EncodeError};
+use crate::key::RowKey;
+use crate::layout::Layout;
+use crate::scan::KeyFilter;
+
+/// A record's entries in one index, encoded, each once.
+pub(super) type EntriesFn<D, R> = fn(&D, &R) -> Result<Vec<Vec<u8>>, EncodeError>;
+
+/// An index as the table keeps it: its layout and its two functions, with
+/// the index's type erased.
+pub(super) struct Registered<D, R> {
+    pub(super) layout: &'static Layout,
+    /// The record's entries, encoded, each once.
+    pub(super) entries: EntriesFn<D, R>,
+    /// The data key an entry's bytes point at.
+    pub(super) data_key: fn(&[u8]) -> Result<D, DecodeError>,
+}
+
+fn entries_of<I: Index>(data: &I::Data, record: &I::Record) -> Result<Vec<Vec<u8>>, EncodeError> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for entry in I::entries(data, record) {
+        let key = entry.encode_to_vec()?;
+        if !out.contains(&key) {
+            out.push(key);
+        }
+    }
+    Ok(out)
+}
+
+fn data_key_of<I: Index>(entry: &[u8]) -> Result<I::Data, DecodeError> {
+    Ok(I::decode(entry)?.data_key())
+}
+
+/// The indexes of a table of data keys `D` and records `R`.
+pub(super) struct Indexes<D, R>(Vec<Registered<D, R>>);
+
+impl<D: RowKey, R> Indexes<D, R> {
+    pub(super) fn new() -> Self {
+        Indexes(Vec::new())
+    }
+
+    /// Adds `I`, or panics when its prefix would mix its rows with the
+    /// data rows or another index's (see `with_index`).
+    pub(super) fn add<I: Index<Data = D, Record = R>>(&mut self) {
+        let data = D::LAYOUT.prefix();
+        let prefix = I::LAYOUT.prefix();
+        assert!(
+            !data.is_empty(),
+            "the data key `{}` needs a prefix (#[rowkey(prefix = \"...\")]) to share a table with indexes",
+            D::LAYOUT.name()
+        );
+        assert!(
+            !prefix.is_empty(),
+            "the index `{}` needs a prefix (#[rowkey(prefix = \"...\")]) of its own",
+            I::LAYOUT.name()
+        );
+        let others = core::iter::once(D::LAYOUT).chain(self.0.iter().map(|r| r.layout));
+        for other in others {
+            let p = other.prefix();
+            assert!(
+                !(p.starts_with(prefix) || prefix.starts_with(p)),
+                "the prefixes of `{}` and `{}` overlap: their rows would mix",
+                I::LAYOUT.name(),
+                other.name()
+            );
+        }
+        self.0.push(Registered {
+            layout: I::LAYOUT,
+            entries: entries_of::<I>,
+            data_key: data_key_of::<I>,
+        });
+    }
+
+    /// The index with `layout`, or the error naming it.
+    pub(super) fn find<E>(
+        &self,
+        layout: &'static Layout,
+    ) -> Result<&Registered<D, R>, IndexError<E>> {
+        self.0
+            .iter()
+            .find(|r| r.layout.id() == layout.id())
+            .ok_or(IndexError::NotIndexed {
+                index: layout.name(),
+            })
+    }
+
+    /// Every index's entries of `record`.
+    pub(super) fn all_entries<E>(
+        &self,
+        key: &D,
+        record: &R,
+    ) -> Result<Vec<Vec<u8>>, IndexError<E>> {
+        let mut out = Vec::new();
+        for ix in &self.0 {
+            out.extend((ix.entries)(key, record).map_err(IndexError::Encode)?);
+        }
+        Ok(out)
+    }
+}
+
+/// A write the logic runs as one [`Store::write`](super::Store::write) on
+/// a blocking store, step by step on an async one.
+pub(super) trait WriteOp<D, R> {
+    type Out;
+    fn run<T: Steps>(
+        self,
+        indexes: &Indexes<D, R>,
+        tx: &mut T,
+    ) -> impl Future<Output = Result<Self::Out, IndexError<T::Error>>>;
+}
+
+/// A table as the logic sees it: its indexes, its reads and its writes.
+pub(super) trait Engine<D, R> {
+    type Error;
+    fn indexes(&self) -> &Indexes<D, R>;
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> impl Future<Output = Result<Page, Self::Error>>;
+    fn get_many(
+        &self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Option<Vec<u8>>>, Self::Error>>;
+    fn write<O: WriteOp<D, R>>(
+        &self,
+        op: O,
+    ) -> impl Future<Output = Result<O::Out, IndexError<Self::Error>>>;
+}
+
+/// The rows of one key family: from its prefix to the key after every key
+/// that starts with it (empty: the end of the table).
+pub(super) fn family(layout: &Layout) -> (Vec<u8>, Vec<u8>) {
+    let start = layout.prefix().to_vec();
+    let mut stop = start.clone();
+    while let Some(last) = stop.pop() {
+        if last < 0xFF {
+            stop.push(last + 1);
+            break;
+        }
+    }
+    (start, stop)
+}
+
+/// The timestamp of a write: milliseconds since the Unix epoch (HBase's
+/// cell timestamps), and strictly after every timestamp this process gave
+/// before, so two puts of one row in one millisecond are still ordered
+/// (and a put is never hidden by the delete marker of an earlier write at
+/// the same timestamp, as HBase would hide it). Under more than a thousand
+/// writes a second it runs ahead of the clock, by as much as it must.
+pub(super) fn timestamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let mut last = LAST.load(Ordering::Relaxed);
+    loop {
+        let ts = now.max(last + 1);
+        match LAST.compare_exchange_weak(last, ts, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return ts,
+            Err(seen) => last = seen,
+        }
+    }
+}
+
+/// Index rows: each entry with the timestamp of the write as its value.
+pub(super) fn entry_rows(entries: &[Vec<u8>], ts: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+    entries
+        .iter()
+        .map(|e| (e.clone(), ts.to_be_bytes().to_vec()))
+        .collect()
+}
+
+/// The timestamp an index row's value holds (0 when it holds none: a row
+/// written by other code, as old as can be).
+pub(super) fn entry_timestamp(value: &[u8]) -> u64 {
+    value
+        .get(..8)
+        .map_or(0, |b| u64::from_be_bytes(b.try_into().expect("8 bytes")))
+}

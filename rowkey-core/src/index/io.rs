@@ -1,0 +1,83 @@
+//! One implementation of the index's logic for blocking and async stores:
+//! the logic is written once as `async fn`s (over [`Engine`](super::engine::Engine)
+//! and [`Steps`]); an async table awaits them on an [`AsyncStore`], a
+//! blocking table runs them on a [`Store`] with [`ready`], its adapters'
+//! futures being ready at their first poll (they make the blocking call
+//! when created).
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::future::Future;
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+
+use super::{AsyncStore, StoreTx};
+
+/// The steps of a write.
+pub(super) trait Steps {
+    type Error;
+    fn get(&mut self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, Self::Error>>;
+    fn put(
+        &mut self,
+        rows: &[(Vec<u8>, Vec<u8>)],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>>;
+    fn delete(
+        &mut self,
+        keys: &[Vec<u8>],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>>;
+}
+
+/// A blocking store's write in progress.
+pub(super) struct InTx<'a, E>(pub(super) &'a mut dyn StoreTx<Error = E>);
+
+impl<E> Steps for InTx<'_, E> {
+    type Error = E;
+    fn get(&mut self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, E>> {
+        core::future::ready(self.0.get(key))
+    }
+    fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> impl Future<Output = Result<(), E>> {
+        core::future::ready(self.0.put(rows, ts))
+    }
+    fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> impl Future<Output = Result<(), E>> {
+        core::future::ready(self.0.delete(keys, ts))
+    }
+}
+
+/// An async store's writes, step by step.
+pub(super) struct Async<'a, S>(pub(super) &'a S);
+
+impl<S: AsyncStore> Steps for Async<'_, S> {
+    type Error = S::Error;
+    fn get(&mut self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, S::Error>> {
+        self.0.get(key)
+    }
+    fn put(
+        &mut self,
+        rows: &[(Vec<u8>, Vec<u8>)],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), S::Error>> {
+        self.0.put(rows, ts)
+    }
+    fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> impl Future<Output = Result<(), S::Error>> {
+        self.0.delete(keys, ts)
+    }
+}
+
+/// The output of `f`, which is ready at its first poll: the logic awaits
+/// nothing but a blocking store's adapters above.
+pub(super) fn ready<F: Future>(f: F) -> F::Output {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    static WAKER: std::sync::OnceLock<Waker> = std::sync::OnceLock::new();
+    let waker = WAKER.get_or_init(|| Waker::from(Arc::new(Noop)));
+    match pin!(f).poll(&mut Context::from_waker(waker)) {
+        Poll::Ready(out) => out,
+        // Only a bug of this module could wait: every future the logic
+        // awaits on a blocking store is `core::future::ready`.
+        Poll::Pending => unreachable!("a blocking store's step waited"),
+    }
+}
