@@ -40,6 +40,8 @@ mod client;
 pub mod emulator;
 #[cfg(feature = "google")]
 mod google;
+#[cfg(feature = "index")]
+mod index;
 mod options;
 mod retry;
 mod stream;
@@ -49,13 +51,15 @@ pub use bulk::{BulkReport, BulkWriter};
 pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
 #[cfg(feature = "google")]
 pub use google::{GoogleOptions, DATA_SCOPE, GOOGLE_ENDPOINT};
+#[cfg(feature = "index")]
+pub use index::IndexStore;
 pub use options::ClientOptions;
 pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MAX_REQUEST_BYTES};
 
 pub use retry::Retry;
 pub use stream::{
-    stream_filter, stream_filter_typed, stream_scan, stream_scan_reversed, stream_scan_with,
-    stream_typed, stream_typed_reversed, Row, RowStream,
+    stream_filter, stream_filter_in, stream_filter_typed, stream_scan, stream_scan_reversed,
+    stream_scan_with, stream_typed, stream_typed_reversed, Row, RowStream,
 };
 
 pub use bigtable_rs;

@@ -118,13 +118,26 @@ pub async fn stream_filter(
     filter: &KeyFilter,
     limit: Option<u64>,
 ) -> Result<RowStream, Error> {
+    stream_filter_in(client, table, filter, &filter.scan(), limit).await
+}
+
+/// [`stream_filter`] over the ranges of `scan` instead of the filter's
+/// own: the next page of a skip scan (`filter.scan().after(&last)`), or
+/// the part of it inside one range (`Scan::from_bounds`). Rows outside the
+/// filter's ranges can match too: the filter decides.
+pub async fn stream_filter_in(
+    client: &Client,
+    table: &str,
+    filter: &KeyFilter,
+    scan: &Scan,
+    limit: Option<u64>,
+) -> Result<RowStream, Error> {
     // Built once; past Bigtable's filter size no pattern is sent, only
     // the ranges, and every row is checked here.
     let regex = filter.bigtable_row_regex();
     let row_filter = regex.pattern.map(|pattern| RowFilter {
         filter: Some(row_filter::Filter::RowKeyRegexFilter(pattern)),
     });
-    let scan = filter.scan();
     let exact = regex.exact;
     // Rows are checked here when the regex is not exact: the server's
     // per-range limit would count rows that are then dropped.
@@ -132,7 +145,7 @@ pub async fn stream_filter(
     let mut rows = open_filtered(
         client,
         table,
-        &scan,
+        scan,
         (range_limit, limit),
         client.options().retry,
         false,

@@ -147,11 +147,13 @@ fn decode_row<D: for<'de> DecodeRowKey<'de>, R: Record>(
     Some((D::decode(key).ok()?, R::from_value(value).ok()?))
 }
 
+/// A data row to index: its key, the value read, its entries.
+type ToIndex = (Vec<u8>, Vec<u8>, Vec<Vec<u8>>);
+
 /// A backfill page's write: each data row read again, and indexed only if
 /// it is unchanged.
 struct IndexPage {
-    /// `(data key, value read, entries)`.
-    rows: Vec<(Vec<u8>, Vec<u8>, Vec<Vec<u8>>)>,
+    rows: Vec<ToIndex>,
     ts: u64,
 }
 

@@ -1,0 +1,175 @@
+//! [`IndexStore`]: an [`AsyncIndexedTable`](rowkey_core::index::AsyncIndexedTable)'s
+//! rows in one family of a Bigtable table (feature `index`).
+
+use bigtable_rs::bigtable::RowCell;
+use bigtable_rs::google::bigtable::v2::{
+    mutate_rows_request, mutation, Mutation, ReadRowsRequest, RowSet, TimestampRange,
+};
+use futures_util::StreamExt;
+use rowkey_core::index::{AsyncStore, Page};
+use rowkey_core::{KeyFilter, Scan};
+
+use crate::stream::{stream_filter_in, stream_scan};
+use crate::write::{entry, send_batch, Cell};
+use crate::{Client, Error};
+
+/// The qualifier of the one cell each row has.
+const QUALIFIER: &[u8] = b"v";
+
+/// An indexed table's data and index rows in `table`, one cell each in
+/// `family` (qualifier `v`), for an
+/// [`AsyncIndexedTable`](rowkey_core::index::AsyncIndexedTable).
+///
+/// Bigtable writes one row atomically, never two: each step of a put or a
+/// delete is its own `MutateRows` call, its cells stamped with the step's
+/// timestamp (milliseconds, written as Bigtable's microseconds), and a
+/// delete removes only the cells at or before its timestamp
+/// (`DeleteFromColumn` with a time range), so a racing writer's newer
+/// entry stays. A row's value is its newest cell, whatever the family's
+/// garbage-collection rule keeps. A query's index rows are read with
+/// [`stream_filter_in`]: the row-key regex runs on the server. Not retried
+/// beyond what each read's policy does: a failed write is an error, and
+/// what it left is what queries drop and `repair` mends.
+#[derive(Clone, Debug)]
+pub struct IndexStore {
+    client: Client,
+    table: String,
+    family: String,
+}
+
+impl IndexStore {
+    /// The rows of `table` (which must exist, with `family`) through
+    /// `client`.
+    pub fn new(client: &Client, table: &str, family: &str) -> Self {
+        IndexStore {
+            client: client.clone(),
+            table: table.into(),
+            family: family.into(),
+        }
+    }
+
+    /// The client underneath.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// A row's value: its newest cell in the store's family.
+    fn value(&self, cells: Vec<RowCell>) -> Vec<u8> {
+        cells
+            .into_iter()
+            .filter(|c| c.family_name == self.family && c.qualifier == QUALIFIER)
+            .max_by_key(|c| c.timestamp_micros)
+            .map(|c| c.value)
+            .unwrap_or_default()
+    }
+
+    /// Sends `entries` (each a row's mutations) in one request: an error
+    /// when any is not applied.
+    async fn mutate(&self, entries: Vec<mutate_rows_request::Entry>) -> Result<(), Error> {
+        let positions: Vec<usize> = (0..entries.len()).collect();
+        let outcome = send_batch(&self.client, &self.table, entries, &positions).await;
+        if let Some(e) = outcome.failed {
+            return Err(e);
+        }
+        if !outcome.rejected.is_empty() {
+            return Err(Error::Rejected {
+                rejected: outcome.rejected,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Bigtable's timestamp (microseconds) of a write at `ts` milliseconds.
+fn micros(ts: u64) -> i64 {
+    i64::try_from(ts.saturating_mul(1000)).unwrap_or(i64::MAX)
+}
+
+impl AsyncStore for IndexStore {
+    type Error = Error;
+
+    async fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> Result<Page, Error> {
+        let scan = Scan::from_bounds(from, stop);
+        let limit = Some(limit as u64);
+        let mut rows = match filter {
+            Some(f) => stream_filter_in(&self.client, &self.table, f, &scan, limit).await?,
+            None => stream_scan(&self.client, &self.table, &scan, limit).await?,
+        };
+        let mut page = Page::default();
+        while let Some(row) = rows.next().await {
+            let (key, cells) = row?;
+            page.rows.push((key, self.value(cells)));
+        }
+        page.read = rows.rows_received();
+        Ok(page)
+    }
+
+    async fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Error> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let request = ReadRowsRequest {
+            table_name: self.client.table_name(&self.table),
+            rows: Some(RowSet {
+                row_keys: keys.to_vec(),
+                row_ranges: Vec::new(),
+            }),
+            ..Default::default()
+        };
+        let response = self.client.read_rows(request).await?;
+        let rows =
+            bigtable_rs::bigtable::read_rows::decode_read_rows_response(&None, response).await?;
+        // Each row once, though a key be asked for twice (two entries of
+        // one record point at one data row).
+        let found: std::collections::HashMap<Vec<u8>, Vec<u8>> = rows
+            .into_iter()
+            .map(|(k, cells)| (k, self.value(cells)))
+            .collect();
+        Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
+    }
+
+    async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Error> {
+        Ok(self.get_many(&[key.to_vec()]).await?.pop().flatten())
+    }
+
+    async fn put(&self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Error> {
+        let entries = rows
+            .iter()
+            .map(|(k, v)| {
+                let cell: Cell = (self.family.clone(), QUALIFIER.to_vec(), v.clone());
+                entry(k.clone(), vec![cell], micros(ts))
+            })
+            .collect();
+        self.mutate(entries).await
+    }
+
+    async fn delete(&self, keys: &[Vec<u8>], ts: u64) -> Result<(), Error> {
+        let entries = keys
+            .iter()
+            .map(|k| mutate_rows_request::Entry {
+                row_key: k.clone(),
+                mutations: vec![Mutation {
+                    mutation: Some(mutation::Mutation::DeleteFromColumn(
+                        mutation::DeleteFromColumn {
+                            family_name: self.family.clone(),
+                            column_qualifier: QUALIFIER.to_vec(),
+                            // The end is exclusive: every cell up to `ts`.
+                            time_range: Some(TimestampRange {
+                                start_timestamp_micros: 0,
+                                end_timestamp_micros: micros(ts + 1),
+                            }),
+                        },
+                    )),
+                }],
+                ..Default::default()
+            })
+            .collect();
+        self.mutate(entries).await
+    }
+}
