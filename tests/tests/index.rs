@@ -1028,3 +1028,60 @@ fn an_index_query_reads_its_answer_where_scans_read_the_days_or_the_table() {
         );
     }
 }
+
+/// FORMAT.md, "Secondary index rows": the example entry's bytes, and an
+/// index row's value, the write's timestamp in milliseconds.
+#[test]
+fn index_rows_are_the_bytes_format_md_gives() {
+    #[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+    #[rowkey(prefix = "D-")]
+    struct DayKey {
+        day: u32,
+        seq: u32,
+    }
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[rowkey(prefix = "I-1")]
+    #[salt(buckets = 4, by(group))]
+    struct Entry {
+        group: u32,
+        guid: u64,
+        date: u32,
+        log: DayKey,
+    }
+    let entry = Entry {
+        group: 1,
+        guid: 7,
+        date: 20_000,
+        log: DayKey {
+            day: 20_000,
+            seq: 5,
+        },
+    };
+    assert_eq!(
+        rowkey_core::hbase::to_string_binary(&entry.encode_to_vec().unwrap()),
+        "I-1\\x03\\x00\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x07\\x00\\x00N D-\\x00\\x00N \\x00\\x00\\x00\\x05"
+    );
+    // A put's entry holds the put's time.
+    let db = redb_db();
+    let store = rowkey_core::redb::IndexStore::new(&db, "logs");
+    let t = table(store.clone());
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    t.put(
+        &LogKey { id: 1 },
+        &Log {
+            group: 0,
+            guid1: 1,
+            guid2: 1,
+            code: 0,
+            date: 20_000,
+        },
+    )
+    .unwrap();
+    let page = store.scan(b"I1", b"I2", None, 10).unwrap();
+    assert_eq!(page.rows.len(), 1, "one entry: both guids are 1");
+    let ts = u64::from_be_bytes(page.rows[0].1.as_slice().try_into().unwrap());
+    assert!(ts >= before && ts < before + 60_000, "{ts} {before}");
+}
