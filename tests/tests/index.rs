@@ -1085,3 +1085,102 @@ fn index_rows_are_the_bytes_format_md_gives() {
     let ts = u64::from_be_bytes(page.rows[0].1.as_slice().try_into().unwrap());
     assert!(ts >= before && ts < before + 60_000, "{ts} {before}");
 }
+
+/// Text keys, as the seed's table has them: `D-_date_seq` data rows and
+/// `I-1_group_guid_date_seq` entries. A text key cannot nest another key
+/// (its fields are digits and strings), so the entry ends with the data
+/// key's own fields, which keeps each entry unique and gives the data key
+/// back.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[rowkey(text, sep = "_", prefix = "D-")]
+struct TextLog {
+    date: u32,
+    seq: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct TextRecord {
+    group: String,
+    guid1: String,
+    guid2: String,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(text, sep = "_", prefix = "I-1")]
+struct TextByGuid {
+    group: String,
+    guid: String,
+    date: u32,
+    seq: u32,
+}
+
+impl Index for TextByGuid {
+    type Data = TextLog;
+    type Record = TextRecord;
+    fn entries(log: &TextLog, r: &TextRecord) -> impl IntoIterator<Item = Self> {
+        [&r.guid1, &r.guid2].map(|guid| TextByGuid {
+            group: r.group.clone(),
+            guid: guid.clone(),
+            date: log.date,
+            seq: log.seq,
+        })
+    }
+    fn data_key(&self) -> TextLog {
+        TextLog {
+            date: self.date,
+            seq: self.seq,
+        }
+    }
+}
+
+#[test]
+fn text_index_keys_as_the_seed_writes_them() {
+    let db = redb_db();
+    let store = rowkey_core::redb::IndexStore::new(&db, "logs");
+    let t = IndexedTable::new(store.clone()).with_index::<TextByGuid>();
+    let guids = ["a1f", "b2e", "c3d"];
+    for seq in 0..60u32 {
+        let record = TextRecord {
+            group: format!("g{}", seq % 2),
+            guid1: guids[seq as usize % 3].into(),
+            guid2: guids[(seq as usize + 1) % 3].into(),
+        };
+        t.put(
+            &TextLog {
+                date: 20_000 + seq % 3,
+                seq,
+            },
+            &record,
+        )
+        .unwrap();
+    }
+    // Two logs with the same group, guid and date have two entries.
+    let page = store
+        .scan(b"I-1_g0_a1f_", b"I-1_g0_a1f`", None, 100)
+        .unwrap();
+    let keys: Vec<String> = page
+        .rows
+        .iter()
+        .map(|(k, _)| String::from_utf8(k.clone()).unwrap())
+        .collect();
+    assert_eq!(keys.len(), 20, "{keys:?}");
+    assert!(
+        keys.contains(&"I-1_g0_a1f_0000020000_0000000000".to_string()),
+        "{keys:?}"
+    );
+    let filter = TextByGuid::filter()
+        .group("g0")
+        .guid("a1f")
+        .build()
+        .unwrap();
+    let got: BTreeSet<u32> = t
+        .query::<TextByGuid>(&filter)
+        .unwrap()
+        .map(|h| h.unwrap().0.seq)
+        .collect();
+    let want: BTreeSet<u32> = (0..60)
+        .filter(|s| s % 2 == 0 && (s % 3 == 0 || (s + 1) % 3 == 0))
+        .collect();
+    assert_eq!(got, want);
+    assert!(t.verify::<TextByGuid>().unwrap().is_clean());
+}
