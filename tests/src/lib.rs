@@ -10,6 +10,8 @@
 //! - [`HBase`]: `rowkey-hbase` on a real HBase and its Thrift2 gateway,
 //!   started here.
 
+pub mod index;
+
 use std::collections::BTreeMap;
 
 use futures_util::StreamExt;

@@ -9,8 +9,7 @@ use core::time::Duration;
 use super::engine::{Engine, Indexes, WriteOp};
 use super::io::Async;
 use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
-use super::query::{any_states, AsyncQuery, AsyncQueryAny, QueryState};
-use super::table::query_state;
+use super::query::{any_states, query_state, AnyState, QueryState, QueryStats};
 use super::{ops, AsyncStore, Index, IndexError, Page, Record};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
@@ -175,5 +174,71 @@ where
     /// As [`run`](Backfill::run) on a blocking table.
     pub async fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>> {
         maintain::backfill(&mut self).await
+    }
+}
+
+/// [`Query`](super::Query) on an [`AsyncIndexedTable`]: `while let Some(hit) =
+/// query.next().await`.
+pub struct AsyncQuery<'t, S, D, R> {
+    pub(super) table: &'t AsyncIndexedTable<S, D, R>,
+    pub(super) state: QueryState<D, R>,
+}
+
+impl<S, D, R> AsyncQuery<'_, S, D, R>
+where
+    S: AsyncStore,
+    D: RowKey + for<'de> DecodeRowKey<'de> + Sync,
+    R: Record,
+{
+    /// The next record, `None` at the end.
+    pub async fn next(&mut self) -> Option<Result<(D, R), IndexError<S::Error>>> {
+        let hit = self.state.next_hit(self.table).await?;
+        Some(hit.map(|(_, d, r)| (d, r)))
+    }
+
+    /// Every record left, or the first error.
+    pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
+        let mut out = Vec::new();
+        while let Some(hit) = self.next().await {
+            out.push(hit?);
+        }
+        Ok(out)
+    }
+
+    /// What the query has read and dropped so far.
+    pub fn stats(&self) -> QueryStats {
+        self.state.stats()
+    }
+}
+
+/// [`QueryAny`](super::QueryAny) on an [`AsyncIndexedTable`].
+pub struct AsyncQueryAny<'t, S, D, R> {
+    pub(super) table: &'t AsyncIndexedTable<S, D, R>,
+    pub(super) state: AnyState<D, R>,
+}
+
+impl<S, D, R> AsyncQueryAny<'_, S, D, R>
+where
+    S: AsyncStore,
+    D: RowKey + for<'de> DecodeRowKey<'de> + Sync,
+    R: Record,
+{
+    /// The next record, `None` at the end.
+    pub async fn next(&mut self) -> Option<Result<(D, R), IndexError<S::Error>>> {
+        self.state.next(self.table).await
+    }
+
+    /// Every record left, or the first error.
+    pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
+        let mut out = Vec::new();
+        while let Some(hit) = self.next().await {
+            out.push(hit?);
+        }
+        Ok(out)
+    }
+
+    /// Each query's counts so far, in the order of the filters.
+    pub fn stats(&self) -> Vec<QueryStats> {
+        self.state.stats()
     }
 }

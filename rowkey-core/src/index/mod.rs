@@ -127,11 +127,11 @@ use core::future::Future;
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyFilter;
 
-pub use async_table::AsyncIndexedTable;
+pub use async_table::{AsyncIndexedTable, AsyncQuery, AsyncQueryAny};
 pub use error::IndexError;
 pub use maintain::{Backfill, BackfillReport, IndexReport, RepairReport};
-pub use query::{AsyncQuery, AsyncQueryAny, Query, QueryAny, QueryStats};
-pub use table::IndexedTable;
+pub use query::QueryStats;
+pub use table::{IndexedTable, Query, QueryAny};
 
 /// What a data row holds: its value's bytes, and back.
 ///

@@ -5,11 +5,8 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use std::collections::HashSet;
 
-use super::async_table::AsyncIndexedTable;
 use super::engine::{Engine, Indexes};
-use super::io::ready;
-use super::table::IndexedTable;
-use super::{AsyncStore, IndexError, Record, Store};
+use super::{Index, IndexError, Record};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::layout::Layout;
 use crate::scan::{KeyFilter, ScanRange};
@@ -17,7 +14,7 @@ use crate::scan::{KeyFilter, ScanRange};
 /// Index rows read per page (and data rows fetched per batch).
 pub(super) const PAGE: usize = 512;
 
-/// What a [`Query`] has read and dropped so far. Counts, deterministic for
+/// What a [`Query`](super::Query) has read and dropped so far. Counts, deterministic for
 /// a given table and query.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -42,10 +39,10 @@ pub struct QueryStats {
 }
 
 /// A hit: its data key's bytes, the data key and the record.
-type Hit<D, R> = (Vec<u8>, D, R);
+pub(super) type Hit<D, R> = (Vec<u8>, D, R);
 
 /// A hit, or the error that stopped the query.
-type HitResult<E, D, R> = Result<Hit<D, R>, IndexError<E>>;
+pub(super) type HitResult<E, D, R> = Result<Hit<D, R>, IndexError<E>>;
 
 /// Where a query through one index is: its ranges, the next page's
 /// start, the hits of the last page not yet returned.
@@ -62,6 +59,13 @@ pub(super) struct QueryState<D, R> {
     seen: HashSet<Vec<u8>>,
     stats: QueryStats,
     failed: bool,
+}
+
+impl<D, R> QueryState<D, R> {
+    /// What the query has read and dropped so far.
+    pub(super) fn stats(&self) -> QueryStats {
+        self.stats
+    }
 }
 
 impl<D, R> QueryState<D, R>
@@ -89,7 +93,10 @@ where
     }
 
     /// The next hit with its data key's bytes.
-    async fn next_hit<E: Engine<D, R>>(&mut self, table: &E) -> Option<HitResult<E::Error, D, R>> {
+    pub(super) async fn next_hit<E: Engine<D, R>>(
+        &mut self,
+        table: &E,
+    ) -> Option<HitResult<E::Error, D, R>> {
         while self.hits.is_empty() {
             if self.failed || self.range >= self.ranges.len() {
                 return None;
@@ -183,7 +190,7 @@ where
         }
     }
 
-    async fn next<E: Engine<D, R>>(
+    pub(super) async fn next<E: Engine<D, R>>(
         &mut self,
         table: &E,
     ) -> Option<Result<(D, R), IndexError<E::Error>>> {
@@ -201,7 +208,7 @@ where
         }
     }
 
-    fn stats(&self) -> Vec<QueryStats> {
+    pub(super) fn stats(&self) -> Vec<QueryStats> {
         self.queries.iter().map(|q| q.stats).collect()
     }
 }
@@ -220,128 +227,26 @@ pub(super) fn any_states<D: RowKey + for<'de> DecodeRowKey<'de>, R: Record, E>(
     Ok(AnyState::new(queries))
 }
 
-/// The records a query through an index finds: `(data key, record)`, or
-/// the error that stopped it. See [`IndexedTable::query`].
-pub struct Query<'t, S, D, R> {
-    pub(super) table: &'t IndexedTable<S, D, R>,
-    pub(super) state: QueryState<D, R>,
-}
-
-impl<S, D, R> Query<'_, S, D, R> {
-    /// What the query has read and dropped so far.
-    pub fn stats(&self) -> QueryStats {
-        self.state.stats
-    }
-}
-
-impl<S, D, R> Iterator for Query<'_, S, D, R>
+/// A query's state through index `I` with `filter`, checked to be of `I`.
+pub(super) fn query_state<I, D, R, E>(
+    indexes: &Indexes<D, R>,
+    filter: &KeyFilter,
+) -> Result<QueryState<D, R>, IndexError<E>>
 where
-    S: Store,
+    I: Index<Data = D, Record = R>,
     D: RowKey + for<'de> DecodeRowKey<'de>,
     R: Record,
 {
-    type Item = Result<(D, R), IndexError<S::Error>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let hit = ready(self.state.next_hit(self.table))?;
-        Some(hit.map(|(_, d, r)| (d, r)))
+    let index = indexes.find(I::LAYOUT)?.layout;
+    if filter.layout().id() != I::LAYOUT.id() {
+        return Err(IndexError::OtherLayout {
+            filter: filter.layout().name(),
+            index: I::LAYOUT.name(),
+        });
     }
-}
-
-/// The records any of several queries finds, each once: see
-/// [`IndexedTable::query_any`].
-pub struct QueryAny<'t, S, D, R> {
-    pub(super) table: &'t IndexedTable<S, D, R>,
-    pub(super) state: AnyState<D, R>,
-}
-
-impl<S, D, R> QueryAny<'_, S, D, R>
-where
-    D: RowKey + for<'de> DecodeRowKey<'de>,
-    R: Record,
-{
-    /// Each query's counts so far, in the order of the filters. A record
-    /// that two queries find is counted as returned by both.
-    pub fn stats(&self) -> Vec<QueryStats> {
-        self.state.stats()
-    }
-}
-
-impl<S, D, R> Iterator for QueryAny<'_, S, D, R>
-where
-    S: Store,
-    D: RowKey + for<'de> DecodeRowKey<'de>,
-    R: Record,
-{
-    type Item = Result<(D, R), IndexError<S::Error>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        ready(self.state.next(self.table))
-    }
-}
-
-/// [`Query`] on an [`AsyncIndexedTable`]: `while let Some(hit) =
-/// query.next().await`.
-pub struct AsyncQuery<'t, S, D, R> {
-    pub(super) table: &'t AsyncIndexedTable<S, D, R>,
-    pub(super) state: QueryState<D, R>,
-}
-
-impl<S, D, R> AsyncQuery<'_, S, D, R>
-where
-    S: AsyncStore,
-    D: RowKey + for<'de> DecodeRowKey<'de> + Sync,
-    R: Record,
-{
-    /// The next record, `None` at the end.
-    pub async fn next(&mut self) -> Option<Result<(D, R), IndexError<S::Error>>> {
-        let hit = self.state.next_hit(self.table).await?;
-        Some(hit.map(|(_, d, r)| (d, r)))
-    }
-
-    /// Every record left, or the first error.
-    pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
-        let mut out = Vec::new();
-        while let Some(hit) = self.next().await {
-            out.push(hit?);
-        }
-        Ok(out)
-    }
-
-    /// What the query has read and dropped so far.
-    pub fn stats(&self) -> QueryStats {
-        self.state.stats
-    }
-}
-
-/// [`QueryAny`] on an [`AsyncIndexedTable`].
-pub struct AsyncQueryAny<'t, S, D, R> {
-    pub(super) table: &'t AsyncIndexedTable<S, D, R>,
-    pub(super) state: AnyState<D, R>,
-}
-
-impl<S, D, R> AsyncQueryAny<'_, S, D, R>
-where
-    S: AsyncStore,
-    D: RowKey + for<'de> DecodeRowKey<'de> + Sync,
-    R: Record,
-{
-    /// The next record, `None` at the end.
-    pub async fn next(&mut self) -> Option<Result<(D, R), IndexError<S::Error>>> {
-        self.state.next(self.table).await
-    }
-
-    /// Every record left, or the first error.
-    pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
-        let mut out = Vec::new();
-        while let Some(hit) = self.next().await {
-            out.push(hit?);
-        }
-        Ok(out)
-    }
-
-    /// Each query's counts so far, in the order of the filters.
-    pub fn stats(&self) -> Vec<QueryStats> {
-        self.state.stats()
-    }
+    Ok(QueryState::new(
+        index,
+        filter.scan().ranges().collect(),
+        Some(filter.clone()),
+    ))
 }

@@ -9,7 +9,7 @@ use core::time::Duration;
 use super::engine::{Engine, Indexes, WriteOp};
 use super::io::{ready, InTx};
 use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
-use super::query::{any_states, Query, QueryAny, QueryState};
+use super::query::{any_states, query_state, AnyState, QueryState, QueryStats};
 use super::{ops, Index, IndexError, Page, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
@@ -224,26 +224,62 @@ where
     }
 }
 
-/// A query's state through index `I` with `filter`, checked to be of `I`.
-pub(super) fn query_state<I, D, R, E>(
-    indexes: &Indexes<D, R>,
-    filter: &KeyFilter,
-) -> Result<QueryState<D, R>, IndexError<E>>
+/// The records a query through an index finds: `(data key, record)`, or
+/// the error that stopped it. See [`IndexedTable::query`].
+pub struct Query<'t, S, D, R> {
+    pub(super) table: &'t IndexedTable<S, D, R>,
+    pub(super) state: QueryState<D, R>,
+}
+
+impl<S, D, R> Query<'_, S, D, R> {
+    /// What the query has read and dropped so far.
+    pub fn stats(&self) -> QueryStats {
+        self.state.stats()
+    }
+}
+
+impl<S, D, R> Iterator for Query<'_, S, D, R>
 where
-    I: Index<Data = D, Record = R>,
+    S: Store,
     D: RowKey + for<'de> DecodeRowKey<'de>,
     R: Record,
 {
-    let index = indexes.find(I::LAYOUT)?.layout;
-    if filter.layout().id() != I::LAYOUT.id() {
-        return Err(IndexError::OtherLayout {
-            filter: filter.layout().name(),
-            index: I::LAYOUT.name(),
-        });
+    type Item = Result<(D, R), IndexError<S::Error>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let hit = ready(self.state.next_hit(self.table))?;
+        Some(hit.map(|(_, d, r)| (d, r)))
     }
-    Ok(QueryState::new(
-        index,
-        filter.scan().ranges().collect(),
-        Some(filter.clone()),
-    ))
+}
+
+/// The records any of several queries finds, each once: see
+/// [`IndexedTable::query_any`].
+pub struct QueryAny<'t, S, D, R> {
+    pub(super) table: &'t IndexedTable<S, D, R>,
+    pub(super) state: AnyState<D, R>,
+}
+
+impl<S, D, R> QueryAny<'_, S, D, R>
+where
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    /// Each query's counts so far, in the order of the filters. A record
+    /// that two queries find is counted as returned by both.
+    pub fn stats(&self) -> Vec<QueryStats> {
+        self.state.stats()
+    }
+}
+
+impl<S, D, R> Iterator for QueryAny<'_, S, D, R>
+where
+    S: Store,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    type Item = Result<(D, R), IndexError<S::Error>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        ready(self.state.next(self.table))
+    }
 }

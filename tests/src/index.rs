@@ -1,0 +1,479 @@
+//! The secondary-index suite (`rowkey_core::index`), run on every engine's
+//! store by `tests/index.rs` (redb, fjall) and `tests/index_servers.rs`
+//! (HBase, Bigtable): the seed's log table (data rows `D`, a guid index
+//! with an entry per guid, a code index), checked against a full-scan
+//! oracle over the data rows after crashes at every write step and
+//! concurrent updates; and the adapters that run the suite on a store
+//! that writes step by step ([`PerStep`]) or is async ([`BlockOn`]).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use rowkey_core::index::testing::{FailAt, Failed};
+use rowkey_core::index::{AsyncStore, Index, IndexError, IndexedTable, Page, Store, StoreTx};
+use rowkey_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(RowKey, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[rowkey(prefix = "D")]
+pub struct LogKey {
+    pub id: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Log {
+    pub group: u32,
+    pub guid1: u64,
+    pub guid2: u64,
+    pub code: u32,
+    pub date: u32,
+}
+
+/// `I1` + group + guid + date + the log: one entry per guid, so a query on
+/// a guid finds logs that hold it as either.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "I1")]
+#[salt(buckets = 4, by(group))]
+pub struct ByGuid {
+    pub group: u32,
+    pub guid: u64,
+    pub date: u32,
+    pub log: LogKey,
+}
+
+impl Index for ByGuid {
+    type Data = LogKey;
+    type Record = Log;
+    fn entries(log: &LogKey, r: &Log) -> impl IntoIterator<Item = Self> {
+        [r.guid1, r.guid2].map(|guid| ByGuid {
+            group: r.group,
+            guid,
+            date: r.date,
+            log: *log,
+        })
+    }
+    fn data_key(&self) -> LogKey {
+        self.log
+    }
+}
+
+/// `I2` + group + code + date + the log.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "I2")]
+pub struct ByCode {
+    pub group: u32,
+    pub code: u32,
+    pub date: u32,
+    pub log: LogKey,
+}
+
+impl Index for ByCode {
+    type Data = LogKey;
+    type Record = Log;
+    fn entries(log: &LogKey, r: &Log) -> impl IntoIterator<Item = Self> {
+        // Code 0 means "none": such logs are not in this index.
+        (r.code != 0).then_some(ByCode {
+            group: r.group,
+            code: r.code,
+            date: r.date,
+            log: *log,
+        })
+    }
+    fn data_key(&self) -> LogKey {
+        self.log
+    }
+}
+
+/// A small deterministic generator (xorshift).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    pub fn log(&mut self) -> Log {
+        Log {
+            group: self.below(3) as u32,
+            guid1: self.below(20),
+            guid2: self.below(20),
+            code: self.below(4) as u32,
+            date: 20_000 + self.below(5) as u32,
+        }
+    }
+}
+
+pub type Table<S> = IndexedTable<S, LogKey, Log>;
+
+pub fn table<S: Store>(store: S) -> Table<S> {
+    IndexedTable::new(store)
+        .with_index::<ByGuid>()
+        .with_index::<ByCode>()
+}
+
+/// Every data row, by a full scan of the `D` family.
+pub fn data_rows<S: Store>(store: &S) -> Vec<(LogKey, Log)> {
+    let page = store.scan(b"D", b"E", None, 1_000_000).unwrap();
+    page.rows
+        .iter()
+        .map(|(k, v)| {
+            let log: Log = postcard::from_bytes(v).unwrap();
+            (LogKey::decode(k).unwrap(), log)
+        })
+        .collect()
+}
+
+/// The queries every check runs: through each index, and the union.
+pub fn check_queries<S: Store>(t: &Table<S>)
+where
+    S::Error: std::fmt::Debug,
+{
+    let rows = data_rows(t.store());
+    for group in 0..3 {
+        for guid in [0, 7, 19] {
+            let filter = ByGuid::filter().group(group).guid(guid).build().unwrap();
+            let got = sorted(t.query::<ByGuid>(&filter).unwrap());
+            let want: BTreeSet<LogKey> = rows
+                .iter()
+                .filter(|(_, r)| r.group == group && (r.guid1 == guid || r.guid2 == guid))
+                .map(|(k, _)| *k)
+                .collect();
+            assert_eq!(got, want, "group {group} guid {guid}");
+        }
+        for code in 1..4 {
+            let filter = ByCode::filter()
+                .group(group)
+                .code(code)
+                .date(20_001..20_004)
+                .build()
+                .unwrap();
+            let got = sorted(t.query::<ByCode>(&filter).unwrap());
+            let want: BTreeSet<LogKey> = rows
+                .iter()
+                .filter(|(_, r)| {
+                    r.group == group && r.code == code && (20_001..20_004).contains(&r.date)
+                })
+                .map(|(k, _)| *k)
+                .collect();
+            assert_eq!(got, want, "group {group} code {code}");
+        }
+        let either = [
+            ByGuid::filter().group(group).guid(3).build().unwrap(),
+            ByCode::filter().group(group).code(2).build().unwrap(),
+        ];
+        let got = sorted(t.query_any(&either).unwrap());
+        let want: BTreeSet<LogKey> = rows
+            .iter()
+            .filter(|(_, r)| r.group == group && (r.guid1 == 3 || r.guid2 == 3 || r.code == 2))
+            .map(|(k, _)| *k)
+            .collect();
+        assert_eq!(got, want, "group {group}: guid 3 or code 2");
+    }
+}
+
+/// The data keys of a query's records, checking each record against its
+/// data row and that none comes twice.
+pub fn sorted<E: std::fmt::Debug>(
+    hits: impl Iterator<Item = Result<(LogKey, Log), E>>,
+) -> BTreeSet<LogKey> {
+    let mut out = BTreeSet::new();
+    for hit in hits {
+        let (k, _) = hit.unwrap();
+        assert!(out.insert(k), "{k:?} returned twice");
+    }
+    out
+}
+
+pub fn redb_db() -> redb::Database {
+    redb::Database::builder()
+        .create_with_backend(redb::backends::InMemoryBackend::new())
+        .unwrap()
+}
+
+pub fn fjall_db() -> (tempfile::TempDir, fjall::SingleWriterTxDatabase) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = fjall::SingleWriterTxDatabase::builder(dir.path())
+        .open()
+        .unwrap();
+    (dir, db)
+}
+
+/// Puts, changes of indexed values (A to B and back), deletes: queries
+/// equal the oracle and `verify` is clean after each round.
+pub fn puts_and_queries<S: Store>(store: S)
+where
+    S::Error: std::fmt::Debug,
+{
+    let t = table(store);
+    let mut rng = Rng(7);
+    for round in 0..4 {
+        for id in 0..300 {
+            t.put(&LogKey { id }, &rng.log()).unwrap();
+        }
+        for id in (round..300).step_by(7) {
+            assert!(t.delete(&LogKey { id }).unwrap());
+        }
+        check_queries(&t);
+        for report in [t.verify::<ByGuid>().unwrap(), t.verify::<ByCode>().unwrap()] {
+            assert!(report.is_clean(), "round {round}: {report:?}");
+            assert!(report.valid > 0);
+        }
+    }
+    assert!(!t.delete(&LogKey { id: 1_000_000 }).unwrap());
+    let log = Log {
+        group: 1,
+        guid1: 5,
+        guid2: 6,
+        code: 1,
+        date: 20_000,
+    };
+    t.put(&LogKey { id: 9 }, &log).unwrap();
+    assert_eq!(t.get(&LogKey { id: 9 }).unwrap(), Some(log));
+    assert_eq!(t.get(&LogKey { id: 1_000_000 }).unwrap(), None);
+}
+
+/// A store whose every write step is its own transaction, as on HBase and
+/// Bigtable (atomic per row, never across rows): what a crash between the
+/// steps of a put leaves is real here. Real redb underneath.
+pub struct PerStep<S>(pub S);
+
+pub struct PerStepTx<'a, S>(&'a S);
+
+impl<S: Store> StoreTx for PerStepTx<'_, S> {
+    type Error = S::Error;
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, S::Error> {
+        Ok(self.0.get_many(&[key.to_vec()])?.pop().flatten())
+    }
+    fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), S::Error> {
+        self.0.write(|tx| tx.put(rows, ts))
+    }
+    fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), S::Error> {
+        self.0.write(|tx| tx.delete(keys, ts))
+    }
+}
+
+impl<S: Store> Store for PerStep<S> {
+    type Error = S::Error;
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> Result<Page, S::Error> {
+        self.0.scan(from, stop, filter, limit)
+    }
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
+        self.0.get_many(keys)
+    }
+    fn write<R, E: From<S::Error>>(
+        &self,
+        steps: impl FnOnce(&mut dyn StoreTx<Error = S::Error>) -> Result<R, E>,
+    ) -> Result<R, E> {
+        steps(&mut PerStepTx(&self.0))
+    }
+}
+
+/// `(stale, orphan)` entries of `ByGuid`, then of `ByCode`.
+pub type Leftovers = [(u64, u64); 2];
+
+/// What `verify` counts as left over in each index.
+pub fn leftovers<S: Store>(t: &Table<S>) -> Leftovers
+where
+    S::Error: std::fmt::Debug,
+{
+    let g = t.verify::<ByGuid>().unwrap();
+    let c = t.verify::<ByCode>().unwrap();
+    for r in [g, c] {
+        assert_eq!((r.missing, r.undecodable), (0, 0), "{r:?}");
+    }
+    [(g.stale, g.orphan), (c.stale, c.orphan)]
+}
+
+/// Crashes at every step of a put and of a delete. The write order is:
+/// a put writes the new entries (step 1), the data row (2), then removes
+/// the old entries (3); a delete removes the data row (1), then the
+/// entries (2). After each crash every query equals the oracle, `verify`
+/// counts exactly what the crash left (nothing where the store has
+/// transactions), `repair` within the grace period spares it, `repair`
+/// after it leaves `verify` clean, and a second `repair` changes nothing.
+pub fn crash_at_every_step<S: Store>(store: S, transactional: bool)
+where
+    S::Error: std::fmt::Debug + std::fmt::Display,
+{
+    let t = table(FailAt::new(store));
+    let old = Log {
+        group: 1,
+        guid1: 3,
+        guid2: 4,
+        code: 2,
+        date: 20_001,
+    };
+    let new = Log {
+        group: 1,
+        guid1: 3,
+        guid2: 5,
+        code: 3,
+        date: 20_001,
+    };
+    // (operation, step, leftovers without transactions: [(stale, orphan)])
+    let cases: [(&str, u64, Leftovers); 5] = [
+        // Nothing written yet.
+        ("put", 1, [(0, 0), (0, 0)]),
+        // The new entries (guid 5, code 3) beside the old record.
+        ("put", 2, [(1, 0), (1, 0)]),
+        // The old entries (guid 4, code 2) beside the new record.
+        ("put", 3, [(1, 0), (1, 0)]),
+        ("delete", 1, [(0, 0), (0, 0)]),
+        // The record's entries (guids 3 and 4, code 2) without it.
+        ("delete", 2, [(0, 2), (0, 1)]),
+    ];
+    for (id, (op, step, left)) in cases.into_iter().enumerate() {
+        let key = LogKey { id: id as u64 };
+        t.put(&key, &old).unwrap();
+        t.store().fail_at(step);
+        let err = match op {
+            "put" => t.put(&key, &new).unwrap_err(),
+            _ => t.delete(&key).unwrap_err(),
+        };
+        assert!(
+            matches!(err, IndexError::Store(Failed::Injected(s)) if s == step),
+            "{op} step {step}: {err}"
+        );
+        t.store().disarm();
+        check_queries(&t);
+        let want = if transactional { [(0, 0); 2] } else { left };
+        assert_eq!(leftovers(&t), want, "{op}, crash at step {step}");
+        let count = want.iter().map(|(s, o)| s + o).sum::<u64>();
+        let spared = t
+            .repair::<ByGuid>(Duration::from_secs(3600))
+            .unwrap()
+            .spared
+            + t.repair::<ByCode>(Duration::from_secs(3600))
+                .unwrap()
+                .spared;
+        assert_eq!(
+            spared, count,
+            "{op} step {step}: a young leftover is spared"
+        );
+        assert_eq!(leftovers(&t), want);
+        let removed = t.repair::<ByGuid>(Duration::ZERO).unwrap().removed
+            + t.repair::<ByCode>(Duration::ZERO).unwrap().removed;
+        assert_eq!(removed, count, "{op} step {step}");
+        assert_eq!(leftovers(&t), [(0, 0); 2]);
+        for again in [
+            t.repair::<ByGuid>(Duration::ZERO).unwrap(),
+            t.repair::<ByCode>(Duration::ZERO).unwrap(),
+        ] {
+            assert_eq!(
+                (again.written, again.removed, again.spared),
+                (0, 0, 0),
+                "{again:?}"
+            );
+        }
+        check_queries(&t);
+    }
+}
+
+/// Several threads update a few hot rows, each flipping indexed values
+/// A → B → A: afterwards every query equals the oracle and no entry is
+/// missing. Where a put is one transaction (redb, fjall) none is stale
+/// either; on HBase a race can leave a stale entry, which `repair` removes.
+pub fn hot_rows<S: Store + Sync>(store: S, transactional: bool)
+where
+    S::Error: std::fmt::Debug,
+{
+    let t = table(store);
+    std::thread::scope(|s| {
+        for thread in 0..4u64 {
+            let t = &t;
+            s.spawn(move || {
+                let mut rng = Rng(thread + 11);
+                for i in 0..150u64 {
+                    let id = rng.below(5);
+                    let a = Log {
+                        group: 2,
+                        guid1: 1,
+                        guid2: 2,
+                        code: 1,
+                        date: 20_002,
+                    };
+                    let b = Log {
+                        group: 2,
+                        guid1: 1,
+                        guid2: 9,
+                        code: 3,
+                        date: 20_003,
+                    };
+                    let log = match (i + thread) % 3 {
+                        0 | 2 => a,
+                        _ => b,
+                    };
+                    t.put(&LogKey { id }, &log).unwrap();
+                    if i % 37 == 0 {
+                        t.delete(&LogKey { id }).unwrap();
+                    }
+                }
+            });
+        }
+    });
+    check_queries(&t);
+    let left = leftovers(&t);
+    if transactional {
+        assert_eq!(left, [(0, 0); 2]);
+    } else {
+        t.repair::<ByGuid>(Duration::ZERO).unwrap();
+        t.repair::<ByCode>(Duration::ZERO).unwrap();
+        assert_eq!(leftovers(&t), [(0, 0); 2]);
+    }
+}
+
+/// An async store seen as a blocking one: each call run to its end on a
+/// runtime of its own, so the blocking suite runs on Bigtable's store.
+pub struct BlockOn<S> {
+    /// The async store.
+    pub store: S,
+    /// The runtime its calls run on.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+pub struct BlockOnTx<'a, S>(&'a BlockOn<S>);
+
+impl<S: AsyncStore> StoreTx for BlockOnTx<'_, S> {
+    type Error = S::Error;
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, S::Error> {
+        self.0.runtime.block_on(self.0.store.get(key))
+    }
+    fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), S::Error> {
+        self.0.runtime.block_on(self.0.store.put(rows, ts))
+    }
+    fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), S::Error> {
+        self.0.runtime.block_on(self.0.store.delete(keys, ts))
+    }
+}
+
+impl<S: AsyncStore> Store for BlockOn<S> {
+    type Error = S::Error;
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> Result<Page, S::Error> {
+        self.runtime
+            .block_on(self.store.scan(from, stop, filter, limit))
+    }
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
+        self.runtime.block_on(self.store.get_many(keys))
+    }
+    fn write<R, E: From<S::Error>>(
+        &self,
+        steps: impl FnOnce(&mut dyn StoreTx<Error = S::Error>) -> Result<R, E>,
+    ) -> Result<R, E> {
+        steps(&mut BlockOnTx(self))
+    }
+}

@@ -1,0 +1,224 @@
+//! The secondary-index suite (`rowkey_tests::index`) on a real HBase and
+//! on Bigtable's emulator (its async store through the suite's blocking
+//! adapter, and `AsyncIndexedTable` from spawned tasks).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use rowkey_core::index::{AsyncIndexedTable, AsyncStore, Store};
+use rowkey_core::prelude::*;
+use rowkey_tests::index::*;
+
+/// The suite on a real HBase (two region servers, rowkey's filter on the
+/// servers): puts and queries, a crash at every step (HBase has no
+/// transaction across rows: what a crash leaves is real), and concurrent
+/// updates, whose timestamp-bounded deletes keep a racing writer's entry.
+#[test]
+fn hbase_index_store() {
+    let server =
+        rowkey_hbase::testing::HBase::start_with(2).unwrap_or_else(|e| panic!("HBase starts: {e}"));
+    let client = server.client_builder().server_filter(true).build().unwrap();
+    let store = |table: &str| {
+        let mut splits = ByGuid::split_points();
+        splits.push(b"I2".to_vec());
+        splits.sort();
+        client.create_table(table, &["d"], &splits).unwrap();
+        rowkey_hbase::IndexStore::new(&client, table, "d")
+    };
+    puts_and_queries(store("logs"));
+    crash_at_every_step(store("crashes"), false);
+    hot_rows(store("hot"), false);
+    // The guid queries ran on the region servers.
+    let t = table(store("pushed"));
+    t.put(
+        &LogKey { id: 1 },
+        &Log {
+            group: 0,
+            guid1: 7,
+            guid2: 8,
+            code: 1,
+            date: 20_000,
+        },
+    )
+    .unwrap();
+    let filter = ByGuid::filter().group(0).guid(7).build().unwrap();
+    let rows = client
+        .filter_in("pushed", &filter, &filter.scan(), None)
+        .unwrap();
+    assert_eq!(rows.pushdown(), Some(rowkey_hbase::Pushdown::Server));
+    assert_eq!(rows.count(), 1);
+    // A delete removes only the versions at or before its timestamp: the
+    // entry a racing writer wrote after it stays.
+    let raw = store("racing");
+    let entry = b"I2 racing".to_vec();
+    raw.write(|tx| tx.put(&[(entry.clone(), b"new".to_vec())], 2_000))
+        .unwrap();
+    raw.write(|tx| tx.delete(std::slice::from_ref(&entry), 1_000))
+        .unwrap();
+    assert_eq!(
+        raw.get_many(std::slice::from_ref(&entry)).unwrap(),
+        [Some(b"new".to_vec())]
+    );
+    raw.write(|tx| tx.delete(std::slice::from_ref(&entry), 2_000))
+        .unwrap();
+    assert_eq!(raw.get_many(std::slice::from_ref(&entry)).unwrap(), [None]);
+}
+
+/// Bigtable's emulator: its index store runs the suite (puts and queries,
+/// a crash at every step, concurrent updates), then `AsyncIndexedTable`
+/// runs on it from spawned tasks.
+#[test]
+fn bigtable_index_store() {
+    let emulator = rowkey_bigtable::emulator::Emulator::start()
+        .expect("the Bigtable emulator starts (Debian: google-cloud-cli-bigtable-emulator)");
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let rt = runtime();
+    let client = rt.block_on(async { emulator.client("p", "i") }).unwrap();
+    let mut admin = rt.block_on(emulator.admin()).unwrap();
+    let mut create = |table: &str| {
+        let mut splits = ByGuid::split_points();
+        splits.push(b"I2".to_vec());
+        splits.sort();
+        rt.block_on(rowkey_bigtable::create_table(
+            &mut admin,
+            &rowkey_bigtable::instance_name("p", "i"),
+            table,
+            &["d"],
+            &splits,
+        ))
+        .unwrap();
+        rowkey_bigtable::IndexStore::new(&client, table, "d")
+    };
+    let blocking = |store| BlockOn {
+        store,
+        runtime: runtime(),
+    };
+    puts_and_queries(blocking(create("logs")));
+    crash_at_every_step(blocking(create("crashes")), false);
+    hot_rows(blocking(create("hot")), false);
+
+    // The async table, from tasks spawned on the runtime (its futures are
+    // `Send`): writes, then queries and maintenance against the oracle.
+    let table = std::sync::Arc::new(
+        AsyncIndexedTable::new(create("async"))
+            .with_index::<ByGuid>()
+            .with_index::<ByCode>(),
+    );
+    rt.block_on(async {
+        let mut tasks = Vec::new();
+        for part in 0..4u64 {
+            let table = table.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut rng = Rng(part + 5);
+                for id in (part * 50)..(part * 50 + 50) {
+                    table.put(&LogKey { id }, &rng.log()).await.unwrap();
+                }
+                for id in (part * 50..part * 50 + 50).step_by(9) {
+                    assert!(table.delete(&LogKey { id }).await.unwrap());
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+    });
+    let oracle = data_rows(&blocking(rowkey_bigtable::IndexStore::new(
+        &client, "async", "d",
+    )));
+    assert_eq!(oracle.len(), 200 - 4 * 6);
+    rt.block_on(async {
+        for group in 0..3 {
+            let filter = ByGuid::filter().group(group).guid(7).build().unwrap();
+            let got: BTreeSet<LogKey> = table
+                .query::<ByGuid>(&filter)
+                .unwrap()
+                .collect()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
+            let want: BTreeSet<LogKey> = oracle
+                .iter()
+                .filter(|(_, r)| r.group == group && (r.guid1 == 7 || r.guid2 == 7))
+                .map(|(k, _)| *k)
+                .collect();
+            assert_eq!(got, want, "group {group}");
+        }
+        let either = [
+            ByGuid::filter().guid(3).build().unwrap(),
+            ByCode::filter().group(1).code(2).build().unwrap(),
+        ];
+        let got = table
+            .query_any(&either)
+            .unwrap()
+            .collect()
+            .await
+            .unwrap()
+            .len();
+        let want = oracle
+            .iter()
+            .filter(|(_, r)| r.guid1 == 3 || r.guid2 == 3 || (r.group == 1 && r.code == 2))
+            .count();
+        assert_eq!(got, want);
+        assert!(table.verify::<ByGuid>().await.unwrap().is_clean());
+        assert_eq!(
+            table.get(&LogKey { id: 1 }).await.unwrap(),
+            oracle
+                .iter()
+                .find(|(k, _)| k.id == 1)
+                .map(|(_, r)| r.clone())
+        );
+        // An orphan planted by hand is dropped by queries and mended.
+        let orphan = ByGuid {
+            group: 0,
+            guid: 7,
+            date: 20_000,
+            log: LogKey { id: 9_999 },
+        };
+        table
+            .store()
+            .put(
+                &[(orphan.encode_to_vec().unwrap(), 1u64.to_be_bytes().to_vec())],
+                1,
+            )
+            .await
+            .unwrap();
+        let report = table.verify::<ByGuid>().await.unwrap();
+        assert_eq!(report.orphan, 1);
+        let mut q = table
+            .query::<ByGuid>(&ByGuid::filter().group(0).guid(7).build().unwrap())
+            .unwrap();
+        while let Some(hit) = q.next().await {
+            assert_ne!(hit.unwrap().0.id, 9_999);
+        }
+        assert_eq!(q.stats().orphan, 1);
+        assert_eq!(
+            table
+                .repair::<ByGuid>(Duration::ZERO)
+                .await
+                .unwrap()
+                .removed,
+            1
+        );
+        assert!(table.verify::<ByGuid>().await.unwrap().is_clean());
+        // A backfill from scratch writes every entry again, and the index
+        // stays clean.
+        let report = table
+            .backfill::<ByCode>()
+            .unwrap()
+            .page_size(50)
+            .run()
+            .await
+            .unwrap();
+        assert!(report.complete);
+        assert_eq!(report.data_rows, oracle.len() as u64);
+        assert!(table.verify::<ByCode>().await.unwrap().is_clean());
+    });
+}
