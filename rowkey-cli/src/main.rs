@@ -8,6 +8,7 @@
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
 //! rowkey bulkload --layout SPEC --input rows.csv|rows.jsonl --out DIR (--split-points | --regions HOST:PORT TABLE)
+//! rowkey gen python --layout SPEC --name NAME --package PKG --out DIR
 //! ```
 //!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
@@ -139,6 +140,27 @@ enum Command {
         layout: LayoutArg,
         #[command(flatten)]
         args: bulkload::BulkloadArgs,
+    },
+    /// Typed keys of the layout in another language, byte for byte the
+    /// derive's (`rowkey_codegen`): writes the files under `--out` and
+    /// prints their paths. A layout the language's generator does not
+    /// write yet is refused, naming the field.
+    Gen {
+        /// The language: `python` (a module `PKG.py` with a frozen
+        /// dataclass `NAME`; an XXH3 salt needs the `xxhash` package).
+        #[arg(value_name = "LANGUAGE", value_parser = ["python"])]
+        language: String,
+        #[command(flatten)]
+        layout: LayoutArg,
+        /// The type's name.
+        #[arg(long)]
+        name: String,
+        /// The package or module.
+        #[arg(long)]
+        package: String,
+        /// The folder to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
     },
 }
 
@@ -282,6 +304,29 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 bulkload::Stop::Usage(msg) => Fail::Usage(msg),
                 bulkload::Stop::Failed(msg) => Fail::Failed(msg),
             })?;
+        }
+        Command::Gen {
+            language,
+            layout,
+            name,
+            package,
+            out: dir,
+        } => {
+            let layout = load(&layout.layout)?;
+            let language = match language.as_str() {
+                "python" => rowkey_codegen::Language::Python,
+                other => return Err(usage(format!("gen: no generator for `{other}`"))),
+            };
+            let files = rowkey_codegen::generate(layout.layout(), language, &name, &package)
+                .map_err(|e| usage(format!("gen: {e}")))?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| Fail::Failed(format!("--out {}: {e}", dir.display())))?;
+            for f in files {
+                let path = dir.join(&f.path);
+                std::fs::write(&path, f.contents)
+                    .map_err(|e| Fail::Failed(format!("{}: {e}", path.display())))?;
+                writeln!(out, "{}", path.display())?;
+            }
         }
         Command::Splits {
             layout,

@@ -1,0 +1,215 @@
+//! What a generator needs to know of a layout, decided once for every
+//! language: each field's value type and encoding, the prefix and the
+//! salt. A layout with something a generator does not write yet is refused
+//! here, naming the field.
+
+use rowkey_core::layout::{Encoding, Format, SaltHashKind};
+use rowkey_core::Layout;
+
+use crate::CodegenError;
+
+/// A layout as the generators read it.
+#[derive(Clone, Debug)]
+pub struct KeyPlan {
+    /// The layout's one-line text, which the generated code carries.
+    pub layout_text: String,
+    /// The layout's fingerprint.
+    pub layout_id: u64,
+    /// The bytes every key starts with.
+    pub prefix: Vec<u8>,
+    /// The salt byte after the prefix.
+    pub salt: Option<SaltPlan>,
+    /// The fields, in key order.
+    pub fields: Vec<FieldPlan>,
+}
+
+/// A salt byte: its bucket count, hash and the fields it hashes.
+#[derive(Clone, Debug)]
+pub struct SaltPlan {
+    /// The number of buckets.
+    pub buckets: u16,
+    /// How the bucket is computed.
+    pub hash: SaltHashKind,
+    /// The hashed fields' positions, in key order.
+    pub by: Vec<usize>,
+}
+
+/// One field.
+#[derive(Clone, Debug)]
+pub struct FieldPlan {
+    /// The field's name in the layout (snake_case).
+    pub name: String,
+    /// The value's type.
+    pub scalar: Scalar,
+    /// An `Option`: a tag byte before the value.
+    pub option: bool,
+    /// How the value becomes bytes.
+    pub encoding: FieldEncoding,
+}
+
+/// A field value's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    /// `bool`.
+    Bool,
+    /// An integer of `bits` bits.
+    Int {
+        /// 8, 16, 32 or 64.
+        bits: u32,
+        /// Signed.
+        signed: bool,
+    },
+    /// A UTF-8 string.
+    Str,
+    /// A byte string.
+    Bytes,
+}
+
+/// How a field's value becomes bytes (FORMAT.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldEncoding {
+    /// Big-endian, a signed integer's sign bit flipped; `desc` inverted.
+    BigEndian {
+        /// `#[desc]`.
+        desc: bool,
+    },
+    /// `MAX - ts`, big-endian.
+    DescTs,
+    /// A string padded to `len` bytes with `pad`.
+    Padded {
+        /// The width.
+        len: usize,
+        /// The padding byte.
+        pad: u8,
+        /// `#[desc]`.
+        desc: bool,
+    },
+    /// Escaped (`00` → `00 FF`) and terminated (`00 01`).
+    Escaped {
+        /// `#[desc]`.
+        desc: bool,
+    },
+    /// Raw to the end of the key.
+    Raw,
+}
+
+impl FieldPlan {
+    /// The width of the value (without an `Option`'s tag) when it is
+    /// fixed.
+    pub fn value_width(&self) -> Option<usize> {
+        match (self.encoding, self.scalar) {
+            (FieldEncoding::Padded { len, .. }, _) => Some(len),
+            (FieldEncoding::Escaped { .. } | FieldEncoding::Raw, _) => None,
+            (_, Scalar::Bool) => Some(1),
+            (_, Scalar::Int { bits, .. }) => Some(bits as usize / 8),
+            (_, Scalar::Str | Scalar::Bytes) => None,
+        }
+    }
+
+    /// `#[desc]` (not `#[desc_ts]`): every byte of the field inverted.
+    pub fn desc(&self) -> bool {
+        matches!(
+            self.encoding,
+            FieldEncoding::BigEndian { desc: true }
+                | FieldEncoding::Padded { desc: true, .. }
+                | FieldEncoding::Escaped { desc: true }
+        )
+    }
+}
+
+/// The plan of `layout`, or why `language`'s generator cannot write it.
+pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenError> {
+    let refuse = |field: Option<&str>, what: String| CodegenError::Unsupported {
+        language,
+        field: field.map(str::to_owned),
+        what,
+    };
+    if !layout.members().is_empty() {
+        return Err(refuse(
+            None,
+            "key families (a layout of several members)".into(),
+        ));
+    }
+    match layout.format() {
+        Format::Binary => {}
+        Format::Text { .. } => return Err(refuse(None, "text keys".into())),
+        Format::OrderedCode => return Err(refuse(None, "ordered-code keys".into())),
+        _ => return Err(refuse(None, "this key format".into())),
+    }
+    let mut fields = Vec::with_capacity(layout.fields().len());
+    for f in layout.fields() {
+        let name = f.name();
+        let kind = f.kind();
+        let inner = kind
+            .strip_prefix("Option<")
+            .and_then(|k| k.strip_suffix('>'))
+            .unwrap_or(kind);
+        let scalar = match inner {
+            "bool" => Scalar::Bool,
+            "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64" => Scalar::Int {
+                bits: inner[1..].parse().expect("a width"),
+                signed: inner.starts_with('i'),
+            },
+            "str" => Scalar::Str,
+            "bytes" => Scalar::Bytes,
+            other => return Err(refuse(Some(name), format!("fields of type `{other}`"))),
+        };
+        if f.is_added() {
+            return Err(refuse(Some(name), "added fields".into()));
+        }
+        if f.is_reverse() || f.is_reverse_domain() {
+            return Err(refuse(
+                Some(name),
+                "#[reverse] and #[reverse_domain]".into(),
+            ));
+        }
+        if f.unit().is_some() || f.key_field().is_some() {
+            return Err(refuse(Some(name), "timestamps and field enums".into()));
+        }
+        let encoding = match f.encoding() {
+            Encoding::BigEndian { desc } => FieldEncoding::BigEndian { desc },
+            Encoding::DescTs => FieldEncoding::DescTs,
+            Encoding::Padded { len, pad, desc } => FieldEncoding::Padded { len, pad, desc },
+            Encoding::Escaped { desc } => FieldEncoding::Escaped { desc },
+            Encoding::Raw => FieldEncoding::Raw,
+            other => return Err(refuse(Some(name), format!("the encoding {other:?}"))),
+        };
+        fields.push(FieldPlan {
+            name: name.to_owned(),
+            scalar,
+            option: f.is_option(),
+            encoding,
+        });
+    }
+    let salt = match layout.salt() {
+        None => None,
+        Some(s) => {
+            let by = s
+                .by()
+                .iter()
+                .map(|b| {
+                    fields
+                        .iter()
+                        .position(|f| f.name == *b)
+                        .expect("a salt's by field is a field")
+                })
+                .collect();
+            match s.hash() {
+                SaltHashKind::Xxh3 | SaltHashKind::Java | SaltHashKind::Mod => {}
+                other => return Err(refuse(None, format!("the salt hash {other:?}"))),
+            }
+            Some(SaltPlan {
+                buckets: s.buckets(),
+                hash: s.hash(),
+                by,
+            })
+        }
+    };
+    Ok(KeyPlan {
+        layout_text: layout.to_string(),
+        layout_id: layout.id(),
+        prefix: layout.prefix().to_vec(),
+        salt,
+        fields,
+    })
+}
