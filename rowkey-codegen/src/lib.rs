@@ -26,37 +26,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod error;
 mod plan;
 mod python;
 
+pub use error::CodegenError;
 pub use plan::{plan, FieldEncoding, FieldPlan, KeyPlan, SaltPlan, Scalar};
 use rowkey_core::Layout;
-
-/// Why code cannot be generated for a layout.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CodegenError {
-    /// The layout has something the language's generator does not write.
-    #[error("{language}: {}{what} not supported yet", field.as_ref().map(|f| format!("field `{f}`: ")).unwrap_or_default())]
-    Unsupported {
-        /// The language.
-        language: &'static str,
-        /// The field, when one field is the cause.
-        field: Option<String>,
-        /// What is not supported.
-        what: String,
-    },
-    /// The type or package name is not an identifier of the language.
-    #[error("{language}: `{name}` is not a valid {what} name")]
-    Name {
-        /// The language.
-        language: &'static str,
-        /// The name given.
-        name: String,
-        /// A type or a package.
-        what: &'static str,
-    },
-}
 
 /// A language to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use rowkey_core::layout::{Encoding, Format, SaltHashKind};
 use rowkey_core::Layout;
 
-use crate::CodegenError;
+use crate::error::CodegenError;
 
 /// A layout as the generators read it.
 #[derive(Clone, Debug)]
