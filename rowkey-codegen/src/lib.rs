@@ -31,7 +31,7 @@ mod plan;
 mod python;
 
 pub use error::CodegenError;
-pub use plan::{plan, FieldEncoding, FieldPlan, KeyPlan, SaltPlan, Scalar};
+pub use plan::{plan, FieldPlan, KeyPlan, SaltPlan, Scalar};
 use rowkey_core::Layout;
 
 /// A language to generate.

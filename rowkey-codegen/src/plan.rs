@@ -43,8 +43,9 @@ pub struct FieldPlan {
     pub scalar: Scalar,
     /// An `Option`: a tag byte before the value.
     pub option: bool,
-    /// How the value becomes bytes.
-    pub encoding: FieldEncoding,
+    /// How the value becomes bytes (FORMAT.md): one of the binary
+    /// encodings, `BigEndian`, `DescTs`, `Padded`, `Escaped` or `Raw`.
+    pub encoding: Encoding,
 }
 
 /// A field value's type.
@@ -65,41 +66,13 @@ pub enum Scalar {
     Bytes,
 }
 
-/// How a field's value becomes bytes (FORMAT.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldEncoding {
-    /// Big-endian, a signed integer's sign bit flipped; `desc` inverted.
-    BigEndian {
-        /// `#[desc]`.
-        desc: bool,
-    },
-    /// `MAX - ts`, big-endian.
-    DescTs,
-    /// A string padded to `len` bytes with `pad`.
-    Padded {
-        /// The width.
-        len: usize,
-        /// The padding byte.
-        pad: u8,
-        /// `#[desc]`.
-        desc: bool,
-    },
-    /// Escaped (`00` → `00 FF`) and terminated (`00 01`).
-    Escaped {
-        /// `#[desc]`.
-        desc: bool,
-    },
-    /// Raw to the end of the key.
-    Raw,
-}
-
 impl FieldPlan {
     /// The width of the value (without an `Option`'s tag) when it is
     /// fixed.
     pub fn value_width(&self) -> Option<usize> {
         match (self.encoding, self.scalar) {
-            (FieldEncoding::Padded { len, .. }, _) => Some(len),
-            (FieldEncoding::Escaped { .. } | FieldEncoding::Raw, _) => None,
+            (Encoding::Padded { len, .. }, _) => Some(len),
+            (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
             (_, Scalar::Bool) => Some(1),
             (_, Scalar::Int { bits, .. }) => Some(bits as usize / 8),
             (_, Scalar::Str | Scalar::Bytes) => None,
@@ -110,9 +83,9 @@ impl FieldPlan {
     pub fn desc(&self) -> bool {
         matches!(
             self.encoding,
-            FieldEncoding::BigEndian { desc: true }
-                | FieldEncoding::Padded { desc: true, .. }
-                | FieldEncoding::Escaped { desc: true }
+            Encoding::BigEndian { desc: true }
+                | Encoding::Padded { desc: true, .. }
+                | Encoding::Escaped { desc: true }
         )
     }
 }
@@ -167,11 +140,11 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             return Err(refuse(Some(name), "timestamps and field enums".into()));
         }
         let encoding = match f.encoding() {
-            Encoding::BigEndian { desc } => FieldEncoding::BigEndian { desc },
-            Encoding::DescTs => FieldEncoding::DescTs,
-            Encoding::Padded { len, pad, desc } => FieldEncoding::Padded { len, pad, desc },
-            Encoding::Escaped { desc } => FieldEncoding::Escaped { desc },
-            Encoding::Raw => FieldEncoding::Raw,
+            e @ (Encoding::BigEndian { .. }
+            | Encoding::DescTs
+            | Encoding::Padded { .. }
+            | Encoding::Escaped { .. }
+            | Encoding::Raw) => e,
             other => return Err(refuse(Some(name), format!("the encoding {other:?}"))),
         };
         fields.push(FieldPlan {

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use rowkey_core::layout::SaltHashKind;
+use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{FieldEncoding, FieldPlan, KeyPlan, Scalar};
+use crate::plan::{FieldPlan, KeyPlan, Scalar};
 
 /// The helpers every generated module carries (FORMAT.md's rules, each
 /// once).
@@ -248,7 +248,7 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
     let _ = write!(py, "\n\ndef _enc_{i}(v):\n");
     let width = f.value_width();
     let desc = f.desc();
-    let desc_ts = f.encoding == FieldEncoding::DescTs;
+    let desc_ts = f.encoding == Encoding::DescTs;
     if f.option {
         let _ = writeln!(py, "    if v is None:");
         let none = match (desc_ts, desc) {
@@ -303,7 +303,7 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 "False"
             };
             match f.encoding {
-                FieldEncoding::Raw => {
+                Encoding::Raw => {
                     let _ = writeln!(
                         py,
                         "    return _unraw(key[pos:], {is_str}, \"{label}\"), len(key)"
@@ -329,17 +329,17 @@ fn value_encode(f: &FieldPlan, label: &str) -> String {
         "False"
     };
     match (f.encoding, f.scalar) {
-        (FieldEncoding::DescTs, Scalar::Int { bits, signed }) => {
+        (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_desc_ts(v, {bits}, {}, \"{label}\")", py_bool(signed))
         }
         (_, Scalar::Bool) => format!("_bool(v, \"{label}\")"),
         (_, Scalar::Int { bits, signed }) => {
             format!("_int(v, {bits}, {}, \"{label}\")", py_bool(signed))
         }
-        (FieldEncoding::Padded { len, pad, .. }, _) => {
+        (Encoding::Padded { len, pad, .. }, _) => {
             format!("_pad(_raw(v, {is_str}, \"{label}\"), {len}, {pad}, \"{label}\")")
         }
-        (FieldEncoding::Escaped { .. }, _) => format!("_esc(_raw(v, {is_str}, \"{label}\"))"),
+        (Encoding::Escaped { .. }, _) => format!("_esc(_raw(v, {is_str}, \"{label}\"))"),
         (_, _) => format!("_raw(v, {is_str}, \"{label}\")"),
     }
 }
@@ -353,12 +353,12 @@ fn value_decode(f: &FieldPlan, label: &str) -> String {
         "False"
     };
     match (f.encoding, f.scalar) {
-        (FieldEncoding::DescTs, Scalar::Int { bits, signed }) => {
+        (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_undesc_ts(b, {bits}, {}, \"{label}\")", py_bool(signed))
         }
         (_, Scalar::Bool) => format!("_unbool(b, \"{label}\")"),
         (_, Scalar::Int { bits, signed }) => format!("_unint(b, {bits}, {})", py_bool(signed)),
-        (FieldEncoding::Padded { pad, .. }, _) => {
+        (Encoding::Padded { pad, .. }, _) => {
             format!("_unraw(_unpad(b, {pad}), {is_str}, \"{label}\")")
         }
         _ => unreachable!("variable-width values are read by _unesc or to the end"),
