@@ -581,6 +581,13 @@ fn gen_python_writes_the_derived_keys_bytes() {
         kind: "click".into(),
     };
     let key = event.encode_to_vec().unwrap();
+    let ranges = format!(
+        "{:?}",
+        UserEvent::range_by_user_id_ts_millis(42, 1_699_000_000_000..1_700_000_000_000)
+            .ranges()
+            .map(|r| [hex(r.start()), hex(r.stop())])
+            .collect::<Vec<_>>()
+    );
     let script = format!(
         "import events\n\
          e = events.UserEvent(user_id=42, ts_millis=1_700_000_000_000, kind='click')\n\
@@ -589,11 +596,15 @@ fn gen_python_writes_the_derived_keys_bytes() {
          assert e.bucket() == {bucket}\n\
          assert events.LAYOUT_ID == {id}\n\
          assert len(events.UserEvent.split_points()) == 15\n\
+         r = events.UserEvent.range_by_user_id_ts_millis(42, 1_699_000_000_000, 1_700_000_000_000)\n\
+         assert [[a.hex(), b.hex()] for a, b in r] == {ranges}, r\n\
+         assert events.scan_kwargs(events.UserEvent.scan_all())[15] == {{'row_start': bytes([15]), 'row_stop': bytes([16])}}\n\
          try:\n    events.UserEvent(42, 1, 'far too long').to_bytes()\n    raise SystemExit('no error')\n\
          except ValueError as err:\n    assert 'UserEvent.kind' in str(err), err\n\
          print('ok')\n",
-        hex = key.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        hex = hex(&key),
         bucket = event.bucket(),
+        ranges = ranges,
         id = UserEvent::LAYOUT_ID,
     );
     let run = Command::new("python3")
@@ -638,4 +649,8 @@ fn gen_python_writes_the_derived_keys_bytes() {
         ]),
         "rowkey: gen: python: `User Event` is not a valid type name\n"
     );
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }

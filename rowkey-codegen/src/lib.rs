@@ -9,6 +9,7 @@
 //!
 //! Languages so far: **Python 3** ([`Language::Python`]: a module with a
 //! frozen dataclass, `to_bytes`, `from_bytes`, `bucket`, `split_points`,
+//! the `scan_by_*` / `range_by_*` bounds, `scan_kwargs` for happybase,
 //! `LAYOUT` and `LAYOUT_ID`; the standard library only, and the `xxhash`
 //! package when the salt is XXH3), for binary keys of integers, bools,
 //! strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,

@@ -8,6 +8,7 @@
 //! (`.ci/run` installs it).
 
 use std::fmt::Write as _;
+use std::ops::Bound;
 use std::process::Command;
 
 use rowkey_codegen::{generate, Language};
@@ -183,6 +184,114 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
     (text, fields)
 }
 
+/// The scans of `values`' leading fields (every length), and a random
+/// range on the next field where the generator writes one: the method,
+/// its arguments and the `(start, stop)` rows Rust gives.
+fn scan_vectors(
+    rng: &mut Rng,
+    layout: &DynLayout,
+    kinds: &[(Kind, bool, bool, bool)],
+    values: &[Value],
+) -> Vec<Json> {
+    let names: Vec<String> = (0..values.len()).map(|i| format!("f{i}")).collect();
+    let rows = |scan: rowkey_core::Scan| -> Vec<[String; 2]> {
+        scan.ranges()
+            .map(|r| [hex(r.start()), hex(r.stop())])
+            .collect()
+    };
+    let mut out = Vec::new();
+    for k in 0..=values.len() {
+        let method = if k == 0 {
+            "scan_all".to_owned()
+        } else {
+            format!("scan_by_{}", names[..k].join("_"))
+        };
+        let scan = layout.scan(&values[..k], None).unwrap();
+        out.push(json!({
+            "method": method,
+            "args": values[..k].iter().map(json_value).collect::<Vec<_>>(),
+            "ranges": rows(scan),
+        }));
+        let Some(&(kind, option, desc_ts, desc)) = kinds.get(k) else {
+            continue;
+        };
+        if option || matches!(kind, Kind::Bool) {
+            continue;
+        }
+        let (mut lo, mut hi) = (
+            random_value(rng, kind, desc_ts),
+            random_value(rng, kind, desc_ts),
+        );
+        // In the order of the field's bytes (the value order but for a
+        // padded string whose pad is above some of its bytes), reversed
+        // for a descending field: the ends `range_by_*` takes.
+        let field_bytes = |v: &Value| {
+            let mut all = values.to_vec();
+            all[k] = v.clone();
+            layout.encode(&all).unwrap()[layout.layout().head_len()..].to_vec()
+        };
+        let order = field_bytes(&lo).cmp(&field_bytes(&hi));
+        if order != std::cmp::Ordering::Equal
+            && (order == std::cmp::Ordering::Greater) != (desc || desc_ts)
+        {
+            std::mem::swap(&mut lo, &mut hi);
+        }
+        let lo_incl = rng.chance(2);
+        let hi_incl = rng.chance(2);
+        let bound = |v: &Value, incl: bool| {
+            if incl {
+                Bound::Included(v.clone())
+            } else {
+                Bound::Excluded(v.clone())
+            }
+        };
+        let lo_bound = if rng.chance(5) {
+            Bound::Unbounded
+        } else {
+            bound(&lo, lo_incl)
+        };
+        let hi_bound = if rng.chance(5) {
+            Bound::Unbounded
+        } else {
+            bound(&hi, hi_incl)
+        };
+        let arg = |b: &Bound<Value>| match b {
+            Bound::Unbounded => Json::Null,
+            Bound::Included(v) | Bound::Excluded(v) => json_value(v),
+        };
+        let (lo_json, hi_json) = (arg(&lo_bound), arg(&hi_bound));
+        let Ok(scan) = layout.scan(&values[..k], Some((lo_bound, hi_bound))) else {
+            continue;
+        };
+        // Rust's ranges and the derive's may cut a range differently where
+        // no key lies (an exclusive bound on a fixed-width field): the two
+        // are compared by the keys they hold. Sample keys: the bounds and
+        // random values of the field, after the case's leading values.
+        let ranges: Vec<rowkey_core::ScanRange> = scan.ranges().collect();
+        let mut samples = Vec::new();
+        let mut candidates = vec![lo.clone(), hi.clone(), values[k].clone()];
+        candidates.extend((0..6).map(|_| random_value(rng, kind, desc_ts)));
+        for c in candidates {
+            let mut all = values.to_vec();
+            all[k] = c;
+            let key = layout.encode(&all).unwrap();
+            let inside = ranges.iter().any(|r| r.contains(&key));
+            samples.push(json!({ "key": hex(&key), "in": inside }));
+        }
+        out.push(json!({
+            "samples": samples,
+            "method": format!("range_by_{}", names[..=k].join("_")),
+            "args": values[..k].iter().map(json_value).collect::<Vec<_>>(),
+            "lo": lo_json,
+            "hi": hi_json,
+            "lo_incl": lo_incl,
+            "hi_incl": hi_incl,
+            "ranges": rows(scan),
+        }));
+    }
+    out
+}
+
 fn json_value(v: &Value) -> Json {
     match v {
         Value::Bool(b) => json!({ "bool": b }),
@@ -250,6 +359,27 @@ for case in cases:
             want = cls(*[value(v) for v in bad["values"]])
             if got != want:
                 raise AssertionError(f"mutated key {bad['key']}: Python {got}, Rust {want}")
+        for scan in case["scans"]:
+            args = [value(v) for v in scan["args"]]
+            method = getattr(cls, scan["method"])
+            if "lo" in scan:
+                got = method(*args, value(scan["lo"]), value(scan["hi"]),
+                             start_inclusive=scan["lo_incl"], stop_inclusive=scan["hi_incl"])
+            else:
+                got = method(*args)
+            if "samples" in scan:
+                for sample in scan["samples"]:
+                    key = bytes.fromhex(sample["key"])
+                    inside = any(a <= key and (b == b"" or key < b) for a, b in got)
+                    if inside != sample["in"]:
+                        raise AssertionError(f"{scan['method']}({args}, lo={scan.get('lo')}, hi={scan.get('hi')}, incl={scan.get('lo_incl')},{scan.get('hi_incl')}): key {sample['key']} {'in' if inside else 'not in'} {[[a.hex(), b.hex()] for a, b in got]}, Rust {scan['ranges']}")
+                continue
+            for kw, (a, b) in zip(m.scan_kwargs(got), got):
+                if kw != ({"row_start": a, "row_stop": b} if b else {"row_start": a}):
+                    raise AssertionError(f"scan_kwargs gave {kw} for {(a, b)}")
+            got = [[a.hex(), b.hex()] for a, b in got]
+            if got != scan["ranges"]:
+                raise AssertionError(f"{scan['method']}({args}, lo={scan.get('lo')}, hi={scan.get('hi')}, incl={scan.get('lo_incl')},{scan.get('hi_incl')}): {got}, Rust {scan['ranges']}")
     except AssertionError as e:
         failures += 1
         print(f"FAIL {where}: {e}")
@@ -330,6 +460,7 @@ fn generated_python_agrees_with_rust_on_random_layouts() {
                 };
                 mutated.push(json!({ "key": hex(&bad), "values": decoded, "error": error }));
             }
+            let scans = scan_vectors(&mut rng, &layout, &kinds, &values);
             cases.push(json!({
                 "seed": seed,
                 "module": module,
@@ -340,6 +471,7 @@ fn generated_python_agrees_with_rust_on_random_layouts() {
                 "bucket": bucket,
                 "splits": splits,
                 "mutated": mutated,
+                "scans": scans,
             }));
         }
     }
