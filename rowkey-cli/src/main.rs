@@ -8,7 +8,7 @@
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
 //! rowkey bulkload --layout SPEC --input rows.csv|rows.jsonl --out DIR (--split-points | --regions HOST:PORT TABLE)
-//! rowkey gen python --layout SPEC --name NAME --package PKG --out DIR
+//! rowkey gen python|go --layout SPEC --name NAME --package PKG --out DIR
 //! ```
 //!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
@@ -147,8 +147,10 @@ enum Command {
     /// write yet is refused, naming the field.
     Gen {
         /// The language: `python` (a module `PKG.py` with a frozen
-        /// dataclass `NAME`; an XXH3 salt needs the `xxhash` package).
-        #[arg(value_name = "LANGUAGE", value_parser = ["python"])]
+        /// dataclass `NAME`; an XXH3 salt needs the `xxhash` package) or
+        /// `go` (package `PKG`: `name.go` and `rowkey_helpers.go`; an XXH3
+        /// salt needs `github.com/zeebo/xxh3`).
+        #[arg(value_name = "LANGUAGE", value_parser = ["python", "go"])]
         language: String,
         #[command(flatten)]
         layout: LayoutArg,
@@ -315,6 +317,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             let layout = load(&layout.layout)?;
             let language = match language.as_str() {
                 "python" => rowkey_codegen::Language::Python,
+                "go" => rowkey_codegen::Language::Go,
                 other => return Err(usage(format!("gen: no generator for `{other}`"))),
             };
             let files = rowkey_codegen::generate(layout.layout(), language, &name, &package)

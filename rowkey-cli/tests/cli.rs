@@ -619,6 +619,37 @@ fn gen_python_writes_the_derived_keys_bytes() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert_eq!(to_string_binary(&key), PASTED);
+    // Go: the key's file and the package's helpers (rowkey-codegen's Go
+    // binding tester compiles and runs them).
+    let go_dir = dir.path().join("go");
+    let printed = ok(&[
+        "gen",
+        "go",
+        "--layout",
+        SPEC,
+        "--name",
+        "UserEvent",
+        "--package",
+        "events",
+        "--out",
+        go_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        printed.lines().collect::<Vec<_>>(),
+        [
+            go_dir.join("userevent.go").display().to_string(),
+            go_dir.join("rowkey_helpers.go").display().to_string()
+        ]
+    );
+    let source = std::fs::read_to_string(go_dir.join("userevent.go")).unwrap();
+    assert!(
+        source.contains("func (k UserEvent) Encode() ([]byte, error)"),
+        "{source}"
+    );
+    assert!(source.contains(&format!(
+        "const UserEventLayoutID uint64 = {:#018x}",
+        UserEvent::LAYOUT_ID
+    )));
     assert_eq!(
         fails(&[
             "gen",

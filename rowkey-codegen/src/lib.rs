@@ -13,8 +13,11 @@
 //! `LAYOUT` and `LAYOUT_ID`; the standard library only, and the `xxhash`
 //! package when the salt is XXH3), for binary keys of integers, bools,
 //! strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,
-//! a prefix and every salt. `tests/python.rs` runs the generated code on
-//! random layouts and values against the Rust encoding.
+//! a prefix and every salt. **Go** ([`Language::Go`]: a struct with
+//! `Encode`, `Decode<Name>`, `Bucket`, split points and the scans, the
+//! standard library and `github.com/zeebo/xxh3` for an XXH3 salt), for the
+//! same layouts. `tests/python.rs` and `tests/go.rs` run the generated
+//! code on random layouts and values against the Rust encoding.
 //!
 //! ```
 //! use rowkey_codegen::{generate, Language};
@@ -28,6 +31,7 @@
 //! ```
 
 mod error;
+mod go;
 mod plan;
 mod python;
 
@@ -41,6 +45,8 @@ use rowkey_core::Layout;
 pub enum Language {
     /// Python 3.8 or later.
     Python,
+    /// Go 1.21 or later.
+    Go,
 }
 
 impl Language {
@@ -48,6 +54,7 @@ impl Language {
     pub fn name(self) -> &'static str {
         match self {
             Language::Python => "python",
+            Language::Go => "go",
         }
     }
 }
@@ -97,5 +104,15 @@ pub fn generate(
             path: format!("{package}.py"),
             contents: python::module(&plan, name),
         }]),
+        Language::Go => Ok(vec![
+            GeneratedFile {
+                path: format!("{}.go", name.to_ascii_lowercase()),
+                contents: go::file(&plan, name, package),
+            },
+            GeneratedFile {
+                path: "rowkey_helpers.go".into(),
+                contents: go::HELPERS.replace("PACKAGE", package),
+            },
+        ]),
     }
 }

@@ -1,0 +1,392 @@
+//! The binding tester's vectors, the same for every language: random
+//! layouts (every field kind and attribute the generators write, prefixes
+//! and every salt) and random values from a seed; Rust (`DynLayout`, the
+//! derive's codecs) gives each key's bytes, bucket, split points and
+//! scans, and mutated keys with whether they decode and to what.
+#![allow(dead_code)]
+
+use std::fmt::Write as _;
+use std::ops::Bound;
+
+use rowkey_core::{DynLayout, Value};
+use serde_json::{json, Value as Json};
+
+/// The seed: `ROWKEY_SEED`, or a fixed one.
+pub fn seed() -> u64 {
+    std::env::var("ROWKEY_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5EED_2026)
+}
+
+/// `layouts` random layouts of `seed` with ten keys each: the layouts
+/// (their text and `DynLayout`) and the cases (each naming its layout by
+/// its position, `"layout_index"`).
+pub fn vectors(seed: u64, layouts: usize) -> (Vec<(String, DynLayout)>, Vec<Json>) {
+    let mut out = Vec::new();
+    let mut cases = Vec::new();
+    let mut rng = Rng(seed);
+    for l in 0..layouts {
+        let (text, kinds) = random_layout(&mut rng);
+        let layout = DynLayout::parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
+        let splits: Vec<String> = layout
+            .layout()
+            .split_points()
+            .iter()
+            .map(|s| hex(s))
+            .collect();
+        for _ in 0..10 {
+            let values: Vec<Value> = kinds
+                .iter()
+                .map(|&(kind, option, desc_ts, _)| {
+                    let v = random_value(&mut rng, kind, desc_ts);
+                    match (option, rng.chance(3)) {
+                        (false, _) => v,
+                        (true, true) => Value::Option(None),
+                        (true, false) => Value::Option(Some(Box::new(v))),
+                    }
+                })
+                .collect();
+            let key = layout
+                .encode(&values)
+                .unwrap_or_else(|e| panic!("seed {seed}: {text}: {values:?}: {e}"));
+            let bucket = layout.bucket(&values).unwrap();
+            // Keys one byte shorter or longer, or with a byte changed.
+            let mut mutated = Vec::new();
+            for m in 0..4 {
+                let mut bad = key.clone();
+                match m {
+                    0 => {
+                        bad.pop();
+                    }
+                    1 => bad.push([0x00, 0x01, 0xFF][rng.below(3) as usize]),
+                    _ if !bad.is_empty() => {
+                        let i = rng.below(bad.len() as u64) as usize;
+                        bad[i] = [0x00, 0x01, 0xFF, 0xFE, 0x80][rng.below(5) as usize];
+                    }
+                    _ => continue,
+                }
+                let (decoded, error) = match layout.decode(&bad) {
+                    Ok(v) => (Json::Array(v.iter().map(json_value).collect()), Json::Null),
+                    Err(e) => (Json::Null, Json::String(e.to_string())),
+                };
+                mutated.push(json!({ "key": hex(&bad), "values": decoded, "error": error }));
+            }
+            let scans = scan_vectors(&mut rng, &layout, &kinds, &values);
+            cases.push(json!({
+                "seed": seed,
+                "layout_index": l,
+                "layout": text,
+                "layout_id": layout.layout().id(),
+                "values": values.iter().map(json_value).collect::<Vec<_>>(),
+                "key": hex(&key),
+                "bucket": bucket,
+                "splits": splits,
+                "mutated": mutated,
+                "scans": scans,
+            }));
+        }
+        out.push((text, layout));
+    }
+    (out, cases)
+}
+
+/// A small deterministic generator (xorshift).
+pub struct Rng(pub u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn chance(&mut self, in_n: u64) -> bool {
+        self.below(in_n) == 0
+    }
+
+    /// Bytes of the characters that break encodings: 00, FF, 01, pad.
+    fn bytes(&mut self, max: u64) -> Vec<u8> {
+        let n = self.below(max + 1);
+        (0..n)
+            .map(|_| [0x00, 0x01, 0xFF, b'a', b' ', 0x7F, 0xFE][self.below(7) as usize])
+            .collect()
+    }
+
+    fn string(&mut self, max: u64) -> String {
+        let n = self.below(max + 1);
+        (0..n)
+            .map(|_| ['a', 'b', '\0', 'é', '€', ' ', '\u{1F600}'][self.below(7) as usize])
+            .collect()
+    }
+}
+
+/// A field kind: its layout text and a value generator.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int(u32, bool),
+    Bool,
+    Str,
+    Bytes,
+    Fixed(usize, u8),
+}
+
+fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
+    match kind {
+        Kind::Int(bits, signed) => {
+            let raw = match rng.below(4) {
+                0 => 0,
+                1 => u64::MAX,
+                2 => 1 << (rng.below(u64::from(bits))),
+                _ => rng.next(),
+            };
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            let mut u = raw & mask;
+            if desc_ts && !signed {
+                u &= mask >> 1;
+            }
+            match (bits, signed) {
+                (8, false) => Value::U8(u as u8),
+                (16, false) => Value::U16(u as u16),
+                (32, false) => Value::U32(u as u32),
+                (64, false) => Value::U64(u),
+                (8, true) => Value::I8(u as u8 as i8),
+                (16, true) => Value::I16(u as u16 as i16),
+                (32, true) => Value::I32(u as u32 as i32),
+                _ => Value::I64(u as i64),
+            }
+        }
+        Kind::Bool => Value::Bool(rng.chance(2)),
+        Kind::Str => Value::Str(rng.string(6)),
+        Kind::Bytes => Value::Bytes(rng.bytes(6)),
+        Kind::Fixed(len, pad) => loop {
+            let s = rng.string(len as u64);
+            if s.len() <= len && !s.as_bytes().last().is_some_and(|&b| b == pad) {
+                break Value::Str(s);
+            }
+        },
+    }
+}
+
+/// A random layout: its text, and a generator of its values.
+fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
+    let n = 1 + rng.below(5) as usize;
+    let mut text = String::new();
+    if rng.chance(3) {
+        text.push_str(r#"[prefix "e\x00"]"#);
+    }
+    let mut fields = Vec::new();
+    let mut field_text = String::new();
+    for i in 0..n {
+        let last = i + 1 == n;
+        let desc = rng.chance(3);
+        let option = rng.chance(4);
+        let (kind, ty) = match rng.below(9) {
+            0 => (Kind::Bool, "bool".to_owned()),
+            1 => (Kind::Str, "String".to_owned()),
+            2 => (Kind::Bytes, "Vec<u8>".to_owned()),
+            3 => {
+                let (len, pad) = (
+                    1 + rng.below(5) as usize,
+                    [0u8, b' '][rng.below(2) as usize],
+                );
+                let pad_text = if pad == 0 {
+                    String::new()
+                } else {
+                    format!(", pad = {pad}")
+                };
+                (
+                    Kind::Fixed(len, pad),
+                    format!("fixed({len}{pad_text}) String"),
+                )
+            }
+            _ => {
+                let bits = [8u32, 16, 32, 64][rng.below(4) as usize];
+                let signed = rng.chance(2);
+                (
+                    Kind::Int(bits, signed),
+                    format!("{}{bits}", if signed { 'i' } else { 'u' }),
+                )
+            }
+        };
+        let desc_ts = matches!(kind, Kind::Int(32 | 64, _)) && !desc && rng.chance(3);
+        let attrs = if desc_ts {
+            " desc_ts"
+        } else if desc {
+            " desc"
+        } else {
+            ""
+        };
+        let ty = if option && !matches!(kind, Kind::Fixed(..)) {
+            format!("Option<{ty}>")
+        } else if option {
+            // `Option<fixed(n) String>` is written with the attribute first.
+            ty.replacen("String", "Option<String>", 1)
+        } else {
+            ty
+        };
+        let _ = write!(field_text, "[f{i}{attrs} {ty}]");
+        fields.push((kind, option, desc_ts, desc));
+        let _ = last;
+    }
+    match rng.below(4) {
+        1 => text.push_str("[salt/8]"),
+        2 => {
+            let _ = write!(text, "[salt(f{})/5 java]", n - 1);
+        }
+        3 => {
+            // `mod` needs an unsigned integer, not an Option.
+            if let Some(i) = fields
+                .iter()
+                .position(|&(k, o, ts, d)| matches!(k, Kind::Int(_, false)) && !o && !ts && !d)
+            {
+                let _ = write!(text, "[salt(f{i})/7 mod]");
+            } else {
+                text.push_str("[salt(f0)/16]");
+            }
+        }
+        _ => {}
+    }
+    text.push_str(&field_text);
+    (text, fields)
+}
+
+/// The scans of `values`' leading fields (every length), and a random
+/// range on the next field where the generator writes one: the method,
+/// its arguments and the `(start, stop)` rows Rust gives.
+fn scan_vectors(
+    rng: &mut Rng,
+    layout: &DynLayout,
+    kinds: &[(Kind, bool, bool, bool)],
+    values: &[Value],
+) -> Vec<Json> {
+    let names: Vec<String> = (0..values.len()).map(|i| format!("f{i}")).collect();
+    let rows = |scan: rowkey_core::Scan| -> Vec<[String; 2]> {
+        scan.ranges()
+            .map(|r| [hex(r.start()), hex(r.stop())])
+            .collect()
+    };
+    let mut out = Vec::new();
+    for k in 0..=values.len() {
+        let method = if k == 0 {
+            "scan_all".to_owned()
+        } else {
+            format!("scan_by_{}", names[..k].join("_"))
+        };
+        let scan = layout.scan(&values[..k], None).unwrap();
+        out.push(json!({
+            "method": method,
+            "args": values[..k].iter().map(json_value).collect::<Vec<_>>(),
+            "ranges": rows(scan),
+        }));
+        let Some(&(kind, option, desc_ts, desc)) = kinds.get(k) else {
+            continue;
+        };
+        if option || matches!(kind, Kind::Bool) {
+            continue;
+        }
+        let (mut lo, mut hi) = (
+            random_value(rng, kind, desc_ts),
+            random_value(rng, kind, desc_ts),
+        );
+        // In the order of the field's bytes (the value order but for a
+        // padded string whose pad is above some of its bytes), reversed
+        // for a descending field: the ends `range_by_*` takes.
+        let field_bytes = |v: &Value| {
+            let mut all = values.to_vec();
+            all[k] = v.clone();
+            layout.encode(&all).unwrap()[layout.layout().head_len()..].to_vec()
+        };
+        let order = field_bytes(&lo).cmp(&field_bytes(&hi));
+        if order != std::cmp::Ordering::Equal
+            && (order == std::cmp::Ordering::Greater) != (desc || desc_ts)
+        {
+            std::mem::swap(&mut lo, &mut hi);
+        }
+        let lo_incl = rng.chance(2);
+        let hi_incl = rng.chance(2);
+        let bound = |v: &Value, incl: bool| {
+            if incl {
+                Bound::Included(v.clone())
+            } else {
+                Bound::Excluded(v.clone())
+            }
+        };
+        let lo_bound = if rng.chance(5) {
+            Bound::Unbounded
+        } else {
+            bound(&lo, lo_incl)
+        };
+        let hi_bound = if rng.chance(5) {
+            Bound::Unbounded
+        } else {
+            bound(&hi, hi_incl)
+        };
+        let arg = |b: &Bound<Value>| match b {
+            Bound::Unbounded => Json::Null,
+            Bound::Included(v) | Bound::Excluded(v) => json_value(v),
+        };
+        let (lo_json, hi_json) = (arg(&lo_bound), arg(&hi_bound));
+        let Ok(scan) = layout.scan(&values[..k], Some((lo_bound, hi_bound))) else {
+            continue;
+        };
+        // Rust's ranges and the derive's may cut a range differently where
+        // no key lies (an exclusive bound on a fixed-width field): the two
+        // are compared by the keys they hold. Sample keys: the bounds and
+        // random values of the field, after the case's leading values.
+        let ranges: Vec<rowkey_core::ScanRange> = scan.ranges().collect();
+        let mut samples = Vec::new();
+        let mut candidates = vec![lo.clone(), hi.clone(), values[k].clone()];
+        candidates.extend((0..6).map(|_| random_value(rng, kind, desc_ts)));
+        for c in candidates {
+            let mut all = values.to_vec();
+            all[k] = c;
+            let key = layout.encode(&all).unwrap();
+            let inside = ranges.iter().any(|r| r.contains(&key));
+            samples.push(json!({ "key": hex(&key), "in": inside }));
+        }
+        out.push(json!({
+            "samples": samples,
+            "method": format!("range_by_{}", names[..=k].join("_")),
+            "args": values[..k].iter().map(json_value).collect::<Vec<_>>(),
+            "lo": lo_json,
+            "hi": hi_json,
+            "lo_incl": lo_incl,
+            "hi_incl": hi_incl,
+            "ranges": rows(scan),
+        }));
+    }
+    out
+}
+
+fn json_value(v: &Value) -> Json {
+    match v {
+        Value::Bool(b) => json!({ "bool": b }),
+        Value::U8(n) => json!({ "int": n }),
+        Value::U16(n) => json!({ "int": n }),
+        Value::U32(n) => json!({ "int": n }),
+        Value::U64(n) => json!({ "int": n }),
+        Value::I8(n) => json!({ "int": n }),
+        Value::I16(n) => json!({ "int": n }),
+        Value::I32(n) => json!({ "int": n }),
+        Value::I64(n) => json!({ "int": n }),
+        Value::Str(s) => json!({ "str": s }),
+        Value::Bytes(b) => json!({ "bytes": hex(b) }),
+        Value::Option(None) => Json::Null,
+        Value::Option(Some(v)) => json_value(v),
+        other => panic!("no such value in these layouts: {other:?}"),
+    }
+}
+
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

@@ -1,0 +1,346 @@
+//! The binding tester for Go: the generated keys of random layouts
+//! (`common::vectors`), one package of types `K0`, `K1`..., run by `go
+//! test` on Rust's vectors. Any byte, value, bucket, scan or verdict that
+//! differs fails with the seed, the layout and the case. Needs `go` and
+//! the module proxy (for `github.com/zeebo/xxh3`).
+
+mod common;
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use rowkey_codegen::{generate, FieldPlan, Language, Scalar};
+
+/// Reading the vectors' tagged values as Go values.
+const CONVERT: &str = r#"package keys
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+)
+
+type keyCase struct {
+	build    func([]any) any
+	encode   func(any) ([]byte, int, error)
+	decode   func([]byte) (any, error)
+	splits   func() [][]byte
+	layoutID uint64
+	scan     func(method string, args []any, lo, hi any, loIncl, hiIncl bool) ([][2][]byte, error)
+}
+
+var cases = map[int]keyCase{}
+
+func field(v any, kind string) any { return v.(map[string]any)[kind] }
+
+func num(v any) string { return string(field(v, "int").(json.Number)) }
+
+func asUint(v any, bits int) uint64 {
+	n, err := strconv.ParseUint(num(v), 10, bits)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func asInt(v any, bits int) int64 {
+	n, err := strconv.ParseInt(num(v), 10, bits)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+func asUint8(v any) uint8   { return uint8(asUint(v, 8)) }
+func asUint16(v any) uint16 { return uint16(asUint(v, 16)) }
+func asUint32(v any) uint32 { return uint32(asUint(v, 32)) }
+func asUint64(v any) uint64 { return asUint(v, 64) }
+func asInt8(v any) int8     { return int8(asInt(v, 8)) }
+func asInt16(v any) int16   { return int16(asInt(v, 16)) }
+func asInt32(v any) int32   { return int32(asInt(v, 32)) }
+func asInt64(v any) int64   { return asInt(v, 64) }
+func asBool(v any) bool     { return field(v, "bool").(bool) }
+func asString(v any) string { return field(v, "str").(string) }
+
+func asBytes(v any) []byte {
+	b, err := hex.DecodeString(field(v, "bytes").(string))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func opt[T any](v any, f func(any) T) *T {
+	if v == nil {
+		return nil
+	}
+	x := f(v)
+	return &x
+}
+"#;
+
+/// Each case run by the generated package.
+const DRIVER: &str = r#"package keys
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+func hexes(rs [][2][]byte) []any {
+	out := []any{}
+	for _, r := range rs {
+		out = append(out, []any{hex.EncodeToString(r[0]), hex.EncodeToString(r[1])})
+	}
+	return out
+}
+
+func TestVectors(t *testing.T) {
+	raw, err := os.ReadFile("vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var all []map[string]any
+	if err := dec.Decode(&all); err != nil {
+		t.Fatal(err)
+	}
+	failures := 0
+	for _, c := range all {
+		i, _ := c["layout_index"].(json.Number).Int64()
+		kc := cases[int(i)]
+		where := fmt.Sprintf("seed %v layout %v values %v", c["seed"], c["layout"], c["values"])
+		err := func() error {
+			id, _ := strconv.ParseUint(string(c["layout_id"].(json.Number)), 10, 64)
+			if kc.layoutID != id {
+				return fmt.Errorf("layout id %#x, Rust %#x", kc.layoutID, id)
+			}
+			k := kc.build(c["values"].([]any))
+			key, bucket, err := kc.encode(k)
+			if err != nil {
+				return fmt.Errorf("encode: %v", err)
+			}
+			if hex.EncodeToString(key) != c["key"] {
+				return fmt.Errorf("key %x, Rust %v", key, c["key"])
+			}
+			want := -1
+			if c["bucket"] != nil {
+				b, _ := c["bucket"].(json.Number).Int64()
+				want = int(b)
+			}
+			if bucket != want {
+				return fmt.Errorf("bucket %d, Rust %d", bucket, want)
+			}
+			back, err := kc.decode(key)
+			if err != nil || !reflect.DeepEqual(back, k) {
+				return fmt.Errorf("decode: %v %v", back, err)
+			}
+			splits := []any{}
+			for _, s := range kc.splits() {
+				splits = append(splits, hex.EncodeToString(s))
+			}
+			if !reflect.DeepEqual(splits, c["splits"]) {
+				return fmt.Errorf("split points %v, Rust %v", splits, c["splits"])
+			}
+			for _, m := range c["mutated"].([]any) {
+				bad := m.(map[string]any)
+				b, _ := hex.DecodeString(bad["key"].(string))
+				got, err := kc.decode(b)
+				if err != nil {
+					if bad["values"] != nil {
+						return fmt.Errorf("mutated key %v: Go refused it (%v), Rust decoded it", bad["key"], err)
+					}
+					continue
+				}
+				if bad["values"] == nil {
+					return fmt.Errorf("mutated key %v: Go decoded %v, Rust refused it (%v)", bad["key"], got, bad["error"])
+				}
+				if w := kc.build(bad["values"].([]any)); !reflect.DeepEqual(got, w) {
+					return fmt.Errorf("mutated key %v: Go %v, Rust %v", bad["key"], got, w)
+				}
+			}
+			for _, s := range c["scans"].([]any) {
+				scan := s.(map[string]any)
+				method := scan["method"].(string)
+				lo, hi := scan["lo"], scan["hi"]
+				li, _ := scan["lo_incl"].(bool)
+				hiIncl, _ := scan["hi_incl"].(bool)
+				got, err := kc.scan(method, scan["args"].([]any), lo, hi, li, hiIncl)
+				if err != nil {
+					return fmt.Errorf("%s: %v", method, err)
+				}
+				if samples, ok := scan["samples"].([]any); ok {
+					for _, x := range samples {
+						sample := x.(map[string]any)
+						key, _ := hex.DecodeString(sample["key"].(string))
+						in := false
+						for _, r := range got {
+							if bytes.Compare(r[0], key) <= 0 && (len(r[1]) == 0 || bytes.Compare(key, r[1]) < 0) {
+								in = true
+							}
+						}
+						if in != sample["in"].(bool) {
+							return fmt.Errorf("%s(lo %v, hi %v, %v, %v): key %v in %v, Rust %v", method, lo, hi, li, hiIncl, sample["key"], in, scan["ranges"])
+						}
+					}
+					continue
+				}
+				if !reflect.DeepEqual(hexes(got), scan["ranges"]) {
+					return fmt.Errorf("%s: %v, Rust %v", method, hexes(got), scan["ranges"])
+				}
+			}
+			return nil
+		}()
+		if err != nil {
+			failures++
+			if failures <= 10 {
+				t.Errorf("FAIL %s: %v", where, err)
+			}
+		}
+	}
+	fmt.Printf("%d cases, %d failures\n", len(all), failures)
+}
+"#;
+
+/// The Go converter of a field's tagged value.
+fn convert(f: &FieldPlan, v: &str) -> String {
+    let conv = match f.scalar {
+        Scalar::Bool => "asBool".to_owned(),
+        Scalar::Str => "asString".to_owned(),
+        Scalar::Bytes => "asBytes".to_owned(),
+        Scalar::Int { bits, signed } => format!("as{}{bits}", if signed { "Int" } else { "Uint" }),
+    };
+    if f.option {
+        format!("opt({v}, {conv})")
+    } else {
+        format!("{conv}({v})")
+    }
+}
+
+/// The dispatch of layout `l`: building its key from values, and its scans
+/// by method name.
+fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
+    let ty = format!("K{l}");
+    let mut go = String::new();
+    let build = plan
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("F{i}: {}", convert(f, &format!("v[{i}]"))))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = write!(
+        go,
+        "\nfunc init() {{\n\tcases[{l}] = keyCase{{\n\t\tbuild: func(v []any) any {{ return {ty}{{{build}}} }},\n\t\tencode: func(k any) ([]byte, int, error) {{\n\t\t\tx := k.({ty})\n\t\t\tb, err := x.Encode()\n\t\t\tif err != nil {{\n\t\t\t\treturn nil, 0, err\n\t\t\t}}\n\t\t\tbk, _ := x.Bucket()\n\t\t\treturn b, bk, nil\n\t\t}},\n\t\tdecode: func(b []byte) (any, error) {{\n\t\t\tk, err := Decode{ty}(b)\n\t\t\tif err != nil {{\n\t\t\t\treturn nil, err\n\t\t\t}}\n\t\t\treturn k, nil\n\t\t}},\n\t\tsplits: {ty}SplitPoints,\n\t\tlayoutID: {ty}LayoutID,\n\t\tscan: func(m string, a []any, lo, hi any, li, hi2 bool) ([][2][]byte, error) {{\n\t\t\tswitch m {{\n"
+    );
+    let n = plan.fields.len();
+    for k in 0..=n {
+        let args = (0..k)
+            .map(|i| convert(&plan.fields[i], &format!("a[{i}]")))
+            .collect::<Vec<_>>();
+        let (py, goname) = if k == 0 {
+            ("scan_all".to_owned(), format!("{ty}ScanAll"))
+        } else {
+            (
+                format!(
+                    "scan_by_{}",
+                    (0..k)
+                        .map(|i| format!("f{i}"))
+                        .collect::<Vec<_>>()
+                        .join("_")
+                ),
+                format!(
+                    "{ty}ScanBy{}",
+                    (0..k).map(|i| format!("F{i}")).collect::<String>()
+                ),
+            )
+        };
+        let _ = writeln!(
+            go,
+            "\t\t\tcase {py:?}:\n\t\t\t\treturn {goname}({})",
+            args.join(", ")
+        );
+        let Some(next) = plan.fields.get(k) else {
+            continue;
+        };
+        if next.option || next.scalar == Scalar::Bool {
+            continue;
+        }
+        let mut inner = next.clone();
+        inner.option = true;
+        let mut args = args.clone();
+        args.push(convert(&inner, "lo"));
+        args.push(convert(&inner, "hi"));
+        args.push("li, hi2".into());
+        let _ = writeln!(
+            go,
+            "\t\t\tcase {:?}:\n\t\t\t\treturn {ty}RangeBy{}({})",
+            format!(
+                "range_by_{}",
+                (0..=k)
+                    .map(|i| format!("f{i}"))
+                    .collect::<Vec<_>>()
+                    .join("_")
+            ),
+            (0..=k).map(|i| format!("F{i}")).collect::<String>(),
+            args.join(", ")
+        );
+    }
+    go.push_str("\t\t\t}\n\t\t\treturn nil, fmt.Errorf(\"no method %s\", m)\n\t\t},\n\t}\n}\n");
+    go
+}
+
+#[test]
+fn generated_go_agrees_with_rust_on_random_layouts() {
+    let go = std::env::var("GO").unwrap_or_else(|_| "go".into());
+    let seed = common::seed();
+    let (layouts, cases) = common::vectors(seed, 300);
+    let dir = tempfile::tempdir().unwrap();
+    let mut dispatch_go = String::from("package keys\n\nimport \"fmt\"\n");
+    for (l, (text, layout)) in layouts.iter().enumerate() {
+        let files = generate(layout.layout(), Language::Go, &format!("K{l}"), "keys")
+            .unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
+        for f in files {
+            std::fs::write(dir.path().join(&f.path), f.contents).unwrap();
+        }
+        let plan = rowkey_codegen::plan(layout.layout(), "go").unwrap();
+        dispatch_go.push_str(&dispatch(l, &plan));
+    }
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("dispatch_test.go", &dispatch_go);
+    write("convert_test.go", CONVERT);
+    write("driver_test.go", DRIVER);
+    write(
+        "go.mod",
+        "module keys\n\ngo 1.21\n\nrequire github.com/zeebo/xxh3 v1.1.0\n",
+    );
+    write("vectors.json", &serde_json::to_string(&cases).unwrap());
+    let run = |args: &[&str]| {
+        Command::new(&go)
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("{go} does not run: {e}"))
+    };
+    let tidy = run(&["mod", "tidy"]);
+    assert!(
+        tidy.status.success(),
+        "go mod tidy (the module proxy, for github.com/zeebo/xxh3): {}",
+        String::from_utf8_lossy(&tidy.stderr)
+    );
+    let out = run(&["test", "-count=1", "-run", "TestVectors", "-v", "."]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "seed {seed}: the generated Go disagrees with Rust:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("3000 cases, 0 failures"), "{stdout}");
+}
