@@ -8,7 +8,7 @@
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
 //! rowkey bulkload --layout SPEC --input rows.csv|rows.jsonl --out DIR (--split-points | --regions HOST:PORT TABLE)
-//! rowkey gen python|go --layout SPEC --name NAME --package PKG --out DIR
+//! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR
 //! ```
 //!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
@@ -149,8 +149,10 @@ enum Command {
         /// The language: `python` (a module `PKG.py` with a frozen
         /// dataclass `NAME`; an XXH3 salt needs the `xxhash` package) or
         /// `go` (package `PKG`: `name.go` and `rowkey_helpers.go`; an XXH3
-        /// salt needs `github.com/zeebo/xxh3`).
-        #[arg(value_name = "LANGUAGE", value_parser = ["python", "go"])]
+        /// salt needs `github.com/zeebo/xxh3`) or `java` (a record `NAME`
+        /// in `PKG/NAME.java` and `PKG/RowkeyHelpers.java`; an XXH3 salt
+        /// needs `net.openhft:zero-allocation-hashing`).
+        #[arg(value_name = "LANGUAGE", value_parser = ["python", "go", "java"])]
         language: String,
         #[command(flatten)]
         layout: LayoutArg,
@@ -318,14 +320,18 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             let language = match language.as_str() {
                 "python" => rowkey_codegen::Language::Python,
                 "go" => rowkey_codegen::Language::Go,
+                "java" => rowkey_codegen::Language::Java,
                 other => return Err(usage(format!("gen: no generator for `{other}`"))),
             };
             let files = rowkey_codegen::generate(layout.layout(), language, &name, &package)
                 .map_err(|e| usage(format!("gen: {e}")))?;
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| Fail::Failed(format!("--out {}: {e}", dir.display())))?;
             for f in files {
                 let path = dir.join(&f.path);
+                // The output folder, and a Java package's folders in it.
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| Fail::Failed(format!("--out {}: {e}", parent.display())))?;
+                }
                 std::fs::write(&path, f.contents)
                     .map_err(|e| Fail::Failed(format!("{}: {e}", path.display())))?;
                 writeln!(out, "{}", path.display())?;

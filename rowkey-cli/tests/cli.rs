@@ -650,6 +650,34 @@ fn gen_python_writes_the_derived_keys_bytes() {
         "const UserEventLayoutID uint64 = {:#018x}",
         UserEvent::LAYOUT_ID
     )));
+    // Java: the record and the package's helpers, in the package's folder
+    // (rowkey-codegen's Java binding tester compiles and runs them).
+    let java_dir = dir.path().join("java");
+    let printed = ok(&[
+        "gen",
+        "java",
+        "--layout",
+        SPEC,
+        "--name",
+        "UserEvent",
+        "--package",
+        "com.example.keys",
+        "--out",
+        java_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        printed.lines().collect::<Vec<_>>(),
+        [
+            java_dir
+                .join("com/example/keys/UserEvent.java")
+                .display()
+                .to_string(),
+            java_dir
+                .join("com/example/keys/RowkeyHelpers.java")
+                .display()
+                .to_string()
+        ]
+    );
     assert_eq!(
         fails(&[
             "gen",

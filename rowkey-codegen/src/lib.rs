@@ -15,8 +15,11 @@
 //! strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,
 //! a prefix and every salt. **Go** ([`Language::Go`]: a struct with
 //! `Encode`, `Decode<Name>`, `Bucket`, split points and the scans, the
-//! standard library and `github.com/zeebo/xxh3` for an XXH3 salt), for the
-//! same layouts. `tests/python.rs` and `tests/go.rs` run the generated
+//! standard library and `github.com/zeebo/xxh3` for an XXH3 salt) and
+//! **Java 17** ([`Language::Java`]: a record with `toBytes`, `fromBytes`,
+//! `bucket`, `splitPoints`, the scans and `toStringBinary`; OpenHFT's
+//! `zero-allocation-hashing` for an XXH3 salt), for the same layouts.
+//! `tests/python.rs`, `tests/go.rs` and `tests/java.rs` run the generated
 //! code on random layouts and values against the Rust encoding.
 //!
 //! ```
@@ -32,6 +35,7 @@
 
 mod error;
 mod go;
+mod java;
 mod plan;
 mod python;
 
@@ -47,6 +51,8 @@ pub enum Language {
     Python,
     /// Go 1.21 or later.
     Go,
+    /// Java 17 or later.
+    Java,
 }
 
 impl Language {
@@ -55,6 +61,7 @@ impl Language {
         match self {
             Language::Python => "python",
             Language::Go => "go",
+            Language::Java => "java",
         }
     }
 }
@@ -91,7 +98,12 @@ pub fn generate(
             what: "type",
         });
     }
-    if !ident(package) {
+    // A Java package is dotted (`com.example.keys`).
+    let package_ok = match language {
+        Language::Java => package.split('.').all(ident),
+        _ => ident(package),
+    };
+    if !package_ok {
         return Err(CodegenError::Name {
             language: lang,
             name: package.into(),
@@ -104,6 +116,16 @@ pub fn generate(
             path: format!("{package}.py"),
             contents: python::module(&plan, name),
         }]),
+        Language::Java => Ok(vec![
+            GeneratedFile {
+                path: format!("{}/{name}.java", package.replace('.', "/")),
+                contents: java::file(&plan, name, package),
+            },
+            GeneratedFile {
+                path: format!("{}/RowkeyHelpers.java", package.replace('.', "/")),
+                contents: java::HELPERS.replace("PACKAGE", package),
+            },
+        ]),
         Language::Go => Ok(vec![
             GeneratedFile {
                 path: format!("{}.go", name.to_ascii_lowercase()),
