@@ -249,12 +249,23 @@ final class RowkeyHelpers {
                     }
                 }
             }
-            byte[] stop = succ(base);
-            if (hi != null) {
-                stop = hiIncl ? (raw ? cat(base, hi, new byte[] {0}) : succ(cat(base, hi))) : cat(base, hi);
+            // null: to the end of the table (an empty stop row in HBase).
+            byte[] stop;
+            if (hi == null) {
+                stop = succ(base);
+            } else if (hiIncl) {
+                stop = raw ? cat(base, hi, new byte[] {0}) : succ(cat(base, hi));
+            } else {
+                stop = cat(base, hi);
+                if (stop.length == 0) {
+                    continue;
+                }
             }
-            if (stop.length == 0 || Arrays.compareUnsigned(start, stop) < 0) {
-                out.add(new byte[][] {start, stop});
+            if (stop.length == 0) {
+                stop = null;
+            }
+            if (stop == null || Arrays.compareUnsigned(start, stop) < 0) {
+                out.add(new byte[][] {start, stop == null ? new byte[0] : stop});
             }
         }
         return out;

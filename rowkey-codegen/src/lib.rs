@@ -13,12 +13,14 @@
 //! `LAYOUT` and `LAYOUT_ID`; the standard library only, and the `xxhash`
 //! package when the salt is XXH3), for binary keys of integers, bools,
 //! strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,
-//! a prefix and every salt. **Go** ([`Language::Go`]: a struct with
+//! a prefix and every salt, and for text keys (`text("S")`: integers in
+//! digits, `desc`, `desc_ts(max = M)`, delimited, padded and raw strings). **Go** ([`Language::Go`]: a struct with
 //! `Encode`, `Decode<Name>`, `Bucket`, split points and the scans, the
 //! standard library and `github.com/zeebo/xxh3` for an XXH3 salt) and
 //! **Java 17** ([`Language::Java`]: a record with `toBytes`, `fromBytes`,
 //! `bucket`, `splitPoints`, the scans and `toStringBinary`; OpenHFT's
-//! `zero-allocation-hashing` for an XXH3 salt), for the same layouts.
+//! `zero-allocation-hashing` for an XXH3 salt), for the same binary layouts
+//! (text keys not yet).
 //! `tests/python.rs`, `tests/go.rs` and `tests/java.rs` run the generated
 //! code on random layouts and values against the Rust encoding.
 //!
@@ -111,6 +113,13 @@ pub fn generate(
         });
     }
     let plan = plan(layout, lang)?;
+    if !plan.sep.is_empty() && language != Language::Python {
+        return Err(CodegenError::Unsupported {
+            language: lang,
+            field: None,
+            what: "text keys".into(),
+        });
+    }
     match language {
         Language::Python => Ok(vec![GeneratedFile {
             path: format!("{package}.py"),

@@ -15,8 +15,12 @@ pub struct KeyPlan {
     pub layout_text: String,
     /// The layout's fingerprint.
     pub layout_id: u64,
-    /// The bytes every key starts with.
+    /// The bytes every key starts with (in a text key, the separator after
+    /// the family prefix included).
     pub prefix: Vec<u8>,
+    /// A text key's separator, between every two fields and after the
+    /// salt's digits; empty in a binary key.
+    pub sep: Vec<u8>,
     /// The salt byte after the prefix.
     pub salt: Option<SaltPlan>,
     /// The fields, in key order.
@@ -32,6 +36,9 @@ pub struct SaltPlan {
     pub hash: SaltHashKind,
     /// The hashed fields' positions, in key order.
     pub by: Vec<usize>,
+    /// A text key's bucket digits (those of `buckets - 1`); 0 in a binary
+    /// key, whose bucket is a byte.
+    pub digits: usize,
 }
 
 /// One field.
@@ -43,9 +50,13 @@ pub struct FieldPlan {
     pub scalar: Scalar,
     /// An `Option`: a tag byte before the value.
     pub option: bool,
-    /// How the value becomes bytes (FORMAT.md): one of the binary
-    /// encodings, `BigEndian`, `DescTs`, `Padded`, `Escaped` or `Raw`.
+    /// How the value becomes bytes (FORMAT.md): in a binary key
+    /// `BigEndian`, `DescTs`, `Padded`, `Escaped` or `Raw`; in a text key
+    /// `Digits`, `DescTsDigits`, `Delimited`, `Padded` or `Raw`.
     pub encoding: Encoding,
+    /// A text key's separator follows the field (every field but the
+    /// last).
+    pub sep_after: bool,
 }
 
 /// A field value's type.
@@ -72,6 +83,9 @@ impl FieldPlan {
     pub fn value_width(&self) -> Option<usize> {
         match (self.encoding, self.scalar) {
             (Encoding::Padded { len, .. }, _) => Some(len),
+            (Encoding::Digits { digits, signed, .. }, _) => Some(digits + usize::from(signed)),
+            (Encoding::DescTsDigits { digits, .. }, _) => Some(digits),
+            (Encoding::Delimited, _) => None,
             (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
             (_, Scalar::Bool) => Some(1),
             (_, Scalar::Int { bits, .. }) => Some(bits as usize / 8),
@@ -103,12 +117,12 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             "key families (a layout of several members)".into(),
         ));
     }
-    match layout.format() {
-        Format::Binary => {}
-        Format::Text { .. } => return Err(refuse(None, "text keys".into())),
+    let sep = match layout.format() {
+        Format::Binary => Vec::new(),
+        Format::Text { sep } => sep.as_bytes().to_vec(),
         Format::OrderedCode => return Err(refuse(None, "ordered-code keys".into())),
         _ => return Err(refuse(None, "this key format".into())),
-    }
+    };
     let mut fields = Vec::with_capacity(layout.fields().len());
     for f in layout.fields() {
         let name = f.name();
@@ -144,7 +158,10 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             | Encoding::DescTs
             | Encoding::Padded { .. }
             | Encoding::Escaped { .. }
-            | Encoding::Raw) => e,
+            | Encoding::Raw
+            | Encoding::Digits { .. }
+            | Encoding::DescTsDigits { .. }
+            | Encoding::Delimited) => e,
             other => return Err(refuse(Some(name), format!("the encoding {other:?}"))),
         };
         fields.push(FieldPlan {
@@ -152,6 +169,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             scalar,
             option: f.is_option(),
             encoding,
+            sep_after: f.sep_len() > 0,
         });
     }
     let salt = match layout.salt() {
@@ -171,10 +189,16 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
                 SaltHashKind::Xxh3 | SaltHashKind::Java | SaltHashKind::Mod => {}
                 other => return Err(refuse(None, format!("the salt hash {other:?}"))),
             }
+            let digits = if sep.is_empty() {
+                0
+            } else {
+                (s.buckets() - 1).to_string().len()
+            };
             Some(SaltPlan {
                 buckets: s.buckets(),
                 hash: s.hash(),
                 by,
+                digits,
             })
         }
     };
@@ -182,6 +206,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         layout_text: layout.to_string(),
         layout_id: layout.id(),
         prefix: layout.prefix().to_vec(),
+        sep,
         salt,
         fields,
     })

@@ -132,12 +132,133 @@ def _succ(b):
     return b[:-1] + bytes([b[-1] + 1]) if b else b""
 
 
+def _head(bucket):
+    """The prefix and the salt: the bucket's byte, or its digits and SEP."""
+    if _BUCKET_DIGITS:
+        return PREFIX + str(bucket).zfill(_BUCKET_DIGITS).encode() + SEP
+    return PREFIX + bytes([bucket])
+
+
+def _unhead(key, pos, field):
+    if _BUCKET_DIGITS:
+        text = _take(key, pos, _BUCKET_DIGITS, field)
+        if not _isdigits(text):
+            raise _fail(field, f"{text!r} is not a bucket's digits")
+        salt = int(text)
+        pos = _expect_sep(key, pos + _BUCKET_DIGITS, field)
+    else:
+        salt = _take(key, pos, 1, field)[0]
+        pos += 1
+    if salt >= BUCKETS:
+        raise _fail(field, f"bucket {salt} is not below {BUCKETS}")
+    return pos
+
+
 def _heads(bucket):
     if BUCKETS == 0:
         return [PREFIX]
     if bucket is not None:
-        return [PREFIX + bytes([bucket])]
-    return [PREFIX + bytes([b]) for b in range(BUCKETS)]
+        return [_head(bucket)]
+    return [_head(b) for b in range(BUCKETS)]
+
+
+def _lead(fields, n):
+    """The bytes of the leading fields (SEP after each when more follow)."""
+    if not fields:
+        return b""
+    return SEP.join(fields) + (SEP if len(fields) < n else b"")
+
+
+def _isdigits(b):
+    return len(b) > 0 and all(0x30 <= x <= 0x39 for x in b)
+
+
+def _expect_sep(key, pos, field):
+    if key[pos:pos + len(SEP)] != SEP:
+        raise _fail(field, f"the separator {SEP!r} does not follow")
+    return pos + len(SEP)
+
+
+def _udig(v, bits, digits, desc, field):
+    _int(v, bits, False, field)
+    top = 10 ** digits - 1
+    if v > top:
+        raise _fail(field, f"{v} has more than {digits} digits")
+    return str(top - v if desc else v).zfill(digits).encode()
+
+
+def _unudig(b, bits, digits, desc, field):
+    if not _isdigits(b):
+        raise _fail(field, f"{b!r} is not {digits} digits")
+    v = int(b)
+    if desc:
+        v = 10 ** digits - 1 - v
+    if v >= 1 << bits:
+        raise _fail(field, f"{v} is out of range for u{bits}")
+    return v
+
+
+def _sdig(v, bits, digits, field):
+    _int(v, bits, True, field)
+    top = 10 ** digits - 1
+    if abs(v) > top:
+        raise _fail(field, f"{v} has more than {digits} digits")
+    if v >= 0:
+        return b"0" + str(v).zfill(digits).encode()
+    return b"-" + str(top + v).zfill(digits).encode()
+
+
+def _unsdig(b, bits, digits, field):
+    sign, text = b[:1], b[1:]
+    if sign not in (b"0", b"-") or not _isdigits(text):
+        raise _fail(field, f"{b!r} is not a sign and {digits} digits")
+    top = 10 ** digits - 1
+    m = int(text)
+    if sign == b"0":
+        v = m
+    elif m == top:
+        raise _fail(field, "-0 is no value")
+    else:
+        v = m - top
+    if not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
+        raise _fail(field, f"{v} is out of range for i{bits}")
+    return v
+
+
+def _tsdig(v, bits, signed, digits, top, field):
+    _int(v, bits, signed, field)
+    if not 0 <= v <= top:
+        raise _fail(field, f"{v} is out of range for a descending timestamp (0 to {top})")
+    return str(top - v).zfill(digits).encode()
+
+
+def _untsdig(b, bits, signed, digits, top, field):
+    if not _isdigits(b):
+        raise _fail(field, f"{b!r} is not {digits} digits")
+    r = int(b)
+    if r > top:
+        raise _fail(field, f"{r} is above {top}")
+    v = top - r
+    hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    if v > hi:
+        raise _fail(field, f"{v} is out of range")
+    return v
+
+
+def _delim(b, field):
+    if SEP in b:
+        raise _fail(field, f"the value holds the separator {SEP!r}")
+    for n in range(1, len(SEP)):
+        if b.endswith(SEP[:n]):
+            raise _fail(field, f"the value ends with the start of the separator {SEP!r}")
+    return b
+
+
+def _undelim(key, pos, field):
+    end = key.find(SEP, pos)
+    if end < 0:
+        raise _fail(field, f"no separator {SEP!r} ends the field")
+    return _delim(key[pos:end], field), end + len(SEP)
 
 
 def _eq_ranges(heads, p, exact):
@@ -154,13 +275,19 @@ def _range_ranges(heads, p, lo, hi, lo_incl, hi_incl, desc, raw):
     for h in heads:
         base = h + p
         start = base if lo is None else (base + lo if lo_incl else after(base + lo))
-        stop = _succ(base) if hi is None else (after(base + hi) if hi_incl else base + hi)
+        # `None`: to the end of the table (an empty stop row in HBase).
+        if hi is None:
+            stop = _succ(base) or None
+        elif hi_incl:
+            stop = after(base + hi) or None
+        else:
+            stop = base + hi
         # An empty range (`start` at or after `stop`, or past every key:
         # nothing after an all-`FF` lower bound) reads nothing: left out.
         if start == b"" and lo is not None and not lo_incl:
             continue
-        if stop == b"" or start < stop:
-            out.append((start, stop))
+        if stop is None or start < stop:
+            out.append((start, stop or b""))
     return out
 
 
@@ -197,7 +324,12 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         bytes_literal(&plan.prefix)
     );
     let buckets = plan.salt.as_ref().map_or(0, |s| s.buckets);
-    let _ = writeln!(py, "BUCKETS = {buckets}");
+    let digits = plan.salt.as_ref().map_or(0, |s| s.digits);
+    let _ = writeln!(
+        py,
+        "BUCKETS = {buckets}\nSEP = {}\n_BUCKET_DIGITS = {digits}",
+        bytes_literal(&plan.sep)
+    );
     py.push_str(HELPERS);
     for (i, f) in plan.fields.iter().enumerate() {
         field_functions(&mut py, name, i, f);
@@ -215,11 +347,9 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
     py.push_str("        ]\n\n");
     py.push_str("    def to_bytes(self) -> bytes:\n        \"\"\"The key's bytes (a `ValueError` naming the field when a value cannot be stored).\"\"\"\n        fields = self._fields()\n");
     if plan.salt.is_some() {
-        py.push_str(
-            "        return PREFIX + bytes([self._bucket_of(fields)]) + b\"\".join(fields)\n\n",
-        );
+        py.push_str("        return _head(self._bucket_of(fields)) + SEP.join(fields)\n\n");
     } else {
-        py.push_str("        return PREFIX + b\"\".join(fields)\n\n");
+        py.push_str("        return PREFIX + SEP.join(fields)\n\n");
     }
     // bucket
     match &plan.salt {
@@ -234,15 +364,15 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
                 SaltHashKind::Xxh3 => {
                     let _ = writeln!(
                         py,
-                        "        return xxhash.xxh3_64_intdigest({}) % BUCKETS\n",
-                        by.join(" + ")
+                        "        return xxhash.xxh3_64_intdigest(SEP.join([{}])) % BUCKETS\n",
+                        by.join(", ")
                     );
                 }
                 SaltHashKind::Java => {
                     let _ = writeln!(
                         py,
-                        "        return abs(_java_hash({})) % BUCKETS\n",
-                        by.join(" + ")
+                        "        return abs(_java_hash(SEP.join([{}]))) % BUCKETS\n",
+                        by.join(", ")
                     );
                 }
                 // The plan refuses other hashes.
@@ -259,10 +389,7 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         "    @classmethod\n    def from_bytes(cls, key: bytes) -> \"{name}\":\n        \"\"\"The key of `key`'s bytes (a `ValueError` naming the field when they are not one).\"\"\"\n        key = bytes(key)\n        if not key.startswith(PREFIX):\n            raise ValueError(f\"{name}: the key does not start with the prefix {{PREFIX!r}}\")\n        pos = len(PREFIX)\n"
     );
     if plan.salt.is_some() {
-        let _ = write!(
-            py,
-            "        salt = _take(key, pos, 1, \"{name} salt\")[0]\n        if salt >= BUCKETS:\n            raise ValueError(f\"{name} salt: bucket {{salt}} is not below {{BUCKETS}}\")\n        pos += 1\n"
-        );
+        let _ = writeln!(py, "        pos = _unhead(key, pos, \"{name} salt\")");
     }
     for (i, f) in plan.fields.iter().enumerate() {
         let _ = writeln!(py, "        {}, pos = _dec_{i}(key, pos)", f.name);
@@ -279,7 +406,7 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
     // split points
     let _ = write!(
         py,
-        "    @staticmethod\n    def split_points() -> List[bytes]:\n        \"\"\"Where to pre-split a table of these keys: one region per salt bucket.\"\"\"\n        return [PREFIX + bytes([b]) for b in range(1, BUCKETS)]\n"
+        "    @staticmethod\n    def split_points() -> List[bytes]:\n        \"\"\"Where to pre-split a table of these keys: one region per salt bucket.\"\"\"\n        return [_head(b)[:len(_head(b)) - len(SEP)] for b in range(1, BUCKETS)]\n"
     );
     scans(&mut py, plan);
     py
@@ -307,17 +434,24 @@ fn scans(py: &mut String, plan: &KeyPlan) {
         };
         let _ = write!(
             py,
-            "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), b\"\".join(fields), {exact})\n",
+            "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), _lead(fields, {n}), {exact})\n",
             args = names.join(", "),
             exact = py_bool(exact_raw),
         );
         let Some(next) = plan.fields.get(k) else {
             continue;
         };
-        if next.option || next.scalar == Scalar::Bool {
+        // No range ends at a delimited string: its text does not sort
+        // like its values (FORMAT.md, "Text keys").
+        if next.option || next.scalar == Scalar::Bool || next.encoding == Encoding::Delimited {
             continue;
         }
-        let desc = next.desc() || next.encoding == Encoding::DescTs;
+        let desc = next.desc()
+            || next.encoding == Encoding::DescTs
+            || matches!(
+                next.encoding,
+                Encoding::Digits { desc: true, .. } | Encoding::DescTsDigits { .. }
+            );
         let mut args: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
         args.extend([
             "start=None".to_owned(),
@@ -330,12 +464,13 @@ fn scans(py: &mut String, plan: &KeyPlan) {
         all.push(&next.name);
         let _ = write!(
             py,
-            "\n    @staticmethod\n    def range_by_{method_name}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values and whose `{field}` is in `[start, stop)` (`None`: unbounded; the ends' inclusivity as given), in value order.\"\"\"\n        fields = [{encoded}]\n        lo = None if start is None else _enc_{k}(start)\n        hi = None if stop is None else _enc_{k}(stop)\n        return _range_ranges(_heads({bucket}), b\"\".join(fields), lo, hi, start_inclusive, stop_inclusive, {desc}, {raw})\n",
+            "\n    @staticmethod\n    def range_by_{method_name}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values and whose `{field}` is in `[start, stop)` (`None`: unbounded; the ends' inclusivity as given), in value order.\"\"\"\n        fields = [{encoded}]\n        lo = None if start is None else _enc_{k}(start)\n        hi = None if stop is None else _enc_{k}(stop)\n        return _range_ranges(_heads({bucket}), _lead(fields, {n}), lo, hi, start_inclusive, stop_inclusive, {desc}, {raw})\n",
             method_name = all.join("_"),
             args = args.join(", "),
             field = next.name,
             desc = py_bool(desc),
             raw = py_bool(next.encoding == Encoding::Raw),
+            n = plan.fields.len(),
         );
     }
 }
@@ -349,9 +484,14 @@ fn bucket_of_leading(plan: &KeyPlan, k: usize) -> String {
             let by: Vec<String> = s.by.iter().map(|i| format!("fields[{i}]")).collect();
             match s.hash {
                 SaltHashKind::Xxh3 => {
-                    format!("xxhash.xxh3_64_intdigest({}) % BUCKETS", by.join(" + "))
+                    format!(
+                        "xxhash.xxh3_64_intdigest(SEP.join([{}])) % BUCKETS",
+                        by.join(", ")
+                    )
                 }
-                SaltHashKind::Java => format!("abs(_java_hash({})) % BUCKETS", by.join(" + ")),
+                SaltHashKind::Java => {
+                    format!("abs(_java_hash(SEP.join([{}]))) % BUCKETS", by.join(", "))
+                }
                 // The plan refuses other hashes; `mod` hashes one field's value.
                 _ => format!("{} % BUCKETS", plan.fields[s.by[0]].name),
             }
@@ -408,7 +548,12 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     "    if b[0] == {none_tag}:\n        if b[1:] != {pad} * {w}:\n            raise _fail(\"{label}\", \"None with padding that is not its own\")\n        return None, pos + {total}\n    if b[0] != {some_tag}:\n        raise _fail(\"{label}\", f\"invalid Option tag {{b[0]:#04x}}\")\n    b = b[1:]"
                 );
             }
-            let _ = writeln!(py, "    return {}, pos + {total}", value_decode(f, &label));
+            let after = if f.sep_after {
+                format!("_expect_sep(key, pos + {total}, \"{label}\")")
+            } else {
+                format!("pos + {total}")
+            };
+            let _ = writeln!(py, "    return {}, {after}", value_decode(f, &label));
         }
         None => {
             if f.option {
@@ -427,6 +572,12 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     let _ = writeln!(
                         py,
                         "    return _unraw(key[pos:], {is_str}, \"{label}\"), len(key)"
+                    );
+                }
+                Encoding::Delimited => {
+                    let _ = writeln!(
+                        py,
+                        "    b, pos = _undelim(key, pos, \"{label}\")\n    return _unraw(b, {is_str}, \"{label}\"), pos"
                     );
                 }
                 _ => {
@@ -449,6 +600,26 @@ fn value_encode(f: &FieldPlan, label: &str) -> String {
         "False"
     };
     match (f.encoding, f.scalar) {
+        (
+            Encoding::Digits {
+                digits,
+                signed: false,
+                desc,
+            },
+            Scalar::Int { bits, .. },
+        ) => {
+            format!("_udig(v, {bits}, {digits}, {}, \"{label}\")", py_bool(desc))
+        }
+        (Encoding::Digits { digits, .. }, Scalar::Int { bits, .. }) => {
+            format!("_sdig(v, {bits}, {digits}, \"{label}\")")
+        }
+        (Encoding::DescTsDigits { digits, max }, Scalar::Int { bits, signed }) => {
+            format!(
+                "_tsdig(v, {bits}, {}, {digits}, {max}, \"{label}\")",
+                py_bool(signed)
+            )
+        }
+        (Encoding::Delimited, _) => format!("_delim(_raw(v, {is_str}, \"{label}\"), \"{label}\")"),
         (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_desc_ts(v, {bits}, {}, \"{label}\")", py_bool(signed))
         }
@@ -473,6 +644,28 @@ fn value_decode(f: &FieldPlan, label: &str) -> String {
         "False"
     };
     match (f.encoding, f.scalar) {
+        (
+            Encoding::Digits {
+                digits,
+                signed: false,
+                desc,
+            },
+            Scalar::Int { bits, .. },
+        ) => {
+            format!(
+                "_unudig(b, {bits}, {digits}, {}, \"{label}\")",
+                py_bool(desc)
+            )
+        }
+        (Encoding::Digits { digits, .. }, Scalar::Int { bits, .. }) => {
+            format!("_unsdig(b, {bits}, {digits}, \"{label}\")")
+        }
+        (Encoding::DescTsDigits { digits, max }, Scalar::Int { bits, signed }) => {
+            format!(
+                "_untsdig(b, {bits}, {}, {digits}, {max}, \"{label}\")",
+                py_bool(signed)
+            )
+        }
         (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_undesc_ts(b, {bits}, {}, \"{label}\")", py_bool(signed))
         }

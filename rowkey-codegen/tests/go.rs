@@ -301,7 +301,7 @@ fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
 fn generated_go_agrees_with_rust_on_random_layouts() {
     let go = std::env::var("GO").unwrap_or_else(|_| "go".into());
     let seed = common::seed();
-    let (layouts, cases) = common::vectors(seed, 300);
+    let (layouts, cases) = common::vectors(seed, 300, false);
     let dir = tempfile::tempdir().unwrap();
     let mut dispatch_go = String::from("package keys\n\nimport \"fmt\"\n");
     for (l, (text, layout)) in layouts.iter().enumerate() {

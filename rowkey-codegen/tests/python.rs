@@ -97,7 +97,7 @@ fn generated_python_agrees_with_rust_on_random_layouts() {
         Err(e) => panic!("{python} does not run: {e}"),
     }
     let seed = common::seed();
-    let (layouts, cases) = common::vectors(seed, 300);
+    let (layouts, cases) = common::vectors(seed, 300, true);
     let dir = tempfile::tempdir().unwrap();
     for (l, (text, layout)) in layouts.iter().enumerate() {
         let files = generate(layout.layout(), Language::Python, "Key", &format!("k{l}"))

@@ -19,15 +19,20 @@ pub fn seed() -> u64 {
         .unwrap_or(0x5EED_2026)
 }
 
-/// `layouts` random layouts of `seed` with ten keys each: the layouts
+/// `layouts` random layouts of `seed` (half of them text keys when `text`)
+/// with ten keys each: the layouts
 /// (their text and `DynLayout`) and the cases (each naming its layout by
 /// its position, `"layout_index"`).
-pub fn vectors(seed: u64, layouts: usize) -> (Vec<(String, DynLayout)>, Vec<Json>) {
+pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout)>, Vec<Json>) {
     let mut out = Vec::new();
     let mut cases = Vec::new();
     let mut rng = Rng(seed);
     for l in 0..layouts {
-        let (text, kinds) = random_layout(&mut rng);
+        let (text, kinds) = if text && rng.chance(2) {
+            random_text_layout(&mut rng)
+        } else {
+            random_layout(&mut rng)
+        };
         let layout = DynLayout::parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
         let splits: Vec<String> = layout
             .layout()
@@ -134,6 +139,12 @@ enum Kind {
     Str,
     Bytes,
     Fixed(usize, u8),
+    /// Text keys: an integer in `digits` decimal digits.
+    Digits(u32, bool, u32),
+    /// Text keys: `max - ts` in digits; values `0..=max`.
+    TsDigits(u32, bool, u64),
+    /// Text keys: a string up to the separator.
+    Delim,
 }
 
 fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
@@ -168,6 +179,31 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
         Kind::Bool => Value::Bool(rng.chance(2)),
         Kind::Str => Value::Str(rng.string(6)),
         Kind::Bytes => Value::Bytes(rng.bytes(6)),
+        Kind::Digits(bits, signed, digits) => {
+            let top = 10u128.pow(digits) - 1;
+            let hi = if signed {
+                (1u128 << (bits - 1)) - 1
+            } else {
+                (1u128 << bits) - 1
+            };
+            let lim = top.min(hi);
+            let m = match rng.below(3) {
+                0 => lim,
+                1 => 0,
+                _ => u128::from(rng.next()) % (lim + 1),
+            };
+            let neg = signed && rng.chance(2);
+            int_value(bits, signed, if neg { -(m as i128) } else { m as i128 })
+        }
+        Kind::TsDigits(bits, signed, max) => {
+            let v = match rng.below(3) {
+                0 => max,
+                1 => 0,
+                _ => rng.next() % (max + 1),
+            };
+            int_value(bits, signed, i128::from(v))
+        }
+        Kind::Delim => Value::Str(rng.string(5)),
         Kind::Fixed(len, pad) => loop {
             let s = rng.string(len as u64);
             if s.len() <= len && !s.as_bytes().last().is_some_and(|&b| b == pad) {
@@ -175,6 +211,117 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
             }
         },
     }
+}
+
+/// `n` as a value of the integer type `bits`/`signed`.
+fn int_value(bits: u32, signed: bool, n: i128) -> Value {
+    match (bits, signed) {
+        (8, false) => Value::U8(n as u8),
+        (16, false) => Value::U16(n as u16),
+        (32, false) => Value::U32(n as u32),
+        (64, false) => Value::U64(n as u64),
+        (8, true) => Value::I8(n as i8),
+        (16, true) => Value::I16(n as i16),
+        (32, true) => Value::I32(n as i32),
+        _ => Value::I64(n as i64),
+    }
+}
+
+/// A random text layout (`text("S")`): integers in digits, `desc`,
+/// `desc_ts` with a `max`, delimited, padded and raw strings, a prefix and
+/// every salt.
+fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
+    let sep = ["_", "#", "~~"][rng.below(3) as usize];
+    let n = 1 + rng.below(5) as usize;
+    let mut fields = Vec::new();
+    let mut field_text = String::new();
+    for i in 0..n {
+        let last = i + 1 == n;
+        let bits = [8u32, 16, 32, 64][rng.below(4) as usize];
+        let type_digits = |signed: bool| -> u32 {
+            let max: u128 = if signed {
+                (1 << (bits - 1)) - 1
+            } else {
+                (1 << bits) - 1
+            };
+            max.to_string().len() as u32
+        };
+        let (kind, text, desc, desc_ts) = match rng.below(6) {
+            0 | 1 => {
+                let signed = rng.chance(2);
+                let digits = 1 + rng.below(u64::from(type_digits(signed)) + 1) as u32;
+                let desc = !signed && rng.chance(3);
+                let ty = format!("{}{bits}", if signed { 'i' } else { 'u' });
+                let d = if desc { " desc" } else { "" };
+                (
+                    Kind::Digits(bits, signed, digits),
+                    format!("{d} digits({digits}) {ty}"),
+                    desc,
+                    false,
+                )
+            }
+            2 => {
+                let bits = [32u32, 64][rng.below(2) as usize];
+                let signed = rng.chance(2);
+                let top: u64 = if bits == 32 {
+                    i32::MAX as u64
+                } else {
+                    i64::MAX as u64
+                };
+                let max = match rng.below(3) {
+                    0 => top,
+                    _ => 1 + rng.next() % top,
+                };
+                let digits = max.to_string().len() as u32 + rng.below(2) as u32;
+                let ty = format!("{}{bits}", if signed { 'i' } else { 'u' });
+                (
+                    Kind::TsDigits(bits, signed, max),
+                    format!(" desc_ts(max = {max}) digits({digits}) {ty}"),
+                    false,
+                    true,
+                )
+            }
+            3 => {
+                let (len, pad) = (
+                    1 + rng.below(5) as usize,
+                    [b' ', b'.'][rng.below(2) as usize],
+                );
+                (
+                    Kind::Fixed(len, pad),
+                    format!(" fixed({len}, pad = '{}') String", pad as char),
+                    false,
+                    false,
+                )
+            }
+            _ if last => (Kind::Str, " String".to_owned(), false, false),
+            _ => (Kind::Delim, " String".to_owned(), false, false),
+        };
+        let _ = write!(field_text, "[f{i}{text}]");
+        fields.push((kind, false, desc_ts, desc));
+    }
+    let mut text = format!("text({sep:?}) ");
+    if rng.chance(3) {
+        text.push_str(r#"[prefix "e"]"#);
+    }
+    match rng.below(4) {
+        1 => text.push_str("[salt/8]"),
+        2 => {
+            let _ = write!(text, "[salt(f{})/5 java]", n - 1);
+        }
+        3 => {
+            if let Some(i) = fields
+                .iter()
+                .position(|&(k, _, _, d)| matches!(k, Kind::Digits(_, false, _)) && !d)
+            {
+                let _ = write!(text, "[salt(f{i})/12 mod]");
+            } else {
+                text.push_str("[salt(f0)/16]");
+            }
+        }
+        _ => {}
+    }
+    text.push_str(&field_text);
+    (text, fields)
 }
 
 /// A random layout: its text, and a generator of its values.
@@ -291,7 +438,7 @@ fn scan_vectors(
         let Some(&(kind, option, desc_ts, desc)) = kinds.get(k) else {
             continue;
         };
-        if option || matches!(kind, Kind::Bool) {
+        if option || matches!(kind, Kind::Bool | Kind::Delim) {
             continue;
         }
         let (mut lo, mut hi) = (
