@@ -18,8 +18,229 @@ package PACKAGE
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
+
+// rkSpec is what a key's bytes start with and how its fields join: the
+// prefix, a text key's separator, the salt's buckets and (a text key) its
+// digits.
+type rkSpec struct {
+	prefix, sep     []byte
+	buckets, digits int
+}
+
+// head is the prefix and bucket b: its byte, or its digits and the
+// separator.
+func (s rkSpec) head(b int) []byte {
+	if s.digits > 0 {
+		d := strconv.Itoa(b)
+		for len(d) < s.digits {
+			d = "0" + d
+		}
+		return rkCat(s.prefix, []byte(d), s.sep)
+	}
+	return rkCat(s.prefix, []byte{byte(b)})
+}
+
+func (s rkSpec) unhead(key []byte, pos int, field string) (int, error) {
+	var salt int
+	if s.digits > 0 {
+		d, err := rkTake(key, pos, s.digits, field)
+		if err != nil {
+			return 0, err
+		}
+		if !rkDigits(d) {
+			return 0, fmt.Errorf("%s: %q is not a bucket's digits", field, d)
+		}
+		salt, _ = strconv.Atoi(string(d))
+		if pos, err = rkExpectSep(key, pos+s.digits, s.sep, field); err != nil {
+			return 0, err
+		}
+	} else {
+		d, err := rkTake(key, pos, 1, field)
+		if err != nil {
+			return 0, err
+		}
+		salt = int(d[0])
+		pos++
+	}
+	if salt >= s.buckets {
+		return 0, fmt.Errorf("%s: bucket %d is not below %d", field, salt, s.buckets)
+	}
+	return pos, nil
+}
+
+func (s rkSpec) heads(bucket int) [][]byte {
+	if s.buckets == 0 {
+		return [][]byte{s.prefix}
+	}
+	if bucket >= 0 {
+		return [][]byte{s.head(bucket)}
+	}
+	out := make([][]byte, s.buckets)
+	for b := 0; b < s.buckets; b++ {
+		out[b] = s.head(b)
+	}
+	return out
+}
+
+func (s rkSpec) join(f [][]byte) []byte {
+	return bytes.Join(f, s.sep)
+}
+
+// lead is the bytes of the leading fields f of n: the separator after
+// each when more follow.
+func (s rkSpec) lead(f [][]byte, n int) []byte {
+	if len(f) == 0 {
+		return []byte{}
+	}
+	if len(f) < n {
+		return rkCat(s.join(f), s.sep)
+	}
+	return s.join(f)
+}
+
+func (s rkSpec) splitPoints() [][]byte {
+	out := [][]byte{}
+	for b := 1; b < s.buckets; b++ {
+		h := s.head(b)
+		out = append(out, h[:len(h)-len(s.sep)])
+	}
+	return out
+}
+
+func rkDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, x := range b {
+		if x < '0' || x > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func rkExpectSep(key []byte, pos int, sep []byte, field string) (int, error) {
+	if !bytes.HasPrefix(key[min(pos, len(key)):], sep) {
+		return 0, fmt.Errorf("%s: the separator %q does not follow", field, sep)
+	}
+	return pos + len(sep), nil
+}
+
+// rkPadDigits is d zero-padded to n digits, complemented (each digit
+// 9 - d: 10^n - 1 - v) when comp.
+func rkPadDigits(d string, n int, comp bool, field string) ([]byte, error) {
+	if len(d) > n {
+		return nil, fmt.Errorf("%s: %s has more than %d digits", field, d, n)
+	}
+	out := bytes.Repeat([]byte{'0'}, n-len(d))
+	out = append(out, d...)
+	if comp {
+		for i, c := range out {
+			out[i] = '9' - (c - '0')
+		}
+	}
+	return out, nil
+}
+
+func rkComp(b []byte) string {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = '9' - (c - '0')
+	}
+	return string(out)
+}
+
+func rkUdig(v uint64, n int, desc bool, field string) ([]byte, error) {
+	return rkPadDigits(strconv.FormatUint(v, 10), n, desc, field)
+}
+
+func rkUnudig(b []byte, bits, n int, desc bool, field string) (uint64, error) {
+	if !rkDigits(b) {
+		return 0, fmt.Errorf("%s: %q is not %d digits", field, b, n)
+	}
+	d := string(b)
+	if desc {
+		d = rkComp(b)
+	}
+	v, err := strconv.ParseUint(d, 10, bits)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s is out of range for u%d", field, d, bits)
+	}
+	return v, nil
+}
+
+func rkSdig(v int64, n int, field string) ([]byte, error) {
+	if v >= 0 {
+		d, err := rkPadDigits(strconv.FormatInt(v, 10), n, false, field)
+		return rkCat([]byte{'0'}, d), err
+	}
+	mag := uint64(-(v + 1)) + 1
+	d, err := rkPadDigits(strconv.FormatUint(mag, 10), n, true, field)
+	return rkCat([]byte{'-'}, d), err
+}
+
+func rkUnsdig(b []byte, bits, n int, field string) (int64, error) {
+	if len(b) != n+1 || (b[0] != '0' && b[0] != '-') || !rkDigits(b[1:]) {
+		return 0, fmt.Errorf("%s: %q is not a sign and %d digits", field, b, n)
+	}
+	if b[0] == '0' {
+		v, err := strconv.ParseInt(string(b[1:]), 10, bits)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %s is out of range for i%d", field, b[1:], bits)
+		}
+		return v, nil
+	}
+	mag, err := strconv.ParseUint(rkComp(b[1:]), 10, 64)
+	if err != nil || mag == 0 || mag > uint64(1)<<(bits-1) {
+		return 0, fmt.Errorf("%s: %q is no i%d value", field, b, bits)
+	}
+	return -int64(mag-1) - 1, nil
+}
+
+func rkTsdig(neg bool, v uint64, n int, max uint64, field string) ([]byte, error) {
+	if neg || v > max {
+		return nil, fmt.Errorf("%s: out of range for a descending timestamp (0 to %d)", field, max)
+	}
+	return rkPadDigits(strconv.FormatUint(max-v, 10), n, false, field)
+}
+
+func rkUntsdig(b []byte, n int, max, hi uint64, field string) (uint64, error) {
+	if !rkDigits(b) {
+		return 0, fmt.Errorf("%s: %q is not %d digits", field, b, n)
+	}
+	r, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil || r > max {
+		return 0, fmt.Errorf("%s: %s is above %d", field, b, max)
+	}
+	if max-r > hi {
+		return 0, fmt.Errorf("%s: %d is out of range", field, max-r)
+	}
+	return max - r, nil
+}
+
+func rkDelim(b, sep []byte, field string) ([]byte, error) {
+	if bytes.Contains(b, sep) {
+		return nil, fmt.Errorf("%s: the value holds the separator %q", field, sep)
+	}
+	for n := 1; n < len(sep); n++ {
+		if bytes.HasSuffix(b, sep[:n]) {
+			return nil, fmt.Errorf("%s: the value ends with the start of the separator %q", field, sep)
+		}
+	}
+	return append([]byte{}, b...), nil
+}
+
+func rkUndelim(key []byte, pos int, sep []byte, field string) ([]byte, int, error) {
+	i := bytes.Index(key[pos:], sep)
+	if i < 0 {
+		return nil, 0, fmt.Errorf("%s: no separator %q ends the field", field, sep)
+	}
+	v, err := rkDelim(key[pos:pos+i], sep, field)
+	return v, pos + i + len(sep), err
+}
 
 // rkBE is the low n bytes of u, big-endian.
 func rkBE(u uint64, n int) []byte {
@@ -181,20 +402,6 @@ func rkSucc(b []byte) []byte {
 	return out
 }
 
-func rkHeads(prefix []byte, buckets, bucket int) [][]byte {
-	if buckets == 0 {
-		return [][]byte{prefix}
-	}
-	if bucket >= 0 {
-		return [][]byte{rkCat(prefix, []byte{byte(bucket)})}
-	}
-	out := make([][]byte, buckets)
-	for b := 0; b < buckets; b++ {
-		out[b] = rkCat(prefix, []byte{byte(b)})
-	}
-	return out
-}
-
 func rkEqRanges(heads [][]byte, p []byte, exact bool) [][2][]byte {
 	out := make([][2][]byte, 0, len(heads))
 	for _, h := range heads {
@@ -299,10 +506,12 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     let buckets = plan.salt.as_ref().map_or(0, |s| s.buckets);
     let _ = write!(
         go,
-        "// {name}Layout is the layout {name} was generated from.\nconst {name}Layout = {:?}\n\n// {name}LayoutID is the layout's fingerprint.\nconst {name}LayoutID uint64 = {:#018x}\n\n// {name}Buckets is the number of salt buckets (0: no salt).\nconst {name}Buckets = {buckets}\n\nvar {lower}Prefix = []byte({})\n\n",
+        "// {name}Layout is the layout {name} was generated from.\nconst {name}Layout = {:?}\n\n// {name}LayoutID is the layout's fingerprint.\nconst {name}LayoutID uint64 = {:#018x}\n\n// {name}Buckets is the number of salt buckets (0: no salt).\nconst {name}Buckets = {buckets}\n\nvar {lower}Prefix = []byte({})\n\nvar {lower}Spec = rkSpec{{prefix: {lower}Prefix, sep: []byte({}), buckets: {buckets}, digits: {}}}\n\n",
         plan.layout_text,
         plan.layout_id,
-        go_bytes(&plan.prefix)
+        go_bytes(&plan.prefix),
+        go_bytes(&plan.sep),
+        plan.salt.as_ref().map_or(0, |s| s.digits),
     );
     let _ = writeln!(
         go,
@@ -336,10 +545,18 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
                 let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
                 match s.hash {
                     SaltHashKind::Xxh3 => {
-                        format!("int(xxh3.Hash(rkCat({})) % {})", by.join(", "), s.buckets)
+                        format!(
+                            "int(xxh3.Hash({lower}Spec.join([][]byte{{{}}})) % {})",
+                            by.join(", "),
+                            s.buckets
+                        )
                     }
                     SaltHashKind::Java => {
-                        format!("rkJavaBucket(rkCat({}), {})", by.join(", "), s.buckets)
+                        format!(
+                            "rkJavaBucket({lower}Spec.join([][]byte{{{}}}), {})",
+                            by.join(", "),
+                            s.buckets
+                        )
                     }
                     _ => format!("int(uint64({values}) % {})", s.buckets),
                 }
@@ -358,11 +575,14 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     if plan.salt.is_some() {
         let _ = write!(
             go,
-            "\treturn rkCat({lower}Prefix, []byte{{byte({})}}, rkCat(f...)), nil\n}}\n",
+            "\treturn rkCat({lower}Spec.head({}), {lower}Spec.join(f)), nil\n}}\n",
             bucket_expr("f", &mod_value)
         );
     } else {
-        let _ = writeln!(go, "\treturn rkCat({lower}Prefix, rkCat(f...)), nil\n}}");
+        let _ = writeln!(
+            go,
+            "\treturn rkCat({lower}Prefix, {lower}Spec.join(f)), nil\n}}"
+        );
     }
     let _ = write!(
         go,
@@ -377,7 +597,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     if plan.salt.is_some() {
         let _ = write!(
             go,
-            "\ts, err := rkTake(b, pos, 1, \"{name} salt\")\n\tif err != nil {{\n\t\treturn k, err\n\t}}\n\tif int(s[0]) >= {name}Buckets {{\n\t\treturn k, fmt.Errorf(\"{name} salt: bucket %d is not below %d\", s[0], {name}Buckets)\n\t}}\n\tpos++\n"
+            "\tif p, err := {lower}Spec.unhead(b, pos, \"{name} salt\"); err != nil {{\n\t\treturn k, err\n\t}} else {{\n\t\tpos = p\n\t}}\n"
         );
     }
     for (i, f) in plan.fields.iter().enumerate() {
@@ -394,7 +614,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     // Split points
     let _ = write!(
         go,
-        "\n// {name}SplitPoints returns where to pre-split a table of these keys: one\n// region per salt bucket.\nfunc {name}SplitPoints() [][]byte {{\n\tout := [][]byte{{}}\n\tfor b := 1; b < {name}Buckets; b++ {{\n\t\tout = append(out, rkCat({lower}Prefix, []byte{{byte(b)}}))\n\t}}\n\treturn out\n}}\n"
+        "\n// {name}SplitPoints returns where to pre-split a table of these keys: one\n// region per salt bucket.\nfunc {name}SplitPoints() [][]byte {{\n\treturn {lower}Spec.splitPoints()\n}}\n"
     );
     scans(&mut go, plan, name, &lower);
     go
@@ -424,10 +644,18 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
                 let by: Vec<String> = s.by.iter().map(|i| format!("f[{i}]")).collect();
                 match s.hash {
                     SaltHashKind::Xxh3 => {
-                        format!("int(xxh3.Hash(rkCat({})) % {})", by.join(", "), s.buckets)
+                        format!(
+                            "int(xxh3.Hash({lower}Spec.join([][]byte{{{}}})) % {})",
+                            by.join(", "),
+                            s.buckets
+                        )
                     }
                     SaltHashKind::Java => {
-                        format!("rkJavaBucket(rkCat({}), {})", by.join(", "), s.buckets)
+                        format!(
+                            "rkJavaBucket({lower}Spec.join([][]byte{{{}}}), {})",
+                            by.join(", "),
+                            s.buckets
+                        )
                     }
                     _ => format!(
                         "int(uint64({}) % {})",
@@ -455,15 +683,21 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
         enc(go);
         let _ = writeln!(
             go,
-            "\treturn rkEqRanges(rkHeads({lower}Prefix, {name}Buckets, {bucket}), rkCat(f...), {exact}), nil\n}}"
+            "\treturn rkEqRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), {exact}), nil\n}}"
         );
         let Some(next) = plan.fields.get(k) else {
             continue;
         };
-        if next.option || next.scalar == Scalar::Bool {
+        // No range ends at a delimited string (FORMAT.md, "Text keys").
+        if next.option || next.scalar == Scalar::Bool || next.encoding == Encoding::Delimited {
             continue;
         }
-        let desc = next.desc() || next.encoding == Encoding::DescTs;
+        let desc = next.desc()
+            || next.encoding == Encoding::DescTs
+            || matches!(
+                next.encoding,
+                Encoding::Digits { desc: true, .. } | Encoding::DescTsDigits { .. }
+            );
         let raw = next.encoding == Encoding::Raw;
         let t = inner_type(next);
         let method = format!(
@@ -486,7 +720,7 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
         enc(go);
         let _ = write!(
             go,
-            "\tvar lo, hi []byte\n\tif start != nil {{\n\t\tb, err := {lower}Enc{k}(*start)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\tlo = b\n\t}}\n\tif stop != nil {{\n\t\tb, err := {lower}Enc{k}(*stop)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\thi = b\n\t}}\n\treturn rkRangeRanges(rkHeads({lower}Prefix, {name}Buckets, {bucket}), rkCat(f...), lo, hi, startInclusive, stopInclusive, {desc}, {raw}), nil\n}}\n"
+            "\tvar lo, hi []byte\n\tif start != nil {{\n\t\tb, err := {lower}Enc{k}(*start)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\tlo = b\n\t}}\n\tif stop != nil {{\n\t\tb, err := {lower}Enc{k}(*stop)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\thi = b\n\t}}\n\treturn rkRangeRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw}), nil\n}}\n"
         );
     }
 }
@@ -513,6 +747,30 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
     // The plain value's bytes from `v` (type `inner`), as `b, err :=`.
     let enc_value = |v: &str| -> String {
         match (f.encoding, f.scalar) {
+            (
+                Encoding::Digits {
+                    digits,
+                    signed: false,
+                    desc,
+                },
+                _,
+            ) => {
+                format!("b, err := rkUdig(uint64({v}), {digits}, {desc}, \"{label}\")")
+            }
+            (Encoding::Digits { digits, .. }, _) => {
+                format!("b, err := rkSdig(int64({v}), {digits}, \"{label}\")")
+            }
+            (Encoding::DescTsDigits { digits, max }, Scalar::Int { signed, .. }) => {
+                let neg = if signed {
+                    format!("{v} < 0")
+                } else {
+                    "false".to_owned()
+                };
+                format!("b, err := rkTsdig({neg}, uint64({v}), {digits}, {max}, \"{label}\")")
+            }
+            (Encoding::Delimited, _) => {
+                format!("b, err := rkDelim([]byte({v}), {lower}Spec.sep, \"{label}\")")
+            }
             (Encoding::DescTs, Scalar::Int { bits, signed }) => {
                 let max = if bits == 64 {
                     "math.MaxInt64"
@@ -616,6 +874,18 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 );
             }
             let value = match (f.encoding, f.scalar) {
+                (Encoding::Digits { digits, signed: false, desc }, Scalar::Int { bits, .. }) => format!(
+                    "u, err := rkUnudig(b, {bits}, {digits}, {desc}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\tv := {inner}(u)"
+                ),
+                (Encoding::Digits { digits, .. }, Scalar::Int { bits, .. }) => format!(
+                    "u, err := rkUnsdig(b, {bits}, {digits}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\tv := {inner}(u)"
+                ),
+                (Encoding::DescTsDigits { digits, max }, Scalar::Int { bits, signed }) => {
+                    let hi: u64 = if signed { (1u64 << (bits - 1)) - 1 } else if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                    format!(
+                        "u, err := rkUntsdig(b, {digits}, {max}, {hi}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\tv := {inner}(u)"
+                    )
+                }
                 (Encoding::DescTs, Scalar::Int { bits, signed: true }) => {
                     let max = if bits == 64 { "math.MaxInt64" } else { "math.MaxInt32" };
                     format!("v := {inner}({max}) - {inner}(uint{bits}(rkUint(b)))")
@@ -639,7 +909,15 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 (Encoding::Padded { pad, .. }, _) => format!("v := append([]byte{{}}, rkUnpad(b, {pad})...)"),
                 _ => unreachable!("variable-width values are read by rkUnesc or to the end"),
             };
-            let _ = writeln!(go, "\t{value}\n\t{}, pos + {total}, nil\n}}", ret_some("v"));
+            if f.sep_after {
+                let _ = writeln!(
+                    go,
+                    "\t{value}\n\tend, err := rkExpectSep(key, pos+{total}, {lower}Spec.sep, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\t{}, end, nil\n}}",
+                    ret_some("v")
+                );
+            } else {
+                let _ = writeln!(go, "\t{value}\n\t{}, pos + {total}, nil\n}}", ret_some("v"));
+            }
         }
         None => {
             let inv = if desc { "0xFF" } else { "0" };
@@ -651,6 +929,10 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
             }
             let (read, end) = match f.encoding {
                 Encoding::Raw => ("raw := key[pos:]".to_owned(), "len(key)"),
+                Encoding::Delimited => (
+                    format!("raw, end, err := rkUndelim(key, pos, {lower}Spec.sep, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"),
+                    "end",
+                ),
                 _ => (
                     format!("raw, end, err := rkUnesc(key, pos, {inv}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"),
                     "end",

@@ -202,19 +202,220 @@ final class RowkeyHelpers {
         return t;
     }
 
-    static List<byte[]> heads(byte[] prefix, int buckets, int bucket) {
-        List<byte[]> out = new ArrayList<>();
-        if (buckets == 0) {
-            out.add(prefix);
-        } else if (bucket >= 0) {
-            out.add(cat(prefix, new byte[] {(byte) bucket}));
-        } else {
-            for (int b = 0; b < buckets; b++) {
-                out.add(cat(prefix, new byte[] {(byte) b}));
+    /** What a key's bytes start with and how its fields join. */
+    record Spec(byte[] prefix, byte[] sep, int buckets, int digits) {
+        /** The prefix and bucket b: its byte, or its digits and the separator. */
+        byte[] head(int b) {
+            if (digits > 0) {
+                return cat(prefix, utf8(String.format("%0" + digits + "d", b)), sep);
+            }
+            return cat(prefix, new byte[] {(byte) b});
+        }
+
+        int unhead(byte[] key, int pos, String field) {
+            int salt;
+            if (digits > 0) {
+                byte[] d = take(key, pos, digits, field);
+                if (!isDigits(d)) {
+                    throw fail(field, "not a bucket's digits");
+                }
+                salt = Integer.parseInt(new String(d, StandardCharsets.US_ASCII));
+                pos = expectSep(key, pos + digits, sep, field);
+            } else {
+                salt = take(key, pos, 1, field)[0] & 0xFF;
+                pos++;
+            }
+            if (salt >= buckets) {
+                throw fail(field, "bucket " + salt + " is not below " + buckets);
+            }
+            return pos;
+        }
+
+        List<byte[]> heads(int bucket) {
+            List<byte[]> out = new ArrayList<>();
+            if (buckets == 0) {
+                out.add(prefix);
+            } else if (bucket >= 0) {
+                out.add(head(bucket));
+            } else {
+                for (int b = 0; b < buckets; b++) {
+                    out.add(head(b));
+                }
+            }
+            return out;
+        }
+
+        byte[] join(byte[]... f) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            for (int i = 0; i < f.length; i++) {
+                if (i > 0) {
+                    out.writeBytes(sep);
+                }
+                out.writeBytes(f[i]);
+            }
+            return out.toByteArray();
+        }
+
+        /** The leading fields' bytes: the separator after each when more follow. */
+        byte[] lead(byte[][] f, int n) {
+            if (f.length == 0) {
+                return new byte[0];
+            }
+            return f.length < n ? cat(join(f), sep) : join(f);
+        }
+
+        byte[][] splitPoints() {
+            byte[][] out = new byte[Math.max(buckets - 1, 0)][];
+            for (int b = 1; b < buckets; b++) {
+                byte[] h = head(b);
+                out[b - 1] = Arrays.copyOf(h, h.length - sep.length);
+            }
+            return out;
+        }
+    }
+
+    static boolean isDigits(byte[] b) {
+        if (b.length == 0) {
+            return false;
+        }
+        for (byte x : b) {
+            if (x < '0' || x > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static int expectSep(byte[] key, int pos, byte[] sep, String field) {
+        if (pos + sep.length > key.length || !Arrays.equals(key, pos, pos + sep.length, sep, 0, sep.length)) {
+            throw fail(field, "the separator does not follow");
+        }
+        return pos + sep.length;
+    }
+
+    /** d zero-padded to n digits, each digit complemented (10^n - 1 - v) when comp. */
+    static byte[] padDigits(String d, int n, boolean comp, String field) {
+        if (d.length() > n) {
+            throw fail(field, d + " has more than " + n + " digits");
+        }
+        byte[] out = utf8("0".repeat(n - d.length()) + d);
+        if (comp) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (byte) ('9' - (out[i] - '0'));
             }
         }
         return out;
     }
+
+    static String comp(byte[] b) {
+        StringBuilder s = new StringBuilder();
+        for (byte x : b) {
+            s.append((char) ('9' - (x - '0')));
+        }
+        return s.toString();
+    }
+
+    /** An unsigned integer (its bits in a long) in n digits. */
+    static byte[] udig(long v, int n, boolean desc, String field) {
+        return padDigits(Long.toUnsignedString(v), n, desc, field);
+    }
+
+    static long unudig(byte[] b, long hi, int n, boolean desc, String field) {
+        if (!isDigits(b)) {
+            throw fail(field, "not " + n + " digits");
+        }
+        String d = desc ? comp(b) : new String(b, StandardCharsets.US_ASCII);
+        long v;
+        try {
+            v = Long.parseUnsignedLong(d);
+        } catch (NumberFormatException e) {
+            throw fail(field, d + " is out of range");
+        }
+        if (Long.compareUnsigned(v, hi) > 0) {
+            throw fail(field, d + " is out of range");
+        }
+        return v;
+    }
+
+    static byte[] sdig(long v, int n, String field) {
+        if (v >= 0) {
+            return cat(new byte[] {'0'}, padDigits(Long.toString(v), n, false, field));
+        }
+        return cat(new byte[] {'-'}, padDigits(Long.toUnsignedString(-v), n, true, field));
+    }
+
+    static long unsdig(byte[] b, long lo, long hi, int n, String field) {
+        if (b.length != n + 1 || (b[0] != '0' && b[0] != '-') || !isDigits(Arrays.copyOfRange(b, 1, b.length))) {
+            throw fail(field, "not a sign and " + n + " digits");
+        }
+        byte[] digits = Arrays.copyOfRange(b, 1, b.length);
+        long v;
+        try {
+            if (b[0] == '0') {
+                v = Long.parseLong(new String(digits, StandardCharsets.US_ASCII));
+            } else {
+                long mag = Long.parseUnsignedLong(comp(digits));
+                if (mag == 0 || Long.compareUnsigned(mag, 1L << 63) > 0) {
+                    throw fail(field, "no value");
+                }
+                v = -mag;
+            }
+        } catch (NumberFormatException e) {
+            throw fail(field, "out of range");
+        }
+        if (v < lo || v > hi) {
+            throw fail(field, v + " is out of range");
+        }
+        return v;
+    }
+
+    /** max - v in n digits; v (its bits in a long, neg when negative) in 0..max. */
+    static byte[] tsdig(boolean neg, long v, int n, long max, String field) {
+        if (neg || Long.compareUnsigned(v, max) > 0) {
+            throw fail(field, "out of range for a descending timestamp (0 to " + max + ")");
+        }
+        return padDigits(Long.toUnsignedString(max - v), n, false, field);
+    }
+
+    static long untsdig(byte[] b, int n, long max, long hi, String field) {
+        if (!isDigits(b)) {
+            throw fail(field, "not " + n + " digits");
+        }
+        long r;
+        try {
+            r = Long.parseUnsignedLong(new String(b, StandardCharsets.US_ASCII));
+        } catch (NumberFormatException e) {
+            throw fail(field, "above " + max);
+        }
+        if (Long.compareUnsigned(r, max) > 0 || Long.compareUnsigned(max - r, hi) > 0) {
+            throw fail(field, "out of range");
+        }
+        return max - r;
+    }
+
+    static byte[] delim(byte[] b, byte[] sep, String field) {
+        for (int i = 0; i + sep.length <= b.length; i++) {
+            if (Arrays.equals(b, i, i + sep.length, sep, 0, sep.length)) {
+                throw fail(field, "the value holds the separator");
+            }
+        }
+        for (int n = 1; n < sep.length; n++) {
+            if (b.length >= n && Arrays.equals(b, b.length - n, b.length, sep, 0, n)) {
+                throw fail(field, "the value ends with the start of the separator");
+            }
+        }
+        return b.clone();
+    }
+
+    static Unescaped undelim(byte[] key, int pos, byte[] sep, String field) {
+        for (int i = pos; i + sep.length <= key.length; i++) {
+            if (Arrays.equals(key, i, i + sep.length, sep, 0, sep.length)) {
+                return new Unescaped(delim(Arrays.copyOfRange(key, pos, i), sep, field), i + sep.length);
+            }
+        }
+        throw fail(field, "no separator ends the field");
+    }
+
 
     static List<byte[][]> eqRanges(List<byte[]> heads, byte[] p, boolean exact) {
         List<byte[][]> out = new ArrayList<>();
@@ -392,12 +593,14 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         .collect();
     let _ = write!(
         j,
-        "\n/** A key of the layout {{@link #LAYOUT}}. */\npublic record {name}({}) {{\n    /** The layout this type was generated from. */\n    public static final String LAYOUT = {:?};\n    /** The layout's fingerprint. */\n    public static final long LAYOUT_ID = {:#018x}L;\n    /** The number of salt buckets (0: no salt). */\n    public static final int BUCKETS = {};\n    private static final byte[] PREFIX = {};\n",
+        "\n/** A key of the layout {{@link #LAYOUT}}. */\npublic record {name}({}) {{\n    /** The layout this type was generated from. */\n    public static final String LAYOUT = {:?};\n    /** The layout's fingerprint. */\n    public static final long LAYOUT_ID = {:#018x}L;\n    /** The number of salt buckets (0: no salt). */\n    public static final int BUCKETS = {};\n    private static final byte[] PREFIX = {};\n    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, {});\n",
         comps.join(", "),
         plan.layout_text,
         plan.layout_id,
         plan.salt.as_ref().map_or(0, |s| s.buckets),
-        java_bytes(&plan.prefix)
+        java_bytes(&plan.prefix),
+        java_bytes(&plan.sep),
+        plan.salt.as_ref().map_or(0, |s| s.digits),
     );
     for (i, f) in plan.fields.iter().enumerate() {
         field_methods(&mut j, name, i, f);
@@ -418,11 +621,11 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
                 let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
                 match s.hash {
                     SaltHashKind::Xxh3 => format!(
-                        "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(cat({})), {})",
+                        "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(SPEC.join({})), {})",
                         by.join(", "),
                         s.buckets
                     ),
-                    SaltHashKind::Java => format!("javaBucket(cat({}), {})", by.join(", "), s.buckets),
+                    SaltHashKind::Java => format!("javaBucket(SPEC.join({}), {})", by.join(", "), s.buckets),
                     _ => format!("(int) Long.remainderUnsigned({value}, {})", s.buckets),
                 }
             }
@@ -440,11 +643,11 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     if plan.salt.is_some() {
         let _ = writeln!(
             j,
-            "        return cat(PREFIX, new byte[] {{(byte) ({})}}, cat(f));\n    }}",
+            "        return cat(SPEC.head({}), SPEC.join(f));\n    }}",
             bucket("f", &mod_value)
         );
     } else {
-        j.push_str("        return cat(PREFIX, cat(f));\n    }\n");
+        j.push_str("        return cat(PREFIX, SPEC.join(f));\n    }\n");
     }
     let _ = write!(
         j,
@@ -457,9 +660,9 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         "\n    /** The key of {{@code key}}'s bytes; an {{@code IllegalArgumentException}} naming the field where they are not one. */\n    public static {name} fromBytes(byte[] key) {{\n        if (key.length < PREFIX.length || !java.util.Arrays.equals(key, 0, PREFIX.length, PREFIX, 0, PREFIX.length)) {{\n            throw new IllegalArgumentException(\"{name}: the key does not start with its prefix\");\n        }}\n        int[] pos = {{PREFIX.length}};\n"
     );
     if plan.salt.is_some() {
-        let _ = write!(
+        let _ = writeln!(
             j,
-            "        int salt = take(key, pos[0], 1, \"{name} salt\")[0] & 0xFF;\n        if (salt >= BUCKETS) {{\n            throw new IllegalArgumentException(\"{name} salt: bucket \" + salt + \" is not below \" + BUCKETS);\n        }}\n        pos[0]++;\n"
+            "        pos[0] = SPEC.unhead(key, pos[0], \"{name} salt\");"
         );
     }
     for (i, f) in plan.fields.iter().enumerate() {
@@ -473,7 +676,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     // split points, toStringBinary, equals, hashCode
     let _ = write!(
         j,
-        "\n    /** Where to pre-split a table of these keys: one region per salt bucket. */\n    public static byte[][] splitPoints() {{\n        byte[][] out = new byte[Math.max(BUCKETS - 1, 0)][];\n        for (int b = 1; b < BUCKETS; b++) {{\n            out[b - 1] = cat(PREFIX, new byte[] {{(byte) b}});\n        }}\n        return out;\n    }}\n\n    /** The key as HBase's shell prints it ({{@code Bytes.toStringBinary}}). */\n    public String toStringBinary() {{\n        return RowkeyHelpers.toStringBinary(toBytes());\n    }}\n\n    @Override\n    public boolean equals(Object o) {{\n        return o instanceof {name} k"
+        "\n    /** Where to pre-split a table of these keys: one region per salt bucket. */\n    public static byte[][] splitPoints() {{\n        return SPEC.splitPoints();\n    }}\n\n    /** The key as HBase's shell prints it ({{@code Bytes.toStringBinary}}). */\n    public String toStringBinary() {{\n        return RowkeyHelpers.toStringBinary(toBytes());\n    }}\n\n    @Override\n    public boolean equals(Object o) {{\n        return o instanceof {name} k"
     );
     for f in &plan.fields {
         let c = camel(&f.name);
@@ -510,11 +713,11 @@ fn scans(j: &mut String, plan: &KeyPlan) {
                 let by: Vec<String> = s.by.iter().map(|i| format!("f[{i}]")).collect();
                 match s.hash {
                     SaltHashKind::Xxh3 => format!(
-                        "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(cat({})), {})",
+                        "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(SPEC.join({})), {})",
                         by.join(", "),
                         s.buckets
                     ),
-                    SaltHashKind::Java => format!("javaBucket(cat({}), {})", by.join(", "), s.buckets),
+                    SaltHashKind::Java => format!("javaBucket(SPEC.join({}), {})", by.join(", "), s.buckets),
                     _ => format!(
                         "(int) Long.remainderUnsigned({}, {})",
                         camel(&plan.fields[s.by[0]].name),
@@ -537,16 +740,22 @@ fn scans(j: &mut String, plan: &KeyPlan) {
         };
         let _ = write!(
             j,
-            "\n    /** The rows whose leading fields are these values: {{@code {{start, stop}}}} per salt bucket read (an empty stop: to the end). */\n    public static List<byte[][]> {method}({}) {{\n        byte[][] f = {{{fields}}};\n        return eqRanges(heads(PREFIX, BUCKETS, {bucket}), cat(f), {exact});\n    }}\n",
+            "\n    /** The rows whose leading fields are these values: {{@code {{start, stop}}}} per salt bucket read (an empty stop: to the end). */\n    public static List<byte[][]> {method}({}) {{\n        byte[][] f = {{{fields}}};\n        return eqRanges(SPEC.heads({bucket}), SPEC.lead(f, {n}), {exact});\n    }}\n",
             params.join(", ")
         );
         let Some(next) = plan.fields.get(k) else {
             continue;
         };
-        if next.option || next.scalar == Scalar::Bool {
+        // No range ends at a delimited string (FORMAT.md, "Text keys").
+        if next.option || next.scalar == Scalar::Bool || next.encoding == Encoding::Delimited {
             continue;
         }
-        let desc = next.desc() || next.encoding == Encoding::DescTs;
+        let desc = next.desc()
+            || next.encoding == Encoding::DescTs
+            || matches!(
+                next.encoding,
+                Encoding::Digits { desc: true, .. } | Encoding::DescTsDigits { .. }
+            );
         let raw = next.encoding == Encoding::Raw;
         let method = format!(
             "rangeBy{}",
@@ -562,7 +771,7 @@ fn scans(j: &mut String, plan: &KeyPlan) {
         ));
         let _ = write!(
             j,
-            "\n    /** The rows whose leading fields are these values and whose {} is between start and stop (null: unbounded), in value order. */\n    public static List<byte[][]> {method}({}) {{\n        byte[][] f = {{{fields}}};\n        byte[] lo = start == null ? null : enc{k}(start);\n        byte[] hi = stop == null ? null : enc{k}(stop);\n        return rangeRanges(heads(PREFIX, BUCKETS, {bucket}), cat(f), lo, hi, startInclusive, stopInclusive, {desc}, {raw});\n    }}\n",
+            "\n    /** The rows whose leading fields are these values and whose {} is between start and stop (null: unbounded), in value order. */\n    public static List<byte[][]> {method}({}) {{\n        byte[][] f = {{{fields}}};\n        byte[] lo = start == null ? null : enc{k}(start);\n        byte[] hi = stop == null ? null : enc{k}(stop);\n        return rangeRanges(SPEC.heads({bucket}), SPEC.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw});\n    }}\n",
             next.name,
             params.join(", ")
         );
@@ -586,6 +795,41 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
     // The plain value's bytes from `v`.
     let enc_value = |v: &str| -> String {
         match (f.encoding, f.scalar) {
+            (
+                Encoding::Digits {
+                    digits,
+                    signed: false,
+                    desc,
+                },
+                Scalar::Int { bits, .. },
+            ) => {
+                let check = if bits < 64 {
+                    format!(
+                        "checkRange({v}, {}L, \"{label}\", \"u{bits}\")",
+                        (1u64 << bits) - 1
+                    )
+                } else {
+                    v.to_owned()
+                };
+                format!("udig({check}, {digits}, {desc}, \"{label}\")")
+            }
+            (Encoding::Digits { digits, .. }, _) => format!("sdig({v}, {digits}, \"{label}\")"),
+            (Encoding::DescTsDigits { digits, max }, Scalar::Int { signed, .. }) => {
+                let neg = if signed {
+                    format!("{v} < 0")
+                } else {
+                    "false".to_owned()
+                };
+                format!("tsdig({neg}, {v}, {digits}, {max}L, \"{label}\")")
+            }
+            (Encoding::Delimited, s) => {
+                let raw = if s == Scalar::Str {
+                    format!("utf8({v})")
+                } else {
+                    v.to_owned()
+                };
+                format!("delim({raw}, SPEC.sep(), \"{label}\")")
+            }
             (
                 Encoding::DescTs,
                 Scalar::Int {
@@ -684,6 +928,12 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
         Some(w) => {
             let total = w + usize::from(f.option);
             let _ = writeln!(j, "        byte[] b = take(key, pos[0], {total}, \"{label}\");\n        pos[0] += {total};");
+            if f.sep_after {
+                let _ = writeln!(
+                    j,
+                    "        pos[0] = expectSep(key, pos[0], SPEC.sep(), \"{label}\");"
+                );
+            }
             if desc {
                 j.push_str("        b = inv(b);\n");
             }
@@ -699,6 +949,48 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 );
             }
             let value = match (f.encoding, f.scalar) {
+                (
+                    Encoding::Digits {
+                        digits,
+                        signed: false,
+                        desc,
+                    },
+                    Scalar::Int { bits, .. },
+                ) => {
+                    let hi = if bits == 64 {
+                        "-1L".to_owned()
+                    } else {
+                        format!("{}L", (1u64 << bits) - 1)
+                    };
+                    let cast = if plain == "long" { "" } else { "(int) " };
+                    format!("{cast}unudig(b, {hi}, {digits}, {desc}, \"{label}\")")
+                }
+                (Encoding::Digits { digits, .. }, Scalar::Int { bits, .. }) => {
+                    let lo = if bits == 64 {
+                        "Long.MIN_VALUE".to_owned()
+                    } else {
+                        format!("{}L", -(1i64 << (bits - 1)))
+                    };
+                    let hi = if bits == 64 {
+                        "Long.MAX_VALUE".to_owned()
+                    } else {
+                        format!("{}L", (1i64 << (bits - 1)) - 1)
+                    };
+                    format!("({plain}) unsdig(b, {lo}, {hi}, {digits}, \"{label}\")")
+                }
+                (Encoding::DescTsDigits { digits, max }, Scalar::Int { bits, signed }) => {
+                    let hi: u64 = if signed {
+                        (1u64 << (bits - 1)) - 1
+                    } else if bits == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << bits) - 1
+                    };
+                    format!(
+                        "({plain}) untsdig(b, {digits}, {max}L, {}L, \"{label}\")",
+                        hi as i64
+                    )
+                }
                 (
                     Encoding::DescTs,
                     Scalar::Int {
@@ -765,6 +1057,9 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             match f.encoding {
                 Encoding::Raw => {
                     let _ = writeln!(j, "        byte[] raw = java.util.Arrays.copyOfRange(key, pos[0], key.length);\n        pos[0] = key.length;");
+                }
+                Encoding::Delimited => {
+                    let _ = writeln!(j, "        Unescaped u = undelim(key, pos[0], SPEC.sep(), \"{label}\");\n        pos[0] = u.end();\n        byte[] raw = u.value();");
                 }
                 _ => {
                     let _ = writeln!(j, "        Unescaped u = unesc(key, pos[0], {inv}, \"{label}\");\n        pos[0] = u.end();\n        byte[] raw = u.value();");

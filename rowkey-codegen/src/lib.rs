@@ -19,8 +19,7 @@
 //! standard library and `github.com/zeebo/xxh3` for an XXH3 salt) and
 //! **Java 17** ([`Language::Java`]: a record with `toBytes`, `fromBytes`,
 //! `bucket`, `splitPoints`, the scans and `toStringBinary`; OpenHFT's
-//! `zero-allocation-hashing` for an XXH3 salt), for the same binary layouts
-//! (text keys not yet).
+//! `zero-allocation-hashing` for an XXH3 salt), for the same layouts.
 //! `tests/python.rs`, `tests/go.rs` and `tests/java.rs` run the generated
 //! code on random layouts and values against the Rust encoding.
 //!
@@ -113,13 +112,6 @@ pub fn generate(
         });
     }
     let plan = plan(layout, lang)?;
-    if !plan.sep.is_empty() && language != Language::Python {
-        return Err(CodegenError::Unsupported {
-            language: lang,
-            field: None,
-            what: "text keys".into(),
-        });
-    }
     match language {
         Language::Python => Ok(vec![GeneratedFile {
             path: format!("{package}.py"),
