@@ -1,0 +1,66 @@
+//! The generated code of three fixed layouts, committed per language
+//! (`tests/golden/`): a change to what a generator writes shows in review
+//! and fails here until the files are written again on purpose
+//! (`ROWKEY_BLESS=1 cargo test -p rowkey-codegen --test golden`). The
+//! binding testers check what the code does; this checks that it did not
+//! change unseen.
+
+use std::path::Path;
+
+use rowkey_codegen::{generate, Language};
+use rowkey_core::DynLayout;
+
+/// The README's key, the seed's call record (a text key) and a layout of
+/// `Option`s, padding and a raw last field.
+const LAYOUTS: [(&str, &str); 3] = [
+    (
+        "UserEvent",
+        "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
+    ),
+    (
+        "Call",
+        "text(\"_\") [salt(phone)/10 mod][phone digits(11) u64][ts desc_ts digits(19) i64]",
+    ),
+    (
+        "Visit",
+        "[prefix \"v\"][salt(site)/4 java][site u16][day desc Option<u32>][page String]",
+    ),
+];
+
+#[test]
+fn generated_code_is_the_committed_code() {
+    let bless = std::env::var_os("ROWKEY_BLESS").is_some();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut changed = Vec::new();
+    for language in [Language::Python, Language::Go, Language::Java] {
+        for (name, text) in LAYOUTS {
+            let layout = DynLayout::parse(text).unwrap();
+            // One Go or Java package `keys`; a Python module per key.
+            let package = match language {
+                Language::Python => name.to_ascii_lowercase(),
+                _ => "keys".to_owned(),
+            };
+            let package = package.as_str();
+            for file in generate(layout.layout(), language, name, package).unwrap() {
+                // The package's helpers are written once per language.
+                let base = Path::new(&file.path).file_name().unwrap();
+                let path = root.join(language.name()).join(base);
+                if bless {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, &file.contents).unwrap();
+                    continue;
+                }
+                match std::fs::read_to_string(&path) {
+                    Ok(committed) if committed == file.contents => {}
+                    Ok(_) => changed.push(format!("{} changed", path.display())),
+                    Err(e) => changed.push(format!("{}: {e}", path.display())),
+                }
+            }
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "the generated code differs from tests/golden (write it again with ROWKEY_BLESS=1 if the change is meant):\n{}",
+        changed.join("\n")
+    );
+}
