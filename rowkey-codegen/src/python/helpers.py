@@ -1,0 +1,293 @@
+
+def _fail(field, why):
+    return ValueError(f"{field}: {why}")
+
+
+def _int(v, bits, signed, field):
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _fail(field, f"expected an int, got {type(v).__name__}")
+    lo, hi = ((-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1))
+    if not lo <= v <= hi:
+        raise _fail(field, f"{v} is out of range for {'i' if signed else 'u'}{bits}")
+    return (v + (1 << (bits - 1)) if signed else v).to_bytes(bits // 8, "big")
+
+
+def _unint(b, bits, signed):
+    u = int.from_bytes(b, "big")
+    return u - (1 << (bits - 1)) if signed else u
+
+
+def _bool(v, field):
+    if not isinstance(v, bool):
+        raise _fail(field, f"expected a bool, got {type(v).__name__}")
+    return b"\x01" if v else b"\x00"
+
+
+def _unbool(b, field):
+    if b not in (b"\x00", b"\x01"):
+        raise _fail(field, f"{b[0]:#04x} is not a bool (00 or 01)")
+    return b == b"\x01"
+
+
+def _desc_ts(v, bits, signed, field):
+    _int(v, bits, signed, field)
+    top = (1 << (bits - 1)) - 1
+    if not signed and v > top:
+        raise _fail(field, f"{v} is above {top}: out of range for a descending timestamp")
+    return ((top - v) % (1 << bits)).to_bytes(bits // 8, "big")
+
+
+def _undesc_ts(b, bits, signed, field):
+    r = int.from_bytes(b, "big")
+    top = (1 << (bits - 1)) - 1
+    if not signed:
+        if r > top:
+            raise _fail(field, "the top bit is set: not a descending unsigned timestamp")
+        return top - r
+    v = (top - r) % (1 << bits)
+    return v - (1 << bits) if v > top else v
+
+
+def _raw(v, is_str, field):
+    if is_str:
+        if not isinstance(v, str):
+            raise _fail(field, f"expected a str, got {type(v).__name__}")
+        return v.encode("utf-8")
+    if not isinstance(v, (bytes, bytearray)):
+        raise _fail(field, f"expected bytes, got {type(v).__name__}")
+    return bytes(v)
+
+
+def _unraw(b, is_str, field):
+    if not is_str:
+        return bytes(b)
+    try:
+        return bytes(b).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _fail(field, f"invalid UTF-8: {e.reason}") from None
+
+
+def _pad(b, n, pad, field):
+    if len(b) > n:
+        raise _fail(field, f"{len(b)} bytes is longer than its {n}")
+    if b and b[-1] == pad:
+        raise _fail(field, f"the value ends with its pad byte {pad:#04x}")
+    return b + bytes([pad]) * (n - len(b))
+
+
+def _unpad(b, pad):
+    return b.rstrip(bytes([pad]))
+
+
+def _esc(b):
+    return b.replace(b"\x00", b"\x00\xff") + b"\x00\x01"
+
+
+def _unesc(key, pos, inv, field):
+    out = bytearray()
+    while True:
+        if pos >= len(key):
+            raise _fail(field, "the key ends inside the field (no terminator)")
+        c = key[pos] ^ inv
+        pos += 1
+        if c != 0:
+            out.append(c)
+            continue
+        if pos >= len(key):
+            raise _fail(field, "the key ends inside an escape")
+        n = key[pos] ^ inv
+        pos += 1
+        if n == 0xFF:
+            out.append(0)
+        elif n == 0x01:
+            return bytes(out), pos
+        else:
+            raise _fail(field, f"invalid escape 00 {n:02x}")
+
+
+def _inv(b):
+    return bytes(x ^ 0xFF for x in b)
+
+
+def _take(key, pos, n, field):
+    if pos + n > len(key):
+        raise _fail(field, f"the key ends inside the field ({len(key) - pos} of {n} bytes)")
+    return key[pos:pos + n]
+
+
+def _succ(b):
+    b = b.rstrip(b"\xff")
+    return b[:-1] + bytes([b[-1] + 1]) if b else b""
+
+
+def _head(bucket):
+    """The prefix and the salt: the bucket's byte, or its digits and SEP."""
+    if _BUCKET_DIGITS:
+        return PREFIX + str(bucket).zfill(_BUCKET_DIGITS).encode() + SEP
+    return PREFIX + bytes([bucket])
+
+
+def _unhead(key, pos, field):
+    if _BUCKET_DIGITS:
+        text = _take(key, pos, _BUCKET_DIGITS, field)
+        if not _isdigits(text):
+            raise _fail(field, f"{text!r} is not a bucket's digits")
+        salt = int(text)
+        pos = _expect_sep(key, pos + _BUCKET_DIGITS, field)
+    else:
+        salt = _take(key, pos, 1, field)[0]
+        pos += 1
+    if salt >= BUCKETS:
+        raise _fail(field, f"bucket {salt} is not below {BUCKETS}")
+    return pos
+
+
+def _heads(bucket):
+    if BUCKETS == 0:
+        return [PREFIX]
+    if bucket is not None:
+        return [_head(bucket)]
+    return [_head(b) for b in range(BUCKETS)]
+
+
+def _lead(fields, n):
+    """The bytes of the leading fields (SEP after each when more follow)."""
+    if not fields:
+        return b""
+    return SEP.join(fields) + (SEP if len(fields) < n else b"")
+
+
+def _isdigits(b):
+    return len(b) > 0 and all(0x30 <= x <= 0x39 for x in b)
+
+
+def _expect_sep(key, pos, field):
+    if key[pos:pos + len(SEP)] != SEP:
+        raise _fail(field, f"the separator {SEP!r} does not follow")
+    return pos + len(SEP)
+
+
+def _udig(v, bits, digits, desc, field):
+    _int(v, bits, False, field)
+    top = 10 ** digits - 1
+    if v > top:
+        raise _fail(field, f"{v} has more than {digits} digits")
+    return str(top - v if desc else v).zfill(digits).encode()
+
+
+def _unudig(b, bits, digits, desc, field):
+    if not _isdigits(b):
+        raise _fail(field, f"{b!r} is not {digits} digits")
+    v = int(b)
+    if desc:
+        v = 10 ** digits - 1 - v
+    if v >= 1 << bits:
+        raise _fail(field, f"{v} is out of range for u{bits}")
+    return v
+
+
+def _sdig(v, bits, digits, field):
+    _int(v, bits, True, field)
+    top = 10 ** digits - 1
+    if abs(v) > top:
+        raise _fail(field, f"{v} has more than {digits} digits")
+    if v >= 0:
+        return b"0" + str(v).zfill(digits).encode()
+    return b"-" + str(top + v).zfill(digits).encode()
+
+
+def _unsdig(b, bits, digits, field):
+    sign, text = b[:1], b[1:]
+    if sign not in (b"0", b"-") or not _isdigits(text):
+        raise _fail(field, f"{b!r} is not a sign and {digits} digits")
+    top = 10 ** digits - 1
+    m = int(text)
+    if sign == b"0":
+        v = m
+    elif m == top:
+        raise _fail(field, "-0 is no value")
+    else:
+        v = m - top
+    if not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
+        raise _fail(field, f"{v} is out of range for i{bits}")
+    return v
+
+
+def _tsdig(v, bits, signed, digits, top, field):
+    _int(v, bits, signed, field)
+    if not 0 <= v <= top:
+        raise _fail(field, f"{v} is out of range for a descending timestamp (0 to {top})")
+    return str(top - v).zfill(digits).encode()
+
+
+def _untsdig(b, bits, signed, digits, top, field):
+    if not _isdigits(b):
+        raise _fail(field, f"{b!r} is not {digits} digits")
+    r = int(b)
+    if r > top:
+        raise _fail(field, f"{r} is above {top}")
+    v = top - r
+    hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    if v > hi:
+        raise _fail(field, f"{v} is out of range")
+    return v
+
+
+def _delim(b, field):
+    if SEP in b:
+        raise _fail(field, f"the value holds the separator {SEP!r}")
+    for n in range(1, len(SEP)):
+        if b.endswith(SEP[:n]):
+            raise _fail(field, f"the value ends with the start of the separator {SEP!r}")
+    return b
+
+
+def _undelim(key, pos, field):
+    end = key.find(SEP, pos)
+    if end < 0:
+        raise _fail(field, f"no separator {SEP!r} ends the field")
+    return _delim(key[pos:end], field), end + len(SEP)
+
+
+def _eq_ranges(heads, p, exact):
+    return [(h + p, h + p + b"\x00" if exact else _succ(h + p)) for h in heads]
+
+
+def _range_ranges(heads, p, lo, hi, lo_incl, hi_incl, desc, raw):
+    if desc:
+        lo, hi, lo_incl, hi_incl = hi, lo, hi_incl, lo_incl
+    # The first row after every key whose field is `v`: after the prefix
+    # of its bytes, or (a raw last field) after the one key.
+    after = (lambda b: b + b"\x00") if raw else _succ
+    out = []
+    for h in heads:
+        base = h + p
+        start = base if lo is None else (base + lo if lo_incl else after(base + lo))
+        # `None`: to the end of the table (an empty stop row in HBase).
+        if hi is None:
+            stop = _succ(base) or None
+        elif hi_incl:
+            stop = after(base + hi) or None
+        else:
+            stop = base + hi
+        # An empty range (`start` at or after `stop`, or past every key:
+        # nothing after an all-`FF` lower bound) reads nothing: left out.
+        if start == b"" and lo is not None and not lo_incl:
+            continue
+        if stop is None or start < stop:
+            out.append((start, stop or b""))
+    return out
+
+
+def scan_kwargs(ranges):
+    """happybase's `Table.scan` keyword arguments for each `(start, stop)`
+    row range: `row_start`, and `row_stop` unless the range runs to the end
+    of the table (an empty stop row)."""
+    return [dict(row_start=a, **({"row_stop": b} if b else {})) for a, b in ranges]
+
+
+def _java_hash(b):
+    h = 1
+    for x in b:
+        h = (31 * h + (x - 256 if x > 127 else x)) & 0xFFFFFFFF
+    return h - (1 << 32) if h > 0x7FFFFFFF else h
