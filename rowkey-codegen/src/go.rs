@@ -33,6 +33,8 @@ fn value_type(f: &FieldPlan) -> String {
         Scalar::Int { bits, signed } => format!("{}int{bits}", if signed { "" } else { "u" }),
         Scalar::Str => "string".to_owned(),
         Scalar::Bytes => "[]byte".to_owned(),
+        Scalar::Char => "rune".to_owned(),
+        Scalar::Float { bits } => format!("float{bits}"),
     };
     if f.option {
         format!("*{t}")
@@ -355,6 +357,8 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
             (_, Scalar::Bool) => {
                 format!("b, err := []byte{{0}}, error(nil)\n\tif {v} {{\n\t\tb[0] = 1\n\t}}")
             }
+            (_, Scalar::Char) => format!("b, err := rkChar({v}, \"{label}\")"),
+            (_, Scalar::Float { bits }) => format!("b, err := rkFloat{bits}({v}), error(nil)"),
             (_, Scalar::Int { bits, signed: true }) => {
                 format!(
                     "b, err := rkBE(uint64({v})^(1<<{}), {}), error(nil)",
@@ -462,6 +466,10 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 (_, Scalar::Bool) => format!(
                     "v, err := rkBool(b[0], \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
                 ),
+                (_, Scalar::Char) => format!(
+                    "v, err := rkUnchar(b, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
+                ),
+                (_, Scalar::Float { bits }) => format!("v := rkUnfloat{bits}(b)"),
                 (_, Scalar::Int { bits, signed: true }) => {
                     format!("v := {inner}(uint{bits}(rkUint(b) ^ (1 << {})))", bits - 1)
                 }

@@ -37,6 +37,9 @@ pub fn plain_type(f: &FieldPlan) -> &'static str {
         Scalar::Bool => "boolean",
         Scalar::Str => "String",
         Scalar::Bytes => "byte[]",
+        Scalar::Char => "int",
+        Scalar::Float { bits: 32 } => "float",
+        Scalar::Float { .. } => "double",
         Scalar::Int {
             bits: 8,
             signed: true,
@@ -61,6 +64,8 @@ pub fn plain_type(f: &FieldPlan) -> &'static str {
 pub fn boxed_type(f: &FieldPlan) -> &'static str {
     match plain_type(f) {
         "boolean" => "Boolean",
+        "float" => "Float",
+        "double" => "Double",
         "byte" => "Byte",
         "short" => "Short",
         "int" => "Integer",
@@ -357,6 +362,9 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 format!("be(Integer.MAX_VALUE - checkTs({v}, Integer.MAX_VALUE, \"{label}\"), 4)")
             }
             (_, Scalar::Bool) => format!("new byte[] {{(byte) ({v} ? 1 : 0)}}"),
+            (_, Scalar::Char) => format!("chr({v}, \"{label}\")"),
+            (_, Scalar::Float { bits: 32 }) => format!("f32({v})"),
+            (_, Scalar::Float { .. }) => format!("f64({v})"),
             (_, Scalar::Int { bits, signed: true }) => {
                 format!("be({v} ^ (1L << {}), {})", bits - 1, bits / 8)
             }
@@ -518,6 +526,9 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     )
                 }
                 (_, Scalar::Bool) => format!("bool(b[0], \"{label}\")"),
+                (_, Scalar::Char) => format!("unchr(b, \"{label}\")"),
+                (_, Scalar::Float { bits: 32 }) => "unf32(b)".to_owned(),
+                (_, Scalar::Float { .. }) => "unf64(b)".to_owned(),
                 (
                     _,
                     Scalar::Int {

@@ -75,6 +75,13 @@ pub enum Scalar {
     Str,
     /// A byte string.
     Bytes,
+    /// A `char`: its scalar value, a `u32`.
+    Char,
+    /// An IEEE float of `bits` bits (32 or 64).
+    Float {
+        /// 32 or 64.
+        bits: u32,
+    },
 }
 
 impl FieldPlan {
@@ -88,6 +95,8 @@ impl FieldPlan {
             (Encoding::Delimited, _) => None,
             (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
             (_, Scalar::Bool) => Some(1),
+            (_, Scalar::Char) => Some(4),
+            (_, Scalar::Float { bits }) => Some(bits as usize / 8),
             (_, Scalar::Int { bits, .. }) => Some(bits as usize / 8),
             (_, Scalar::Str | Scalar::Bytes) => None,
         }
@@ -133,6 +142,9 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             .unwrap_or(kind);
         let scalar = match inner {
             "bool" => Scalar::Bool,
+            "char" => Scalar::Char,
+            "f32" => Scalar::Float { bits: 32 },
+            "f64" => Scalar::Float { bits: 64 },
             "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64" => Scalar::Int {
                 bits: inner[1..].parse().expect("a width"),
                 signed: inner.starts_with('i'),

@@ -65,6 +65,9 @@ fn literal(f: &FieldPlan, v: &Json) -> String {
             s
         }
         ("bytes", _) => format!("H(\"{}\")", x.as_str().unwrap()),
+        ("char", _) => x.as_u64().unwrap().to_string(),
+        ("f32", _) => format!("Float.intBitsToFloat(0x{})", x.as_str().unwrap()),
+        ("f64", _) => format!("Double.longBitsToDouble(0x{}L)", x.as_str().unwrap()),
         (_, Scalar::Int { bits, signed }) => {
             let n: i128 = if let Some(u) = x.as_u64() {
                 u.into()

@@ -5,6 +5,7 @@ package PACKAGE
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -271,6 +272,55 @@ func rkBool(b byte, field string) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%s: %#02x is not a bool (00 or 01)", field, b)
+}
+
+func rkChar(r rune, field string) ([]byte, error) {
+	if !utf8.ValidRune(r) {
+		return nil, fmt.Errorf("%s: %#x is no char", field, r)
+	}
+	return rkBE(uint64(r), 4), nil
+}
+
+func rkUnchar(b []byte, field string) (rune, error) {
+	r := rune(rkUint(b))
+	if rkUint(b) > 0x10FFFF || !utf8.ValidRune(r) {
+		return 0, fmt.Errorf("%s: %#x is no char", field, rkUint(b))
+	}
+	return r, nil
+}
+
+// rkFloatBits orders IEEE bits as the floats: a positive's sign bit set,
+// a negative's every bit inverted.
+func rkFloatBits(u uint64, bits int) uint64 {
+	top := uint64(1) << (bits - 1)
+	if u&top == 0 {
+		return u ^ top
+	}
+	return ^u & (top<<1 - 1)
+}
+
+func rkUnfloatBits(u uint64, bits int) uint64 {
+	top := uint64(1) << (bits - 1)
+	if u&top != 0 {
+		return u ^ top
+	}
+	return ^u & (top<<1 - 1)
+}
+
+func rkFloat32(v float32) []byte {
+	return rkBE(rkFloatBits(uint64(math.Float32bits(v)), 32), 4)
+}
+
+func rkFloat64(v float64) []byte {
+	return rkBE(rkFloatBits(math.Float64bits(v), 64), 8)
+}
+
+func rkUnfloat32(b []byte) float32 {
+	return math.Float32frombits(uint32(rkUnfloatBits(rkUint(b), 32)))
+}
+
+func rkUnfloat64(b []byte) float64 {
+	return math.Float64frombits(rkUnfloatBits(rkUint(b), 64))
 }
 
 func rkText(b []byte, field string) (string, error) {

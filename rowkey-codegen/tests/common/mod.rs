@@ -145,6 +145,11 @@ enum Kind {
     TsDigits(u32, bool, u64),
     /// Text keys: a string up to the separator.
     Delim,
+    /// A `char`.
+    Char,
+    /// An `f32` or `f64` (not NaN: a NaN equals nothing, so a decoded one
+    /// cannot be compared).
+    Float(u32),
 }
 
 fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
@@ -204,6 +209,37 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
             int_value(bits, signed, i128::from(v))
         }
         Kind::Delim => Value::Str(rng.string(5)),
+        Kind::Char => Value::Char(
+            [
+                '\0',
+                'a',
+                'é',
+                '€',
+                '\u{1F600}',
+                '\u{10FFFF}',
+                '\u{D7FF}',
+                '\u{E000}',
+            ][rng.below(8) as usize],
+        ),
+        Kind::Float(bits) => loop {
+            let v = match rng.below(6) {
+                0 => [0.0, -0.0, 1.0, -1.0][rng.below(4) as usize],
+                1 => [f64::INFINITY, f64::NEG_INFINITY][rng.below(2) as usize],
+                _ => f64::from_bits(rng.next()),
+            };
+            if v.is_nan() {
+                continue;
+            }
+            break if bits == 32 {
+                let f = f32::from_bits(rng.next() as u32);
+                if f.is_nan() {
+                    continue;
+                }
+                Value::F32(if rng.chance(3) { v as f32 } else { f })
+            } else {
+                Value::F64(v)
+            };
+        },
         Kind::Fixed(len, pad) => loop {
             let s = rng.string(len as u64);
             if s.len() <= len && !s.as_bytes().last().is_some_and(|&b| b == pad) {
@@ -337,7 +373,12 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         let last = i + 1 == n;
         let desc = rng.chance(3);
         let option = rng.chance(4);
-        let (kind, ty) = match rng.below(9) {
+        let (kind, ty) = match rng.below(11) {
+            9 => (Kind::Char, "char".to_owned()),
+            10 => {
+                let bits = [32u32, 64][rng.below(2) as usize];
+                (Kind::Float(bits), format!("f{bits}"))
+            }
             0 => (Kind::Bool, "bool".to_owned()),
             1 => (Kind::Str, "String".to_owned()),
             2 => (Kind::Bytes, "Vec<u8>".to_owned()),
@@ -527,6 +568,9 @@ fn json_value(v: &Value) -> Json {
         Value::I32(n) => json!({ "int": n }),
         Value::I64(n) => json!({ "int": n }),
         Value::Str(s) => json!({ "str": s }),
+        Value::Char(c) => json!({ "char": u32::from(*c) }),
+        Value::F32(f) => json!({ "f32": format!("{:08x}", f.to_bits()) }),
+        Value::F64(f) => json!({ "f64": format!("{:016x}", f.to_bits()) }),
         Value::Bytes(b) => json!({ "bytes": hex(b) }),
         Value::Option(None) => Json::Null,
         Value::Option(Some(v)) => json_value(v),

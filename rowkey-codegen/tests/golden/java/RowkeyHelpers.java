@@ -69,6 +69,51 @@ final class RowkeyHelpers {
         throw fail(field, String.format("0x%02x is not a bool (00 or 01)", b & 0xFF));
     }
 
+    /** A char as its scalar value (a code point, not a surrogate). */
+    static byte[] chr(int c, String field) {
+        if (!Character.isValidCodePoint(c) || (c >= 0xD800 && c <= 0xDFFF)) {
+            throw fail(field, String.format("0x%x is no char", c));
+        }
+        return be(c, 4);
+    }
+
+    static int unchr(byte[] b, String field) {
+        long c = unsigned(b);
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+            throw fail(field, String.format("0x%x is no char", c));
+        }
+        return (int) c;
+    }
+
+    /** IEEE bits in float order: a positive's sign bit set, a negative's every bit inverted. */
+    static long floatBits(long u, int bits) {
+        long top = 1L << (bits - 1);
+        long mask = bits == 64 ? -1L : (1L << bits) - 1;
+        return (u & top) == 0 ? u ^ top : ~u & mask;
+    }
+
+    static long unfloatBits(long u, int bits) {
+        long top = 1L << (bits - 1);
+        long mask = bits == 64 ? -1L : (1L << bits) - 1;
+        return (u & top) != 0 ? u ^ top : ~u & mask;
+    }
+
+    static byte[] f32(float v) {
+        return be(floatBits(Float.floatToRawIntBits(v) & 0xFFFFFFFFL, 32), 4);
+    }
+
+    static byte[] f64(double v) {
+        return be(floatBits(Double.doubleToRawLongBits(v), 64), 8);
+    }
+
+    static float unf32(byte[] b) {
+        return Float.intBitsToFloat((int) unfloatBits(unsigned(b), 32));
+    }
+
+    static double unf64(byte[] b) {
+        return Double.longBitsToDouble(unfloatBits(unsigned(b), 64));
+    }
+
     static long checkRange(long v, long hi, String field, String type) {
         if (v < 0 || v > hi) {
             throw fail(field, v + " is out of range for " + type);

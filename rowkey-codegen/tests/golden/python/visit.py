@@ -7,6 +7,7 @@ Do not edit: generate it again from the layout."""
 from __future__ import annotations
 
 import dataclasses
+import struct
 from typing import List, Optional, Tuple
 
 LAYOUT = "[prefix \"v\" 1][salt(site)/4 java 1][site u16 2][day desc Option<u32> 5][page String >=0] >= 9 bytes"
@@ -44,6 +45,46 @@ def _unbool(b, field):
     if b not in (b"\x00", b"\x01"):
         raise _fail(field, f"{b[0]:#04x} is not a bool (00 or 01)")
     return b == b"\x01"
+
+
+def _char(v, field):
+    if not isinstance(v, str) or len(v) != 1:
+        raise _fail(field, "expected a str of one character")
+    c = ord(v)
+    if 0xD800 <= c <= 0xDFFF:
+        raise _fail(field, f"{c:#x} is a surrogate, no char")
+    return c.to_bytes(4, "big")
+
+
+def _unchar(b, field):
+    c = int.from_bytes(b, "big")
+    if c > 0x10FFFF or 0xD800 <= c <= 0xDFFF:
+        raise _fail(field, f"{c:#x} is no char")
+    return chr(c)
+
+
+def _float(v, bits, field):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise _fail(field, f"expected a float, got {type(v).__name__}")
+    fmt = ">f" if bits == 32 else ">d"
+    try:
+        b = struct.pack(fmt, v)
+    except (OverflowError, struct.error):
+        raise _fail(field, f"{v} does not fit an f{bits}") from None
+    back = struct.unpack(fmt, b)[0]
+    if back != v and not (back != back and v != v):
+        raise _fail(field, f"{v} is not exactly an f{bits}")
+    u = int.from_bytes(b, "big")
+    top = 1 << (bits - 1)
+    u = u ^ top if u < top else u ^ ((1 << bits) - 1)
+    return u.to_bytes(bits // 8, "big")
+
+
+def _unfloat(b, bits):
+    u = int.from_bytes(b, "big")
+    top = 1 << (bits - 1)
+    u = u ^ top if u >= top else u ^ ((1 << bits) - 1)
+    return struct.unpack(">f" if bits == 32 else ">d", u.to_bytes(bits // 8, "big"))[0]
 
 
 def _desc_ts(v, bits, signed, field):
