@@ -29,6 +29,11 @@ pub fn exported(name: &str) -> String {
 /// The Go type of a field's value.
 fn value_type(f: &FieldPlan) -> String {
     let t = match f.scalar {
+        _ if f.key_enum.is_some() => f
+            .key_enum
+            .as_ref()
+            .map(|e| e.name.clone())
+            .unwrap_or_default(),
         Scalar::Bool => "bool".to_owned(),
         Scalar::Int { bits, signed } => format!("{}int{bits}", if signed { "" } else { "u" }),
         Scalar::Str => "string".to_owned(),
@@ -78,6 +83,38 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         go_bytes(&plan.sep),
         plan.salt.as_ref().map_or(0, |s| s.digits),
     );
+    // Field enums, each once: a named integer type, its variants as
+    // constants, and whether a value is one of them.
+    let mut enums: Vec<&str> = Vec::new();
+    for f in &plan.fields {
+        let (Some(e), Scalar::Int { bits, signed }) = (&f.key_enum, f.scalar) else {
+            continue;
+        };
+        if enums.contains(&e.name.as_str()) {
+            continue;
+        }
+        enums.push(&e.name);
+        let repr = format!("{}int{bits}", if signed { "" } else { "u" });
+        let _ = writeln!(
+            go,
+            "// {} is a field enum of {name}Layout.\ntype {} {repr}\n\nconst (",
+            e.name, e.name
+        );
+        for (v, d) in &e.variants {
+            let _ = writeln!(go, "\t{}{v} {} = {d}", e.name, e.name);
+        }
+        let cases = e
+            .variants
+            .iter()
+            .map(|(_, d)| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(
+            go,
+            ")\n\nfunc (e {}) valid() bool {{\n\tswitch e {{\n\tcase {cases}:\n\t\treturn true\n\t}}\n\treturn false\n}}\n",
+            e.name
+        );
+    }
     let _ = writeln!(
         go,
         "// {name} is a key of {name}Layout.\ntype {name} struct {{"
@@ -311,70 +348,80 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
     let desc_ts = f.encoding == Encoding::DescTs;
     // The plain value's bytes from `v` (type `inner`), as `b, err :=`.
     let enc_value = |v: &str| -> String {
-        match (f.encoding, f.scalar) {
-            (
-                Encoding::Digits {
-                    digits,
-                    signed: false,
-                    desc,
-                },
-                _,
-            ) => {
-                format!("b, err := rkUdig(uint64({v}), {digits}, {desc}, \"{label}\")")
-            }
-            (Encoding::Digits { digits, .. }, _) => {
-                format!("b, err := rkSdig(int64({v}), {digits}, \"{label}\")")
-            }
-            (Encoding::DescTsDigits { digits, max }, Scalar::Int { signed, .. }) => {
-                let neg = if signed {
-                    format!("{v} < 0")
-                } else {
-                    "false".to_owned()
-                };
-                format!("b, err := rkTsdig({neg}, uint64({v}), {digits}, {max}, \"{label}\")")
-            }
-            (Encoding::Delimited, _) => {
-                format!("b, err := rkDelim([]byte({v}), {lower}Spec.sep, \"{label}\")")
-            }
-            (Encoding::DescTs, Scalar::Int { bits, signed }) => {
-                let max = if bits == 64 {
-                    "math.MaxInt64"
-                } else {
-                    "math.MaxInt32"
-                };
-                if signed {
-                    format!(
-                        "b, err := rkBE(uint64(uint{bits}({max}-{v})), {}), error(nil)",
-                        bits / 8
-                    )
-                } else {
-                    format!(
+        let check = match &f.key_enum {
+            Some(e) => format!(
+                "if !{v}.valid() {{\n\t\treturn nil, fmt.Errorf(\"{label}: %d is not the discriminant of a variant of {}\", {v})\n\t}}\n\t",
+                e.name
+            ),
+            None => String::new(),
+        };
+        check
+            + &match (f.encoding, f.scalar) {
+                (
+                    Encoding::Digits {
+                        digits,
+                        signed: false,
+                        desc,
+                    },
+                    _,
+                ) => {
+                    format!("b, err := rkUdig(uint64({v}), {digits}, {desc}, \"{label}\")")
+                }
+                (Encoding::Digits { digits, .. }, _) => {
+                    format!("b, err := rkSdig(int64({v}), {digits}, \"{label}\")")
+                }
+                (Encoding::DescTsDigits { digits, max }, Scalar::Int { signed, .. }) => {
+                    let neg = if signed {
+                        format!("{v} < 0")
+                    } else {
+                        "false".to_owned()
+                    };
+                    format!("b, err := rkTsdig({neg}, uint64({v}), {digits}, {max}, \"{label}\")")
+                }
+                (Encoding::Delimited, _) => {
+                    format!("b, err := rkDelim([]byte({v}), {lower}Spec.sep, \"{label}\")")
+                }
+                (Encoding::DescTs, Scalar::Int { bits, signed }) => {
+                    let max = if bits == 64 {
+                        "math.MaxInt64"
+                    } else {
+                        "math.MaxInt32"
+                    };
+                    if signed {
+                        format!(
+                            "b, err := rkBE(uint64(uint{bits}({max}-{v})), {}), error(nil)",
+                            bits / 8
+                        )
+                    } else {
+                        format!(
                         "if {v} > {max} {{\n\t\treturn nil, fmt.Errorf(\"{label}: %d is above %d: out of range for a descending timestamp\", {v}, {max})\n\t}}\n\tb, err := rkBE(uint64({max}-{v}), {}), error(nil)",
                         bits / 8
                     )
+                    }
                 }
+                (_, Scalar::Bool) => {
+                    format!("b, err := []byte{{0}}, error(nil)\n\tif {v} {{\n\t\tb[0] = 1\n\t}}")
+                }
+                (_, Scalar::Char) => format!("b, err := rkChar({v}, \"{label}\")"),
+                (_, Scalar::Float { bits }) => format!("b, err := rkFloat{bits}({v}), error(nil)"),
+                (_, Scalar::Int { bits, signed: true }) => {
+                    format!(
+                        "b, err := rkBE(uint64({v})^(1<<{}), {}), error(nil)",
+                        bits - 1,
+                        bits / 8
+                    )
+                }
+                (_, Scalar::Int { bits, .. }) => {
+                    format!("b, err := rkBE(uint64({v}), {}), error(nil)", bits / 8)
+                }
+                (Encoding::Padded { len, pad, .. }, _) => {
+                    format!("b, err := rkPad([]byte({v}), {len}, {pad}, \"{label}\")")
+                }
+                (Encoding::Escaped { .. }, _) => {
+                    format!("b, err := rkEsc([]byte({v})), error(nil)")
+                }
+                _ => format!("b, err := append([]byte{{}}, {v}...), error(nil)"),
             }
-            (_, Scalar::Bool) => {
-                format!("b, err := []byte{{0}}, error(nil)\n\tif {v} {{\n\t\tb[0] = 1\n\t}}")
-            }
-            (_, Scalar::Char) => format!("b, err := rkChar({v}, \"{label}\")"),
-            (_, Scalar::Float { bits }) => format!("b, err := rkFloat{bits}({v}), error(nil)"),
-            (_, Scalar::Int { bits, signed: true }) => {
-                format!(
-                    "b, err := rkBE(uint64({v})^(1<<{}), {}), error(nil)",
-                    bits - 1,
-                    bits / 8
-                )
-            }
-            (_, Scalar::Int { bits, .. }) => {
-                format!("b, err := rkBE(uint64({v}), {}), error(nil)", bits / 8)
-            }
-            (Encoding::Padded { len, pad, .. }, _) => {
-                format!("b, err := rkPad([]byte({v}), {len}, {pad}, \"{label}\")")
-            }
-            (Encoding::Escaped { .. }, _) => format!("b, err := rkEsc([]byte({v})), error(nil)"),
-            _ => format!("b, err := append([]byte{{}}, {v}...), error(nil)"),
-        }
     };
     let _ = writeln!(go, "\nfunc {lower}Enc{i}(v {ty}) ([]byte, error) {{");
     if f.option {
@@ -479,6 +526,13 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 ),
                 (Encoding::Padded { pad, .. }, _) => format!("v := append([]byte{{}}, rkUnpad(b, {pad})...)"),
                 _ => unreachable!("variable-width values are read by rkUnesc or to the end"),
+            };
+            let value = match &f.key_enum {
+                Some(e) => format!(
+                    "{value}\n\tif !v.valid() {{\n\t\treturn zero, 0, fmt.Errorf(\"{label}: %d is not the discriminant of a variant of {}\", v)\n\t}}",
+                    e.name
+                ),
+                None => value,
             };
             if f.sep_after {
                 let _ = writeln!(

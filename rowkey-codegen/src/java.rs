@@ -76,10 +76,18 @@ pub fn boxed_type(f: &FieldPlan) -> &'static str {
 
 /// The component's type.
 pub fn component_type(f: &FieldPlan) -> String {
+    let plain = match &f.key_enum {
+        Some(e) => e.name.as_str(),
+        None => plain_type(f),
+    };
+    let boxed = match &f.key_enum {
+        Some(e) => e.name.as_str(),
+        None => boxed_type(f),
+    };
     if f.option {
-        format!("Optional<{}>", boxed_type(f))
+        format!("Optional<{boxed}>")
     } else {
-        plain_type(f).to_owned()
+        plain.to_owned()
     }
 }
 
@@ -113,6 +121,25 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     );
     for (i, f) in plan.fields.iter().enumerate() {
         field_methods(&mut j, name, i, f);
+    }
+    // Field enums, each once, nested in the record.
+    let mut enums: Vec<&str> = Vec::new();
+    for e in plan.fields.iter().filter_map(|f| f.key_enum.as_ref()) {
+        if enums.contains(&e.name.as_str()) {
+            continue;
+        }
+        enums.push(&e.name);
+        let variants = e
+            .variants
+            .iter()
+            .map(|(v, d)| format!("{v}({d}L)"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = write!(
+            j,
+            "\n    /** A field enum of the layout, stored as its discriminant. */\n    public enum {n} {{\n        {variants};\n\n        /** The discriminant. */\n        public final long value;\n\n        {n}(long value) {{\n            this.value = value;\n        }}\n\n        /** The variant whose discriminant is {{@code v}}; an {{@code IllegalArgumentException}} when none is. */\n        public static {n} of(long v) {{\n            for ({n} k : values()) {{\n                if (k.value == v) {{\n                    return k;\n                }}\n            }}\n            throw new IllegalArgumentException(v + \" is not the discriminant of a variant of {n}\");\n        }}\n    }}\n",
+            n = e.name
+        );
     }
     // fields, toBytes, bucket
     let _ = writeln!(
@@ -274,7 +301,10 @@ fn scans(j: &mut String, plan: &KeyPlan) {
                 .collect::<String>()
         );
         let mut params = params.clone();
-        let b = boxed_type(next);
+        let b = match &next.key_enum {
+            Some(e) => e.name.as_str(),
+            None => boxed_type(next),
+        };
         params.push(format!(
             "{b} start, {b} stop, boolean startInclusive, boolean stopInclusive"
         ));
@@ -303,6 +333,13 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
     let desc_ts = f.encoding == Encoding::DescTs;
     // The plain value's bytes from `v`.
     let enc_value = |v: &str| -> String {
+        // A field enum: its discriminant, stored as its repr integer.
+        let v = if f.key_enum.is_some() {
+            format!("{v}.value")
+        } else {
+            v.to_owned()
+        };
+        let v = v.as_str();
         match (f.encoding, f.scalar) {
             (
                 Encoding::Digits {
@@ -401,7 +438,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             }
         }
     };
-    let param = if f.option {
+    let param = if f.option || f.key_enum.is_some() {
         component_type(f)
     } else {
         plain.to_owned()
@@ -558,6 +595,10 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 }
                 (Encoding::Padded { pad, .. }, _) => format!("trim(b, (byte) {pad})"),
                 _ => unreachable!("variable-width values are read by unesc or to the end"),
+            };
+            let value = match &f.key_enum {
+                Some(e) => format!("{}.of({value})", e.name),
+                None => value,
             };
             let _ = writeln!(j, "        return {};\n    }}", wrap(&value));
         }

@@ -57,6 +57,18 @@ pub struct FieldPlan {
     /// A text key's separator follows the field (every field but the
     /// last).
     pub sep_after: bool,
+    /// A `#[derive(KeyField)]` enum: stored as its repr integer
+    /// (`scalar`), one of its variants.
+    pub key_enum: Option<EnumPlan>,
+}
+
+/// A field enum: its name and its variants' names and discriminants.
+#[derive(Clone, Debug)]
+pub struct EnumPlan {
+    /// The enum's name (`Kind`).
+    pub name: String,
+    /// `(variant, discriminant)`, in declaration order.
+    pub variants: Vec<(String, i128)>,
 }
 
 /// A field value's type.
@@ -140,6 +152,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             .strip_prefix("Option<")
             .and_then(|k| k.strip_suffix('>'))
             .unwrap_or(kind);
+        let inner = f.key_field().map_or(inner, |k| k.repr());
         let scalar = match inner {
             "bool" => Scalar::Bool,
             "char" => Scalar::Char,
@@ -162,8 +175,19 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
                 "#[reverse] and #[reverse_domain]".into(),
             ));
         }
-        if f.unit().is_some() || f.key_field().is_some() {
-            return Err(refuse(Some(name), "timestamps and field enums".into()));
+        if f.unit().is_some() {
+            return Err(refuse(Some(name), "timestamps".into()));
+        }
+        let key_enum = f.key_field().map(|k| EnumPlan {
+            name: k.name().to_owned(),
+            variants: k
+                .variants()
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), *v))
+                .collect(),
+        });
+        if key_enum.is_some() && !sep.is_empty() {
+            return Err(refuse(Some(name), "field enums in text keys".into()));
         }
         let encoding = match f.encoding() {
             e @ (Encoding::BigEndian { .. }
@@ -182,6 +206,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             option: f.is_option(),
             encoding,
             sep_after: f.sep_len() > 0,
+            key_enum,
         });
     }
     let salt = match layout.salt() {

@@ -229,6 +229,11 @@ func TestVectors(t *testing.T) {
 /// The Go converter of a field's tagged value.
 fn convert(f: &FieldPlan, v: &str) -> String {
     let conv = match f.scalar {
+        Scalar::Int { bits, signed } if f.key_enum.is_some() => {
+            let e = &f.key_enum.as_ref().unwrap().name;
+            let int = if signed { "Int" } else { "Uint" };
+            format!("func(x any) {e} {{ return {e}(as{int}{bits}(x)) }}")
+        }
         Scalar::Bool => "asBool".to_owned(),
         Scalar::Str => "asString".to_owned(),
         Scalar::Bytes => "asBytes".to_owned(),

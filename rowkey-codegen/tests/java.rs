@@ -41,7 +41,8 @@ fn hashing_jar() -> PathBuf {
     jar
 }
 
-/// A Java literal of a tagged value, for a field of `f`'s type.
+/// A Java literal of a tagged value, for a field of `f`'s type (a field
+/// enum's variant as `K_.Enum.of(n)`: the caller names the record).
 fn literal(f: &FieldPlan, v: &Json) -> String {
     if v.is_null() {
         return "Optional.empty()".into();
@@ -68,6 +69,14 @@ fn literal(f: &FieldPlan, v: &Json) -> String {
         ("char", _) => x.as_u64().unwrap().to_string(),
         ("f32", _) => format!("Float.intBitsToFloat(0x{})", x.as_str().unwrap()),
         ("f64", _) => format!("Double.longBitsToDouble(0x{}L)", x.as_str().unwrap()),
+        ("int", Scalar::Int { .. }) if f.key_enum.is_some() => {
+            let n: i128 = if let Some(u) = x.as_u64() {
+                u.into()
+            } else {
+                x.as_i64().unwrap().into()
+            };
+            format!("K_.{}.of({}L)", f.key_enum.as_ref().unwrap().name, n as i64)
+        }
         (_, Scalar::Int { bits, signed }) => {
             let n: i128 = if let Some(u) = x.as_u64() {
                 u.into()
@@ -107,7 +116,7 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
             .fields
             .iter()
             .zip(values.as_array().unwrap())
-            .map(|(f, v)| literal(f, v))
+            .map(|(f, v)| literal(f, v).replace("K_.", &format!("{ty}.")))
             .collect();
         format!("new {ty}({})", args.join(", "))
     };
@@ -166,7 +175,7 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
                 .fields
                 .iter()
                 .zip(s["args"].as_array().unwrap())
-                .map(|(f, v)| literal(f, v))
+                .map(|(f, v)| literal(f, v).replace("K_.", &format!("{ty}.")))
                 .collect();
             if let Some(samples) = s.get("samples") {
                 let k = args.len();
@@ -176,7 +185,7 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
                     args.push(if s[b].is_null() {
                         "null".into()
                     } else {
-                        literal(&plain, &s[b])
+                        literal(&plain, &s[b]).replace("K_.", &format!("{ty}."))
                     });
                 }
                 args.push(format!("{}, {}", s["lo_incl"], s["hi_incl"]));

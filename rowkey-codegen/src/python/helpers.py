@@ -29,6 +29,13 @@ def _unbool(b, field):
     return b == b"\x01"
 
 
+def _variant(cls, v, field):
+    try:
+        return cls(v)
+    except ValueError:
+        raise _fail(field, f"{v!r} is not the discriminant of a variant of {cls.__name__}") from None
+
+
 def _char(v, field):
     if not isinstance(v, str) or len(v) != 1:
         raise _fail(field, "expected a str of one character")

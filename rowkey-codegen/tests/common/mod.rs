@@ -150,6 +150,8 @@ enum Kind {
     /// An `f32` or `f64` (not NaN: a NaN equals nothing, so a decoded one
     /// cannot be compared).
     Float(u32),
+    /// A field enum of repr `bits`/`signed`: its discriminants.
+    Enum(u32, bool, [i64; 3]),
 }
 
 fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
@@ -209,6 +211,9 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
             int_value(bits, signed, i128::from(v))
         }
         Kind::Delim => Value::Str(rng.string(5)),
+        Kind::Enum(bits, signed, d) => {
+            int_value(bits, signed, i128::from(d[rng.below(3) as usize]))
+        }
         Kind::Char => Value::Char(
             [
                 '\0',
@@ -373,7 +378,24 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         let last = i + 1 == n;
         let desc = rng.chance(3);
         let option = rng.chance(4);
-        let (kind, ty) = match rng.below(11) {
+        let (kind, ty) = match rng.below(12) {
+            11 => {
+                let bits = [8u32, 16, 32, 64][rng.below(4) as usize];
+                let signed = rng.chance(2);
+                let d = if signed { [-3, 0, 7] } else { [0, 1, 200] };
+                let repr = format!("{}{bits}", if signed { 'i' } else { 'u' });
+                (
+                    Kind::Enum(bits, signed, d),
+                    // A name of its own: Go puts every layout's types in one package.
+                    format!(
+                        "Kind{i}x{}({repr}: A = {}, B = {}, C = {})",
+                        rng.next() % 1_000_000_000,
+                        d[0],
+                        d[1],
+                        d[2]
+                    ),
+                )
+            }
             9 => (Kind::Char, "char".to_owned()),
             10 => {
                 let bits = [32u32, 64][rng.below(2) as usize];
@@ -414,7 +436,11 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         } else {
             ""
         };
-        let ty = if option && !matches!(kind, Kind::Fixed(..)) {
+        let ty = if option && matches!(kind, Kind::Enum(..)) {
+            // `Option<Kind>(u8: ...)`: the variants after the Option.
+            let (name, rest) = ty.split_once('(').unwrap();
+            format!("Option<{name}>({rest}")
+        } else if option && !matches!(kind, Kind::Fixed(..)) {
             format!("Option<{ty}>")
         } else if option {
             // `Option<fixed(n) String>` is written with the attribute first.

@@ -7,6 +7,7 @@ Do not edit: generate it again from the layout."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import struct
 from typing import List, Optional, Tuple
 
@@ -45,6 +46,13 @@ def _unbool(b, field):
     if b not in (b"\x00", b"\x01"):
         raise _fail(field, f"{b[0]:#04x} is not a bool (00 or 01)")
     return b == b"\x01"
+
+
+def _variant(cls, v, field):
+    try:
+        return cls(v)
+    except ValueError:
+        raise _fail(field, f"{v!r} is not the discriminant of a variant of {cls.__name__}") from None
 
 
 def _char(v, field):
