@@ -173,7 +173,14 @@ fn run(addr: &str) -> Result<(), Box<dyn std::error::Error>> {
         .map(|(k, _)| *k)
         .collect();
     assert_eq!(found, want);
+    // The index reads its answer: one entry and one data row per log
+    // (a log holding guid 7 twice has one entry).
     let stats = hits.stats();
+    let n = found.len() as u64;
+    assert_eq!(
+        (stats.index_rows, stats.data_gets, stats.returned),
+        (n, n, n)
+    );
     println!(
         "guid 7 in group 1: {} logs; {} index rows, {} data rows fetched",
         found.len(),

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{FieldPlan, KeyPlan, Scalar};
+use crate::plan::{FieldPlan, KeyPlan, SaltPlan, Scalar};
 
 /// The helpers every package of generated keys carries.
 pub const HELPERS: &str = include_str!("go/rowkey_helpers.go");
@@ -140,30 +140,11 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         );
     }
     go.push_str("\treturn out, nil\n}\n");
-    let bucket_expr = |fields: &str, values: &str| -> String {
-        match &plan.salt {
-            None => "-1".to_owned(),
-            Some(s) => {
-                let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
-                match s.hash {
-                    SaltHashKind::Xxh3 => {
-                        format!(
-                            "int(xxh3.Hash({lower}Spec.join([][]byte{{{}}})) % {})",
-                            by.join(", "),
-                            s.buckets
-                        )
-                    }
-                    SaltHashKind::Java => {
-                        format!(
-                            "rkJavaBucket({lower}Spec.join([][]byte{{{}}}), {})",
-                            by.join(", "),
-                            s.buckets
-                        )
-                    }
-                    _ => format!("int(uint64({values}) % {})", s.buckets),
-                }
-            }
-        }
+    let bucket_expr = |fields: &str, value: &str| -> String {
+        plan.salt.as_ref().map_or_else(
+            || "-1".to_owned(),
+            |s| bucket_of(s, lower.as_str(), fields, value),
+        )
     };
     let mod_value = plan
         .salt
@@ -243,28 +224,7 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
         };
         let bucket = match &plan.salt {
             Some(s) if s.by.iter().all(|&i| i < k) => {
-                let by: Vec<String> = s.by.iter().map(|i| format!("f[{i}]")).collect();
-                match s.hash {
-                    SaltHashKind::Xxh3 => {
-                        format!(
-                            "int(xxh3.Hash({lower}Spec.join([][]byte{{{}}})) % {})",
-                            by.join(", "),
-                            s.buckets
-                        )
-                    }
-                    SaltHashKind::Java => {
-                        format!(
-                            "rkJavaBucket({lower}Spec.join([][]byte{{{}}}), {})",
-                            by.join(", "),
-                            s.buckets
-                        )
-                    }
-                    _ => format!(
-                        "int(uint64({}) % {})",
-                        param(&plan.fields[s.by[0]].name),
-                        s.buckets
-                    ),
-                }
+                bucket_of(s, lower, "f", &param(&plan.fields[s.by[0]].name))
             }
             _ => "-1".to_owned(),
         };
@@ -324,6 +284,27 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
             go,
             "\tvar lo, hi []byte\n\tif start != nil {{\n\t\tb, err := {lower}Enc{k}(*start)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\tlo = b\n\t}}\n\tif stop != nil {{\n\t\tb, err := {lower}Enc{k}(*stop)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\thi = b\n\t}}\n\treturn rkRangeRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw}), nil\n}}\n"
         );
+    }
+}
+
+/// The bucket of a salted key as a Go expression: the hash of the `by`
+/// fields' encodings in `fields` (joined by the separator), or (`mod`)
+/// `value`, the one `by` field's value, modulo the buckets.
+fn bucket_of(s: &SaltPlan, lower: &str, fields: &str, value: &str) -> String {
+    let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
+    match s.hash {
+        SaltHashKind::Xxh3 => format!(
+            "int(xxh3.Hash({lower}Spec.join([][]byte{{{}}})) % {})",
+            by.join(", "),
+            s.buckets
+        ),
+        SaltHashKind::Java => format!(
+            "rkJavaBucket({lower}Spec.join([][]byte{{{}}}), {})",
+            by.join(", "),
+            s.buckets
+        ),
+        // The plan refuses other hashes; `mod` takes one field's value.
+        _ => format!("int(uint64({value}) % {})", s.buckets),
     }
 }
 

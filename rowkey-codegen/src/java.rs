@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{FieldPlan, KeyPlan, Scalar};
+use crate::plan::{FieldPlan, KeyPlan, SaltPlan, Scalar};
 
 /// The helpers every package of generated keys carries.
 pub const HELPERS: &str = include_str!("java/RowkeyHelpers.java");
@@ -151,21 +151,9 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     }
     j.push_str("        };\n    }\n");
     let bucket = |fields: &str, value: &str| -> String {
-        match &plan.salt {
-            None => "-1".to_owned(),
-            Some(s) => {
-                let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
-                match s.hash {
-                    SaltHashKind::Xxh3 => format!(
-                        "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(SPEC.join({})), {})",
-                        by.join(", "),
-                        s.buckets
-                    ),
-                    SaltHashKind::Java => format!("javaBucket(SPEC.join({}), {})", by.join(", "), s.buckets),
-                    _ => format!("(int) Long.remainderUnsigned({value}, {})", s.buckets),
-                }
-            }
-        }
+        plan.salt
+            .as_ref()
+            .map_or_else(|| "-1".to_owned(), |s| bucket_of(s, fields, value))
     };
     let mod_value = plan
         .salt
@@ -246,20 +234,7 @@ fn scans(j: &mut String, plan: &KeyPlan) {
             .join(", ");
         let bucket = match &plan.salt {
             Some(s) if s.by.iter().all(|&i| i < k) => {
-                let by: Vec<String> = s.by.iter().map(|i| format!("f[{i}]")).collect();
-                match s.hash {
-                    SaltHashKind::Xxh3 => format!(
-                        "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(SPEC.join({})), {})",
-                        by.join(", "),
-                        s.buckets
-                    ),
-                    SaltHashKind::Java => format!("javaBucket(SPEC.join({}), {})", by.join(", "), s.buckets),
-                    _ => format!(
-                        "(int) Long.remainderUnsigned({}, {})",
-                        camel(&plan.fields[s.by[0]].name),
-                        s.buckets
-                    ),
-                }
+                bucket_of(s, "f", &camel(&plan.fields[s.by[0]].name))
             }
             _ => "-1".to_owned(),
         };
@@ -314,6 +289,23 @@ fn scans(j: &mut String, plan: &KeyPlan) {
             next.name,
             params.join(", ")
         );
+    }
+}
+
+/// The bucket of a salted key as a Java expression: the hash of the `by`
+/// fields' encodings in `fields` (joined by the separator), or (`mod`)
+/// `value`, the one `by` field's value, modulo the buckets.
+fn bucket_of(s: &SaltPlan, fields: &str, value: &str) -> String {
+    let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
+    match s.hash {
+        SaltHashKind::Xxh3 => format!(
+            "(int) Long.remainderUnsigned(LongHashFunction.xx3().hashBytes(SPEC.join({})), {})",
+            by.join(", "),
+            s.buckets
+        ),
+        SaltHashKind::Java => format!("javaBucket(SPEC.join({}), {})", by.join(", "), s.buckets),
+        // The plan refuses other hashes; `mod` takes one field's value.
+        _ => format!("(int) Long.remainderUnsigned({value}, {})", s.buckets),
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{FieldPlan, KeyPlan, Scalar};
+use crate::plan::{FieldPlan, KeyPlan, SaltPlan, Scalar};
 
 /// The helpers every generated module carries (FORMAT.md's rules, each
 /// once).
@@ -82,28 +82,8 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         Some(s) => {
             py.push_str("    def bucket(self) -> Optional[int]:\n        \"\"\"The salt bucket, `0 <= bucket < BUCKETS`.\"\"\"\n        return self._bucket_of(self._fields())\n\n");
             py.push_str("    def _bucket_of(self, fields: List[bytes]) -> int:\n");
-            let by: Vec<String> = s.by.iter().map(|i| format!("fields[{i}]")).collect();
-            match s.hash {
-                SaltHashKind::Xxh3 => {
-                    let _ = writeln!(
-                        py,
-                        "        return xxhash.xxh3_64_intdigest(SEP.join([{}])) % BUCKETS\n",
-                        by.join(", ")
-                    );
-                }
-                SaltHashKind::Java => {
-                    let _ = writeln!(
-                        py,
-                        "        return abs(_java_hash(SEP.join([{}]))) % BUCKETS\n",
-                        by.join(", ")
-                    );
-                }
-                // The plan refuses other hashes.
-                _ => {
-                    let f = &plan.fields[s.by[0]];
-                    let _ = writeln!(py, "        return self.{} % BUCKETS\n", f.name);
-                }
-            }
+            let value = format!("self.{}", plan.fields[s.by[0]].name);
+            let _ = writeln!(py, "        return {}\n", bucket_of(s, &value));
         }
     }
     // from_bytes
@@ -203,23 +183,24 @@ fn scans(py: &mut String, plan: &KeyPlan) {
 /// salt's fields are not all among them, or there is no salt.
 fn bucket_of_leading(plan: &KeyPlan, k: usize) -> String {
     match &plan.salt {
-        Some(s) if s.by.iter().all(|&i| i < k) => {
-            let by: Vec<String> = s.by.iter().map(|i| format!("fields[{i}]")).collect();
-            match s.hash {
-                SaltHashKind::Xxh3 => {
-                    format!(
-                        "xxhash.xxh3_64_intdigest(SEP.join([{}])) % BUCKETS",
-                        by.join(", ")
-                    )
-                }
-                SaltHashKind::Java => {
-                    format!("abs(_java_hash(SEP.join([{}]))) % BUCKETS", by.join(", "))
-                }
-                // The plan refuses other hashes; `mod` hashes one field's value.
-                _ => format!("{} % BUCKETS", plan.fields[s.by[0]].name),
-            }
-        }
+        Some(s) if s.by.iter().all(|&i| i < k) => bucket_of(s, &plan.fields[s.by[0]].name),
         _ => "None".to_owned(),
+    }
+}
+
+/// The bucket of a salted key as a Python expression: the hash of the
+/// `by` fields' encodings in `fields` (joined by the separator), or (`mod`)
+/// `value`, the one `by` field's value, modulo the buckets.
+fn bucket_of(s: &SaltPlan, value: &str) -> String {
+    let by: Vec<String> = s.by.iter().map(|i| format!("fields[{i}]")).collect();
+    match s.hash {
+        SaltHashKind::Xxh3 => format!(
+            "xxhash.xxh3_64_intdigest(SEP.join([{}])) % BUCKETS",
+            by.join(", ")
+        ),
+        SaltHashKind::Java => format!("abs(_java_hash(SEP.join([{}]))) % BUCKETS", by.join(", ")),
+        // The plan refuses other hashes; `mod` takes one field's value.
+        _ => format!("{value} % BUCKETS"),
     }
 }
 

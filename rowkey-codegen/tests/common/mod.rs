@@ -375,7 +375,6 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
     let mut fields = Vec::new();
     let mut field_text = String::new();
     for i in 0..n {
-        let last = i + 1 == n;
         let desc = rng.chance(3);
         let option = rng.chance(4);
         let (kind, ty) = match rng.below(12) {
@@ -450,7 +449,6 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         };
         let _ = write!(field_text, "[f{i}{attrs} {ty}]");
         fields.push((kind, option, desc_ts, desc));
-        let _ = last;
     }
     match rng.below(4) {
         1 => text.push_str("[salt/8]"),

@@ -10,7 +10,7 @@ use super::{Index, IndexError, Page};
 use crate::format::error::{DecodeError, EncodeError};
 use crate::key::RowKey;
 use crate::layout::Layout;
-use crate::scan::KeyFilter;
+use crate::scan::{KeyFilter, Scan};
 
 /// A record's entries in one index, encoded, each once.
 pub(super) type EntriesFn<D, R> = fn(&D, &R) -> Result<Vec<Vec<u8>>, EncodeError>;
@@ -140,17 +140,12 @@ pub(super) trait Engine<D, R> {
 }
 
 /// The rows of one key family: from its prefix to the key after every key
-/// that starts with it (empty: the end of the table).
+/// that starts with it (empty: the end of the table), as
+/// [`Scan::prefixed`] reads them.
 pub(super) fn family(layout: &Layout) -> (Vec<u8>, Vec<u8>) {
-    let start = layout.prefix().to_vec();
-    let mut stop = start.clone();
-    while let Some(last) = stop.pop() {
-        if last < 0xFF {
-            stop.push(last + 1);
-            break;
-        }
-    }
-    (start, stop)
+    let scan = Scan::prefixed(layout.prefix());
+    let range = scan.ranges().next().expect("a prefix scan has one range");
+    (range.start().to_vec(), range.stop().to_vec())
 }
 
 /// The timestamp of a write: milliseconds since the Unix epoch (HBase's
