@@ -111,6 +111,12 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
     let mut j = format!(
         "package keys;\n\nimport static keys.Check.*;\n\nimport java.util.List;\nimport java.util.Optional;\n\nfinal class Check{l} {{\n    static void run(List<String> fails) {{\n"
     );
+    // A method per case: one method of every case would pass the JVM's
+    // 64 KiB of bytecode per method.
+    for c in 0..cases.len() {
+        let _ = writeln!(j, "        case{c}(fails);");
+    }
+    j.push_str("    }\n");
     let build = |values: &Json| -> String {
         let args: Vec<String> = plan
             .fields
@@ -127,7 +133,7 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
         ));
         let _ = writeln!(
             j,
-            "        // case {c}\n        try {{\n            String w = {where_};"
+            "\n    static void case{c}(List<String> fails) {{\n        try {{\n            String w = {where_};"
         );
         let _ = writeln!(j, "            {ty} k = {};", build(&case["values"]));
         let _ = writeln!(
@@ -231,14 +237,14 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
                 );
             }
         }
-        let _ = writeln!(j, "        }} catch (RuntimeException e) {{\n            fails.add({where_} + \": \" + e);\n        }}");
+        let _ = writeln!(j, "        }} catch (RuntimeException e) {{\n            fails.add({where_} + \": \" + e);\n        }}\n    }}");
     }
-    j.push_str("    }\n}\n");
+    j.push_str("}\n");
     j
 }
 
 /// The checks' helpers and `main`.
-fn main_class(layouts: usize) -> String {
+fn main_class(layouts: usize, cases: usize) -> String {
     let mut runs = String::new();
     for l in 0..layouts {
         let _ = writeln!(runs, "        Check{l}.run(fails);");
@@ -319,7 +325,7 @@ public final class Check {{
 {runs}        for (int i = 0; i < Math.min(fails.size(), 10); i++) {{
             System.out.println("FAIL " + fails.get(i));
         }}
-        System.out.println("{layouts} layouts, " + fails.size() + " failures");
+        System.out.println("{layouts} layouts, {cases} cases, " + fails.size() + " failures");
         System.exit(fails.isEmpty() ? 0 : 1);
     }}
 }}
@@ -353,7 +359,7 @@ fn generated_java_agrees_with_rust_on_random_layouts() {
         sources.push(path);
     }
     let main = src.join("keys/Check.java");
-    std::fs::write(&main, main_class(layouts.len())).unwrap();
+    std::fs::write(&main, main_class(layouts.len(), cases.len())).unwrap();
     sources.push(main);
     let out_dir = dir.path().join("classes");
     let javac = Command::new("javac")
@@ -384,5 +390,9 @@ fn generated_java_agrees_with_rust_on_random_layouts() {
         "seed {seed}: the generated Java disagrees with Rust:\n{stdout}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(stdout.contains("300 layouts, 0 failures"), "{stdout}");
+    let expected = format!("300 layouts, {} cases, 0 failures", cases.len());
+    assert!(
+        cases.len() >= 10_000 && stdout.contains(&expected),
+        "{stdout}"
+    );
 }
