@@ -8,7 +8,7 @@
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
 //! rowkey bulkload --layout SPEC --input rows.csv|rows.jsonl --out DIR (--split-points | --regions HOST:PORT TABLE)
-//! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR
+//! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR [--hbase | --bigtable]
 //! ```
 //!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
@@ -165,6 +165,15 @@ enum Command {
         /// The folder to write into (created if missing).
         #[arg(long, value_name = "DIR")]
         out: std::path::PathBuf,
+        /// Java: also `NAMEHBase.java`, the scans as HBase client `Scan`s
+        /// (needs `org.apache.hadoop.hbase:hbase-client`).
+        #[arg(long)]
+        hbase: bool,
+        /// Go: also `name_bigtable.go` and `rowkey_bigtable.go`, the scans
+        /// as `bigtable.RowRangeList`s of Google's Go client (needs
+        /// `cloud.google.com/go/bigtable`).
+        #[arg(long)]
+        bigtable: bool,
     },
 }
 
@@ -315,6 +324,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             name,
             package,
             out: dir,
+            hbase,
+            bigtable,
         } => {
             let layout = load(&layout.layout)?;
             let language = match language.as_str() {
@@ -323,8 +334,12 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 "java" => rowkey_codegen::Language::Java,
                 other => return Err(usage(format!("gen: no generator for `{other}`"))),
             };
-            let files = rowkey_codegen::generate(layout.layout(), language, &name, &package)
-                .map_err(|e| usage(format!("gen: {e}")))?;
+            let options = rowkey_codegen::Options::default()
+                .hbase(hbase)
+                .bigtable(bigtable);
+            let files =
+                rowkey_codegen::generate_with(layout.layout(), language, &name, &package, options)
+                    .map_err(|e| usage(format!("gen: {e}")))?;
             for f in files {
                 let path = dir.join(&f.path);
                 // The output folder, and a Java package's folders in it.

@@ -767,6 +767,71 @@ fn gen_python_writes_the_derived_keys_bytes() {
         ]),
         "rowkey: gen: python: `User Event` is not a valid type name\n"
     );
+    // The client companions: Java's HBase scans, Go's Bigtable row sets
+    // (tests/generated_clients.rs runs them on the real clients).
+    let printed = ok(&[
+        "gen",
+        "java",
+        "--layout",
+        SPEC,
+        "--name",
+        "UserEvent",
+        "--package",
+        "k",
+        "--out",
+        out_dir,
+        "--hbase",
+    ]);
+    assert!(printed.ends_with("k/UserEventHBase.java\n"), "{printed}");
+    let printed = ok(&[
+        "gen",
+        "go",
+        "--layout",
+        SPEC,
+        "--name",
+        "UserEvent",
+        "--package",
+        "k",
+        "--out",
+        out_dir,
+        "--bigtable",
+    ]);
+    assert!(
+        printed.contains("/userevent_bigtable.go\n") && printed.ends_with("/rowkey_bigtable.go\n"),
+        "{printed}"
+    );
+    assert_eq!(
+        fails(&[
+            "gen",
+            "python",
+            "--layout",
+            SPEC,
+            "--name",
+            "K",
+            "--package",
+            "k",
+            "--out",
+            out_dir,
+            "--hbase",
+        ]),
+        "rowkey: gen: python: --hbase is an option of java only\n"
+    );
+    assert_eq!(
+        fails(&[
+            "gen",
+            "java",
+            "--layout",
+            SPEC,
+            "--name",
+            "K",
+            "--package",
+            "k",
+            "--out",
+            out_dir,
+            "--bigtable",
+        ]),
+        "rowkey: gen: java: --bigtable is an option of go only\n"
+    );
 }
 
 fn hex(b: &[u8]) -> String {

@@ -24,4 +24,15 @@ pub enum CodegenError {
         /// A type or a package.
         what: &'static str,
     },
+    /// A companion option for another language's client (`--hbase` is
+    /// Java's, `--bigtable` Go's).
+    #[error("{language}: --{option} is an option of {for_language} only")]
+    Option {
+        /// The language.
+        language: &'static str,
+        /// The option given.
+        option: &'static str,
+        /// The language it is for.
+        for_language: &'static str,
+    },
 }

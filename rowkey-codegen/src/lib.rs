@@ -41,7 +41,7 @@ mod plan;
 mod python;
 
 pub use error::CodegenError;
-pub use plan::{plan, EnumPlan, FieldPlan, KeyPlan, SaltPlan, Scalar};
+pub use plan::{plan, EnumPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan};
 use rowkey_core::Layout;
 
 /// A language to generate.
@@ -76,6 +76,45 @@ pub struct GeneratedFile {
     pub contents: String,
 }
 
+/// What to generate besides a key's own files, for one client library.
+///
+/// ```
+/// use rowkey_codegen::{generate_with, Language, Options};
+/// use rowkey_core::DynLayout;
+///
+/// let layout = DynLayout::parse("[salt(user)/16][user u64][ts desc_ts i64]")?;
+/// let files = generate_with(layout.layout(), Language::Java, "Event", "com.example.keys", Options::default().hbase(true))?;
+/// let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+/// assert_eq!(paths, ["com/example/keys/Event.java", "com/example/keys/RowkeyHelpers.java", "com/example/keys/EventHBase.java"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Options {
+    hbase: bool,
+    bigtable: bool,
+}
+
+impl Options {
+    /// Java: a class `{name}HBase` (`{name}HBase.java`) with every scan as
+    /// HBase client `Scan`s (`withStartRow` / `withStopRow`, one per
+    /// range) and the typed key of a `Result`. It needs
+    /// `org.apache.hadoop.hbase:hbase-client` on the classpath.
+    pub fn hbase(mut self, on: bool) -> Self {
+        self.hbase = on;
+        self
+    }
+
+    /// Go: `{name}_bigtable.go` with every scan as a `bigtable.RowRangeList`
+    /// (`{name}ScanBy*Rows`, `{name}RangeBy*Rows`), and the package's
+    /// `rowkey_bigtable.go` (`RowRanges`), for Google's Go client. It needs
+    /// the module `cloud.google.com/go/bigtable`.
+    pub fn bigtable(mut self, on: bool) -> Self {
+        self.bigtable = on;
+        self
+    }
+}
+
 /// The files of `layout`'s typed key in `language`: a type named `name` in
 /// package (or module) `package`.
 pub fn generate(
@@ -84,7 +123,32 @@ pub fn generate(
     name: &str,
     package: &str,
 ) -> Result<Vec<GeneratedFile>, CodegenError> {
+    generate_with(layout, language, name, package, Options::default())
+}
+
+/// [`generate`], with the client libraries' companions `options` asks for;
+/// an option the language has none for is refused
+/// ([`CodegenError::Option`]).
+pub fn generate_with(
+    layout: &Layout,
+    language: Language,
+    name: &str,
+    package: &str,
+    options: Options,
+) -> Result<Vec<GeneratedFile>, CodegenError> {
     let lang = language.name();
+    for (on, option, for_language) in [
+        (options.hbase, "hbase", Language::Java),
+        (options.bigtable, "bigtable", Language::Go),
+    ] {
+        if on && language != for_language {
+            return Err(CodegenError::Option {
+                language: lang,
+                option,
+                for_language: for_language.name(),
+            });
+        }
+    }
     let ident = |s: &str| {
         let mut chars = s.chars();
         chars
@@ -112,30 +176,45 @@ pub fn generate(
         });
     }
     let plan = plan(layout, lang)?;
+    let file = |path: String, contents: String| GeneratedFile { path, contents };
+    let mut files = Vec::new();
     match language {
-        Language::Python => Ok(vec![GeneratedFile {
-            path: format!("{package}.py"),
-            contents: python::module(&plan, name),
-        }]),
-        Language::Java => Ok(vec![
-            GeneratedFile {
-                path: format!("{}/{name}.java", package.replace('.', "/")),
-                contents: java::file(&plan, name, package),
-            },
-            GeneratedFile {
-                path: format!("{}/RowkeyHelpers.java", package.replace('.', "/")),
-                contents: java::HELPERS.replace("PACKAGE", package),
-            },
-        ]),
-        Language::Go => Ok(vec![
-            GeneratedFile {
-                path: format!("{}.go", name.to_ascii_lowercase()),
-                contents: go::file(&plan, name, package),
-            },
-            GeneratedFile {
-                path: "rowkey_helpers.go".into(),
-                contents: go::HELPERS.replace("PACKAGE", package),
-            },
-        ]),
+        Language::Python => files.push(file(format!("{package}.py"), python::module(&plan, name))),
+        Language::Java => {
+            let dir = package.replace('.', "/");
+            files.push(file(
+                format!("{dir}/{name}.java"),
+                java::file(&plan, name, package),
+            ));
+            files.push(file(
+                format!("{dir}/RowkeyHelpers.java"),
+                java::HELPERS.replace("PACKAGE", package),
+            ));
+            if options.hbase {
+                files.push(file(
+                    format!("{dir}/{name}HBase.java"),
+                    java::hbase_file(&plan, name, package),
+                ));
+            }
+        }
+        Language::Go => {
+            let base = name.to_ascii_lowercase();
+            files.push(file(format!("{base}.go"), go::file(&plan, name, package)));
+            files.push(file(
+                "rowkey_helpers.go".into(),
+                go::HELPERS.replace("PACKAGE", package),
+            ));
+            if options.bigtable {
+                files.push(file(
+                    format!("{base}_bigtable.go"),
+                    go::bigtable_file(&plan, name, package),
+                ));
+                files.push(file(
+                    "rowkey_bigtable.go".into(),
+                    go::BIGTABLE_HELPERS.replace("PACKAGE", package),
+                ));
+            }
+        }
     }
+    Ok(files)
 }

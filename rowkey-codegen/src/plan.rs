@@ -125,6 +125,82 @@ impl FieldPlan {
     }
 }
 
+/// One scan the generated code offers, as the derive generates them:
+/// `scan_all`, `scan_by_*` (the first `lead` fields equal to values) and
+/// `range_by_*` (those, and a range on the next field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanPlan {
+    /// The leading fields given as values.
+    pub lead: usize,
+    /// A range on field `lead` after them (`range_by_*`).
+    pub range: bool,
+    /// The salt's fields are all among the leading ones: the scan reads
+    /// one bucket (every bucket otherwise).
+    pub one_bucket: bool,
+    /// An equality scan on every field of a key whose last field is raw:
+    /// the one key, exactly (no longer key starts with it).
+    pub exact: bool,
+    /// The range's field sorts against its values (`desc`, `desc_ts`):
+    /// its ends are swapped.
+    pub desc: bool,
+    /// The range's field is raw to the end of the key.
+    pub raw: bool,
+}
+
+impl ScanPlan {
+    /// The fields the scan's arguments name: the leading ones, and the
+    /// range's field.
+    pub fn fields<'p>(&self, plan: &'p KeyPlan) -> &'p [FieldPlan] {
+        &plan.fields[..self.lead + usize::from(self.range)]
+    }
+}
+
+impl KeyPlan {
+    /// The scans the generated code offers, in the order it writes them:
+    /// for every number of leading fields, the equality scan and then the
+    /// range on the next field, where one can be taken (not on a `bool`,
+    /// an `Option` or a delimited string, whose text does not sort like
+    /// its values: FORMAT.md, "Text keys").
+    pub fn scans(&self) -> Vec<ScanPlan> {
+        let n = self.fields.len();
+        let mut out = Vec::new();
+        for lead in 0..=n {
+            let one_bucket = self
+                .salt
+                .as_ref()
+                .is_some_and(|s| s.by.iter().all(|&i| i < lead));
+            let eq = ScanPlan {
+                lead,
+                range: false,
+                one_bucket,
+                exact: lead == n && n > 0 && self.fields[n - 1].encoding == Encoding::Raw,
+                desc: false,
+                raw: false,
+            };
+            out.push(eq);
+            let Some(next) = self.fields.get(lead) else {
+                continue;
+            };
+            if next.option || next.scalar == Scalar::Bool || next.encoding == Encoding::Delimited {
+                continue;
+            }
+            out.push(ScanPlan {
+                range: true,
+                exact: false,
+                desc: next.desc()
+                    || next.encoding == Encoding::DescTs
+                    || matches!(
+                        next.encoding,
+                        Encoding::Digits { desc: true, .. } | Encoding::DescTsDigits { .. }
+                    ),
+                raw: next.encoding == Encoding::Raw,
+                ..eq
+            });
+        }
+        out
+    }
+}
+
 /// The plan of `layout`, or why `language`'s generator cannot write it.
 pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenError> {
     let refuse = |field: Option<&str>, what: String| CodegenError::Unsupported {

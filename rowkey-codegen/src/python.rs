@@ -121,40 +121,32 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
 /// "Scans").
 fn scans(py: &mut String, plan: &KeyPlan) {
     let n = plan.fields.len();
-    for k in 0..=n {
-        let lead = &plan.fields[..k];
-        let names: Vec<&str> = lead.iter().map(|f| f.name.as_str()).collect();
-        let bucket = bucket_of_leading(plan, k);
+    for scan in plan.scans() {
+        let k = scan.lead;
+        let names: Vec<&str> = plan.fields[..k].iter().map(|f| f.name.as_str()).collect();
+        let bucket = match &plan.salt {
+            Some(s) if scan.one_bucket => bucket_of(s, &plan.fields[s.by[0]].name),
+            _ => "None".to_owned(),
+        };
         let encoded = (0..k)
             .map(|i| format!("_enc_{i}({})", names[i]))
             .collect::<Vec<_>>()
             .join(", ");
-        let exact_raw = k == n && n > 0 && plan.fields[n - 1].encoding == Encoding::Raw;
-        let method = if k == 0 {
-            "scan_all".to_owned()
-        } else {
-            format!("scan_by_{}", names.join("_"))
-        };
-        let _ = write!(
-            py,
-            "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), _lead(fields, {n}), {exact})\n",
-            args = names.join(", "),
-            exact = py_bool(exact_raw),
-        );
-        let Some(next) = plan.fields.get(k) else {
-            continue;
-        };
-        // No range ends at a delimited string: its text does not sort
-        // like its values (FORMAT.md, "Text keys").
-        if next.option || next.scalar == Scalar::Bool || next.encoding == Encoding::Delimited {
+        if !scan.range {
+            let method = if k == 0 {
+                "scan_all".to_owned()
+            } else {
+                format!("scan_by_{}", names.join("_"))
+            };
+            let _ = write!(
+                py,
+                "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), _lead(fields, {n}), {exact})\n",
+                args = names.join(", "),
+                exact = py_bool(scan.exact),
+            );
             continue;
         }
-        let desc = next.desc()
-            || next.encoding == Encoding::DescTs
-            || matches!(
-                next.encoding,
-                Encoding::Digits { desc: true, .. } | Encoding::DescTsDigits { .. }
-            );
+        let next = &plan.fields[k];
         let mut args: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
         args.extend([
             "start=None".to_owned(),
@@ -171,20 +163,9 @@ fn scans(py: &mut String, plan: &KeyPlan) {
             method_name = all.join("_"),
             args = args.join(", "),
             field = next.name,
-            desc = py_bool(desc),
-            raw = py_bool(next.encoding == Encoding::Raw),
-            n = plan.fields.len(),
+            desc = py_bool(scan.desc),
+            raw = py_bool(scan.raw),
         );
-    }
-}
-
-/// The bucket a scan on the first `k` fields reads, as a Python
-/// expression over their encodings `fields` (and values): `None` when the
-/// salt's fields are not all among them, or there is no salt.
-fn bucket_of_leading(plan: &KeyPlan, k: usize) -> String {
-    match &plan.salt {
-        Some(s) if s.by.iter().all(|&i| i < k) => bucket_of(s, &plan.fields[s.by[0]].name),
-        _ => "None".to_owned(),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use rowkey_codegen::{generate, Language};
+use rowkey_codegen::{generate_with, Language, Options};
 use rowkey_core::DynLayout;
 
 /// The README's key, the seed's call record (a text key) and a layout of
@@ -41,7 +41,11 @@ fn generated_code_is_the_committed_code() {
                 _ => "keys".to_owned(),
             };
             let package = package.as_str();
-            for file in generate(layout.layout(), language, name, package).unwrap() {
+            // With the client companions: Java's HBase scans, Go's Bigtable row sets.
+            let options = Options::default()
+                .hbase(language == Language::Java)
+                .bigtable(language == Language::Go);
+            for file in generate_with(layout.layout(), language, name, package, options).unwrap() {
                 // The package's helpers are written once per language.
                 let base = Path::new(&file.path).file_name().unwrap();
                 let path = root.join(language.name()).join(base);

@@ -136,6 +136,21 @@ pub fn launcher(jvm: &[&str], args: &[&str]) -> io::Result<Command> {
     launcher_on(classpath()?, jvm, args)
 }
 
+/// A `java` command running `main` on `first` (a classpath: the caller's
+/// own classes, say), then the test servers' classpath (HBase's client and
+/// server jars), with the options HBase needs on Java 17: a Java program
+/// using HBase's own client against a test [`HBase`]
+/// ([`HBase::zookeeper_port`]).
+pub fn java(first: &str, jvm: &[&str], main: &str) -> io::Result<Command> {
+    let mut java = Command::new("java");
+    java.args(JAVA17_OPTIONS)
+        .args(jvm)
+        .arg("-cp")
+        .arg(format!("{first}:{}", classpath()?))
+        .arg(main);
+    Ok(java)
+}
+
 fn launcher_on(classpath: String, jvm: &[&str], args: &[&str]) -> io::Result<Command> {
     let mut java = Command::new("java");
     java.args(JAVA17_OPTIONS)
@@ -304,6 +319,7 @@ pub struct HBase {
     /// The gateway's arguments, to start it again.
     gateway_args: Vec<String>,
     thrift: SocketAddr,
+    zookeeper: u16,
     options: HBaseBuilder,
     /// The TLS gateway's certificate, PEM.
     cert: Option<Vec<u8>>,
@@ -481,10 +497,18 @@ impl HBase {
             gateway: Mutex::new(gateway),
             gateway_args,
             thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
+            zookeeper: zk,
             options,
             cert,
             _dir: dir,
         })
+    }
+
+    /// ZooKeeper's port on 127.0.0.1: where HBase's own Java client finds
+    /// the cluster (`hbase.zookeeper.quorum` 127.0.0.1,
+    /// `hbase.zookeeper.property.clientPort` this).
+    pub fn zookeeper_port(&self) -> u16 {
+        self.zookeeper
     }
 
     /// The Thrift2 gateway's address.
