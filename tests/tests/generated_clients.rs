@@ -99,9 +99,8 @@ fn answers(out: &str) -> BTreeMap<String, Vec<String>> {
         if let Some(q) = line.strip_prefix("Q ") {
             query = Some(q.to_owned());
             all.insert(q.to_owned(), Vec::new());
-        } else if let Some(q) = &query {
-            all.get_mut(q)
-                .map(|rows: &mut Vec<String>| rows.push(line.to_owned()));
+        } else if let Some(rows) = query.as_ref().and_then(|q| all.get_mut(q)) {
+            rows.push(line.to_owned());
         }
     }
     for rows in all.values_mut() {
