@@ -40,6 +40,12 @@ fn value_type(f: &FieldPlan) -> String {
         Scalar::Bytes => "[]byte".to_owned(),
         Scalar::Char => "rune".to_owned(),
         Scalar::Float { bits } => format!("float{bits}"),
+        Scalar::Uuid => "[16]byte".to_owned(),
+    };
+    let t = if f.time.is_some() {
+        "time.Time".to_owned()
+    } else {
+        t
     };
     if f.option {
         format!("*{t}")
@@ -69,6 +75,9 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         plan.layout_text
     );
     go.push_str("import (\n\t\"fmt\"\n\t\"math\"\n");
+    if plan.fields.iter().any(|f| f.time.is_some()) {
+        go.push_str("\t\"time\"\n");
+    }
     if xxh3 {
         go.push_str("\n\t\"github.com/zeebo/xxh3\"\n");
     }
@@ -369,19 +378,29 @@ fn param(name: &str) -> String {
 fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &FieldPlan) {
     let label = format!("{name}.{}", f.name);
     let ty = value_type(f);
-    let inner = inner_type(f);
+    // A timestamp is the int64 of its unit in between.
+    let inner = if f.time.is_some() {
+        "int64".to_owned()
+    } else {
+        inner_type(f)
+    };
     let width = f.value_width();
     let desc = f.desc();
     let desc_ts = f.encoding == Encoding::DescTs;
     // The plain value's bytes from `v` (type `inner`), as `b, err :=`.
     let enc_value = |v: &str| -> String {
-        let check = match &f.key_enum {
-            Some(e) => format!(
+        let check = match (&f.key_enum, f.time) {
+            (Some(e), _) => format!(
                 "if !{v}.valid() {{\n\t\treturn nil, fmt.Errorf(\"{label}: %d is not the discriminant of a variant of {}\", {v})\n\t}}\n\t",
                 e.name
             ),
-            None => String::new(),
+            (None, Some(unit)) => format!(
+                "n, err := rkFromTime({v}, {}, \"{label}\")\n\tif err != nil {{\n\t\treturn nil, err\n\t}}\n\t",
+                unit.nanos()
+            ),
+            (None, None) => String::new(),
         };
+        let v = if f.time.is_some() { "n" } else { v };
         check
             + &match (f.encoding, f.scalar) {
                 (
@@ -426,6 +445,8 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     )
                     }
                 }
+                (Encoding::TextForm, _) => format!("b, err := rkUUIDText({v}), error(nil)"),
+                (_, Scalar::Uuid) => format!("b, err := append([]byte{{}}, {v}[:]...), error(nil)"),
                 (_, Scalar::Bool) => {
                     format!("b, err := []byte{{0}}, error(nil)\n\tif {v} {{\n\t\tb[0] = 1\n\t}}")
                 }
@@ -537,6 +558,10 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                         "r := rkUint(b)\n\tif r > {max} {{\n\t\treturn zero, 0, fmt.Errorf(\"{label}: the top bit is set: not a descending unsigned timestamp\")\n\t}}\n\tv := {inner}({max} - r)"
                     )
                 }
+                (Encoding::TextForm, _) => format!(
+                    "v, err := rkUnUUIDText(b, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
+                ),
+                (_, Scalar::Uuid) => "var v [16]byte\n\tcopy(v[:], b)".to_owned(),
                 (_, Scalar::Bool) => format!(
                     "v, err := rkBool(b[0], \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
                 ),
@@ -554,13 +579,18 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 (Encoding::Padded { pad, .. }, _) => format!("v := append([]byte{{}}, rkUnpad(b, {pad})...)"),
                 _ => unreachable!("variable-width values are read by rkUnesc or to the end"),
             };
-            let value = match &f.key_enum {
-                Some(e) => format!(
+            let value = match (&f.key_enum, f.time) {
+                (Some(e), _) => format!(
                     "{value}\n\tif !v.valid() {{\n\t\treturn zero, 0, fmt.Errorf(\"{label}: %d is not the discriminant of a variant of {}\", v)\n\t}}",
                     e.name
                 ),
-                None => value,
+                (None, Some(unit)) => format!(
+                    "{value}\n\tt, err := rkToTime(int64(v), {}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}",
+                    unit.nanos()
+                ),
+                (None, None) => value,
             };
+            let ret_some = |v: &str| ret_some(if f.time.is_some() { "t" } else { v });
             if f.sep_after {
                 let _ = writeln!(
                     go,

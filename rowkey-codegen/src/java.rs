@@ -33,7 +33,11 @@ pub fn camel(name: &str) -> String {
 /// The Java type of a plain value: `long` for `u32` and `u64` (the bits),
 /// `int` for `u8` and `u16`.
 pub fn plain_type(f: &FieldPlan) -> &'static str {
+    if f.time.is_some() {
+        return "java.time.Instant";
+    }
     match f.scalar {
+        Scalar::Uuid => "java.util.UUID",
         Scalar::Bool => "boolean",
         Scalar::Str => "String",
         Scalar::Bytes => "byte[]",
@@ -357,17 +361,22 @@ fn upper(s: &str) -> String {
 /// `enc{i}` and `dec{i}` of one field.
 fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
     let label = format!("{name}.{}", f.name);
-    let plain = plain_type(f);
+    // A timestamp is the long of its unit in between.
+    let plain = if f.time.is_some() {
+        "long"
+    } else {
+        plain_type(f)
+    };
     let width = f.value_width();
     let desc = f.desc();
     let desc_ts = f.encoding == Encoding::DescTs;
     // The plain value's bytes from `v`.
     let enc_value = |v: &str| -> String {
         // A field enum: its discriminant, stored as its repr integer.
-        let v = if f.key_enum.is_some() {
-            format!("{v}.value")
-        } else {
-            v.to_owned()
+        let v = match f.time {
+            _ if f.key_enum.is_some() => format!("{v}.value"),
+            Some(unit) => format!("fromTime({v}, {}L, \"{label}\")", unit.nanos()),
+            None => v.to_owned(),
         };
         let v = v.as_str();
         match (f.encoding, f.scalar) {
@@ -428,6 +437,8 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             (Encoding::DescTs, Scalar::Int { .. }) => {
                 format!("be(Integer.MAX_VALUE - checkTs({v}, Integer.MAX_VALUE, \"{label}\"), 4)")
             }
+            (Encoding::TextForm, _) => format!("uuidText({v})"),
+            (_, Scalar::Uuid) => format!("uuid16({v})"),
             (_, Scalar::Bool) => format!("new byte[] {{(byte) ({v} ? 1 : 0)}}"),
             (_, Scalar::Char) => format!("chr({v}, \"{label}\")"),
             (_, Scalar::Float { bits: 32 }) => format!("f32({v})"),
@@ -468,7 +479,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             }
         }
     };
-    let param = if f.option || f.key_enum.is_some() {
+    let param = if f.option || f.key_enum.is_some() || f.time.is_some() {
         component_type(f)
     } else {
         plain.to_owned()
@@ -592,6 +603,8 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                         "Integer.MAX_VALUE - topClear(unsigned(b), Integer.MAX_VALUE, \"{label}\")"
                     )
                 }
+                (Encoding::TextForm, _) => format!("unuuidText(b, \"{label}\")"),
+                (_, Scalar::Uuid) => "unuuid16(b)".to_owned(),
                 (_, Scalar::Bool) => format!("bool(b[0], \"{label}\")"),
                 (_, Scalar::Char) => format!("unchr(b, \"{label}\")"),
                 (_, Scalar::Float { bits: 32 }) => "unf32(b)".to_owned(),
@@ -626,9 +639,12 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 (Encoding::Padded { pad, .. }, _) => format!("trim(b, (byte) {pad})"),
                 _ => unreachable!("variable-width values are read by unesc or to the end"),
             };
-            let value = match &f.key_enum {
-                Some(e) => format!("{}.of({value})", e.name),
-                None => value,
+            let value = match (&f.key_enum, f.time) {
+                (Some(e), _) => format!("{}.of({value})", e.name),
+                (None, Some(unit)) => {
+                    format!("toTime({value}, {}L, \"{label}\")", unit.nanos())
+                }
+                (None, None) => value,
             };
             let _ = writeln!(j, "        return {};\n    }}", wrap(&value));
         }

@@ -12,7 +12,8 @@
 //! the `scan_by_*` / `range_by_*` bounds, `scan_kwargs` for happybase,
 //! `LAYOUT` and `LAYOUT_ID`; the standard library only, and the `xxhash`
 //! package when the salt is XXH3), for binary keys of integers, bools,
-//! `char`s, floats, field enums, strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,
+//! `char`s, floats, field enums, UUIDs, timestamps (`ts(unit)`: the
+//! language's time type), strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,
 //! a prefix and every salt, and for text keys (`text("S")`: integers in
 //! digits, `desc`, `desc_ts(max = M)`, delimited, padded and raw strings). **Go** ([`Language::Go`]: a struct with
 //! `Encode`, `Decode<Name>`, `Bucket`, split points and the scans, the
@@ -41,7 +42,7 @@ mod plan;
 mod python;
 
 pub use error::CodegenError;
-pub use plan::{plan, EnumPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan};
+pub use plan::{plan, EnumPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan, TimeUnit};
 use rowkey_core::Layout;
 
 /// A language to generate.

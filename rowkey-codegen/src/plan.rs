@@ -5,6 +5,7 @@
 
 use rowkey_core::layout::{Encoding, Format, SaltHashKind};
 use rowkey_core::Layout;
+pub use rowkey_core::TimeUnit;
 
 use crate::error::CodegenError;
 
@@ -60,6 +61,10 @@ pub struct FieldPlan {
     /// A `#[derive(KeyField)]` enum: stored as its repr integer
     /// (`scalar`), one of its variants.
     pub key_enum: Option<EnumPlan>,
+    /// A timestamp (`ts(unit)`): stored as the `i64` (`scalar`) of whole
+    /// units since the Unix epoch; the language's time type in the
+    /// generated code.
+    pub time: Option<TimeUnit>,
 }
 
 /// A field enum: its name and its variants' names and discriminants.
@@ -94,6 +99,9 @@ pub enum Scalar {
         /// 32 or 64.
         bits: u32,
     },
+    /// A UUID: its 16 bytes in a binary key, its lowercase hyphenated
+    /// text (36 characters) in a text key.
+    Uuid,
 }
 
 impl FieldPlan {
@@ -105,6 +113,8 @@ impl FieldPlan {
             (Encoding::Digits { digits, signed, .. }, _) => Some(digits + usize::from(signed)),
             (Encoding::DescTsDigits { digits, .. }, _) => Some(digits),
             (Encoding::Delimited, _) => None,
+            (Encoding::TextForm, _) => Some(36),
+            (_, Scalar::Uuid) => Some(16),
             (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
             (_, Scalar::Bool) => Some(1),
             (_, Scalar::Char) => Some(4),
@@ -229,7 +239,12 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             .and_then(|k| k.strip_suffix('>'))
             .unwrap_or(kind);
         let inner = f.key_field().map_or(inner, |k| k.repr());
-        let scalar = match inner {
+        // A timestamp's type (`DateTime<Utc>`, `jiff::Timestamp`, a user's
+        // `TimeField`) is stored as the `i64` of its unit.
+        let time = f.unit();
+        let inner = if time.is_some() { "i64" } else { inner };
+        let scalar = match inner.rsplit("::").next().unwrap_or(inner) {
+            "Uuid" => Scalar::Uuid,
             "bool" => Scalar::Bool,
             "char" => Scalar::Char,
             "f32" => Scalar::Float { bits: 32 },
@@ -251,9 +266,6 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
                 "#[reverse] and #[reverse_domain]".into(),
             ));
         }
-        if f.unit().is_some() {
-            return Err(refuse(Some(name), "timestamps".into()));
-        }
         let key_enum = f.key_field().map(|k| EnumPlan {
             name: k.name().to_owned(),
             variants: k
@@ -274,6 +286,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             | Encoding::Digits { .. }
             | Encoding::DescTsDigits { .. }
             | Encoding::Delimited) => e,
+            e @ Encoding::TextForm if scalar == Scalar::Uuid => e,
             other => return Err(refuse(Some(name), format!("the encoding {other:?}"))),
         };
         fields.push(FieldPlan {
@@ -283,6 +296,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             encoding,
             sep_after: f.sep_len() > 0,
             key_enum,
+            time,
         });
     }
     let salt = match layout.salt() {

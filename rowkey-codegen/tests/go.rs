@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"time"
 )
 
 type keyCase struct {
@@ -81,6 +82,35 @@ func asBytes(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+func asUUID(v any) [16]byte {
+	var u [16]byte
+	b, err := hex.DecodeString(field(v, "uuid").(string))
+	if err != nil || len(b) != 16 {
+		panic(err)
+	}
+	copy(u[:], b)
+	return u
+}
+
+// asTime is a count of units ("nanos" nanoseconds each) since the epoch, in UTC.
+func asTime(v any) time.Time {
+	m := v.(map[string]any)
+	n, err := m["time"].(json.Number).Int64()
+	if err != nil {
+		panic(err)
+	}
+	nanos, err := m["nanos"].(json.Number).Int64()
+	if err != nil {
+		panic(err)
+	}
+	perSec := 1_000_000_000 / nanos
+	sec, rem := n/perSec, n%perSec
+	if rem < 0 {
+		sec, rem = sec-1, rem+perSec
+	}
+	return time.Unix(sec, rem*nanos).UTC()
 }
 
 func opt[T any](v any, f func(any) T) *T {
@@ -229,6 +259,8 @@ func TestVectors(t *testing.T) {
 /// The Go converter of a field's tagged value.
 fn convert(f: &FieldPlan, v: &str) -> String {
     let conv = match f.scalar {
+        _ if f.time.is_some() => "asTime".to_owned(),
+        Scalar::Uuid => "asUUID".to_owned(),
         Scalar::Int { bits, signed } if f.key_enum.is_some() => {
             let e = &f.key_enum.as_ref().unwrap().name;
             let int = if signed { "Int" } else { "Uint" };

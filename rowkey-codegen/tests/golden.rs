@@ -10,9 +10,10 @@ use std::path::Path;
 use rowkey_codegen::{generate_with, Language, Options};
 use rowkey_core::DynLayout;
 
-/// The README's key, the seed's call record (a text key) and a layout of
-/// `Option`s, padding and a raw last field.
-const LAYOUTS: [(&str, &str); 3] = [
+/// The README's key, the seed's call record (a text key), a layout of
+/// `Option`s, padding and a raw last field, and one of a UUID and a
+/// timestamp.
+const LAYOUTS: [(&str, &str); 4] = [
     (
         "UserEvent",
         "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
@@ -24,6 +25,10 @@ const LAYOUTS: [(&str, &str); 3] = [
     (
         "Visit",
         "[prefix \"v\"][salt(site)/4 java][site u16][day desc Option<u32>][page String]",
+    ),
+    (
+        "Session",
+        "[salt(user)/8 java][user Uuid][at desc_ts ts(micros) DateTime<Utc>][end ts(secs) Option<DateTime<Utc>>]",
     ),
 ];
 

@@ -47,8 +47,31 @@ fn literal(f: &FieldPlan, v: &Json) -> String {
     if v.is_null() {
         return "Optional.empty()".into();
     }
+    if let (Some(n), Some(nanos)) = (v.get("time"), v.get("nanos")) {
+        // A count of units since the epoch, as an Instant made apart from
+        // the generated code's own conversion.
+        let (n, nanos) = (
+            i128::from(n.as_i64().unwrap()),
+            i128::from(nanos.as_i64().unwrap()),
+        );
+        let total = n * nanos;
+        let plain = format!(
+            "java.time.Instant.ofEpochSecond({}L, {}L)",
+            total.div_euclid(1_000_000_000),
+            total.rem_euclid(1_000_000_000)
+        );
+        return if f.option {
+            format!("Optional.of({plain})")
+        } else {
+            plain
+        };
+    }
     let (kind, x) = v.as_object().unwrap().iter().next().unwrap();
     let plain = match (kind.as_str(), f.scalar) {
+        ("uuid", _) => {
+            let h = x.as_str().unwrap();
+            format!("new java.util.UUID(0x{}L, 0x{}L)", &h[..16], &h[16..])
+        }
         ("bool", _) => x.as_bool().unwrap().to_string(),
         ("str", _) => {
             let mut s = String::from("\"");

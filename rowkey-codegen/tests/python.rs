@@ -14,12 +14,18 @@ use rowkey_codegen::{generate, Language};
 /// values, its bucket and split points; each mutated key decodes (to the
 /// values Rust decodes it to) or fails, as in Rust.
 const DRIVER: &str = r#"
-import importlib, json, struct, sys
+import datetime, importlib, json, struct, sys, uuid
+
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 def value(v):
     if v is None:
         return None
+    if "time" in v:
+        return EPOCH + datetime.timedelta(microseconds=v["time"] * v["nanos"] // 1000)
     (kind, x), = v.items()
+    if kind == "uuid":
+        return uuid.UUID(hex=x)
     if kind == "bytes":
         return bytes.fromhex(x)
     if kind == "char":

@@ -4,9 +4,12 @@ package keys
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -484,4 +487,63 @@ func rkRangeRanges(heads [][]byte, p, lo, hi []byte, loIncl, hiIncl, desc, raw b
 		}
 	}
 	return out
+}
+
+// rkUUIDText is a UUID's lowercase hyphenated text, 8-4-4-4-12.
+func rkUUIDText(u [16]byte) []byte {
+	h := hex.EncodeToString(u[:])
+	return []byte(h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
+}
+
+// rkUnUUIDText reads a UUID's lowercase hyphenated text, and nothing else.
+func rkUnUUIDText(b []byte, field string) ([16]byte, error) {
+	var u [16]byte
+	ok := len(b) == 36
+	for i := 0; ok && i < 36; i++ {
+		c := b[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			ok = c == '-'
+		} else {
+			ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+		}
+	}
+	if !ok {
+		return u, fmt.Errorf("%s: %q is not a lowercase hyphenated UUID", field, b)
+	}
+	h := string(b[0:8]) + string(b[9:13]) + string(b[14:18]) + string(b[19:23]) + string(b[24:36])
+	if _, err := hex.Decode(u[:], []byte(h)); err != nil {
+		return u, fmt.Errorf("%s: %v", field, err)
+	}
+	return u, nil
+}
+
+// rkFromTime is t as whole units of nanos nanoseconds since the Unix epoch:
+// an error when t is finer than the unit or the count does not fit in an int64.
+func rkFromTime(t time.Time, nanos int64, field string) (int64, error) {
+	sec, nsec := t.Unix(), int64(t.Nanosecond())
+	if nsec%nanos != 0 {
+		return 0, fmt.Errorf("%s: the timestamp is finer than its unit stores; round it first", field)
+	}
+	n := new(big.Int).Mul(big.NewInt(sec), big.NewInt(1_000_000_000/nanos))
+	n.Add(n, big.NewInt(nsec/nanos))
+	if !n.IsInt64() {
+		return 0, fmt.Errorf("%s: %v does not fit in an int64 of its unit", field, t)
+	}
+	return n.Int64(), nil
+}
+
+// rkToTime is n units of nanos nanoseconds since the Unix epoch, in UTC: an
+// error for a count outside the years a time.Time holds.
+func rkToTime(n int64, nanos int64, field string) (time.Time, error) {
+	per := 1_000_000_000 / nanos
+	sec, rem := n/per, n%per
+	if rem < 0 {
+		sec--
+		rem += per
+	}
+	t := time.Unix(sec, rem*nanos).UTC()
+	if back, err := rkFromTime(t, nanos, field); err != nil || back != n {
+		return time.Time{}, fmt.Errorf("%s: %d is outside the years a time.Time holds", field, n)
+	}
+	return t, nil
 }

@@ -19,6 +19,52 @@ final class RowkeyHelpers {
         return new IllegalArgumentException(field + ": " + why);
     }
 
+    /** A UUID's 16 bytes (RFC 9562 order). */
+    static byte[] uuid16(java.util.UUID u) {
+        return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+    }
+
+    static java.util.UUID unuuid16(byte[] b) {
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        return new java.util.UUID(buf.getLong(), buf.getLong());
+    }
+
+    /** A UUID's lowercase hyphenated text, 8-4-4-4-12. */
+    static byte[] uuidText(java.util.UUID u) {
+        return u.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** A UUID's lowercase hyphenated text, and nothing else. */
+    static java.util.UUID unuuidText(byte[] b, String field) {
+        String s = new String(b, StandardCharsets.ISO_8859_1);
+        if (!s.matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")) {
+            throw fail(field, "\"" + s + "\" is not a lowercase hyphenated UUID");
+        }
+        return java.util.UUID.fromString(s);
+    }
+
+    /** An instant as whole units ({@code nanos} nanoseconds each) since the Unix epoch. */
+    static long fromTime(java.time.Instant t, long nanos, String field) {
+        if (t.getNano() % nanos != 0) {
+            throw fail(field, "the timestamp is finer than its unit stores; round it first");
+        }
+        try {
+            return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000_000L / nanos), t.getNano() / nanos);
+        } catch (ArithmeticException e) {
+            throw fail(field, t + " does not fit in a long of its unit");
+        }
+    }
+
+    /** Whole units since the Unix epoch as an instant. */
+    static java.time.Instant toTime(long n, long nanos, String field) {
+        long per = 1_000_000_000L / nanos;
+        try {
+            return java.time.Instant.ofEpochSecond(Math.floorDiv(n, per), Math.floorMod(n, per) * nanos);
+        } catch (java.time.DateTimeException e) {
+            throw fail(field, n + " is outside the years an Instant holds");
+        }
+    }
+
     static byte[] be(long u, int n) {
         byte[] b = new byte[n];
         for (int i = n - 1; i >= 0; i--) {

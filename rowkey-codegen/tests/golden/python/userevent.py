@@ -7,8 +7,11 @@ Do not edit: generate it again from the layout."""
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import enum
+import re
 import struct
+import uuid
 from typing import List, Optional, Tuple
 
 import xxhash
@@ -359,6 +362,49 @@ def _java_hash(b):
     for x in b:
         h = (31 * h + (x - 256 if x > 127 else x)) & 0xFFFFFFFF
     return h - (1 << 32) if h > 0x7FFFFFFF else h
+
+
+def _uuid(v, field):
+    if not isinstance(v, uuid.UUID):
+        raise _fail(field, f"expected a uuid.UUID, got {type(v).__name__}")
+    return v.bytes
+
+
+def _uuid_text(v, field):
+    return str(uuid.UUID(bytes=_uuid(v, field))).encode()
+
+
+def _unuuid_text(b, field):
+    s = bytes(b).decode("ascii", "replace")
+    if not _UUID_TEXT.fullmatch(s):
+        raise _fail(field, f"{s!r} is not a lowercase hyphenated UUID")
+    return uuid.UUID(s)
+
+
+_UUID_TEXT = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _from_time(v, nanos, field):
+    """A timezone-aware datetime as whole units (`nanos` nanoseconds each) since the epoch."""
+    if not isinstance(v, datetime.datetime) or v.utcoffset() is None:
+        raise _fail(field, f"expected a timezone-aware datetime.datetime, got {v!r}")
+    d = v - _EPOCH
+    n = ((d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds) * 1000
+    if n % nanos:
+        raise _fail(field, "the timestamp is finer than its unit stores; round it first")
+    return n // nanos
+
+
+def _to_time(n, nanos, field):
+    """Whole units since the epoch as a datetime in UTC."""
+    total = n * nanos
+    if total % 1000:
+        raise _fail(field, f"{n} is finer than a datetime holds (microseconds)")
+    try:
+        return _EPOCH + datetime.timedelta(microseconds=total // 1000)
+    except OverflowError:
+        raise _fail(field, f"{n} is outside the years a datetime holds (1 to 9999)") from None
 
 
 def _enc_0(v):
