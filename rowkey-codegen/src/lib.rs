@@ -40,6 +40,7 @@ mod go;
 mod java;
 mod plan;
 mod python;
+pub mod testing;
 
 pub use error::CodegenError;
 pub use plan::{plan, EnumPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan, TimeUnit};

@@ -9,37 +9,10 @@
 mod common;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rowkey_codegen::{generate, FieldPlan, KeyPlan, Language, Scalar};
 use serde_json::Value as Json;
-
-/// The XXH3 library's jar in the local Maven repository, fetched by Maven
-/// when it is missing.
-fn hashing_jar() -> PathBuf {
-    let home = std::env::var("HOME").expect("HOME");
-    let jar = Path::new(&home).join(
-        ".m2/repository/net/openhft/zero-allocation-hashing/0.16/zero-allocation-hashing-0.16.jar",
-    );
-    if !jar.exists() {
-        let out = Command::new("mvn")
-            .args([
-                "-q",
-                "-B",
-                "dependency:get",
-                "-Dartifact=net.openhft:zero-allocation-hashing:0.16",
-            ])
-            .output()
-            .expect("mvn runs");
-        assert!(
-            out.status.success(),
-            "mvn dependency:get net.openhft:zero-allocation-hashing:0.16: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-    jar
-}
 
 /// A Java literal of a tagged value, for a field of `f`'s type (a field
 /// enum's variant as `K_.Enum.of(n)`: the caller names the record).
@@ -358,7 +331,7 @@ public final class Check {{
 
 #[test]
 fn generated_java_agrees_with_rust_on_random_layouts() {
-    let jar = hashing_jar();
+    let jar = rowkey_codegen::testing::java_xxh3_jar().unwrap();
     let seed = common::seed();
     let (layouts, cases) = common::vectors(seed, 300, true);
     let dir = tempfile::tempdir().unwrap();
