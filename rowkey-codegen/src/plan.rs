@@ -274,9 +274,6 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
                 .map(|(n, v)| ((*n).to_owned(), *v))
                 .collect(),
         });
-        if key_enum.is_some() && !sep.is_empty() {
-            return Err(refuse(Some(name), "field enums in text keys".into()));
-        }
         let encoding = match f.encoding() {
             e @ (Encoding::BigEndian { .. }
             | Encoding::DescTs
@@ -288,6 +285,18 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             | Encoding::Delimited) => e,
             e @ Encoding::TextForm if scalar == Scalar::Uuid => e,
             other => return Err(refuse(Some(name), format!("the encoding {other:?}"))),
+        };
+        // A field enum's digits in a text key: the descriptor leaves the
+        // sign to the repr (as it describes a user `Decimal`).
+        let encoding = match (encoding, scalar, &key_enum) {
+            (Encoding::Digits { digits, desc, .. }, Scalar::Int { signed, .. }, Some(_)) => {
+                Encoding::Digits {
+                    digits,
+                    signed,
+                    desc,
+                }
+            }
+            (e, _, _) => e,
         };
         fields.push(FieldPlan {
             name: name.to_owned(),

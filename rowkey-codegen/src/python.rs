@@ -191,11 +191,13 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
     let label = format!("{name}.{}", f.name);
     let enc = value_encode(f, &label);
     let _ = write!(py, "\n\ndef _enc_{i}(v):\n");
-    // A timestamp is the i64 of its unit from here on.
-    let to_int = f
-        .time
-        .map(|u| format!("    v = _from_time(v, {}, \"{label}\")\n", u.nanos()))
-        .unwrap_or_default();
+    // A timestamp is the i64 of its unit from here on, a field enum its
+    // discriminant.
+    let to_int = match (&f.key_enum, f.time) {
+        (Some(e), _) => format!("    v = int(_variant({}, v, \"{label}\"))\n", e.name),
+        (None, Some(u)) => format!("    v = _from_time(v, {}, \"{label}\")\n", u.nanos()),
+        (None, None) => String::new(),
+    };
     if !f.option {
         py.push_str(&to_int);
     }
@@ -288,14 +290,6 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
 /// The expression of a present value's bytes, before `#[desc]` and the
 /// `Option` tag.
 fn value_encode(f: &FieldPlan, label: &str) -> String {
-    if let (Some(e), Scalar::Int { bits, signed }) = (&f.key_enum, f.scalar) {
-        let int = format!(
-            "_int(int(_variant({}, v, \"{label}\")), {bits}, {}, \"{label}\")",
-            e.name,
-            py_bool(signed)
-        );
-        return int;
-    }
     let is_str = if f.scalar == Scalar::Str {
         "True"
     } else {
@@ -355,11 +349,15 @@ fn value_decode(f: &FieldPlan, label: &str) -> String {
             unit.nanos()
         );
     }
-    if let (Some(e), Scalar::Int { bits, signed }) = (&f.key_enum, f.scalar) {
+    if let Some(e) = &f.key_enum {
+        let plain = FieldPlan {
+            key_enum: None,
+            ..f.clone()
+        };
         return format!(
-            "_variant({}, _unint(b, {bits}, {}), \"{label}\")",
+            "_variant({}, {}, \"{label}\")",
             e.name,
-            py_bool(signed)
+            value_decode(&plain, label)
         );
     }
     let is_str = if f.scalar == Scalar::Str {

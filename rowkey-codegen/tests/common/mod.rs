@@ -331,7 +331,36 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
             };
             max.to_string().len() as u32
         };
-        let (kind, text, desc, desc_ts) = match rng.below(8) {
+        let (kind, text, desc, desc_ts) = match rng.below(9) {
+            8 => {
+                // A field enum: its discriminant's digits at its repr's
+                // width (or wider), a sign character when signed.
+                let signed = rng.chance(2);
+                let d = if signed { [-3, 0, 7] } else { [0, 1, 200] };
+                let bits = if signed {
+                    [8u32, 16, 32, 64][rng.below(4) as usize]
+                } else {
+                    [8u32, 16, 32, 64][rng.below(4) as usize]
+                };
+                let repr = format!("{}{bits}", if signed { 'i' } else { 'u' });
+                let digits = if rng.chance(3) {
+                    format!(" digits({})", type_digits(signed) + 1)
+                } else {
+                    String::new()
+                };
+                (
+                    Kind::Enum(bits, signed, d),
+                    format!(
+                        "{digits} Kind{i}x{}({repr}: A = {}, B = {}, C = {})",
+                        rng.next() % 1_000_000_000,
+                        d[0],
+                        d[1],
+                        d[2]
+                    ),
+                    false,
+                    false,
+                )
+            }
             6 => (Kind::Uuid, " Uuid".to_owned(), false, false),
             7 => {
                 let unit = rng.below(4) as usize;
