@@ -374,6 +374,25 @@ fn param(name: &str) -> String {
     format!("{p}_")
 }
 
+/// `x` through the field's `#[reverse]` or `#[reverse_domain]`, each its
+/// own inverse.
+fn reversed(f: &FieldPlan, x: &str) -> String {
+    match (f.reverse, f.reverse_domain) {
+        (true, _) => format!("rkRev({x})"),
+        (_, true) => format!("rkDomain({x})"),
+        _ => x.to_owned(),
+    }
+}
+
+/// Whether the field is stored as a string's bytes (reversed before they
+/// are padded, escaped or delimited), not as a value's natural bytes.
+fn stored_as_string(f: &FieldPlan) -> bool {
+    matches!(
+        f.encoding,
+        Encoding::Delimited | Encoding::Padded { .. } | Encoding::Escaped { .. } | Encoding::Raw
+    )
+}
+
 /// `{lower}Enc{i}(v) ([]byte, error)` and `{lower}Dec{i}(key, pos)`.
 fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &FieldPlan) {
     let label = format!("{name}.{}", f.name);
@@ -401,6 +420,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
             (None, None) => String::new(),
         };
         let v = if f.time.is_some() { "n" } else { v };
+        let raw = reversed(f, &format!("[]byte({v})"));
         check
             + &match (f.encoding, f.scalar) {
                 (
@@ -425,7 +445,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     format!("b, err := rkTsdig({neg}, uint64({v}), {digits}, {max}, \"{label}\")")
                 }
                 (Encoding::Delimited, _) => {
-                    format!("b, err := rkDelim([]byte({v}), {lower}Spec.sep, \"{label}\")")
+                    format!("b, err := rkDelim({raw}, {lower}Spec.sep, \"{label}\")")
                 }
                 (Encoding::DescTs, Scalar::Int { bits, signed }) => {
                     let max = if bits == 64 {
@@ -463,13 +483,20 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     format!("b, err := rkBE(uint64({v}), {}), error(nil)", bits / 8)
                 }
                 (Encoding::Padded { len, pad, .. }, _) => {
-                    format!("b, err := rkPad([]byte({v}), {len}, {pad}, \"{label}\")")
+                    format!("b, err := rkPad({raw}, {len}, {pad}, \"{label}\")")
                 }
                 (Encoding::Escaped { .. }, _) => {
-                    format!("b, err := rkEsc([]byte({v})), error(nil)")
+                    format!("b, err := rkEsc({raw}), error(nil)")
                 }
-                _ => format!("b, err := append([]byte{{}}, {v}...), error(nil)"),
+                _ => format!("b, err := append([]byte{{}}, {raw}...), error(nil)"),
             }
+    };
+    // A value's natural bytes, reversed (a string's are, before they are
+    // stored).
+    let natural = if f.reverse && !stored_as_string(f) {
+        "\n\tb = rkRev(b)"
+    } else {
+        ""
     };
     let _ = writeln!(go, "\nfunc {lower}Enc{i}(v {ty}) ([]byte, error) {{");
     if f.option {
@@ -485,7 +512,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
         let _ = writeln!(go, "\tif v == nil {{\n\t\treturn {none}, nil\n\t}}");
         let _ = writeln!(
             go,
-            "\t{}\n\tif err != nil {{\n\t\treturn nil, err\n\t}}",
+            "\t{}\n\tif err != nil {{\n\t\treturn nil, err\n\t}}{natural}",
             enc_value("(*v)")
         );
         if desc {
@@ -496,7 +523,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
     } else {
         let _ = writeln!(
             go,
-            "\t{}\n\tif err != nil {{\n\t\treturn nil, err\n\t}}",
+            "\t{}\n\tif err != nil {{\n\t\treturn nil, err\n\t}}{natural}",
             enc_value("v")
         );
         if desc {
@@ -534,6 +561,9 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     go,
                     "\tif b[0] == {none_tag} {{\n\t\tif !rkAllBytes(b[1:], {pad}) {{\n\t\t\treturn zero, 0, fmt.Errorf(\"{label}: None with padding that is not its own\")\n\t\t}}\n\t\treturn nil, pos + {total}, nil\n\t}}\n\tif b[0] != {some_tag} {{\n\t\treturn zero, 0, fmt.Errorf(\"{label}: invalid Option tag %#02x\", b[0])\n\t}}\n\tb = b[1:]"
                 );
+            }
+            if f.reverse && !stored_as_string(f) {
+                go.push_str("\tb = rkRev(b)\n");
             }
             let value = match (f.encoding, f.scalar) {
                 (Encoding::Digits { digits, signed: false, desc }, Scalar::Int { bits, .. }) => format!(
@@ -574,9 +604,10 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 }
                 (_, Scalar::Int { .. }) => format!("v := {inner}(rkUint(b))"),
                 (Encoding::Padded { pad, .. }, Scalar::Str) => format!(
-                    "v, err := rkText(rkUnpad(b, {pad}), \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
+                    "v, err := rkText({}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}",
+                    reversed(f, &format!("rkUnpad(b, {pad})"))
                 ),
-                (Encoding::Padded { pad, .. }, _) => format!("v := append([]byte{{}}, rkUnpad(b, {pad})...)"),
+                (Encoding::Padded { pad, .. }, _) => format!("v := append([]byte{{}}, {}...)", reversed(f, &format!("rkUnpad(b, {pad})"))),
                 _ => unreachable!("variable-width values are read by rkUnesc or to the end"),
             };
             let value = match (&f.key_enum, f.time) {
@@ -621,6 +652,9 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 ),
             };
             let _ = writeln!(go, "\t{read}");
+            if f.reverse || f.reverse_domain {
+                let _ = writeln!(go, "\traw = {}", reversed(f, "raw"));
+            }
             let value = match f.scalar {
                 Scalar::Str => format!(
                     "v, err2 := rkText(raw, \"{label}\")\n\tif err2 != nil {{\n\t\treturn zero, 0, err2\n\t}}"

@@ -358,6 +358,25 @@ fn upper(s: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `x` through the field's `#[reverse]` or `#[reverse_domain]`, each its
+/// own inverse.
+fn reversed(f: &FieldPlan, x: &str) -> String {
+    match (f.reverse, f.reverse_domain) {
+        (true, _) => format!("rev({x})"),
+        (_, true) => format!("domain({x})"),
+        _ => x.to_owned(),
+    }
+}
+
+/// Whether the field is stored as a string's bytes (reversed before they
+/// are padded, escaped or delimited), not as a value's natural bytes.
+fn stored_as_string(f: &FieldPlan) -> bool {
+    matches!(
+        f.encoding,
+        Encoding::Delimited | Encoding::Padded { .. } | Encoding::Escaped { .. } | Encoding::Raw
+    )
+}
+
 /// `enc{i}` and `dec{i}` of one field.
 fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
     let label = format!("{name}.{}", f.name);
@@ -371,7 +390,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
     let desc = f.desc();
     let desc_ts = f.encoding == Encoding::DescTs;
     // The plain value's bytes from `v`.
-    let enc_value = |v: &str| -> String {
+    let enc_natural = |v: &str| -> String {
         // A field enum: its discriminant, stored as its repr integer.
         let v = match f.time {
             _ if f.key_enum.is_some() => format!("{v}.value"),
@@ -409,9 +428,9 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             }
             (Encoding::Delimited, s) => {
                 let raw = if s == Scalar::Str {
-                    format!("utf8({v})")
+                    reversed(f, &format!("utf8({v})"))
                 } else {
-                    v.to_owned()
+                    reversed(f, v)
                 };
                 format!("delim({raw}, SPEC.sep(), \"{label}\")")
             }
@@ -456,27 +475,37 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             }
             (Encoding::Padded { len, pad, .. }, s) => {
                 let raw = if s == Scalar::Str {
-                    format!("utf8({v})")
+                    reversed(f, &format!("utf8({v})"))
                 } else {
-                    v.to_owned()
+                    reversed(f, v)
                 };
                 format!("pad({raw}, {len}, (byte) {pad}, \"{label}\")")
             }
             (Encoding::Escaped { .. }, s) => {
                 let raw = if s == Scalar::Str {
-                    format!("utf8({v})")
+                    reversed(f, &format!("utf8({v})"))
                 } else {
-                    v.to_owned()
+                    reversed(f, v)
                 };
                 format!("esc({raw})")
             }
             (_, s) => {
                 if s == Scalar::Str {
-                    format!("utf8({v})")
+                    reversed(f, &format!("utf8({v})"))
+                } else if f.reverse || f.reverse_domain {
+                    reversed(f, v)
                 } else {
                     format!("{v}.clone()")
                 }
             }
+        }
+    };
+    let enc_value = |v: &str| -> String {
+        let natural = enc_natural(v);
+        if f.reverse && !stored_as_string(f) {
+            format!("rev({natural})")
+        } else {
+            natural
         }
     };
     let param = if f.option || f.key_enum.is_some() || f.time.is_some() {
@@ -537,6 +566,9 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     j,
                     "        if (b[0] == {none_tag}) {{\n            if (!all(b, 1, {pad})) {{\n                throw fail(\"{label}\", \"None with padding that is not its own\");\n            }}\n            return Optional.empty();\n        }}\n        if (b[0] != {some_tag}) {{\n            throw fail(\"{label}\", String.format(\"invalid Option tag 0x%02x\", b[0] & 0xFF));\n        }}\n        b = java.util.Arrays.copyOfRange(b, 1, b.length);"
                 );
+            }
+            if f.reverse && !stored_as_string(f) {
+                j.push_str("        b = rev(b);\n");
             }
             let value = match (f.encoding, f.scalar) {
                 (
@@ -634,9 +666,12 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 (_, Scalar::Int { bits: 8 | 16, .. }) => "(int) unsigned(b)".to_owned(),
                 (_, Scalar::Int { .. }) => "unsigned(b)".to_owned(),
                 (Encoding::Padded { pad, .. }, Scalar::Str) => {
-                    format!("text(trim(b, (byte) {pad}), \"{label}\")")
+                    format!(
+                        "text({}, \"{label}\")",
+                        reversed(f, &format!("trim(b, (byte) {pad})"))
+                    )
                 }
-                (Encoding::Padded { pad, .. }, _) => format!("trim(b, (byte) {pad})"),
+                (Encoding::Padded { pad, .. }, _) => reversed(f, &format!("trim(b, (byte) {pad})")),
                 _ => unreachable!("variable-width values are read by unesc or to the end"),
             };
             let value = match (&f.key_enum, f.time) {
@@ -667,10 +702,11 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     let _ = writeln!(j, "        Unescaped u = unesc(key, pos[0], {inv}, \"{label}\");\n        pos[0] = u.end();\n        byte[] raw = u.value();");
                 }
             }
+            let raw = reversed(f, "raw");
             let value = if f.scalar == Scalar::Str {
-                format!("text(raw, \"{label}\")")
+                format!("text({raw}, \"{label}\")")
             } else {
-                "raw".to_owned()
+                raw
             };
             let _ = writeln!(j, "        return {};\n    }}", wrap(&value));
         }

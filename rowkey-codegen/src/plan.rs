@@ -65,6 +65,13 @@ pub struct FieldPlan {
     /// units since the Unix epoch; the language's time type in the
     /// generated code.
     pub time: Option<TimeUnit>,
+    /// `#[reverse]`: the value's natural bytes (a text key's digits, a
+    /// UUID's characters) in reverse order, before padding, escaping and
+    /// `#[desc]`. No range order.
+    pub reverse: bool,
+    /// `#[reverse_domain]`: a string's labels (split at `.`) in reverse
+    /// order, before it is stored as any string. No range order.
+    pub reverse_domain: bool,
 }
 
 /// A field enum: its name and its variants' names and discriminants.
@@ -169,8 +176,8 @@ impl KeyPlan {
     /// The scans the generated code offers, in the order it writes them:
     /// for every number of leading fields, the equality scan and then the
     /// range on the next field, where one can be taken (not on a `bool`,
-    /// an `Option` or a delimited string, whose text does not sort like
-    /// its values: FORMAT.md, "Text keys").
+    /// an `Option`, a reversed field or a delimited string, whose bytes do
+    /// not sort like its values: FORMAT.md, "Text keys").
     pub fn scans(&self) -> Vec<ScanPlan> {
         let n = self.fields.len();
         let mut out = Vec::new();
@@ -191,7 +198,12 @@ impl KeyPlan {
             let Some(next) = self.fields.get(lead) else {
                 continue;
             };
-            if next.option || next.scalar == Scalar::Bool || next.encoding == Encoding::Delimited {
+            if next.option
+                || next.scalar == Scalar::Bool
+                || next.encoding == Encoding::Delimited
+                || next.reverse
+                || next.reverse_domain
+            {
                 continue;
             }
             out.push(ScanPlan {
@@ -260,12 +272,6 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         if f.is_added() {
             return Err(refuse(Some(name), "added fields".into()));
         }
-        if f.is_reverse() || f.is_reverse_domain() {
-            return Err(refuse(
-                Some(name),
-                "#[reverse] and #[reverse_domain]".into(),
-            ));
-        }
         let key_enum = f.key_field().map(|k| EnumPlan {
             name: k.name().to_owned(),
             variants: k
@@ -306,6 +312,8 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             sep_after: f.sep_len() > 0,
             key_enum,
             time,
+            reverse: f.is_reverse(),
+            reverse_domain: f.is_reverse_domain(),
         });
     }
     let salt = match layout.salt() {

@@ -249,6 +249,9 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
             } else {
                 format!("pos + {total}")
             };
+            if reversal(f).is_some() && !matches!(f.encoding, Encoding::Padded { .. }) {
+                let _ = writeln!(py, "    b = {}", reversed(f, "b".into()));
+            }
             let _ = writeln!(py, "    return {}, {after}", value_decode(f, &label));
         }
         None => {
@@ -267,19 +270,22 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 Encoding::Raw => {
                     let _ = writeln!(
                         py,
-                        "    return _unraw(key[pos:], {is_str}, \"{label}\"), len(key)"
+                        "    return _unraw({}, {is_str}, \"{label}\"), len(key)",
+                        reversed(f, "key[pos:]".into())
                     );
                 }
                 Encoding::Delimited => {
                     let _ = writeln!(
                         py,
-                        "    b, pos = _undelim(key, pos, \"{label}\")\n    return _unraw(b, {is_str}, \"{label}\"), pos"
+                        "    b, pos = _undelim(key, pos, \"{label}\")\n    return _unraw({}, {is_str}, \"{label}\"), pos",
+                        reversed(f, "b".into())
                     );
                 }
                 _ => {
                     let _ = writeln!(
                         py,
-                        "    b, pos = _unesc(key, pos, {inv}, \"{label}\")\n    return _unraw(b, {is_str}, \"{label}\"), pos"
+                        "    b, pos = _unesc(key, pos, {inv}, \"{label}\")\n    return _unraw({}, {is_str}, \"{label}\"), pos",
+                        reversed(f, "b".into())
                     );
                 }
             }
@@ -289,12 +295,45 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
 
 /// The expression of a present value's bytes, before `#[desc]` and the
 /// `Option` tag.
+/// `#[reverse]` or `#[reverse_domain]`'s helper, its own inverse.
+fn reversal(f: &FieldPlan) -> Option<&'static str> {
+    match (f.reverse, f.reverse_domain) {
+        (true, _) => Some("_rev"),
+        (_, true) => Some("_domain"),
+        _ => None,
+    }
+}
+
+/// `x` through the field's reversal, if it has one.
+fn reversed(f: &FieldPlan, x: String) -> String {
+    match reversal(f) {
+        Some(r) => format!("{r}({x})"),
+        None => x,
+    }
+}
+
 fn value_encode(f: &FieldPlan, label: &str) -> String {
+    // A string's bytes are reversed before they are padded, escaped or
+    // delimited; any other value's natural bytes as they are.
+    let stored = matches!(
+        f.encoding,
+        Encoding::Delimited | Encoding::Padded { .. } | Encoding::Escaped { .. } | Encoding::Raw
+    );
+    let e = value_bytes(f, label);
+    if stored {
+        e
+    } else {
+        reversed(f, e)
+    }
+}
+
+fn value_bytes(f: &FieldPlan, label: &str) -> String {
     let is_str = if f.scalar == Scalar::Str {
         "True"
     } else {
         "False"
     };
+    let raw = reversed(f, format!("_raw(v, {is_str}, \"{label}\")"));
     match (f.encoding, f.scalar) {
         (
             Encoding::Digits {
@@ -315,7 +354,7 @@ fn value_encode(f: &FieldPlan, label: &str) -> String {
                 py_bool(signed)
             )
         }
-        (Encoding::Delimited, _) => format!("_delim(_raw(v, {is_str}, \"{label}\"), \"{label}\")"),
+        (Encoding::Delimited, _) => format!("_delim({raw}, \"{label}\")"),
         (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_desc_ts(v, {bits}, {}, \"{label}\")", py_bool(signed))
         }
@@ -328,10 +367,10 @@ fn value_encode(f: &FieldPlan, label: &str) -> String {
             format!("_int(v, {bits}, {}, \"{label}\")", py_bool(signed))
         }
         (Encoding::Padded { len, pad, .. }, _) => {
-            format!("_pad(_raw(v, {is_str}, \"{label}\"), {len}, {pad}, \"{label}\")")
+            format!("_pad({raw}, {len}, {pad}, \"{label}\")")
         }
-        (Encoding::Escaped { .. }, _) => format!("_esc(_raw(v, {is_str}, \"{label}\"))"),
-        (_, _) => format!("_raw(v, {is_str}, \"{label}\")"),
+        (Encoding::Escaped { .. }, _) => format!("_esc({raw})"),
+        (_, _) => raw,
     }
 }
 
@@ -398,7 +437,8 @@ fn value_decode(f: &FieldPlan, label: &str) -> String {
         (_, Scalar::Float { bits }) => format!("_unfloat(b, {bits})"),
         (_, Scalar::Int { bits, signed }) => format!("_unint(b, {bits}, {})", py_bool(signed)),
         (Encoding::Padded { pad, .. }, _) => {
-            format!("_unraw(_unpad(b, {pad}), {is_str}, \"{label}\")")
+            let unpadded = reversed(f, format!("_unpad(b, {pad})"));
+            format!("_unraw({unpadded}, {is_str}, \"{label}\")")
         }
         _ => unreachable!("variable-width values are read by _unesc or to the end"),
     }

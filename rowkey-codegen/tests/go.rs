@@ -326,10 +326,7 @@ fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
         let Some(next) = plan.fields.get(k) else {
             continue;
         };
-        if next.option
-            || next.scalar == Scalar::Bool
-            || next.encoding == rowkey_core::layout::Encoding::Delimited
-        {
+        if !plan.scans().iter().any(|s| s.range && s.lead == k) {
             continue;
         }
         let mut inner = next.clone();

@@ -547,3 +547,22 @@ func rkToTime(n int64, nanos int64, field string) (time.Time, error) {
 	}
 	return t, nil
 }
+
+// rkRev is b's bytes in reverse order, in a new slice.
+func rkRev(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, x := range b {
+		out[len(b)-1-i] = x
+	}
+	return out
+}
+
+// rkDomain is a name's labels (split at '.') in reverse order, in a new
+// slice: its own inverse.
+func rkDomain(b []byte) []byte {
+	labels := bytes.Split(b, []byte("."))
+	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
+		labels[i], labels[j] = labels[j], labels[i]
+	}
+	return bytes.Join(labels, []byte("."))
+}

@@ -45,20 +45,28 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             .map(|s| hex(s))
             .collect();
         for _ in 0..KEYS_PER_LAYOUT {
-            let values: Vec<Value> = kinds
-                .iter()
-                .map(|&(kind, option, desc_ts, _)| {
-                    let v = random_value(&mut rng, kind, desc_ts);
-                    match (option, rng.chance(3)) {
-                        (false, _) => v,
-                        (true, true) => Value::Option(None),
-                        (true, false) => Value::Option(Some(Box::new(v))),
-                    }
-                })
-                .collect();
-            let key = layout
-                .encode(&values)
-                .unwrap_or_else(|e| panic!("seed {seed}: {text}: {values:?}: {e}"));
+            // Values the layout stores (a reversed padded string must not
+            // start with its pad, nor a reversed domain's last label end
+            // with it): drawn again until they are.
+            let mut tries = 0;
+            let (values, key) = loop {
+                let values: Vec<Value> = kinds
+                    .iter()
+                    .map(|&(kind, option, desc_ts, _)| {
+                        let v = random_value(&mut rng, kind, desc_ts);
+                        match (option, rng.chance(3)) {
+                            (false, _) => v,
+                            (true, true) => Value::Option(None),
+                            (true, false) => Value::Option(Some(Box::new(v))),
+                        }
+                    })
+                    .collect();
+                match layout.encode(&values) {
+                    Ok(key) => break (values, key),
+                    Err(e) if tries < 100 => tries += 1,
+                    Err(e) => panic!("seed {seed}: {text}: {values:?}: {e}"),
+                }
+            };
             let bucket = layout.bucket(&values).unwrap();
             // Keys one byte shorter or longer, or with a byte changed.
             let mut mutated = Vec::new();
@@ -134,7 +142,7 @@ impl Rng {
     fn string(&mut self, max: u64) -> String {
         let n = self.below(max + 1);
         (0..n)
-            .map(|_| ['a', 'b', '\0', 'é', '€', ' ', '\u{1F600}'][self.below(7) as usize])
+            .map(|_| ['a', 'b', '\0', 'é', '€', ' ', '\u{1F600}', '.'][self.below(8) as usize])
             .collect()
     }
 }
@@ -376,7 +384,12 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
                 let digits = 1 + rng.below(u64::from(type_digits(signed)) + 1) as u32;
                 let desc = !signed && rng.chance(3);
                 let ty = format!("{}{bits}", if signed { 'i' } else { 'u' });
-                let d = if desc { " desc" } else { "" };
+                let d = match (desc, !signed && rng.chance(4)) {
+                    (true, true) => " reverse desc",
+                    (true, false) => " desc",
+                    (false, true) => " reverse",
+                    (false, false) => "",
+                };
                 (
                     Kind::Digits(bits, signed, digits),
                     format!("{d} digits({digits}) {ty}"),
@@ -412,13 +425,17 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
                 );
                 (
                     Kind::Fixed(len, pad),
-                    format!(" fixed({len}, pad = '{}') String", pad as char),
+                    format!(
+                        "{} fixed({len}, pad = '{}') String",
+                        domain(rng),
+                        pad as char
+                    ),
                     false,
                     false,
                 )
             }
-            _ if last => (Kind::Str, " String".to_owned(), false, false),
-            _ => (Kind::Delim, " String".to_owned(), false, false),
+            _ if last => (Kind::Str, format!("{} String", domain(rng)), false, false),
+            _ => (Kind::Delim, format!("{} String", domain(rng)), false, false),
         };
         let _ = write!(field_text, "[f{i}{text}]");
         fields.push((kind, false, desc_ts, desc));
@@ -446,6 +463,15 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
     }
     text.push_str(&field_text);
     (text, fields)
+}
+
+/// A text key string's `#[reverse_domain]`, once in five.
+fn domain(rng: &mut Rng) -> &'static str {
+    if rng.chance(5) {
+        " reverse_domain"
+    } else {
+        ""
+    }
 }
 
 /// A random layout: its text, and a generator of its values.
@@ -520,12 +546,21 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         };
         let desc_ts =
             matches!(kind, Kind::Int(32 | 64, _) | Kind::Time(_)) && !desc && rng.chance(3);
-        let attrs = if desc_ts {
-            " desc_ts"
-        } else if desc {
-            " desc"
-        } else {
+        // `#[reverse]` on any value but a bool, `#[reverse_domain]` on
+        // strings and bytes (not with desc_ts).
+        let reverse = if desc_ts || matches!(kind, Kind::Bool) || !rng.chance(6) {
             ""
+        } else if matches!(kind, Kind::Str | Kind::Bytes | Kind::Fixed(..)) && rng.chance(2) {
+            " reverse_domain"
+        } else {
+            " reverse"
+        };
+        let attrs = if desc_ts {
+            " desc_ts".to_owned()
+        } else if desc {
+            format!("{reverse} desc")
+        } else {
+            reverse.to_owned()
         };
         let ty = if option && matches!(kind, Kind::Enum(..)) {
             // `Option<Kind>(u8: ...)`: the variants after the Option.
@@ -597,7 +632,14 @@ fn scan_vectors(
         let Some(&(kind, option, desc_ts, desc)) = kinds.get(k) else {
             continue;
         };
-        if option || matches!(kind, Kind::Bool | Kind::Delim) {
+        // No range on a bool, an Option, a delimited string or a
+        // reversed field (its bytes do not sort like its values: Rust
+        // refuses one).
+        let whole = (Bound::Unbounded, Bound::Unbounded);
+        if option
+            || matches!(kind, Kind::Bool | Kind::Delim)
+            || layout.scan(&values[..k], Some(whole)).is_err()
+        {
             continue;
         }
         let (mut lo, mut hi) = (

@@ -88,7 +88,7 @@ func visitDec1(key []byte, pos int) (*uint32, int, error) {
 }
 
 func visitEnc2(v string) ([]byte, error) {
-	b, err := append([]byte{}, v...), error(nil)
+	b, err := append([]byte{}, []byte(v)...), error(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,35 @@ final class RowkeyHelpers {
         return new IllegalArgumentException(field + ": " + why);
     }
 
+    /** {@code b}'s bytes in reverse order, in a new array. */
+    static byte[] rev(byte[] b) {
+        byte[] out = new byte[b.length];
+        for (int i = 0; i < b.length; i++) {
+            out[b.length - 1 - i] = b[i];
+        }
+        return out;
+    }
+
+    /** A name's labels (split at {@code .}) in reverse order: its own inverse. */
+    static byte[] domain(byte[] b) {
+        List<byte[]> labels = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i <= b.length; i++) {
+            if (i == b.length || b[i] == '.') {
+                labels.add(Arrays.copyOfRange(b, start, i));
+                start = i + 1;
+            }
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = labels.size() - 1; i >= 0; i--) {
+            out.writeBytes(labels.get(i));
+            if (i > 0) {
+                out.write('.');
+            }
+        }
+        return out.toByteArray();
+    }
+
     /** A UUID's 16 bytes (RFC 9562 order). */
     static byte[] uuid16(java.util.UUID u) {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();

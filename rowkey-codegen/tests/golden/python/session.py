@@ -405,6 +405,15 @@ def _to_time(n, nanos, field):
         raise _fail(field, f"{n} is outside the years a datetime holds (1 to 9999)") from None
 
 
+def _rev(b):
+    return bytes(b)[::-1]
+
+
+def _domain(b):
+    """A name's labels (split at `.`) in reverse order: its own inverse."""
+    return b".".join(reversed(bytes(b).split(b".")))
+
+
 def _enc_0(v):
     return _uuid(v, "Session.user")
 
