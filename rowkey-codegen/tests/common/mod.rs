@@ -63,7 +63,7 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
                     .collect();
                 match layout.encode(&values) {
                     Ok(key) => break (values, key),
-                    Err(e) if tries < 100 => tries += 1,
+                    Err(_) if tries < 100 => tries += 1,
                     Err(e) => panic!("seed {seed}: {text}: {values:?}: {e}"),
                 }
             };
@@ -171,7 +171,10 @@ enum Kind {
     /// A UUID (its 16 bytes).
     Uuid,
     /// A timestamp (`ts(unit)`, the unit's index in `UNITS`): a count
-    /// of units in the years 1 to 9999, whole microseconds.
+    /// of units in the years 1 to 9999, whole microseconds. Its type is
+    /// written `Timestamp`, a user's `TimeField` to the runtime, so Rust's
+    /// verdict on a key is the same with every feature (with `chrono`, a
+    /// `DateTime<Utc>` field also refuses counts beyond chrono's years).
     Time(usize),
     /// A text key's `desc_ts(max = i64::MAX)` timestamp: not before 1970.
     TimeDesc(usize),
@@ -345,11 +348,6 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
                 // width (or wider), a sign character when signed.
                 let signed = rng.chance(2);
                 let d = if signed { [-3, 0, 7] } else { [0, 1, 200] };
-                let bits = if signed {
-                    [8u32, 16, 32, 64][rng.below(4) as usize]
-                } else {
-                    [8u32, 16, 32, 64][rng.below(4) as usize]
-                };
                 let repr = format!("{}{bits}", if signed { 'i' } else { 'u' });
                 let digits = if rng.chance(3) {
                     format!(" digits({})", type_digits(signed) + 1)
@@ -372,7 +370,7 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
             6 => (Kind::Uuid, " Uuid".to_owned(), false, false),
             7 => {
                 let unit = rng.below(4) as usize;
-                let ty = format!(" ts({}) DateTime<Utc>", UNIT_NAMES[unit]);
+                let ty = format!(" ts({}) Timestamp", UNIT_NAMES[unit]);
                 if rng.chance(2) {
                     (Kind::Time(unit), ty, false, false)
                 } else {
@@ -492,7 +490,7 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
                 let unit = rng.below(4) as usize;
                 (
                     Kind::Time(unit),
-                    format!("ts({}) DateTime<Utc>", UNIT_NAMES[unit]),
+                    format!("ts({}) Timestamp", UNIT_NAMES[unit]),
                 )
             }
             11 => {
@@ -567,7 +565,7 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
             let (name, rest) = ty.split_once('(').unwrap();
             format!("Option<{name}>({rest}")
         } else if option && matches!(kind, Kind::Time(_)) {
-            ty.replacen("DateTime<Utc>", "Option<DateTime<Utc>>", 1)
+            ty.replacen("Timestamp", "Option<Timestamp>", 1)
         } else if option && !matches!(kind, Kind::Fixed(..)) {
             format!("Option<{ty}>")
         } else if option {
