@@ -148,7 +148,23 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
             exported(&f.name)
         );
     }
-    go.push_str("\treturn out, nil\n}\n");
+    let added: Vec<String> = plan
+        .fields
+        .iter()
+        .rev()
+        .filter(|f| f.added)
+        .map(|f| format!("k.{} == nil", exported(&f.name)))
+        .collect();
+    if added.is_empty() {
+        go.push_str("\treturn out, nil\n}\n");
+    } else {
+        // Trailing added fields that are None are no bytes.
+        let _ = write!(
+            go,
+            "\tn := len(out)\n\tfor _, none := range []bool{{{}}} {{\n\t\tif !none {{\n\t\t\tbreak\n\t\t}}\n\t\tn--\n\t}}\n\treturn out[:n], nil\n}}\n",
+            added.join(", ")
+        );
+    }
     let bucket_expr = |fields: &str, value: &str| -> String {
         plan.salt.as_ref().map_or_else(
             || "-1".to_owned(),
@@ -193,6 +209,16 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         );
     }
     for (i, f) in plan.fields.iter().enumerate() {
+        if f.added {
+            // The key may end before an added field: it is nil.
+            let _ = write!(
+                go,
+                "\tif pos < len(b) {{\n\t\tv, p, err := {lower}Dec{i}(b, pos)\n\t\tif err != nil {{\n\t\t\treturn k, err\n\t\t}}\n\t\tif v == nil && p == len(b) {{\n\t\t\treturn k, fmt.Errorf(\"{name}.{}: a trailing added None is stored as no bytes, not as a None tag\")\n\t\t}}\n\t\tk.{}, pos = v, p\n\t}}\n",
+                f.name,
+                exported(&f.name)
+            );
+            continue;
+        }
         let _ = write!(
             go,
             "\tif v, p, err := {lower}Dec{i}(b, pos); err != nil {{\n\t\treturn k, err\n\t}} else {{\n\t\tk.{}, pos = v, p\n\t}}\n",

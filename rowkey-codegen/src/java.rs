@@ -148,12 +148,33 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     // fields, toBytes, bucket
     let _ = writeln!(
         j,
-        "\n    private byte[][] fields() {{\n        return new byte[][] {{"
+        "\n    private byte[][] fields() {{\n        {} new byte[][] {{",
+        if plan.fields.iter().any(|f| f.added) {
+            "byte[][] f ="
+        } else {
+            "return"
+        }
     );
     for (i, f) in plan.fields.iter().enumerate() {
         let _ = writeln!(j, "            enc{i}({}),", camel(&f.name));
     }
-    j.push_str("        };\n    }\n");
+    let added: Vec<String> = plan
+        .fields
+        .iter()
+        .rev()
+        .filter(|f| f.added)
+        .map(|f| format!("{}.isEmpty()", camel(&f.name)))
+        .collect();
+    if added.is_empty() {
+        j.push_str("        };\n    }\n");
+    } else {
+        // Trailing added fields that are None are no bytes.
+        let _ = write!(
+            j,
+            "        }};\n        int n = f.length;\n        for (boolean none : new boolean[] {{{}}}) {{\n            if (!none) {{\n                break;\n            }}\n            n--;\n        }}\n        return java.util.Arrays.copyOf(f, n);\n    }}\n",
+            added.join(", ")
+        );
+    }
     let bucket = |fields: &str, value: &str| -> String {
         plan.salt
             .as_ref()
@@ -194,6 +215,16 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         );
     }
     for (i, f) in plan.fields.iter().enumerate() {
+        if f.added {
+            // The key may end before an added field: it is empty.
+            let _ = writeln!(
+                j,
+                "        {t} v{i} = Optional.empty();\n        if (pos[0] < key.length) {{\n            v{i} = dec{i}(key, pos);\n            if (v{i}.isEmpty() && pos[0] == key.length) {{\n                throw fail(\"{name}.{}\", \"a trailing added None is stored as no bytes, not as a None tag\");\n            }}\n        }}",
+                f.name,
+                t = component_type(f)
+            );
+            continue;
+        }
         let _ = writeln!(j, "        {} v{i} = dec{i}(key, pos);", component_type(f));
     }
     let _ = write!(

@@ -72,6 +72,10 @@ pub struct FieldPlan {
     /// `#[reverse_domain]`: a string's labels (split at `.`) in reverse
     /// order, before it is stored as any string. No range order.
     pub reverse_domain: bool,
+    /// `#[rowkey(added)]`: an `Option` at the end of the key, stored as no
+    /// bytes when it and every added field after it are `None`; a key
+    /// ending before it decodes it as `None` (FORMAT.md, "Added fields").
+    pub added: bool,
 }
 
 /// A field enum: its name and its variants' names and discriminants.
@@ -174,12 +178,14 @@ impl ScanPlan {
 
 impl KeyPlan {
     /// The scans the generated code offers, in the order it writes them:
-    /// for every number of leading fields, the equality scan and then the
+    /// for every number of leading fields the key always has (not its
+    /// added fields, as the derive), the equality scan and then the
     /// range on the next field, where one can be taken (not on a `bool`,
     /// an `Option`, a reversed field or a delimited string, whose bytes do
     /// not sort like its values: FORMAT.md, "Text keys").
     pub fn scans(&self) -> Vec<ScanPlan> {
-        let n = self.fields.len();
+        // The fields every key has: not the added ones.
+        let n = self.fields.iter().take_while(|f| !f.added).count();
         let mut out = Vec::new();
         for lead in 0..=n {
             let one_bucket = self
@@ -195,7 +201,7 @@ impl KeyPlan {
                 raw: false,
             };
             out.push(eq);
-            let Some(next) = self.fields.get(lead) else {
+            let Some(next) = self.fields[..n].get(lead) else {
                 continue;
             };
             if next.option
@@ -269,9 +275,6 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             "bytes" => Scalar::Bytes,
             other => return Err(refuse(Some(name), format!("fields of type `{other}`"))),
         };
-        if f.is_added() {
-            return Err(refuse(Some(name), "added fields".into()));
-        }
         let key_enum = f.key_field().map(|k| EnumPlan {
             name: k.name().to_owned(),
             variants: k
@@ -314,6 +317,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             time,
             reverse: f.is_reverse(),
             reverse_domain: f.is_reverse_domain(),
+            added: f.is_added(),
         });
     }
     let salt = match layout.salt() {

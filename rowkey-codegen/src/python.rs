@@ -63,11 +63,27 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         let _ = writeln!(py, "    {}: {}", f.name, python_type(f));
     }
     // to_bytes
-    py.push_str("\n    def _fields(self) -> List[bytes]:\n        return [\n");
+    let added: Vec<String> = plan
+        .fields
+        .iter()
+        .filter(|f| f.added)
+        .map(|f| format!("self.{}", f.name))
+        .collect();
+    py.push_str("\n    def _fields(self) -> List[bytes]:\n        fields = [\n");
     for (i, f) in plan.fields.iter().enumerate() {
         let _ = writeln!(py, "            _enc_{i}(self.{}),", f.name);
     }
-    py.push_str("        ]\n\n");
+    py.push_str("        ]\n");
+    if added.is_empty() {
+        py.push_str("        return fields\n\n");
+    } else {
+        // Trailing added fields that are None are no bytes.
+        let _ = writeln!(
+            py,
+            "        return _trim_added(fields, [{}])\n",
+            added.join(", ")
+        );
+    }
     py.push_str("    def to_bytes(self) -> bytes:\n        \"\"\"The key's bytes (a `ValueError` naming the field when a value cannot be stored).\"\"\"\n        fields = self._fields()\n");
     if plan.salt.is_some() {
         py.push_str("        return _head(self._bucket_of(fields)) + SEP.join(fields)\n\n");
@@ -95,7 +111,16 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         let _ = writeln!(py, "        pos = _unhead(key, pos, \"{name} salt\")");
     }
     for (i, f) in plan.fields.iter().enumerate() {
-        let _ = writeln!(py, "        {}, pos = _dec_{i}(key, pos)", f.name);
+        if f.added {
+            // The key may end before an added field: it is None.
+            let _ = writeln!(
+                py,
+                "        {n} = None\n        if pos < len(key):\n            {n}, pos = _dec_{i}(key, pos)\n            if {n} is None and pos == len(key):\n                raise _fail(\"{name}.{n}\", \"a trailing added None is stored as no bytes, not as a None tag\")",
+                n = f.name
+            );
+        } else {
+            let _ = writeln!(py, "        {}, pos = _dec_{i}(key, pos)", f.name);
+        }
     }
     let _ = write!(
         py,

@@ -296,7 +296,8 @@ fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
         go,
         "\nfunc init() {{\n\tcases[{l}] = keyCase{{\n\t\tbuild: func(v []any) any {{ return {ty}{{{build}}} }},\n\t\tencode: func(k any) ([]byte, int, error) {{\n\t\t\tx := k.({ty})\n\t\t\tb, err := x.Encode()\n\t\t\tif err != nil {{\n\t\t\t\treturn nil, 0, err\n\t\t\t}}\n\t\t\tbk, _ := x.Bucket()\n\t\t\treturn b, bk, nil\n\t\t}},\n\t\tdecode: func(b []byte) (any, error) {{\n\t\t\tk, err := Decode{ty}(b)\n\t\t\tif err != nil {{\n\t\t\t\treturn nil, err\n\t\t\t}}\n\t\t\treturn k, nil\n\t\t}},\n\t\tsplits: {ty}SplitPoints,\n\t\tlayoutID: {ty}LayoutID,\n\t\tscan: func(m string, a []any, lo, hi any, li, hi2 bool) ([][2][]byte, error) {{\n\t\t\tswitch m {{\n"
     );
-    let n = plan.fields.len();
+    // Scans take the fields every key has, not the added ones.
+    let n = plan.fields.iter().take_while(|f| !f.added).count();
     for k in 0..=n {
         let args = (0..k)
             .map(|i| convert(&plan.fields[i], &format!("a[{i}]")))

@@ -390,3 +390,13 @@ def _rev(b):
 def _domain(b):
     """A name's labels (split at `.`) in reverse order: its own inverse."""
     return b".".join(reversed(bytes(b).split(b".")))
+
+
+def _trim_added(fields, added):
+    """The fields without the trailing added ones that are None (no bytes)."""
+    n = len(fields)
+    for v in reversed(added):
+        if v is not None:
+            break
+        n -= 1
+    return fields[:n]

@@ -109,6 +109,38 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
         }
         out.push((text, layout));
     }
+    // Every kind of field, attribute and salt is drawn (a guard against a
+    // generator of layouts that stops drawing one).
+    if layouts >= 100 {
+        for part in [
+            "text(",
+            " added",
+            " reverse ",
+            " reverse_domain",
+            " desc ",
+            " desc_ts",
+            "fixed(",
+            "Option<",
+            "Uuid",
+            "Timestamp",
+            "Kind",
+            "f32",
+            "f64",
+            "char",
+            "bool",
+            "Vec<u8>",
+            "digits(",
+            " java]",
+            " mod]",
+            "/8]",
+            "[prefix",
+        ] {
+            assert!(
+                out.iter().any(|(text, _)| text.contains(part)),
+                "seed {seed}: no layout has `{part}`"
+            );
+        }
+    }
     (out, cases)
 }
 
@@ -595,6 +627,29 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         }
         _ => {}
     }
+    // Added fields at the end, once in four (`Option`s, stored as no bytes
+    // while they are None at the end), where the layout takes them (not
+    // after a string raw to the end).
+    if rng.chance(4) {
+        let mut added = String::new();
+        let mut kinds = Vec::new();
+        for j in 0..1 + rng.below(2) as usize {
+            let (kind, ty) = [
+                (Kind::Int(16, false), "u16"),
+                (Kind::Str, "String"),
+                (Kind::Uuid, "Uuid"),
+                (Kind::Int(8, true), "i8"),
+            ][rng.below(4) as usize];
+            let desc = rng.chance(3);
+            let d = if desc { " desc" } else { "" };
+            let _ = write!(added, "[f{} added{d} Option<{ty}>]", n + j);
+            kinds.push((kind, true, false, desc));
+        }
+        if DynLayout::parse(&format!("{text}{field_text}{added}")).is_ok() {
+            field_text.push_str(&added);
+            fields.extend(kinds);
+        }
+    }
     text.push_str(&field_text);
     (text, fields)
 }
@@ -615,7 +670,14 @@ fn scan_vectors(
             .collect()
     };
     let mut out = Vec::new();
-    for k in 0..=values.len() {
+    // The fields every key has: scans do not take the added ones.
+    let key_fields = layout
+        .layout()
+        .fields()
+        .iter()
+        .take_while(|f| !f.is_added())
+        .count();
+    for k in 0..=key_fields {
         let method = if k == 0 {
             "scan_all".to_owned()
         } else {
@@ -627,7 +689,7 @@ fn scan_vectors(
             "args": json_values(kinds, &values[..k]),
             "ranges": rows(scan),
         }));
-        let Some(&(kind, option, desc_ts, desc)) = kinds.get(k) else {
+        let Some(&(kind, option, desc_ts, desc)) = kinds[..key_fields].get(k) else {
             continue;
         };
         // No range on a bool, an Option, a delimited string or a

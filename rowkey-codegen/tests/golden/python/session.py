@@ -414,6 +414,16 @@ def _domain(b):
     return b".".join(reversed(bytes(b).split(b".")))
 
 
+def _trim_added(fields, added):
+    """The fields without the trailing added ones that are None (no bytes)."""
+    n = len(fields)
+    for v in reversed(added):
+        if v is not None:
+            break
+        n -= 1
+    return fields[:n]
+
+
 def _enc_0(v):
     return _uuid(v, "Session.user")
 
@@ -461,11 +471,12 @@ class Session:
     end: Optional[datetime.datetime]
 
     def _fields(self) -> List[bytes]:
-        return [
+        fields = [
             _enc_0(self.user),
             _enc_1(self.at),
             _enc_2(self.end),
         ]
+        return fields
 
     def to_bytes(self) -> bytes:
         """The key's bytes (a `ValueError` naming the field when a value cannot be stored)."""

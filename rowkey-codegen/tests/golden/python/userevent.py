@@ -416,6 +416,16 @@ def _domain(b):
     return b".".join(reversed(bytes(b).split(b".")))
 
 
+def _trim_added(fields, added):
+    """The fields without the trailing added ones that are None (no bytes)."""
+    n = len(fields)
+    for v in reversed(added):
+        if v is not None:
+            break
+        n -= 1
+    return fields[:n]
+
+
 def _enc_0(v):
     return _int(v, 64, False, "UserEvent.user_id")
 
@@ -452,11 +462,12 @@ class UserEvent:
     kind: str
 
     def _fields(self) -> List[bytes]:
-        return [
+        fields = [
             _enc_0(self.user_id),
             _enc_1(self.ts_millis),
             _enc_2(self.kind),
         ]
+        return fields
 
     def to_bytes(self) -> bytes:
         """The key's bytes (a `ValueError` naming the field when a value cannot be stored)."""

@@ -414,6 +414,16 @@ def _domain(b):
     return b".".join(reversed(bytes(b).split(b".")))
 
 
+def _trim_added(fields, added):
+    """The fields without the trailing added ones that are None (no bytes)."""
+    n = len(fields)
+    for v in reversed(added):
+        if v is not None:
+            break
+        n -= 1
+    return fields[:n]
+
+
 def _enc_0(v):
     return _int(v, 16, False, "Visit.site")
 
@@ -459,11 +469,12 @@ class Visit:
     page: str
 
     def _fields(self) -> List[bytes]:
-        return [
+        fields = [
             _enc_0(self.site),
             _enc_1(self.day),
             _enc_2(self.page),
         ]
+        return fields
 
     def to_bytes(self) -> bytes:
         """The key's bytes (a `ValueError` naming the field when a value cannot be stored)."""
