@@ -120,7 +120,7 @@ fn names(layout: &str) -> Vec<String> {
     layout
         .split('[')
         .skip(1)
-        .filter(|f| !f.starts_with("salt"))
+        .filter(|f| !f.starts_with("salt") && !f.starts_with("prefix"))
         .map(|f| f.split([' ', ']']).next().unwrap().to_owned())
         .collect()
 }
@@ -380,4 +380,162 @@ fn held_out_layouts_encode_as_rowkey_encode_in_python_go_and_java() {
         "java on the generated records",
     );
     assert_eq!(out.trim(), total.to_string(), "Java checked every case");
+}
+
+/// Key families: a binary one (a salted member beside an unsalted one)
+/// and a text one. Per family: `(family name, layout, members' names and
+/// field kinds)`.
+const FAMILIES: [(&str, &str, &[(&str, &[Kind])]); 2] = [
+    (
+        "Log",
+        r#"User: [prefix "u"][id u32] | Event: [prefix "e"][salt(id)/4][id u32][ts desc_ts i64][tag String]"#,
+        &[
+            ("User", &[Kind::U32]),
+            ("Event", &[Kind::U32, Kind::I64, Kind::Str]),
+        ],
+    ),
+    (
+        "Record",
+        r#"Call: text("_") [prefix "1_"][salt(phone)/10 mod][phone digits(11) u64][ts desc_ts digits(19) i64] | Sms: text("_") [prefix "2_"][phone digits(11) u64][seq u32]"#,
+        &[
+            ("Call", &[Kind::Phone, Kind::Ts]),
+            ("Sms", &[Kind::Phone, Kind::U32]),
+        ],
+    ),
+];
+
+/// A key family through the command, in each language: every member's
+/// key encodes as `rowkey encode` of the member's layout, the family's
+/// decoding gives it back as the member's type, the family's split points
+/// are Rust's, and a key of no member is refused.
+#[test]
+fn key_families_decode_by_member_in_python_go_and_java() {
+    let mut rng = Rng(0xFA41_2026_0045);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (f, &(family, layout, members)) in FAMILIES.iter().enumerate() {
+        let dyn_layout = rowkey_core::DynLayout::parse(layout).unwrap();
+        let splits: Vec<String> = dyn_layout
+            .split_points()
+            .iter()
+            .map(|s| s.iter().map(|b| format!("{b:02x}")).collect())
+            .collect();
+        let package = format!("fam{f}");
+        for language in ["python", "go", "java"] {
+            gen(language, layout, family, &package, &root.join(language));
+        }
+        let (mut py, mut go, mut java) = (
+            format!(
+                "import {package}\nassert [s.hex() for s in {package}.split_points()] == {splits:?}\ntry:\n    {package}.from_bytes(b\"zz\")\n    raise SystemExit(\"a key of no member decoded\")\nexcept ValueError:\n    pass\n"
+            ),
+            format!(
+                "package {package}\n\nimport (\n\t\"encoding/hex\"\n\t\"reflect\"\n\t\"testing\"\n)\n\nfunc TestFamily(t *testing.T) {{\n\tvar splits []string\n\tfor _, s := range {family}SplitPoints() {{\n\t\tsplits = append(splits, hex.EncodeToString(s))\n\t}}\n\tif !reflect.DeepEqual(splits, []string{{{}}}) {{\n\t\tt.Fatalf(\"split points %v\", splits)\n\t}}\n\tif _, err := Decode{family}([]byte(\"zz\")); err == nil {{\n\t\tt.Fatal(\"a key of no member decoded\")\n\t}}\n",
+                splits.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
+            ),
+            format!(
+                "package {package};\n\nimport java.util.HexFormat;\n\npublic final class FamilyCheck {{\n    public static void main(String[] args) {{\n        StringBuilder s = new StringBuilder();\n        for (byte[] p : {family}.splitPoints()) {{\n            s.append(HexFormat.of().formatHex(p)).append(',');\n        }}\n        if (!s.toString().equals(\"{}\")) {{\n            throw new AssertionError(\"split points \" + s);\n        }}\n        try {{\n            {family}.fromBytes(new byte[] {{'z', 'z'}});\n            throw new AssertionError(\"a key of no member decoded\");\n        }} catch (IllegalArgumentException e) {{\n        }}\n",
+                splits.iter().map(|s| format!("{s},")).collect::<String>()
+            ),
+        );
+        let mut checked = 0;
+        for &(member, kinds) in members {
+            let member_layout = dyn_layout.member(member).unwrap().layout().to_string();
+            let fields = names(&member_layout);
+            for _ in 0..20 {
+                let vals: Vec<Val> = kinds.iter().map(|&k| rng.value(k)).collect();
+                let hex = rowkey_encode(&member_layout, &fields, &vals);
+                let args = |lang: &str| {
+                    kinds
+                        .iter()
+                        .zip(&vals)
+                        .map(|(&k, v)| literal(lang, k, v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    py,
+                    "k = {package}.{member}({})\nassert k.to_bytes().hex() == \"{hex}\", (k, k.to_bytes().hex())\nback = {package}.from_bytes(bytes.fromhex(\"{hex}\"))\nassert type(back) is {package}.{member} and back == k, back",
+                    args("python")
+                );
+                let _ = writeln!(
+                    go,
+                    "\t{{\n\t\tk := {member}{{{}}}\n\t\tb, err := k.Encode()\n\t\tif err != nil || hex.EncodeToString(b) != \"{hex}\" {{\n\t\t\tt.Fatalf(\"%+v: %x %v, rowkey encode {hex}\", k, b, err)\n\t\t}}\n\t\tback, err := Decode{family}(b)\n\t\tif err != nil || !reflect.DeepEqual(back, {family}(k)) {{\n\t\t\tt.Fatalf(\"%+v decoded %#v %v\", k, back, err)\n\t\t}}\n\t}}",
+                    args("go")
+                );
+                let _ = writeln!(
+                    java,
+                    "        {{\n            {member} k = new {member}({});\n            String got = HexFormat.of().formatHex(k.toBytes());\n            if (!got.equals(\"{hex}\")) {{\n                throw new AssertionError(k + \": \" + got + \", rowkey encode {hex}\");\n            }}\n            {family} back = {family}.fromBytes(HexFormat.of().parseHex(\"{hex}\"));\n            if (!(back instanceof {member}) || !back.equals(k)) {{\n                throw new AssertionError(k + \" decoded \" + back);\n            }}\n        }}",
+                    args("java")
+                );
+                checked += 1;
+            }
+        }
+        py.push_str(&format!("print({checked})\n"));
+        go.push_str(&format!("\tt.Logf(\"checked %d\", {checked})\n}}\n"));
+        java.push_str(&format!(
+            "        System.out.println({checked});\n    }}\n}}\n"
+        ));
+
+        let out = run(
+            Command::new("python3")
+                .args(["-c", &py])
+                .current_dir(root.join("python")),
+            "python3 on the generated family",
+        );
+        assert_eq!(out.trim(), checked.to_string(), "{family} in Python");
+
+        let go_dir = root.join("go").join(&package);
+        std::fs::create_dir_all(&go_dir).unwrap();
+        for entry in std::fs::read_dir(root.join("go")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "go") {
+                std::fs::rename(&path, go_dir.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        std::fs::write(go_dir.join("family_test.go"), &go).unwrap();
+        std::fs::write(
+            go_dir.join("go.mod"),
+            format!("module {package}\n\ngo 1.21\n\nrequire github.com/zeebo/xxh3 v1.1.0\n"),
+        )
+        .unwrap();
+        run(
+            Command::new("go")
+                .args(["mod", "tidy"])
+                .current_dir(&go_dir),
+            "go mod tidy (the module proxy)",
+        );
+        let out = run(
+            Command::new("go")
+                .args(["test", "-count=1", "-v", "-run", "TestFamily", "."])
+                .current_dir(&go_dir),
+            "go test on the generated family",
+        );
+        assert!(out.contains(&format!("checked {checked}")), "{out}");
+
+        let java_dir = root.join("java").join(&package);
+        std::fs::write(java_dir.join("FamilyCheck.java"), &java).unwrap();
+        let sources: Vec<_> = std::fs::read_dir(&java_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let classes = root.join(format!("classes{f}"));
+        let jar = rowkey_codegen::testing::java_xxh3_jar().unwrap();
+        run(
+            Command::new("javac")
+                .arg("-d")
+                .arg(&classes)
+                .arg("-cp")
+                .arg(&jar)
+                .args(&sources),
+            "javac of the generated family",
+        );
+        let out = run(
+            Command::new("java")
+                .arg("-cp")
+                .arg(format!("{}:{}", classes.display(), jar.display()))
+                .arg(format!("{package}.FamilyCheck")),
+            "java on the generated family",
+        );
+        assert_eq!(out.trim(), checked.to_string(), "{family} in Java");
+    }
 }

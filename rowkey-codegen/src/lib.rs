@@ -5,7 +5,9 @@
 //! [`DynLayout`](rowkey_core::DynLayout)) is planned once ([`plan`]: every
 //! field's value type and encoding, the prefix and the salt), then written
 //! out by a language's generator. What a generator cannot write yet is
-//! refused with [`CodegenError::Unsupported`], naming the field.
+//! refused with [`CodegenError::Unsupported`], naming the field. A key
+//! family's members are each a key of their own, beside the family's code
+//! that decodes a key of any member.
 //!
 //! Languages so far: **Python 3** ([`Language::Python`]: a module with a
 //! frozen dataclass, `to_bytes`, `from_bytes`, `bucket`, `split_points`,
@@ -43,7 +45,9 @@ mod python;
 pub mod testing;
 
 pub use error::CodegenError;
-pub use plan::{plan, EnumPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan, TimeUnit};
+pub use plan::{
+    plan, EnumPlan, FamilyPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan, TimeUnit,
+};
 use rowkey_core::Layout;
 
 /// A language to generate.
@@ -151,13 +155,6 @@ pub fn generate_with(
             });
         }
     }
-    let ident = |s: &str| {
-        let mut chars = s.chars();
-        chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    };
     if !ident(name) {
         return Err(CodegenError::Name {
             language: lang,
@@ -177,7 +174,31 @@ pub fn generate_with(
             what: "module",
         });
     }
-    let plan = plan(layout, lang)?;
+    if !layout.members().is_empty() {
+        return family(layout, language, name, package, options);
+    }
+    key_files(layout, language, name, package, options, None)
+}
+
+/// Whether `s` is an identifier in every language generated.
+fn ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The files of one key (a family's member when `family` names it).
+fn key_files(
+    layout: &Layout,
+    language: Language,
+    name: &str,
+    package: &str,
+    options: Options,
+    family: Option<&str>,
+) -> Result<Vec<GeneratedFile>, CodegenError> {
+    let plan = plan(layout, language.name())?;
     let file = |path: String, contents: String| GeneratedFile { path, contents };
     let mut files = Vec::new();
     match language {
@@ -186,7 +207,7 @@ pub fn generate_with(
             let dir = package.replace('.', "/");
             files.push(file(
                 format!("{dir}/{name}.java"),
-                java::file(&plan, name, package),
+                java::file(&plan, name, package, family),
             ));
             files.push(file(
                 format!("{dir}/RowkeyHelpers.java"),
@@ -218,5 +239,59 @@ pub fn generate_with(
             }
         }
     }
+    Ok(files)
+}
+
+/// A key family's files: each member's key, named by the member, and the
+/// family's own (`name`): decoding a key of any member, and the family's
+/// split points. Python puts them in a package `package` (`__init__.py`
+/// and a module per member); Go and Java in the package, the helpers once.
+fn family(
+    layout: &Layout,
+    language: Language,
+    name: &str,
+    package: &str,
+    options: Options,
+) -> Result<Vec<GeneratedFile>, CodegenError> {
+    let family = FamilyPlan::of(layout);
+    let mut files: Vec<GeneratedFile> = Vec::new();
+    for (member, m) in family.members.iter().map(|(n, _)| n).zip(layout.members()) {
+        if member == name || !ident(member) {
+            return Err(CodegenError::Name {
+                language: language.name(),
+                name: member.clone(),
+                what: "member (a type of its own, beside the family's)",
+            });
+        }
+        let mut member_files = match language {
+            Language::Python => {
+                let module = member.to_ascii_lowercase();
+                let mut f = key_files(m, language, member, &module, options, None)?;
+                for file in &mut f {
+                    file.path = format!("{package}/{}", file.path);
+                }
+                f
+            }
+            _ => key_files(m, language, member, package, options, Some(name))?,
+        };
+        // The package's helpers once.
+        member_files.retain(|f| !files.iter().any(|g| g.path == f.path));
+        files.extend(member_files);
+    }
+    let family_file = match language {
+        Language::Python => GeneratedFile {
+            path: format!("{package}/__init__.py"),
+            contents: python::family_module(&family, name),
+        },
+        Language::Java => GeneratedFile {
+            path: format!("{}/{name}.java", package.replace('.', "/")),
+            contents: java::family_file(&family, name, package),
+        },
+        Language::Go => GeneratedFile {
+            path: format!("{}.go", name.to_ascii_lowercase()),
+            contents: go::family_file(&family, name, package),
+        },
+    };
+    files.push(family_file);
     Ok(files)
 }

@@ -28,6 +28,37 @@ pub struct KeyPlan {
     pub fields: Vec<FieldPlan>,
 }
 
+/// A key family (a layout of several members, each a key with a prefix of
+/// its own): what its own file needs besides its members' keys.
+#[derive(Clone, Debug)]
+pub struct FamilyPlan {
+    /// The family's one-line text.
+    pub layout_text: String,
+    /// The family's fingerprint.
+    pub layout_id: u64,
+    /// Each member's name and prefix, in the layout's order.
+    pub members: Vec<(String, Vec<u8>)>,
+    /// Where to pre-split a table of the family (each member's prefix and
+    /// buckets).
+    pub split_points: Vec<Vec<u8>>,
+}
+
+impl FamilyPlan {
+    /// The family plan of `layout`, a layout of several members.
+    pub fn of(layout: &Layout) -> FamilyPlan {
+        FamilyPlan {
+            layout_text: layout.to_string(),
+            layout_id: layout.id(),
+            members: layout
+                .members()
+                .iter()
+                .map(|m| (m.name().to_owned(), m.prefix().to_vec()))
+                .collect(),
+            split_points: layout.split_points(),
+        }
+    }
+}
+
 /// A salt byte: its bucket count, hash and the fields it hashes.
 #[derive(Clone, Debug)]
 pub struct SaltPlan {
@@ -239,7 +270,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
     if !layout.members().is_empty() {
         return Err(refuse(
             None,
-            "key families (a layout of several members)".into(),
+            "a key family as one key (generate its members: `generate`)".into(),
         ));
     }
     let sep = match layout.format() {

@@ -11,9 +11,9 @@ use rowkey_codegen::{generate_with, Language, Options};
 use rowkey_core::DynLayout;
 
 /// The README's key, the seed's call record (a text key), a layout of
-/// `Option`s, padding and a raw last field, and one of a UUID and a
-/// timestamp.
-const LAYOUTS: [(&str, &str); 4] = [
+/// `Option`s, padding and a raw last field, one of a UUID and a
+/// timestamp, and a key family.
+const LAYOUTS: [(&str, &str); 5] = [
     (
         "UserEvent",
         "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
@@ -29,6 +29,10 @@ const LAYOUTS: [(&str, &str); 4] = [
     (
         "Session",
         "[salt(user)/8 java][user Uuid][at desc_ts ts(micros) DateTime<Utc>][end ts(secs) Option<DateTime<Utc>>]",
+    ),
+    (
+        "Log",
+        "User: [prefix \"u\"][id u32] | Event: [prefix \"e\"][salt(id)/4 java][id u32][ts desc_ts i64]",
     ),
 ];
 
