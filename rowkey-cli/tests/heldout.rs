@@ -385,7 +385,10 @@ fn held_out_layouts_encode_as_rowkey_encode_in_python_go_and_java() {
 /// Key families: a binary one (a salted member beside an unsalted one)
 /// and a text one. Per family: `(family name, layout, members' names and
 /// field kinds)`.
-const FAMILIES: [(&str, &str, &[(&str, &[Kind])]); 2] = [
+/// A family's member: its name and field kinds.
+type Member = (&'static str, &'static [Kind]);
+
+const FAMILIES: [(&str, &str, &[Member]); 2] = [
     (
         "Log",
         r#"User: [prefix "u"][id u32] | Event: [prefix "e"][salt(id)/4][id u32][ts desc_ts i64][tag String]"#,
