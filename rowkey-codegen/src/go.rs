@@ -35,6 +35,7 @@ fn value_type(f: &FieldPlan) -> String {
             .map(|e| e.name.clone())
             .unwrap_or_default(),
         Scalar::Bool => "bool".to_owned(),
+        Scalar::Int { bits: 128, signed } => if signed { "Int128" } else { "Uint128" }.to_owned(),
         Scalar::Int { bits, signed } => format!("{}int{bits}", if signed { "" } else { "u" }),
         Scalar::Str => "string".to_owned(),
         Scalar::Bytes => "[]byte".to_owned(),
@@ -455,6 +456,37 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                         signed: false,
                         desc,
                     },
+                    Scalar::Int { bits: 128, .. },
+                ) => {
+                    format!("b, err := rkUdig128({v}, {digits}, {desc}, \"{label}\")")
+                }
+                (Encoding::Digits { digits, .. }, Scalar::Int { bits: 128, .. }) => {
+                    format!("b, err := rkSdig128({v}, {digits}, \"{label}\")")
+                }
+                (
+                    _,
+                    Scalar::Int {
+                        bits: 128,
+                        signed: false,
+                    },
+                ) => {
+                    format!("b, err := rkBE128({v}.Hi, {v}.Lo), error(nil)")
+                }
+                (
+                    _,
+                    Scalar::Int {
+                        bits: 128,
+                        signed: true,
+                    },
+                ) => {
+                    format!("b, err := rkBE128(uint64({v}.Hi)^(1<<63), {v}.Lo), error(nil)")
+                }
+                (
+                    Encoding::Digits {
+                        digits,
+                        signed: false,
+                        desc,
+                    },
                     _,
                 ) => {
                     format!("b, err := rkUdig(uint64({v}), {digits}, {desc}, \"{label}\")")
@@ -592,6 +624,14 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 go.push_str("\tb = rkRev(b)\n");
             }
             let value = match (f.encoding, f.scalar) {
+                (Encoding::Digits { digits, signed: false, desc }, Scalar::Int { bits: 128, .. }) => format!(
+                    "v, err := rkUnudig128(b, {digits}, {desc}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
+                ),
+                (Encoding::Digits { digits, .. }, Scalar::Int { bits: 128, .. }) => format!(
+                    "v, err := rkUnsdig128(b, {digits}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
+                ),
+                (_, Scalar::Int { bits: 128, signed: false }) => "v := Uint128{Hi: rkUint(b[:8]), Lo: rkUint(b[8:])}".to_owned(),
+                (_, Scalar::Int { bits: 128, signed: true }) => "v := Int128{Hi: int64(rkUint(b[:8]) ^ (1 << 63)), Lo: rkUint(b[8:])}".to_owned(),
                 (Encoding::Digits { digits, signed: false, desc }, Scalar::Int { bits, .. }) => format!(
                     "u, err := rkUnudig(b, {bits}, {digits}, {desc}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\tv := {inner}(u)"
                 ),

@@ -38,6 +38,7 @@ pub fn plain_type(f: &FieldPlan) -> &'static str {
     }
     match f.scalar {
         Scalar::Uuid => "java.util.UUID",
+        Scalar::Int { bits: 128, .. } => "java.math.BigInteger",
         Scalar::Bool => "boolean",
         Scalar::Str => "String",
         Scalar::Bytes => "byte[]",
@@ -437,6 +438,22 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     signed: false,
                     desc,
                 },
+                Scalar::Int { bits: 128, .. },
+            ) => {
+                format!("udigBig({v}, {digits}, {desc}, \"{label}\")")
+            }
+            (Encoding::Digits { digits, .. }, Scalar::Int { bits: 128, .. }) => {
+                format!("sdigBig({v}, {digits}, \"{label}\")")
+            }
+            (_, Scalar::Int { bits: 128, signed }) => {
+                format!("be128({v}, {signed}, \"{label}\")")
+            }
+            (
+                Encoding::Digits {
+                    digits,
+                    signed: false,
+                    desc,
+                },
                 Scalar::Int { bits, .. },
             ) => {
                 let check = if bits < 64 {
@@ -603,6 +620,18 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 j.push_str("        b = rev(b);\n");
             }
             let value = match (f.encoding, f.scalar) {
+                (
+                    Encoding::Digits {
+                        digits,
+                        signed: false,
+                        desc,
+                    },
+                    Scalar::Int { bits: 128, .. },
+                ) => format!("unudigBig(b, {digits}, {desc}, \"{label}\")"),
+                (Encoding::Digits { digits, .. }, Scalar::Int { bits: 128, .. }) => {
+                    format!("unsdigBig(b, {digits}, \"{label}\")")
+                }
+                (_, Scalar::Int { bits: 128, signed }) => format!("unbe128(b, {signed})"),
                 (
                     Encoding::Digits {
                         digits,

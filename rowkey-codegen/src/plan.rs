@@ -298,14 +298,19 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             "char" => Scalar::Char,
             "f32" => Scalar::Float { bits: 32 },
             "f64" => Scalar::Float { bits: 64 },
-            "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64" => Scalar::Int {
-                bits: inner[1..].parse().expect("a width"),
-                signed: inner.starts_with('i'),
-            },
+            "u8" | "u16" | "u32" | "u64" | "u128" | "i8" | "i16" | "i32" | "i64" | "i128" => {
+                Scalar::Int {
+                    bits: inner[1..].parse().expect("a width"),
+                    signed: inner.starts_with('i'),
+                }
+            }
             "str" => Scalar::Str,
             "bytes" => Scalar::Bytes,
             other => return Err(refuse(Some(name), format!("fields of type `{other}`"))),
         };
+        if f.key_field().is_some() && matches!(scalar, Scalar::Int { bits: 128, .. }) {
+            return Err(refuse(Some(name), "field enums of a 128-bit repr".into()));
+        }
         let key_enum = f.key_field().map(|k| EnumPlan {
             name: k.name().to_owned(),
             variants: k
@@ -354,7 +359,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
     let salt = match layout.salt() {
         None => None,
         Some(s) => {
-            let by = s
+            let by: Vec<usize> = s
                 .by()
                 .iter()
                 .map(|b| {
@@ -365,6 +370,14 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
                 })
                 .collect();
             match s.hash() {
+                SaltHashKind::Mod
+                    if matches!(fields[by[0]].scalar, Scalar::Int { bits: 128, .. }) =>
+                {
+                    return Err(refuse(
+                        Some(&fields[by[0]].name),
+                        "a mod salt over a 128-bit integer".into(),
+                    ));
+                }
                 SaltHashKind::Xxh3 | SaltHashKind::Java | SaltHashKind::Mod => {}
                 other => return Err(refuse(None, format!("the salt hash {other:?}"))),
             }

@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
+	"math/big"
 	"strconv"
 	"time"
 )
@@ -111,6 +112,30 @@ func asTime(v any) time.Time {
 		sec, rem = sec-1, rem+perSec
 	}
 	return time.Unix(sec, rem*nanos).UTC()
+}
+
+func asBig(v any) *big.Int {
+	b, ok := new(big.Int).SetString(field(v, "int128").(string), 10)
+	if !ok {
+		panic(v)
+	}
+	return b
+}
+
+func asUint128(v any) Uint128 {
+	u, ok := Uint128FromBig(asBig(v))
+	if !ok {
+		panic(v)
+	}
+	return u
+}
+
+func asInt128(v any) Int128 {
+	i, ok := Int128FromBig(asBig(v))
+	if !ok {
+		panic(v)
+	}
+	return i
 }
 
 func opt[T any](v any, f func(any) T) *T {
@@ -261,6 +286,9 @@ fn convert(f: &FieldPlan, v: &str) -> String {
     let conv = match f.scalar {
         _ if f.time.is_some() => "asTime".to_owned(),
         Scalar::Uuid => "asUUID".to_owned(),
+        Scalar::Int { bits: 128, signed } => {
+            format!("as{}128", if signed { "Int" } else { "Uint" })
+        }
         Scalar::Int { bits, signed } if f.key_enum.is_some() => {
             let e = &f.key_enum.as_ref().unwrap().name;
             let int = if signed { "Int" } else { "Uint" };

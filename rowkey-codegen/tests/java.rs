@@ -41,6 +41,7 @@ fn literal(f: &FieldPlan, v: &Json) -> String {
     }
     let (kind, x) = v.as_object().unwrap().iter().next().unwrap();
     let plain = match (kind.as_str(), f.scalar) {
+        ("int128", _) => format!("new java.math.BigInteger(\"{}\")", x.as_str().unwrap()),
         ("uuid", _) => {
             let h = x.as_str().unwrap();
             format!("new java.util.UUID(0x{}L, 0x{}L)", &h[..16], &h[16..])

@@ -566,3 +566,103 @@ func rkDomain(b []byte) []byte {
 	}
 	return bytes.Join(labels, []byte("."))
 }
+
+// Uint128 is a u128 field's value: Hi the high 64 bits, Lo the low.
+type Uint128 struct{ Hi, Lo uint64 }
+
+// Int128 is an i128 field's value in two's complement: Hi the high 64
+// bits (their sign the value's), Lo the low.
+type Int128 struct {
+	Hi int64
+	Lo uint64
+}
+
+var rkTwo64 = new(big.Int).Lsh(big.NewInt(1), 64)
+
+// Big is u as a big.Int.
+func (u Uint128) Big() *big.Int {
+	b := new(big.Int).SetUint64(u.Hi)
+	return b.Lsh(b, 64).Or(b, new(big.Int).SetUint64(u.Lo))
+}
+
+// Big is i as a big.Int.
+func (i Int128) Big() *big.Int {
+	b := big.NewInt(i.Hi)
+	return b.Mul(b, rkTwo64).Add(b, new(big.Int).SetUint64(i.Lo))
+}
+
+// Uint128FromBig is b as a Uint128, and whether it fits.
+func Uint128FromBig(b *big.Int) (Uint128, bool) {
+	if b.Sign() < 0 || b.BitLen() > 128 {
+		return Uint128{}, false
+	}
+	lo := new(big.Int).And(b, new(big.Int).SetUint64(math.MaxUint64)).Uint64()
+	return Uint128{Hi: new(big.Int).Rsh(b, 64).Uint64(), Lo: lo}, true
+}
+
+// Int128FromBig is b as an Int128, and whether it fits.
+func Int128FromBig(b *big.Int) (Int128, bool) {
+	lim := new(big.Int).Lsh(big.NewInt(1), 127)
+	if b.Cmp(new(big.Int).Neg(lim)) < 0 || b.Cmp(lim) >= 0 {
+		return Int128{}, false
+	}
+	u := new(big.Int).Set(b)
+	if u.Sign() < 0 {
+		u.Add(u, new(big.Int).Lsh(big.NewInt(1), 128))
+	}
+	v, _ := Uint128FromBig(u)
+	return Int128{Hi: int64(v.Hi), Lo: v.Lo}, true
+}
+
+func rkBE128(hi, lo uint64) []byte {
+	return rkCat(rkBE(hi, 8), rkBE(lo, 8))
+}
+
+func rkUdig128(v Uint128, n int, desc bool, field string) ([]byte, error) {
+	return rkPadDigits(v.Big().String(), n, desc, field)
+}
+
+func rkUnudig128(b []byte, n int, desc bool, field string) (Uint128, error) {
+	if !rkDigits(b) {
+		return Uint128{}, fmt.Errorf("%s: %q is not %d digits", field, b, n)
+	}
+	d := string(b)
+	if desc {
+		d = rkComp(b)
+	}
+	x, _ := new(big.Int).SetString(d, 10)
+	v, ok := Uint128FromBig(x)
+	if !ok {
+		return Uint128{}, fmt.Errorf("%s: %s is out of range for u128", field, d)
+	}
+	return v, nil
+}
+
+func rkSdig128(v Int128, n int, field string) ([]byte, error) {
+	x := v.Big()
+	if x.Sign() >= 0 {
+		d, err := rkPadDigits(x.String(), n, false, field)
+		return rkCat([]byte{'0'}, d), err
+	}
+	d, err := rkPadDigits(new(big.Int).Neg(x).String(), n, true, field)
+	return rkCat([]byte{'-'}, d), err
+}
+
+func rkUnsdig128(b []byte, n int, field string) (Int128, error) {
+	if len(b) != n+1 || (b[0] != '0' && b[0] != '-') || !rkDigits(b[1:]) {
+		return Int128{}, fmt.Errorf("%s: %q is not a sign and %d digits", field, b, n)
+	}
+	x, _ := new(big.Int).SetString(string(b[1:]), 10)
+	if b[0] == '-' {
+		mag, _ := new(big.Int).SetString(rkComp(b[1:]), 10)
+		if mag.Sign() == 0 {
+			return Int128{}, fmt.Errorf("%s: %q is no i128 value", field, b)
+		}
+		x = mag.Neg(mag)
+	}
+	v, ok := Int128FromBig(x)
+	if !ok {
+		return Int128{}, fmt.Errorf("%s: %q is no i128 value", field, b)
+	}
+	return v, nil
+}

@@ -134,6 +134,10 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             " mod]",
             "/8]",
             "[prefix",
+            " u128]",
+            " i128]",
+            ") u128]",
+            ") i128]",
         ] {
             assert!(
                 out.iter().any(|(text, _)| text.contains(part)),
@@ -215,14 +219,14 @@ enum Kind {
 fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
     match kind {
         Kind::Int(bits, signed) => {
-            let raw = match rng.below(4) {
+            let raw: u128 = match rng.below(4) {
                 0 => 0,
-                1 => u64::MAX,
+                1 => u128::MAX,
                 2 => 1 << (rng.below(u64::from(bits))),
-                _ => rng.next(),
+                _ => u128::from(rng.next()) << 64 | u128::from(rng.next()),
             };
-            let mask = if bits == 64 {
-                u64::MAX
+            let mask = if bits == 128 {
+                u128::MAX
             } else {
                 (1 << bits) - 1
             };
@@ -234,11 +238,13 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
                 (8, false) => Value::U8(u as u8),
                 (16, false) => Value::U16(u as u16),
                 (32, false) => Value::U32(u as u32),
-                (64, false) => Value::U64(u),
+                (64, false) => Value::U64(u as u64),
+                (128, false) => Value::U128(u),
                 (8, true) => Value::I8(u as u8 as i8),
                 (16, true) => Value::I16(u as u16 as i16),
                 (32, true) => Value::I32(u as u32 as i32),
-                _ => Value::I64(u as i64),
+                (64, true) => Value::I64(u as u64 as i64),
+                _ => Value::I128(u as i128),
             }
         }
         Kind::Bool => Value::Bool(rng.chance(2)),
@@ -274,17 +280,19 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
         Kind::Str => Value::Str(rng.string(6)),
         Kind::Bytes => Value::Bytes(rng.bytes(6)),
         Kind::Digits(bits, signed, digits) => {
-            let top = 10u128.pow(digits) - 1;
-            let hi = if signed {
-                (1u128 << (bits - 1)) - 1
-            } else {
-                (1u128 << bits) - 1
+            let top = 10u128.checked_pow(digits).map_or(u128::MAX, |p| p - 1);
+            let hi = match (signed, bits) {
+                (true, _) => (1u128 << (bits - 1)) - 1,
+                (false, 128) => u128::MAX,
+                (false, _) => (1u128 << bits) - 1,
             };
             let lim = top.min(hi);
             let m = match rng.below(3) {
                 0 => lim,
                 1 => 0,
-                _ => u128::from(rng.next()) % (lim + 1),
+                _ => {
+                    (u128::from(rng.next()) << 64 | u128::from(rng.next())) % lim.saturating_add(1)
+                }
             };
             let neg = signed && rng.chance(2);
             int_value(bits, signed, if neg { -(m as i128) } else { m as i128 })
@@ -348,10 +356,12 @@ fn int_value(bits: u32, signed: bool, n: i128) -> Value {
         (16, false) => Value::U16(n as u16),
         (32, false) => Value::U32(n as u32),
         (64, false) => Value::U64(n as u64),
+        (128, false) => Value::U128(n as u128),
         (8, true) => Value::I8(n as i8),
         (16, true) => Value::I16(n as i16),
         (32, true) => Value::I32(n as i32),
-        _ => Value::I64(n as i64),
+        (64, true) => Value::I64(n as i64),
+        _ => Value::I128(n),
     }
 }
 
@@ -365,12 +375,12 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
     let mut field_text = String::new();
     for i in 0..n {
         let last = i + 1 == n;
-        let bits = [8u32, 16, 32, 64][rng.below(4) as usize];
+        let bits = [8u32, 16, 32, 64, 128][rng.below(5) as usize];
         let type_digits = |signed: bool| -> u32 {
-            let max: u128 = if signed {
-                (1 << (bits - 1)) - 1
-            } else {
-                (1 << bits) - 1
+            let max: u128 = match (signed, bits) {
+                (true, _) => (1 << (bits - 1)) - 1,
+                (false, 128) => u128::MAX,
+                (false, _) => (1 << bits) - 1,
             };
             max.to_string().len() as u32
         };
@@ -380,6 +390,16 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
                 // width (or wider), a sign character when signed.
                 let signed = rng.chance(2);
                 let d = if signed { [-3, 0, 7] } else { [0, 1, 200] };
+                // No 128-bit field enums (no Go integer type holds one).
+                let bits = bits.min(64);
+                let type_digits = |signed: bool| -> u32 {
+                    let max: u128 = if signed {
+                        (1 << (bits - 1)) - 1
+                    } else {
+                        (1 << bits) - 1
+                    };
+                    max.to_string().len() as u32
+                };
                 let repr = format!("{}{bits}", if signed { 'i' } else { 'u' });
                 let digits = if rng.chance(3) {
                     format!(" digits({})", type_digits(signed) + 1)
@@ -411,7 +431,8 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
             }
             0 | 1 => {
                 let signed = rng.chance(2);
-                let digits = 1 + rng.below(u64::from(type_digits(signed)) + 1) as u32;
+                // At most 39 digits, the most a layout takes.
+                let digits = (1 + rng.below(u64::from(type_digits(signed)) + 1) as u32).min(39);
                 let desc = !signed && rng.chance(3);
                 let ty = format!("{}{bits}", if signed { 'i' } else { 'u' });
                 let d = match (desc, !signed && rng.chance(4)) {
@@ -482,7 +503,7 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
         3 => {
             if let Some(i) = fields
                 .iter()
-                .position(|&(k, _, _, d)| matches!(k, Kind::Digits(_, false, _)) && !d)
+                .position(|&(k, _, _, d)| matches!(k, Kind::Digits(b, false, _) if b < 128) && !d)
             {
                 let _ = write!(text, "[salt(f{i})/12 mod]");
             } else {
@@ -566,7 +587,7 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
                 )
             }
             _ => {
-                let bits = [8u32, 16, 32, 64][rng.below(4) as usize];
+                let bits = [8u32, 16, 32, 64, 128][rng.below(5) as usize];
                 let signed = rng.chance(2);
                 (
                     Kind::Int(bits, signed),
@@ -616,10 +637,9 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
         }
         3 => {
             // `mod` needs an unsigned integer, not an Option.
-            if let Some(i) = fields
-                .iter()
-                .position(|&(k, o, ts, d)| matches!(k, Kind::Int(_, false)) && !o && !ts && !d)
-            {
+            if let Some(i) = fields.iter().position(|&(k, o, ts, d)| {
+                matches!(k, Kind::Int(b, false) if b < 128) && !o && !ts && !d
+            }) {
                 let _ = write!(text, "[salt(f{i})/7 mod]");
             } else {
                 text.push_str("[salt(f0)/16]");
@@ -834,6 +854,9 @@ fn json_value(v: &Value) -> Json {
         Value::I16(n) => json!({ "int": n }),
         Value::I32(n) => json!({ "int": n }),
         Value::I64(n) => json!({ "int": n }),
+        // Beyond JSON's numbers: the digits.
+        Value::U128(n) => json!({ "int128": n.to_string() }),
+        Value::I128(n) => json!({ "int128": n.to_string() }),
         Value::Str(s) => json!({ "str": s }),
         Value::Char(c) => json!({ "char": u32::from(*c) }),
         Value::F32(f) => json!({ "f32": format!("{:08x}", f.to_bits()) }),

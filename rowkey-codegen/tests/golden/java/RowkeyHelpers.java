@@ -48,6 +48,83 @@ final class RowkeyHelpers {
         return out.toByteArray();
     }
 
+    private static final java.math.BigInteger TWO_128 = java.math.BigInteger.ONE.shiftLeft(128);
+    private static final java.math.BigInteger TWO_127 = java.math.BigInteger.ONE.shiftLeft(127);
+
+    /** A u128 or i128 value's range check. */
+    static java.math.BigInteger check128(java.math.BigInteger v, boolean signed, String field) {
+        boolean ok = signed
+                ? v.compareTo(TWO_127.negate()) >= 0 && v.compareTo(TWO_127) < 0
+                : v.signum() >= 0 && v.compareTo(TWO_128) < 0;
+        if (!ok) {
+            throw fail(field, v + " is out of range for " + (signed ? "i128" : "u128"));
+        }
+        return v;
+    }
+
+    /** A u128's 16 bytes big-endian; an i128's with the sign bit flipped. */
+    static byte[] be128(java.math.BigInteger v, boolean signed, String field) {
+        java.math.BigInteger u = check128(v, signed, field);
+        if (signed) {
+            u = u.add(TWO_127);
+        }
+        byte[] raw = u.toByteArray();
+        byte[] out = new byte[16];
+        int n = Math.min(raw.length, 16);
+        System.arraycopy(raw, raw.length - n, out, 16 - n, n);
+        return out;
+    }
+
+    static java.math.BigInteger unbe128(byte[] b, boolean signed) {
+        java.math.BigInteger u = new java.math.BigInteger(1, b);
+        return signed ? u.subtract(TWO_127) : u;
+    }
+
+    static byte[] udigBig(java.math.BigInteger v, int n, boolean desc, String field) {
+        return padDigits(check128(v, false, field).toString(), n, desc, field);
+    }
+
+    static java.math.BigInteger unudigBig(byte[] b, int n, boolean desc, String field) {
+        if (!isDigits(b)) {
+            throw fail(field, "\"" + new String(b, StandardCharsets.ISO_8859_1) + "\" is not " + n + " digits");
+        }
+        String d = desc ? comp(b) : new String(b, StandardCharsets.US_ASCII);
+        java.math.BigInteger v = new java.math.BigInteger(d);
+        if (v.compareTo(TWO_128) >= 0) {
+            throw fail(field, d + " is out of range for u128");
+        }
+        return v;
+    }
+
+    static byte[] sdigBig(java.math.BigInteger v, int n, String field) {
+        check128(v, true, field);
+        if (v.signum() >= 0) {
+            return cat(new byte[] {'0'}, padDigits(v.toString(), n, false, field));
+        }
+        return cat(new byte[] {'-'}, padDigits(v.negate().toString(), n, true, field));
+    }
+
+    static java.math.BigInteger unsdigBig(byte[] b, int n, String field) {
+        String text = new String(b, StandardCharsets.ISO_8859_1);
+        if (b.length != n + 1 || (b[0] != '0' && b[0] != '-') || !isDigits(Arrays.copyOfRange(b, 1, b.length))) {
+            throw fail(field, "\"" + text + "\" is not a sign and " + n + " digits");
+        }
+        java.math.BigInteger v;
+        if (b[0] == '0') {
+            v = new java.math.BigInteger(text.substring(1));
+        } else {
+            java.math.BigInteger mag = new java.math.BigInteger(comp(Arrays.copyOfRange(b, 1, b.length)));
+            if (mag.signum() == 0) {
+                throw fail(field, "-0 is no value");
+            }
+            v = mag.negate();
+        }
+        if (v.compareTo(TWO_127.negate()) < 0 || v.compareTo(TWO_127) >= 0) {
+            throw fail(field, v + " is out of range for i128");
+        }
+        return v;
+    }
+
     /** A UUID's 16 bytes (RFC 9562 order). */
     static byte[] uuid16(java.util.UUID u) {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
