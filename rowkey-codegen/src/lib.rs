@@ -223,6 +223,15 @@ fn key_files(
         Language::Go => {
             let base = name.to_ascii_lowercase();
             files.push(file(format!("{base}.go"), go::file(&plan, name, package)));
+            // Field enums in files of their own, each once per package.
+            for f in &plan.fields {
+                if let Some(e) = &f.key_enum {
+                    let path = format!("{}_enum.go", e.name.to_ascii_lowercase());
+                    if !files.iter().any(|g| g.path == path) {
+                        files.push(file(path, go::enum_file(e, f.scalar, package)));
+                    }
+                }
+            }
             files.push(file(
                 "rowkey_helpers.go".into(),
                 go::HELPERS.replace("PACKAGE", package),

@@ -8,11 +8,7 @@ package keys
 
 import (
 	"fmt"
-	"math"
 )
-
-var _ = math.MaxInt64
-var _ = fmt.Errorf
 
 // CallLayout is the layout Call was generated from.
 const CallLayout = "text(\"_\") [salt(phone)/10 mod 2][phone digits(11) u64 12][ts desc_ts digits(19) i64 19] = 33 bytes"

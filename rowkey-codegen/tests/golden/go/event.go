@@ -11,9 +11,6 @@ import (
 	"math"
 )
 
-var _ = math.MaxInt64
-var _ = fmt.Errorf
-
 // EventLayout is the layout Event was generated from.
 const EventLayout = "[prefix \"e\" 1][salt(id)/4 java 1][id u32 4][ts desc_ts i64 8] = 14 bytes"
 

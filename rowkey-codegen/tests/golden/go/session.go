@@ -12,9 +12,6 @@ import (
 	"time"
 )
 
-var _ = math.MaxInt64
-var _ = fmt.Errorf
-
 // SessionLayout is the layout Session was generated from.
 const SessionLayout = "[salt(user)/8 java 1][user Uuid 16][at ts(micros) desc_ts DateTime<Utc> 8][end ts(secs) Option<DateTime<Utc>> 9] = 34 bytes"
 

@@ -8,11 +8,7 @@ package keys
 
 import (
 	"fmt"
-	"math"
 )
-
-var _ = math.MaxInt64
-var _ = fmt.Errorf
 
 // UserLayout is the layout User was generated from.
 const UserLayout = "[prefix \"u\" 1][id u32 4] = 5 bytes"

@@ -13,9 +13,6 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-var _ = math.MaxInt64
-var _ = fmt.Errorf
-
 // UserEventLayout is the layout UserEvent was generated from.
 const UserEventLayout = "[salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8][kind fixed(8) String 8] = 25 bytes"
 

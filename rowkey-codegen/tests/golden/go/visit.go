@@ -8,11 +8,7 @@ package keys
 
 import (
 	"fmt"
-	"math"
 )
-
-var _ = math.MaxInt64
-var _ = fmt.Errorf
 
 // VisitLayout is the layout Visit was generated from.
 const VisitLayout = "[prefix \"v\" 1][salt(site)/4 java 1][site u16 2][day desc Option<u32> 5][page String >=0] >= 9 bytes"
