@@ -650,7 +650,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    // Go writes the same text key; an IP address it does not write yet, naming the field.
+    // Go writes the same text key; a ULID it does not write yet, naming the field.
     ok(&[
         "gen",
         "go",
@@ -668,7 +668,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "gen",
             "go",
             "--layout",
-            "[a u32][b Ipv4Addr]",
+            "[a u32][b Ulid]",
             "--name",
             "K",
             "--package",
@@ -676,7 +676,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "--out",
             out_dir
         ]),
-        "rowkey: gen: go: field `b`: fields of type `Ipv4Addr` not supported yet\n"
+        "rowkey: gen: go: field `b`: fields of type `Ulid` not supported yet\n"
     );
     // Go: the key's file and the package's helpers (rowkey-codegen's Go
     // binding tester compiles and runs them).

@@ -38,6 +38,9 @@ pub fn plain_type(f: &FieldPlan) -> &'static str {
     }
     match f.scalar {
         Scalar::Uuid => "java.util.UUID",
+        Scalar::Ipv4 => "java.net.Inet4Address",
+        Scalar::Ipv6 => "java.net.Inet6Address",
+        Scalar::Ip => "java.net.InetAddress",
         Scalar::Int { bits: 128, .. } => "java.math.BigInteger",
         Scalar::Bool => "boolean",
         Scalar::Str => "String",
@@ -505,6 +508,11 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             (Encoding::DescTs, Scalar::Int { .. }) => {
                 format!("be(Integer.MAX_VALUE - checkTs({v}, Integer.MAX_VALUE, \"{label}\"), 4)")
             }
+            (Encoding::TextForm, Scalar::Ipv4) => format!("ipv4Text({v})"),
+            (Encoding::TextForm, Scalar::Ipv6) => format!("ipv6Text({v}.getAddress())"),
+            (Encoding::TextForm, Scalar::Ip) => format!("ipText({v})"),
+            (_, Scalar::Ipv4 | Scalar::Ipv6) => format!("{v}.getAddress()"),
+            (_, Scalar::Ip) => format!("ip({v})"),
             (Encoding::TextForm, _) => format!("uuidText({v})"),
             (_, Scalar::Uuid) => format!("uuid16({v})"),
             (_, Scalar::Bool) => format!("new byte[] {{(byte) ({v} ? 1 : 0)}}"),
@@ -696,6 +704,12 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                         "Integer.MAX_VALUE - topClear(unsigned(b), Integer.MAX_VALUE, \"{label}\")"
                     )
                 }
+                (Encoding::TextForm, Scalar::Ipv4) => format!("unipv4Text(b, \"{label}\")"),
+                (Encoding::TextForm, Scalar::Ipv6) => format!("unipv6Text(b, \"{label}\")"),
+                (Encoding::TextForm, Scalar::Ip) => format!("unipText(b, \"{label}\")"),
+                (_, Scalar::Ipv4) => "inet4(b)".to_owned(),
+                (_, Scalar::Ipv6) => "inet6(b)".to_owned(),
+                (_, Scalar::Ip) => format!("unip(b, \"{label}\")"),
                 (Encoding::TextForm, _) => format!("unuuidText(b, \"{label}\")"),
                 (_, Scalar::Uuid) => "unuuid16(b)".to_owned(),
                 (_, Scalar::Bool) => format!("bool(b[0], \"{label}\")"),

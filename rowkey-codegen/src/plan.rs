@@ -144,6 +144,16 @@ pub enum Scalar {
     /// A UUID: its 16 bytes in a binary key, its lowercase hyphenated
     /// text (36 characters) in a text key.
     Uuid,
+    /// An IPv4 address (`Ipv4Addr`): 4 octets, or in a text key 4 octets
+    /// of 3 digits joined by `.` (15 characters).
+    Ipv4,
+    /// An IPv6 address (`Ipv6Addr`): 16 octets, or in a text key 8 groups
+    /// of 4 lowercase hex digits joined by `:` (39 characters).
+    Ipv6,
+    /// Either (`IpAddr`): `04`, 4 octets and 12 zero bytes, or `06` and 16
+    /// octets; in a text key `4` or `6` and the IPv6 text (an IPv4
+    /// address as its IPv4-mapped IPv6 address).
+    Ip,
 }
 
 impl FieldPlan {
@@ -155,8 +165,13 @@ impl FieldPlan {
             (Encoding::Digits { digits, signed, .. }, _) => Some(digits + usize::from(signed)),
             (Encoding::DescTsDigits { digits, .. }, _) => Some(digits),
             (Encoding::Delimited, _) => None,
+            (Encoding::TextForm, Scalar::Ipv4) => Some(15),
+            (Encoding::TextForm, Scalar::Ipv6) => Some(39),
+            (Encoding::TextForm, Scalar::Ip) => Some(40),
             (Encoding::TextForm, _) => Some(36),
-            (_, Scalar::Uuid) => Some(16),
+            (_, Scalar::Uuid | Scalar::Ipv6) => Some(16),
+            (_, Scalar::Ipv4) => Some(4),
+            (_, Scalar::Ip) => Some(17),
             (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
             (_, Scalar::Bool) => Some(1),
             (_, Scalar::Char) => Some(4),
@@ -294,6 +309,9 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         let inner = if time.is_some() { "i64" } else { inner };
         let scalar = match inner.rsplit("::").next().unwrap_or(inner) {
             "Uuid" => Scalar::Uuid,
+            "Ipv4Addr" => Scalar::Ipv4,
+            "Ipv6Addr" => Scalar::Ipv6,
+            "IpAddr" => Scalar::Ip,
             "bool" => Scalar::Bool,
             "char" => Scalar::Char,
             "f32" => Scalar::Float { bits: 32 },
@@ -328,7 +346,14 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             | Encoding::Digits { .. }
             | Encoding::DescTsDigits { .. }
             | Encoding::Delimited) => e,
-            e @ Encoding::TextForm if scalar == Scalar::Uuid => e,
+            e @ Encoding::TextForm
+                if matches!(
+                    scalar,
+                    Scalar::Uuid | Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip
+                ) =>
+            {
+                e
+            }
             other => return Err(refuse(Some(name), format!("the encoding {other:?}"))),
         };
         // A field enum's digits in a text key: the descriptor leaves the

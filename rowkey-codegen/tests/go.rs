@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"net/netip"
 	"strconv"
 	"time"
 )
@@ -136,6 +137,15 @@ func asInt128(v any) Int128 {
 		panic(v)
 	}
 	return i
+}
+
+func asIP(v any) netip.Addr {
+	b, err := hex.DecodeString(field(v, "ip").(string))
+	a, ok := netip.AddrFromSlice(b)
+	if err != nil || !ok {
+		panic(v)
+	}
+	return a
 }
 
 func opt[T any](v any, f func(any) T) *T {
@@ -286,6 +296,7 @@ fn convert(f: &FieldPlan, v: &str) -> String {
     let conv = match f.scalar {
         _ if f.time.is_some() => "asTime".to_owned(),
         Scalar::Uuid => "asUUID".to_owned(),
+        Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip => "asIP".to_owned(),
         Scalar::Int { bits: 128, signed } => {
             format!("as{}128", if signed { "Int" } else { "Uint" })
         }

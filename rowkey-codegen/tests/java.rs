@@ -41,6 +41,13 @@ fn literal(f: &FieldPlan, v: &Json) -> String {
     }
     let (kind, x) = v.as_object().unwrap().iter().next().unwrap();
     let plain = match (kind.as_str(), f.scalar) {
+        // The JDK's constructors throw checked exceptions: the helpers'
+        // wrappers of them (an IPv6 address stays one, mapped or not).
+        ("ip", _) => {
+            let h = x.as_str().unwrap();
+            let inet = if h.len() == 8 { "inet4" } else { "inet6" };
+            format!("RowkeyHelpers.{inet}(H(\"{h}\"))")
+        }
         ("int128", _) => format!("new java.math.BigInteger(\"{}\")", x.as_str().unwrap()),
         ("uuid", _) => {
             let h = x.as_str().unwrap();

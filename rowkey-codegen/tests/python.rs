@@ -14,7 +14,7 @@ use rowkey_codegen::{generate, Language};
 /// values, its bucket and split points; each mutated key decodes (to the
 /// values Rust decodes it to) or fails, as in Rust.
 const DRIVER: &str = r#"
-import datetime, importlib, json, struct, sys, uuid
+import datetime, importlib, ipaddress, json, struct, sys, uuid
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -28,6 +28,8 @@ def value(v):
         return uuid.UUID(hex=x)
     if kind == "int128":
         return int(x)
+    if kind == "ip":
+        return ipaddress.ip_address(bytes.fromhex(x))
     if kind == "bytes":
         return bytes.fromhex(x)
     if kind == "char":

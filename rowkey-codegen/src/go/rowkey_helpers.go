@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net/netip"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -665,4 +666,132 @@ func rkUnsdig128(b []byte, n int, field string) (Int128, error) {
 		return Int128{}, fmt.Errorf("%s: %q is no i128 value", field, b)
 	}
 	return v, nil
+}
+
+// rkIPv4 is an Ipv4Addr field's 4 octets: an error for an IPv6 address.
+func rkIPv4(a netip.Addr, field string) ([]byte, error) {
+	if !a.Is4() {
+		return nil, fmt.Errorf("%s: %v is not an IPv4 address", field, a)
+	}
+	b := a.As4()
+	return b[:], nil
+}
+
+// rkIPv6 is an Ipv6Addr field's 16 octets: an error for an IPv4 address
+// or one with a zone.
+func rkIPv6(a netip.Addr, field string) ([]byte, error) {
+	if !a.Is6() || a.Zone() != "" {
+		return nil, fmt.Errorf("%s: %v is not an IPv6 address without a zone", field, a)
+	}
+	b := a.As16()
+	return b[:], nil
+}
+
+// rkIP is an IpAddr field's bytes: 04, the 4 octets and 12 zero bytes, or
+// 06 and the 16.
+func rkIP(a netip.Addr, field string) ([]byte, error) {
+	if a.Is4() {
+		b := a.As4()
+		return rkCat([]byte{4}, b[:], make([]byte, 12)), nil
+	}
+	b, err := rkIPv6(a, field)
+	return rkCat([]byte{6}, b), err
+}
+
+func rkUnIP(b []byte, field string) (netip.Addr, error) {
+	if b[0] == 4 && rkAllBytes(b[5:], 0) {
+		return netip.AddrFrom4([4]byte(b[1:5])), nil
+	}
+	if b[0] == 6 {
+		return netip.AddrFrom16([16]byte(b[1:])), nil
+	}
+	return netip.Addr{}, fmt.Errorf("%s: %x is not an IpAddr (04, 4 octets and zeros, or 06 and 16 octets)", field, b)
+}
+
+func rkIPv4Text(a netip.Addr, field string) ([]byte, error) {
+	b, err := rkIPv4(a, field)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(fmt.Sprintf("%03d.%03d.%03d.%03d", b[0], b[1], b[2], b[3])), nil
+}
+
+func rkIPv6Text(a netip.Addr, field string) ([]byte, error) {
+	b, err := rkIPv6(a, field)
+	if err != nil {
+		return nil, err
+	}
+	h := hex.EncodeToString(b)
+	out := make([]byte, 0, 39)
+	for i := 0; i < 32; i += 4 {
+		if i > 0 {
+			out = append(out, ':')
+		}
+		out = append(out, h[i:i+4]...)
+	}
+	return out, nil
+}
+
+func rkIPText(a netip.Addr, field string) ([]byte, error) {
+	if a.Is4() {
+		t, err := rkIPv6Text(netip.AddrFrom16(a.As16()), field)
+		return rkCat([]byte{'4'}, t), err
+	}
+	t, err := rkIPv6Text(a, field)
+	return rkCat([]byte{'6'}, t), err
+}
+
+func rkUnIPv4Text(b []byte, field string) (netip.Addr, error) {
+	var o [4]byte
+	ok := len(b) == 15
+	for i := 0; ok && i < 4; i++ {
+		p := b[i*4 : i*4+3]
+		ok = rkDigits(p) && (i == 3 || b[i*4+3] == '.')
+		if ok {
+			n, _ := strconv.Atoi(string(p))
+			ok = n <= 255
+			o[i] = byte(n)
+		}
+	}
+	if !ok {
+		return netip.Addr{}, fmt.Errorf("%s: %q is not an IPv4 address as 4 octets of 3 digits", field, b)
+	}
+	return netip.AddrFrom4(o), nil
+}
+
+func rkUnIPv6Text(b []byte, field string) (netip.Addr, error) {
+	ok := len(b) == 39
+	var h []byte
+	for i := 0; ok && i < 39; i++ {
+		c := b[i]
+		if i%5 == 4 {
+			ok = c == ':'
+		} else {
+			ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+			h = append(h, c)
+		}
+	}
+	if !ok {
+		return netip.Addr{}, fmt.Errorf("%s: %q is not an IPv6 address as 8 groups of 4 lowercase hex digits", field, b)
+	}
+	var o [16]byte
+	hex.Decode(o[:], h)
+	return netip.AddrFrom16(o), nil
+}
+
+func rkUnIPText(b []byte, field string) (netip.Addr, error) {
+	if len(b) > 0 && b[0] == '6' {
+		return rkUnIPv6Text(b[1:], field)
+	}
+	if len(b) > 0 && b[0] == '4' {
+		a, err := rkUnIPv6Text(b[1:], field)
+		if err != nil {
+			return a, err
+		}
+		if !a.Is4In6() {
+			return netip.Addr{}, fmt.Errorf("%s: 4 and an IPv6 address that is not an IPv4-mapped one", field)
+		}
+		return a.Unmap(), nil
+	}
+	return netip.Addr{}, fmt.Errorf("%s: %q does not start with an IpAddr's 4 or 6", field, b)
 }

@@ -138,6 +138,9 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             " i128]",
             ") u128]",
             ") i128]",
+            "Ipv4Addr",
+            "Ipv6Addr",
+            " IpAddr",
         ] {
             assert!(
                 out.iter().any(|(text, _)| text.contains(part)),
@@ -206,6 +209,9 @@ enum Kind {
     Enum(u32, bool, [i64; 3]),
     /// A UUID (its 16 bytes).
     Uuid,
+    /// An IP address: `Ipv4Addr` (0), `Ipv6Addr` (1) or `IpAddr` (2); its
+    /// value the key bytes (`IpAddr`'s tagged).
+    Ip(usize),
     /// A timestamp (`ts(unit)`, the unit's index in `UNITS`): a count
     /// of units in the years 1 to 9999, whole microseconds. Its type is
     /// written `Timestamp`, a user's `TimeField` to the runtime, so Rust's
@@ -248,6 +254,20 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
             }
         }
         Kind::Bool => Value::Bool(rng.chance(2)),
+        Kind::Ip(which) => {
+            let v4: Vec<u8> = (0..4).map(|_| rng.next() as u8).collect();
+            let v6: Vec<u8> = match rng.below(3) {
+                // An IPv4-mapped IPv6 address, which stays IPv6.
+                0 => [&[0u8; 10][..], &[0xFF, 0xFF], &v4].concat(),
+                _ => (0..16).map(|_| rng.next() as u8).collect(),
+            };
+            Value::Bytes(match (which, rng.chance(2)) {
+                (0, _) => v4,
+                (1, _) => v6,
+                (_, true) => [&[4u8][..], &v4, &[0; 12]].concat(),
+                (_, false) => [&[6u8][..], &v6].concat(),
+            })
+        }
         Kind::Uuid => Value::Bytes(match rng.below(4) {
             0 => vec![0; 16],
             1 => vec![0xFF; 16],
@@ -384,7 +404,17 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
             };
             max.to_string().len() as u32
         };
-        let (kind, text, desc, desc_ts) = match rng.below(9) {
+        let (kind, text, desc, desc_ts) = match rng.below(10) {
+            9 => {
+                let which = rng.below(3) as usize;
+                let reverse = if rng.chance(4) { " reverse" } else { "" };
+                (
+                    Kind::Ip(which),
+                    format!("{reverse} {}", IP_TYPES[which]),
+                    false,
+                    false,
+                )
+            }
             8 => {
                 // A field enum: its discriminant's digits at its repr's
                 // width (or wider), a sign character when signed.
@@ -537,7 +567,11 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
     for i in 0..n {
         let desc = rng.chance(3);
         let option = rng.chance(4);
-        let (kind, ty) = match rng.below(14) {
+        let (kind, ty) = match rng.below(15) {
+            14 => {
+                let which = rng.below(3) as usize;
+                (Kind::Ip(which), IP_TYPES[which].to_owned())
+            }
             12 => (Kind::Uuid, "Uuid".to_owned()),
             13 => {
                 let unit = rng.below(4) as usize;
@@ -813,12 +847,19 @@ fn json_field(kind: Kind, v: &Value) -> Json {
         (_, Value::Option(None)) => Json::Null,
         (_, Value::Option(Some(v))) => json_field(kind, v),
         (Kind::Uuid, Value::Bytes(b)) => json!({ "uuid": hex(b) }),
+        // The address's octets (4 or 16), without an IpAddr's tag.
+        (Kind::Ip(2), Value::Bytes(b)) if b[0] == 4 => json!({ "ip": hex(&b[1..5]) }),
+        (Kind::Ip(2), Value::Bytes(b)) => json!({ "ip": hex(&b[1..]) }),
+        (Kind::Ip(_), Value::Bytes(b)) => json!({ "ip": hex(b) }),
         (Kind::Time(unit) | Kind::TimeDesc(unit), Value::I64(n)) => {
             json!({ "time": n, "nanos": UNITS[unit] })
         }
         _ => json_value(v),
     }
 }
+
+/// The IP address types, by `Kind::Ip`'s index.
+const IP_TYPES: [&str; 3] = ["Ipv4Addr", "Ipv6Addr", "IpAddr"];
 
 /// The units as a layout's text names them.
 const UNIT_NAMES: [&str; 4] = ["secs", "millis", "micros", "nanos"];

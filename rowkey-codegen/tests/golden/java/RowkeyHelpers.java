@@ -125,6 +125,111 @@ final class RowkeyHelpers {
         return v;
     }
 
+    /** An IPv6 address of these 16 octets (never turned into an IPv4 one). */
+    static java.net.Inet6Address inet6(byte[] b) {
+        try {
+            return java.net.Inet6Address.getByAddress(null, b, -1);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static java.net.Inet4Address inet4(byte[] b) {
+        try {
+            return (java.net.Inet4Address) java.net.InetAddress.getByAddress(b);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** An IpAddr's bytes: 04, the 4 octets and 12 zero bytes, or 06 and the 16. */
+    static byte[] ip(java.net.InetAddress a) {
+        if (a instanceof java.net.Inet4Address) {
+            return cat(new byte[] {4}, a.getAddress(), new byte[12]);
+        }
+        return cat(new byte[] {6}, a.getAddress());
+    }
+
+    static java.net.InetAddress unip(byte[] b, String field) {
+        if (b[0] == 4 && all(b, 5, (byte) 0)) {
+            return inet4(Arrays.copyOfRange(b, 1, 5));
+        }
+        if (b[0] == 6) {
+            return inet6(Arrays.copyOfRange(b, 1, 17));
+        }
+        throw fail(field, "not an IpAddr (04, 4 octets and zeros, or 06 and 16 octets)");
+    }
+
+    static byte[] ipv4Text(java.net.Inet4Address a) {
+        byte[] o = a.getAddress();
+        return String.format("%03d.%03d.%03d.%03d", o[0] & 0xFF, o[1] & 0xFF, o[2] & 0xFF, o[3] & 0xFF)
+                .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static byte[] ipv6Text(byte[] o) {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < 16; i += 2) {
+            if (i > 0) {
+                s.append(':');
+            }
+            s.append(String.format("%02x%02x", o[i] & 0xFF, o[i + 1] & 0xFF));
+        }
+        return s.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static byte[] ipText(java.net.InetAddress a) {
+        if (a instanceof java.net.Inet4Address) {
+            byte[] mapped = cat(new byte[10], new byte[] {(byte) 0xFF, (byte) 0xFF}, a.getAddress());
+            return cat(new byte[] {'4'}, ipv6Text(mapped));
+        }
+        return cat(new byte[] {'6'}, ipv6Text(a.getAddress()));
+    }
+
+    static java.net.Inet4Address unipv4Text(byte[] b, String field) {
+        String s = new String(b, StandardCharsets.ISO_8859_1);
+        if (s.matches("[0-9]{3}\\.[0-9]{3}\\.[0-9]{3}\\.[0-9]{3}")) {
+            byte[] o = new byte[4];
+            boolean ok = true;
+            String[] parts = s.split("\\.");
+            for (int i = 0; i < 4; i++) {
+                int n = Integer.parseInt(parts[i]);
+                ok &= n <= 255;
+                o[i] = (byte) n;
+            }
+            if (ok) {
+                return inet4(o);
+            }
+        }
+        throw fail(field, "\"" + s + "\" is not an IPv4 address as 4 octets of 3 digits");
+    }
+
+    static byte[] unipv6TextBytes(byte[] b, String field) {
+        String s = new String(b, StandardCharsets.ISO_8859_1);
+        if (!s.matches("[0-9a-f]{4}(:[0-9a-f]{4}){7}")) {
+            throw fail(field, "\"" + s + "\" is not an IPv6 address as 8 groups of 4 lowercase hex digits");
+        }
+        return java.util.HexFormat.of().parseHex(s.replace(":", ""));
+    }
+
+    static java.net.Inet6Address unipv6Text(byte[] b, String field) {
+        return inet6(unipv6TextBytes(b, field));
+    }
+
+    static java.net.InetAddress unipText(byte[] b, String field) {
+        byte[] rest = Arrays.copyOfRange(b, 1, b.length);
+        if (b.length > 0 && b[0] == '6') {
+            return unipv6Text(rest, field);
+        }
+        if (b.length > 0 && b[0] == '4') {
+            byte[] o = unipv6TextBytes(rest, field);
+            if (!all(Arrays.copyOf(o, 10), 0, (byte) 0) || o[10] != (byte) 0xFF || o[11] != (byte) 0xFF) {
+                throw fail(field, "4 and an IPv6 address that is not an IPv4-mapped one");
+            }
+            return inet4(Arrays.copyOfRange(o, 12, 16));
+        }
+        throw fail(field, "not an IpAddr's 4 or 6 first");
+    }
+
     /** A UUID's 16 bytes (RFC 9562 order). */
     static byte[] uuid16(java.util.UUID u) {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();

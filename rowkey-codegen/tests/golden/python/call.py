@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import ipaddress
 import re
 import struct
 import uuid
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union
 
 LAYOUT = "text(\"_\") [salt(phone)/10 mod 2][phone digits(11) u64 12][ts desc_ts digits(19) i64 19] = 33 bytes"
 LAYOUT_ID = 0xd39fcffb062b856a
@@ -422,6 +423,78 @@ def _trim_added(fields, added):
             break
         n -= 1
     return fields[:n]
+
+
+def _ipv4(v, field):
+    if not isinstance(v, ipaddress.IPv4Address):
+        raise _fail(field, f"expected an ipaddress.IPv4Address, got {v!r}")
+    return v.packed
+
+
+def _ipv6(v, field):
+    if not isinstance(v, ipaddress.IPv6Address):
+        raise _fail(field, f"expected an ipaddress.IPv6Address, got {v!r}")
+    return v.packed
+
+
+def _ip(v, field):
+    """An IpAddr: `04`, the 4 octets and 12 zero bytes, or `06` and the 16."""
+    if isinstance(v, ipaddress.IPv4Address):
+        return b"\x04" + v.packed + bytes(12)
+    return b"\x06" + _ipv6(v, field)
+
+
+def _unip(b, field):
+    if b[0] == 4 and not any(b[5:]):
+        return ipaddress.IPv4Address(bytes(b[1:5]))
+    if b[0] == 6:
+        return ipaddress.IPv6Address(bytes(b[1:]))
+    raise _fail(field, f"{bytes(b).hex()} is not an IpAddr (04, 4 octets and zeros, or 06 and 16 octets)")
+
+
+def _ipv4_text(v, field):
+    return ".".join(f"{o:03d}" for o in _ipv4(v, field)).encode()
+
+
+def _ipv6_text(v, field):
+    p = _ipv6(v, field)
+    return ":".join(p[i:i + 2].hex() for i in range(0, 16, 2)).encode()
+
+
+def _ip_text(v, field):
+    if isinstance(v, ipaddress.IPv4Address):
+        return b"4" + _ipv6_text(ipaddress.IPv6Address(bytes(10) + b"\xff\xff" + v.packed), field)
+    return b"6" + _ipv6_text(v, field)
+
+
+_IPV4_TEXT = re.compile("[0-9]{3}\\.[0-9]{3}\\.[0-9]{3}\\.[0-9]{3}")
+_IPV6_TEXT = re.compile("[0-9a-f]{4}(:[0-9a-f]{4}){7}")
+
+
+def _unipv4_text(b, field):
+    s = bytes(b).decode("ascii", "replace")
+    octets = [int(o) for o in s.split(".")] if _IPV4_TEXT.fullmatch(s) else []
+    if len(octets) != 4 or max(octets) > 255:
+        raise _fail(field, f"{s!r} is not an IPv4 address as 4 octets of 3 digits")
+    return ipaddress.IPv4Address(bytes(octets))
+
+
+def _unipv6_text(b, field):
+    s = bytes(b).decode("ascii", "replace")
+    if not _IPV6_TEXT.fullmatch(s):
+        raise _fail(field, f"{s!r} is not an IPv6 address as 8 groups of 4 lowercase hex digits")
+    return ipaddress.IPv6Address(bytes.fromhex(s.replace(":", "")))
+
+
+def _unip_text(b, field):
+    if b[:1] == b"6":
+        return _unipv6_text(b[1:], field)
+    if b[:1] == b"4":
+        v6 = _unipv6_text(b[1:], field)
+        if v6.ipv4_mapped is None:
+            raise _fail(field, "4 and an IPv6 address that is not an IPv4-mapped one")
+        return v6.ipv4_mapped
+    raise _fail(field, f"{bytes(b[:1])!r} is not an IpAddr's 4 or 6")
 
 
 def _enc_0(v):
