@@ -41,7 +41,7 @@ fn value_type(f: &FieldPlan) -> String {
         Scalar::Bytes => "[]byte".to_owned(),
         Scalar::Char => "rune".to_owned(),
         Scalar::Float { bits } => format!("float{bits}"),
-        Scalar::Uuid => "[16]byte".to_owned(),
+        Scalar::Uuid | Scalar::Ulid => "[16]byte".to_owned(),
         Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip => "netip.Addr".to_owned(),
     };
     let t = if f.time.is_some() {
@@ -556,6 +556,9 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     )
                     }
                 }
+                (Encoding::TextForm, Scalar::Ulid) => {
+                    format!("b, err := rkULIDText({v}), error(nil)")
+                }
                 (Encoding::TextForm, Scalar::Ipv4) => {
                     format!("b, err := rkIPv4Text({v}, \"{label}\")")
                 }
@@ -567,7 +570,9 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 (_, Scalar::Ipv6) => format!("b, err := rkIPv6({v}, \"{label}\")"),
                 (_, Scalar::Ip) => format!("b, err := rkIP({v}, \"{label}\")"),
                 (Encoding::TextForm, _) => format!("b, err := rkUUIDText({v}), error(nil)"),
-                (_, Scalar::Uuid) => format!("b, err := append([]byte{{}}, {v}[:]...), error(nil)"),
+                (_, Scalar::Uuid | Scalar::Ulid) => {
+                    format!("b, err := append([]byte{{}}, {v}[:]...), error(nil)")
+                }
                 (_, Scalar::Bool) => {
                     format!("b, err := []byte{{0}}, error(nil)\n\tif {v} {{\n\t\tb[0] = 1\n\t}}")
                 }
@@ -697,6 +702,9 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                         "r := rkUint(b)\n\tif r > {max} {{\n\t\treturn zero, 0, fmt.Errorf(\"{label}: the top bit is set: not a descending unsigned timestamp\")\n\t}}\n\tv := {inner}({max} - r)"
                     )
                 }
+                (Encoding::TextForm, Scalar::Ulid) => format!(
+                    "v, err := rkUnULIDText(b, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
+                ),
                 (Encoding::TextForm, s @ (Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip)) => format!(
                     "v, err := rkUn{}Text(b, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}",
                     match s { Scalar::Ipv4 => "IPv4", Scalar::Ipv6 => "IPv6", _ => "IP" }
@@ -709,7 +717,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 (Encoding::TextForm, _) => format!(
                     "v, err := rkUnUUIDText(b, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
                 ),
-                (_, Scalar::Uuid) => "var v [16]byte\n\tcopy(v[:], b)".to_owned(),
+                (_, Scalar::Uuid | Scalar::Ulid) => "var v [16]byte\n\tcopy(v[:], b)".to_owned(),
                 (_, Scalar::Bool) => format!(
                     "v, err := rkBool(b[0], \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
                 ),

@@ -38,6 +38,7 @@ pub fn plain_type(f: &FieldPlan) -> &'static str {
     }
     match f.scalar {
         Scalar::Uuid => "java.util.UUID",
+        Scalar::Ulid => "byte[]",
         Scalar::Ipv4 => "java.net.Inet4Address",
         Scalar::Ipv6 => "java.net.Inet6Address",
         Scalar::Ip => "java.net.InetAddress",
@@ -508,6 +509,8 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             (Encoding::DescTs, Scalar::Int { .. }) => {
                 format!("be(Integer.MAX_VALUE - checkTs({v}, Integer.MAX_VALUE, \"{label}\"), 4)")
             }
+            (Encoding::TextForm, Scalar::Ulid) => format!("ulidText({v}, \"{label}\")"),
+            (_, Scalar::Ulid) => format!("ulid({v}, \"{label}\")"),
             (Encoding::TextForm, Scalar::Ipv4) => format!("ipv4Text({v})"),
             (Encoding::TextForm, Scalar::Ipv6) => format!("ipv6Text({v}.getAddress())"),
             (Encoding::TextForm, Scalar::Ip) => format!("ipText({v})"),
@@ -704,6 +707,8 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                         "Integer.MAX_VALUE - topClear(unsigned(b), Integer.MAX_VALUE, \"{label}\")"
                     )
                 }
+                (Encoding::TextForm, Scalar::Ulid) => format!("unulidText(b, \"{label}\")"),
+                (_, Scalar::Ulid) => "b".to_owned(),
                 (Encoding::TextForm, Scalar::Ipv4) => format!("unipv4Text(b, \"{label}\")"),
                 (Encoding::TextForm, Scalar::Ipv6) => format!("unipv6Text(b, \"{label}\")"),
                 (Encoding::TextForm, Scalar::Ip) => format!("unipText(b, \"{label}\")"),

@@ -150,6 +150,10 @@ pub enum Scalar {
     /// An IPv6 address (`Ipv6Addr`): 16 octets, or in a text key 8 groups
     /// of 4 lowercase hex digits joined by `:` (39 characters).
     Ipv6,
+    /// A ULID: its 128-bit value big-endian (16 bytes), or in a text key
+    /// 26 uppercase Crockford base32 characters; its 16 bytes in the
+    /// generated code.
+    Ulid,
     /// Either (`IpAddr`): `04`, 4 octets and 12 zero bytes, or `06` and 16
     /// octets; in a text key `4` or `6` and the IPv6 text (an IPv4
     /// address as its IPv4-mapped IPv6 address).
@@ -168,8 +172,9 @@ impl FieldPlan {
             (Encoding::TextForm, Scalar::Ipv4) => Some(15),
             (Encoding::TextForm, Scalar::Ipv6) => Some(39),
             (Encoding::TextForm, Scalar::Ip) => Some(40),
+            (Encoding::TextForm, Scalar::Ulid) => Some(26),
             (Encoding::TextForm, _) => Some(36),
-            (_, Scalar::Uuid | Scalar::Ipv6) => Some(16),
+            (_, Scalar::Uuid | Scalar::Ipv6 | Scalar::Ulid) => Some(16),
             (_, Scalar::Ipv4) => Some(4),
             (_, Scalar::Ip) => Some(17),
             (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
@@ -309,6 +314,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         let inner = if time.is_some() { "i64" } else { inner };
         let scalar = match inner.rsplit("::").next().unwrap_or(inner) {
             "Uuid" => Scalar::Uuid,
+            "Ulid" => Scalar::Ulid,
             "Ipv4Addr" => Scalar::Ipv4,
             "Ipv6Addr" => Scalar::Ipv6,
             "IpAddr" => Scalar::Ip,
@@ -349,7 +355,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             e @ Encoding::TextForm
                 if matches!(
                     scalar,
-                    Scalar::Uuid | Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip
+                    Scalar::Uuid | Scalar::Ulid | Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip
                 ) =>
             {
                 e

@@ -383,6 +383,8 @@ fn value_bytes(f: &FieldPlan, label: &str) -> String {
         (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_desc_ts(v, {bits}, {}, \"{label}\")", py_bool(signed))
         }
+        (Encoding::TextForm, Scalar::Ulid) => format!("_ulid_text(v, \"{label}\")"),
+        (_, Scalar::Ulid) => format!("_ulid(v, \"{label}\")"),
         (Encoding::TextForm, Scalar::Ipv4) => format!("_ipv4_text(v, \"{label}\")"),
         (Encoding::TextForm, Scalar::Ipv6) => format!("_ipv6_text(v, \"{label}\")"),
         (Encoding::TextForm, Scalar::Ip) => format!("_ip_text(v, \"{label}\")"),
@@ -461,6 +463,8 @@ fn value_decode(f: &FieldPlan, label: &str) -> String {
         (Encoding::DescTs, Scalar::Int { bits, signed }) => {
             format!("_undesc_ts(b, {bits}, {}, \"{label}\")", py_bool(signed))
         }
+        (Encoding::TextForm, Scalar::Ulid) => format!("_unulid_text(b, \"{label}\")"),
+        (_, Scalar::Ulid) => "bytes(b)".to_owned(),
         (Encoding::TextForm, Scalar::Ipv4) => format!("_unipv4_text(b, \"{label}\")"),
         (Encoding::TextForm, Scalar::Ipv6) => format!("_unipv6_text(b, \"{label}\")"),
         (Encoding::TextForm, Scalar::Ip) => format!("_unip_text(b, \"{label}\")"),
@@ -495,6 +499,7 @@ fn python_type(f: &FieldPlan) -> String {
         _ if f.key_enum.is_some() => f.key_enum.as_ref().map_or("int", |e| e.name.as_str()),
         _ if f.time.is_some() => "datetime.datetime",
         Scalar::Uuid => "uuid.UUID",
+        Scalar::Ulid => "bytes",
         Scalar::Ipv4 => "ipaddress.IPv4Address",
         Scalar::Ipv6 => "ipaddress.IPv6Address",
         Scalar::Ip => "Union[ipaddress.IPv4Address, ipaddress.IPv6Address]",

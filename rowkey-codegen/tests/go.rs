@@ -139,6 +139,16 @@ func asInt128(v any) Int128 {
 	return i
 }
 
+func asULID(v any) [16]byte {
+	var u [16]byte
+	b, err := hex.DecodeString(field(v, "ulid").(string))
+	if err != nil || len(b) != 16 {
+		panic(err)
+	}
+	copy(u[:], b)
+	return u
+}
+
 func asIP(v any) netip.Addr {
 	b, err := hex.DecodeString(field(v, "ip").(string))
 	a, ok := netip.AddrFromSlice(b)
@@ -296,6 +306,7 @@ fn convert(f: &FieldPlan, v: &str) -> String {
     let conv = match f.scalar {
         _ if f.time.is_some() => "asTime".to_owned(),
         Scalar::Uuid => "asUUID".to_owned(),
+        Scalar::Ulid => "asULID".to_owned(),
         Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip => "asIP".to_owned(),
         Scalar::Int { bits: 128, signed } => {
             format!("as{}128", if signed { "Int" } else { "Uint" })

@@ -48,6 +48,7 @@ fn literal(f: &FieldPlan, v: &Json) -> String {
             let inet = if h.len() == 8 { "inet4" } else { "inet6" };
             format!("RowkeyHelpers.{inet}(H(\"{h}\"))")
         }
+        ("ulid", _) => format!("H(\"{}\")", x.as_str().unwrap()),
         ("int128", _) => format!("new java.math.BigInteger(\"{}\")", x.as_str().unwrap()),
         ("uuid", _) => {
             let h = x.as_str().unwrap();

@@ -26,6 +26,8 @@ def value(v):
     (kind, x), = v.items()
     if kind == "uuid":
         return uuid.UUID(hex=x)
+    if kind == "ulid":
+        return bytes.fromhex(x)
     if kind == "int128":
         return int(x)
     if kind == "ip":

@@ -472,3 +472,27 @@ def _unip_text(b, field):
             raise _fail(field, "4 and an IPv6 address that is not an IPv4-mapped one")
         return v6.ipv4_mapped
     raise _fail(field, f"{bytes(b[:1])!r} is not an IpAddr's 4 or 6")
+
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def _ulid(v, field):
+    if not isinstance(v, (bytes, bytearray)) or len(v) != 16:
+        raise _fail(field, f"expected a ULID's 16 bytes, got {v!r}")
+    return bytes(v)
+
+
+def _ulid_text(v, field):
+    n = int.from_bytes(_ulid(v, field), "big")
+    return "".join(_CROCKFORD[(n >> (5 * (25 - i))) & 31] for i in range(26)).encode()
+
+
+def _unulid_text(b, field):
+    s = bytes(b).decode("ascii", "replace")
+    if len(s) != 26 or any(c not in _CROCKFORD for c in s) or s[0] > "7":
+        raise _fail(field, f"{s!r} is not a ULID as 26 uppercase Crockford base32 characters")
+    n = 0
+    for c in s:
+        n = n * 32 + _CROCKFORD.index(c)
+    return n.to_bytes(16, "big")

@@ -38,6 +38,7 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             random_layout(&mut rng)
         };
         let layout = DynLayout::parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
+        let text_key = text.starts_with("text(");
         let splits: Vec<String> = layout
             .layout()
             .split_points()
@@ -68,15 +69,22 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
                 }
             };
             let bucket = layout.bucket(&values).unwrap();
-            // Keys one byte shorter or longer, or with a byte changed.
             let mut mutated = Vec::new();
-            for m in 0..4 {
+            // Keys one byte shorter or longer, or with a byte changed
+            // (in a text key, also to a character of its digits, hex,
+            // base32 and punctuation).
+            for m in 0..5 {
                 let mut bad = key.clone();
                 match m {
                     0 => {
                         bad.pop();
                     }
                     1 => bad.push([0x00, 0x01, 0xFF][rng.below(3) as usize]),
+                    4 if !text_key => continue,
+                    4 if !bad.is_empty() => {
+                        let i = rng.below(bad.len() as u64) as usize;
+                        bad[i] = b"0a9Z8:-.f7"[rng.below(10) as usize];
+                    }
                     _ if !bad.is_empty() => {
                         let i = rng.below(bad.len() as u64) as usize;
                         bad[i] = [0x00, 0x01, 0xFF, 0xFE, 0x80][rng.below(5) as usize];
@@ -140,6 +148,7 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             ") i128]",
             "Ipv4Addr",
             "Ipv6Addr",
+            "Ulid",
             " IpAddr",
         ] {
             assert!(
@@ -209,6 +218,8 @@ enum Kind {
     Enum(u32, bool, [i64; 3]),
     /// A UUID (its 16 bytes).
     Uuid,
+    /// A ULID (its 16 bytes).
+    Ulid,
     /// An IP address: `Ipv4Addr` (0), `Ipv6Addr` (1) or `IpAddr` (2); its
     /// value the key bytes (`IpAddr`'s tagged).
     Ip(usize),
@@ -268,7 +279,7 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
                 (_, false) => [&[6u8][..], &v6].concat(),
             })
         }
-        Kind::Uuid => Value::Bytes(match rng.below(4) {
+        Kind::Uuid | Kind::Ulid => Value::Bytes(match rng.below(4) {
             0 => vec![0; 16],
             1 => vec![0xFF; 16],
             _ => (0..16).map(|_| rng.next() as u8).collect(),
@@ -449,6 +460,7 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
                     false,
                 )
             }
+            6 if rng.chance(2) => (Kind::Ulid, " Ulid".to_owned(), false, false),
             6 => (Kind::Uuid, " Uuid".to_owned(), false, false),
             7 => {
                 let unit = rng.below(4) as usize;
@@ -572,6 +584,7 @@ fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
                 let which = rng.below(3) as usize;
                 (Kind::Ip(which), IP_TYPES[which].to_owned())
             }
+            12 if rng.chance(2) => (Kind::Ulid, "Ulid".to_owned()),
             12 => (Kind::Uuid, "Uuid".to_owned()),
             13 => {
                 let unit = rng.below(4) as usize;
@@ -847,6 +860,7 @@ fn json_field(kind: Kind, v: &Value) -> Json {
         (_, Value::Option(None)) => Json::Null,
         (_, Value::Option(Some(v))) => json_field(kind, v),
         (Kind::Uuid, Value::Bytes(b)) => json!({ "uuid": hex(b) }),
+        (Kind::Ulid, Value::Bytes(b)) => json!({ "ulid": hex(b) }),
         // The address's octets (4 or 16), without an IpAddr's tag.
         (Kind::Ip(2), Value::Bytes(b)) if b[0] == 4 => json!({ "ip": hex(&b[1..5]) }),
         (Kind::Ip(2), Value::Bytes(b)) => json!({ "ip": hex(&b[1..]) }),

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -794,4 +795,35 @@ func rkUnIPText(b []byte, field string) (netip.Addr, error) {
 		return a.Unmap(), nil
 	}
 	return netip.Addr{}, fmt.Errorf("%s: %q does not start with an IpAddr's 4 or 6", field, b)
+}
+
+const rkCrockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// rkULIDText is a ULID's 26 uppercase Crockford base32 characters.
+func rkULIDText(u [16]byte) []byte {
+	n := new(big.Int).SetBytes(u[:])
+	out := make([]byte, 26)
+	for i := 25; i >= 0; i-- {
+		out[i] = rkCrockford[new(big.Int).And(n, big.NewInt(31)).Int64()]
+		n.Rsh(n, 5)
+	}
+	return out
+}
+
+// rkUnULIDText reads a ULID's 26 uppercase Crockford base32 characters,
+// and nothing else.
+func rkUnULIDText(b []byte, field string) ([16]byte, error) {
+	var u [16]byte
+	ok := len(b) == 26 && b[0] <= '7'
+	n := new(big.Int)
+	for i := 0; ok && i < 26; i++ {
+		d := strings.IndexByte(rkCrockford, b[i])
+		ok = d >= 0
+		n.Lsh(n, 5).Or(n, big.NewInt(int64(d)))
+	}
+	if !ok {
+		return u, fmt.Errorf("%s: %q is not a ULID as 26 uppercase Crockford base32 characters", field, b)
+	}
+	n.FillBytes(u[:])
+	return u, nil
 }

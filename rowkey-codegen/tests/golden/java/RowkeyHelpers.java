@@ -230,6 +230,45 @@ final class RowkeyHelpers {
         throw fail(field, "not an IpAddr's 4 or 6 first");
     }
 
+    private static final String CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+    /** A ULID's 16 bytes: an error naming the field for any other length. */
+    static byte[] ulid(byte[] v, String field) {
+        if (v.length != 16) {
+            throw fail(field, "a ULID is 16 bytes, not " + v.length);
+        }
+        return v.clone();
+    }
+
+    /** A ULID's 26 uppercase Crockford base32 characters. */
+    static byte[] ulidText(byte[] v, String field) {
+        java.math.BigInteger n = new java.math.BigInteger(1, ulid(v, field));
+        byte[] out = new byte[26];
+        for (int i = 25; i >= 0; i--) {
+            out[i] = (byte) CROCKFORD.charAt(n.intValue() & 31);
+            n = n.shiftRight(5);
+        }
+        return out;
+    }
+
+    static byte[] unulidText(byte[] b, String field) {
+        boolean ok = b.length == 26 && b[0] <= '7';
+        java.math.BigInteger n = java.math.BigInteger.ZERO;
+        for (int i = 0; ok && i < 26; i++) {
+            int d = CROCKFORD.indexOf(b[i]);
+            ok = d >= 0;
+            n = n.shiftLeft(5).or(java.math.BigInteger.valueOf(d));
+        }
+        if (!ok) {
+            throw fail(field, "\"" + new String(b, StandardCharsets.ISO_8859_1) + "\" is not a ULID as 26 uppercase Crockford base32 characters");
+        }
+        byte[] raw = n.toByteArray();
+        byte[] out = new byte[16];
+        int len = Math.min(raw.length, 16);
+        System.arraycopy(raw, raw.length - len, out, 16 - len, len);
+        return out;
+    }
+
     /** A UUID's 16 bytes (RFC 9562 order). */
     static byte[] uuid16(java.util.UUID u) {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
