@@ -650,7 +650,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    // Go writes the same text key; a ULID it does not write yet, naming the field.
+    // Go writes the same text key; a field enum of a 128-bit repr it does not write yet, naming the field.
     ok(&[
         "gen",
         "go",
@@ -668,7 +668,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "gen",
             "go",
             "--layout",
-            "[a u32][b Ulid]",
+            "[a u32][b Kind(u128: A = 1, B = 2)]",
             "--name",
             "K",
             "--package",
@@ -676,7 +676,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "--out",
             out_dir
         ]),
-        "rowkey: gen: go: field `b`: fields of type `Ulid` not supported yet\n"
+        "rowkey: gen: go: field `b`: field enums of a 128-bit repr not supported yet\n"
     );
     // Go: the key's file and the package's helpers (rowkey-codegen's Go
     // binding tester compiles and runs them).
@@ -742,7 +742,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "gen",
             "python",
             "--layout",
-            "[a u32][b Ulid]",
+            "ordered_code [a i64][b String]",
             "--name",
             "K",
             "--package",
@@ -750,7 +750,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "--out",
             out_dir,
         ]),
-        "rowkey: gen: python: field `b`: fields of type `Ulid` not supported yet\n"
+        "rowkey: gen: python: ordered-code keys not supported yet\n"
     );
     assert_eq!(
         fails(&[
