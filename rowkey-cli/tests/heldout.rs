@@ -191,6 +191,52 @@ fn run(cmd: &mut Command, what: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `go test -run TEST` on the package in `dir` (its module `module`,
+/// with the XXH3 library the generated code may import): its output.
+fn go_test(dir: &Path, module: &str, test: &str) -> String {
+    std::fs::write(
+        dir.join("go.mod"),
+        format!("module {module}\n\ngo 1.21\n\nrequire github.com/zeebo/xxh3 v1.1.0\n"),
+    )
+    .unwrap();
+    run(
+        Command::new("go").args(["mod", "tidy"]).current_dir(dir),
+        "go mod tidy (the module proxy)",
+    );
+    run(
+        Command::new("go")
+            .args(["test", "-count=1", "-v", "-run", test, "."])
+            .current_dir(dir),
+        "go test on the generated package",
+    )
+}
+
+/// Every Java source in `dir` compiled into `classes` (with the XXH3
+/// library), then `main` run: its output.
+fn java_run(dir: &Path, classes: &Path, main: &str) -> String {
+    let jar = rowkey_codegen::testing::java_xxh3_jar().unwrap();
+    let sources: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    run(
+        Command::new("javac")
+            .arg("-d")
+            .arg(classes)
+            .arg("-cp")
+            .arg(&jar)
+            .args(&sources),
+        "javac of the generated code",
+    );
+    run(
+        Command::new("java")
+            .arg("-cp")
+            .arg(format!("{}:{}", classes.display(), jar.display()))
+            .arg(main),
+        "java on the generated code",
+    )
+}
+
 /// A language's literal of a value: Python, Go and Java spell strings
 /// and bytes their own ways.
 fn literal(language: &str, kind: Kind, v: &Val) -> String {
@@ -337,57 +383,24 @@ fn held_out_layouts_encode_as_rowkey_encode_in_python_go_and_java() {
     assert_eq!(out.trim(), total.to_string(), "Python checked every case");
 
     std::fs::write(root.join("go/heldout_test.go"), &go).unwrap();
-    std::fs::write(
-        root.join("go/go.mod"),
-        "module keys\n\ngo 1.21\n\nrequire github.com/zeebo/xxh3 v1.1.0\n",
-    )
-    .unwrap();
-    run(
-        Command::new("go")
-            .args(["mod", "tidy"])
-            .current_dir(root.join("go")),
-        "go mod tidy (the module proxy)",
-    );
-    let out = run(
-        Command::new("go")
-            .args(["test", "-count=1", "-v", "-run", "TestHeldOut", "."])
-            .current_dir(root.join("go")),
-        "go test on the generated package",
-    );
+    let out = go_test(&root.join("go"), "keys", "TestHeldOut");
     assert!(out.contains(&format!("checked {total}")), "{out}");
 
     std::fs::write(root.join("java/keys/HeldOut.java"), &java).unwrap();
-    let jar = rowkey_codegen::testing::java_xxh3_jar().unwrap();
-    let sources: Vec<_> = std::fs::read_dir(root.join("java/keys"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    let classes = root.join("classes");
-    run(
-        Command::new("javac")
-            .arg("-d")
-            .arg(&classes)
-            .arg("-cp")
-            .arg(&jar)
-            .args(&sources),
-        "javac of the generated records",
-    );
-    let out = run(
-        Command::new("java")
-            .arg("-cp")
-            .arg(format!("{}:{}", classes.display(), jar.display()))
-            .arg("keys.HeldOut"),
-        "java on the generated records",
+    let out = java_run(
+        &root.join("java/keys"),
+        &root.join("classes"),
+        "keys.HeldOut",
     );
     assert_eq!(out.trim(), total.to_string(), "Java checked every case");
 }
 
-/// Key families: a binary one (a salted member beside an unsalted one)
-/// and a text one. Per family: `(family name, layout, members' names and
-/// field kinds)`.
 /// A family's member: its name and field kinds.
 type Member = (&'static str, &'static [Kind]);
 
+/// Key families: a binary one (a salted member beside an unsalted one)
+/// and a text one. Per family: `(family name, layout, members' names and
+/// field kinds)`.
 const FAMILIES: [(&str, &str, &[Member]); 2] = [
     (
         "Log",
@@ -496,49 +509,13 @@ fn key_families_decode_by_member_in_python_go_and_java() {
             }
         }
         std::fs::write(go_dir.join("family_test.go"), &go).unwrap();
-        std::fs::write(
-            go_dir.join("go.mod"),
-            format!("module {package}\n\ngo 1.21\n\nrequire github.com/zeebo/xxh3 v1.1.0\n"),
-        )
-        .unwrap();
-        run(
-            Command::new("go")
-                .args(["mod", "tidy"])
-                .current_dir(&go_dir),
-            "go mod tidy (the module proxy)",
-        );
-        let out = run(
-            Command::new("go")
-                .args(["test", "-count=1", "-v", "-run", "TestFamily", "."])
-                .current_dir(&go_dir),
-            "go test on the generated family",
-        );
+        let out = go_test(&go_dir, &package, "TestFamily");
         assert!(out.contains(&format!("checked {checked}")), "{out}");
 
         let java_dir = root.join("java").join(&package);
         std::fs::write(java_dir.join("FamilyCheck.java"), &java).unwrap();
-        let sources: Vec<_> = std::fs::read_dir(&java_dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
         let classes = root.join(format!("classes{f}"));
-        let jar = rowkey_codegen::testing::java_xxh3_jar().unwrap();
-        run(
-            Command::new("javac")
-                .arg("-d")
-                .arg(&classes)
-                .arg("-cp")
-                .arg(&jar)
-                .args(&sources),
-            "javac of the generated family",
-        );
-        let out = run(
-            Command::new("java")
-                .arg("-cp")
-                .arg(format!("{}:{}", classes.display(), jar.display()))
-                .arg(format!("{package}.FamilyCheck")),
-            "java on the generated family",
-        );
+        let out = java_run(&java_dir, &classes, &format!("{package}.FamilyCheck"));
         assert_eq!(out.trim(), checked.to_string(), "{family} in Java");
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{EnumPlan, FamilyPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan};
+use crate::plan::{EnumPlan, FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar, ScanPlan};
 
 /// The helpers every package of generated keys carries.
 pub const HELPERS: &str = include_str!("go/rowkey_helpers.go");
@@ -434,23 +434,13 @@ fn param(name: &str) -> String {
     format!("{p}_")
 }
 
-/// `x` through the field's `#[reverse]` or `#[reverse_domain]`, each its
-/// own inverse.
+/// `x` through the field's reversal, if it has one.
 fn reversed(f: &FieldPlan, x: &str) -> String {
-    match (f.reverse, f.reverse_domain) {
-        (true, _) => format!("rkRev({x})"),
-        (_, true) => format!("rkDomain({x})"),
-        _ => x.to_owned(),
+    match f.reversal() {
+        Some(Reversal::Bytes) => format!("rkRev({x})"),
+        Some(Reversal::Labels) => format!("rkDomain({x})"),
+        None => x.to_owned(),
     }
-}
-
-/// Whether the field is stored as a string's bytes (reversed before they
-/// are padded, escaped or delimited), not as a value's natural bytes.
-fn stored_as_string(f: &FieldPlan) -> bool {
-    matches!(
-        f.encoding,
-        Encoding::Delimited | Encoding::Padded { .. } | Encoding::Escaped { .. } | Encoding::Raw
-    )
 }
 
 /// `{lower}Enc{i}(v) ([]byte, error)` and `{lower}Dec{i}(key, pos)`.
@@ -599,7 +589,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
     };
     // A value's natural bytes, reversed (a string's are, before they are
     // stored).
-    let natural = if f.reverse && !stored_as_string(f) {
+    let natural = if f.reverse && !f.stored_as_string() {
         "\n\tb = rkRev(b)"
     } else {
         ""
@@ -668,7 +658,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     "\tif b[0] == {none_tag} {{\n\t\tif !rkAllBytes(b[1:], {pad}) {{\n\t\t\treturn zero, 0, fmt.Errorf(\"{label}: None with padding that is not its own\")\n\t\t}}\n\t\treturn nil, pos + {total}, nil\n\t}}\n\tif b[0] != {some_tag} {{\n\t\treturn zero, 0, fmt.Errorf(\"{label}: invalid Option tag %#02x\", b[0])\n\t}}\n\tb = b[1:]"
                 );
             }
-            if f.reverse && !stored_as_string(f) {
+            if f.reverse && !f.stored_as_string() {
                 go.push_str("\tb = rkRev(b)\n");
             }
             let value = match (f.encoding, f.scalar) {

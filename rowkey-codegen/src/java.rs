@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan};
+use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar, ScanPlan};
 
 /// The helpers every package of generated keys carries.
 pub const HELPERS: &str = include_str!("java/RowkeyHelpers.java");
@@ -395,23 +395,13 @@ fn upper(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// `x` through the field's `#[reverse]` or `#[reverse_domain]`, each its
-/// own inverse.
+/// `x` through the field's reversal, if it has one.
 fn reversed(f: &FieldPlan, x: &str) -> String {
-    match (f.reverse, f.reverse_domain) {
-        (true, _) => format!("rev({x})"),
-        (_, true) => format!("domain({x})"),
-        _ => x.to_owned(),
+    match f.reversal() {
+        Some(Reversal::Bytes) => format!("rev({x})"),
+        Some(Reversal::Labels) => format!("domain({x})"),
+        None => x.to_owned(),
     }
-}
-
-/// Whether the field is stored as a string's bytes (reversed before they
-/// are padded, escaped or delimited), not as a value's natural bytes.
-fn stored_as_string(f: &FieldPlan) -> bool {
-    matches!(
-        f.encoding,
-        Encoding::Delimited | Encoding::Padded { .. } | Encoding::Escaped { .. } | Encoding::Raw
-    )
 }
 
 /// `enc{i}` and `dec{i}` of one field.
@@ -562,7 +552,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
     };
     let enc_value = |v: &str| -> String {
         let natural = enc_natural(v);
-        if f.reverse && !stored_as_string(f) {
+        if f.reverse && !f.stored_as_string() {
             format!("rev({natural})")
         } else {
             natural
@@ -627,7 +617,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                     "        if (b[0] == {none_tag}) {{\n            if (!all(b, 1, {pad})) {{\n                throw fail(\"{label}\", \"None with padding that is not its own\");\n            }}\n            return Optional.empty();\n        }}\n        if (b[0] != {some_tag}) {{\n            throw fail(\"{label}\", String.format(\"invalid Option tag 0x%02x\", b[0] & 0xFF));\n        }}\n        b = java.util.Arrays.copyOfRange(b, 1, b.length);"
                 );
             }
-            if f.reverse && !stored_as_string(f) {
+            if f.reverse && !f.stored_as_string() {
                 j.push_str("        b = rev(b);\n");
             }
             let value = match (f.encoding, f.scalar) {

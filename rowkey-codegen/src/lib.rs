@@ -46,7 +46,7 @@ pub mod testing;
 
 pub use error::CodegenError;
 pub use plan::{
-    plan, EnumPlan, FamilyPlan, FieldPlan, KeyPlan, SaltPlan, Scalar, ScanPlan, TimeUnit,
+    plan, EnumPlan, FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar, ScanPlan, TimeUnit,
 };
 use rowkey_core::Layout;
 

@@ -118,6 +118,15 @@ pub struct EnumPlan {
     pub variants: Vec<(String, i128)>,
 }
 
+/// How a reversed field's bytes are turned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reversal {
+    /// `#[reverse]`: the bytes in reverse order.
+    Bytes,
+    /// `#[reverse_domain]`: the labels (split at `.`) in reverse order.
+    Labels,
+}
+
 /// A field value's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
@@ -184,6 +193,29 @@ impl FieldPlan {
             (_, Scalar::Int { bits, .. }) => Some(bits as usize / 8),
             (_, Scalar::Str | Scalar::Bytes) => None,
         }
+    }
+
+    /// `#[reverse]` or `#[reverse_domain]`'s turn of the value's bytes
+    /// (each its own inverse).
+    pub fn reversal(&self) -> Option<Reversal> {
+        match (self.reverse, self.reverse_domain) {
+            (true, _) => Some(Reversal::Bytes),
+            (_, true) => Some(Reversal::Labels),
+            _ => None,
+        }
+    }
+
+    /// Stored as a string's bytes (padded, escaped, delimited or raw),
+    /// which a reversal turns before they are stored; any other value's
+    /// natural bytes are turned as they are.
+    pub fn stored_as_string(&self) -> bool {
+        matches!(
+            self.encoding,
+            Encoding::Delimited
+                | Encoding::Padded { .. }
+                | Encoding::Escaped { .. }
+                | Encoding::Raw
+        )
     }
 
     /// `#[desc]` (not `#[desc_ts]`): every byte of the field inverted.

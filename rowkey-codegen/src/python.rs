@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, SaltPlan, Scalar};
+use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar};
 
 /// The helpers every generated module carries (FORMAT.md's rules, each
 /// once).
@@ -274,7 +274,7 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
             } else {
                 format!("pos + {total}")
             };
-            if reversal(f).is_some() && !matches!(f.encoding, Encoding::Padded { .. }) {
+            if f.reversal().is_some() && !matches!(f.encoding, Encoding::Padded { .. }) {
                 let _ = writeln!(py, "    b = {}", reversed(f, "b".into()));
             }
             let _ = writeln!(py, "    return {}, {after}", value_decode(f, &label));
@@ -320,32 +320,18 @@ fn field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan) {
 
 /// The expression of a present value's bytes, before `#[desc]` and the
 /// `Option` tag.
-/// `#[reverse]` or `#[reverse_domain]`'s helper, its own inverse.
-fn reversal(f: &FieldPlan) -> Option<&'static str> {
-    match (f.reverse, f.reverse_domain) {
-        (true, _) => Some("_rev"),
-        (_, true) => Some("_domain"),
-        _ => None,
-    }
-}
-
 /// `x` through the field's reversal, if it has one.
 fn reversed(f: &FieldPlan, x: String) -> String {
-    match reversal(f) {
-        Some(r) => format!("{r}({x})"),
+    match f.reversal() {
+        Some(Reversal::Bytes) => format!("_rev({x})"),
+        Some(Reversal::Labels) => format!("_domain({x})"),
         None => x,
     }
 }
 
 fn value_encode(f: &FieldPlan, label: &str) -> String {
-    // A string's bytes are reversed before they are padded, escaped or
-    // delimited; any other value's natural bytes as they are.
-    let stored = matches!(
-        f.encoding,
-        Encoding::Delimited | Encoding::Padded { .. } | Encoding::Escaped { .. } | Encoding::Raw
-    );
     let e = value_bytes(f, label);
-    if stored {
+    if f.stored_as_string() {
         e
     } else {
         reversed(f, e)
