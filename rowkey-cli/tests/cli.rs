@@ -650,7 +650,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    // Go writes the same text key; a field enum of a 128-bit repr it does not write yet, naming the field.
+    // Go writes the same text key; a field enum of a 128-bit repr it does not write, naming the field, naming the field.
     ok(&[
         "gen",
         "go",
@@ -742,7 +742,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "gen",
             "python",
             "--layout",
-            "ordered_code [a i64][b String]",
+            "[salt(b)/4 mod][a u32][b u128]",
             "--name",
             "K",
             "--package",
@@ -750,7 +750,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "--out",
             out_dir,
         ]),
-        "rowkey: gen: python: ordered-code keys not supported yet\n"
+        "rowkey: gen: python: field `b`: a mod salt over a 128-bit integer not supported yet\n"
     );
     assert_eq!(
         fails(&[

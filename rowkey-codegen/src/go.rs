@@ -13,6 +13,10 @@ use crate::plan::{EnumPlan, FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, 
 /// The helpers every package of generated keys carries.
 pub const HELPERS: &str = include_str!("go/rowkey_helpers.go");
 
+/// The ordered-code helpers, written beside them for a package with an
+/// ordered-code key.
+pub const OC_HELPERS: &str = include_str!("go/rowkey_ordered_code.go");
+
 /// `user_id` → `UserId`.
 pub fn exported(name: &str) -> String {
     name.split('_')
@@ -73,12 +77,13 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     let buckets = plan.salt.as_ref().map_or(0, |s| s.buckets);
     let _ = write!(
         go,
-        "// {name}Layout is the layout {name} was generated from.\nconst {name}Layout = {:?}\n\n// {name}LayoutID is the layout's fingerprint.\nconst {name}LayoutID uint64 = {:#018x}\n\n// {name}Buckets is the number of salt buckets (0: no salt).\nconst {name}Buckets = {buckets}\n\nvar {lower}Prefix = []byte({})\n\nvar {lower}Spec = rkSpec{{prefix: {lower}Prefix, sep: []byte({}), buckets: {buckets}, digits: {}}}\n\n",
+        "// {name}Layout is the layout {name} was generated from.\nconst {name}Layout = {:?}\n\n// {name}LayoutID is the layout's fingerprint.\nconst {name}LayoutID uint64 = {:#018x}\n\n// {name}Buckets is the number of salt buckets (0: no salt).\nconst {name}Buckets = {buckets}\n\nvar {lower}Prefix = []byte({})\n\nvar {lower}Spec = rkSpec{{prefix: {lower}Prefix, sep: []byte({}), buckets: {buckets}, digits: {}, oc: {}}}\n\n",
         plan.layout_text,
         plan.layout_id,
         go_bytes(&plan.prefix),
         go_bytes(&plan.sep),
         plan.salt.as_ref().map_or(0, |s| s.digits),
+        plan.ordered_code && plan.salt.is_some(),
     );
     let _ = writeln!(
         go,
@@ -89,7 +94,11 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     }
     go.push_str("}\n");
     for (i, f) in plan.fields.iter().enumerate() {
-        field_functions(&mut go, name, &lower, i, f);
+        if plan.ordered_code {
+            oc_field_functions(&mut go, name, &lower, i, f, plan.oc_reads_to_end(i));
+        } else {
+            field_functions(&mut go, name, &lower, i, f);
+        }
     }
     // fields, Encode, Bucket
     let _ = writeln!(
@@ -121,6 +130,39 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
             added.join(", ")
         );
     }
+    // An ordered-code key: its values' own bytes (what the salt hashes),
+    // and which fields it leaves out when they end it.
+    if plan.ordered_code {
+        let parts: Vec<String> = (0..plan.fields.len())
+            .map(|i| format!("{lower}Part{i}(k.{})", exported(&plan.fields[i].name)))
+            .collect();
+        let drops: Vec<String> = plan
+            .fields
+            .iter()
+            .map(|f| oc_drop(f, &format!("k.{}", exported(&f.name))))
+            .collect();
+        let _ = write!(
+            go,
+            "\nfunc (k {name}) parts() [][]byte {{\n\treturn [][]byte{{{}}}\n}}\n\nfunc (k {name}) droppable() []bool {{\n\treturn []bool{{{}}}\n}}\n",
+            parts.join(", "),
+            drops.join(", ")
+        );
+    }
+    // (A `mod` salt takes its field's value, not its bytes.)
+    let hashes_parts = plan
+        .salt
+        .as_ref()
+        .is_some_and(|s| s.hash != SaltHashKind::Mod);
+    let (hashed, parts_line, join) = if plan.ordered_code {
+        let line = if hashes_parts {
+            "\tp := k.parts()\n"
+        } else {
+            ""
+        };
+        ("p", line, "rkOcJoin(f, k.droppable())".to_owned())
+    } else {
+        ("f", "", format!("{lower}Spec.join(f)"))
+    };
     let bucket_expr = |fields: &str, value: &str| -> String {
         plan.salt.as_ref().map_or_else(
             || "-1".to_owned(),
@@ -139,19 +181,17 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     if plan.salt.is_some() {
         let _ = write!(
             go,
-            "\treturn rkCat({lower}Spec.head({}), {lower}Spec.join(f)), nil\n}}\n",
-            bucket_expr("f", &mod_value)
+            "{parts_line}\treturn rkCat({lower}Spec.head({}), {join}), nil\n}}\n",
+            bucket_expr(hashed, &mod_value)
         );
     } else {
-        let _ = writeln!(
-            go,
-            "\treturn rkCat({lower}Prefix, {lower}Spec.join(f)), nil\n}}"
-        );
+        let _ = writeln!(go, "\treturn rkCat({lower}Prefix, {join}), nil\n}}");
     }
     let _ = write!(
         go,
-        "\n// Bucket returns the key's salt bucket, -1 when the layout has no salt.\nfunc (k {name}) Bucket() (int, error) {{\n\tf, err := k.fields()\n\tif err != nil {{\n\t\treturn 0, err\n\t}}\n\t_ = f\n\treturn {}, nil\n}}\n",
-        bucket_expr("f", &mod_value)
+        "\n// Bucket returns the key's salt bucket, -1 when the layout has no salt.\nfunc (k {name}) Bucket() (int, error) {{\n\tf, err := k.fields()\n\tif err != nil {{\n\t\treturn 0, err\n\t}}\n\t_ = f\n{}\treturn {}, nil\n}}\n",
+        if plan.salt.is_some() { parts_line } else { "" },
+        bucket_expr(hashed, &mod_value)
     );
     // Decode
     let _ = write!(
@@ -183,8 +223,18 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     }
     let _ = write!(
         go,
-        "\tif pos != len(b) {{\n\t\treturn k, fmt.Errorf(\"{name}: %d bytes after the last field\", len(b)-pos)\n\t}}\n\treturn k, nil\n}}\n"
+        "\tif pos != len(b) {{\n\t\treturn k, fmt.Errorf(\"{name}: %d bytes after the last field\", len(b)-pos)\n\t}}\n"
     );
+    if plan.ordered_code {
+        // The key of its values, spelled the one way they encode (its
+        // salt bucket checked below the buckets only, as in every format).
+        let last = &plan.fields[plan.fields.len() - 1].name;
+        let _ = writeln!(
+            go,
+            "\tif e, err := k.Encode(); err != nil || len(e) != len(b) {{\n\t\treturn k, fmt.Errorf(\"{name}.{last}: not the canonical OrderedCodeBytes key of its values: a trailing empty field or terminator is written out\")\n\t}}"
+        );
+    }
+    go.push_str("\treturn k, nil\n}\n");
     // Split points
     let _ = write!(
         go,
@@ -359,12 +409,27 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
         let k = scan.lead;
         let method = scan_function(plan, &scan, name);
         let (params, _) = scan_params(plan, &scan);
+        let hashed = if plan.ordered_code { "p" } else { "f" };
         let bucket = match &plan.salt {
             Some(s) if scan.one_bucket => {
-                bucket_of(s, lower, "f", &param(&plan.fields[s.by[0]].name))
+                bucket_of(s, lower, hashed, &param(&plan.fields[s.by[0]].name))
             }
             _ => "-1".to_owned(),
         };
+        // An ordered-code key: the leading values' own bytes (what the salt
+        // hashes), and where the lowest key with them ends.
+        let oc = plan.ordered_code;
+        let lead_fields = &plan.fields[..k];
+        let drops: Vec<String> = lead_fields
+            .iter()
+            .map(|f| oc_drop(f, &param(&f.name)))
+            .collect();
+        let descs: Vec<String> = lead_fields.iter().map(|f| f.desc().to_string()).collect();
+        let cut = format!(
+            "rkOcCut(f, []bool{{{}}}, []bool{{{}}})",
+            drops.join(", "),
+            descs.join(", ")
+        );
         if scan.range {
             let _ = write!(
                 go,
@@ -385,20 +450,75 @@ fn scans(go: &mut String, plan: &KeyPlan, name: &str, lower: &str) {
                 param(&f.name)
             );
         }
+        if oc
+            && scan.one_bucket
+            && plan
+                .salt
+                .as_ref()
+                .is_some_and(|s| s.hash != SaltHashKind::Mod)
+        {
+            let parts: Vec<String> = lead_fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| format!("{lower}Part{i}({})", param(&f.name)))
+                .collect();
+            let _ = writeln!(go, "\tp := [][]byte{{{}}}", parts.join(", "));
+        }
         if !scan.range {
-            let _ = writeln!(
-                go,
-                "\treturn rkEqRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), {exact}), nil\n}}",
-                exact = scan.exact,
-            );
+            if oc {
+                let _ = writeln!(
+                    go,
+                    "\treturn rkEqRangesCut({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), {exact}, {cut}), nil\n}}",
+                    exact = scan.exact,
+                );
+            } else {
+                let _ = writeln!(
+                    go,
+                    "\treturn rkEqRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), {exact}), nil\n}}",
+                    exact = scan.exact,
+                );
+            }
             continue;
         }
         let _ = write!(
             go,
-            "\tvar lo, hi []byte\n\tif start != nil {{\n\t\tb, err := {lower}Enc{k}(*start)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\tlo = b\n\t}}\n\tif stop != nil {{\n\t\tb, err := {lower}Enc{k}(*stop)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\thi = b\n\t}}\n\treturn rkRangeRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw}), nil\n}}\n",
-            desc = scan.desc,
-            raw = scan.raw,
+            "\tvar lo, hi []byte\n\tif start != nil {{\n\t\tb, err := {lower}Enc{k}(*start)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\tlo = b\n\t}}\n\tif stop != nil {{\n\t\tb, err := {lower}Enc{k}(*stop)\n\t\tif err != nil {{\n\t\t\treturn nil, err\n\t\t}}\n\t\thi = b\n\t}}\n",
         );
+        if oc {
+            let next = &plan.fields[k];
+            let bound_drop = |b: &str| {
+                if next.oc_droppable() {
+                    format!("{b} != nil && len(*{b}) == 0")
+                } else {
+                    "false".to_owned()
+                }
+            };
+            let _ = write!(
+                go,
+                "\tcuts := [3]int{{{cut}, -1, -1}}\n\tfor i, b := range [][]byte{{lo, hi}} {{\n\t\tif b != nil {{\n\t\t\tcuts[i+1] = rkOcCut(append(append([][]byte{{}}, f...), b), []bool{{{}}}, []bool{{{}}})\n\t\t}}\n\t}}\n\treturn rkRangeRangesCut({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw}, cuts), nil\n}}\n",
+                drops
+                    .iter()
+                    .cloned()
+                    .chain([format!("[]bool{{{}, {}}}[i]", bound_drop("start"), bound_drop("stop"))])
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                descs
+                    .iter()
+                    .cloned()
+                    .chain([next.desc().to_string()])
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                desc = scan.desc,
+                raw = scan.raw,
+            );
+        } else {
+            let _ = write!(
+                go,
+                "\treturn rkRangeRanges({lower}Spec.heads({bucket}), {lower}Spec.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw}), nil\n}}\n",
+                desc = scan.desc,
+                raw = scan.raw,
+            );
+        }
     }
 }
 
@@ -432,6 +552,57 @@ fn param(name: &str) -> String {
         .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
         .unwrap_or_default();
     format!("{p}_")
+}
+
+/// Whether an ordered-code key leaves out the field (of value `v`) when it
+/// is the last: an empty ascending string.
+fn oc_drop(f: &FieldPlan, v: &str) -> String {
+    if f.oc_droppable() {
+        format!("len({v}) == 0")
+    } else {
+        "false".to_owned()
+    }
+}
+
+/// An ordered-code field's `{lower}Part{i}` (its own bytes: what a salt
+/// hashes), `{lower}Enc{i}` (its bytes as a key stores them when more
+/// fields follow) and `{lower}Dec{i}`; `to_end`: the key's end may end it.
+fn oc_field_functions(
+    go: &mut String,
+    name: &str,
+    lower: &str,
+    i: usize,
+    f: &FieldPlan,
+    to_end: bool,
+) {
+    let label = format!("{name}.{}", f.name);
+    let ty = value_type(f);
+    let (part, value) = match f.scalar {
+        Scalar::Int { bits, signed } => {
+            let (lo, hi) = if signed {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            (
+                "rkOcInt64(int64(v))".to_owned(),
+                format!(
+                    "n, err := rkOcUnint64(content, {lo}, {hi}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\tv := {ty}(n)"
+                ),
+            )
+        }
+        Scalar::Str => (
+            "[]byte(v)".to_owned(),
+            format!("v, err := rkText(content, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"),
+        ),
+        _ => ("append([]byte{}, v...)".to_owned(), "v := content".to_owned()),
+    };
+    let _ = write!(
+        go,
+        "\nfunc {lower}Part{i}(v {ty}) []byte {{\n\treturn {part}\n}}\n\nfunc {lower}Enc{i}(v {ty}) ([]byte, error) {{\n\treturn rkOcField({lower}Part{i}(v), {desc}), nil\n}}\n\nfunc {lower}Dec{i}(key []byte, pos int) ({ty}, int, error) {{\n\tvar zero {ty}\n\tcontent, next, err := rkOcRead(key, pos, {int}, {to_end}, {desc}, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}\n\t{value}\n\treturn v, next, nil\n}}\n",
+        desc = f.desc(),
+        int = matches!(f.scalar, Scalar::Int { .. }),
+    );
 }
 
 /// `x` through the field's reversal, if it has one.

@@ -13,6 +13,10 @@ use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar, Sc
 /// The helpers every package of generated keys carries.
 pub const HELPERS: &str = include_str!("java/RowkeyHelpers.java");
 
+/// The ordered-code helpers, written beside them for a package with an
+/// ordered-code key.
+pub const OC_HELPERS: &str = include_str!("java/RowkeyOrderedCode.java");
+
 /// `user_id` → `userId`.
 pub fn camel(name: &str) -> String {
     let mut out = String::new();
@@ -112,6 +116,9 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     if xxh3 {
         j.push_str("import net.openhft.hashing.LongHashFunction;\n");
     }
+    if plan.ordered_code {
+        let _ = writeln!(j, "import static {package}.RowkeyOrderedCode.*;");
+    }
     let comps: Vec<String> = plan
         .fields
         .iter()
@@ -119,7 +126,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
         .collect();
     let _ = write!(
         j,
-        "\n/** A key of the layout {{@link #LAYOUT}}. */\npublic record {name}({}){} {{\n    /** The layout this type was generated from. */\n    public static final String LAYOUT = {:?};\n    /** The layout's fingerprint. */\n    public static final long LAYOUT_ID = {:#018x}L;\n    /** The number of salt buckets (0: no salt). */\n    public static final int BUCKETS = {};\n    private static final byte[] PREFIX = {};\n    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, {});\n",
+        "\n/** A key of the layout {{@link #LAYOUT}}. */\npublic record {name}({}){} {{\n    /** The layout this type was generated from. */\n    public static final String LAYOUT = {:?};\n    /** The layout's fingerprint. */\n    public static final long LAYOUT_ID = {:#018x}L;\n    /** The number of salt buckets (0: no salt). */\n    public static final int BUCKETS = {};\n    private static final byte[] PREFIX = {};\n    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, {}, {});\n",
         comps.join(", "),
         family.map(|f| format!(" implements {f}")).unwrap_or_default(),
         plan.layout_text,
@@ -128,10 +135,42 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
         java_bytes(&plan.prefix),
         java_bytes(&plan.sep),
         plan.salt.as_ref().map_or(0, |s| s.digits),
+        plan.ordered_code && plan.salt.is_some(),
     );
     for (i, f) in plan.fields.iter().enumerate() {
-        field_methods(&mut j, name, i, f);
+        if plan.ordered_code {
+            oc_field_methods(&mut j, name, i, f, plan.oc_reads_to_end(i));
+        } else {
+            field_methods(&mut j, name, i, f);
+        }
     }
+    // An ordered-code key: its values' own bytes (what the salt hashes),
+    // and which fields it leaves out when they end it.
+    if plan.ordered_code {
+        let parts: Vec<String> = (0..plan.fields.len())
+            .map(|i| format!("part{i}({})", camel(&plan.fields[i].name)))
+            .collect();
+        let drops: Vec<String> = plan
+            .fields
+            .iter()
+            .map(|f| oc_drop(f, &camel(&f.name)))
+            .collect();
+        let _ = write!(
+            j,
+            "\n    private byte[][] parts() {{\n        return new byte[][] {{{}}};\n    }}\n\n    private boolean[] droppable() {{\n        return new boolean[] {{{}}};\n    }}\n",
+            parts.join(", "),
+            drops.join(", ")
+        );
+    }
+    let (hashed, parts_line, join) = if plan.ordered_code {
+        (
+            "p",
+            "        byte[][] p = parts();\n",
+            "ocJoin(f, droppable())",
+        )
+    } else {
+        ("f", "", "SPEC.join(f)")
+    };
     // Field enums, each once, nested in the record.
     let mut enums: Vec<&str> = Vec::new();
     for e in plan.fields.iter().filter_map(|f| f.key_enum.as_ref()) {
@@ -198,16 +237,16 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     if plan.salt.is_some() {
         let _ = writeln!(
             j,
-            "        return cat(SPEC.head({}), SPEC.join(f));\n    }}",
-            bucket("f", &mod_value)
+            "{parts_line}        return cat(SPEC.head({}), {join});\n    }}",
+            bucket(hashed, &mod_value)
         );
     } else {
-        j.push_str("        return cat(PREFIX, SPEC.join(f));\n    }\n");
+        let _ = writeln!(j, "        return cat(PREFIX, {join});\n    }}");
     }
     let _ = write!(
         j,
-        "\n    /** The salt bucket, -1 when the layout has no salt. */\n    public int bucket() {{\n        byte[][] f = fields();\n        return {};\n    }}\n",
-        bucket("f", &mod_value)
+        "\n    /** The salt bucket, -1 when the layout has no salt. */\n    public int bucket() {{\n        byte[][] f = fields();\n{parts_line}        return {};\n    }}\n",
+        bucket(hashed, &mod_value)
     );
     // fromBytes
     let _ = write!(
@@ -235,9 +274,19 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     }
     let _ = write!(
         j,
-        "        if (pos[0] != key.length) {{\n            throw new IllegalArgumentException(\"{name}: \" + (key.length - pos[0]) + \" bytes after the last field\");\n        }}\n        return new {name}({});\n    }}\n",
+        "        if (pos[0] != key.length) {{\n            throw new IllegalArgumentException(\"{name}: \" + (key.length - pos[0]) + \" bytes after the last field\");\n        }}\n        {name} k = new {name}({});\n",
         (0..plan.fields.len()).map(|i| format!("v{i}")).collect::<Vec<_>>().join(", ")
     );
+    if plan.ordered_code {
+        // The key of its values, spelled the one way they encode (its
+        // salt bucket checked below the buckets only, as in every format).
+        let last = &plan.fields[plan.fields.len() - 1].name;
+        let _ = writeln!(
+            j,
+            "        if (k.toBytes().length != key.length) {{\n            throw fail(\"{name}.{last}\", \"not the canonical OrderedCodeBytes key of its values: a trailing empty field or terminator is written out\");\n        }}"
+        );
+    }
+    j.push_str("        return k;\n    }\n");
     // split points, toStringBinary, equals, hashCode
     let _ = write!(
         j,
@@ -349,21 +398,82 @@ fn scans(j: &mut String, plan: &KeyPlan) {
             .map(|(i, f)| format!("enc{i}({})", camel(&f.name)))
             .collect::<Vec<_>>()
             .join(", ");
+        let oc = plan.ordered_code;
+        let hashed = if oc { "p" } else { "f" };
         let bucket = match &plan.salt {
-            Some(s) if scan.one_bucket => bucket_of(s, "f", &camel(&plan.fields[s.by[0]].name)),
+            Some(s) if scan.one_bucket => bucket_of(s, hashed, &camel(&plan.fields[s.by[0]].name)),
             _ => "-1".to_owned(),
         };
+        // An ordered-code key: the leading values' own bytes (what the salt
+        // hashes), and where the lowest key with them ends.
+        let lead_fields = &plan.fields[..k];
+        let drops: Vec<String> = lead_fields
+            .iter()
+            .map(|f| oc_drop(f, &camel(&f.name)))
+            .collect();
+        let descs: Vec<String> = lead_fields.iter().map(|f| f.desc().to_string()).collect();
+        let parts_line = if oc {
+            let parts: Vec<String> = lead_fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| format!("part{i}({})", camel(&f.name)))
+                .collect();
+            format!("        byte[][] p = {{{}}};\n", parts.join(", "))
+        } else {
+            String::new()
+        };
+        let cut = format!(
+            "ocCut(f, new boolean[] {{{}}}, new boolean[] {{{}}})",
+            drops.join(", "),
+            descs.join(", ")
+        );
         if !scan.range {
+            let cut = if oc {
+                format!(", {cut}")
+            } else {
+                String::new()
+            };
             let _ = write!(
                 j,
-                "\n    /** The rows whose leading fields are these values: {{@code {{start, stop}}}} per salt bucket read (an empty stop: to the end). */\n    public static List<byte[][]> {method}({params}) {{\n        byte[][] f = {{{fields}}};\n        return eqRanges(SPEC.heads({bucket}), SPEC.lead(f, {n}), {exact});\n    }}\n",
+                "\n    /** The rows whose leading fields are these values: {{@code {{start, stop}}}} per salt bucket read (an empty stop: to the end). */\n    public static List<byte[][]> {method}({params}) {{\n        byte[][] f = {{{fields}}};\n{parts_line}        return eqRanges(SPEC.heads({bucket}), SPEC.lead(f, {n}), {exact}{cut});\n    }}\n",
                 exact = scan.exact,
             );
             continue;
         }
+        let cuts = if oc {
+            let next = &plan.fields[k];
+            let with = |b: &str, v: &str| {
+                let drop = if next.oc_droppable() {
+                    format!("{v}.length() == 0")
+                } else {
+                    "false".to_owned()
+                };
+                let drop = if next.scalar == Scalar::Bytes {
+                    drop.replace(".length()", ".length")
+                } else {
+                    drop
+                };
+                let mut d = drops.clone();
+                d.push(drop);
+                let mut ds = descs.clone();
+                ds.push(next.desc().to_string());
+                format!(
+                    "{b} == null ? -1 : ocCut(cat2(f, {b}), new boolean[] {{{}}}, new boolean[] {{{}}})",
+                    d.join(", "),
+                    ds.join(", ")
+                )
+            };
+            format!(
+                ", new int[] {{{cut}, {}, {}}}",
+                with("lo", "start"),
+                with("hi", "stop")
+            )
+        } else {
+            String::new()
+        };
         let _ = write!(
             j,
-            "\n    /** The rows whose leading fields are these values and whose {} is between start and stop (null: unbounded), in value order. */\n    public static List<byte[][]> {method}({params}) {{\n        byte[][] f = {{{fields}}};\n        byte[] lo = start == null ? null : enc{k}(start);\n        byte[] hi = stop == null ? null : enc{k}(stop);\n        return rangeRanges(SPEC.heads({bucket}), SPEC.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw});\n    }}\n",
+            "\n    /** The rows whose leading fields are these values and whose {} is between start and stop (null: unbounded), in value order. */\n    public static List<byte[][]> {method}({params}) {{\n        byte[][] f = {{{fields}}};\n{parts_line}        byte[] lo = start == null ? null : enc{k}(start);\n        byte[] hi = stop == null ? null : enc{k}(stop);\n        return rangeRanges(SPEC.heads({bucket}), SPEC.lead(f, {n}), lo, hi, startInclusive, stopInclusive, {desc}, {raw}{cuts});\n    }}\n",
             plan.fields[k].name,
             desc = scan.desc,
             raw = scan.raw,
@@ -393,6 +503,60 @@ fn upper(s: &str) -> String {
     c.next()
         .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
         .unwrap_or_default()
+}
+
+/// Whether an ordered-code key leaves out the field (of value `v`) when it
+/// is the last: an empty ascending string.
+fn oc_drop(f: &FieldPlan, v: &str) -> String {
+    match f.scalar {
+        _ if !f.oc_droppable() => "false".to_owned(),
+        Scalar::Str => format!("{v}.isEmpty()"),
+        _ => format!("{v}.length == 0"),
+    }
+}
+
+/// An ordered-code field's `part{i}` (its own bytes: what a salt hashes),
+/// `enc{i}` (its bytes as a key stores them when more fields follow) and
+/// `dec{i}`; `to_end`: the key's end may end it.
+fn oc_field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan, to_end: bool) {
+    let label = format!("{name}.{}", f.name);
+    let ty = plain_type(f);
+    let (part, value) = match f.scalar {
+        Scalar::Int { bits, signed } => {
+            let (lo, hi) = if signed {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            } else {
+                (0, (1i128 << bits) - 1)
+            };
+            let cast = if ty == "long" {
+                String::new()
+            } else {
+                format!("({ty}) ")
+            };
+            // `u8`/`u16` are `int`s and `u32` a `long`: checked to be in range.
+            let check = match (bits, signed) {
+                (_, true) | (64, _) => "v".to_owned(),
+                _ => format!("checkRange(v, {hi}L, \"{label}\", \"u{bits}\")"),
+            };
+            (
+                format!("ocInt64({check})"),
+                format!("{cast}ocUnint64(r.content(), {lo}L, {hi}L, \"{label}\")"),
+            )
+        }
+        Scalar::Str => (
+            "utf8(v)".to_owned(),
+            format!("text(r.content(), \"{label}\")"),
+        ),
+        _ => ("v.clone()".to_owned(), "r.content()".to_owned()),
+    };
+    let lo_literal = |s: String| s.replace("-9223372036854775808L", "Long.MIN_VALUE");
+    let _ = write!(
+        j,
+        "\n    private static byte[] part{i}({ty} v) {{\n        return {part};\n    }}\n\n    private static byte[] enc{i}({ty} v) {{\n        return ocField(part{i}(v), {desc});\n    }}\n\n    private static {ty} dec{i}(byte[] key, int[] pos) {{\n        OcRead r = ocRead(key, pos[0], {int}, {to_end}, {desc}, \"{label}\");\n        pos[0] = r.next();\n        return {value};\n    }}\n",
+        value = lo_literal(value),
+        desc = f.desc(),
+        int = matches!(f.scalar, Scalar::Int { .. }),
+    );
 }
 
 /// `x` through the field's reversal, if it has one.

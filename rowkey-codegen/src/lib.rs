@@ -9,22 +9,27 @@
 //! family's members are each a key of their own, beside the family's code
 //! that decodes a key of any member.
 //!
-//! Languages so far: **Python 3** ([`Language::Python`]: a module with a
+//! The languages: **Python 3** ([`Language::Python`]: a module with a
 //! frozen dataclass, `to_bytes`, `from_bytes`, `bucket`, `split_points`,
 //! the `scan_by_*` / `range_by_*` bounds, `scan_kwargs` for happybase,
-//! `LAYOUT` and `LAYOUT_ID`; the standard library only, and the `xxhash`
-//! package when the salt is XXH3), for binary keys of integers, bools,
-//! `char`s, floats, field enums, UUIDs, timestamps (`ts(unit)`: the
-//! language's time type), strings and byte strings, `#[desc]`, `#[desc_ts]`, `#[fixed]`, `Option`,
-//! a prefix and every salt, and for text keys (`text("S")`: integers in
-//! digits, `desc`, `desc_ts(max = M)`, delimited, padded and raw strings). **Go** ([`Language::Go`]: a struct with
-//! `Encode`, `Decode<Name>`, `Bucket`, split points and the scans, the
-//! standard library and `github.com/zeebo/xxh3` for an XXH3 salt) and
+//! `LAYOUT` and `LAYOUT_ID`; the standard library, and the `xxhash`
+//! package when the salt is XXH3), **Go** ([`Language::Go`]: a struct with
+//! `Encode`, `Decode<Name>`, `Bucket`, split points and the scans; the
+//! standard library, and `github.com/zeebo/xxh3` for an XXH3 salt) and
 //! **Java 17** ([`Language::Java`]: a record with `toBytes`, `fromBytes`,
 //! `bucket`, `splitPoints`, the scans and `toStringBinary`; OpenHFT's
-//! `zero-allocation-hashing` for an XXH3 salt), for the same layouts.
-//! `tests/python.rs`, `tests/go.rs` and `tests/java.rs` run the generated
-//! code on random layouts and values against the Rust encoding.
+//! `zero-allocation-hashing` for an XXH3 salt). [`Options`] adds the
+//! clients' own types: HBase `Scan`s in Java, Bigtable row sets in Go.
+//!
+//! The layouts, in every language: binary keys of every integer, bools,
+//! `char`s, floats, field enums, UUIDs, ULIDs, IP addresses, timestamps
+//! (`ts(unit)`: the language's time type), strings and byte strings, with
+//! `#[desc]`, `#[desc_ts]`, `#[fixed]`, `#[reverse]`, `#[reverse_domain]`,
+//! `Option`, added fields, a prefix and every salt; text keys
+//! (`text("S")`); ordered-code keys (Bigtable's `OrderedCodeBytes`
+//! struct); key families. `tests/python.rs`, `tests/go.rs` and
+//! `tests/java.rs` run the generated code on random layouts and values
+//! against the Rust encoding.
 //!
 //! ```
 //! use rowkey_codegen::{generate, Language};
@@ -213,6 +218,12 @@ fn key_files(
                 format!("{dir}/RowkeyHelpers.java"),
                 java::HELPERS.replace("PACKAGE", package),
             ));
+            if plan.ordered_code {
+                files.push(file(
+                    format!("{dir}/RowkeyOrderedCode.java"),
+                    java::OC_HELPERS.replace("PACKAGE", package),
+                ));
+            }
             if options.hbase {
                 files.push(file(
                     format!("{dir}/{name}HBase.java"),
@@ -236,6 +247,12 @@ fn key_files(
                 "rowkey_helpers.go".into(),
                 go::HELPERS.replace("PACKAGE", package),
             ));
+            if plan.ordered_code {
+                files.push(file(
+                    "rowkey_ordered_code.go".into(),
+                    go::OC_HELPERS.replace("PACKAGE", package),
+                ));
+            }
             if options.bigtable {
                 files.push(file(
                     format!("{base}_bigtable.go"),

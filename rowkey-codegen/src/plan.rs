@@ -26,6 +26,28 @@ pub struct KeyPlan {
     pub salt: Option<SaltPlan>,
     /// The fields, in key order.
     pub fields: Vec<FieldPlan>,
+    /// Bigtable's `OrderedCodeBytes` struct (`ordered_code`): each field
+    /// escaped and terminated (`Encoding::OrderedCode`), the salt a
+    /// one-byte `Int64` field, trailing empty ascending strings not
+    /// written (FORMAT.md, "Bigtable OrderedCodeBytes").
+    pub ordered_code: bool,
+}
+
+impl KeyPlan {
+    /// In an ordered-code key: whether field `i` may be the last one a key
+    /// writes, and is ascending, so that the key's end can end it (the
+    /// fields from the last one every key writes on).
+    pub fn oc_reads_to_end(&self, i: usize) -> bool {
+        let tail = self.fields.len()
+            - self
+                .fields
+                .iter()
+                .rev()
+                .take_while(|f| f.oc_droppable())
+                .count();
+        let f = &self.fields[i];
+        i + 1 >= tail && !f.desc()
+    }
 }
 
 /// A key family (a layout of several members, each a key with a prefix of
@@ -177,7 +199,7 @@ impl FieldPlan {
             (Encoding::Padded { len, .. }, _) => Some(len),
             (Encoding::Digits { digits, signed, .. }, _) => Some(digits + usize::from(signed)),
             (Encoding::DescTsDigits { digits, .. }, _) => Some(digits),
-            (Encoding::Delimited, _) => None,
+            (Encoding::Delimited | Encoding::OrderedCode { .. }, _) => None,
             (Encoding::TextForm, Scalar::Ipv4) => Some(15),
             (Encoding::TextForm, Scalar::Ipv6) => Some(39),
             (Encoding::TextForm, Scalar::Ip) => Some(40),
@@ -225,7 +247,14 @@ impl FieldPlan {
             Encoding::BigEndian { desc: true }
                 | Encoding::Padded { desc: true, .. }
                 | Encoding::Escaped { desc: true }
+                | Encoding::OrderedCode { desc: true }
         )
+    }
+
+    /// An ordered-code field a key leaves out when it is empty and every
+    /// field after it is too: an ascending string.
+    pub fn oc_droppable(&self) -> bool {
+        matches!(self.scalar, Scalar::Str | Scalar::Bytes) && !self.desc()
     }
 }
 
@@ -328,7 +357,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
     let sep = match layout.format() {
         Format::Binary => Vec::new(),
         Format::Text { sep } => sep.as_bytes().to_vec(),
-        Format::OrderedCode => return Err(refuse(None, "ordered-code keys".into())),
+        Format::OrderedCode => Vec::new(),
         _ => return Err(refuse(None, "this key format".into())),
     };
     let mut fields = Vec::with_capacity(layout.fields().len());
@@ -383,7 +412,8 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             | Encoding::Raw
             | Encoding::Digits { .. }
             | Encoding::DescTsDigits { .. }
-            | Encoding::Delimited) => e,
+            | Encoding::Delimited
+            | Encoding::OrderedCode { .. }) => e,
             e @ Encoding::TextForm
                 if matches!(
                     scalar,
@@ -458,6 +488,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         }
     };
     Ok(KeyPlan {
+        ordered_code: layout.format() == Format::OrderedCode,
         layout_text: layout.to_string(),
         layout_id: layout.id(),
         prefix: layout.prefix().to_vec(),

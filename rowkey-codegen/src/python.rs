@@ -12,6 +12,9 @@ use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar};
 /// once).
 const HELPERS: &str = include_str!("python/helpers.py");
 
+/// The helpers of an ordered-code key's module, besides those.
+const OC_HELPERS: &str = include_str!("python/ordered_code.py");
+
 /// The Python module for `plan`, its dataclass named `name`.
 pub fn module(plan: &KeyPlan, name: &str) -> String {
     let mut py = String::new();
@@ -34,10 +37,14 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
     let digits = plan.salt.as_ref().map_or(0, |s| s.digits);
     let _ = writeln!(
         py,
-        "BUCKETS = {buckets}\nSEP = {}\n_BUCKET_DIGITS = {digits}",
-        bytes_literal(&plan.sep)
+        "BUCKETS = {buckets}\nSEP = {}\n_BUCKET_DIGITS = {digits}\n_OC_SALT = {}",
+        bytes_literal(&plan.sep),
+        py_bool(plan.ordered_code && plan.salt.is_some()),
     );
     py.push_str(HELPERS);
+    if plan.ordered_code {
+        py.push_str(OC_HELPERS);
+    }
     // Field enums, each once.
     let mut enums: Vec<&str> = Vec::new();
     for e in plan.fields.iter().filter_map(|f| f.key_enum.as_ref()) {
@@ -55,7 +62,11 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         }
     }
     for (i, f) in plan.fields.iter().enumerate() {
-        field_functions(&mut py, name, i, f);
+        if plan.ordered_code {
+            oc_field_functions(&mut py, name, i, f, plan.oc_reads_to_end(i));
+        } else {
+            field_functions(&mut py, name, i, f);
+        }
     }
     // The dataclass.
     let _ = write!(py, "\n\n@dataclasses.dataclass(frozen=True)\nclass {name}:\n    \"\"\"A key of the layout `LAYOUT`.\"\"\"\n\n");
@@ -85,10 +96,18 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         );
     }
     py.push_str("    def to_bytes(self) -> bytes:\n        \"\"\"The key's bytes (a `ValueError` naming the field when a value cannot be stored).\"\"\"\n        fields = self._fields()\n");
-    if plan.salt.is_some() {
-        py.push_str("        return _head(self._bucket_of(fields)) + SEP.join(fields)\n\n");
+    let join = if plan.ordered_code {
+        format!("_oc_join(fields, {})", oc_drops(plan, "self."))
     } else {
-        py.push_str("        return PREFIX + SEP.join(fields)\n\n");
+        "SEP.join(fields)".to_owned()
+    };
+    if plan.salt.is_some() {
+        let _ = writeln!(
+            py,
+            "        return _head(self._bucket_of(fields)) + {join}\n"
+        );
+    } else {
+        let _ = writeln!(py, "        return PREFIX + {join}\n");
     }
     // bucket
     match &plan.salt {
@@ -98,8 +117,7 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         Some(s) => {
             py.push_str("    def bucket(self) -> Optional[int]:\n        \"\"\"The salt bucket, `0 <= bucket < BUCKETS`.\"\"\"\n        return self._bucket_of(self._fields())\n\n");
             py.push_str("    def _bucket_of(self, fields: List[bytes]) -> int:\n");
-            let value = format!("self.{}", plan.fields[s.by[0]].name);
-            let _ = writeln!(py, "        return {}\n", bucket_of(s, &value));
+            let _ = writeln!(py, "        return {}\n", bucket_of(plan, s, "self."));
         }
     }
     // from_bytes
@@ -124,17 +142,27 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
     }
     let _ = write!(
         py,
-        "        if pos != len(key):\n            raise ValueError(f\"{name}: {{len(key) - pos}} bytes after the last field\")\n        return cls({})\n\n",
+        "        if pos != len(key):\n            raise ValueError(f\"{name}: {{len(key) - pos}} bytes after the last field\")\n        k = cls({})\n",
         plan.fields
             .iter()
             .map(|f| f.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if plan.ordered_code {
+        // The key of its values, spelled the one way they encode (its
+        // salt bucket checked below the buckets only, as in every format).
+        let last = &plan.fields[plan.fields.len() - 1].name;
+        let _ = writeln!(
+            py,
+            "        if len(k.to_bytes()) != len(key):\n            raise _fail(\"{name}.{last}\", \"not the canonical OrderedCodeBytes key of its values: a trailing empty field or terminator is written out\")"
+        );
+    }
+    py.push_str("        return k\n\n");
     // split points
     let _ = write!(
         py,
-        "    @staticmethod\n    def split_points() -> List[bytes]:\n        \"\"\"Where to pre-split a table of these keys: one region per salt bucket.\"\"\"\n        return [_head(b)[:len(_head(b)) - len(SEP)] for b in range(1, BUCKETS)]\n"
+        "    @staticmethod\n    def split_points() -> List[bytes]:\n        \"\"\"Where to pre-split a table of these keys: one region per salt bucket.\"\"\"\n        return [_split(b) for b in range(1, BUCKETS)]\n"
     );
     scans(&mut py, plan);
     py
@@ -150,8 +178,24 @@ fn scans(py: &mut String, plan: &KeyPlan) {
         let k = scan.lead;
         let names: Vec<&str> = plan.fields[..k].iter().map(|f| f.name.as_str()).collect();
         let bucket = match &plan.salt {
-            Some(s) if scan.one_bucket => bucket_of(s, &plan.fields[s.by[0]].name),
+            Some(s) if scan.one_bucket => bucket_of(plan, s, ""),
             _ => "None".to_owned(),
+        };
+        // An ordered-code key's lowest key with these fields is shorter.
+        let oc = plan.ordered_code;
+        let drops = |fields: &[FieldPlan], extra: Option<&str>| -> String {
+            let mut d: Vec<String> = fields.iter().map(|f| oc_drop(f, &f.name)).collect();
+            if let (Some(x), Some(f)) = (extra, plan.fields.get(k)) {
+                d.push(oc_drop(f, x));
+            }
+            d.join(", ")
+        };
+        let descs = |n: usize| {
+            plan.fields[..n]
+                .iter()
+                .map(|f| py_bool(f.desc()))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         let encoded = (0..k)
             .map(|i| format!("_enc_{i}({})", names[i]))
@@ -163,9 +207,18 @@ fn scans(py: &mut String, plan: &KeyPlan) {
             } else {
                 format!("scan_by_{}", names.join("_"))
             };
+            let cut = if oc {
+                format!(
+                    ", _oc_cut(fields, [{}], [{}])",
+                    drops(&plan.fields[..k], None),
+                    descs(k)
+                )
+            } else {
+                String::new()
+            };
             let _ = write!(
                 py,
-                "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), _lead(fields, {n}), {exact})\n",
+                "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), _lead(fields, {n}), {exact}{cut})\n",
                 args = names.join(", "),
                 exact = py_bool(scan.exact),
             );
@@ -184,30 +237,108 @@ fn scans(py: &mut String, plan: &KeyPlan) {
         all.push(&next.name);
         let _ = write!(
             py,
-            "\n    @staticmethod\n    def range_by_{method_name}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values and whose `{field}` is in `[start, stop)` (`None`: unbounded; the ends' inclusivity as given), in value order.\"\"\"\n        fields = [{encoded}]\n        lo = None if start is None else _enc_{k}(start)\n        hi = None if stop is None else _enc_{k}(stop)\n        return _range_ranges(_heads({bucket}), _lead(fields, {n}), lo, hi, start_inclusive, stop_inclusive, {desc}, {raw})\n",
+            "\n    @staticmethod\n    def range_by_{method_name}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values and whose `{field}` is in `[start, stop)` (`None`: unbounded; the ends' inclusivity as given), in value order.\"\"\"\n        fields = [{encoded}]\n        lo = None if start is None else _enc_{k}(start)\n        hi = None if stop is None else _enc_{k}(stop)\n        return _range_ranges(_heads({bucket}), _lead(fields, {n}), lo, hi, start_inclusive, stop_inclusive, {desc}, {raw}{cuts})\n",
             method_name = all.join("_"),
             args = args.join(", "),
             field = next.name,
             desc = py_bool(scan.desc),
             raw = py_bool(scan.raw),
+            cuts = if oc {
+                let lead = drops(&plan.fields[..k], None);
+                let with = |b: &str| {
+                    format!(
+                        "None if {b} is None else _oc_cut(fields + [{b}], [{}], [{}])",
+                        drops(&plan.fields[..k], Some(if b == "lo" { "start" } else { "stop" })),
+                        descs(k + 1)
+                    )
+                };
+                format!(
+                    ", (_oc_cut(fields, [{lead}], [{}]), {}, {})",
+                    descs(k),
+                    with("lo"),
+                    with("hi")
+                )
+            } else {
+                String::new()
+            },
         );
     }
 }
 
-/// The bucket of a salted key as a Python expression: the hash of the
-/// `by` fields' encodings in `fields` (joined by the separator), or (`mod`)
-/// `value`, the one `by` field's value, modulo the buckets.
-fn bucket_of(s: &SaltPlan, value: &str) -> String {
-    let by: Vec<String> = s.by.iter().map(|i| format!("fields[{i}]")).collect();
+/// The bucket of a salted key as a Python expression over its values
+/// (`{owner}{field}`) and their encodings (`fields`): the hash of the `by`
+/// fields' encodings (joined by the separator; an ordered-code key's
+/// values' own bytes, `_part_{i}`), or (`mod`) the one `by` field's value,
+/// modulo the buckets.
+fn bucket_of(plan: &KeyPlan, s: &SaltPlan, owner: &str) -> String {
+    let by: Vec<String> =
+        s.by.iter()
+            .map(|&i| {
+                if plan.ordered_code {
+                    format!("_part_{i}({owner}{})", plan.fields[i].name)
+                } else {
+                    format!("fields[{i}]")
+                }
+            })
+            .collect();
+    let joined = format!("SEP.join([{}])", by.join(", "));
     match s.hash {
-        SaltHashKind::Xxh3 => format!(
-            "xxhash.xxh3_64_intdigest(SEP.join([{}])) % BUCKETS",
-            by.join(", ")
-        ),
-        SaltHashKind::Java => format!("abs(_java_hash(SEP.join([{}]))) % BUCKETS", by.join(", ")),
+        SaltHashKind::Xxh3 => format!("xxhash.xxh3_64_intdigest({joined}) % BUCKETS"),
+        SaltHashKind::Java => format!("abs(_java_hash({joined})) % BUCKETS"),
         // The plan refuses other hashes; `mod` takes one field's value.
-        _ => format!("{value} % BUCKETS"),
+        _ => format!("{owner}{} % BUCKETS", plan.fields[s.by[0]].name),
     }
+}
+
+/// Whether an ordered-code key leaves out the field (of value `v`) when
+/// it is the last: an empty ascending string.
+fn oc_drop(f: &FieldPlan, v: &str) -> String {
+    if f.oc_droppable() {
+        format!("len({v}) == 0")
+    } else {
+        "False".to_owned()
+    }
+}
+
+/// The list of each field's [`oc_drop`], its values `{owner}{field}`.
+fn oc_drops(plan: &KeyPlan, owner: &str) -> String {
+    let d: Vec<String> = plan
+        .fields
+        .iter()
+        .map(|f| oc_drop(f, &format!("{owner}{}", f.name)))
+        .collect();
+    format!("[{}]", d.join(", "))
+}
+
+/// An ordered-code field's `_enc_{i}(v)` (its bytes as a key stores them
+/// when more fields follow: escaped, terminated, inverted when `desc`),
+/// `_part_{i}(v)` (its own bytes: what a salt hashes) and `_dec_{i}(key,
+/// pos)`; `to_end`: the key's end may end it.
+fn oc_field_functions(py: &mut String, name: &str, i: usize, f: &FieldPlan, to_end: bool) {
+    let label = format!("{name}.{}", f.name);
+    let (part, value) = match f.scalar {
+        Scalar::Int { bits, signed } => (
+            format!("_oc_int(v, {bits}, {}, \"{label}\")", py_bool(signed)),
+            format!(
+                "_oc_unint64(content, {bits}, {}, \"{label}\")",
+                py_bool(signed)
+            ),
+        ),
+        s => {
+            let is_str = py_bool(s == Scalar::Str);
+            (
+                format!("_raw(v, {is_str}, \"{label}\")"),
+                format!("_unraw(content, {is_str}, \"{label}\")"),
+            )
+        }
+    };
+    let _ = write!(
+        py,
+        "\n\ndef _part_{i}(v):\n    return {part}\n\n\ndef _enc_{i}(v):\n    return _oc_field(_part_{i}(v), {desc})\n\n\ndef _dec_{i}(key, pos):\n    content, pos = _oc_read(key, pos, {int}, {to_end}, {desc}, \"{label}\")\n    return {value}, pos\n",
+        desc = py_bool(f.desc()),
+        int = py_bool(matches!(f.scalar, Scalar::Int { .. })),
+        to_end = py_bool(to_end),
+    );
 }
 
 /// `_enc_{i}(v) -> bytes` and `_dec_{i}(key, pos) -> (value, pos)` for one

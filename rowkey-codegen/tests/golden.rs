@@ -12,8 +12,8 @@ use rowkey_core::DynLayout;
 
 /// The README's key, the seed's call record (a text key), a layout of
 /// `Option`s, padding and a raw last field, one of a UUID and a
-/// timestamp, and a key family.
-const LAYOUTS: [(&str, &str); 5] = [
+/// timestamp, an ordered-code key and a key family.
+const LAYOUTS: [(&str, &str); 6] = [
     (
         "UserEvent",
         "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]",
@@ -29,6 +29,10 @@ const LAYOUTS: [(&str, &str); 5] = [
     (
         "Session",
         "[salt(user)/8 java][user Uuid][at desc_ts ts(micros) DateTime<Utc>][end ts(secs) Option<DateTime<Utc>>]",
+    ),
+    (
+        "Page",
+        "ordered_code [prefix \"v\\x00\\x01\"][salt(site)/8][site i64][ts desc i64][page String]",
     ),
     (
         "Log",

@@ -32,10 +32,15 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
     let mut cases = Vec::new();
     let mut rng = Rng(seed);
     for l in 0..layouts {
-        let (text, kinds) = if text && rng.chance(2) {
-            random_text_layout(&mut rng)
-        } else {
-            random_layout(&mut rng)
+        // The last layout of a full run: ordered-code keys spelled every
+        // way, right and wrong (below).
+        let crafted = l + 1 == layouts && layouts >= 100;
+        let (text, kinds) = match rng.below(6) {
+            _ if crafted => crafted_oc_layout(),
+            _ if !text => random_layout(&mut rng),
+            0..=2 => random_layout(&mut rng),
+            3 => random_oc_layout(&mut rng),
+            _ => random_text_layout(&mut rng),
         };
         let layout = DynLayout::parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {text}: {e}"));
         let text_key = text.starts_with("text(");
@@ -45,7 +50,7 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             .iter()
             .map(|s| hex(s))
             .collect();
-        for _ in 0..KEYS_PER_LAYOUT {
+        for case_no in 0..KEYS_PER_LAYOUT {
             // Values the layout stores (a reversed padded string must not
             // start with its pad, nor a reversed domain's last label end
             // with it): drawn again until they are.
@@ -101,6 +106,15 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
                 };
                 mutated.push(json!({ "key": hex(&bad), "values": decoded, "error": error }));
             }
+            if crafted && case_no == 0 {
+                for bad in crafted_oc_keys() {
+                    let (decoded, error) = match layout.decode(&bad) {
+                        Ok(v) => (json_values(&kinds, &v), Json::Null),
+                        Err(e) => (Json::Null, Json::String(e.to_string())),
+                    };
+                    mutated.push(json!({ "key": hex(&bad), "values": decoded, "error": error }));
+                }
+            }
             let scans = scan_vectors(&mut rng, &layout, &kinds, &values);
             cases.push(json!({
                 "seed": seed,
@@ -146,6 +160,9 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             " i128]",
             ") u128]",
             ") i128]",
+            "ordered_code [prefix",
+            "ordered_code [salt",
+            "desc String]",
             "Ipv4Addr",
             "Ipv6Addr",
             "Ulid",
@@ -556,6 +573,121 @@ fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) 
     }
     text.push_str(&field_text);
     (text, fields)
+}
+
+/// A random ordered-code layout (Bigtable's `OrderedCodeBytes` struct):
+/// `Int64`s (`i8`..`i64`, `u8`..`u32`), strings and bytes, ascending or
+/// `desc`, a prefix and every salt (at most 64 buckets), where the layout
+/// takes them (a prefix or salt needs a field every key writes).
+fn random_oc_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
+    let n = 1 + rng.below(4) as usize;
+    let mut fields = Vec::new();
+    let mut field_text = String::new();
+    for i in 0..n {
+        let desc = rng.chance(3);
+        let (kind, ty) = match rng.below(5) {
+            0 => (Kind::Str, "String".to_owned()),
+            1 => (Kind::Bytes, "Vec<u8>".to_owned()),
+            _ => {
+                let (bits, signed) = [
+                    (8, true),
+                    (16, true),
+                    (32, true),
+                    (64, true),
+                    (8, false),
+                    (16, false),
+                    (32, false),
+                ][rng.below(7) as usize];
+                (
+                    Kind::Int(bits, signed),
+                    format!("{}{bits}", if signed { 'i' } else { 'u' }),
+                )
+            }
+        };
+        let d = if desc { " desc" } else { "" };
+        let _ = write!(field_text, "[f{i}{d} {ty}]");
+        fields.push((kind, false, false, desc));
+    }
+    let mut head = String::new();
+    if rng.chance(3) {
+        head.push_str(r#"[prefix "t\x00\xFF\x00\x01"]"#);
+    }
+    match rng.below(4) {
+        1 => head.push_str("[salt/8]"),
+        2 => {
+            let _ = write!(head, "[salt(f{})/5 java]", n - 1);
+        }
+        3 => match fields
+            .iter()
+            .position(|&(k, _, _, d)| matches!(k, Kind::Int(_, false)) && !d)
+        {
+            Some(i) => {
+                let _ = write!(head, "[salt(f{i})/7 mod]");
+            }
+            None => head.push_str("[salt(f0)/64]"),
+        },
+        _ => {}
+    }
+    let text = format!("ordered_code {head}{field_text}");
+    if DynLayout::parse(&text).is_ok() {
+        (text, fields)
+    } else {
+        // Only ascending strings: no prefix or salt.
+        (format!("ordered_code {field_text}"), fields)
+    }
+}
+
+/// The layout whose keys [`crafted_oc_keys`] spells.
+fn crafted_oc_layout() -> (String, Vec<(Kind, bool, bool, bool)>) {
+    (
+        "ordered_code [f0 i64][f1 desc i32][f2 String]".to_owned(),
+        vec![
+            (Kind::Int(64, true), false, false, false),
+            (Kind::Int(32, true), false, false, true),
+            (Kind::Str, false, false, false),
+        ],
+    )
+}
+
+/// Keys of [`crafted_oc_layout`] that random mutations seldom make: each
+/// field spelled right and wrong (an `Int64` longer than it needs, at its
+/// limits, empty; a descending one inverted or not; a string empty,
+/// written out when it may be left out, holding `00` or `FF`, cut short),
+/// every combination, each decoded or refused as Rust does.
+fn crafted_oc_keys() -> Vec<Vec<u8>> {
+    let unhex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    let f0 = [
+        "810001",
+        "c0010001",
+        "800001",
+        "7f0001",
+        "ffc07fffffffffffffff0001",
+        "003f80000000000000000001",
+        "c0400001",
+        "e000400001",
+        "00000001",
+        "0001",
+        "81",
+    ];
+    // Desc: inverted `85 00 01` (5), `C0 05 00 01` (5, too long), `00 00`.
+    let f1 = ["7afffe", "3ffafffe", "fffffffe", "850001", ""];
+    let f2 = [
+        "616263", "", "00000001", "0000", "0001", "6100ff62", "61ff", "610001",
+    ];
+    let mut out = Vec::new();
+    for a in f0 {
+        for b in f1 {
+            for c in f2 {
+                out.push(unhex(&format!("{a}{b}{c}")));
+            }
+        }
+    }
+    out
 }
 
 /// A text key string's `#[reverse_domain]`, once in five.

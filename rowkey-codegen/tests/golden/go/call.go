@@ -21,7 +21,7 @@ const CallBuckets = 10
 
 var callPrefix = []byte("")
 
-var callSpec = rkSpec{prefix: callPrefix, sep: []byte("\x5f"), buckets: 10, digits: 1}
+var callSpec = rkSpec{prefix: callPrefix, sep: []byte("\x5f"), buckets: 10, digits: 1, oc: false}
 
 // Call is a key of CallLayout.
 type Call struct {

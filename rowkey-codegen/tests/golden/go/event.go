@@ -22,7 +22,7 @@ const EventBuckets = 4
 
 var eventPrefix = []byte("\x65")
 
-var eventSpec = rkSpec{prefix: eventPrefix, sep: []byte(""), buckets: 4, digits: 0}
+var eventSpec = rkSpec{prefix: eventPrefix, sep: []byte(""), buckets: 4, digits: 0, oc: false}
 
 // Event is a key of EventLayout.
 type Event struct {

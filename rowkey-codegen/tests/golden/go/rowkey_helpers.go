@@ -21,11 +21,16 @@ import (
 type rkSpec struct {
 	prefix, sep     []byte
 	buckets, digits int
+	// An ordered-code key's bucket is a one-byte Int64 field.
+	oc bool
 }
 
 // head is the prefix and bucket b: its byte, or its digits and the
-// separator.
+// separator, or (an ordered-code key) its Int64 field.
 func (s rkSpec) head(b int) []byte {
+	if s.oc {
+		return rkCat(s.prefix, []byte{0x80 | byte(b), 0, 1})
+	}
 	if s.digits > 0 {
 		d := strconv.Itoa(b)
 		for len(d) < s.digits {
@@ -38,7 +43,20 @@ func (s rkSpec) head(b int) []byte {
 
 func (s rkSpec) unhead(key []byte, pos int, field string) (int, error) {
 	var salt int
-	if s.digits > 0 {
+	if s.oc {
+		d, err := rkTake(key, pos, 3, field)
+		if err != nil {
+			return 0, err
+		}
+		if d[0] < 0x80 || d[0] > 0xBF {
+			return 0, fmt.Errorf("%s: the salt bucket is not a one-byte OrderedCodeBytes Int64 (80 to BF)", field)
+		}
+		if d[1] != 0 || d[2] != 1 {
+			return 0, fmt.Errorf("%s: no terminator after the salt bucket", field)
+		}
+		salt = int(d[0] & 0x3F)
+		pos += 3
+	} else if s.digits > 0 {
 		d, err := rkTake(key, pos, s.digits, field)
 		if err != nil {
 			return 0, err
@@ -98,6 +116,9 @@ func (s rkSpec) splitPoints() [][]byte {
 	out := [][]byte{}
 	for b := 1; b < s.buckets; b++ {
 		h := s.head(b)
+		if s.oc {
+			h = h[:len(h)-2]
+		}
 		out = append(out, h[:len(h)-len(s.sep)])
 	}
 	return out
@@ -445,6 +466,12 @@ func rkSucc(b []byte) []byte {
 }
 
 func rkEqRanges(heads [][]byte, p []byte, exact bool) [][2][]byte {
+	return rkEqRangesCut(heads, p, exact, -1)
+}
+
+// rkEqRangesCut is rkEqRanges whose start is cut at cut (an ordered-code
+// key's lowest key with these fields; -1: not cut).
+func rkEqRangesCut(heads [][]byte, p []byte, exact bool, cut int) [][2][]byte {
 	out := make([][2][]byte, 0, len(heads))
 	for _, h := range heads {
 		start := rkCat(h, p)
@@ -452,14 +479,30 @@ func rkEqRanges(heads [][]byte, p []byte, exact bool) [][2][]byte {
 		if exact {
 			stop = rkCat(start, []byte{0})
 		}
-		out = append(out, [2][]byte{start, stop})
+		out = append(out, [2][]byte{rkCat(h, rkCut(p, cut)), stop})
 	}
 	return out
 }
 
+// rkCut is b's first cut bytes (all of them when cut is -1).
+func rkCut(b []byte, cut int) []byte {
+	if cut < 0 {
+		return b
+	}
+	return b[:cut]
+}
+
 func rkRangeRanges(heads [][]byte, p, lo, hi []byte, loIncl, hiIncl, desc, raw bool) [][2][]byte {
+	return rkRangeRangesCut(heads, p, lo, hi, loIncl, hiIncl, desc, raw, [3]int{-1, -1, -1})
+}
+
+// rkRangeRangesCut is rkRangeRanges with where the lowest key ends (an
+// ordered-code key's) with the leading fields, with them and lo, and with
+// them and hi (-1: not cut).
+func rkRangeRangesCut(heads [][]byte, p, lo, hi []byte, loIncl, hiIncl, desc, raw bool, cuts [3]int) [][2][]byte {
 	if desc {
 		lo, hi, loIncl, hiIncl = hi, lo, hiIncl, loIncl
+		cuts[1], cuts[2] = cuts[2], cuts[1]
 	}
 	after := rkSucc
 	if raw {
@@ -468,10 +511,10 @@ func rkRangeRanges(heads [][]byte, p, lo, hi []byte, loIncl, hiIncl, desc, raw b
 	out := [][2][]byte{}
 	for _, h := range heads {
 		base := rkCat(h, p)
-		start := base
+		start := rkCat(h, rkCut(p, cuts[0]))
 		if lo != nil {
 			if loIncl {
-				start = rkCat(base, lo)
+				start = rkCat(h, rkCut(rkCat(p, lo), cuts[1]))
 			} else if start = after(rkCat(base, lo)); start == nil {
 				continue
 			}
@@ -481,7 +524,7 @@ func rkRangeRanges(heads [][]byte, p, lo, hi []byte, loIncl, hiIncl, desc, raw b
 			if hiIncl {
 				stop = after(rkCat(base, hi))
 			} else {
-				stop = rkCat(base, hi)
+				stop = rkCat(h, rkCut(rkCat(p, hi), cuts[2]))
 			}
 		}
 		if stop == nil || bytes.Compare(start, stop) < 0 {

@@ -23,7 +23,7 @@ const SessionBuckets = 8
 
 var sessionPrefix = []byte("")
 
-var sessionSpec = rkSpec{prefix: sessionPrefix, sep: []byte(""), buckets: 8, digits: 0}
+var sessionSpec = rkSpec{prefix: sessionPrefix, sep: []byte(""), buckets: 8, digits: 0, oc: false}
 
 // Session is a key of SessionLayout.
 type Session struct {

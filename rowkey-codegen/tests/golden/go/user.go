@@ -21,7 +21,7 @@ const UserBuckets = 0
 
 var userPrefix = []byte("\x75")
 
-var userSpec = rkSpec{prefix: userPrefix, sep: []byte(""), buckets: 0, digits: 0}
+var userSpec = rkSpec{prefix: userPrefix, sep: []byte(""), buckets: 0, digits: 0, oc: false}
 
 // User is a key of UserLayout.
 type User struct {

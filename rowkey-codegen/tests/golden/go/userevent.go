@@ -24,7 +24,7 @@ const UserEventBuckets = 16
 
 var userEventPrefix = []byte("")
 
-var userEventSpec = rkSpec{prefix: userEventPrefix, sep: []byte(""), buckets: 16, digits: 0}
+var userEventSpec = rkSpec{prefix: userEventPrefix, sep: []byte(""), buckets: 16, digits: 0, oc: false}
 
 // UserEvent is a key of UserEventLayout.
 type UserEvent struct {

@@ -21,7 +21,7 @@ const VisitBuckets = 4
 
 var visitPrefix = []byte("\x76")
 
-var visitSpec = rkSpec{prefix: visitPrefix, sep: []byte(""), buckets: 4, digits: 0}
+var visitSpec = rkSpec{prefix: visitPrefix, sep: []byte(""), buckets: 4, digits: 0, oc: false}
 
 // Visit is a key of VisitLayout.
 type Visit struct {

@@ -19,7 +19,7 @@ public record Call(long phone, long ts) {
     /** The number of salt buckets (0: no salt). */
     public static final int BUCKETS = 10;
     private static final byte[] PREFIX = {};
-    private static final Spec SPEC = new Spec(PREFIX, new byte[] {(byte) 0x5f}, BUCKETS, 1);
+    private static final Spec SPEC = new Spec(PREFIX, new byte[] {(byte) 0x5f}, BUCKETS, 1, false);
 
     private static byte[] enc0(long v) {
         return udig(v, 11, false, "Call.phone");
@@ -73,7 +73,8 @@ public record Call(long phone, long ts) {
         if (pos[0] != key.length) {
             throw new IllegalArgumentException("Call: " + (key.length - pos[0]) + " bytes after the last field");
         }
-        return new Call(v0, v1);
+        Call k = new Call(v0, v1);
+        return k;
     }
 
     /** Where to pre-split a table of these keys: one region per salt bucket. */

@@ -19,7 +19,7 @@ public record Event(long id, long ts) implements Log {
     /** The number of salt buckets (0: no salt). */
     public static final int BUCKETS = 4;
     private static final byte[] PREFIX = {(byte) 0x65};
-    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0);
+    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0, false);
 
     private static byte[] enc0(long v) {
         return be(checkRange(v, 4294967295L, "Event.id", "u32"), 4);
@@ -72,7 +72,8 @@ public record Event(long id, long ts) implements Log {
         if (pos[0] != key.length) {
             throw new IllegalArgumentException("Event: " + (key.length - pos[0]) + " bytes after the last field");
         }
-        return new Event(v0, v1);
+        Event k = new Event(v0, v1);
+        return k;
     }
 
     /** Where to pre-split a table of these keys: one region per salt bucket. */

@@ -531,9 +531,12 @@ final class RowkeyHelpers {
     }
 
     /** What a key's bytes start with and how its fields join. */
-    record Spec(byte[] prefix, byte[] sep, int buckets, int digits) {
-        /** The prefix and bucket b: its byte, or its digits and the separator. */
+    record Spec(byte[] prefix, byte[] sep, int buckets, int digits, boolean oc) {
+        /** The prefix and bucket b: its byte, or its digits and the separator, or (an ordered-code key) its one-byte Int64 field. */
         byte[] head(int b) {
+            if (oc) {
+                return cat(prefix, new byte[] {(byte) (0x80 | b), 0, 1});
+            }
             if (digits > 0) {
                 return cat(prefix, utf8(String.format("%0" + digits + "d", b)), sep);
             }
@@ -542,7 +545,17 @@ final class RowkeyHelpers {
 
         int unhead(byte[] key, int pos, String field) {
             int salt;
-            if (digits > 0) {
+            if (oc) {
+                byte[] d = take(key, pos, 3, field);
+                if ((d[0] & 0xC0) != 0x80) {
+                    throw fail(field, "the salt bucket is not a one-byte OrderedCodeBytes Int64 (80 to BF)");
+                }
+                if (d[1] != 0 || d[2] != 1) {
+                    throw fail(field, "no terminator after the salt bucket");
+                }
+                salt = d[0] & 0x3F;
+                pos += 3;
+            } else if (digits > 0) {
                 byte[] d = take(key, pos, digits, field);
                 if (!isDigits(d)) {
                     throw fail(field, "not a bucket's digits");
@@ -596,7 +609,7 @@ final class RowkeyHelpers {
             byte[][] out = new byte[Math.max(buckets - 1, 0)][];
             for (int b = 1; b < buckets; b++) {
                 byte[] h = head(b);
-                out[b - 1] = Arrays.copyOf(h, h.length - sep.length);
+                out[b - 1] = Arrays.copyOf(h, h.length - (oc ? 2 : sep.length));
             }
             return out;
         }
@@ -746,16 +759,41 @@ final class RowkeyHelpers {
 
 
     static List<byte[][]> eqRanges(List<byte[]> heads, byte[] p, boolean exact) {
+        return eqRanges(heads, p, exact, -1);
+    }
+
+    /** {@link #eqRanges} whose start is cut at {@code cut} (an ordered-code key's lowest key with these fields; -1: not cut). */
+    static List<byte[][]> eqRanges(List<byte[]> heads, byte[] p, boolean exact, int cut) {
         List<byte[][]> out = new ArrayList<>();
         for (byte[] h : heads) {
             byte[] start = cat(h, p);
-            out.add(new byte[][] {start, exact ? cat(start, new byte[] {0}) : succ(start)});
+            out.add(new byte[][] {cat(h, cut(p, cut)), exact ? cat(start, new byte[] {0}) : succ(start)});
         }
         return out;
     }
 
+    /** {@code f} and one more field. */
+    static byte[][] cat2(byte[][] f, byte[] x) {
+        byte[][] out = Arrays.copyOf(f, f.length + 1);
+        out[f.length] = x;
+        return out;
+    }
+
+    /** {@code b}'s first {@code cut} bytes (all of them when cut is -1). */
+    static byte[] cut(byte[] b, int cut) {
+        return cut < 0 ? b : Arrays.copyOf(b, cut);
+    }
+
     static List<byte[][]> rangeRanges(List<byte[]> heads, byte[] p, byte[] lo, byte[] hi,
             boolean loIncl, boolean hiIncl, boolean desc, boolean raw) {
+        return rangeRanges(heads, p, lo, hi, loIncl, hiIncl, desc, raw, new int[] {-1, -1, -1});
+    }
+
+    /** {@link #rangeRanges} with where the lowest key ends (an ordered-code key's) with the leading fields, with them and lo, and with them and hi (-1: not cut). */
+    static List<byte[][]> rangeRanges(List<byte[]> heads, byte[] p, byte[] lo, byte[] hi,
+            boolean loIncl, boolean hiIncl, boolean desc, boolean raw, int[] cuts) {
+        int loCut = cuts[1];
+        int hiCut = cuts[2];
         if (desc) {
             byte[] t = lo;
             lo = hi;
@@ -763,14 +801,16 @@ final class RowkeyHelpers {
             boolean ti = loIncl;
             loIncl = hiIncl;
             hiIncl = ti;
+            loCut = cuts[2];
+            hiCut = cuts[1];
         }
         List<byte[][]> out = new ArrayList<>();
         for (byte[] h : heads) {
             byte[] base = cat(h, p);
-            byte[] start = base;
+            byte[] start = cat(h, cut(p, cuts[0]));
             if (lo != null) {
                 if (loIncl) {
-                    start = cat(base, lo);
+                    start = cat(h, cut(cat(p, lo), loCut));
                 } else {
                     start = raw ? cat(base, lo, new byte[] {0}) : succ(cat(base, lo));
                     if (start.length == 0) {
@@ -785,7 +825,7 @@ final class RowkeyHelpers {
             } else if (hiIncl) {
                 stop = raw ? cat(base, hi, new byte[] {0}) : succ(cat(base, hi));
             } else {
-                stop = cat(base, hi);
+                stop = cat(h, cut(cat(p, hi), hiCut));
                 if (stop.length == 0) {
                     continue;
                 }

@@ -19,7 +19,7 @@ public record Session(java.util.UUID user, java.time.Instant at, Optional<java.t
     /** The number of salt buckets (0: no salt). */
     public static final int BUCKETS = 8;
     private static final byte[] PREFIX = {};
-    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0);
+    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0, false);
 
     private static byte[] enc0(java.util.UUID v) {
         return uuid16(v);
@@ -94,7 +94,8 @@ public record Session(java.util.UUID user, java.time.Instant at, Optional<java.t
         if (pos[0] != key.length) {
             throw new IllegalArgumentException("Session: " + (key.length - pos[0]) + " bytes after the last field");
         }
-        return new Session(v0, v1, v2);
+        Session k = new Session(v0, v1, v2);
+        return k;
     }
 
     /** Where to pre-split a table of these keys: one region per salt bucket. */

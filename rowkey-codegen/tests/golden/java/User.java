@@ -19,7 +19,7 @@ public record User(long id) implements Log {
     /** The number of salt buckets (0: no salt). */
     public static final int BUCKETS = 0;
     private static final byte[] PREFIX = {(byte) 0x75};
-    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0);
+    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0, false);
 
     private static byte[] enc0(long v) {
         return be(checkRange(v, 4294967295L, "User.id", "u32"), 4);
@@ -59,7 +59,8 @@ public record User(long id) implements Log {
         if (pos[0] != key.length) {
             throw new IllegalArgumentException("User: " + (key.length - pos[0]) + " bytes after the last field");
         }
-        return new User(v0);
+        User k = new User(v0);
+        return k;
     }
 
     /** Where to pre-split a table of these keys: one region per salt bucket. */

@@ -20,7 +20,7 @@ public record UserEvent(long userId, long tsMillis, String kind) {
     /** The number of salt buckets (0: no salt). */
     public static final int BUCKETS = 16;
     private static final byte[] PREFIX = {};
-    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0);
+    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0, false);
 
     private static byte[] enc0(long v) {
         return be(v, 8);
@@ -85,7 +85,8 @@ public record UserEvent(long userId, long tsMillis, String kind) {
         if (pos[0] != key.length) {
             throw new IllegalArgumentException("UserEvent: " + (key.length - pos[0]) + " bytes after the last field");
         }
-        return new UserEvent(v0, v1, v2);
+        UserEvent k = new UserEvent(v0, v1, v2);
+        return k;
     }
 
     /** Where to pre-split a table of these keys: one region per salt bucket. */

@@ -19,7 +19,7 @@ public record Visit(int site, Optional<Long> day, String page) {
     /** The number of salt buckets (0: no salt). */
     public static final int BUCKETS = 4;
     private static final byte[] PREFIX = {(byte) 0x76};
-    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0);
+    private static final Spec SPEC = new Spec(PREFIX, new byte[] {}, BUCKETS, 0, false);
 
     private static byte[] enc0(int v) {
         return be(checkRange(v, 65535L, "Visit.site", "u16"), 2);
@@ -95,7 +95,8 @@ public record Visit(int site, Optional<Long> day, String page) {
         if (pos[0] != key.length) {
             throw new IllegalArgumentException("Visit: " + (key.length - pos[0]) + " bytes after the last field");
         }
-        return new Visit(v0, v1, v2);
+        Visit k = new Visit(v0, v1, v2);
+        return k;
     }
 
     /** Where to pre-split a table of these keys: one region per salt bucket. */

@@ -21,6 +21,7 @@ PREFIX = b"\x75"
 BUCKETS = 0
 SEP = b""
 _BUCKET_DIGITS = 0
+_OC_SALT = False
 
 def _fail(field, why):
     return ValueError(f"{field}: {why}")
@@ -191,14 +192,31 @@ def _succ(b):
 
 
 def _head(bucket):
-    """The prefix and the salt: the bucket's byte, or its digits and SEP."""
+    """The prefix and the salt: the bucket's byte, or its digits and SEP, or
+    (an ordered-code key) its one-byte Int64 field."""
+    if _OC_SALT:
+        return PREFIX + bytes([0x80 | bucket, 0, 1])
     if _BUCKET_DIGITS:
         return PREFIX + str(bucket).zfill(_BUCKET_DIGITS).encode() + SEP
     return PREFIX + bytes([bucket])
 
 
+def _split(bucket):
+    """A split point: the bucket's head without its separator (an
+    ordered-code key's: without the salt field's terminator)."""
+    h = _head(bucket)
+    return h[:-2] if _OC_SALT else h[:len(h) - len(SEP)]
+
+
 def _unhead(key, pos, field):
-    if _BUCKET_DIGITS:
+    if _OC_SALT:
+        head = _take(key, pos, 3, field)
+        if not 0x80 <= head[0] <= 0xBF:
+            raise _fail(field, "the salt bucket is not a one-byte OrderedCodeBytes Int64 (80 to BF)")
+        if head[1:] != b"\x00\x01":
+            raise _fail(field, "no terminator after the salt bucket")
+        salt, pos = head[0] & 0x3F, pos + 3
+    elif _BUCKET_DIGITS:
         text = _take(key, pos, _BUCKET_DIGITS, field)
         if not _isdigits(text):
             raise _fail(field, f"{text!r} is not a bucket's digits")
@@ -319,27 +337,37 @@ def _undelim(key, pos, field):
     return _delim(key[pos:end], field), end + len(SEP)
 
 
-def _eq_ranges(heads, p, exact):
-    return [(h + p, h + p + b"\x00" if exact else _succ(h + p)) for h in heads]
+def _eq_ranges(heads, p, exact, cut=None):
+    """`cut`: where the lowest key with these fields ends (an ordered-code
+    key's, shorter than `p`)."""
+    low = p if cut is None else p[:cut]
+    return [(h + low, h + p + b"\x00" if exact else _succ(h + p)) for h in heads]
 
 
-def _range_ranges(heads, p, lo, hi, lo_incl, hi_incl, desc, raw):
+def _range_ranges(heads, p, lo, hi, lo_incl, hi_incl, desc, raw, cuts=(None, None, None)):
+    """`cuts`: where the lowest key with the leading fields, with them and
+    `lo`, and with them and `hi` ends (an ordered-code key's), or `None`."""
+    p_cut, lo_cut, hi_cut = cuts
     if desc:
-        lo, hi, lo_incl, hi_incl = hi, lo, hi_incl, lo_incl
+        lo, hi, lo_incl, hi_incl, lo_cut, hi_cut = hi, lo, hi_incl, lo_incl, hi_cut, lo_cut
+    low = lambda b, cut: b if cut is None else b[:cut]
     # The first row after every key whose field is `v`: after the prefix
     # of its bytes, or (a raw last field) after the one key.
     after = (lambda b: b + b"\x00") if raw else _succ
     out = []
     for h in heads:
         base = h + p
-        start = base if lo is None else (base + lo if lo_incl else after(base + lo))
+        if lo is None:
+            start = h + low(p, p_cut)
+        else:
+            start = h + low(p + lo, lo_cut) if lo_incl else after(base + lo)
         # `None`: to the end of the table (an empty stop row in HBase).
         if hi is None:
             stop = _succ(base) or None
         elif hi_incl:
             stop = after(base + hi) or None
         else:
-            stop = base + hi
+            stop = h + low(p + hi, hi_cut)
         # An empty range (`start` at or after `stop`, or past every key:
         # nothing after an all-`FF` lower bound) reads nothing: left out.
         if start == b"" and lo is not None and not lo_incl:
@@ -561,12 +589,13 @@ class User:
         id, pos = _dec_0(key, pos)
         if pos != len(key):
             raise ValueError(f"User: {len(key) - pos} bytes after the last field")
-        return cls(id)
+        k = cls(id)
+        return k
 
     @staticmethod
     def split_points() -> List[bytes]:
         """Where to pre-split a table of these keys: one region per salt bucket."""
-        return [_head(b)[:len(_head(b)) - len(SEP)] for b in range(1, BUCKETS)]
+        return [_split(b) for b in range(1, BUCKETS)]
 
     @staticmethod
     def scan_all() -> List[Tuple[bytes, bytes]]:
