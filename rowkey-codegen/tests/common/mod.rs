@@ -28,7 +28,8 @@ pub fn seed() -> u64 {
         .unwrap_or(0x5EED_2026)
 }
 
-/// `layouts` random layouts of `seed` (half of them text keys when `text`)
+/// `layouts` random layouts of `seed` (with `text`, a third of them text
+/// keys and a sixth ordered-code keys; the last one [`crafted_oc_layout`])
 /// with [`KEYS_PER_LAYOUT`] keys each: the layouts
 /// (their text and `DynLayout`) and the cases (each naming its layout by
 /// its position, `"layout_index"`).
