@@ -54,6 +54,7 @@ fn value_type(f: &FieldPlan) -> String {
         Scalar::Char => "rune".to_owned(),
         Scalar::Float { bits } => format!("float{bits}"),
         Scalar::Uuid | Scalar::Ulid => "[16]byte".to_owned(),
+        Scalar::Opaque { len } => format!("[{len}]byte"),
         Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip => "netip.Addr".to_owned(),
     };
     let t = if f.time.is_some() {
@@ -603,7 +604,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                 (_, Scalar::Ipv6) => format!("b, err := rkIPv6({v}, \"{label}\")"),
                 (_, Scalar::Ip) => format!("b, err := rkIP({v}, \"{label}\")"),
                 (Encoding::TextForm, _) => format!("b, err := rkUUIDText({v}), error(nil)"),
-                (_, Scalar::Uuid | Scalar::Ulid) => {
+                (_, Scalar::Uuid | Scalar::Ulid | Scalar::Opaque { .. }) => {
                     format!("b, err := append([]byte{{}}, {v}[:]...), error(nil)")
                 }
                 (_, Scalar::Bool) => {
@@ -751,6 +752,7 @@ fn field_functions(go: &mut String, name: &str, lower: &str, i: usize, f: &Field
                     "v, err := rkUnUUIDText(b, \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
                 ),
                 (_, Scalar::Uuid | Scalar::Ulid) => "var v [16]byte\n\tcopy(v[:], b)".to_owned(),
+                (_, Scalar::Opaque { len }) => format!("var v [{len}]byte\n\tcopy(v[:], b)"),
                 (_, Scalar::Bool) => format!(
                     "v, err := rkBool(b[0], \"{label}\")\n\tif err != nil {{\n\t\treturn zero, 0, err\n\t}}"
                 ),

@@ -50,6 +50,7 @@ pub fn plain_type(f: &FieldPlan) -> &'static str {
     }
     match f.scalar {
         Scalar::Uuid => "java.util.UUID",
+        Scalar::Opaque { .. } => "byte[]",
         Scalar::Ulid => "byte[]",
         Scalar::Ipv4 => "java.net.Inet4Address",
         Scalar::Ipv6 => "java.net.Inet6Address",
@@ -586,6 +587,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             (_, Scalar::Ip) => format!("ip({v})"),
             (Encoding::TextForm, _) => format!("uuidText({v})"),
             (_, Scalar::Uuid) => format!("uuid16({v})"),
+            (_, Scalar::Opaque { len }) => format!("opaque({v}, {len}, \"{label}\")"),
             (_, Scalar::Bool) => format!("new byte[] {{(byte) ({v} ? 1 : 0)}}"),
             (_, Scalar::Char) => format!("chr({v}, \"{label}\")"),
             (_, Scalar::Float { bits: 32 }) => format!("f32({v})"),
@@ -785,6 +787,7 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
                 (_, Scalar::Ip) => format!("unip(b, \"{label}\")"),
                 (Encoding::TextForm, _) => format!("unuuidText(b, \"{label}\")"),
                 (_, Scalar::Uuid) => "unuuid16(b)".to_owned(),
+                (_, Scalar::Opaque { .. }) => "b".to_owned(),
                 (_, Scalar::Bool) => format!("bool(b[0], \"{label}\")"),
                 (_, Scalar::Char) => format!("unchr(b, \"{label}\")"),
                 (_, Scalar::Float { bits: 32 }) => "unf32(b)".to_owned(),

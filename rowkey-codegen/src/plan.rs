@@ -185,6 +185,12 @@ pub enum Scalar {
     /// 26 uppercase Crockford base32 characters; its 16 bytes in the
     /// generated code.
     Ulid,
+    /// A type the runtime does not know, given its width in the layout (a
+    /// user's `FixedField`, `[id Sku 8]`): its `len` bytes as they are.
+    Opaque {
+        /// The width.
+        len: usize,
+    },
     /// Either (`IpAddr`): `04`, 4 octets and 12 zero bytes, or `06` and 16
     /// octets; in a text key `4` or `6` and the IPv6 text (an IPv4
     /// address as its IPv4-mapped IPv6 address).
@@ -207,6 +213,7 @@ impl FieldPlan {
             (Encoding::TextForm, _) => Some(36),
             (_, Scalar::Uuid | Scalar::Ipv6 | Scalar::Ulid) => Some(16),
             (_, Scalar::Ipv4) => Some(4),
+            (_, Scalar::Opaque { len }) => Some(len),
             (_, Scalar::Ip) => Some(17),
             (Encoding::Escaped { .. } | Encoding::Raw, _) => None,
             (_, Scalar::Bool) => Some(1),
@@ -354,6 +361,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             "a key family as one key (generate its members: `generate`)".into(),
         ));
     }
+    let ordered_code = layout.format() == Format::OrderedCode;
     let sep = match layout.format() {
         Format::Binary => Vec::new(),
         Format::Text { sep } => sep.as_bytes().to_vec(),
@@ -391,6 +399,14 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             }
             "str" => Scalar::Str,
             "bytes" => Scalar::Bytes,
+            // A type the runtime does not know, given its width (a user's
+            // `FixedField`): its bytes.
+            _ if sep.is_empty() && !ordered_code => match f.width() {
+                rowkey_core::layout::FieldWidth::Fixed(len) if f.unit().is_none() => {
+                    Scalar::Opaque { len }
+                }
+                _ => return Err(refuse(Some(name), format!("fields of type `{inner}`"))),
+            },
             other => return Err(refuse(Some(name), format!("fields of type `{other}`"))),
         };
         if f.key_field().is_some() && matches!(scalar, Scalar::Int { bits: 128, .. }) {
@@ -488,7 +504,7 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         }
     };
     Ok(KeyPlan {
-        ordered_code: layout.format() == Format::OrderedCode,
+        ordered_code,
         layout_text: layout.to_string(),
         layout_id: layout.id(),
         prefix: layout.prefix().to_vec(),

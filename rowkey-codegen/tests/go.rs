@@ -307,6 +307,9 @@ fn convert(f: &FieldPlan, v: &str) -> String {
         _ if f.time.is_some() => "asTime".to_owned(),
         Scalar::Uuid => "asUUID".to_owned(),
         Scalar::Ulid => "asULID".to_owned(),
+        Scalar::Opaque { len } => format!(
+            "func(x any) [{len}]byte {{ var a [{len}]byte; copy(a[:], asBytes(x)); return a }}"
+        ),
         Scalar::Ipv4 | Scalar::Ipv6 | Scalar::Ip => "asIP".to_owned(),
         Scalar::Int { bits: 128, signed } => {
             format!("as{}128", if signed { "Int" } else { "Uint" })

@@ -523,3 +523,10 @@ def _unulid_text(b, field):
     for c in s:
         n = n * 32 + _CROCKFORD.index(c)
     return n.to_bytes(16, "big")
+
+
+def _opaque(v, n, field):
+    """A value the runtime does not know (a user's FixedField): its n bytes."""
+    if not isinstance(v, (bytes, bytearray)) or len(v) != n:
+        raise _fail(field, f"expected {n} bytes, got {v!r}")
+    return bytes(v)

@@ -313,6 +313,11 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
         let desc = rng.chance(3);
         let option = rng.chance(4);
         let (kind, ty) = match rng.below(15) {
+            // A type the runtime does not know, given its width.
+            14 if rng.chance(3) => {
+                let len = 1 + rng.below(6) as usize;
+                (Kind::Opaque(len), format!("Sku{i} {len}"))
+            }
             14 => {
                 let which = rng.below(3) as usize;
                 (Kind::Ip(which), IP_TYPES[which].to_owned())
@@ -375,6 +380,8 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
                 )
             }
         };
+        // (No Option of a type the runtime does not know.)
+        let option = option && !matches!(kind, Kind::Opaque(_));
         let desc_ts =
             matches!(kind, Kind::Int(32 | 64, _) | Kind::Time(_)) && !desc && rng.chance(3);
         // `#[reverse]` on any value but a bool, `#[reverse_domain]` on

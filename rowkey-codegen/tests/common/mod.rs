@@ -172,6 +172,7 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
             "Ipv4Addr",
             "Ipv6Addr",
             "Ulid",
+            " Sku",
             " IpAddr",
         ] {
             assert!(
@@ -243,6 +244,8 @@ enum Kind {
     Uuid,
     /// A ULID (its 16 bytes).
     Ulid,
+    /// A type the runtime does not know, of this width (its bytes).
+    Opaque(usize),
     /// An IP address: `Ipv4Addr` (0), `Ipv6Addr` (1) or `IpAddr` (2); its
     /// value the key bytes (`IpAddr`'s tagged).
     Ip(usize),
@@ -288,6 +291,7 @@ fn random_value(rng: &mut Rng, kind: Kind, desc_ts: bool) -> Value {
             }
         }
         Kind::Bool => Value::Bool(rng.chance(2)),
+        Kind::Opaque(len) => Value::Bytes((0..len).map(|_| rng.next() as u8).collect()),
         Kind::Ip(which) => {
             let v4: Vec<u8> = (0..4).map(|_| rng.next() as u8).collect();
             let v6: Vec<u8> = match rng.below(3) {

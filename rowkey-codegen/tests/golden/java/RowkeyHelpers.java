@@ -269,6 +269,14 @@ final class RowkeyHelpers {
         return out;
     }
 
+    /** A value the runtime does not know (a user's FixedField): its n bytes. */
+    static byte[] opaque(byte[] v, int n, String field) {
+        if (v.length != n) {
+            throw fail(field, "expected " + n + " bytes, not " + v.length);
+        }
+        return v.clone();
+    }
+
     /** A UUID's 16 bytes (RFC 9562 order). */
     static byte[] uuid16(java.util.UUID u) {
         return ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();

@@ -551,6 +551,13 @@ def _unulid_text(b, field):
     return n.to_bytes(16, "big")
 
 
+def _opaque(v, n, field):
+    """A value the runtime does not know (a user's FixedField): its n bytes."""
+    if not isinstance(v, (bytes, bytearray)) or len(v) != n:
+        raise _fail(field, f"expected {n} bytes, got {v!r}")
+    return bytes(v)
+
+
 def _enc_0(v):
     return _int(v, 64, False, "UserEvent.user_id")
 
