@@ -742,7 +742,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "gen",
             "python",
             "--layout",
-            "[salt(b)/4 mod][a u32][b u128]",
+            "[a u32][b Kind(i128: A = -1, B = 1)]",
             "--name",
             "K",
             "--package",
@@ -750,7 +750,7 @@ fn gen_python_writes_the_derived_keys_bytes() {
             "--out",
             out_dir,
         ]),
-        "rowkey: gen: python: field `b`: a mod salt over a 128-bit integer not supported yet\n"
+        "rowkey: gen: python: field `b`: field enums of a 128-bit repr not supported yet\n"
     );
     assert_eq!(
         fails(&[

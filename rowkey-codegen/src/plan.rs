@@ -34,6 +34,15 @@ pub struct KeyPlan {
 }
 
 impl KeyPlan {
+    /// A `mod` salt over a 128-bit integer: its value's remainder needs
+    /// the language's big integers.
+    pub fn mod_over_128(&self) -> bool {
+        self.salt.as_ref().is_some_and(|s| {
+            s.hash == SaltHashKind::Mod
+                && matches!(self.fields[s.by[0]].scalar, Scalar::Int { bits: 128, .. })
+        })
+    }
+
     /// In an ordered-code key: whether field `i` may be the last one a key
     /// writes, and is ascending, so that the key's end can end it (the
     /// fields from the last one every key writes on).
@@ -479,14 +488,6 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
                 })
                 .collect();
             match s.hash() {
-                SaltHashKind::Mod
-                    if matches!(fields[by[0]].scalar, Scalar::Int { bits: 128, .. }) =>
-                {
-                    return Err(refuse(
-                        Some(&fields[by[0]].name),
-                        "a mod salt over a 128-bit integer".into(),
-                    ));
-                }
                 SaltHashKind::Xxh3 | SaltHashKind::Java | SaltHashKind::Mod => {}
                 other => return Err(refuse(None, format!("the salt hash {other:?}"))),
             }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{go_bytes, scan_function, scan_params, with_header};
+use super::names::{go_bytes, scan_function, scan_params, with_header};
 use crate::plan::{EnumPlan, FamilyPlan, KeyPlan, Scalar};
 
 /// The file `{enum}_enum.go` of a field enum: a named integer type, its

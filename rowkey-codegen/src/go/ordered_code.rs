@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::value_type;
+use super::names::value_type;
 use crate::plan::{FieldPlan, Scalar};
 
 /// Whether an ordered-code key leaves out the field (of value `v`) when it

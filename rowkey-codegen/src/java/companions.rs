@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{java_bytes, scan_method, scan_params};
+use super::types::{java_bytes, scan_method, scan_params};
 use crate::plan::{FamilyPlan, KeyPlan};
 
 /// `{name}HBase.java` (`--hbase`): every scan of the key as HBase client

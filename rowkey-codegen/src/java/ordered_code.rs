@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::plain_type;
+use super::types::plain_type;
 use crate::plan::{FieldPlan, Scalar};
 
 /// Whether an ordered-code key leaves out the field (of value `v`) when it

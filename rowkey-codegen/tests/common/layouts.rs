@@ -163,7 +163,7 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
         3 => {
             if let Some(i) = fields
                 .iter()
-                .position(|&(k, _, _, d)| matches!(k, Kind::Digits(b, false, _) if b < 128) && !d)
+                .position(|&(k, _, _, d)| matches!(k, Kind::Digits(_, false, _)) && !d)
             {
                 let _ = write!(text, "[salt(f{i})/12 mod]");
             } else {
@@ -424,9 +424,10 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
         }
         3 => {
             // `mod` needs an unsigned integer, not an Option.
-            if let Some(i) = fields.iter().position(|&(k, o, ts, d)| {
-                matches!(k, Kind::Int(b, false) if b < 128) && !o && !ts && !d
-            }) {
+            if let Some(i) = fields
+                .iter()
+                .position(|&(k, o, ts, d)| matches!(k, Kind::Int(_, false)) && !o && !ts && !d)
+            {
                 let _ = write!(text, "[salt(f{i})/7 mod]");
             } else {
                 text.push_str("[salt(f0)/16]");

@@ -180,6 +180,12 @@ pub fn vectors(seed: u64, layouts: usize, text: bool) -> (Vec<(String, DynLayout
                 "seed {seed}: no layout has `{part}`"
             );
         }
+        assert!(
+            out.iter().any(
+                |(_, l)| rowkey_codegen::plan(l.layout(), "go").is_ok_and(|p| p.mod_over_128())
+            ),
+            "seed {seed}: no layout has a mod salt over a 128-bit integer"
+        );
     }
     (out, cases)
 }

@@ -1,117 +1,14 @@
-//! Java 17: a record with `toBytes`, `fromBytes`, `bucket`, `splitPoints`,
-//! the scans and `toStringBinary`, in the standard library but for
-//! OpenHFT's `zero-allocation-hashing` where the salt is XXH3. The key's
-//! file, and `RowkeyHelpers.java` (the format's rules, the same for every
-//! key of a package; `RowkeyOrderedCode.java` beside it for an
-//! ordered-code key); the `--hbase` scans and a key family's interface in
-//! `companions`.
-
-mod companions;
-mod ordered_code;
+//! A Java key's file: its record, `toBytes`, `fromBytes`, `bucket`,
+//! `splitPoints`, the scans and `toStringBinary`, and each field's
+//! encoding.
 
 use std::fmt::Write as _;
 
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
-pub use companions::{family_file, hbase_file};
-use ordered_code::{oc_drop, oc_field_methods};
-
-use crate::plan::{FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar, ScanPlan};
-
-/// The helpers every package of generated keys carries.
-pub const HELPERS: &str = include_str!("java/RowkeyHelpers.java");
-
-/// The ordered-code helpers, written beside them for a package with an
-/// ordered-code key.
-pub const OC_HELPERS: &str = include_str!("java/RowkeyOrderedCode.java");
-
-/// `user_id` → `userId`.
-pub fn camel(name: &str) -> String {
-    let mut out = String::new();
-    for (i, p) in name.split('_').filter(|p| !p.is_empty()).enumerate() {
-        let mut c = p.chars();
-        if let Some(f) = c.next() {
-            if i == 0 {
-                out.push(f.to_ascii_lowercase());
-            } else {
-                out.push(f.to_ascii_uppercase());
-            }
-            out.push_str(c.as_str());
-        }
-    }
-    out
-}
-
-/// The Java type of a plain value: `long` for `u32` and `u64` (the bits),
-/// `int` for `u8` and `u16`.
-pub fn plain_type(f: &FieldPlan) -> &'static str {
-    if f.time.is_some() {
-        return "java.time.Instant";
-    }
-    match f.scalar {
-        Scalar::Uuid => "java.util.UUID",
-        Scalar::Opaque { .. } => "byte[]",
-        Scalar::Ulid => "byte[]",
-        Scalar::Ipv4 => "java.net.Inet4Address",
-        Scalar::Ipv6 => "java.net.Inet6Address",
-        Scalar::Ip => "java.net.InetAddress",
-        Scalar::Int { bits: 128, .. } => "java.math.BigInteger",
-        Scalar::Bool => "boolean",
-        Scalar::Str => "String",
-        Scalar::Bytes => "byte[]",
-        Scalar::Char => "int",
-        Scalar::Float { bits: 32 } => "float",
-        Scalar::Float { .. } => "double",
-        Scalar::Int {
-            bits: 8,
-            signed: true,
-        } => "byte",
-        Scalar::Int {
-            bits: 16,
-            signed: true,
-        } => "short",
-        Scalar::Int {
-            bits: 32,
-            signed: true,
-        } => "int",
-        Scalar::Int {
-            bits: 8 | 16,
-            signed: false,
-        } => "int",
-        Scalar::Int { .. } => "long",
-    }
-}
-
-/// The boxed type.
-pub fn boxed_type(f: &FieldPlan) -> &'static str {
-    match plain_type(f) {
-        "boolean" => "Boolean",
-        "float" => "Float",
-        "double" => "Double",
-        "byte" => "Byte",
-        "short" => "Short",
-        "int" => "Integer",
-        "long" => "Long",
-        other => other,
-    }
-}
-
-/// The component's type.
-pub fn component_type(f: &FieldPlan) -> String {
-    let plain = match &f.key_enum {
-        Some(e) => e.name.as_str(),
-        None => plain_type(f),
-    };
-    let boxed = match &f.key_enum {
-        Some(e) => e.name.as_str(),
-        None => boxed_type(f),
-    };
-    if f.option {
-        format!("Optional<{boxed}>")
-    } else {
-        plain.to_owned()
-    }
-}
+use super::ordered_code::{oc_drop, oc_field_methods};
+use super::types::{camel, component_type, java_bytes, plain_type, scan_method, scan_params};
+use crate::plan::{FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar};
 
 /// The key's file.
 pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> String {
@@ -230,9 +127,10 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
         );
     }
     let bucket = |fields: &str, value: &str| -> String {
-        plan.salt
-            .as_ref()
-            .map_or_else(|| "-1".to_owned(), |s| bucket_of(s, fields, value))
+        plan.salt.as_ref().map_or_else(
+            || "-1".to_owned(),
+            |s| bucket_of(s, fields, value, plan.mod_over_128()),
+        )
     };
     let mod_value = plan
         .salt
@@ -318,42 +216,6 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     j
 }
 
-/// A scan's method name: `scanAll`, `scanByUserId`, `rangeByUserIdTsMillis`.
-pub fn scan_method(plan: &KeyPlan, scan: &ScanPlan) -> String {
-    if scan.lead == 0 && !scan.range {
-        return "scanAll".to_owned();
-    }
-    let fields: String = scan
-        .fields(plan)
-        .iter()
-        .map(|f| upper(&camel(&f.name)))
-        .collect();
-    format!("{}By{fields}", if scan.range { "range" } else { "scan" })
-}
-
-/// A scan's parameters, declared (`long userId, ...`) and as arguments
-/// (`userId, ...`).
-pub fn scan_params(plan: &KeyPlan, scan: &ScanPlan) -> (String, String) {
-    let lead = &plan.fields[..scan.lead];
-    let mut decl: Vec<String> = lead
-        .iter()
-        .map(|f| format!("{} {}", component_type(f), camel(&f.name)))
-        .collect();
-    let mut args: Vec<String> = lead.iter().map(|f| camel(&f.name)).collect();
-    if scan.range {
-        let next = &plan.fields[scan.lead];
-        let b = match &next.key_enum {
-            Some(e) => e.name.as_str(),
-            None => boxed_type(next),
-        };
-        decl.push(format!(
-            "{b} start, {b} stop, boolean startInclusive, boolean stopInclusive"
-        ));
-        args.push("start, stop, startInclusive, stopInclusive".to_owned());
-    }
-    (decl.join(", "), args.join(", "))
-}
-
 /// `scanAll`, `scanBy*` and `rangeBy*`: lists of `{start, stop}` rows.
 fn scans(j: &mut String, plan: &KeyPlan) {
     let n = plan.fields.len();
@@ -370,7 +232,12 @@ fn scans(j: &mut String, plan: &KeyPlan) {
         let oc = plan.ordered_code;
         let hashed = if oc { "p" } else { "f" };
         let bucket = match &plan.salt {
-            Some(s) if scan.one_bucket => bucket_of(s, hashed, &camel(&plan.fields[s.by[0]].name)),
+            Some(s) if scan.one_bucket => bucket_of(
+                s,
+                hashed,
+                &camel(&plan.fields[s.by[0]].name),
+                plan.mod_over_128(),
+            ),
             _ => "-1".to_owned(),
         };
         // An ordered-code key: the leading values' own bytes (what the salt
@@ -453,7 +320,7 @@ fn scans(j: &mut String, plan: &KeyPlan) {
 /// The bucket of a salted key as a Java expression: the hash of the `by`
 /// fields' encodings in `fields` (joined by the separator), or (`mod`)
 /// `value`, the one `by` field's value, modulo the buckets.
-fn bucket_of(s: &SaltPlan, fields: &str, value: &str) -> String {
+fn bucket_of(s: &SaltPlan, fields: &str, value: &str, wide: bool) -> String {
     let by: Vec<String> = s.by.iter().map(|i| format!("{fields}[{i}]")).collect();
     match s.hash {
         SaltHashKind::Xxh3 => format!(
@@ -462,16 +329,14 @@ fn bucket_of(s: &SaltPlan, fields: &str, value: &str) -> String {
             s.buckets
         ),
         SaltHashKind::Java => format!("javaBucket(SPEC.join({}), {})", by.join(", "), s.buckets),
-        // The plan refuses other hashes; `mod` takes one field's value.
+        // The plan refuses other hashes; `mod` takes one field's value (a
+        // `BigInteger`'s `mod`).
+        _ if wide => format!(
+            "{value}.mod(java.math.BigInteger.valueOf({})).intValue()",
+            s.buckets
+        ),
         _ => format!("(int) Long.remainderUnsigned({value}, {})", s.buckets),
     }
-}
-
-fn upper(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-        .unwrap_or_default()
 }
 
 /// `x` through the field's reversal, if it has one.
@@ -862,10 +727,4 @@ fn field_methods(j: &mut String, name: &str, i: usize, f: &FieldPlan) {
             let _ = writeln!(j, "        return {};\n    }}", wrap(&value));
         }
     }
-}
-
-/// `new byte[] {...}`.
-fn java_bytes(b: &[u8]) -> String {
-    let items: Vec<String> = b.iter().map(|x| format!("(byte) 0x{x:02x}")).collect();
-    format!("{{{}}}", items.join(", "))
 }
