@@ -206,6 +206,22 @@ pub enum Scalar {
     Ip,
 }
 
+impl Scalar {
+    /// An integer's smallest and largest value (up to 64 bits).
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        match self {
+            Scalar::Int { bits, signed: true } if bits < 128 => {
+                Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+            }
+            Scalar::Int {
+                bits,
+                signed: false,
+            } if bits < 128 => Some((0, (1i128 << bits) - 1)),
+            _ => None,
+        }
+    }
+}
+
 impl FieldPlan {
     /// The width of the value (without an `Option`'s tag) when it is
     /// fixed.

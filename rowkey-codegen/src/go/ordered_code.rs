@@ -30,12 +30,11 @@ pub(super) fn oc_field_functions(
     let label = format!("{name}.{}", f.name);
     let ty = value_type(f);
     let (part, value) = match f.scalar {
-        Scalar::Int { bits, signed } => {
-            let (lo, hi) = if signed {
-                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-            } else {
-                (0, (1i128 << bits) - 1)
-            };
+        Scalar::Int { .. } => {
+            let (lo, hi) = f
+                .scalar
+                .int_range()
+                .expect("ordered-code integers are up to 64 bits");
             (
                 "rkOcInt64(int64(v))".to_owned(),
                 format!(

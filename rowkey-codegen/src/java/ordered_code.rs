@@ -24,11 +24,10 @@ pub(super) fn oc_field_methods(j: &mut String, name: &str, i: usize, f: &FieldPl
     let ty = plain_type(f);
     let (part, value) = match f.scalar {
         Scalar::Int { bits, signed } => {
-            let (lo, hi) = if signed {
-                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-            } else {
-                (0, (1i128 << bits) - 1)
-            };
+            let (lo, hi) = f
+                .scalar
+                .int_range()
+                .expect("ordered-code integers are up to 64 bits");
             let cast = if ty == "long" {
                 String::new()
             } else {
