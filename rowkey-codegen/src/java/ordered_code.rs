@@ -49,11 +49,9 @@ pub(super) fn oc_field_methods(j: &mut String, name: &str, i: usize, f: &FieldPl
         ),
         _ => ("v.clone()".to_owned(), "r.content()".to_owned()),
     };
-    let lo_literal = |s: String| s.replace("-9223372036854775808L", "Long.MIN_VALUE");
     let _ = write!(
         j,
         "\n    private static byte[] part{i}({ty} v) {{\n        return {part};\n    }}\n\n    private static byte[] enc{i}({ty} v) {{\n        return ocField(part{i}(v), {desc});\n    }}\n\n    private static {ty} dec{i}(byte[] key, int[] pos) {{\n        OcRead r = ocRead(key, pos[0], {int}, {to_end}, {desc}, \"{label}\");\n        pos[0] = r.next();\n        return {value};\n    }}\n",
-        value = lo_literal(value),
         desc = f.desc(),
         int = matches!(f.scalar, Scalar::Int { .. }),
     );

@@ -34,7 +34,7 @@ public record Page(long site, long ts, String page) {
     private static long dec0(byte[] key, int[] pos) {
         OcRead r = ocRead(key, pos[0], true, false, false, "Page.site");
         pos[0] = r.next();
-        return ocUnint64(r.content(), Long.MIN_VALUE, 9223372036854775807L, "Page.site");
+        return ocUnint64(r.content(), -9223372036854775808L, 9223372036854775807L, "Page.site");
     }
 
     private static byte[] part1(long v) {
@@ -48,7 +48,7 @@ public record Page(long site, long ts, String page) {
     private static long dec1(byte[] key, int[] pos) {
         OcRead r = ocRead(key, pos[0], true, false, true, "Page.ts");
         pos[0] = r.next();
-        return ocUnint64(r.content(), Long.MIN_VALUE, 9223372036854775807L, "Page.ts");
+        return ocUnint64(r.content(), -9223372036854775808L, 9223372036854775807L, "Page.ts");
     }
 
     private static byte[] part2(String v) {
