@@ -142,24 +142,25 @@ pub fn launcher(jvm: &[&str], args: &[&str]) -> io::Result<Command> {
 /// using HBase's own client against a test [`HBase`]
 /// ([`HBase::zookeeper_port`]).
 pub fn java(first: &str, jvm: &[&str], main: &str) -> io::Result<Command> {
-    let mut java = Command::new("java");
-    java.args(JAVA17_OPTIONS)
-        .args(jvm)
-        .arg("-cp")
-        .arg(format!("{first}:{}", classpath()?))
-        .arg(main);
-    Ok(java)
+    Ok(java_on(format!("{first}:{}", classpath()?), jvm, main))
 }
 
 fn launcher_on(classpath: String, jvm: &[&str], args: &[&str]) -> io::Result<Command> {
+    let mut java = java_on(classpath, jvm, "rowkey.hbase.Launcher");
+    java.args(args);
+    Ok(java)
+}
+
+/// `java` with the options HBase needs on Java 17, running `main` on
+/// `classpath`.
+fn java_on(classpath: String, jvm: &[&str], main: &str) -> Command {
     let mut java = Command::new("java");
     java.args(JAVA17_OPTIONS)
         .args(jvm)
         .arg("-cp")
         .arg(classpath)
-        .arg("rowkey.hbase.Launcher")
-        .args(args);
-    Ok(java)
+        .arg(main);
+    java
 }
 
 /// The launcher's `interop` mode's answers to `requests` (one line each;
