@@ -16,10 +16,7 @@ func rkOcInt64(v int64) []byte {
 	if v < 0 {
 		m = ^m
 	}
-	n := (64 - bits.LeadingZeros64(m) + 1 + 6) / 7
-	if n < 1 {
-		n = 1
-	}
+	n := rkOcInt64Len(m)
 	out := make([]byte, n)
 	for i := 0; i < n && i < 8; i++ {
 		out[n-1-i] = byte(m >> (8 * i))
@@ -36,6 +33,12 @@ func rkOcInt64(v int64) []byte {
 		}
 	}
 	return out
+}
+
+// rkOcInt64Len is the bytes a magnitude below 2^63 takes: the fewest n
+// whose 7n-1 value bits hold it.
+func rkOcInt64Len(m uint64) int {
+	return max(1, (64-bits.LeadingZeros64(m)+1+6)/7)
 }
 
 // rkOcUnint64 is the Int64 of exactly b's bytes, within lo..hi (the field
@@ -72,7 +75,7 @@ func rkOcUnint64(b []byte, lo, hi int64, field string) (int64, error) {
 		}
 		m = m<<8 | uint64(x)
 	}
-	if m >= 1<<63 || len(rkOcInt64(int64(m))) != n {
+	if m >= 1<<63 || rkOcInt64Len(m) != n {
 		return 0, bad
 	}
 	v := int64(m)

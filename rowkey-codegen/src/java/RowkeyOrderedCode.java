@@ -13,7 +13,7 @@ final class RowkeyOrderedCode {
     /** An Int64's shortest OrderedCodeBytes encoding. */
     static byte[] ocInt64(long v) {
         long m = v < 0 ? ~v : v;
-        int n = Math.max(1, (64 - Long.numberOfLeadingZeros(m) + 1 + 6) / 7);
+        int n = int64Len(m);
         byte[] out = new byte[n];
         for (int i = 0; i < n && i < 8; i++) {
             out[n - 1 - i] = (byte) (m >>> (8 * i));
@@ -25,6 +25,11 @@ final class RowkeyOrderedCode {
             out[1] |= (byte) prefix;
         }
         return v < 0 ? inv(out) : out;
+    }
+
+    /** The bytes a magnitude below 2^63 takes: the fewest n whose 7n - 1 value bits hold it. */
+    private static int int64Len(long m) {
+        return Math.max(1, (64 - Long.numberOfLeadingZeros(m) + 1 + 6) / 7);
     }
 
     /** The Int64 of exactly b's bytes, within lo..hi (the field type's range). */
@@ -52,7 +57,7 @@ final class RowkeyOrderedCode {
             }
             m = (m << 8) | (x & 0xFF);
         }
-        if (m < 0 || ocInt64(m).length != n) {
+        if (m < 0 || int64Len(m) != n) {
             throw bad;
         }
         long v = neg ? ~m : m;
