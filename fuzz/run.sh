@@ -5,7 +5,8 @@
 # nightly toolchain where one is installed, else the pinned stable one with
 # RUSTC_BOOTSTRAP=1 (no toolchain can be downloaded on the project's
 # machines).
-# Crashes are written to fuzz/artifacts/TARGET and fail the run.
+# Crashes are written to fuzz/artifacts/TARGET and fail the run, and so
+# does an input that takes over 5 s (-timeout): work must stay bounded.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-60}"
@@ -17,7 +18,7 @@ else
   fuzz=(cargo fuzz)
   echo "fuzzing with $(rustc --version) and RUSTC_BOOTSTRAP=1 (no nightly toolchain installed)"
 fi
-for target in decode roundtrip_order hbase_text ordered_code dyn_layout layout_json; do
+for target in decode roundtrip_order hbase_text ordered_code dyn_layout layout_json wire_filter; do
   mkdir -p "corpus/$target"
   log="$(mktemp)"
   # -max_total_time bounds each run; new inputs go to a scratch directory
@@ -29,7 +30,7 @@ for target in decode roundtrip_order hbase_text ordered_code dyn_layout layout_j
   leaks=1
   if [ "$target" = dyn_layout ] || [ "$target" = layout_json ]; then leaks=0; fi
   if ! ASAN_OPTIONS="detect_leaks=$leaks" "${fuzz[@]}" run "$target" "$scratch" "corpus/$target" -- \
-      -max_total_time="$seconds" -print_final_stats=1 -detect_leaks="$leaks" >"$log" 2>&1; then
+      -max_total_time="$seconds" -timeout=5 -print_final_stats=1 -detect_leaks="$leaks" >"$log" 2>&1; then
     tail -40 "$log"
     echo "fuzz target $target failed" >&2
     exit 1

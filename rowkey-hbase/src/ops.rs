@@ -201,6 +201,25 @@ impl Client {
         Rows::open_filter(self, table, filter, scan, limit)
     }
 
+    /// [`scan`](Self::scan) with a filter in HBase's own serialized form
+    /// (a `FilterProtos.Filter`: the filter's class name and its
+    /// `toByteArray`, as `TScan.filterBytes` carries it), sent as is with
+    /// every range: for a filter rowkey does not build
+    /// ([`filter_bytes`](crate::filter_bytes) and
+    /// [`server_filter_bytes`](crate::server_filter_bytes) make rowkey's
+    /// own), and to see what the servers do with one. No row is checked
+    /// here, and `limit` is not sent to the servers.
+    pub fn scan_with_filter_bytes(
+        &self,
+        table: &str,
+        scan: &Scan,
+        filter: &[u8],
+        limit: Option<usize>,
+    ) -> Result<Rows, Error> {
+        let per_range = scan.ranges().map(|_| Some(filter.to_vec())).collect();
+        Rows::open_raw_filter(self, table, scan, limit, per_range)
+    }
+
     /// [`filter`](Self::filter) with the keys decoded into `K`.
     pub fn filter_typed<K: for<'a> DecodeRowKey<'a>>(
         &self,

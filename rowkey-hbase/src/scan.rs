@@ -143,6 +143,18 @@ impl Rows {
         Ok(rows)
     }
 
+    /// A scan with `filter` (HBase's serialized filters, one per range)
+    /// sent as is.
+    pub(crate) fn open_raw_filter(
+        client: &Client,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+        filter: Vec<Option<Vec<u8>>>,
+    ) -> Result<Rows, Error> {
+        Rows::open_with(client, table, scan, limit, false, Some(filter))
+    }
+
     fn open_with(
         client: &Client,
         table: &str,

@@ -517,6 +517,65 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
     errors_name_the_table(&c);
     skip_scans_run_on_the_region_servers(&c);
     rowkeys_filter_runs_on_the_region_servers(&hbase, &c);
+    hostile_filters_are_refused_and_the_servers_go_on(&hbase);
+}
+
+/// `FilterProtos.Filter { name, serialized_filter }`, by hand.
+fn hbase_filter(name: &str, body: &[u8]) -> Vec<u8> {
+    fn field(out: &mut Vec<u8>, tag: u8, bytes: &[u8]) {
+        out.push(tag);
+        let mut n = bytes.len();
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+        out.extend_from_slice(bytes);
+    }
+    let mut out = Vec::new();
+    field(&mut out, 0x0a, name.as_bytes());
+    field(&mut out, 0x12, body);
+    out
+}
+
+/// Filters no rowkey client writes, sent through the gateway to the
+/// region servers as any client could: the issue's 17 bytes (an
+/// unconstrained 8-byte part, then a 1-byte part whose one interval is
+/// empty, which made the old filter step through 2^64 values inside
+/// `filterCell`) and a part 40,000 bytes wide (past HBase's row limit: each
+/// hint padded to it). Each is refused with its reason, well inside a 5 s
+/// deadline (a server stuck in the filter would answer nothing and the call
+/// would time out), and the servers still answer scans afterwards.
+fn hostile_filters_are_refused_and_the_servers_go_on(hbase: &HBase) {
+    use std::time::Duration;
+    let c = Client::builder(hbase.gateway_addr())
+        .request_timeout(Duration::from_secs(5))
+        .retry(rowkey_hbase::RetryPolicy::none())
+        .build()
+        .unwrap();
+    let all = Scan::from_bounds(b"", b"");
+    let before = c.scan("foreign", &all, None).unwrap().count();
+    assert!(before > 100, "{before} rows");
+    let seventeen = [
+        0x52, 0x4B, 0x46, 0x01, 2, 0, 8, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0,
+    ];
+    let wide = [0x52, 0x4B, 0x46, 0x01, 1, 0, 0xC0, 0xB8, 0x02, 0, 0];
+    for (body, reason) in [
+        (&seventeen[..], "part 1, interval 0: empty"),
+        (&wide[..], "part 0: the parts span more than 32767 bytes"),
+    ] {
+        let filter = hbase_filter("rowkey.hbase.KeyFilter", body);
+        let result = c
+            .scan_with_filter_bytes("foreign", &all, &filter, None)
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>());
+        let err = result.expect_err("a hostile filter is refused").to_string();
+        assert!(err.contains(reason), "{err}");
+    }
+    let after = c.scan("foreign", &all, None).unwrap().count();
+    assert_eq!(
+        after, before,
+        "the servers answer after the hostile filters"
+    );
 }
 
 /// A cluster whose Thrift2 gateway was not given rowkey's filter jar: the

@@ -66,8 +66,9 @@ pub use super::predicate::{
 use super::predicate::{intersect, Set};
 use super::range::{prefix_stop, Buckets, KeyBuf, Scan};
 use super::regex::{alternation, byte, lang_of, Lang};
+use super::rules::{self, Rule};
 use super::width::{End, Width};
-use super::wire;
+use super::wire::{self, WireFilter};
 use crate::format::codec::{FieldCodec, FilterSink};
 use crate::format::error::EncodeError;
 use crate::format::salt::Head;
@@ -109,11 +110,25 @@ pub const MAX_ROW_RANGES: usize = 65_536;
 struct Part {
     name: &'static str,
     kind: Kind,
-    width: Width,
+    width: Width<'static>,
     /// A field added to the layout later (`#[rowkey(added)]`): older keys
     /// end before it.
     added: bool,
     set: Option<Set>,
+}
+
+impl Rule for Part {
+    fn width(&self) -> Width<'_> {
+        self.width
+    }
+
+    fn added(&self) -> bool {
+        self.added
+    }
+
+    fn set(&self) -> Option<&Set> {
+        self.set.as_ref()
+    }
 }
 
 /// What a part of the key is: told apart by kind, never by name (a user
@@ -373,15 +388,6 @@ impl KeyFilter {
         self.parts[i].width.end(x, pos)
     }
 
-    /// Puts `lo` as part `i` at `pos` of `x`, in place of what was there
-    /// and after; whether it is a whole value of the part (the hint can
-    /// then go on with the smallest of the parts after it).
-    fn jump(&self, i: usize, x: &mut Vec<u8>, pos: usize, lo: &[u8]) -> bool {
-        x.truncate(pos);
-        x.extend_from_slice(lo);
-        matches!(self.end(i, x, pos), End::At(e) if e == x.len())
-    }
-
     /// Whether `v` is a whole value of part `i` (and nothing more).
     fn whole(&self, i: usize, v: &[u8]) -> bool {
         matches!(self.end(i, v, 0), End::At(e) if e == v.len())
@@ -390,23 +396,7 @@ impl KeyFilter {
     /// Whether `key` is a key of the layout whose fields satisfy every
     /// predicate.
     pub fn matches(&self, key: &[u8]) -> bool {
-        let mut pos = 0;
-        for (i, part) in self.parts.iter().enumerate() {
-            if pos == key.len() && part.added {
-                // An older key: this field and those after it are absent.
-                return self.parts[i..].iter().all(|p| p.set.is_none());
-            }
-            let End::At(end) = self.end(i, key, pos) else {
-                return false;
-            };
-            if let Some(set) = &part.set {
-                if !set.contains(&key[pos..end]) {
-                    return false;
-                }
-            }
-            pos = end;
-        }
-        pos == key.len()
+        rules::matches(&self.parts, key)
     }
 
     /// For a fixed-width layout, the run of matches `key` starts (`key`
@@ -470,104 +460,12 @@ impl KeyFilter {
     /// (at worst `key` followed by `00`, the next string of all), so a
     /// store that seeks to it always moves on, whatever the table holds:
     /// keys cut short, with trailing bytes, of another layout.
+    ///
+    /// Its work is bounded: past [`MAX_HINT_PASSES`](super::MAX_HINT_PASSES) passes over the
+    /// key's parts (a filter of many parts stepping back over each), the
+    /// hint is `key` followed by `00`.
     pub fn seek_hint(&self, key: &[u8]) -> Option<Vec<u8>> {
-        // A part that allows nothing: nothing matches (and stepping
-        // through every value of the parts before it would never end).
-        if self.never {
-            return None;
-        }
-        let hint = self.lower_bound(key)?;
-        if hint.as_slice() > key || self.matches(key) {
-            return Some(hint);
-        }
-        // The walk stopped inside a part whose smallest completion it
-        // cannot name (a key cut short in a variable-width field, an older
-        // key before a constrained part): the next string after `key`.
-        Some(successor(key))
-    }
-
-    /// [`seek_hint`](Self::seek_hint)'s walk: a lower bound of the keys at
-    /// or after `key` that could match, at least `key`; `key` itself when
-    /// the walk cannot go past a part that `key` ends inside.
-    fn lower_bound(&self, key: &[u8]) -> Option<Vec<u8>> {
-        let mut x = key.to_vec();
-        'restart: loop {
-            let mut pos = 0;
-            let mut i = 0;
-            while i < self.parts.len() {
-                let part = &self.parts[i];
-                match self.end(i, &x, pos) {
-                    End::At(end) => {
-                        let Some(set) = &part.set else {
-                            pos = end;
-                            i += 1;
-                            continue;
-                        };
-                        let s = &x[pos..end];
-                        if set.contains(s) {
-                            pos = end;
-                            i += 1;
-                            continue;
-                        }
-                        match set.next_after(s) {
-                            // Nothing for this part under x[..pos]: past
-                            // every key that starts so.
-                            None => {
-                                x = prefix_stop(&x[..pos])?;
-                                continue 'restart;
-                            }
-                            // The next allowed encoding, and the smallest
-                            // of what follows it.
-                            Some(next) => {
-                                if !self.jump(i, &mut x, pos, &next.lo) {
-                                    return Some(x);
-                                }
-                                pos = x.len();
-                                i += 1;
-                            }
-                        }
-                    }
-                    End::Cut => {
-                        // `x` ends inside this part: its rest is a prefix.
-                        let rest = &x[pos..];
-                        match (&part.set, part.width) {
-                            (None, Width::Fixed(n)) => {
-                                // The smallest value: zeros.
-                                x.resize(pos + n, 0);
-                                pos += n;
-                                i += 1;
-                            }
-                            (None, _) => return Some(x),
-                            (Some(set), _) => match set.next_after(rest) {
-                                None => {
-                                    x = prefix_stop(&x[..pos])?;
-                                    continue 'restart;
-                                }
-                                Some(next) if rest < next.lo.as_slice() => {
-                                    let lo = next.lo.clone();
-                                    if !self.jump(i, &mut x, pos, &lo) {
-                                        return Some(x);
-                                    }
-                                    pos = x.len();
-                                    i += 1;
-                                }
-                                // Inside an allowed interval, unfinished.
-                                Some(_) => return Some(x),
-                            },
-                        }
-                    }
-                    // Not a key: the next string after it (seek_hint
-                    // makes it so when `x` is still `key`).
-                    End::Invalid => return Some(x),
-                }
-            }
-            if pos == x.len() {
-                return Some(x);
-            }
-            // Bytes after the last part: no key starts with x[..pos] and
-            // is longer.
-            x = prefix_stop(&x[..pos])?;
-        }
+        rules::seek_hint(&self.parts, self.never, key)
     }
 
     /// The filter's serialized form (version 1, FORMAT.md "The
@@ -577,7 +475,12 @@ impl KeyFilter {
     /// `seek_hint` as this filter does. `None` for a layout whose parts
     /// cannot all be delimited by their structure: none that has a filter
     /// today (ordered-code keys, which could not be, have no skip-scan
-    /// filter).
+    /// filter); `None` too for a filter past the caps a region server
+    /// accepts ([`MAX_FILTER_PARTS`](super::MAX_FILTER_PARTS) parts,
+    /// [`MAX_FILTER_ROW`](super::MAX_FILTER_ROW) bytes spanned,
+    /// [`MAX_FILTER_SEPARATOR`](super::MAX_FILTER_SEPARATOR)), which is
+    /// then checked on the client. [`WireFilter::decode`] reads the bytes
+    /// back as the region servers do.
     ///
     #[cfg_attr(feature = "derive", doc = "```")]
     #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
@@ -595,11 +498,15 @@ impl KeyFilter {
     /// # Ok::<(), EncodeError>(())
     /// ```
     pub fn to_bytes(&self) -> Option<Vec<u8>> {
-        wire::encode(
+        let bytes = wire::encode(
             self.parts
                 .iter()
                 .map(|p| (p.width, p.added, p.set.as_ref())),
-        )
+        )?;
+        // What a region server would refuse is not sent: the caps, and
+        // the builder's own guarantees, checked by the reader they run.
+        WireFilter::decode(&bytes).ok()?;
+        Some(bytes)
     }
 
     /// The tightest ranges that hold every match: the leading fields fixed
@@ -936,14 +843,6 @@ impl KeyFilter {
         }
         Some((out.into_bytes(), true))
     }
-}
-
-/// The next string after `key`: `key` followed by `00`.
-fn successor(key: &[u8]) -> Vec<u8> {
-    let mut next = Vec::with_capacity(key.len() + 1);
-    next.extend_from_slice(key);
-    next.push(0);
-    next
 }
 
 struct Lead<'a> {

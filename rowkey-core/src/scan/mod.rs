@@ -9,8 +9,10 @@
 //!   leading fields, which the field codecs extend).
 //! - `merge`: [`merge_salted`], a k-way merge by key without the salt.
 //! - `filter`: [`KeyFilter`], typed predicates on any fields (skip scans);
-//!   `width`: where each part of a key ends, by its structure; `wire`: a
-//!   filter's serialized form, for rowkey's HBase filter.
+//!   `width`: where each part of a key ends, by its structure; `rules`:
+//!   matching and seek hints over parts, shared by the built filter and
+//!   the one read back; `wire`: a filter's serialized form, for rowkey's
+//!   HBase filter, and [`WireFilter`], that form read back and validated.
 
 pub mod filter;
 pub(crate) mod leading;
@@ -18,6 +20,7 @@ pub(crate) mod merge;
 pub(crate) mod predicate;
 pub(crate) mod range;
 pub(crate) mod regex;
+mod rules;
 mod width;
 mod wire;
 
@@ -36,3 +39,5 @@ pub use merge::{
     merge_salted_with, ItemKey, KeyOf, MergeHeads, MergeItem, MergeSalted,
 };
 pub use range::*;
+pub use rules::MAX_HINT_PASSES;
+pub use wire::{WireError, WireFilter, MAX_FILTER_PARTS, MAX_FILTER_ROW, MAX_FILTER_SEPARATOR};

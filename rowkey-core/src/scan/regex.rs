@@ -37,7 +37,7 @@ pub(super) enum State {
 
 /// A part's bytes as a [`Lang`], when they are one (a tagged `Option`,
 /// a multi-byte separator or an `OrderedCodeBytes` field is not).
-pub(super) fn lang_of(width: Width) -> Option<Lang> {
+pub(super) fn lang_of(width: Width<'_>) -> Option<Lang> {
     match width {
         Width::Fixed(n) => Some(Lang::Fixed(n)),
         Width::Escaped { desc } => Some(Lang::Escaped { desc }),

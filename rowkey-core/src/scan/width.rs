@@ -13,7 +13,7 @@ use crate::layout::{Encoding, FieldLayout, FieldWidth, Format, Layout};
 
 /// How a part of the key is delimited.
 #[derive(Clone, Copy)]
-pub(super) enum Width {
+pub(super) enum Width<'a> {
     /// Always this many bytes.
     Fixed(usize),
     /// Escaped (`00` → `00 FF`) and terminated (`00 01`); `desc`: every
@@ -26,7 +26,7 @@ pub(super) enum Width {
     /// `added` field's None tag never ends the key.
     Tagged { desc: bool, raw: bool, added: bool },
     /// A text key's string up to the first separator (which it includes).
-    Delimited(&'static [u8]),
+    Delimited(&'a [u8]),
     /// Read with the field's layout reader (`OrderedCodeBytes` fields).
     Reader(&'static FieldLayout),
 }
@@ -41,9 +41,9 @@ pub(super) enum End {
     Invalid,
 }
 
-impl Width {
+impl Width<'static> {
     /// How field `f` of `layout` is delimited.
-    pub(super) fn of(f: &'static FieldLayout, layout: &Layout) -> Width {
+    pub(super) fn of(f: &'static FieldLayout, layout: &Layout) -> Width<'static> {
         if let FieldWidth::Fixed(n) = f.width() {
             return Width::Fixed(n);
         }
@@ -67,7 +67,9 @@ impl Width {
             _ => Width::Reader(f),
         }
     }
+}
 
+impl Width<'_> {
     /// Where the part, starting at `pos`, ends in `x`.
     pub(super) fn end(&self, x: &[u8], pos: usize) -> End {
         match *self {

@@ -2,9 +2,10 @@
 //! Central (the version pinned in `java/pom.xml`), run in standalone mode in
 //! one JVM and its Thrift2 gateway in another, on free loopback ports.
 //!
-//! The first use builds the launcher (`java/`: one class and a `pom.xml`)
-//! with `mvn`, which resolves HBase into Maven's local repository; later
-//! uses start at once. Needs `java` (17) and `mvn` on `PATH`.
+//! The first use builds the filter and the launcher (`java/`: two Maven
+//! modules) with `mvn`, under Cargo's target directory
+//! ([`java_build_dir`]), resolving HBase into Maven's local repository;
+//! later uses start at once. Needs `java` (17) and `mvn` on `PATH`.
 //!
 //! ```no_run
 //! let hbase = rowkey_hbase::testing::HBase::start()?;
@@ -53,36 +54,65 @@ const JAVA17_OPTIONS: &[&str] = &[
     "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
 ];
 
-/// The launcher's Maven project.
+/// rowkey-hbase's Maven projects (`java/`: the filter and the launcher).
 fn java_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("java")
 }
 
+/// Where the Maven projects are built: `rowkey-hbase-java` under Cargo's
+/// target directory (the one holding the running binary, found by its
+/// `CACHEDIR.TAG`), so the crate's own folder is never written to and a
+/// read-only checkout works; `ROWKEY_JAVA_BUILD` overrides it, and the
+/// system's temporary folder is the last resort.
+pub fn java_build_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("ROWKEY_JAVA_BUILD") {
+        return PathBuf::from(dir);
+    }
+    let exe = std::env::current_exe().ok();
+    let target = exe
+        .as_deref()
+        .into_iter()
+        .flat_map(Path::ancestors)
+        .find(|d| d.join("CACHEDIR.TAG").is_file());
+    match target {
+        Some(t) => t.join("rowkey-hbase-java"),
+        None => std::env::temp_dir().join("rowkey-hbase-java"),
+    }
+}
+
 /// The launcher's classpath (its jar, the filter's jar, then HBase's), built with `mvn` when
-/// the jar is missing or older than its sources. One process builds at a
+/// a jar is missing or older than its sources. One process builds at a
 /// time (a file lock); the others wait and use its result.
 pub fn classpath() -> io::Result<String> {
     let dir = java_dir();
-    let target = dir.join("target");
-    std::fs::create_dir_all(&target)?;
-    let lock = File::create(target.join(".build.lock"))?;
+    let build = java_build_dir();
+    std::fs::create_dir_all(&build)?;
+    let lock = File::create(build.join(".build.lock"))?;
     lock.lock()?;
-    let jar = target.join("rowkey-hbase-launcher-0.1.0.jar");
-    let deps = target.join("classpath.txt");
+    let jar = build.join("rowkey-hbase-launcher/rowkey-hbase-launcher-0.1.0.jar");
+    let deps = build.join("rowkey-hbase-launcher/classpath.txt");
     let sources = [
         dir.join("pom.xml"),
-        dir.join("src/main/java/rowkey/hbase/Launcher.java"),
-        dir.join("src/main/java/rowkey/hbase/KeyFilter.java"),
-        dir.join("src/main/resources/log4j.properties"),
+        dir.join("filter/pom.xml"),
+        dir.join("launcher/pom.xml"),
+        dir.join("launcher/src/main/java/rowkey/hbase/Launcher.java"),
+        dir.join("filter/src/main/java/rowkey/hbase/KeyFilter.java"),
+        dir.join("launcher/src/main/resources/log4j.properties"),
+        dir.join("launcher/src/main/resources/hbase-site.xml"),
     ];
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let built = modified(&jar).filter(|_| deps.exists());
+    let built = [&jar, &filter_jar()]
+        .into_iter()
+        .map(|j| modified(j))
+        .min()
+        .flatten()
+        .filter(|_| deps.exists());
     let fresh = built.is_some_and(|b| sources.iter().all(|s| modified(s).is_some_and(|m| m <= b)));
     if !fresh {
         let out = Command::new("mvn")
             .current_dir(&dir)
-            .args(["-B", "-q", "package", "dependency:build-classpath"])
-            .arg(format!("-Dmdep.outputFile={}", deps.display()))
+            .args(["-B", "-q", "package"])
+            .arg(format!("-Drowkey.build={}", build.display()))
             .stdin(Stdio::null())
             .output()
             .map_err(|e| {
@@ -110,11 +140,12 @@ pub fn classpath() -> io::Result<String> {
     ))
 }
 
-/// rowkey's region-server filter (`rowkey.hbase.KeyFilter`) in a jar of
-/// its own, as a cluster deploys it (in HBase's `lib/`): built with the
-/// launcher by [`classpath`], which puts it on the test servers' classpath.
+/// rowkey's region-server filter (`rowkey.hbase.KeyFilter`) in its own jar
+/// (the Maven module `rowkey-hbase-filter`, Java 8 bytecode), as a cluster
+/// deploys it (in HBase's `lib/`): built by [`classpath`], which puts it on
+/// the test servers' classpath.
 pub fn filter_jar() -> PathBuf {
-    java_dir().join("target/rowkey-hbase-launcher-0.1.0-filter.jar")
+    java_build_dir().join("rowkey-hbase-filter/rowkey-hbase-filter-0.1.0.jar")
 }
 
 /// [`classpath`] without rowkey's filter jar: a JVM that has never heard of

@@ -1,13 +1,14 @@
 package rowkey.hbase;
 
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.exceptions.DeserializationException;
 import org.apache.hadoop.hbase.filter.FilterBase;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * rowkey's skip-scan filter on HBase's region servers: a serialized
@@ -17,21 +18,46 @@ import org.apache.hadoop.hbase.filter.FilterBase;
  * to the smallest row after it that could ({@link #getNextCellHint}), as
  * Phoenix's {@code SkipScanFilter} and HBase's {@code FuzzyRowFilter} do.
  *
- * <p>Deployed as a jar of this class alone, which needs nothing beyond
- * HBase's client API: in each region server's {@code lib/} (or on
- * {@code HBASE_CLASSPATH}), then a rolling restart, and on the Thrift2
- * gateways too (they deserialize a scan's filter before sending it on). rowkey-hbase sends it
- * only when told the servers have it ({@code ClientBuilder::server_filter}).
+ * <p>It runs in HBase's handler threads, so it trusts nothing it is sent:
+ * {@link #parseFrom} refuses, with a {@link DeserializationException} naming
+ * the fault, any filter the Rust builder could not have written (unsorted,
+ * overlapping or empty intervals, an interval of a fixed-width part holding
+ * no whole value, unknown widths or flags) or that passes the caps
+ * ({@link #MAX_PARTS} parts, {@link #MAX_ROW} bytes spanned, separators of
+ * {@link #MAX_SEPARATOR} bytes, {@link #MAX_INTERVALS} intervals a part).
+ * A seek hint's walk makes at most {@link #MAX_PASSES} passes over a key;
+ * past that the hint is the key followed by {@code 00}, so the work per row
+ * is bounded and every hint moves forward. Nothing is thrown while
+ * filtering. The checks, their order and their messages are those of
+ * {@code rowkey_core::scan::WireFilter::decode}, and both answer one corpus
+ * ({@code rowkey-hbase/tests/data/filter_corpus.txt}) the same.
  *
- * <p>Every rule here is a copy of {@code rowkey-core/src/scan/filter.rs} and
- * {@code width.rs}, checked against them on random layouts, filters and keys
- * by {@code rowkey-hbase/tests/server_filter.rs}.
+ * <p>Deployed as its own jar ({@code rowkey-hbase-filter}, Java 8 bytecode,
+ * nothing beyond HBase's client API): in each region server's {@code lib/}
+ * (or on {@code HBASE_CLASSPATH}), then a rolling restart, and on the
+ * Thrift2 gateways too (they deserialize a scan's filter before sending it
+ * on).
+ *
+ * <p>Every rule here is a copy of {@code rowkey-core/src/scan/rules.rs},
+ * {@code wire.rs} and {@code width.rs}, checked against them on random
+ * layouts, filters and keys by {@code rowkey-hbase/tests/server_filter.rs}.
  */
 public final class KeyFilter extends FilterBase {
+  /** The most parts a filter has: {@code MAX_FILTER_PARTS}. */
+  public static final int MAX_PARTS = 64;
+  /** HBase's longest row, the most bytes the parts may span: {@code MAX_FILTER_ROW}. */
+  public static final int MAX_ROW = Short.MAX_VALUE;
+  /** The longest text-key separator: {@code MAX_FILTER_SEPARATOR}. */
+  public static final int MAX_SEPARATOR = 16;
+  /** The most intervals a part has: {@code MAX_FILTER_INTERVALS}. */
+  public static final int MAX_INTERVALS = 16_384;
+  /** The most passes of a seek hint's walk: {@code MAX_HINT_PASSES}. */
+  public static final int MAX_PASSES = 16;
+
   /** Rows this JVM's filters have looked at, for tests and operators. */
-  private static final AtomicLong ROWS_READ = new AtomicLong();
+  private static final LongAdder ROWS_READ = new LongAdder();
   /** Seeks this JVM's filters have asked for. */
-  private static final AtomicLong SEEKS = new AtomicLong();
+  private static final LongAdder SEEKS = new LongAdder();
 
   private static final int FIXED = 0;
   private static final int ESCAPED = 1;
@@ -52,7 +78,7 @@ public final class KeyFilter extends FilterBase {
     boolean raw;
     byte[] sep;
     boolean added;
-    /** Sorted, disjoint {@code [lo, hi)}; {@code hi == null} unbounded. */
+    /** Sorted, disjoint, non-empty {@code [lo, hi)}; {@code hi == null} unbounded. */
     byte[][] lo;
     byte[][] hi;
   }
@@ -70,59 +96,145 @@ public final class KeyFilter extends FilterBase {
   private KeyFilter(byte[] serialized) throws DeserializationException {
     this.serialized = serialized;
     Reader r = new Reader(serialized);
-    byte[] magic = r.bytes(4);
-    if (!Arrays.equals(magic, new byte[] {'R', 'K', 'F', 1})) {
+    if (serialized.length < 4 || serialized[0] != 'R' || serialized[1] != 'K'
+        || serialized[2] != 'F' || serialized[3] != 1) {
       throw new DeserializationException("not a rowkey KeyFilter of version 1");
     }
-    int n = r.length();
-    parts = new Part[n];
+    r.pos = 4;
+    long n = r.varint();
+    if (n > MAX_PARTS) {
+      throw new DeserializationException(n + " parts (at most " + MAX_PARTS + ")");
+    }
+    parts = new Part[(int) n];
     boolean none = false;
+    int span = 0;
     for (int i = 0; i < n; i++) {
       Part p = new Part();
+      int extent = 0;
       p.width = r.u8();
       switch (p.width) {
-        case FIXED -> p.fixed = r.length();
-        case ESCAPED, RAW -> { }
-        case ESCAPED_DESC -> p.desc = true;
-        case TAGGED -> {
+        case FIXED: {
+          long w = r.varint();
+          if (w > MAX_ROW) {
+            throw tooWide(i);
+          }
+          p.fixed = (int) w;
+          extent = p.fixed;
+          break;
+        }
+        case ESCAPED:
+        case RAW:
+          break;
+        case ESCAPED_DESC:
+          p.desc = true;
+          break;
+        case TAGGED: {
           int flags = r.u8();
+          if (flags > 3) {
+            throw new DeserializationException("part " + i + ": option flags " + flags);
+          }
           p.desc = (flags & 1) != 0;
           p.raw = (flags & 2) != 0;
+          break;
         }
-        case DELIMITED -> {
-          p.sep = r.bytes(r.length());
-          if (p.sep.length == 0) {
-            throw new DeserializationException("part " + i + ": an empty separator");
+        case DELIMITED: {
+          p.sep = r.string();
+          if (p.sep.length == 0 || p.sep.length > MAX_SEPARATOR) {
+            throw new DeserializationException("part " + i + ": a separator of "
+                + p.sep.length + " bytes (1 to " + MAX_SEPARATOR + ")");
           }
+          extent = p.sep.length;
+          break;
         }
-        default -> throw new DeserializationException("part " + i + ": width " + p.width);
+        default:
+          throw new DeserializationException("part " + i + ": width " + p.width);
       }
       p.added = r.flag();
       if (r.flag()) {
-        int count = r.length();
-        p.lo = new byte[count][];
-        p.hi = new byte[count][];
-        for (int j = 0; j < count; j++) {
-          p.lo[j] = r.bytes(r.length());
-          p.hi[j] = r.flag() ? r.bytes(r.length()) : null;
+        long count = r.varint();
+        if (count > MAX_INTERVALS) {
+          throw new DeserializationException(
+              "part " + i + ": " + count + " intervals (at most " + MAX_INTERVALS + ")");
         }
+        // Each interval takes at least 2 bytes: no more room than the
+        // input could fill.
+        int room = (int) Math.min(count, r.left() / 2);
+        byte[][] lo = new byte[room][];
+        byte[][] hi = new byte[room][];
+        for (int j = 0; j < count; j++) {
+          byte[] l = r.string();
+          byte[] h = r.flag() ? r.string() : null;
+          if (h != null && compare(h, l) <= 0) {
+            throw new DeserializationException("part " + i + ", interval " + j + ": empty");
+          }
+          if (j > 0 && (hi[j - 1] == null || compare(l, hi[j - 1]) < 0)) {
+            throw new DeserializationException(
+                "part " + i + ", interval " + j + ": not after the interval before it");
+          }
+          if (p.width == FIXED && !holdsWidth(l, h, p.fixed)) {
+            throw new DeserializationException("part " + i + ", interval " + j
+                + ": holds no value of the part's width");
+          }
+          extent = Math.max(extent, Math.max(l.length, h == null ? 0 : h.length));
+          if (j == lo.length) {
+            // Unreachable: the input holds no more intervals than room.
+            throw new DeserializationException("a rowkey KeyFilter cut short");
+          }
+          lo[j] = l;
+          hi[j] = h;
+        }
+        p.lo = lo;
+        p.hi = hi;
         none |= count == 0;
+      }
+      span += extent;
+      if (span > MAX_ROW) {
+        throw tooWide(i);
       }
       parts[i] = p;
     }
     if (!r.atEnd()) {
-      throw new DeserializationException("bytes after the last part");
+      throw new DeserializationException("bytes after the last part, at " + r.pos);
     }
     never = none;
   }
 
+  private static DeserializationException tooWide(int part) {
+    return new DeserializationException(
+        "part " + part + ": the parts span more than " + MAX_ROW + " bytes");
+  }
+
+  /**
+   * Whether {@code [lo, hi)} holds a string of exactly {@code n} bytes: the
+   * smallest {@code n}-byte string at or after {@code lo} is below {@code hi}.
+   * Rust: {@code Interval::holds_width}.
+   */
+  private static boolean holdsWidth(byte[] lo, byte[] hi, int n) {
+    byte[] first;
+    if (lo.length <= n) {
+      first = Arrays.copyOf(lo, n);
+    } else {
+      // lo's first n bytes are below lo: the next n-byte string after them.
+      first = Arrays.copyOf(lo, n);
+      int k = n - 1;
+      while (k >= 0 && first[k] == (byte) 0xFF) {
+        first[k] = 0;
+        k--;
+      }
+      if (k < 0) {
+        return false;
+      }
+      first[k]++;
+    }
+    return hi == null || compare(first, hi) < 0;
+  }
+
   /** HBase's deserializer: the filter from {@link #toByteArray}. */
   public static KeyFilter parseFrom(byte[] bytes) throws DeserializationException {
-    try {
-      return new KeyFilter(bytes);
-    } catch (ArrayIndexOutOfBoundsException | NegativeArraySizeException e) {
-      throw new DeserializationException("a rowkey KeyFilter cut short");
+    if (bytes == null) {
+      throw new DeserializationException("not a rowkey KeyFilter of version 1");
     }
+    return new KeyFilter(bytes);
   }
 
   @Override
@@ -132,12 +244,12 @@ public final class KeyFilter extends FilterBase {
 
   /** Rows the filters of this JVM have looked at since it started. */
   public static long rowsRead() {
-    return ROWS_READ.get();
+    return ROWS_READ.sum();
   }
 
   /** Seeks the filters of this JVM have asked for since it started. */
   public static long seeks() {
-    return SEEKS.get();
+    return SEEKS.sum();
   }
 
   @Override
@@ -147,7 +259,7 @@ public final class KeyFilter extends FilterBase {
 
   @Override
   public boolean filterRowKey(Cell first) {
-    ROWS_READ.incrementAndGet();
+    ROWS_READ.increment();
     return false;
   }
 
@@ -161,8 +273,13 @@ public final class KeyFilter extends FilterBase {
         hint = seekHint(row);
         if (hint == null) {
           done = true;
+        } else if (hint.length > MAX_ROW) {
+          // No row is this long (a key of HBase's longest length followed
+          // by 00): on to the next row, and never a length HBase's cells
+          // cannot state.
+          hint = null;
         } else {
-          SEEKS.incrementAndGet();
+          SEEKS.increment();
         }
       }
     }
@@ -184,12 +301,22 @@ public final class KeyFilter extends FilterBase {
 
   // ---- The rules of rowkey-core's KeyFilter ----
 
+  /** Unsigned comparison of two whole arrays. */
+  private static int compare(byte[] a, byte[] b) {
+    return Bytes.compareTo(a, 0, a.length, b, 0, b.length);
+  }
+
+  /** Unsigned comparison of {@code a[from, to)} with the whole of {@code b}. */
+  private static int compare(byte[] a, int from, int to, byte[] b) {
+    return Bytes.compareTo(a, from, to - from, b, 0, b.length);
+  }
+
   /** Where part {@code i}, starting at {@code pos}, ends in {@code x}. */
   private int end(int i, byte[] x, int len, int pos) {
     Part p = parts[i];
     switch (p.width) {
       case FIXED:
-        return len >= pos + p.fixed ? pos + p.fixed : CUT;
+        return len - pos >= p.fixed ? pos + p.fixed : CUT;
       case ESCAPED:
       case ESCAPED_DESC:
         return escapedEnd(x, len, pos, p.desc);
@@ -273,26 +400,40 @@ public final class KeyFilter extends FilterBase {
 
   /**
    * The smallest key at or after {@code key} that could match; {@code null}
-   * when none can. Rust: {@code KeyFilter::seek_hint}.
+   * when none can. Rust: {@code rules::seek_hint}.
    */
   public byte[] seekHint(byte[] key) {
     if (never) {
       return null;
     }
-    byte[] hint = lowerBound(key);
-    if (hint == null) {
+    Buf x = new Buf(key);
+    int bound = lowerBound(x);
+    if (bound == NONE) {
       return null;
     }
-    if (Arrays.compareUnsigned(hint, key) > 0 || matches(key)) {
-      return hint;
+    if (bound == HINT) {
+      byte[] hint = x.bytes();
+      if (compare(hint, key) > 0 || matches(key)) {
+        return hint;
+      }
     }
+    // Stopped inside a part it cannot complete, or out of passes.
     return Arrays.copyOf(key, key.length + 1);
   }
 
-  private byte[] lowerBound(byte[] key) {
-    Buf x = new Buf(key);
+  /** What {@link #lowerBound} found: a hint in its buffer, none, or it ran out of passes. */
+  private static final int HINT = 0;
+  private static final int NONE = 1;
+  private static final int EXHAUSTED = 2;
+
+  private int lowerBound(Buf x) {
+    int passes = 0;
     restart:
     while (true) {
+      passes++;
+      if (passes > MAX_PASSES) {
+        return EXHAUSTED;
+      }
       int pos = 0;
       int i = 0;
       while (i < parts.length) {
@@ -307,19 +448,19 @@ public final class KeyFilter extends FilterBase {
           int next = nextAfter(p, x.b, pos, end);
           if (next < 0) {
             if (!x.prefixStop(pos)) {
-              return null;
+              return NONE;
             }
             continue restart;
           }
           if (!jump(i, x, pos, p.lo[next])) {
-            return x.bytes();
+            return HINT;
           }
           pos = x.len;
           i++;
         } else if (end == CUT) {
           if (p.lo == null) {
             if (p.width != FIXED) {
-              return x.bytes();
+              return HINT;
             }
             x.zeros(pos + p.fixed);
             pos += p.fixed;
@@ -329,29 +470,29 @@ public final class KeyFilter extends FilterBase {
           int next = nextAfter(p, x.b, pos, x.len);
           if (next < 0) {
             if (!x.prefixStop(pos)) {
-              return null;
+              return NONE;
             }
             continue restart;
           }
           byte[] lo = p.lo[next];
-          if (Arrays.compareUnsigned(x.b, pos, x.len, lo, 0, lo.length) < 0) {
+          if (compare(x.b, pos, x.len, lo) < 0) {
             if (!jump(i, x, pos, lo)) {
-              return x.bytes();
+              return HINT;
             }
             pos = x.len;
             i++;
           } else {
-            return x.bytes();
+            return HINT;
           }
         } else {
-          return x.bytes();
+          return HINT;
         }
       }
       if (pos == x.len) {
-        return x.bytes();
+        return HINT;
       }
       if (!x.prefixStop(pos)) {
-        return null;
+        return NONE;
       }
     }
   }
@@ -370,7 +511,7 @@ public final class KeyFilter extends FilterBase {
     int hi = p.lo.length;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (Arrays.compareUnsigned(p.lo[mid], 0, p.lo[mid].length, x, from, to) <= 0) {
+      if (compare(x, from, to, p.lo[mid]) >= 0) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -380,7 +521,7 @@ public final class KeyFilter extends FilterBase {
       return false;
     }
     byte[] end = p.hi[lo - 1];
-    return end == null || Arrays.compareUnsigned(x, from, to, end, 0, end.length) < 0;
+    return end == null || compare(x, from, to, end) < 0;
   }
 
   /** The first interval that ends after {@code x[from, to)}; -1 when none does. */
@@ -390,7 +531,7 @@ public final class KeyFilter extends FilterBase {
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
       byte[] end = p.hi[mid];
-      if (end != null && Arrays.compareUnsigned(end, 0, end.length, x, from, to) <= 0) {
+      if (end != null && compare(x, from, to, end) >= 0) {
         lo = mid + 1;
       } else {
         hi = mid;
@@ -447,7 +588,7 @@ public final class KeyFilter extends FilterBase {
     }
   }
 
-  /** The serialized form's reader: varints, flags and byte strings. */
+  /** The serialized form's reader: varints, flags and strings. */
   private static final class Reader {
     private final byte[] b;
     private int pos;
@@ -456,40 +597,48 @@ public final class KeyFilter extends FilterBase {
       this.b = b;
     }
 
-    int u8() {
+    int left() {
+      return b.length - pos;
+    }
+
+    int u8() throws DeserializationException {
+      if (pos >= b.length) {
+        throw new DeserializationException("a rowkey KeyFilter cut short");
+      }
       return b[pos++] & 0xFF;
     }
 
     boolean flag() throws DeserializationException {
+      int at = pos;
       int v = u8();
       if (v > 1) {
-        throw new DeserializationException("a flag of " + v + " at byte " + (pos - 1));
+        throw new DeserializationException("a flag of " + v + " at byte " + at);
       }
       return v == 1;
     }
 
-    /** A varint that is a length: at most what is left of the input. */
-    int length() throws DeserializationException {
+    /** An unsigned LEB128 varint of at most 5 bytes. */
+    long varint() throws DeserializationException {
+      int at = pos;
       long v = 0;
       for (int shift = 0; shift < 35; shift += 7) {
         int x = u8();
         v |= (long) (x & 0x7F) << shift;
         if ((x & 0x80) == 0) {
-          if (v > b.length) {
-            throw new DeserializationException("a length of " + v + " in " + b.length + " bytes");
-          }
-          return (int) v;
+          return v;
         }
       }
-      throw new DeserializationException("a varint longer than 5 bytes");
+      throw new DeserializationException("a varint longer than 5 bytes at byte " + at);
     }
 
-    byte[] bytes(int n) throws DeserializationException {
-      if (n > b.length - pos) {
+    /** A varint length and that many bytes. */
+    byte[] string() throws DeserializationException {
+      long n = varint();
+      if (n > left()) {
         throw new DeserializationException("a rowkey KeyFilter cut short");
       }
-      byte[] out = Arrays.copyOfRange(b, pos, pos + n);
-      pos += n;
+      byte[] out = Arrays.copyOfRange(b, pos, pos + (int) n);
+      pos += (int) n;
       return out;
     }
 

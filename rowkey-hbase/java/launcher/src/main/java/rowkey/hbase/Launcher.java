@@ -575,7 +575,8 @@ public final class Launcher {
    * {@code Math.abs(Arrays.hashCode(bytes) % BUCKETS)}</li>
    * <li>{@code key_filter HEXFILTER HEXKEY}: rowkey's {@link KeyFilter} read
    * from HEXFILTER, on the key: {@code 1} or {@code 0} (it matches), then
-   * its seek hint as hex, or {@code none}</li>
+   * its seek hint as hex, or {@code none}; {@code refused: REASON} when
+   * {@code parseFrom} refuses the filter</li>
    * </ul>
    */
   static String answer(String line) {
@@ -596,7 +597,12 @@ public final class Launcher {
       case "java_salt":
         return Integer.toString(Math.abs(Arrays.hashCode(hex(p[1])) % Integer.parseInt(p[2])));
       case "key_filter": {
-        KeyFilter filter = keyFilter(p[1]);
+        KeyFilter filter;
+        try {
+          filter = keyFilter(p[1]);
+        } catch (org.apache.hadoop.hbase.exceptions.DeserializationException e) {
+          return "refused: " + e.getMessage();
+        }
         byte[] key = hex(p[2]);
         byte[] hint = filter.seekHint(key);
         return (filter.matches(key) ? "1 " : "0 ") + (hint == null ? "none" : hex(hint));
@@ -610,13 +616,11 @@ public final class Launcher {
   private static KeyFilter lastFilter;
 
   /** The filter of {@code hex}, parsed once for a run of keys. */
-  private static KeyFilter keyFilter(String hex) {
+  private static KeyFilter keyFilter(String hex)
+      throws org.apache.hadoop.hbase.exceptions.DeserializationException {
     if (!hex.equals(lastFilterHex)) {
-      try {
-        lastFilter = KeyFilter.parseFrom(hex(hex));
-      } catch (org.apache.hadoop.hbase.exceptions.DeserializationException e) {
-        throw new IllegalArgumentException(e);
-      }
+      lastFilterHex = null;
+      lastFilter = KeyFilter.parseFrom(hex(hex));
       lastFilterHex = hex;
     }
     return lastFilter;
