@@ -29,6 +29,15 @@
 //! # Ok::<(), rowkey_hbase::bulk::BulkError>(())
 //! ```
 //!
+//! The directory must be empty or new (as for HBase's `HFileOutputFormat2`),
+//! so that `completebulkload` takes only this load's files, and the files
+//! appear under their names only when [`BulkLoad::finish`] succeeds (they
+//! are written in a hidden directory and moved into place at the end): a
+//! load that failed leaves nothing a bulk load would take. Any error
+//! writing or merging the sorted runs on disk ends the load: every later
+//! call, and `finish`, returns [`BulkError::Failed`] naming it, so no load
+//! ever finishes without rows it was given.
+//!
 //! Every cell of a load carries the same timestamp
 //! ([`BulkLoad::timestamp`], by default the time [`BulkLoad::new`] ran),
 //! so a cell put twice (same row, family and qualifier) is written once,
@@ -88,6 +97,21 @@ pub enum BulkError {
         /// The key, `toStringBinary`.
         key: String,
     },
+    /// The load's directory holds files already: a load writes into an
+    /// empty or new directory, so a bulk load of it takes only this load's
+    /// files (HBase's `HFileOutputFormat2` refuses an existing one).
+    #[error("bulk load: {path} is not empty (a load writes into an empty or new directory)")]
+    NotEmpty {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// An earlier error (writing or merging the sorted runs on disk) ended
+    /// the load: rows it was given are lost, so it cannot finish.
+    #[error("bulk load: an earlier error ended this load: {cause}")]
+    Failed {
+        /// The earlier error.
+        cause: String,
+    },
 }
 
 /// One HFile a load wrote.
@@ -144,6 +168,10 @@ pub struct BulkSummary {
     /// Sorted runs spilled to disk because the memory budget was full (0:
     /// the load was sorted in memory).
     pub spills: usize,
+    /// Bytes written to sorted runs on disk, spills and their merges: at
+    /// most the spilled bytes times one more than the merge levels
+    /// (`log16` of the spills), never a rewrite of everything per spill.
+    pub run_bytes: u64,
 }
 
 /// A bulk load in the making: [`put_row`](Self::put_row) in any order,
@@ -160,8 +188,15 @@ pub struct BulkLoad {
     max_file_size: u64,
     buffer: Buffer,
     families: Vec<String>,
-    runs: Vec<PathBuf>,
+    /// Sorted runs on disk and their merge level, oldest first.
+    runs: Vec<(u32, PathBuf)>,
     run_dir: Option<tempfile::TempDir>,
+    /// Bytes written to runs.
+    run_bytes: u64,
+    /// The directory was found empty or new and created.
+    dir_ready: bool,
+    /// The error that ended the load.
+    failed: Option<String>,
     /// Runs written so far (merged runs included): names them.
     run_count: usize,
     /// Spills of the buffer.
@@ -170,9 +205,10 @@ pub struct BulkLoad {
     scratch: Vec<u16>,
 }
 
-/// Runs merged at once: past this many, runs are merged into one before
-/// the next spill, so a load never opens more files than this.
-const MAX_RUNS: usize = 64;
+/// Runs of one level merged at once into one of the next level: each row
+/// is rewritten once per level (`log16` of the spills), and a load holds
+/// at most 15 runs per level.
+const FAN_IN: usize = 16;
 
 impl BulkLoad {
     /// A load into `dir` (created if missing): one region (call
@@ -198,6 +234,9 @@ impl BulkLoad {
             families: Vec::new(),
             runs: Vec::new(),
             run_dir: None,
+            run_bytes: 0,
+            dir_ready: false,
+            failed: None,
             run_count: 0,
             spills: 0,
             scratch: Vec::new(),
@@ -287,6 +326,7 @@ impl BulkLoad {
 
     /// Puts a row by its key's bytes.
     pub fn put_raw_row(&mut self, key: &[u8], cells: &[Cell]) -> Result<(), BulkError> {
+        self.alive()?;
         if key.is_empty() || key.len() > MAX_ROW_LENGTH {
             return Err(BulkError::BadRow {
                 key: to_string_binary(key),
@@ -321,7 +361,7 @@ impl BulkLoad {
         if !self.buffer.entries.is_empty() && self.buffer.used() + need > self.memory {
             if let Err(e) = self.spill() {
                 self.scratch = families;
-                return Err(e);
+                return Err(self.fail(e));
             }
         }
         self.buffer.put(key, cells, &families, self.memory);
@@ -356,10 +396,48 @@ impl BulkLoad {
         }
     }
 
+    /// `Err(Failed)` once an error ended the load.
+    fn alive(&self) -> Result<(), BulkError> {
+        match &self.failed {
+            Some(cause) => Err(BulkError::Failed {
+                cause: cause.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the load with `e`: every later call returns it.
+    fn fail(&mut self, e: BulkError) -> BulkError {
+        self.failed = Some(e.to_string());
+        e
+    }
+
+    /// Creates the load's directory, or checks that it is empty, once.
+    fn ready(&mut self) -> Result<(), BulkError> {
+        if self.dir_ready {
+            return Ok(());
+        }
+        match std::fs::read_dir(&self.dir) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(BulkError::NotEmpty {
+                        path: self.dir.clone(),
+                    });
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(&self.dir).map_err(Self::io(&self.dir))?;
+            }
+            Err(e) => return Err(Self::io(&self.dir)(e)),
+        }
+        self.dir_ready = true;
+        Ok(())
+    }
+
     /// A new run file in the load's scratch directory.
     fn new_run(&mut self) -> Result<(PathBuf, BufWriter<File>), BulkError> {
         if self.run_dir.is_none() {
-            std::fs::create_dir_all(&self.dir).map_err(Self::io(&self.dir))?;
+            self.ready()?;
             // A hidden directory in the load's own: the same filesystem,
             // and a name HBase's bulk load skips (no family starts with
             // `.`). Removed when the load ends, whatever way it ends.
@@ -379,43 +457,82 @@ impl BulkLoad {
         Ok((path, BufWriter::with_capacity(1 << 16, file)))
     }
 
-    /// Sorts the buffer and writes it to a run file (after merging the
-    /// runs so far into one when there are [`MAX_RUNS`]).
+    /// Sorts the buffer and writes it to a run file of level 0, then
+    /// merges the last [`FAN_IN`] runs into one of the next level while
+    /// they share a level (a counter in base 16: each row is rewritten
+    /// once per level). A run is removed only after the run merged from it
+    /// is whole on disk; any error ends the load (the caller's
+    /// [`fail`](Self::fail)).
     fn spill(&mut self) -> Result<(), BulkError> {
-        if self.runs.len() >= MAX_RUNS {
-            let runs = std::mem::take(&mut self.runs);
-            let (path, mut out) = self.new_run()?;
-            merge(&runs, None, |record| {
-                record.write(&mut out).map_err(Self::io(&path))
-            })?;
-            out.flush().map_err(Self::io(&path))?;
-            for run in &runs {
-                std::fs::remove_file(run).map_err(Self::io(run))?;
-            }
-            self.runs.push(path);
-        }
         let (path, mut out) = self.new_run()?;
         self.buffer.sort();
+        let mut written = 0;
         merge(&[], Some(&self.buffer), |record| {
-            record.write(&mut out).map_err(Self::io(&path))
+            written += record.write(&mut out).map_err(Self::io(&path))?;
+            Ok(())
         })?;
         out.flush().map_err(Self::io(&path))?;
+        self.run_bytes += written;
         self.buffer.clear();
-        self.runs.push(path);
+        self.runs.push((0, path));
         self.spills += 1;
+        while self.runs.len() >= FAN_IN {
+            let level = self.runs[self.runs.len() - 1].0;
+            let from = self.runs.len() - FAN_IN;
+            if self.runs[from..].iter().any(|(l, _)| *l != level) {
+                break;
+            }
+            let inputs: Vec<PathBuf> = self.runs[from..].iter().map(|(_, p)| p.clone()).collect();
+            let (path, mut out) = self.new_run()?;
+            let mut written = 0;
+            merge(&inputs, None, |record| {
+                written += record.write(&mut out).map_err(Self::io(&path))?;
+                Ok(())
+            })?;
+            out.flush().map_err(Self::io(&path))?;
+            self.run_bytes += written;
+            self.runs.truncate(from);
+            self.runs.push((level + 1, path));
+            for run in &inputs {
+                std::fs::remove_file(run).map_err(Self::io(run))?;
+            }
+        }
         Ok(())
     }
 
     /// Sorts what is left, merges it with the runs on disk, and writes the
     /// files: `dir/<family>/<name>`, one per region and family (more past
     /// [`max_file_size`](Self::max_file_size)).
+    ///
+    /// The files are written in a hidden directory of the load's and moved
+    /// to their names when all are whole: an error leaves none behind.
     pub fn finish(mut self) -> Result<BulkSummary, BulkError> {
-        std::fs::create_dir_all(&self.dir).map_err(Self::io(&self.dir))?;
+        self.alive()?;
+        self.ready()?;
         self.buffer.sort();
-        let mut out = Output::new(&self);
-        merge(&self.runs, Some(&self.buffer), |record| out.cell(record))?;
+        let staging = tempfile::Builder::new()
+            .prefix(".rowkey-files-")
+            .tempdir_in(&self.dir)
+            .map_err(Self::io(&self.dir))?;
+        let runs: Vec<PathBuf> = self.runs.iter().map(|(_, p)| p.clone()).collect();
+        let mut out = Output::new(&self, staging.path());
+        merge(&runs, Some(&self.buffer), |record| out.cell(record))?;
         let mut summary = out.finish()?;
         summary.spills = self.spills;
+        summary.run_bytes = self.run_bytes;
+        // Each family's folder moved into place whole (the load's
+        // directory held nothing else).
+        let mut moved: Vec<String> = Vec::new();
+        for file in &mut summary.files {
+            if !moved.contains(&file.family) {
+                let from = staging.path().join(&file.family);
+                let to = self.dir.join(&file.family);
+                std::fs::rename(&from, &to).map_err(Self::io(&to))?;
+                moved.push(file.family.clone());
+            }
+            let name = file.path.file_name().map(PathBuf::from).unwrap_or_default();
+            file.path = self.dir.join(&file.family).join(name);
+        }
         Ok(summary)
     }
 }
@@ -615,7 +732,8 @@ impl Record {
     }
 
     /// A run's record: lengths as u32 (family u16, seq u64), big-endian.
-    fn write(&self, out: &mut impl Write) -> io::Result<()> {
+    /// Writes the record to a run; the bytes written.
+    fn write(&self, out: &mut impl Write) -> io::Result<u64> {
         out.write_all(&(self.row.len() as u32).to_be_bytes())?;
         out.write_all(&self.row)?;
         out.write_all(&self.family.to_be_bytes())?;
@@ -623,7 +741,8 @@ impl Record {
         out.write_all(&self.qualifier)?;
         out.write_all(&(self.value.len() as u32).to_be_bytes())?;
         out.write_all(&self.value)?;
-        out.write_all(&self.seq.to_be_bytes())
+        out.write_all(&self.seq.to_be_bytes())?;
+        Ok((4 + self.row.len() + 2 + 4 + self.qualifier.len() + 4 + self.value.len() + 8) as u64)
     }
 
     /// Reads the next record of a run; false at its end.
@@ -704,6 +823,8 @@ impl Source<'_> {
 /// The files being written: the current region's, one per family.
 struct Output<'a> {
     load: &'a BulkLoad,
+    /// Where the files are written.
+    dir: &'a Path,
     /// `load.families[i]`'s open file in the current region.
     open: Vec<Option<Open>>,
     region: usize,
@@ -723,7 +844,7 @@ struct Open {
 }
 
 impl<'a> Output<'a> {
-    fn new(load: &'a BulkLoad) -> Output<'a> {
+    fn new(load: &'a BulkLoad, dir: &'a Path) -> Output<'a> {
         let mut regions = Vec::with_capacity(load.boundaries.len() + 1);
         let mut start = Vec::new();
         for end in load.boundaries.iter().chain(std::iter::once(&Vec::new())) {
@@ -742,6 +863,7 @@ impl<'a> Output<'a> {
             ^ u64::from(std::process::id()) << 40;
         Output {
             load,
+            dir,
             open: (0..load.families.len()).map(|_| None).collect(),
             region: 0,
             last_row: Vec::new(),
@@ -753,6 +875,7 @@ impl<'a> Output<'a> {
                 cells: 0,
                 bytes: 0,
                 spills: 0,
+                run_bytes: 0,
             },
             id,
             next_file: 0,
@@ -815,7 +938,7 @@ impl<'a> Output<'a> {
 
     fn create(&mut self, family: usize) -> Result<Open, BulkError> {
         let name = &self.load.families[family];
-        let dir = self.load.dir.join(name);
+        let dir = self.dir.join(name);
         std::fs::create_dir_all(&dir).map_err(BulkLoad::io(&dir))?;
         // HBase takes store file names of hex digits.
         let path = dir.join(format!("{:016x}{:016x}", self.id, self.next_file));

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::pool::{Checkout, Pool};
+use crate::stamp::{Clock, Timestamps};
 use crate::transport::{Conn, Endpoint, Protocol, Thrift, Tls, Transport};
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap
@@ -21,10 +22,11 @@ use crate::transport::{Conn, Endpoint, Protocol, Thrift, Tls, Transport};
 /// discarded and a new one opened when next needed. Reads (gets, scans,
 /// table lookups) are retried on a fresh connection when the failure is
 /// retryable ([`Error::is_retryable`]); a scan cut mid-way resumes after
-/// the last row it returned. Writes are retried too, because each write
-/// call stamps its cells with one timestamp
-/// ([`WriteOptions`](crate::WriteOptions)), so a put sent twice writes the
-/// same cells. Table creation and deletion are not retried.
+/// the last row it returned. Writes are retried too: with
+/// [`Timestamps::Server`] (the default, as HBase's Java client) a put sent
+/// twice adds a version holding the same values, with
+/// [`Timestamps::Client`] it writes the same cells again. Table creation
+/// and deletion are not retried.
 #[derive(Clone)]
 pub struct Client {
     shared: Arc<Shared>,
@@ -43,6 +45,9 @@ struct Shared {
     /// A scan found that the servers lack rowkey's filter: skip scans use
     /// HBase's own filters from then on.
     no_server_filter: AtomicBool,
+    /// Who stamps writes, and the client's clock when it does.
+    timestamps: Timestamps,
+    clock: Clock,
 }
 
 /// How calls are retried: at most `attempts` tries in all, pausing
@@ -180,9 +185,20 @@ pub struct ClientBuilder {
     scan_batch: usize,
     write_batch: usize,
     server_filter: bool,
+    timestamps: Timestamps,
 }
 
 impl ClientBuilder {
+    /// Who stamps the cells this client writes and the deletes it sends
+    /// (default [`Timestamps::Server`], as HBase's Java client); see
+    /// [`Timestamps`] for what each means across retries and hosts.
+    /// [`WriteOptions::timestamp`](crate::WriteOptions::timestamp)
+    /// overrides it for one call.
+    pub fn timestamps(mut self, timestamps: Timestamps) -> Self {
+        self.timestamps = timestamps;
+        self
+    }
+
     /// The most connections open at once (default 8); a call waits, until
     /// its deadline, for one to be free.
     ///
@@ -292,6 +308,8 @@ impl ClientBuilder {
                 retry: self.retry,
                 counters: Counters::default(),
                 no_server_filter: AtomicBool::new(false),
+                timestamps: self.timestamps,
+                clock: Clock::default(),
             }),
             scan_batch: self.scan_batch,
             write_batch: self.write_batch,
@@ -326,7 +344,14 @@ impl Client {
             scan_batch: 1_000,
             write_batch: 1_000,
             server_filter: false,
+            timestamps: Timestamps::Server,
         }
+    }
+
+    /// The clock this client stamps writes with, when it does
+    /// ([`Timestamps::Client`]).
+    pub(crate) fn client_clock(&self) -> Option<&Clock> {
+        (self.shared.timestamps == Timestamps::Client).then_some(&self.shared.clock)
     }
 
     /// Connects to a Thrift2 gateway with the defaults: HBase's `hbase

@@ -70,6 +70,7 @@ mod ops;
 mod pool;
 mod proto;
 mod scan;
+mod stamp;
 pub mod testing;
 mod transport;
 mod types;
@@ -89,7 +90,9 @@ pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
+pub use ops::TableOptions;
 pub use scan::{tscans, Rows, TypedRows};
+pub use stamp::Timestamps;
 pub use transport::{Protocol, Tls, Transport};
 pub use types::{Cell, RegionLocation, Row, MAX_ROW_LENGTH};
 pub use write::{Durability, WriteOptions};

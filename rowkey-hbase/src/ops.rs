@@ -1,5 +1,7 @@
 //! The client's calls besides writes: tables, gets, scans, regions.
 
+use std::collections::BTreeMap;
+
 use rowkey_core::{DecodeRowKey, KeyFilter, RowKey, Scan};
 
 use crate::client::Client;
@@ -31,6 +33,17 @@ impl Client {
         families: &[&str],
         split_points: &[Vec<u8>],
     ) -> Result<(), Error> {
+        self.create_table_with(table, families, split_points, TableOptions::default())
+    }
+
+    /// [`create_table`](Self::create_table) with settings of every family.
+    pub fn create_table_with(
+        &self,
+        table: &str,
+        families: &[&str],
+        split_points: &[Vec<u8>],
+        options: TableOptions,
+    ) -> Result<(), Error> {
         if self.transport() == crate::Transport::Framed && !split_points.is_empty() {
             return Err(Error::Config(format!(
                 "cannot create {table} with split points through a framed gateway: HBase's \
@@ -38,7 +51,10 @@ impl Client {
                  use an unframed or HTTP gateway, or the HBase shell"
             )));
         }
-        let columns = families.iter().map(|f| family(f)).collect::<Vec<_>>();
+        let columns = families
+            .iter()
+            .map(|f| family(f, &options))
+            .collect::<Vec<_>>();
         let desc = TTableDescriptor::new(table_name(table), columns, None, None);
         self.call("createTable", table, None, false, |t| {
             t.create_table(desc.clone(), split_points.to_vec())
@@ -300,12 +316,41 @@ fn found(result: TResult) -> Option<Vec<Cell>> {
 
 /// A column family with HBase's defaults.
 #[rustfmt::skip]
-fn family(name: &str) -> TColumnFamilyDescriptor {
+fn family(name: &str, options: &TableOptions) -> TColumnFamilyDescriptor {
+    // A family's values the gateway sets as they are
+    // (`ColumnFamilyDescriptorBuilder.setValue`).
+    let values: BTreeMap<Vec<u8>, Vec<u8>> = options
+        .new_version_behavior
+        .then(|| (b"NEW_VERSION_BEHAVIOR".to_vec(), b"true".to_vec()))
+        .into_iter()
+        .collect();
     TColumnFamilyDescriptor::new(
         name.as_bytes().to_vec(),
+        (!values.is_empty()).then_some(values), None, None, None, None, None, None, None, None,
         None, None, None, None, None, None, None, None, None, None,
-        None, None, None, None, None, None, None, None, None,
     )
+}
+
+/// Settings of every family of a table [`Client::create_table_with`]
+/// creates, set by struct update from `TableOptions::default()`.
+///
+/// ```
+/// use rowkey_hbase::TableOptions;
+///
+/// let options = TableOptions { new_version_behavior: true, ..TableOptions::default() };
+/// # let _ = options;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// HBase's `NEW_VERSION_BEHAVIOR` on each family: a delete masks only
+    /// the cells written before it (by the server's order of operations,
+    /// not by timestamp), so a put that follows a delete in the same
+    /// millisecond is kept (HBASE-2256's remedy), and versions past
+    /// `VERSIONS` are hidden at once rather than at the next major
+    /// compaction. The setting to use with
+    /// [`Timestamps::Server`](crate::Timestamps::Server) when a row is
+    /// deleted and written again quickly.
+    pub new_version_behavior: bool,
 }
 
 /// A get of the whole row at `key`.

@@ -1,8 +1,7 @@
 //! Writes and deletes: streamed from the caller's rows in batches, each
-//! call's cells stamped with one timestamp so that a batch sent again
-//! writes the same cells.
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! call's cells stamped as the client's [`Timestamps`](crate::Timestamps) say (by the region
+//! server, or with one reading of the client's clock per call, so that a
+//! batch sent again writes the same cells).
 
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::RowKey;
@@ -16,6 +15,7 @@ use thrift::TThriftClient;
 use crate::client::Client;
 use crate::error::{Error, RejectedRow};
 use crate::ops::encode;
+use crate::stamp::Clock;
 use crate::thrift::{TColumnValue, TDelete, TDurability, TIOError, TPut, TTHBaseServiceSyncClient};
 use crate::transport::Thrift;
 use crate::types::{Cell, MAX_ROW_LENGTH};
@@ -61,22 +61,21 @@ impl Durability {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// The timestamp of every cell written (or the newest version a delete
-    /// removes), in milliseconds since the epoch. `None`: the client's
-    /// clock when the call starts. One timestamp per call is what makes a
-    /// retried batch idempotent: a put sent twice writes the same cell,
-    /// where a server-stamped put would write a second version.
+    /// removes), in milliseconds since the epoch. `None`: as the client's
+    /// [`Timestamps`](crate::Timestamps) say (by default the region server stamps them).
     pub timestamp: Option<i64>,
     /// How HBase persists the write.
     pub durability: Durability,
 }
 
-impl WriteOptions {
-    fn stamp(&self) -> i64 {
-        self.timestamp.unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        })
+impl Client {
+    /// The timestamp of one write or delete call: the caller's, else the
+    /// client's clock with [`Timestamps::Client`](crate::Timestamps::Client), else none (the region
+    /// server's).
+    fn stamp(&self, options: &WriteOptions) -> Option<i64> {
+        options
+            .timestamp
+            .or_else(|| self.client_clock().map(Clock::next))
     }
 }
 
@@ -88,16 +87,18 @@ struct Batch {
 
 impl Client {
     /// Writes rows keyed by typed keys: for each row, cells
-    /// `(family, qualifier, value)`, all stamped with one timestamp (the
-    /// client's clock when the call starts; see [`WriteOptions`]).
+    /// `(family, qualifier, value)`, stamped as the client's
+    /// [`Timestamps`](crate::Timestamps) say (by the region server, unless the client was
+    /// built with [`Timestamps::Client`](crate::Timestamps::Client); see [`WriteOptions`]).
     ///
     /// The rows are read from the iterator as they are sent, in
     /// `putMultiple` calls of [`with_write_batch`](Self::with_write_batch)
     /// rows: one batch is in memory at a time. A batch that fails as a
     /// whole and may succeed again (a connection that failed, a region
     /// server that was busy) is sent again, as the client's
-    /// [`RetryPolicy`](crate::RetryPolicy) allows; since its cells carry
-    /// their timestamp, sending it twice writes the same cells.
+    /// [`RetryPolicy`](crate::RetryPolicy) allows: with client
+    /// timestamps it writes the same cells again, with server timestamps
+    /// it adds a version holding the same values.
     ///
     /// Rows HBase cannot take are [`Error::Rejected`], each named with its
     /// position in the input, and every other row is written: a key that is
@@ -156,7 +157,7 @@ impl Client {
         rows: impl Iterator<Item = Result<(Vec<u8>, Vec<Cell>), Error>>,
         options: WriteOptions,
     ) -> Result<(), Error> {
-        let stamp = options.stamp();
+        let stamp = self.stamp(&options);
         let durability = options.durability.thrift();
         let mut rejected = Vec::new();
         let mut batch = Batch {
@@ -304,11 +305,13 @@ impl Client {
     }
 
     /// Deletes the rows at `keys` (every cell of each, up to the call's
-    /// timestamp: see [`WriteOptions`]), in `deleteMultiple` calls of
+    /// timestamp: the server's time when it applies the delete, or the
+    /// client's, as its [`Timestamps`](crate::Timestamps) say; see [`WriteOptions`]), in
+    /// `deleteMultiple` calls of
     /// [`with_write_batch`](Self::with_write_batch) keys, retried like
-    /// writes (a delete up to a fixed timestamp removes the same cells
-    /// however often it is sent). Deleting a row that does not exist is not
-    /// an error.
+    /// writes (a delete sent again removes what it removed, and with
+    /// server timestamps what was written in between too). Deleting a row
+    /// that does not exist is not an error.
     pub fn delete_rows<K: RowKey>(
         &self,
         table: &str,
@@ -335,7 +338,7 @@ impl Client {
         keys: impl Iterator<Item = Result<Vec<u8>, Error>>,
         options: WriteOptions,
     ) -> Result<(), Error> {
-        let stamp = options.stamp();
+        let stamp = self.stamp(&options);
         let durability = options.durability.thrift();
         let mut keys = keys.peekable();
         while keys.peek().is_some() {
@@ -365,7 +368,12 @@ fn unsendable(key: &[u8], cells: &[Cell]) -> Option<String> {
     }
 }
 
-fn tput(key: Vec<u8>, cells: Vec<Cell>, stamp: i64, durability: Option<TDurability>) -> TPut {
+fn tput(
+    key: Vec<u8>,
+    cells: Vec<Cell>,
+    stamp: Option<i64>,
+    durability: Option<TDurability>,
+) -> TPut {
     let values = cells
         .into_iter()
         .map(|(family, qualifier, value)| {

@@ -518,6 +518,56 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
     skip_scans_run_on_the_region_servers(&c);
     rowkeys_filter_runs_on_the_region_servers(&hbase, &c);
     hostile_filters_are_refused_and_the_servers_go_on(&hbase);
+    a_delete_then_a_put_keeps_the_put(&hbase);
+}
+
+/// Deletes then puts each of 1,000 rows as fast as one client can: the
+/// delete and the put of a row often fall in one millisecond. Each
+/// put must be readable afterwards:
+/// - with `Timestamps::Client`, the client's clock strictly increases, so
+///   the put is stamped after the delete (with one wall-clock reading per
+///   call, as before, a put in the delete's millisecond was masked);
+/// - with `Timestamps::Server` on a table created with
+///   `NEW_VERSION_BEHAVIOR`, the delete masks only what was written before
+///   it.
+///
+/// Server timestamps on a plain table collide in the same server
+/// millisecond (HBASE-2256): counted and printed, not asserted.
+fn a_delete_then_a_put_keeps_the_put(hbase: &HBase) {
+    use rowkey_hbase::{TableOptions, Timestamps};
+    let run = |timestamps: Timestamps, table: &str, new_version_behavior: bool| -> usize {
+        let c = Client::builder(hbase.gateway_addr())
+            .timestamps(timestamps)
+            .build()
+            .unwrap();
+        c.create_table_with(
+            table,
+            &["d"],
+            &[],
+            TableOptions {
+                new_version_behavior,
+            },
+        )
+        .unwrap();
+        let keys: Vec<Vec<u8>> = (0..1_000u32).map(|i| i.to_be_bytes().to_vec()).collect();
+        for (i, key) in keys.iter().enumerate() {
+            c.write_raw_rows(table, [(key.clone(), cells(i as u32))])
+                .unwrap();
+            c.delete_raw_rows_with(table, [key.clone()], WriteOptions::default())
+                .unwrap();
+            c.write_raw_rows(table, [(key.clone(), cells(i as u32 + 7))])
+                .unwrap();
+        }
+        let read = c.get_many_raw(table, &keys).unwrap();
+        read.iter()
+            .enumerate()
+            .filter(|(i, row)| row.as_ref() != Some(&cells(*i as u32 + 7)))
+            .count()
+    };
+    assert_eq!(run(Timestamps::Client, "stamped_client", false), 0);
+    assert_eq!(run(Timestamps::Server, "stamped_server_nvb", true), 0);
+    let masked = run(Timestamps::Server, "stamped_server", false);
+    eprintln!("server timestamps on a plain table: {masked} of 1,000 puts masked by their delete");
 }
 
 /// `FilterProtos.Filter { name, serialized_filter }`, by hand.
