@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
-use crate::pool::{Checkout, Pool};
+use crate::pool::{Checkout, Lease, Pool};
 use crate::stamp::{Clock, Timestamps};
-use crate::transport::{Conn, Endpoint, Protocol, Thrift, Tls, Transport};
+use crate::transport::{Endpoint, Protocol, Thrift, Tls, Transport};
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap
 /// [`Clone`] (`Send + Sync`) over a pool of gateway connections, every
@@ -36,7 +36,7 @@ pub struct Client {
 }
 
 struct Shared {
-    pool: Pool,
+    pool: Arc<Pool>,
     transport: Transport,
     request_timeout: Duration,
     connect_timeout: Duration,
@@ -301,7 +301,7 @@ impl ClientBuilder {
         )?;
         let client = Client {
             shared: Arc::new(Shared {
-                pool: Pool::new(endpoint, self.pool_size),
+                pool: Arc::new(Pool::new(endpoint, self.pool_size)),
                 transport: self.transport,
                 request_timeout: self.request_timeout,
                 connect_timeout: self.connect_timeout,
@@ -322,7 +322,7 @@ impl ClientBuilder {
                 .take(deadline)
                 .map_err(|e| client.checkout_error("", e))?;
             client.count(|c| &c.connections, 1);
-            pool.give_back(conn);
+            conn.give_back();
         }
         Ok(client)
     }
@@ -520,7 +520,7 @@ impl Client {
     /// the call failed on is discarded: `slot` is then empty.
     pub(crate) fn on<T>(
         &self,
-        slot: &mut Option<Conn>,
+        slot: &mut Option<Lease>,
         op: &'static str,
         table: &str,
         key: Option<&[u8]>,
@@ -548,8 +548,8 @@ impl Client {
                 let late = conn.timed_out().then_some(self.shared.request_timeout);
                 let e = Error::call(op, table, key, e, late);
                 if !e.keeps_connection() {
+                    // Dropped: closed, its place in the pool freed.
                     *slot = None;
-                    pool.discard();
                     self.count(|c| &c.reconnects, 1);
                 }
                 if e.is_timeout() {
@@ -561,9 +561,9 @@ impl Client {
     }
 
     /// A connection taken with [`on`](Self::on), back to the pool.
-    pub(crate) fn release(&self, conn: Option<Conn>) {
+    pub(crate) fn release(&self, conn: Option<Lease>) {
         if let Some(conn) = conn {
-            self.shared.pool.give_back(conn);
+            conn.give_back();
         }
     }
 

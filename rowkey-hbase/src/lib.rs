@@ -59,6 +59,7 @@
 
 #[cfg(feature = "tokio")]
 mod async_client;
+mod bounded;
 pub mod bulk;
 mod client;
 mod error;

@@ -11,8 +11,9 @@ use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 use crate::client::Client;
 use crate::error::Error;
 use crate::filter::{filter_bytes_per_range, Pushdown};
+use crate::pool::Lease;
 use crate::thrift::{TScan, TTHBaseServiceSyncClient};
-use crate::transport::Conn;
+use crate::transport::Thrift;
 use crate::types::{cell, Cell, Row};
 
 /// One range's scanner, the rows it has fetched and not yet merged, and
@@ -67,7 +68,7 @@ pub struct Rows {
     client: Client,
     /// The scan's connection (none before the first call and after one
     /// failed), and how many it has had.
-    conn: Option<Conn>,
+    conn: Option<Lease>,
     epoch: u64,
     plan: Plan,
     ranges: Vec<RangeReader>,
@@ -295,17 +296,9 @@ impl Rows {
             }
             let id = self.ranges[i].scanner.expect("opened");
             let deadline = self.client.deadline();
-            let fetched = self.client.on(
-                &mut self.conn,
-                "getScannerRows",
-                &self.plan.table,
-                None,
-                deadline,
-                |t| t.get_scanner_rows(id, want),
-            );
-            if self.conn.is_none() {
-                self.epoch += 1;
-            }
+            let fetched = self.call("getScannerRows", None, deadline, |t| {
+                t.get_scanner_rows(id, want)
+            });
             let fetched = match fetched {
                 Ok(fetched) => fetched,
                 Err(e) if lost(&e) && tries < policy.attempts => {
@@ -363,19 +356,13 @@ impl Rows {
         t.filter_bytes.clone_from(&range.filter);
         let policy = self.client.retry_policy();
         let deadline = self.client.deadline();
+        let table = plan.table.as_bytes().to_vec();
+        let start = range.start.clone();
         let mut tries = 1;
         loop {
-            let opened = self.client.on(
-                &mut self.conn,
-                "openScanner",
-                &plan.table,
-                Some(&range.start),
-                deadline,
-                |thrift| thrift.open_scanner(plan.table.as_bytes().to_vec(), t.clone()),
-            );
-            if self.conn.is_none() {
-                self.epoch += 1;
-            }
+            let opened = self.call("openScanner", Some(&start), deadline, |thrift| {
+                thrift.open_scanner(table.clone(), t.clone())
+            });
             match opened {
                 Ok(id) => {
                     let range = &mut self.ranges[i];
@@ -414,20 +401,63 @@ impl Rows {
             }
         }
         if self.ranges.iter().all(|r| r.done) {
-            self.client.release(self.conn.take());
+            self.release();
         }
     }
 
     /// Closes scanner `id` on the scan's connection by `deadline`.
     fn close_scanner(&mut self, id: i32, deadline: std::time::Instant) -> Result<(), Error> {
-        self.client.on(
-            &mut self.conn,
-            "closeScanner",
-            &self.plan.table,
-            None,
-            deadline,
-            |t| t.close_scanner(id),
-        )
+        self.call("closeScanner", None, deadline, |t| t.close_scanner(id))
+    }
+
+    /// One call on the scan's connection (one from the pool when it has
+    /// none). Scanner ids belong to the gateway they were opened on: when
+    /// the call leaves the scan without its connection (it failed on it),
+    /// the next one may reach another gateway, so every id the scan holds
+    /// is void from then on (the epoch moves on). Every call of a scan
+    /// goes through here, closes included.
+    fn call<T>(
+        &mut self,
+        op: &'static str,
+        key: Option<&[u8]>,
+        deadline: std::time::Instant,
+        f: impl FnOnce(&mut Thrift) -> thrift::Result<T>,
+    ) -> Result<T, Error> {
+        let result = self
+            .client
+            .on(&mut self.conn, op, &self.plan.table, key, deadline, f);
+        if self.conn.is_none() {
+            self.epoch += 1;
+        }
+        result
+    }
+
+    /// Gives the scan's connection back to the pool: the ids of scanners
+    /// still held are void too (the next connection may reach another
+    /// gateway).
+    fn release(&mut self) {
+        self.client.release(self.conn.take());
+        self.epoch += 1;
+    }
+
+    /// Closes every scanner still open on the scan's connection, at most
+    /// one second each, stopping at the first that fails (a gateway that
+    /// went away took its scanners with it; one not closed otherwise
+    /// expires on the gateway), and gives the connection back.
+    fn close_all(&mut self) {
+        for i in 0..self.ranges.len() {
+            let r = &mut self.ranges[i];
+            r.done = true;
+            let Some(id) = r.scanner.take() else { continue };
+            if self.lost || self.conn.is_none() || r.epoch != self.epoch {
+                continue;
+            }
+            let closed = self.close_scanner(id, self.client.short_deadline());
+            if closed.is_err() && self.conn.is_none() {
+                break;
+            }
+        }
+        self.release();
     }
 
     fn fail(&mut self, e: Error) -> Option<Result<Row, Error>> {
@@ -486,26 +516,26 @@ impl Iterator for Rows {
             }
         }
         let Some((i, row)) = self.heads.pop() else {
-            self.client.release(self.conn.take());
+            self.release();
             return None;
         };
         self.yielded += 1;
-        // Range i's next row is not smaller than this one, so an error
-        // reading it can wait until this row is out.
-        if self.limit.is_none_or(|l| self.yielded < l) {
-            if let Err(e) = self.refill(i) {
-                self.pending = Some(e);
-            }
+        if self.limit.is_some_and(|l| self.yielded >= l) {
+            // The last row asked for: the scanners closed and the
+            // connection back in the pool now, not when the scan is dropped.
+            self.close_all();
+        } else if let Err(e) = self.refill(i) {
+            // Range i's next row is not smaller than this one, so an error
+            // reading it can wait until this row is out.
+            self.pending = Some(e);
         }
         Some(Ok(row))
     }
 }
 
 impl Drop for Rows {
-    /// Closes the scanners still open on the scan's connection, at most
-    /// one second each, stopping at the first that fails: a scan over a
-    /// gateway that went away is dropped at once (its scanners went with
-    /// it; one not closed otherwise expires on the gateway). The
+    /// Closes the scanners still open ([`close_all`](Rows::close_all)): a
+    /// scan over a gateway that went away is dropped at once. The
     /// connection goes back to the pool if it is sound.
     fn drop(&mut self) {
         self.span.record("rows_read", self.rows_read());
@@ -513,18 +543,7 @@ impl Drop for Rows {
         self.span.record("retries", self.retries);
         self.span
             .record("elapsed_us", self.opened.elapsed().as_micros() as u64);
-        for i in 0..self.ranges.len() {
-            let r = &mut self.ranges[i];
-            let Some(id) = r.scanner.take() else { continue };
-            if self.lost || self.conn.is_none() || r.epoch != self.epoch {
-                continue;
-            }
-            let closed = self.close_scanner(id, self.client.short_deadline());
-            if closed.is_err() && self.conn.is_none() {
-                break;
-            }
-        }
-        self.client.release(self.conn.take());
+        self.close_all();
     }
 }
 

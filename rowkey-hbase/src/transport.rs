@@ -12,13 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
-    TInputProtocol, TOutputProtocol,
+    TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TOutputProtocol,
 };
-use thrift::transport::{
-    TBufferedReadTransport, TBufferedWriteTransport, TFramedReadTransport, TFramedWriteTransport,
-};
+use thrift::transport::{TBufferedReadTransport, TBufferedWriteTransport, TFramedWriteTransport};
 
+use crate::bounded::{BinaryIn, Budget, CompactIn, Counted, FramedRead, MAX_REPLY};
 use crate::thrift::THBaseServiceSyncClient;
 
 /// How Thrift messages travel to the gateway; it must match the gateway's
@@ -217,7 +215,7 @@ impl Endpoint {
                 };
                 if *framed {
                     (
-                        Box::new(TFramedReadTransport::new(read)),
+                        Box::new(FramedRead::new(TBufferedReadTransport::new(read))),
                         Box::new(TFramedWriteTransport::new(write)),
                     )
                 } else {
@@ -241,22 +239,26 @@ impl Endpoint {
                 )
             }
         };
+        // Every reply read with its sizes checked against its budget.
+        let budget = Arc::new(Budget::default());
+        let read = Counted::new(read, Arc::clone(&budget));
         let (input, output): (
             Box<dyn TInputProtocol + Send>,
             Box<dyn TOutputProtocol + Send>,
         ) = match self.protocol {
             Protocol::Binary => (
-                Box::new(TBinaryInputProtocol::new(read, true)),
+                Box::new(BinaryIn::new(read)),
                 Box::new(TBinaryOutputProtocol::new(write, true)),
             ),
             Protocol::Compact => (
-                Box::new(TCompactInputProtocol::new(read)),
+                Box::new(CompactIn::new(read)),
                 Box::new(TCompactOutputProtocol::new(write)),
             ),
         };
         Ok(Conn {
             thrift: THBaseServiceSyncClient::new(input, output),
             clock,
+            budget,
         })
     }
 
@@ -284,11 +286,14 @@ impl Endpoint {
 pub(crate) struct Conn {
     pub(crate) thrift: Thrift,
     clock: Arc<Clock>,
+    /// What is left of the reply's bytes ([`MAX_REPLY`]).
+    budget: Arc<Budget>,
 }
 
 impl Conn {
-    /// Sets the deadline of the next call.
+    /// Sets the deadline of the next call, and its reply's budget.
     pub(crate) fn begin(&self, deadline: Instant) {
+        self.budget.reset();
         *self
             .clock
             .deadline
@@ -414,7 +419,7 @@ impl Exchange {
         let bytes = response
             .body_mut()
             .with_config()
-            .limit(u64::MAX)
+            .limit(MAX_REPLY)
             .read_to_vec()
             .map_err(|e| match e {
                 ureq::Error::Timeout(_) => self.clock.expired(),

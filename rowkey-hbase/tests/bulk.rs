@@ -363,7 +363,12 @@ fn run_dir(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     std::fs::read_dir(dir)
         .ok()?
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(".rowkey-sort-"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".rowkey-sort-")
+        })
 }
 
 /// A row of about 100 bytes, one cell.
