@@ -341,6 +341,18 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 rowkey_codegen::generate_with(layout.layout(), language, &name, &package, options)
                     .map_err(|e| usage(format!("gen: {e}")))?;
             for f in files {
+                // Every file inside --out: a generated path is relative and
+                // of plain names (the generators check their names; this
+                // holds whatever they write).
+                let inside = std::path::Path::new(&f.path)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+                if !inside {
+                    return Err(Fail::Failed(format!(
+                        "gen: `{}` is not a path inside --out",
+                        f.path
+                    )));
+                }
                 let path = dir.join(&f.path);
                 // The output folder, and a Java package's folders in it.
                 if let Some(parent) = path.parent() {

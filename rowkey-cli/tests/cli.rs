@@ -837,3 +837,55 @@ fn gen_python_writes_the_derived_keys_bytes() {
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
+
+/// A name in the layout text becomes a file's name and code's: an enum or
+/// type named with a path (`../../outside/pwn`) is refused, naming it, and
+/// nothing is written outside `--out` (a Go field enum's file used to be
+/// `{name}_enum.go` joined onto `--out`, so such a name wrote outside it).
+#[test]
+fn gen_refuses_a_path_as_a_name_and_writes_nothing_outside_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a/b/out");
+    std::fs::create_dir_all(&out).unwrap();
+    let out_dir = out.to_str().unwrap();
+    for (layout, says) in [
+        (
+            "[k ../../outside/pwn(u8: A = 1) 1]",
+            "`../../outside/pwn` is not an enum's name",
+        ),
+        ("[k pwn/x(u8: A = 1) 1]", "`pwn/x` is not an enum's name"),
+        ("[sku ../Sku 8]", "`../Sku` is not a type's name"),
+    ] {
+        for language in ["go", "java", "python"] {
+            let e = fails(&[
+                "gen",
+                language,
+                "--layout",
+                layout,
+                "--name",
+                "Key",
+                "--package",
+                "keys",
+                "--out",
+                out_dir,
+            ]);
+            assert!(e.contains(says), "{language} {layout}: {e}");
+        }
+    }
+    let written: Vec<_> = walk(dir.path());
+    assert!(written.is_empty(), "{written:?}");
+}
+
+/// Every file under `dir`, recursively.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -232,6 +232,20 @@ fn key_files(
             }
         }
         Language::Go => {
+            // A field enum's name becomes a file's: an identifier only
+            // (the layout's parser refuses others too).
+            if let Some(e) = plan
+                .fields
+                .iter()
+                .filter_map(|f| f.key_enum.as_ref())
+                .find(|e| !ident(&e.name))
+            {
+                return Err(CodegenError::Name {
+                    language: language.name(),
+                    name: e.name.clone(),
+                    what: "enum",
+                });
+            }
             let base = name.to_ascii_lowercase();
             files.push(file(format!("{base}.go"), go::file(&plan, name, package)));
             // Field enums in files of their own, each once per package.

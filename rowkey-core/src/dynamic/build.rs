@@ -191,6 +191,21 @@ fn assemble(spec: &Spec, leak: Leak) -> Result<Option<DynLayout>, LayoutError> {
     }))
 }
 
+/// An ASCII identifier: what every generated language takes as a type's
+/// name, and what may become a file's name (`kind_enum.go`).
+fn is_type_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A Rust path of type names (`Sku`, `crate::ids::Sku`).
+fn is_type_path(s: &str) -> bool {
+    s.split("::").all(is_type_name)
+}
+
 fn show_tail(w: Width) -> String {
     match w {
         Width::Fixed(n) => format!("= {n}"),
@@ -241,7 +256,12 @@ fn field(f: &FieldSpec, last: bool, leak: Leak) -> Result<(FieldLayout, Ops, Sca
         match Scalar::of(&inner) {
             Some(s) => s,
             None => match f.width {
-                Some(Width::Fixed(w)) if !option => Scalar::Opaque(w),
+                Some(Width::Fixed(w)) if !option && is_type_path(&inner) => Scalar::Opaque(w),
+                Some(Width::Fixed(_)) if !option => {
+                    return Err(err(format!(
+                        "`{inner}` is not a type's name: a name is ASCII letters, digits and `_` (a path joins them with `::`)"
+                    )))
+                }
                 _ => {
                     return Err(err(format!(
                         "`{}` is not a type the runtime knows: give its width (as in [{} {} 16]) to read it as opaque bytes{}",
@@ -409,6 +429,15 @@ fn enum_field(
     dir: Dir,
     leak: Leak,
 ) -> Result<(FieldLayout, Ops, Scalar), LayoutError> {
+    if !is_type_name(inner) {
+        return Err(LayoutError::new(
+            f.at,
+            format!("field `{}`", f.name),
+            format!(
+                "`{inner}` is not an enum's name: a name is ASCII letters, digits and `_`, not starting with a digit"
+            ),
+        ));
+    }
     if f.fixed.is_some() || f.desc_ts || f.reverse_domain || f.unit.is_some() {
         return Err(LayoutError::new(
             f.at,
