@@ -15,16 +15,26 @@ pub const GOOGLE_ENDPOINT: &str = "https://bigtable.googleapis.com";
 /// The OAuth scope of Bigtable's data API.
 pub const DATA_SCOPE: &str = "https://www.googleapis.com/auth/bigtable.data";
 
-/// Where and how [`Client::connect_google_with`] connects.
+/// Where and how [`Client::connect_google_with`] connects, set by struct
+/// update from `GoogleOptions::default()`.
 #[derive(Debug, Clone)]
 pub struct GoogleOptions {
-    /// The endpoint (default [`GOOGLE_ENDPOINT`]).
+    /// The endpoint (default [`GOOGLE_ENDPOINT`]): an `https://` address,
+    /// since every request carries the bearer token; anything else is
+    /// refused unless [`insecure`](Self::insecure) is set.
     pub endpoint: String,
     /// Further root certificates (PEM) to trust besides the system's: for a
     /// proxy or a test server.
     pub root_pem: Option<Vec<u8>>,
     /// The client's deadlines, keepalive, app profile and retries.
     pub options: ClientOptions,
+    /// How often the token is asked of its provider (default one minute;
+    /// the provider fetches a new one only when it nears expiry).
+    pub token_refresh: Duration,
+    /// Allow an endpoint that is not `https://` (a local test server):
+    /// the bearer token then travels in clear. Set it with
+    /// [`insecure_for_testing`](Self::insecure_for_testing).
+    pub insecure: bool,
 }
 
 impl Default for GoogleOptions {
@@ -33,8 +43,26 @@ impl Default for GoogleOptions {
             endpoint: GOOGLE_ENDPOINT.to_string(),
             root_pem: None,
             options: ClientOptions::default(),
+            token_refresh: Duration::from_secs(60),
+            insecure: false,
         }
     }
+}
+
+impl GoogleOptions {
+    /// These options with an endpoint that need not be `https://`: for a
+    /// test server only, since the bearer token is then sent in clear.
+    pub fn insecure_for_testing(mut self) -> Self {
+        self.insecure = true;
+        self
+    }
+}
+
+/// The token the requests carry, and a refresh that failed since the last
+/// call (the next call reports it).
+struct Bearer {
+    header: String,
+    failed: Option<String>,
 }
 
 impl Client {
@@ -62,11 +90,25 @@ impl Client {
 
     /// [`connect_google`](Self::connect_google) with another endpoint,
     /// further roots and options.
+    ///
+    /// An endpoint that is not `https://` (`http://`, a bare `host:443`)
+    /// is refused, since every request carries the bearer token, unless
+    /// [`GoogleOptions::insecure_for_testing`] says otherwise. A token
+    /// refresh that fails is logged (`tracing` warning) and the next call
+    /// fails with `UNAUTHENTICATED` naming it; calls after it carry the
+    /// last token until a refresh succeeds.
     pub async fn connect_google_with(
         project: &str,
         instance: &str,
         google: GoogleOptions,
     ) -> Result<Client, Error> {
+        if !google.insecure && !google.endpoint.starts_with("https://") {
+            return Err(Error::Google(format!(
+                "{}: not https://, so the bearer token would travel in clear \
+                 (GoogleOptions::insecure_for_testing() allows it for a test server)",
+                google.endpoint
+            )));
+        }
         let provider = gcp_auth::provider()
             .await
             .map_err(|e| Error::Google(format!("Application Default Credentials: {e}")))?;
@@ -74,17 +116,29 @@ impl Client {
             .token(&[DATA_SCOPE])
             .await
             .map_err(|e| Error::Google(format!("a token for {DATA_SCOPE}: {e}")))?;
-        let bearer = Arc::new(RwLock::new(format!("Bearer {}", first.as_str())));
+        let bearer = Arc::new(RwLock::new(Bearer {
+            header: format!("Bearer {}", first.as_str()),
+            failed: None,
+        }));
         let holder = Arc::downgrade(&bearer);
+        let every = google.token_refresh;
         tokio::spawn(async move {
             loop {
-                tokio::time::sleep(Duration::from_secs(60)).await;
+                tokio::time::sleep(every).await;
                 let Some(bearer) = holder.upgrade() else {
                     break;
                 };
-                if let Ok(token) = provider.token(&[DATA_SCOPE]).await {
-                    *bearer.write().unwrap_or_else(|e| e.into_inner()) =
-                        format!("Bearer {}", token.as_str());
+                let refreshed = provider.token(&[DATA_SCOPE]).await;
+                let mut bearer = bearer.write().unwrap_or_else(|e| e.into_inner());
+                match refreshed {
+                    Ok(token) => {
+                        bearer.header = format!("Bearer {}", token.as_str());
+                        bearer.failed = None;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "refreshing the Bigtable token failed");
+                        bearer.failed = Some(e.to_string());
+                    }
                 }
             }
         });
@@ -101,7 +155,15 @@ impl Client {
             .keep_alive_while_idle(true)
             .connect_lazy();
         let client = Client::with_interceptor(channel, project, instance, move |mut request| {
-            let value = bearer.read().unwrap_or_else(|e| e.into_inner()).clone();
+            let value = {
+                let mut bearer = bearer.write().unwrap_or_else(|e| e.into_inner());
+                if let Some(failed) = bearer.failed.take() {
+                    return Err(tonic::Status::unauthenticated(format!(
+                        "refreshing the bearer token for {DATA_SCOPE} failed: {failed}"
+                    )));
+                }
+                bearer.header.clone()
+            };
             let value = MetadataValue::try_from(value.as_str())
                 .map_err(|_| tonic::Status::unauthenticated("the token is not a header value"))?;
             request.metadata_mut().insert("authorization", value);

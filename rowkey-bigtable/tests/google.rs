@@ -81,15 +81,29 @@ async fn grpc_server(cert: &rcgen::CertifiedKey<rcgen::KeyPair>) -> (u16, Seen) 
     (port, seen)
 }
 
+/// How the token endpoint answers: tokens lasting this many seconds
+/// (under gcp_auth's 20 s margin, every ask fetches a new one), or, when
+/// `failing`, HTTP 500.
+#[derive(Default)]
+struct TokenMode {
+    expires_in: std::sync::atomic::AtomicU64,
+    failing: std::sync::atomic::AtomicBool,
+}
+
 /// The OAuth token endpoint: answers every POST with a token; counts them.
-async fn token_server() -> (u16, Arc<Mutex<Vec<String>>>) {
+async fn token_server() -> (u16, Arc<Mutex<Vec<String>>>, Arc<TokenMode>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let bodies: Arc<Mutex<Vec<String>>> = Arc::default();
     let log = Arc::clone(&bodies);
+    let mode = Arc::new(TokenMode::default());
+    mode.expires_in
+        .store(3600, std::sync::atomic::Ordering::Relaxed);
+    let served = Arc::clone(&mode);
     tokio::spawn(async move {
         while let Ok((mut s, _)) = listener.accept().await {
             let log = Arc::clone(&log);
+            let mode = Arc::clone(&served);
             tokio::spawn(async move {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 4096];
@@ -116,24 +130,36 @@ async fn token_server() -> (u16, Arc<Mutex<Vec<String>>>) {
                         }
                     }
                 }
-                let json =
-                    r#"{"access_token":"test-token-123","expires_in":3600,"token_type":"Bearer"}"#;
+                let expires = mode.expires_in.load(std::sync::atomic::Ordering::Relaxed);
+                let (status, json) = if mode.failing.load(std::sync::atomic::Ordering::Relaxed) {
+                    (
+                        "500 Internal Server Error",
+                        r#"{"error":"the stand-in is down"}"#.to_string(),
+                    )
+                } else {
+                    (
+                        "200 OK",
+                        format!(
+                            r#"{{"access_token":"test-token-123","expires_in":{expires},"token_type":"Bearer"}}"#
+                        ),
+                    )
+                };
                 let answer = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{json}",
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{json}",
                     json.len()
                 );
                 let _ = s.write_all(answer.as_bytes()).await;
             });
         }
     });
-    (port, bodies)
+    (port, bodies, mode)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connect_google_speaks_tls_with_an_adc_token_and_googles_headers() {
     let cert = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
     let (port, seen) = grpc_server(&cert).await;
-    let (token_port, token_requests) = token_server().await;
+    let (token_port, token_requests, token_mode) = token_server().await;
 
     // A service account whose token endpoint is the local one.
     let dir = tempfile::tempdir().unwrap();
@@ -164,6 +190,7 @@ async fn connect_google_speaks_tls_with_an_adc_token_and_googles_headers() {
             endpoint: format!("https://localhost:{port}"),
             root_pem: Some(cert.cert.pem().into_bytes()),
             options: options.clone(),
+            ..GoogleOptions::default()
         },
     )
     .await
@@ -203,7 +230,8 @@ async fn connect_google_speaks_tls_with_an_adc_token_and_googles_headers() {
         GoogleOptions {
             endpoint: format!("https://localhost:{port}"),
             root_pem: None,
-            options,
+            options: options.clone(),
+            ..GoogleOptions::default()
         },
     )
     .await
@@ -214,4 +242,67 @@ async fn connect_google_speaks_tls_with_an_adc_token_and_googles_headers() {
     let e = rows.next().await.expect("an item").unwrap_err();
     assert!(!format!("{e:?}").contains("the stand-in"), "{e:?}");
     assert_eq!(seen.lock().unwrap().len(), before, "nothing sent past TLS");
+
+    // An endpoint that is not https:// would send the token in clear:
+    // refused, unless asked for a test server.
+    for endpoint in [
+        format!("http://localhost:{port}"),
+        format!("localhost:{port}"),
+    ] {
+        let Err(e) = Client::connect_google_with(
+            "p",
+            "i",
+            GoogleOptions {
+                endpoint: endpoint.clone(),
+                ..GoogleOptions::default()
+            },
+        )
+        .await
+        else {
+            panic!("{endpoint}: refused");
+        };
+        assert!(e.to_string().contains("in clear"), "{endpoint}: {e}");
+    }
+    let insecure = GoogleOptions {
+        endpoint: format!("http://localhost:{port}"),
+        ..GoogleOptions::default()
+    }
+    .insecure_for_testing();
+    assert!(Client::connect_google_with("p", "i", insecure)
+        .await
+        .is_ok());
+
+    // A token refresh that fails: the next call says so (it used to be
+    // silent, the old token sent until the server refused it).
+    token_mode
+        .expires_in
+        .store(10, std::sync::atomic::Ordering::Relaxed);
+    let refreshing = Client::connect_google_with(
+        "p",
+        "i",
+        GoogleOptions {
+            endpoint: format!("https://localhost:{port}"),
+            root_pem: Some(cert.cert.pem().into_bytes()),
+            options,
+            token_refresh: std::time::Duration::from_millis(100),
+            ..GoogleOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    token_mode
+        .failing
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    // gcp_auth tries a failing token endpoint 5 times, 1.55 s in all.
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let before = seen.lock().unwrap().len();
+    let mut rows = stream_scan(&refreshing, "events", &Scan::from_bounds(b"a", b"b"), None)
+        .await
+        .unwrap();
+    let e = rows.next().await.expect("an item").unwrap_err();
+    assert!(
+        format!("{e:?}").contains("refreshing the bearer token"),
+        "{e:?}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), before, "the call was not sent");
 }

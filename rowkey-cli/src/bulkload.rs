@@ -7,7 +7,11 @@
 //! other column, or those named by `--value`, each a cell of `--family`
 //! whose qualifier is the column's name (`--value COLUMN=FAMILY:QUALIFIER`
 //! to choose both); a row with no value column gets one empty cell (the
-//! family's empty qualifier). The regions come from the layout's split points or
+//! family's empty qualifier). In JSON lines a value that is `null`, or a
+//! member an object does not have, is no cell; a string is its UTF-8
+//! bytes, a number its JSON text, an array of integers 0 to 255 those
+//! bytes; any other value (`true`, an object) is an error naming the line
+//! and the member. The regions come from the layout's split points or
 //! from the table itself through its Thrift gateway.
 
 use std::fs::File;
@@ -47,7 +51,9 @@ pub(crate) struct BulkloadArgs {
     #[arg(long, default_value = "d")]
     family: String,
     /// A value column, `COLUMN` or `COLUMN=FAMILY:QUALIFIER` (repeat it);
-    /// without any, every column that is not a key field.
+    /// without any, every column that is not a key field. In JSON lines, a
+    /// member that is `null` or absent from an object is no cell; a string
+    /// is its bytes, a number its text, an array of 0 to 255 those bytes.
     #[arg(long = "value", value_name = "COLUMN[=FAMILY:QUALIFIER]")]
     values: Vec<String>,
     /// The sort's memory budget in MiB; past it, sorted runs spill to disk.
@@ -150,7 +156,13 @@ pub(crate) fn run(
             let (addr, table) = (&r[0], &r[1]);
             let regions = rowkey_hbase::Client::connect(addr.as_str())
                 .and_then(|c| c.region_locations(table))
-                .map_err(|e| Stop::Failed(format!("--regions {addr} {table}: {e}")))?;
+                .map_err(|e| match e {
+                    // A table that is not there: the arguments are wrong.
+                    rowkey_hbase::Error::TableNotFound { .. } => {
+                        Stop::Usage(format!("--regions {addr} {table}: {e}"))
+                    }
+                    e => Stop::Failed(format!("--regions {addr} {table}: {e}")),
+                })?;
             load.regions(&regions)
         }
         None => load.split_points(&layout.split_points()),
@@ -345,11 +357,32 @@ fn read_jsonl(
             .collect::<Result<_, _>>()?;
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         let key = key(layout, fields, &texts, n)?;
-        let names: Vec<String> = object.keys().cloned().collect();
+        // The `--value`s are the same for every object (a member one of
+        // them lacks is no cell); without them, each object's own members.
+        let columns = if args.values.is_empty() {
+            let names: Vec<String> = object.keys().cloned().collect();
+            value_columns(args, &names, fields)?
+        } else {
+            let names: Vec<String> = args
+                .values
+                .iter()
+                .map(|v| v.split_once('=').map_or(v.as_str(), |(c, _)| c).to_string())
+                .collect();
+            value_columns(args, &names, fields)?
+        };
         cells.clear();
-        for v in value_columns(args, &names, fields)? {
-            let text = object.get(&v.column).map(json_text).unwrap_or_default();
-            cells.push((v.family, v.qualifier, text.into_bytes()));
+        for v in columns {
+            let Some(value) = object.get(&v.column) else {
+                continue;
+            };
+            if let Some(bytes) = json_bytes(value).map_err(|what| {
+                format!(
+                    "line {n}: member `{}` is {what}: a value is a string, a number or an array of bytes (0 to 255); null or absent is no cell",
+                    v.column
+                )
+            })? {
+                cells.push((v.family, v.qualifier, bytes));
+            }
         }
         put(load, &key, &cells, &args.family, n)?;
         rows += 1;
@@ -357,8 +390,30 @@ fn read_jsonl(
     Ok(rows)
 }
 
-/// A JSON value as the text `encode` takes: strings as they are, `null` as
-/// `None`, anything else as JSON.
+/// A value member's cell bytes: a string's UTF-8, a number's JSON text, an
+/// array of integers 0 to 255 as those bytes; `None` for `null` (no cell);
+/// what any other value is, as the error.
+fn json_bytes(v: &serde_json::Value) -> Result<Option<Vec<u8>>, &'static str> {
+    match v {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::String(s) => Ok(Some(s.as_bytes().to_vec())),
+        serde_json::Value::Number(n) => Ok(Some(n.to_string().into_bytes())),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i.as_u64()
+                    .and_then(|b| u8::try_from(b).ok())
+                    .ok_or("an array of other than bytes")
+            })
+            .collect::<Result<Vec<u8>, _>>()
+            .map(Some),
+        serde_json::Value::Bool(_) => Err("a boolean"),
+        serde_json::Value::Object(_) => Err("an object"),
+    }
+}
+
+/// A JSON key member as the text `encode` takes: strings as they are,
+/// `null` as `None`, anything else as JSON.
 fn json_text(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),

@@ -173,6 +173,75 @@ fn csv_and_json_lines_become_the_derives_keys_in_hfiles() {
     }
 }
 
+/// JSON lines whose value members are `null`, absent from some objects
+/// (with and without `--value`), numbers and byte arrays: `null` and
+/// absent are no cell (they used to be the 4 bytes `None`, and an absent
+/// `--value` column stopped the load); a value of another type is an
+/// error naming the line and the member.
+#[test]
+fn json_nulls_and_absent_values_are_no_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("rows.jsonl");
+    std::fs::write(
+        &jsonl,
+        "{\"user_id\": 1, \"ts_millis\": 5, \"kind\": \"click\", \"clicks\": null, \"page\": \"/a\"}\n\
+         {\"user_id\": 2, \"ts_millis\": 6, \"kind\": \"view\", \"clicks\": 3}\n\
+         {\"user_id\": 3, \"ts_millis\": 7, \"kind\": \"buy\", \"page\": [0, 255]}\n",
+    )
+    .unwrap();
+    let key = |user_id, ts_millis, kind: &str| {
+        UserEvent {
+            user_id,
+            ts_millis,
+            kind: kind.into(),
+        }
+        .encode_to_vec()
+        .unwrap()
+    };
+    let cell =
+        |row: Vec<u8>, q: &str, v: &[u8]| (row, b"d".to_vec(), q.as_bytes().to_vec(), v.to_vec());
+    let want: BTreeSet<Cell> = [
+        cell(key(1, 5, "click"), "page", b"/a"),
+        cell(key(2, 6, "view"), "clicks", b"3"),
+        cell(key(3, 7, "buy"), "page", &[0, 255]),
+    ]
+    .into();
+    for values in [&[][..], &["--value", "clicks", "--value", "page"][..]] {
+        let out = dir.path().join(format!("out{}", values.len()));
+        let mut cut = vec!["--split-points"];
+        cut.extend_from_slice(values);
+        let stdout = bulkload(&jsonl, &out, &cut);
+        assert!(
+            stdout.starts_with("3 input rows: 3 rows, 3 cells"),
+            "{stdout}"
+        );
+        assert!(cells_in(&out) == want, "{values:?}");
+    }
+    std::fs::write(
+        &jsonl,
+        "{\"user_id\": 1, \"ts_millis\": 5, \"kind\": \"click\", \"clicks\": 1}\n\
+         {\"user_id\": 2, \"ts_millis\": 6, \"kind\": \"view\", \"clicks\": true}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("bad");
+    let run = rowkey(&[
+        "bulkload",
+        "--layout",
+        SPEC,
+        "--input",
+        jsonl.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--split-points",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("line 2: member `clicks` is a boolean"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_bad_row_stops_the_load_naming_its_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
@@ -231,9 +300,40 @@ fn files_cut_at_a_tables_regions_load_into_it() {
     write_csv(&csv);
     let out = dir.path().join("out");
     let addr = hbase.gateway_addr();
+    // A table that is not there: refused (status 2), naming it, no file
+    // written (it used to write one region's files, and loading them
+    // created the table).
+    let missing = dir.path().join("missing");
+    let run = rowkey(&[
+        "bulkload",
+        "--layout",
+        SPEC,
+        "--input",
+        csv.to_str().unwrap(),
+        "--out",
+        missing.to_str().unwrap(),
+        "--regions",
+        &addr,
+        "no_such_table",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("table no_such_table does not exist"),
+        "{stderr}"
+    );
+    assert!(!missing.exists(), "no file written");
+
     let stdout = bulkload(&csv, &out, &["--regions", &addr, "events"]);
     assert!(stdout.contains("hbase completebulkload"), "{stdout}");
     assert_eq!(hbase.bulk_load(&out, "events").unwrap(), buckets());
+    // The files were moved: a second load of the folder loads nothing.
+    assert_eq!(hbase.bulk_load(&out, "events").unwrap(), 0);
+    // Loading into a table that is not there is an error, and no table.
+    let again = dir.path().join("again");
+    bulkload(&csv, &again, &["--split-points"]);
+    assert!(hbase.bulk_load(&again, "no_such_table").is_err());
+    assert!(!client.table_exists("no_such_table").unwrap());
     let mut read = BTreeSet::new();
     for row in client
         .scan_typed::<UserEvent>("events", &UserEvent::scan_all(), None)

@@ -889,3 +889,27 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// A field enum's value that is no variant, by name or by discriminant:
+/// the error says so and lists the variants (it said "expected a the
+/// discriminant of one of the enum's variants value, got u8", or "is not
+/// a u8" for a name).
+#[test]
+fn an_enum_value_of_no_variant_lists_the_variants() {
+    let layout = "[kind Kind(u8: Temp = 1, Volt = 2, Rssi = 3) 1][id u16]";
+    let e = fails(&["encode", "-l", layout, "kind=Humidity", "id=1"]);
+    assert!(
+        e.contains("`Humidity` is not a variant of `Kind`: one of Temp (1), Volt (2), Rssi (3)"),
+        "{e}"
+    );
+    let e = rowkey(&["encode", "-l", layout, "kind=9", "id=1"], None);
+    let e = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        e.contains(
+            "field `kind`: 9 is not the discriminant of a variant of `Kind` (Temp = 1, Volt = 2, Rssi = 3)"
+        ),
+        "{e}"
+    );
+    assert!(ok(&["encode", "-l", layout, "kind=Volt", "id=1"]).contains("020001"));
+    assert!(ok(&["encode", "-l", layout, "kind=3", "id=1"]).contains("030001"));
+}

@@ -2,14 +2,16 @@
 //! takes (a connection from the pool, the call's deadline, the retries
 //! that are safe, a span, the counters).
 
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::pool::{Checkout, Lease, Pool};
 use crate::stamp::{Clock, Timestamps};
+use crate::thrift::TTHBaseServiceSyncClient as _;
 use crate::transport::{Endpoint, Protocol, Thrift, Tls, Transport};
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap
@@ -42,9 +44,9 @@ struct Shared {
     connect_timeout: Duration,
     retry: RetryPolicy,
     counters: Counters,
-    /// A scan found that the servers lack rowkey's filter: skip scans use
-    /// HBase's own filters from then on.
-    no_server_filter: AtomicBool,
+    /// Tables whose servers a scan found without rowkey's filter: their
+    /// skip scans use HBase's own filters from then on.
+    no_server_filter: Mutex<HashSet<String>>,
     /// Who stamps writes, and the client's clock when it does.
     timestamps: Timestamps,
     clock: Clock,
@@ -271,18 +273,22 @@ impl ClientBuilder {
         self
     }
 
-    /// Whether the region servers and the Thrift2 gateway have rowkey's
-    /// filter (`rowkey.hbase.KeyFilter`, the jar `rowkey-hbase`'s Maven
-    /// module builds, in HBase's `lib/`; default `false`). With it, every skip
-    /// scan ([`Client::filter`]) sends its [`KeyFilter`](rowkey_core::KeyFilter)
-    /// to the servers, which seek past every run of rows that cannot match
+    /// Whether skip scans send rowkey's filter (`rowkey.hbase.KeyFilter`,
+    /// the Maven module `rowkey-hbase-filter`, in HBase's `lib/` on the
+    /// region servers and the Thrift2 gateways) to the servers; default
+    /// `true`, detected. With it, every skip scan ([`Client::filter`])
+    /// sends its [`KeyFilter`](rowkey_core::KeyFilter) to the servers,
+    /// which seek past every run of rows that cannot match
     /// ([`Pushdown::Server`](crate::Pushdown::Server)), whatever fields it
-    /// constrains. Without it, only the shapes HBase's own filters express
-    /// reach the servers. When a scan finds the servers without the jar
-    /// (HBase answers that it cannot load the class), it is opened again
-    /// with HBase's own filters, a warning is logged (`tracing`), and this
-    /// client and its clones send HBase's own filters from then on:
+    /// constrains. When a scan finds a server without the jar, or with a
+    /// class it cannot load (HBase answers `ClassNotFoundException`,
+    /// `NoClassDefFoundError` or `UnsupportedClassVersionError` naming it,
+    /// from opening the scanner or, when only some region servers lack it,
+    /// from its first rows), it is opened again with HBase's own filters,
+    /// a warning is logged (`tracing`), and this client and its clones
+    /// send HBase's own filters to that table from then on:
     /// [`Rows::pushdown`](crate::Rows::pushdown) says what each scan used.
+    /// `false` sends only HBase's own filters (the shapes they express).
     pub fn server_filter(mut self, on: bool) -> Self {
         self.server_filter = on;
         self
@@ -307,7 +313,7 @@ impl ClientBuilder {
                 connect_timeout: self.connect_timeout,
                 retry: self.retry,
                 counters: Counters::default(),
-                no_server_filter: AtomicBool::new(false),
+                no_server_filter: Mutex::new(HashSet::new()),
                 timestamps: self.timestamps,
                 clock: Clock::default(),
             }),
@@ -343,7 +349,7 @@ impl Client {
             tls: None,
             scan_batch: 1_000,
             write_batch: 1_000,
-            server_filter: false,
+            server_filter: true,
             timestamps: Timestamps::Server,
         }
     }
@@ -393,15 +399,25 @@ impl Client {
         self
     }
 
-    /// Whether skip scans send rowkey's filter: asked for, and not found
-    /// missing on the servers by an earlier scan.
-    pub(crate) fn uses_server_filter(&self) -> bool {
-        self.server_filter && !self.shared.no_server_filter.load(Ordering::Relaxed)
+    /// Whether skip scans of `table` send rowkey's filter: asked for, and
+    /// not found missing on its servers by an earlier scan.
+    pub(crate) fn uses_server_filter(&self, table: &str) -> bool {
+        self.server_filter
+            && !self
+                .shared
+                .no_server_filter
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(table)
     }
 
-    /// A scan found the servers without rowkey's filter.
-    pub(crate) fn server_filter_missing(&self) {
-        self.shared.no_server_filter.store(true, Ordering::Relaxed);
+    /// A scan of `table` found its servers without rowkey's filter.
+    pub(crate) fn server_filter_missing(&self, table: &str) {
+        self.shared
+            .no_server_filter
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(table.to_string());
     }
 
     /// What this client and its clones have done so far.
@@ -493,10 +509,30 @@ impl Client {
         };
         span.record("retries", retries);
         span.record("elapsed_us", start.elapsed().as_micros() as u64);
+        let result = result.map_err(|e| self.missing_table(e, op, table));
         if let Err(e) = &result {
             span.record("error", tracing::field::display(e));
         }
         result
+    }
+
+    /// `e` as [`Error::TableNotFound`] when it may say the table is
+    /// missing and HBase confirms it (`tableExists`); else `e` as it is.
+    pub(crate) fn missing_table(&self, e: Error, op: &'static str, table: &str) -> Error {
+        if !e.may_be_missing_table() {
+            return e;
+        }
+        let name = crate::types::table_name(table);
+        let deadline = self.deadline();
+        match self.once("tableExists", table, None, deadline, |t| {
+            t.table_exists(name.clone())
+        }) {
+            Ok(false) => Error::TableNotFound {
+                op,
+                table: table.to_string(),
+            },
+            _ => e,
+        }
     }
 
     /// One try of a call, on a pooled connection, by `deadline`; the

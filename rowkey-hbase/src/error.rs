@@ -123,6 +123,19 @@ pub enum Error {
     /// PEM, a transport without the address it needs).
     #[error("HBase client settings: {0}")]
     Config(String),
+    /// The table does not exist: the one error every call gives for it
+    /// (HBase's gateway says so in a different way for each call: a scan's
+    /// first batch, a get and a delete name the table alone, a write
+    /// `TableNotFoundException`, a region lookup gives no regions), found
+    /// when the call fails, or the scan opens, and confirmed with
+    /// `tableExists`.
+    #[error("HBase {op} on table {table}: TableNotFoundException: table {table} does not exist")]
+    TableNotFound {
+        /// The call that found it.
+        op: &'static str,
+        /// The table.
+        table: String,
+    },
 }
 
 /// What a thrift error says, its message included (the thrift library's
@@ -239,7 +252,22 @@ impl Error {
 
     /// The connection the call used may be used again: HBase answered.
     pub(crate) fn keeps_connection(&self) -> bool {
-        matches!(self, Error::Server { .. })
+        matches!(self, Error::Server { .. } | Error::TableNotFound { .. })
+    }
+
+    /// A refusal that may say the table is missing (the gateway's messages
+    /// for it: the table's name alone, `TableNotFoundException`, a batch's
+    /// "Failed N action: TABLE: ..."): worth asking HBase whether the
+    /// table exists. A disabled table's refusal also names it alone, so
+    /// the message alone decides nothing.
+    pub(crate) fn may_be_missing_table(&self) -> bool {
+        let Error::Server { table, message, .. } = self else {
+            return false;
+        };
+        let named = |m: &str| m == table || m.strip_prefix("default:") == Some(table.as_str());
+        named(message.trim())
+            || message.contains("TableNotFoundException")
+            || (message.starts_with("Failed ") && message.contains(&format!(": {table}: ")))
     }
 }
 

@@ -8,9 +8,9 @@ use crate::client::Client;
 use crate::error::Error;
 use crate::scan::{Rows, TypedRows};
 use crate::thrift::{
-    TColumnFamilyDescriptor, TGet, TResult, TTHBaseServiceSyncClient, TTableDescriptor, TTableName,
+    TColumnFamilyDescriptor, TGet, TResult, TTHBaseServiceSyncClient, TTableDescriptor,
 };
-use crate::types::{cell, Cell, RegionLocation};
+use crate::types::{cell, table_name, Cell, RegionLocation};
 
 impl Client {
     /// Creates `table` (`namespace:name` or `name`) with column `families`,
@@ -286,6 +286,13 @@ impl Client {
                 },
             })
             .collect();
+        // HBase lists no region for a table that does not exist.
+        if regions.is_empty() && !self.table_exists(table)? {
+            return Err(Error::TableNotFound {
+                op: "getAllRegionLocations",
+                table: table.to_string(),
+            });
+        }
         regions.sort_by(|a, b| a.start.cmp(&b.start));
         Ok(regions)
     }
@@ -360,12 +367,4 @@ fn tget(key: &[u8]) -> TGet {
         key.to_vec(),
         None, None, None, None, None, None, None, None, None, None, None, None, None, None,
     )
-}
-
-/// `namespace:name` or `name` (the default namespace).
-pub(crate) fn table_name(table: &str) -> TTableName {
-    match table.split_once(':') {
-        Some((ns, name)) => TTableName::new(ns.as_bytes().to_vec(), name.as_bytes().to_vec()),
-        None => TTableName::new(None, table.as_bytes().to_vec()),
-    }
 }

@@ -101,7 +101,7 @@ impl Rows {
         limit: Option<usize>,
         reversed: bool,
     ) -> Result<Rows, Error> {
-        Rows::open_with(client, table, scan, limit, reversed, None)
+        Rows::open_with(client, table, scan, limit, reversed, None, None)
     }
 
     /// A skip scan: the filter's ranges, with the filter HBase runs
@@ -122,25 +122,33 @@ impl Rows {
             // returned), so the limit counts matched rows here and is never
             // sent as `TScan.limit`: a page is never short while more rows
             // exist.
-            let rows = Rows::open_with(client, table, scan, limit, false, Some(per_range));
+            let rows = Rows::open_with(
+                client,
+                table,
+                scan,
+                limit,
+                false,
+                Some(per_range),
+                Some(filter),
+            );
             rows.map(|rows| (rows, pushdown))
         };
-        let (mut rows, pushdown) = match open(client.uses_server_filter()) {
+        let (mut rows, pushdown) = match open(client.uses_server_filter(table)) {
             Err(e) if lacks_server_filter(&e) => {
                 tracing::warn!(
                     table,
                     error = %e,
                     "the HBase servers lack rowkey's filter (rowkey.hbase.KeyFilter): skip scans use HBase's own filters"
                 );
-                client.server_filter_missing();
+                client.server_filter_missing(table);
                 open(false)?
             }
             other => other?,
         };
-        rows.pushdown = Some(pushdown);
         // The server's filters match like `matches` on keys of the layout;
-        // a row of another layout in the table is dropped here too.
-        rows.check = Some(filter.clone());
+        // a row of another layout in the table is dropped here too (the
+        // check is set in `open_with`, before the first batch).
+        rows.pushdown = Some(pushdown);
         Ok(rows)
     }
 
@@ -153,7 +161,7 @@ impl Rows {
         limit: Option<usize>,
         filter: Vec<Option<Vec<u8>>>,
     ) -> Result<Rows, Error> {
-        Rows::open_with(client, table, scan, limit, false, Some(filter))
+        Rows::open_with(client, table, scan, limit, false, Some(filter), None)
     }
 
     fn open_with(
@@ -163,6 +171,7 @@ impl Rows {
         limit: Option<usize>,
         reversed: bool,
         filter: Option<Vec<Option<Vec<u8>>>>,
+        check: Option<&KeyFilter>,
     ) -> Result<Rows, Error> {
         let n = scan.range_count();
         let span = tracing::debug_span!(
@@ -202,7 +211,9 @@ impl Rows {
             failed: false,
             lost: false,
             pushdown: None,
-            check: None,
+            // Rows the filter does not match are skipped from the first
+            // batch on.
+            check: check.cloned(),
             retries: 0,
             span,
             opened: Instant::now(),
@@ -227,7 +238,20 @@ impl Rows {
             let i = rows.ranges.len() - 1;
             let span = rows.span.clone();
             let _entered = span.enter();
-            rows.open_scanner(i)?;
+            rows.open_scanner(i)
+                .map_err(|e| client.missing_table(e, "openScanner", table))?;
+        }
+        // Each range's first batch, now: a scan that cannot read (a
+        // missing table, which HBase's gateway reports only then) fails
+        // here, when it opens, not on its first row.
+        rows.started = true;
+        {
+            let span = rows.span.clone();
+            let _entered = span.enter();
+            for i in 0..rows.ranges.len() {
+                rows.refill(i)
+                    .map_err(|e| client.missing_table(e, "getScannerRows", table))?;
+            }
         }
         Ok(rows)
     }
@@ -692,10 +716,15 @@ fn row_filter(head: &str, key: &[u8]) -> Vec<u8> {
 fn lacks_server_filter(e: &Error) -> bool {
     match e {
         Error::Server { message, .. } => {
-            message.contains("rowkey.hbase.KeyFilter")
+            // Java names the class with dots or, in a class file's own
+            // terms (`NoClassDefFoundError`, a jar built for a newer JDK's
+            // `UnsupportedClassVersionError`), with slashes.
+            (message.contains("rowkey.hbase.KeyFilter")
+                || message.contains("rowkey/hbase/KeyFilter"))
                 && [
                     "ClassNotFoundException",
                     "NoClassDefFoundError",
+                    "UnsupportedClassVersionError",
                     "Unable to find",
                 ]
                 .iter()

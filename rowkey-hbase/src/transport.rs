@@ -65,10 +65,26 @@ pub enum Protocol {
 ///     .build()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Tls {
     pub(crate) roots: Vec<u8>,
     pub(crate) identity: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// Sizes only: no certificate, and never the private key, in a log.
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tls")
+            .field("roots", &format_args!("{} bytes of PEM", self.roots.len()))
+            .field(
+                "client_identity",
+                &self
+                    .identity
+                    .as_ref()
+                    .map(|_| "(certificate and private key, not shown)"),
+            )
+            .finish()
+    }
 }
 
 impl Tls {
@@ -168,6 +184,11 @@ impl Endpoint {
                 }
             }
             Transport::Http => {
+                if tls.is_some() && addr.starts_with("http://") {
+                    return Err(crate::Error::Config(format!(
+                        "{addr}: TLS settings with an http:// address would send in plaintext; use https://"
+                    )));
+                }
                 let url = if addr.starts_with("http://") || addr.starts_with("https://") {
                     addr.to_string()
                 } else if tls.is_some() {
@@ -462,6 +483,36 @@ mod tests {
 
     const CERT: &[u8] = include_bytes!("../tests/data/other-root.pem");
     const KEY: &[u8] = include_bytes!("../tests/data/other-root.key");
+
+    /// TLS settings with an `http://` address: refused, never plaintext;
+    /// `{:?}` of the settings shows no key material.
+    #[test]
+    fn tls_is_never_plaintext_and_never_printed() {
+        let tls = Tls::root_pem(CERT).client_identity(CERT, KEY);
+        let e = Endpoint::new(
+            "http://gateway:9090/",
+            Transport::Http,
+            Protocol::Binary,
+            Duration::from_secs(1),
+            Some(&tls),
+        )
+        .err()
+        .expect("refused");
+        assert!(e.to_string().contains("plaintext"), "{e}");
+        let shown = format!("{tls:?}");
+        let key = String::from_utf8_lossy(KEY);
+        let secret = key.lines().nth(1).unwrap();
+        assert!(
+            !shown.contains(secret) && !shown.contains("PRIVATE"),
+            "{shown}"
+        );
+        assert!(shown.contains("not shown"), "{shown}");
+        let builder = format!("{:?}", crate::Client::builder("https://gateway/").tls(tls));
+        assert!(
+            !builder.contains(secret) && !builder.contains("PRIVATE"),
+            "{builder}"
+        );
+    }
 
     #[test]
     fn certificates_and_keys_are_read_or_named() {

@@ -4,7 +4,7 @@ use std::fmt;
 
 use rowkey_core::hbase::to_string_binary;
 
-use crate::thrift::TColumnValue;
+use crate::thrift::{TColumnValue, TTableName};
 
 /// A cell to write or a cell read: `(family, qualifier, value)`, as in
 /// `rowkey-bigtable`.
@@ -47,4 +47,12 @@ pub(crate) fn cell(c: TColumnValue) -> Cell {
         c.qualifier,
         c.value,
     )
+}
+
+/// `namespace:name` or `name` (the default namespace).
+pub(crate) fn table_name(table: &str) -> TTableName {
+    match table.split_once(':') {
+        Some((ns, name)) => TTableName::new(ns.as_bytes().to_vec(), name.as_bytes().to_vec()),
+        None => TTableName::new(None, table.as_bytes().to_vec()),
+    }
 }

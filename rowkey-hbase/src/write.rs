@@ -268,12 +268,9 @@ impl Client {
     /// only the table: "Failed 1 action: t: 1 time").
     fn families_of_existing(&self, table: &str) -> Result<Vec<String>, Error> {
         if !self.table_exists(table)? {
-            return Err(Error::Server {
+            return Err(Error::TableNotFound {
                 op: "putMultiple",
                 table: table.to_string(),
-                key: None,
-                message: format!("TableNotFoundException: table {table} does not exist"),
-                can_retry: false,
             });
         }
         self.families(table)

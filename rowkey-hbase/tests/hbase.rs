@@ -475,15 +475,52 @@ fn foreign_rows_are_errors_and_the_scan_goes_on(c: &Client) {
     assert_eq!(c.get("foreign", &missing).unwrap(), None);
 }
 
+/// A missing table is one error, `Error::TableNotFound`, with one message,
+/// from every call, and a scan's comes when it opens (the gateway said so
+/// in five ways: a scan's first row, a get's and a delete's bare table
+/// name, a write's lookup, no regions at all).
 fn errors_name_the_table(c: &Client) {
-    // The gateway may open scanners lazily: the error can come with the
-    // first row.
-    let err = match c.scan("no_such_table", &Event::scan_all(), None) {
-        Err(e) => e,
-        Ok(mut rows) => rows.next().expect("an item").expect_err("no table"),
+    let missing = |what: &str, e: Error| {
+        assert!(
+            matches!(&e, Error::TableNotFound { table, .. } if table == "no_such_table"),
+            "{what}: {e:?}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("TableNotFoundException: table no_such_table does not exist"),
+            "{what}: {e}"
+        );
+        assert!(!e.is_retryable(), "{what}");
     };
-    assert!(err.is_server(), "{err:?}");
-    assert!(err.to_string().contains("no_such_table"), "{err}");
+    let scan = c.scan("no_such_table", &Event::scan_all(), None);
+    missing("scan", scan.err().expect("refused when it opens"));
+    let filter = Event::filter().ts_millis(0..5).build().unwrap();
+    missing(
+        "filter",
+        c.filter("no_such_table", &filter, None)
+            .err()
+            .expect("refused"),
+    );
+    missing("get", c.get_raw("no_such_table", b"k").unwrap_err());
+    missing(
+        "get_many",
+        c.get_many_raw("no_such_table", &[b"k".to_vec()])
+            .unwrap_err(),
+    );
+    missing(
+        "write",
+        c.write_raw_rows("no_such_table", [(b"k".to_vec(), cells(1))])
+            .unwrap_err(),
+    );
+    missing(
+        "delete",
+        c.delete_raw_rows_with("no_such_table", [b"k".to_vec()], WriteOptions::default())
+            .unwrap_err(),
+    );
+    missing(
+        "region_locations",
+        c.region_locations("no_such_table").unwrap_err(),
+    );
     let err = c.create_table("foreign", &["d"], &[]).unwrap_err();
     assert!(
         err.to_string().contains("foreign") && err.to_string().contains("Exists"),
@@ -515,8 +552,12 @@ fn tables_writes_and_typed_scans_on_a_real_hbase() {
         .to_string();
     assert!(err.contains("TableNotFoundException"), "{err}");
     errors_name_the_table(&c);
-    skip_scans_run_on_the_region_servers(&c);
-    rowkeys_filter_runs_on_the_region_servers(&hbase, &c);
+    // HBase's own filters, and the client's check, with rowkey's filter
+    // off; rowkey's own with it on (the default, below).
+    let own = c.clone().with_server_filter(false);
+    skip_scans_run_on_the_region_servers(&own);
+    rowkeys_filter_runs_on_the_region_servers(&hbase, &own);
+    a_skip_scan_runs_on_the_servers_by_default(&hbase);
     hostile_filters_are_refused_and_the_servers_go_on(&hbase);
     a_delete_then_a_put_keeps_the_put(&hbase);
 }
@@ -568,6 +609,24 @@ fn a_delete_then_a_put_keeps_the_put(hbase: &HBase) {
     assert_eq!(run(Timestamps::Server, "stamped_server_nvb", true), 0);
     let masked = run(Timestamps::Server, "stamped_server", false);
     eprintln!("server timestamps on a plain table: {masked} of 1,000 puts masked by their delete");
+}
+
+/// A client with the defaults sends a skip scan to rowkey's filter on the
+/// region servers (the test servers count its rows), where it had to be
+/// told to: "one metric in one minute" read every row on the client.
+fn a_skip_scan_runs_on_the_servers_by_default(hbase: &HBase) {
+    let c = Client::connect(hbase.gateway_addr()).unwrap();
+    let t0: i64 = 1_700_000_000_000;
+    let filter = Event::filter()
+        .ts_millis(t0 + 120_000..t0 + 180_000)
+        .build()
+        .unwrap();
+    let before = hbase.filter_reads().unwrap();
+    let (got, pushdown, sent) = skip(&c, "newest", &filter);
+    let read = hbase.filter_reads().unwrap() - before;
+    assert_eq!(pushdown, Pushdown::Server);
+    assert_eq!(sent, got.len(), "only matching rows are sent");
+    assert!(read.rows > 0 && read.seeks > 0, "{read:?}");
 }
 
 /// `FilterProtos.Filter { name, serialized_filter }`, by hand.

@@ -201,9 +201,14 @@ fn is_type_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// A Rust path of type names (`Sku`, `crate::ids::Sku`).
+/// A Rust type as a layout names an opaque one (`Sku`, `ids::Sku`,
+/// `[u8; 3]`): ASCII letters, digits, spaces and Rust's type punctuation,
+/// never a path separator of a file system, a quote or a control
+/// character.
 fn is_type_path(s: &str) -> bool {
-    s.split("::").all(is_type_name)
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || " _:<>[];,&'()".contains(c))
 }
 
 fn show_tail(w: Width) -> String {
@@ -259,7 +264,7 @@ fn field(f: &FieldSpec, last: bool, leak: Leak) -> Result<(FieldLayout, Ops, Sca
                 Some(Width::Fixed(w)) if !option && is_type_path(&inner) => Scalar::Opaque(w),
                 Some(Width::Fixed(_)) if !option => {
                     return Err(err(format!(
-                        "`{inner}` is not a type's name: a name is ASCII letters, digits and `_` (a path joins them with `::`)"
+                        "`{inner}` is not a type's name: a Rust type (ASCII letters, digits, `_` and `::<>[];,&'()`)"
                     )))
                 }
                 _ => {

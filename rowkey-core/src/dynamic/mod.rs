@@ -476,8 +476,23 @@ impl DynLayout {
         fn num<T: core::str::FromStr>(t: &str, ty: &str) -> Result<T, String> {
             t.parse().map_err(|_| format!("`{t}` is not {ty}"))
         }
-        // A KeyField enum's variant by name: its discriminant.
+        // A KeyField enum's variant by name: its discriminant; else an
+        // integer (encoding refuses one of no variant, listing them).
         let discriminant = f.key_field().and_then(|k| k.discriminant(text));
+        if let (Some(k), None) = (f.key_field(), discriminant) {
+            if text.parse::<i128>().is_err() {
+                let listed: Vec<String> = k
+                    .variants()
+                    .iter()
+                    .map(|(n, d)| alloc::format!("{n} ({d})"))
+                    .collect();
+                return Err(err(alloc::format!(
+                    "`{text}` is not a variant of `{}`: one of {} (a name or its discriminant)",
+                    k.name(),
+                    listed.join(", ")
+                )));
+            }
+        }
         let owned;
         let text = match discriminant {
             Some(d) => {

@@ -108,6 +108,17 @@ pub enum EncodeError {
         /// The type's `max_len`.
         max_len: usize,
     },
+    /// A `KeyField` enum's value that is no variant's discriminant.
+    NotAVariant {
+        /// The field.
+        field: &'static str,
+        /// The discriminant given.
+        value: i128,
+        /// The enum's name.
+        enum_name: &'static str,
+        /// Its variants and their discriminants.
+        variants: &'static [(&'static str, i128)],
+    },
     /// A run-time layout ([`DynLayout`](crate::DynLayout)) was given a
     /// value of another type than its field's (or an integer that does not
     /// fit it).
@@ -157,6 +168,22 @@ pub enum EncodeError {
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            EncodeError::NotAVariant {
+                field,
+                value,
+                enum_name,
+                variants,
+            } => {
+                write!(
+                    f,
+                    "field `{field}`: {value} is not the discriminant of a variant of `{enum_name}` ("
+                )?;
+                for (i, (name, d)) in variants.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{name} = {d}")?;
+                }
+                f.write_str(")")
+            }
             EncodeError::WrongValue { field, expected, got } => write!(
                 f,
                 "field `{field}`: expected a {expected} value, got {got} (or an integer that does not fit)"

@@ -724,7 +724,10 @@ impl HBase {
     /// completebulkload` runs; a file that spans regions is split by it).
     /// The region servers read each file through before taking it
     /// (`hbase.hstore.bulkload.verify`). The files are moved into the
-    /// table; returns how many were loaded.
+    /// table: once loaded they are gone from `dir` (what HBase copied
+    /// rather than renamed is removed), so a second load of `dir` loads
+    /// nothing. A missing table is an error, never created. Returns how
+    /// many files were loaded.
     pub fn bulk_load(&self, dir: &Path, table: &str) -> io::Result<usize> {
         let dir = dir.canonicalize()?;
         let answer = self.request(&format!(

@@ -56,18 +56,16 @@ pub(super) fn variant_of(d: i128, f: &FieldLayout) -> Result<&'static str, Decod
     })
 }
 
-/// Refuses an enum value that is no variant's discriminant (`got`: what
-/// it was given).
-pub(super) fn check_variant(
-    x: &impl EnumInt,
-    f: &FieldLayout,
-    got: &'static str,
-) -> Result<(), EncodeError> {
+/// Refuses an enum value that is no variant's discriminant, listing the
+/// variants.
+pub(super) fn check_variant(x: &impl EnumInt, f: &FieldLayout) -> Result<(), EncodeError> {
+    let info = variants(f);
     match x.discriminant() {
-        Some(d) if variants(f).variant(d).is_none() => Err(EncodeError::WrongValue {
+        Some(value) if info.variant(value).is_none() => Err(EncodeError::NotAVariant {
             field: f.name(),
-            expected: "the discriminant of one of the enum's variants",
-            got,
+            value,
+            enum_name: info.name(),
+            variants: info.variants(),
         }),
         _ => Ok(()),
     }
@@ -94,7 +92,7 @@ pub(super) fn enum_encode<C: FieldCodec<X>, X: FromValue + EnumInt>(
     out: &mut Vec<u8>,
     f: &FieldLayout,
 ) -> Result<(), EncodeError> {
-    check_variant(&value_of::<X>(v, f)?, f, v.kind())?;
+    check_variant(&value_of::<X>(v, f)?, f)?;
     encode::<C, X>(v, out, f)
 }
 
@@ -178,12 +176,12 @@ where
 {
     type T = C::T;
     fn encode(v: &C::T, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        check_variant(v, f, "another integer")?;
+        check_variant(v, f)?;
         C::encode(v, f, out)
     }
     fn encode_value(v: &Value, f: &FieldLayout, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let t: C::T = value_of(v, f)?;
-        check_variant(&t, f, v.kind())?;
+        check_variant(&t, f)?;
         C::encode(&t, f, out)
     }
     fn decode(input: &[u8], pos: usize, f: &FieldLayout) -> Result<(C::T, usize), DecodeError> {

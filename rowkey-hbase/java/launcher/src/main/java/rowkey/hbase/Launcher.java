@@ -304,9 +304,35 @@ public final class Launcher {
    */
   private static void bulkLoad(Configuration conf, TableName table, String dir, PrintStream out)
       throws Exception {
-    java.util.Map<?, ?> loaded = org.apache.hadoop.hbase.tool.BulkLoadHFiles.create(conf)
+    // A missing table is an error, never created (BulkLoadHFiles creates
+    // it, unsplit, by default).
+    Configuration load = new Configuration(conf);
+    load.set(org.apache.hadoop.hbase.tool.BulkLoadHFiles.CREATE_TABLE_CONF_KEY, "no");
+    java.util.Map<?, ?> loaded = org.apache.hadoop.hbase.tool.BulkLoadHFiles.create(load)
         .bulkLoad(table, new org.apache.hadoop.fs.Path(new File(dir).toURI()));
+    // Every file was loaded (or the call threw): they are moved, so none
+    // is ever loaded twice. HBase copies a file when it cannot rename it
+    // into the table (another filesystem, or its split halves under
+    // _tmp): what is left of the load is removed.
+    File[] families = new File(dir).listFiles();
+    if (families != null) {
+      for (File family : families) {
+        if (family.isDirectory() && !family.getName().startsWith(".")) {
+          deleteTree(family);
+        }
+      }
+    }
     out.println("loaded " + loaded.size());
+  }
+
+  private static void deleteTree(File f) throws java.io.IOException {
+    File[] children = f.listFiles();
+    if (children != null) {
+      for (File c : children) {
+        deleteTree(c);
+      }
+    }
+    java.nio.file.Files.deleteIfExists(f.toPath());
   }
 
   /**
