@@ -49,13 +49,25 @@ pub struct BulkReport {
 /// once; a push waits while the budget is spent. [`flush`](Self::flush)
 /// waits for every request and returns the [`BulkReport`].
 ///
-/// Every cell is stamped with the writer's creation time (in milliseconds,
-/// Bigtable's granularity), so a request sent again writes the same cells:
-/// requests that fail for a transient reason, and rows the server answers
+/// Each request's cells carry one timestamp, from a clock that strictly
+/// increases within the writer (the wall clock in milliseconds, Bigtable's
+/// granularity, or one more than the last request's when that is not
+/// behind it), so a request sent again writes the same cells, and of two
+/// pushes of one key the later is the newer version whatever order their
+/// requests are applied in, retries included: a key pushed while it is
+/// already in the request being gathered sends that request first.
+/// Requests that fail for a transient reason, and rows the server answers
 /// with `UNAVAILABLE`, `DEADLINE_EXCEEDED` or `ABORTED`, are retried with
 /// the client's [`Retry`](crate::Retry) policy (jittered backoff). Memory:
-/// the budget, plus one request being gathered, plus a copy of each request
-/// in flight for its retries.
+/// the budget, plus one request being gathered (and its keys), plus a copy
+/// of each request in flight for its retries.
+///
+/// [`push`](Self::push) is cancel-safe: a push cancelled while it waits
+/// for the budget (`timeout`, `select!`) leaves every row pushed before it
+/// in the writer, and its own row not pushed. A writer dropped without
+/// [`flush`](Self::flush) lets the requests already sent finish on the
+/// runtime (detached) and logs a `tracing` warning with the rows it had
+/// gathered and never sent.
 ///
 /// ```no_run
 /// # async fn demo(client: rowkey_bigtable::Client) -> Result<(), rowkey_bigtable::Error> {
@@ -75,8 +87,12 @@ pub struct BulkWriter {
     table: String,
     max_bytes: usize,
     max_requests: usize,
-    /// The cells' timestamp, in microseconds.
-    stamp: i64,
+    /// The last request's timestamp, in milliseconds.
+    last_stamp: i64,
+    /// The timestamp of the request being gathered, in microseconds.
+    batch_stamp: i64,
+    /// The keys of the request being gathered.
+    batch_keys: std::collections::HashSet<Vec<u8>>,
     batch: Vec<Entry>,
     positions: Vec<usize>,
     batch_bytes: usize,
@@ -127,17 +143,14 @@ impl Client {
     /// A [`BulkWriter`] to `table`, with a budget of 64 MiB and 16 requests
     /// in flight.
     pub fn bulk_writer(&self, table: &str) -> BulkWriter {
-        let millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| {
-                i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 1000)
-            });
         BulkWriter {
             client: self.clone(),
             table: table.to_string(),
             max_bytes: 64 << 20,
             max_requests: 16,
-            stamp: millis.saturating_mul(1000),
+            last_stamp: 0,
+            batch_stamp: 0,
+            batch_keys: std::collections::HashSet::new(),
             batch: Vec::new(),
             positions: Vec::new(),
             batch_bytes: 0,
@@ -189,26 +202,55 @@ impl BulkWriter {
     /// waiting while the budget is spent. A row Bigtable would refuse (an
     /// empty key, one over 4 KiB, no cells) is not sent and is reported
     /// in the [`BulkReport`].
+    ///
+    /// Cancel-safe: see the [type's documentation](Self).
     pub async fn push(&mut self, key: Vec<u8>, cells: Vec<Cell>) -> Result<(), Error> {
         let index = self.pushed;
-        self.pushed += 1;
         if let Some(r) = unsendable(index, &key, &cells) {
+            self.pushed += 1;
             self.report.rejected.push(r);
             return Ok(());
         }
-        let e = entry(key, cells, self.stamp);
+        // Sized with a timestamp of today's length (the batch's, or a
+        // stand-in before the first): the stamp is set once it is known.
+        let sizing = if self.batch_stamp == 0 {
+            1_700_000_000_000_000
+        } else {
+            self.batch_stamp
+        };
+        let mut e = entry(key, cells, sizing);
         let (bytes, mutations) = (entry_bytes(&e), e.mutations.len());
         if !self.batch.is_empty()
             && (self.batch_bytes + bytes > self.request_bytes()
-                || self.batch_mutations + mutations > MAX_MUTATIONS)
+                || self.batch_mutations + mutations > MAX_MUTATIONS
+                || self.batch_keys.contains(&e.row_key))
         {
+            // The only await: cancelled here, nothing has changed.
             self.send().await;
         }
+        if self.batch.is_empty() {
+            self.batch_stamp = self.next_stamp();
+        }
+        stamp(&mut e, self.batch_stamp);
+        self.pushed += 1;
+        self.batch_keys.insert(e.row_key.clone());
         self.batch.push(e);
         self.positions.push(index);
         self.batch_bytes += bytes;
         self.batch_mutations += mutations;
         Ok(())
+    }
+
+    /// The next request's timestamp in microseconds: the wall clock in
+    /// milliseconds, or one more than the last request's.
+    fn next_stamp(&mut self) -> i64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| {
+                i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 1000)
+            });
+        self.last_stamp = now.max(self.last_stamp + 1).min(i64::MAX / 1000);
+        self.last_stamp * 1000
     }
 
     /// [`push`](Self::push) with a typed key; a key that cannot be encoded
@@ -218,7 +260,9 @@ impl BulkWriter {
         self.push(key, cells).await
     }
 
-    /// Sends the request gathered so far, once the budget has room.
+    /// Sends the request gathered so far, once the budget has room. The
+    /// request is taken from the writer only once the budget is granted,
+    /// so a cancelled send leaves it there.
     async fn send(&mut self) {
         let (bytes_gate, requests_gate) = self
             .gate
@@ -233,10 +277,7 @@ impl BulkWriter {
         while let Some(done) = self.tasks.try_join_next() {
             self.add(done);
         }
-        let entries = std::mem::take(&mut self.batch);
-        let positions = std::mem::take(&mut self.positions);
-        let bytes = std::mem::take(&mut self.batch_bytes);
-        self.batch_mutations = 0;
+        let bytes = self.batch_bytes;
         let permits = u32::try_from(bytes.clamp(1, self.max_bytes)).unwrap_or(u32::MAX);
         let held = (
             bytes_gate
@@ -248,6 +289,13 @@ impl BulkWriter {
                 .await
                 .expect("the budget is never closed"),
         );
+        // Granted: nothing is awaited from here until the request is
+        // spawned.
+        let entries = std::mem::take(&mut self.batch);
+        let positions = std::mem::take(&mut self.positions);
+        self.batch_bytes = 0;
+        self.batch_mutations = 0;
+        self.batch_keys.clear();
         let counted = permits as usize;
         self.meter.start(counted);
         let (client, table, meter) = (
@@ -290,6 +338,32 @@ impl BulkWriter {
         report.max_in_flight_bytes = self.meter.max_bytes.load(Ordering::SeqCst);
         report.max_in_flight_requests = self.meter.max_requests.load(Ordering::SeqCst);
         Ok(report)
+    }
+}
+
+impl Drop for BulkWriter {
+    /// Requests already sent finish on the runtime (detached, not
+    /// aborted); the rows gathered and never sent are logged.
+    fn drop(&mut self) {
+        self.tasks.detach_all();
+        if !self.batch.is_empty() {
+            tracing::warn!(
+                table = %self.table,
+                rows = self.batch.len(),
+                first = %to_string_binary(&self.batch[0].row_key),
+                "a BulkWriter dropped without flush: rows gathered and never sent"
+            );
+        }
+    }
+}
+
+/// Sets every cell of `e` to the timestamp `micros`.
+fn stamp(e: &mut Entry, micros: i64) {
+    use bigtable_rs::google::bigtable::v2::mutation;
+    for m in &mut e.mutations {
+        if let Some(mutation::Mutation::SetCell(c)) = &mut m.mutation {
+            c.timestamp_micros = micros;
+        }
     }
 }
 
