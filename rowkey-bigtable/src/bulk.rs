@@ -16,7 +16,7 @@ use crate::retry::{jitter, transient};
 use crate::write::{
     entry, entry_bytes, send_batch, unsendable, Cell, MAX_MUTATIONS, MAX_REQUEST_BYTES,
 };
-use crate::{Client, Error, RejectedRow};
+use crate::{chain, Client, Error, RejectedRow};
 
 /// What a [`BulkWriter`] did, from [`BulkWriter::flush`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -365,18 +365,6 @@ fn stamp(e: &mut Entry, micros: i64) {
             c.timestamp_micros = micros;
         }
     }
-}
-
-/// An error and its sources, `: `-separated.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// One request, its transient failures retried: a request that failed as

@@ -122,9 +122,8 @@ impl AsyncStore for IndexStore {
             }),
             ..Default::default()
         };
-        let response = self.client.read_rows(request).await?;
-        let rows =
-            bigtable_rs::bigtable::read_rows::decode_read_rows_response(&None, response).await?;
+        // Within the client's deadlines, retried: a stalled read ends.
+        let rows = crate::stream::read_all(&self.client, request).await?;
         // Each row once, though a key be asked for twice (two entries of
         // one record point at one data row).
         let found: std::collections::HashMap<Vec<u8>, Vec<u8>> = rows

@@ -36,6 +36,7 @@ use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeError, DecodeRowKey, EncodeError, RowKey, Scan, ScanRange};
 
 mod bulk;
+mod chunks;
 mod client;
 pub mod emulator;
 #[cfg(feature = "google")]
@@ -69,43 +70,45 @@ pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;
 pub type AdminClient =
     admin::bigtable_table_admin_client::BigtableTableAdminClient<tonic::transport::Channel>;
 
-/// What can go wrong talking to Bigtable with typed keys. Every variant
-/// that wraps another error keeps it as its [`source`](std::error::Error::source).
+/// What can go wrong talking to Bigtable with typed keys. Printed with
+/// `{}`, an error says what failed and ends with its cause (a gRPC
+/// status's code and message, the transport's error and its causes);
+/// [`source`](std::error::Error::source) is `None`, so a chain printer
+/// shows each cause once. `rowkey-hbase`'s errors follow the same rule.
 ///
 /// ```
 /// use std::error::Error as _;
 /// use rowkey_core::DecodeError;
 ///
 /// let e = rowkey_bigtable::Error::Decode(DecodeError::TrailingBytes { count: 3 });
-/// assert_eq!(e.to_string(), "decoding a row key");
-/// assert!(e.source().unwrap().to_string().contains("3 bytes"));
+/// assert!(e.to_string().starts_with("decoding a row key: "));
+/// assert!(e.to_string().contains("3 bytes"));
+/// assert!(e.source().is_none());
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The data API failed.
-    #[error("bigtable")]
-    Bigtable(#[from] bigtable_rs::bigtable::Error),
+    #[error("bigtable: {}", data_error(.0))]
+    Bigtable(bigtable_rs::bigtable::Error),
     /// The admin API failed.
-    #[error("bigtable admin")]
-    Admin(#[source] tonic::Status),
+    #[error("bigtable admin: {}", status_text(.0))]
+    Admin(tonic::Status),
     /// An endpoint (the data or the admin API's) is not a valid URI.
-    #[error("bigtable endpoint {endpoint:?}")]
+    #[error("bigtable endpoint {endpoint:?}: {cause}")]
     Endpoint {
         /// The endpoint as given.
         endpoint: String,
         /// Why it is not valid.
-        #[source]
-        source: tonic::codegen::http::uri::InvalidUri,
+        cause: tonic::codegen::http::uri::InvalidUri,
     },
     /// The admin endpoint could not be reached.
-    #[error("connecting to bigtable admin at {endpoint}")]
+    #[error("connecting to bigtable admin at {endpoint}: {}", chain(.cause))]
     Connect {
         /// The endpoint.
         endpoint: String,
         /// The transport's error.
-        #[source]
-        source: tonic::transport::Error,
+        cause: tonic::transport::Error,
     },
     /// Some rows of a [`write_rows`] call were rejected; every other row was
     /// written.
@@ -118,7 +121,7 @@ pub enum Error {
     /// connection lost, its deadline passed). `written` rows were written;
     /// the rows at `unwritten` (positions in the input) were not, or not
     /// for certain; `rejected` were refused by the server or before sending.
-    #[error("bigtable write stopped part-way: {written} rows written, {} not written, {} rejected", .unwritten.len(), .rejected.len())]
+    #[error("bigtable write stopped part-way: {written} rows written, {} not written, {} rejected: {cause}", .unwritten.len(), .rejected.len())]
     Incomplete {
         /// Rows written.
         written: usize,
@@ -127,8 +130,7 @@ pub enum Error {
         /// Rows refused, each with its position, key and reason.
         rejected: Vec<RejectedRow>,
         /// Why the write stopped.
-        #[source]
-        source: Box<Error>,
+        cause: Box<Error>,
     },
     /// Connecting to Google failed before any call: credentials, TLS.
     #[error("{0}")]
@@ -147,21 +149,64 @@ pub enum Error {
         last: Option<String>,
     },
     /// A key could not be encoded.
-    #[error("encoding a row key")]
-    Encode(#[source] EncodeError),
+    #[error("encoding a row key: {0}")]
+    Encode(EncodeError),
     /// A stored key is not a key of this type.
-    #[error("decoding a row key")]
-    Decode(#[source] DecodeError),
+    #[error("decoding a row key: {0}")]
+    Decode(DecodeError),
     /// A row read by a typed stream whose key is not a key of the type
     /// (written by another program, say); the stream goes on after it.
-    #[error("row {key} is not a key of this type")]
+    #[error("row {key} is not a key of this type: {cause}")]
     ForeignRow {
         /// The key in HBase's `toStringBinary` form.
         key: String,
         /// Why it does not decode.
-        #[source]
-        source: DecodeError,
+        cause: DecodeError,
     },
+}
+
+impl From<bigtable_rs::bigtable::Error> for Error {
+    fn from(e: bigtable_rs::bigtable::Error) -> Self {
+        Error::Bigtable(e)
+    }
+}
+
+/// An error and its sources, `: `-separated.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.ends_with(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// A gRPC status as its code and message (and the transport's error
+/// under it, for a status the client made itself).
+fn status_text(s: &tonic::Status) -> String {
+    let mut text = format!("{:?}: {}", s.code(), s.message());
+    if let Some(cause) = std::error::Error::source(s) {
+        text.push_str(": ");
+        text.push_str(&chain(cause));
+    }
+    text
+}
+
+/// bigtable_rs's error with all it knows (its own `Display` leaves out a
+/// chunk error's message and a status's details).
+fn data_error(e: &bigtable_rs::bigtable::Error) -> String {
+    use bigtable_rs::bigtable::Error as E;
+    match e {
+        E::RpcError(s) => status_text(s),
+        E::ChunkError(m) => format!("ReadRows chunks: {m}"),
+        E::TransportError(t) => format!("transport: {}", chain(t)),
+        other => chain(other),
+    }
 }
 
 impl Error {
@@ -229,15 +274,15 @@ pub fn row_set(scan: &Scan) -> Option<RowSet> {
 /// on the channel: build the channel yourself and use `AdminClient::new`.
 pub async fn connect_admin(endpoint: &str) -> Result<AdminClient, Error> {
     let channel = tonic::transport::Channel::from_shared(endpoint.to_string())
-        .map_err(|source| Error::Endpoint {
+        .map_err(|cause| Error::Endpoint {
             endpoint: endpoint.to_string(),
-            source,
+            cause,
         })?
         .connect()
         .await
-        .map_err(|source| Error::Connect {
+        .map_err(|cause| Error::Connect {
             endpoint: endpoint.to_string(),
-            source,
+            cause,
         })?;
     Ok(AdminClient::new(channel))
 }
@@ -466,7 +511,7 @@ pub async fn read_scan(client: &Client, table: &str, scan: &Scan) -> Result<Rows
         };
         async move {
             let response = client.read_rows(request).await?;
-            bigtable_rs::bigtable::read_rows::decode_read_rows_response(&None, response).await
+            chunks::collect(response, false).await
         }
     });
     let per_range = futures_util::future::try_join_all(requests).await?;
@@ -492,9 +537,9 @@ where
         .into_iter()
         .map(|(k, cells)| match T::decode(&k) {
             Ok(t) => Ok((t, cells)),
-            Err(source) => Err(Error::ForeignRow {
+            Err(cause) => Err(Error::ForeignRow {
                 key: to_string_binary(&k),
-                source,
+                cause,
             }),
         })
         .collect()

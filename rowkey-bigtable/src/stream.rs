@@ -22,6 +22,7 @@ use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
+use crate::chunks::{collect, merged, Merged};
 use crate::retry::{jitter, transient, Retry};
 use crate::{Client, Error};
 
@@ -221,24 +222,62 @@ fn typed<T: for<'a> DecodeRowKey<'a>>(row: Result<Row, Error>) -> Result<(T, Vec
     let (key, cells) = row?;
     match T::decode(&key) {
         Ok(t) => Ok((t, cells)),
-        Err(source) => Err(Error::ForeignRow {
+        Err(cause) => Err(Error::ForeignRow {
             key: to_string_binary(&key),
-            source,
+            cause,
         }),
     }
 }
 
-/// One `ReadRows` call, decoded into rows with bigtable_rs's chunk decoder.
+/// One `ReadRows` call, its chunks merged into rows across responses
+/// ([`chunks`](crate::chunks)).
 async fn read_rows(
     client: &Client,
     request: ReadRowsRequest,
 ) -> Result<CallStream, bigtable_rs::bigtable::Error> {
+    let reversed = request.reversed;
     let response = client.read_rows(request).await?;
-    Ok(
-        bigtable_rs::bigtable::read_rows::decode_read_rows_response_stream(response)
-            .await
-            .boxed(),
-    )
+    Ok(merged(response, reversed))
+}
+
+/// Every row of `request`, read whole, within the client's deadlines and
+/// retried as its [`Retry`] policy allows (a read is safe to send again):
+/// what a point read (the index store's gets) needs.
+pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Result<Vec<Row>, Error> {
+    let options = client.options();
+    let start = tokio::time::Instant::now();
+    let total = start + options.total_timeout;
+    let mut failures = 0;
+    loop {
+        let until = (tokio::time::Instant::now() + options.attempt_timeout).min(total);
+        let attempt = async {
+            let reversed = request.reversed;
+            let response = client.read_rows(request.clone()).await?;
+            collect(response, reversed).await
+        };
+        let text = match tokio::time::timeout_at(until, attempt).await {
+            Ok(Ok(rows)) => return Ok(rows),
+            Ok(Err(e)) if !transient(&e) => return Err(Error::Bigtable(e)),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => "ReadRows did not end within its attempt timeout".to_string(),
+        };
+        let ceiling = options
+            .retry
+            .initial_backoff
+            .saturating_mul(1 << failures.min(16))
+            .min(options.retry.max_backoff);
+        let wait = jitter(ceiling);
+        if failures >= options.retry.attempts || tokio::time::Instant::now() + wait >= total {
+            return Err(Error::Timeout {
+                call: "ReadRows",
+                deadline: options.total_timeout,
+                retries: failures,
+                last: Some(text),
+            });
+        }
+        failures += 1;
+        tokio::time::sleep(wait).await;
+    }
 }
 
 /// [`stream_scan`] with each row key decoded as a `T`.
@@ -261,8 +300,8 @@ where
     Ok(rows.map(typed::<T>))
 }
 
-/// One `ReadRows` call's rows.
-type CallStream = BoxStream<'static, Result<Row, bigtable_rs::bigtable::Error>>;
+/// One `ReadRows` call's rows and progress.
+type CallStream = BoxStream<'static, Result<Merged, bigtable_rs::bigtable::Error>>;
 
 /// One range's rows, over its retries.
 type RangeStream = BoxStream<'static, Result<Row, Error>>;
@@ -411,7 +450,21 @@ fn range_stream(state: RangeState) -> RangeStream {
             let until = st.wait(st.client.options().idle_timeout);
             let next = st.rows.as_mut().map(|r| r.next())?;
             let failure = match tokio::time::timeout_at(until, next).await {
-                Ok(Some(Ok(row))) => {
+                // A sparse filtered scan's progress: no row, but the
+                // server scanned this far (the idle timer counts it, and
+                // a retry resumes after it).
+                Ok(Some(Ok(Merged::Scanned(key)))) => {
+                    st.failures = 0;
+                    st.progress = tokio::time::Instant::now();
+                    if st.reversed {
+                        st.stop = Some(EndKey::EndKeyOpen(key));
+                    } else {
+                        st.start = StartKey::StartKeyOpen(key);
+                    }
+                    continue;
+                }
+                Ok(Some(Ok(Merged::Row(key, cells)))) => {
+                    let row = (key, cells);
                     st.failures = 0;
                     st.progress = tokio::time::Instant::now();
                     if st.reversed {

@@ -157,7 +157,7 @@ pub async fn write_raw_rows(
                 written,
                 unwritten,
                 rejected,
-                source: Box::new(source),
+                cause: Box::new(source),
             });
         }
     }

@@ -60,20 +60,19 @@ use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 #[non_exhaustive]
 pub enum BulkError {
     /// Reading or writing a file of the load failed.
-    #[error("bulk load, {path}: {source}")]
+    #[error("bulk load, {path}: {cause}")]
     Io {
         /// The file or directory.
         path: PathBuf,
         /// The error.
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
     /// Writing an HFile failed.
     #[error(transparent)]
     HFile(#[from] HFileError),
     /// A typed key did not encode.
     #[error("bulk load: {0}")]
-    Encode(#[from] EncodeError),
+    Encode(EncodeError),
     /// A row HBase cannot store: an empty key or one over
     /// [`MAX_ROW_LENGTH`] bytes.
     #[error("bulk load: a row key of {len} bytes ({key}): HBase takes 1 to 32767")]
@@ -172,6 +171,12 @@ pub struct BulkSummary {
     /// most the spilled bytes times one more than the merge levels
     /// (`log16` of the spills), never a rewrite of everything per spill.
     pub run_bytes: u64,
+}
+
+impl From<EncodeError> for BulkError {
+    fn from(e: EncodeError) -> Self {
+        BulkError::Encode(e)
+    }
 }
 
 /// A bulk load in the making: [`put_row`](Self::put_row) in any order,
@@ -390,9 +395,9 @@ impl BulkLoad {
     }
 
     fn io(path: &Path) -> impl FnOnce(io::Error) -> BulkError + '_ {
-        move |source| BulkError::Io {
+        move |cause| BulkError::Io {
             path: path.to_path_buf(),
-            source,
+            cause,
         }
     }
 

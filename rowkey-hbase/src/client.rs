@@ -619,9 +619,9 @@ impl Client {
                     deadline: self.shared.connect_timeout.min(self.shared.request_timeout),
                 }
             }
-            Checkout::Connect(source) => Error::Connect {
+            Checkout::Connect(cause) => Error::Connect {
                 addr: self.shared.pool.endpoint.addr.clone(),
-                source,
+                cause,
             },
             Checkout::Busy => {
                 self.count(|c| &c.timeouts, 1);

@@ -10,7 +10,9 @@ use crate::thrift::{TIOError, TIllegalArgument};
 
 /// What can go wrong talking to HBase. Every variant names the table it
 /// was about and, where there is one, the row key in HBase's
-/// `toStringBinary` form; printed with `{}`, it ends with its cause.
+/// `toStringBinary` form; printed with `{}`, it ends with its cause, and
+/// [`source`](std::error::Error::source) is `None` (so a chain printer
+/// shows each cause once). `rowkey-bigtable`'s errors follow the same rule.
 ///
 /// ```
 /// use rowkey_hbase::{Error, RejectedRow};
@@ -27,13 +29,12 @@ use crate::thrift::{TIOError, TIllegalArgument};
 pub enum Error {
     /// The gateway could not be reached (the connection was refused, the
     /// address does not resolve, the TLS handshake failed).
-    #[error("connecting to the HBase Thrift2 gateway at {addr}: {source}")]
+    #[error("connecting to the HBase Thrift2 gateway at {addr}: {cause}")]
     Connect {
         /// The address as given.
         addr: String,
         /// The socket's error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The call did not finish within its deadline
     /// ([`ClientBuilder::request_timeout`](crate::ClientBuilder::request_timeout),
@@ -71,7 +72,7 @@ pub enum Error {
     /// The connection to the gateway failed, or the gateway answered
     /// something that is not the answer to the call (it went away
     /// mid-scan, a reply out of sequence). The connection is discarded.
-    #[error("HBase {op} on table {table}{}: the gateway connection failed: {}", at(.key), cause(.source))]
+    #[error("HBase {op} on table {table}{}: the gateway connection failed: {}", at(.key), thrift_cause(.cause))]
     Thrift {
         /// The Thrift2 call.
         op: &'static str,
@@ -80,8 +81,7 @@ pub enum Error {
         /// The row concerned, in `toStringBinary` form.
         key: Option<String>,
         /// The transport's or protocol's error.
-        #[source]
-        source: thrift::Error,
+        cause: thrift::Error,
     },
     /// Some rows of a [`Client::write_rows`](crate::Client::write_rows)
     /// call were rejected; every other row was written.
@@ -97,17 +97,16 @@ pub enum Error {
         rejected: Vec<RejectedRow>,
     },
     /// A key could not be encoded; the rows of its batch were not sent.
-    #[error("encoding a row key for table {table}: {source}")]
+    #[error("encoding a row key for table {table}: {cause}")]
     Encode {
         /// The table.
         table: String,
         /// Which field could not be encoded.
-        #[source]
-        source: EncodeError,
+        cause: EncodeError,
     },
     /// A row read by a typed scan whose key is not a key of the type
     /// (written by another program, say); the scan goes on after it.
-    #[error("row {key} of table {table} is not a key of {type_name}: {source}")]
+    #[error("row {key} of table {table} is not a key of {type_name}: {cause}")]
     ForeignRow {
         /// The table.
         table: String,
@@ -116,8 +115,7 @@ pub enum Error {
         /// The key type it was decoded as.
         type_name: &'static str,
         /// Why it does not decode.
-        #[source]
-        source: DecodeError,
+        cause: DecodeError,
     },
     /// The client's settings cannot be used (a certificate that is not
     /// PEM, a transport without the address it needs).
@@ -141,7 +139,7 @@ pub enum Error {
 /// What a thrift error says, its message included (the thrift library's
 /// own `Display` of a transport or protocol error prints only its kind:
 /// "transport error").
-fn cause(e: &thrift::Error) -> String {
+fn thrift_cause(e: &thrift::Error) -> String {
     let (kind, message) = match e {
         thrift::Error::Transport(t) => (t.to_string(), &t.message),
         thrift::Error::Protocol(p) => (p.to_string(), &p.message),
@@ -217,7 +215,7 @@ impl Error {
                 op,
                 table,
                 key,
-                source: e,
+                cause: e,
             },
         }
     }
@@ -241,8 +239,8 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Connect { .. } | Error::Timeout { .. } => true,
-            Error::Thrift { source, .. } => !matches!(
-                source,
+            Error::Thrift { cause, .. } => !matches!(
+                cause,
                 thrift::Error::Transport(t) if t.kind == TransportErrorKind::SizeLimit
             ),
             Error::Server { can_retry, .. } => *can_retry,
@@ -318,6 +316,57 @@ pub struct RejectedRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule both engine crates follow: `Display` says what failed and
+    /// ends with the cause (a thrift error's message included, which its
+    /// own `Display` leaves out), and `source()` is `None`, so a chain
+    /// printer shows the cause once (it used to show it twice).
+    #[test]
+    fn errors_print_their_cause_once() {
+        use std::error::Error as _;
+        let thrift = thrift::Error::Transport(thrift::TransportError::new(
+            TransportErrorKind::EndOfFile,
+            "the gateway hung up",
+        ));
+        let errors = [
+            (
+                Error::call("get", "t", Some(b"k"), thrift, None),
+                "the gateway hung up",
+            ),
+            (
+                Error::Connect {
+                    addr: "127.0.0.1:1".into(),
+                    cause: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused"),
+                },
+                "refused",
+            ),
+            (
+                Error::Encode {
+                    table: "t".into(),
+                    cause: EncodeError::TooLong {
+                        field: "f",
+                        len: 9,
+                        max: 4,
+                    },
+                },
+                "longer than #[fixed(4)]",
+            ),
+            (
+                Error::ForeignRow {
+                    table: "t".into(),
+                    key: "k".into(),
+                    type_name: "K",
+                    cause: DecodeError::TrailingBytes { count: 3 },
+                },
+                "3 bytes",
+            ),
+        ];
+        for (e, cause) in errors {
+            let shown = e.to_string();
+            assert_eq!(shown.matches(cause).count(), 1, "{shown}");
+            assert!(e.source().is_none(), "{e:?}");
+        }
+    }
 
     #[test]
     fn replies_out_of_sequence_are_transport_errors_not_refusals() {

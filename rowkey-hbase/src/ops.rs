@@ -300,9 +300,9 @@ impl Client {
 
 /// A key's bytes, or [`Error::Encode`].
 pub(crate) fn encode<K: RowKey + ?Sized>(table: &str, key: &K) -> Result<Vec<u8>, Error> {
-    key.encode_to_vec().map_err(|source| Error::Encode {
+    key.encode_to_vec().map_err(|cause| Error::Encode {
         table: table.to_string(),
-        source,
+        cause,
     })
 }
 

@@ -624,11 +624,11 @@ pub(crate) fn decode_row<K: for<'a> DecodeRowKey<'a>>(
 ) -> Result<(K, Vec<Cell>), Error> {
     match K::decode(&key) {
         Ok(k) => Ok((k, cells)),
-        Err(source) => Err(Error::ForeignRow {
+        Err(cause) => Err(Error::ForeignRow {
             table: table.to_string(),
             key: to_string_binary(&key),
             type_name: std::any::type_name::<K>(),
-            source,
+            cause,
         }),
     }
 }

@@ -173,9 +173,9 @@ impl Endpoint {
                 }
                 let addrs = addr
                     .to_socket_addrs()
-                    .map_err(|source| crate::Error::Connect {
+                    .map_err(|cause| crate::Error::Connect {
                         addr: addr.to_string(),
-                        source,
+                        cause,
                     })?
                     .collect();
                 EndpointKind::Socket {

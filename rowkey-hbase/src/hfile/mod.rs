@@ -145,13 +145,12 @@ impl HFileOptions {
 #[non_exhaustive]
 pub enum HFileError {
     /// Writing the file failed.
-    #[error("writing HFile {path}: {source}")]
+    #[error("writing HFile {path}: {cause}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
     /// A cell came after one it sorts before (or equal to) in HBase's cell
     /// order (row, then qualifier, then newest timestamp first): the file
@@ -231,9 +230,9 @@ impl HFileWriter {
     ) -> Result<HFileWriter, HFileError> {
         let path = path.as_ref().to_path_buf();
         check_len("a family name", options.family.len(), MAX_FAMILY)?;
-        let file = File::create(&path).map_err(|source| HFileError::Io {
+        let file = File::create(&path).map_err(|cause| HFileError::Io {
             path: path.clone(),
-            source,
+            cause,
         })?;
         let bloom = (options.bloom == Bloom::Row).then(RowBloom::new);
         let index = BlockIndex::new(options.index_block_size);
@@ -262,10 +261,10 @@ impl HFileWriter {
         })
     }
 
-    fn io(&self, source: io::Error) -> HFileError {
+    fn io(&self, cause: io::Error) -> HFileError {
         HFileError::Io {
             path: self.path.clone(),
-            source,
+            cause,
         }
     }
 
