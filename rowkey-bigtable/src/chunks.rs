@@ -281,7 +281,7 @@ pub(crate) async fn collect(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::chunks::{CellChunk, Merged, ReadRowsResponse, RowMerger, RowStatus, MAX_RESERVE};
 
     fn chunk(
         key: &str,

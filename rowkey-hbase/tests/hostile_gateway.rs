@@ -413,3 +413,21 @@ mod scanners {
         assert_eq!(connections.load(Ordering::Relaxed), 1);
     }
 }
+
+/// A client's settings printed with `{:?}` (a log line, a panic message)
+/// show no key material: the client certificate's private key is not
+/// printed, nor the certificates themselves.
+#[test]
+fn client_settings_print_no_key_material() {
+    let cert = include_bytes!("data/other-root.pem");
+    let key = include_bytes!("data/other-root.key");
+    let tls = rowkey_hbase::Tls::root_pem(&cert[..]).client_identity(&cert[..], &key[..]);
+    let builder = format!("{:?}", Client::builder("https://gateway:9090/").tls(tls));
+    let key = String::from_utf8_lossy(key);
+    let secret = key.lines().nth(1).expect("a PEM body line");
+    assert!(
+        !builder.contains(secret) && !builder.contains("PRIVATE"),
+        "{builder}"
+    );
+    assert!(builder.contains("not shown"), "{builder}");
+}
