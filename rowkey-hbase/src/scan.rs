@@ -558,7 +558,7 @@ impl Iterator for Rows {
 }
 
 impl Drop for Rows {
-    /// Closes the scanners still open ([`close_all`](Rows::close_all)): a
+    /// Closes the scanners still open (at most one second each): a
     /// scan over a gateway that went away is dropped at once. The
     /// connection goes back to the pool if it is sound.
     fn drop(&mut self) {

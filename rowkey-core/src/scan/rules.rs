@@ -16,8 +16,10 @@ use super::predicate::Set;
 use super::range::prefix_stop;
 use super::width::{End, Width};
 
-/// The most passes [`seek_hint`]'s walk makes over a key's parts (each
-/// pass after the first starts again from a shorter, incremented prefix).
+/// The most passes the walk of
+/// [`KeyFilter::seek_hint`](super::KeyFilter::seek_hint) makes over a
+/// key's parts (each pass after the first starts again from a shorter,
+/// incremented prefix).
 /// A filter of validated parts needs at most one pass per part it steps
 /// back over; past the bound the hint is the key followed by `00`.
 /// rowkey's Java filter has the same bound, so both give the same hint.
