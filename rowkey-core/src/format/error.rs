@@ -108,12 +108,12 @@ pub enum EncodeError {
         /// The type's `max_len`.
         max_len: usize,
     },
-    /// A `KeyField` enum's value that is no variant's discriminant.
+    /// A `KeyField` enum's value that is no variant's discriminant. (The
+    /// value is not kept: an `i128` would double the size and alignment
+    /// of every `Result` that can hold this error.)
     NotAVariant {
         /// The field.
         field: &'static str,
-        /// The discriminant given.
-        value: i128,
         /// The enum's name.
         enum_name: &'static str,
         /// Its variants and their discriminants.
@@ -170,13 +170,12 @@ impl fmt::Display for EncodeError {
         match self {
             EncodeError::NotAVariant {
                 field,
-                value,
                 enum_name,
                 variants,
             } => {
                 write!(
                     f,
-                    "field `{field}`: {value} is not the discriminant of a variant of `{enum_name}` ("
+                    "field `{field}`: not the discriminant of a variant of `{enum_name}` ("
                 )?;
                 for (i, (name, d)) in variants.iter().enumerate() {
                     let sep = if i == 0 { "" } else { ", " };

@@ -63,7 +63,6 @@ pub(super) fn check_variant(x: &impl EnumInt, f: &FieldLayout) -> Result<(), Enc
     match x.discriminant() {
         Some(value) if info.variant(value).is_none() => Err(EncodeError::NotAVariant {
             field: f.name(),
-            value,
             enum_name: info.name(),
             variants: info.variants(),
         }),
