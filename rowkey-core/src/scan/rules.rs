@@ -95,6 +95,12 @@ fn lower_bound<R: Rule>(parts: &[R], key: &[u8]) -> Result<Option<Vec<u8>>, Exha
         let mut i = 0;
         while i < parts.len() {
             let part = &parts[i];
+            // An older key: it ends where added fields begin, and none of
+            // them is constrained. It matches (as `matches` says), so it
+            // is its own hint.
+            if pos == x.len() && part.added() && parts[i..].iter().all(|p| p.set().is_none()) {
+                return Ok(Some(x));
+            }
             let width = part.width();
             match width.end(&x, pos) {
                 End::At(end) => {

@@ -438,6 +438,11 @@ public final class KeyFilter extends FilterBase {
       int i = 0;
       while (i < parts.length) {
         Part p = parts[i];
+        // An older key: it ends where added fields begin, none of them
+        // constrained. It matches, so it is its own hint.
+        if (pos == x.len && p.added && noSetFrom(i)) {
+          return HINT;
+        }
         int end = end(i, x.b, x.len, pos);
         if (end >= 0) {
           if (p.lo == null || contains(p, x.b, pos, end)) {
@@ -495,6 +500,16 @@ public final class KeyFilter extends FilterBase {
         return NONE;
       }
     }
+  }
+
+  /** Whether no part from {@code i} on has a set. */
+  private boolean noSetFrom(int i) {
+    for (int j = i; j < parts.length; j++) {
+      if (parts[j].lo != null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Puts {@code lo} as part {@code i} at {@code pos}; whether it is a whole value of the part. */
