@@ -213,13 +213,14 @@ impl Client {
             Ok(()) => {}
             Err(Error::Server { .. }) => {
                 // What HBase refused, found without a round trip per row: a
-                // missing table is one error; rows naming a family the
+                // missing table is one error (`Client::call` found it, or
+                // the families' lookup does); rows naming a family the
                 // table lacks are named from its families; the rest is
                 // sent again, and only if HBase refuses it too is it
                 // resolved row by row.
                 let known = match families {
                     Some(f) => f,
-                    None => families.insert(self.families_of_existing(table)?),
+                    None => families.insert(self.families(table)?),
                 };
                 let mut keep = Batch {
                     puts: Vec::new(),
@@ -261,19 +262,6 @@ impl Client {
         batch.puts.clear();
         batch.indices.clear();
         Ok(())
-    }
-
-    /// The families of `table`, or an error naming the table when it does
-    /// not exist (HBase's own refusal of a write to a missing table names
-    /// only the table: "Failed 1 action: t: 1 time").
-    fn families_of_existing(&self, table: &str) -> Result<Vec<String>, Error> {
-        if !self.table_exists(table)? {
-            return Err(Error::TableNotFound {
-                op: "putMultiple",
-                table: table.to_string(),
-            });
-        }
-        self.families(table)
     }
 
     /// Each put of a refused batch alone, so that every row HBase accepts
