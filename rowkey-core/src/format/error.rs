@@ -172,17 +172,11 @@ impl fmt::Display for EncodeError {
                 field,
                 enum_name,
                 variants,
-            } => {
-                write!(
-                    f,
-                    "field `{field}`: not the discriminant of a variant of `{enum_name}` ("
-                )?;
-                for (i, (name, d)) in variants.iter().enumerate() {
-                    let sep = if i == 0 { "" } else { ", " };
-                    write!(f, "{sep}{name} = {d}")?;
-                }
-                f.write_str(")")
-            }
+            } => write!(
+                f,
+                "field `{field}`: not the discriminant of a variant of `{enum_name}` ({})",
+                Variants(variants)
+            ),
             EncodeError::WrongValue { field, expected, got } => write!(
                 f,
                 "field `{field}`: expected a {expected} value, got {got} (or an integer that does not fit)"
@@ -467,3 +461,17 @@ impl fmt::Display for FieldError {
 }
 
 impl core::error::Error for FieldError {}
+
+/// A `KeyField` enum's variants as a layout's text writes them:
+/// `Click = 1, View = 2`.
+pub(crate) struct Variants<'a>(pub(crate) &'a [(&'static str, i128)]);
+
+impl fmt::Display for Variants<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (name, value)) in self.0.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{name} = {value}")?;
+        }
+        Ok(())
+    }
+}

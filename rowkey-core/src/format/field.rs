@@ -10,7 +10,7 @@
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, string::String, vec::Vec};
 
-use crate::format::error::FieldError;
+use crate::format::error::{FieldError, Variants};
 
 mod sealed {
     pub trait Sealed {}
@@ -200,12 +200,7 @@ impl core::fmt::Display for KeyFieldInfo {
     /// `u8: Click = 1, View = 2`, as a layout's summary shows it after the
     /// type's name.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}:", self.repr)?;
-        for (i, (name, value)) in self.variants.iter().enumerate() {
-            let sep = if i == 0 { " " } else { ", " };
-            write!(f, "{sep}{name} = {value}")?;
-        }
-        Ok(())
+        write!(f, "{}: {}", self.repr, Variants(self.variants))
     }
 }
 
