@@ -12,7 +12,7 @@ use rowkey_core::RowKey;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::retry::{jitter, transient};
+use crate::retry::transient;
 use crate::write::{
     entry, entry_bytes, send_batch, unsendable, Cell, MAX_MUTATIONS, MAX_REQUEST_BYTES,
 };
@@ -91,8 +91,11 @@ pub struct BulkWriter {
     last_stamp: i64,
     /// The timestamp of the request being gathered, in microseconds.
     batch_stamp: i64,
-    /// The keys of the request being gathered.
-    batch_keys: std::collections::HashSet<Vec<u8>>,
+    /// The hashes of the keys of the request being gathered: a key seen
+    /// again sends the request first (a hash shared by two keys only
+    /// sends it early), with no copy of the key.
+    batch_keys: std::collections::HashSet<u64>,
+    hasher: std::collections::hash_map::RandomState,
     batch: Vec<Entry>,
     positions: Vec<usize>,
     batch_bytes: usize,
@@ -151,6 +154,7 @@ impl Client {
             last_stamp: 0,
             batch_stamp: 0,
             batch_keys: std::collections::HashSet::new(),
+            hasher: std::collections::hash_map::RandomState::new(),
             batch: Vec::new(),
             positions: Vec::new(),
             batch_bytes: 0,
@@ -220,10 +224,11 @@ impl BulkWriter {
         };
         let mut e = entry(key, cells, sizing);
         let (bytes, mutations) = (entry_bytes(&e), e.mutations.len());
+        let key_hash = std::hash::BuildHasher::hash_one(&self.hasher, &e.row_key);
         if !self.batch.is_empty()
             && (self.batch_bytes + bytes > self.request_bytes()
                 || self.batch_mutations + mutations > MAX_MUTATIONS
-                || self.batch_keys.contains(&e.row_key))
+                || self.batch_keys.contains(&key_hash))
         {
             // The only await: cancelled here, nothing has changed.
             self.send().await;
@@ -231,9 +236,11 @@ impl BulkWriter {
         if self.batch.is_empty() {
             self.batch_stamp = self.next_stamp();
         }
-        stamp(&mut e, self.batch_stamp);
+        if self.batch_stamp != sizing {
+            stamp(&mut e, self.batch_stamp);
+        }
         self.pushed += 1;
-        self.batch_keys.insert(e.row_key.clone());
+        self.batch_keys.insert(key_hash);
         self.batch.push(e);
         self.positions.push(index);
         self.batch_bytes += bytes;
@@ -430,10 +437,6 @@ async fn write_batch(
         entries = again.iter().map(|&i| entries[i].clone()).collect();
         positions = again.iter().map(|&i| positions[i]).collect();
         bytes = entries.iter().map(entry_bytes).sum();
-        let ceiling = retry
-            .initial_backoff
-            .saturating_mul(1 << failures.min(16))
-            .min(retry.max_backoff);
-        tokio::time::sleep(jitter(ceiling)).await;
+        tokio::time::sleep(retry.pause(failures)).await;
     }
 }

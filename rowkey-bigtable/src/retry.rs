@@ -29,6 +29,19 @@ pub struct Retry {
     pub max_backoff: Duration,
 }
 
+impl Retry {
+    /// The pause before the retry that follows `failures` failures in a
+    /// row: a random time up to `initial_backoff × 2^failures`, at most
+    /// `max_backoff`.
+    pub(crate) fn pause(&self, failures: u32) -> Duration {
+        jitter(
+            self.initial_backoff
+                .saturating_mul(1 << failures.min(16))
+                .min(self.max_backoff),
+        )
+    }
+}
+
 impl Default for Retry {
     fn default() -> Self {
         Retry {

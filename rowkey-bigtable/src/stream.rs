@@ -23,7 +23,7 @@ use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
 use crate::chunks::{collect, merged, Merged};
-use crate::retry::{jitter, transient, Retry};
+use crate::retry::{transient, Retry};
 use crate::{Client, Error};
 
 /// One row: its key and its cells.
@@ -255,25 +255,30 @@ pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Resul
             let response = client.read_rows(request.clone()).await?;
             collect(response, reversed).await
         };
-        let text = match tokio::time::timeout_at(until, attempt).await {
-            Ok(Ok(rows)) => return Ok(rows),
-            Ok(Err(e)) if !transient(&e) => return Err(Error::Bigtable(e)),
-            Ok(Err(e)) => e.to_string(),
-            Err(_) => "ReadRows did not end within its attempt timeout".to_string(),
+        // As a range's stream does: a failure that is not transient, or
+        // one past the retries, is the error; past the deadline, a timeout.
+        let timeout = |last: String| Error::Timeout {
+            call: "ReadRows",
+            deadline: options.total_timeout,
+            retries: failures,
+            last: Some(last),
         };
-        let ceiling = options
-            .retry
-            .initial_backoff
-            .saturating_mul(1 << failures.min(16))
-            .min(options.retry.max_backoff);
-        let wait = jitter(ceiling);
-        if failures >= options.retry.attempts || tokio::time::Instant::now() + wait >= total {
-            return Err(Error::Timeout {
-                call: "ReadRows",
-                deadline: options.total_timeout,
-                retries: failures,
-                last: Some(text),
-            });
+        let outcome = tokio::time::timeout_at(until, attempt).await;
+        let wait = options.retry.pause(failures);
+        let late = tokio::time::Instant::now() + wait >= total;
+        match outcome {
+            Ok(Ok(rows)) => return Ok(rows),
+            Ok(Err(e)) if !transient(&e) || failures >= options.retry.attempts => {
+                return Err(Error::Bigtable(e))
+            }
+            Ok(Err(e)) if late => return Err(timeout(e.to_string())),
+            Ok(Err(_)) => {}
+            Err(_) if late || failures >= options.retry.attempts => {
+                return Err(timeout(
+                    "ReadRows did not end within its attempt timeout".into(),
+                ))
+            }
+            Err(_) => {}
         }
         failures += 1;
         tokio::time::sleep(wait).await;
@@ -399,12 +404,7 @@ impl RangeState {
                 Failure::Stalled(_) => timeout(self, text),
             });
         }
-        let ceiling = self
-            .retry
-            .initial_backoff
-            .saturating_mul(1 << self.failures.min(16))
-            .min(self.retry.max_backoff);
-        let wait = jitter(ceiling);
+        let wait = self.retry.pause(self.failures);
         if now + wait >= self.deadline() {
             return Err(timeout(self, text));
         }
