@@ -155,14 +155,22 @@ impl Client {
             .keep_alive_while_idle(true)
             .connect_lazy();
         let client = Client::with_interceptor(channel, project, instance, move |mut request| {
+            // A read lock on every request; the write lock only to report
+            // a failed refresh, once.
             let value = {
-                let mut bearer = bearer.write().unwrap_or_else(|e| e.into_inner());
-                if let Some(failed) = bearer.failed.take() {
-                    return Err(tonic::Status::unauthenticated(format!(
-                        "refreshing the bearer token for {DATA_SCOPE} failed: {failed}"
-                    )));
+                let read = bearer.read().unwrap_or_else(|e| e.into_inner());
+                if read.failed.is_none() {
+                    read.header.clone()
+                } else {
+                    drop(read);
+                    let mut write = bearer.write().unwrap_or_else(|e| e.into_inner());
+                    if let Some(failed) = write.failed.take() {
+                        return Err(tonic::Status::unauthenticated(format!(
+                            "refreshing the bearer token for {DATA_SCOPE} failed: {failed}"
+                        )));
+                    }
+                    write.header.clone()
                 }
-                bearer.header.clone()
             };
             let value = MetadataValue::try_from(value.as_str())
                 .map_err(|_| tonic::Status::unauthenticated("the token is not a header value"))?;
