@@ -24,6 +24,20 @@ pub enum CodegenError {
         /// A type or a package.
         what: &'static str,
     },
+    /// Two fields the language would write alike (`user_id` and `userId`
+    /// are both Java's `userId`; `class` is renamed `class_`, another
+    /// field's name).
+    #[error("{language}: the fields `{first}` and `{second}` are both written `{ident}`")]
+    Collision {
+        /// The language.
+        language: &'static str,
+        /// The first field.
+        first: String,
+        /// The second field.
+        second: String,
+        /// How both are written.
+        ident: String,
+    },
     /// A companion option for another language's client (`--hbase` is
     /// Java's, `--bigtable` Go's).
     #[error("{language}: --{option} is an option of {for_language} only")]

@@ -31,6 +31,23 @@
 //! `tests/java.rs` run the generated code on random layouts and values
 //! against the Rust encoding.
 //!
+//! # Names
+//!
+//! Every name from the layout (fields, field enums and their variants)
+//! is an identifier (the layout's parser refuses others). A name is
+//! written with a trailing `_` in a language where, as that language
+//! spells it, it is a keyword or literal (a field `class` is Python's
+//! `class_` and Java's `class_`; a variant `None` is Python's `None_`) or
+//! a name the generated code itself takes (Java's `hashCode`, `toBytes`,
+//! `bucket`; Python's `from_bytes`, `pos`, `key`; Go's `Encode`); Go's
+//! struct fields are exported (`Class`), and its variants stand inside
+//! their constants' names (`KindNone`), so neither is renamed. Method
+//! names made of field names (`scan_by_class`) are not renamed. Two fields
+//! a language would write alike are refused
+//! ([`CodegenError::Collision`]); a type or package name given to
+//! [`generate`] that is a keyword of the language is refused
+//! ([`CodegenError::Name`]).
+//!
 //! ```
 //! use rowkey_codegen::{generate, Language};
 //! use rowkey_core::DynLayout;
@@ -45,6 +62,7 @@
 mod error;
 mod go;
 mod java;
+mod names;
 mod plan;
 mod python;
 pub mod testing;
@@ -160,7 +178,7 @@ pub fn generate_with(
             });
         }
     }
-    if !ident(name) {
+    if !ident(name) || names::keyword(lang, name) {
         return Err(CodegenError::Name {
             language: lang,
             name: name.into(),
@@ -169,8 +187,10 @@ pub fn generate_with(
     }
     // A Java package is dotted (`com.example.keys`).
     let package_ok = match language {
-        Language::Java => package.split('.').all(ident),
-        _ => ident(package),
+        Language::Java => package
+            .split('.')
+            .all(|p| ident(p) && !names::keyword(lang, p)),
+        _ => ident(package) && !names::keyword(lang, package),
     };
     if !package_ok {
         return Err(CodegenError::Name {

@@ -8,6 +8,7 @@ use rowkey_core::Layout;
 pub use rowkey_core::TimeUnit;
 
 use crate::error::CodegenError;
+use crate::names;
 
 /// A layout as the generators read it.
 #[derive(Clone, Debug)]
@@ -109,6 +110,11 @@ pub struct SaltPlan {
 pub struct FieldPlan {
     /// The field's name in the layout (snake_case).
     pub name: String,
+    /// The field's identifier in the language's code: a Java record
+    /// component (lowerCamelCase), a Python attribute, a Go struct field
+    /// (UpperCamelCase); with a trailing `_` where the name is a keyword
+    /// there or one the generated code takes (`crate` docs, "Names").
+    pub ident: String,
     /// The value's type.
     pub scalar: Scalar,
     /// An `Option`: a tag byte before the value.
@@ -143,9 +149,10 @@ pub struct FieldPlan {
 /// A field enum: its name and its variants' names and discriminants.
 #[derive(Clone, Debug)]
 pub struct EnumPlan {
-    /// The enum's name (`Kind`).
+    /// The enum's name (`Kind`), as the language's code spells it.
     pub name: String,
-    /// `(variant, discriminant)`, in declaration order.
+    /// `(variant, discriminant)`, in declaration order; each variant as
+    /// the language's code spells it.
     pub variants: Vec<(String, i128)>,
 }
 
@@ -437,13 +444,14 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
         if f.key_field().is_some() && matches!(scalar, Scalar::Int { bits: 128, .. }) {
             return Err(refuse(Some(name), "field enums of a 128-bit repr".into()));
         }
+        // A Go variant stands inside its constant's name, never alone.
+        let variant = |n: &str| match language {
+            "go" => n.to_owned(),
+            _ => names::spell(language, n.to_owned()),
+        };
         let key_enum = f.key_field().map(|k| EnumPlan {
-            name: k.name().to_owned(),
-            variants: k
-                .variants()
-                .iter()
-                .map(|(n, v)| ((*n).to_owned(), *v))
-                .collect(),
+            name: names::spell(language, k.name().to_owned()),
+            variants: k.variants().iter().map(|(n, v)| (variant(n), *v)).collect(),
         });
         let encoding = match f.encoding() {
             e @ (Encoding::BigEndian { .. }
@@ -477,8 +485,18 @@ pub fn plan(layout: &Layout, language: &'static str) -> Result<KeyPlan, CodegenE
             }
             (e, _, _) => e,
         };
+        let ident = names::field(language, name);
+        if let Some(other) = fields.iter().find(|f: &&FieldPlan| f.ident == ident) {
+            return Err(CodegenError::Collision {
+                language,
+                first: other.name.clone(),
+                second: name.to_owned(),
+                ident,
+            });
+        }
         fields.push(FieldPlan {
             name: name.to_owned(),
+            ident,
             scalar,
             option: f.is_option(),
             encoding,

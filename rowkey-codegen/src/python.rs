@@ -71,18 +71,18 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
     // The dataclass.
     let _ = write!(py, "\n\n@dataclasses.dataclass(frozen=True)\nclass {name}:\n    \"\"\"A key of the layout `LAYOUT`.\"\"\"\n\n");
     for f in &plan.fields {
-        let _ = writeln!(py, "    {}: {}", f.name, python_type(f));
+        let _ = writeln!(py, "    {}: {}", f.ident, python_type(f));
     }
     // to_bytes
     let added: Vec<String> = plan
         .fields
         .iter()
         .filter(|f| f.added)
-        .map(|f| format!("self.{}", f.name))
+        .map(|f| format!("self.{}", f.ident))
         .collect();
     py.push_str("\n    def _fields(self) -> List[bytes]:\n        fields = [\n");
     for (i, f) in plan.fields.iter().enumerate() {
-        let _ = writeln!(py, "            _enc_{i}(self.{}),", f.name);
+        let _ = writeln!(py, "            _enc_{i}(self.{}),", f.ident);
     }
     py.push_str("        ]\n");
     if added.is_empty() {
@@ -133,11 +133,12 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
             // The key may end before an added field: it is None.
             let _ = writeln!(
                 py,
-                "        {n} = None\n        if pos < len(key):\n            {n}, pos = _dec_{i}(key, pos)\n            if {n} is None and pos == len(key):\n                raise _fail(\"{name}.{n}\", \"a trailing added None is stored as no bytes, not as a None tag\")",
-                n = f.name
+                "        {n} = None\n        if pos < len(key):\n            {n}, pos = _dec_{i}(key, pos)\n            if {n} is None and pos == len(key):\n                raise _fail(\"{name}.{field}\", \"a trailing added None is stored as no bytes, not as a None tag\")",
+                n = f.ident,
+                field = f.name,
             );
         } else {
-            let _ = writeln!(py, "        {}, pos = _dec_{i}(key, pos)", f.name);
+            let _ = writeln!(py, "        {}, pos = _dec_{i}(key, pos)", f.ident);
         }
     }
     let _ = write!(
@@ -145,7 +146,7 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         "        if pos != len(key):\n            raise ValueError(f\"{name}: {{len(key) - pos}} bytes after the last field\")\n        k = cls({})\n",
         plan.fields
             .iter()
-            .map(|f| f.name.as_str())
+            .map(|f| f.ident.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -177,6 +178,7 @@ fn scans(py: &mut String, plan: &KeyPlan) {
     for scan in plan.scans() {
         let k = scan.lead;
         let names: Vec<&str> = plan.fields[..k].iter().map(|f| f.name.as_str()).collect();
+        let idents: Vec<&str> = plan.fields[..k].iter().map(|f| f.ident.as_str()).collect();
         let bucket = match &plan.salt {
             Some(s) if scan.one_bucket => bucket_of(plan, s, ""),
             _ => "None".to_owned(),
@@ -184,7 +186,7 @@ fn scans(py: &mut String, plan: &KeyPlan) {
         // An ordered-code key's lowest key with these fields is shorter.
         let oc = plan.ordered_code;
         let drops = |fields: &[FieldPlan], extra: Option<&str>| -> String {
-            let mut d: Vec<String> = fields.iter().map(|f| oc_drop(f, &f.name)).collect();
+            let mut d: Vec<String> = fields.iter().map(|f| oc_drop(f, &f.ident)).collect();
             if let (Some(x), Some(f)) = (extra, plan.fields.get(k)) {
                 d.push(oc_drop(f, x));
             }
@@ -198,7 +200,7 @@ fn scans(py: &mut String, plan: &KeyPlan) {
                 .join(", ")
         };
         let encoded = (0..k)
-            .map(|i| format!("_enc_{i}({})", names[i]))
+            .map(|i| format!("_enc_{i}({})", idents[i]))
             .collect::<Vec<_>>()
             .join(", ");
         if !scan.range {
@@ -219,13 +221,13 @@ fn scans(py: &mut String, plan: &KeyPlan) {
             let _ = write!(
                 py,
                 "\n    @staticmethod\n    def {method}({args}) -> List[Tuple[bytes, bytes]]:\n        \"\"\"The rows whose leading fields are these values: `(start, stop)` per salt bucket read.\"\"\"\n        fields = [{encoded}]\n        return _eq_ranges(_heads({bucket}), _lead(fields, {n}), {exact}{cut})\n",
-                args = names.join(", "),
+                args = idents.join(", "),
                 exact = py_bool(scan.exact),
             );
             continue;
         }
         let next = &plan.fields[k];
-        let mut args: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
+        let mut args: Vec<String> = idents.iter().map(|s| (*s).to_owned()).collect();
         args.extend([
             "start=None".to_owned(),
             "stop=None".to_owned(),
@@ -275,7 +277,7 @@ fn bucket_of(plan: &KeyPlan, s: &SaltPlan, owner: &str) -> String {
         s.by.iter()
             .map(|&i| {
                 if plan.ordered_code {
-                    format!("_part_{i}({owner}{})", plan.fields[i].name)
+                    format!("_part_{i}({owner}{})", plan.fields[i].ident)
                 } else {
                     format!("fields[{i}]")
                 }
@@ -286,7 +288,7 @@ fn bucket_of(plan: &KeyPlan, s: &SaltPlan, owner: &str) -> String {
         SaltHashKind::Xxh3 => format!("xxhash.xxh3_64_intdigest({joined}) % BUCKETS"),
         SaltHashKind::Java => format!("abs(_java_hash({joined})) % BUCKETS"),
         // The plan refuses other hashes; `mod` takes one field's value.
-        _ => format!("{owner}{} % BUCKETS", plan.fields[s.by[0]].name),
+        _ => format!("{owner}{} % BUCKETS", plan.fields[s.by[0]].ident),
     }
 }
 
@@ -305,7 +307,7 @@ fn oc_drops(plan: &KeyPlan, owner: &str) -> String {
     let d: Vec<String> = plan
         .fields
         .iter()
-        .map(|f| oc_drop(f, &format!("{owner}{}", f.name)))
+        .map(|f| oc_drop(f, &format!("{owner}{}", f.ident)))
         .collect();
     format!("[{}]", d.join(", "))
 }

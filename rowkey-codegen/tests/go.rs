@@ -342,7 +342,7 @@ fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
         .fields
         .iter()
         .enumerate()
-        .map(|(i, f)| format!("F{i}: {}", convert(f, &format!("v[{i}]"))))
+        .map(|(i, f)| format!("{}: {}", f.ident, convert(f, &format!("v[{i}]"))))
         .collect::<Vec<_>>()
         .join(", ");
     let _ = write!(
@@ -359,17 +359,8 @@ fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
             ("scan_all".to_owned(), format!("{ty}ScanAll"))
         } else {
             (
-                format!(
-                    "scan_by_{}",
-                    (0..k)
-                        .map(|i| format!("f{i}"))
-                        .collect::<Vec<_>>()
-                        .join("_")
-                ),
-                format!(
-                    "{ty}ScanBy{}",
-                    (0..k).map(|i| format!("F{i}")).collect::<String>()
-                ),
+                format!("scan_by_{}", names(&plan.fields[..k]).join("_")),
+                format!("{ty}ScanBy{}", go_names(&plan.fields[..k])),
             )
         };
         let _ = writeln!(
@@ -392,14 +383,8 @@ fn dispatch(l: usize, plan: &rowkey_codegen::KeyPlan) -> String {
         let _ = writeln!(
             go,
             "\t\t\tcase {:?}:\n\t\t\t\treturn {ty}RangeBy{}({})",
-            format!(
-                "range_by_{}",
-                (0..=k)
-                    .map(|i| format!("f{i}"))
-                    .collect::<Vec<_>>()
-                    .join("_")
-            ),
-            (0..=k).map(|i| format!("F{i}")).collect::<String>(),
+            format!("range_by_{}", names(&plan.fields[..=k]).join("_")),
+            go_names(&plan.fields[..=k]),
             args.join(", ")
         );
     }
@@ -496,4 +481,25 @@ fn keys_sharing_an_enum_build_in_one_package() {
         "go vet: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The fields' names in the layout.
+fn names(fields: &[rowkey_codegen::FieldPlan]) -> Vec<&str> {
+    fields.iter().map(|f| f.name.as_str()).collect()
+}
+
+/// The fields' names as a Go function name spells them (`class_name` →
+/// `ClassName`), never renamed: they are a piece of a longer name.
+fn go_names(fields: &[rowkey_codegen::FieldPlan]) -> String {
+    fields
+        .iter()
+        .flat_map(|f| f.name.split('_'))
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
 }

@@ -81,3 +81,86 @@ fn generated_code_is_the_committed_code() {
         changed.join("\n")
     );
 }
+
+/// A keyword as a name: renamed by the crate's rule where the language
+/// needs it; two fields a language writes alike, and a keyword as the
+/// type or package given, are refused naming them.
+#[test]
+fn keywords_are_renamed_and_collisions_refused() {
+    let layout = DynLayout::parse(
+        "[class u8][pos u32][kind Kind(u8: None = 0, default = 1)][hash_code String]",
+    )
+    .unwrap();
+    let text = |language| {
+        generate_with(layout.layout(), language, "Ev", "evs", Options::default())
+            .unwrap()
+            .into_iter()
+            .map(|f| f.contents)
+            .collect::<String>()
+    };
+    let python = text(Language::Python);
+    assert!(
+        python.contains("    class_: int\n    pos_: int\n"),
+        "{python}"
+    );
+    assert!(
+        python.contains("    None_ = 0\n    default = 1\n"),
+        "{python}"
+    );
+    assert!(
+        python.contains("def scan_by_class_pos(class_, pos_)"),
+        "{python}"
+    );
+    let java = text(Language::Java);
+    assert!(
+        java.contains("public record Ev(int class_, long pos_, Kind kind, String hashCode_)"),
+        "{java}"
+    );
+    assert!(java.contains("None(0L), default_(1L);"), "{java}");
+    let go = text(Language::Go);
+    assert!(go.contains("\tClass uint8\n"), "{go}");
+    assert!(go.contains("KindNone Kind = 0"), "{go}");
+
+    let twice = DynLayout::parse("[class u8][class_ u32]").unwrap();
+    let err = generate_with(
+        twice.layout(),
+        Language::Python,
+        "Ev",
+        "evs",
+        Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "python: the fields `class` and `class_` are both written `class_`"
+    );
+    let camel = DynLayout::parse("[user_id u8][userId u32]").unwrap();
+    let err = generate_with(
+        camel.layout(),
+        Language::Java,
+        "Ev",
+        "evs",
+        Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "java: the fields `user_id` and `userId` are both written `userId`"
+    );
+    for (language, name, package) in [
+        (Language::Java, "class", "evs"),
+        (Language::Java, "Ev", "com.new.keys"),
+        (Language::Python, "Ev", "import"),
+        (Language::Go, "Ev", "func"),
+    ] {
+        let err = generate_with(layout.layout(), language, name, package, Options::default());
+        assert!(
+            err.as_ref()
+                .is_err_and(|e| e.to_string().contains("is not a valid")),
+            "{name} {package}: {:?}",
+            err.map(|_| ())
+        );
+    }
+}

@@ -176,7 +176,7 @@ fn checker(l: usize, plan: &KeyPlan, cases: &[&Json]) -> String {
                 "scanAll".to_owned()
             } else {
                 let (head, rest) = method.split_once("_by_").unwrap();
-                let fields: String = rest.split('_').map(|f| f.to_ascii_uppercase()).collect();
+                let fields: String = rest.split('_').map(upper_first).collect();
                 format!(
                     "{}By{fields}",
                     if head == "scan" { "scan" } else { "range" }
@@ -400,4 +400,12 @@ fn generated_java_agrees_with_rust_on_random_layouts() {
         cases.len() >= 10_000 && stdout.contains(&expected),
         "{stdout}"
     );
+}
+
+/// `class` → `Class`: a piece of a method name.
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+        .unwrap_or_default()
 }

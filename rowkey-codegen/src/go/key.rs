@@ -36,7 +36,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         "// {name} is a key of {name}Layout.\ntype {name} struct {{"
     );
     for f in &plan.fields {
-        let _ = writeln!(go, "\t{} {}", exported(&f.name), value_type(f));
+        let _ = writeln!(go, "\t{} {}", f.ident, value_type(f));
     }
     go.push_str("}\n");
     for (i, f) in plan.fields.iter().enumerate() {
@@ -56,7 +56,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         let _ = writeln!(
             go,
             "\tif b, err := {lower}Enc{i}(k.{}); err != nil {{\n\t\treturn nil, err\n\t}} else {{\n\t\tout[{i}] = b\n\t}}",
-            exported(&f.name)
+            f.ident
         );
     }
     let added: Vec<String> = plan
@@ -64,7 +64,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
         .iter()
         .rev()
         .filter(|f| f.added)
-        .map(|f| format!("k.{} == nil", exported(&f.name)))
+        .map(|f| format!("k.{} == nil", f.ident))
         .collect();
     if added.is_empty() {
         go.push_str("\treturn out, nil\n}\n");
@@ -80,12 +80,12 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     // and which fields it leaves out when they end it.
     if plan.ordered_code {
         let parts: Vec<String> = (0..plan.fields.len())
-            .map(|i| format!("{lower}Part{i}(k.{})", exported(&plan.fields[i].name)))
+            .map(|i| format!("{lower}Part{i}(k.{})", plan.fields[i].ident))
             .collect();
         let drops: Vec<String> = plan
             .fields
             .iter()
-            .map(|f| oc_drop(f, &format!("k.{}", exported(&f.name))))
+            .map(|f| oc_drop(f, &format!("k.{}", f.ident)))
             .collect();
         let _ = write!(
             go,
@@ -118,7 +118,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
     let mod_value = plan
         .salt
         .as_ref()
-        .map(|s| format!("k.{}", exported(&plan.fields[s.by[0]].name)))
+        .map(|s| format!("k.{}", plan.fields[s.by[0]].ident))
         .unwrap_or_default();
     let _ = write!(
         go,
@@ -157,14 +157,14 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str) -> String {
                 go,
                 "\tif pos < len(b) {{\n\t\tv, p, err := {lower}Dec{i}(b, pos)\n\t\tif err != nil {{\n\t\t\treturn k, err\n\t\t}}\n\t\tif v == nil && p == len(b) {{\n\t\t\treturn k, fmt.Errorf(\"{name}.{}: a trailing added None is stored as no bytes, not as a None tag\")\n\t\t}}\n\t\tk.{}, pos = v, p\n\t}}\n",
                 f.name,
-                exported(&f.name)
+                f.ident
             );
             continue;
         }
         let _ = write!(
             go,
             "\tif v, p, err := {lower}Dec{i}(b, pos); err != nil {{\n\t\treturn k, err\n\t}} else {{\n\t\tk.{}, pos = v, p\n\t}}\n",
-            exported(&f.name)
+            f.ident
         );
     }
     let _ = write!(

@@ -3,20 +3,8 @@
 
 use std::fmt::Write as _;
 
+pub use crate::names::exported;
 use crate::plan::{FieldPlan, KeyPlan, Scalar, ScanPlan};
-
-/// `user_id` → `UserId`.
-pub fn exported(name: &str) -> String {
-    name.split('_')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
 
 /// The Go type of a field's value.
 pub(super) fn value_type(f: &FieldPlan) -> String {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
 use super::ordered_code::{oc_drop, oc_field_methods};
-use super::types::{camel, component_type, java_bytes, plain_type, scan_method, scan_params};
+use super::types::{component_type, java_bytes, plain_type, scan_method, scan_params};
 use crate::plan::{FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar};
 
 /// The key's file.
@@ -28,7 +28,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     let comps: Vec<String> = plan
         .fields
         .iter()
-        .map(|f| format!("{} {}", component_type(f), camel(&f.name)))
+        .map(|f| format!("{} {}", component_type(f), f.ident))
         .collect();
     let _ = write!(
         j,
@@ -54,13 +54,9 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     // and which fields it leaves out when they end it.
     if plan.ordered_code {
         let parts: Vec<String> = (0..plan.fields.len())
-            .map(|i| format!("part{i}({})", camel(&plan.fields[i].name)))
+            .map(|i| format!("part{i}({})", plan.fields[i].ident))
             .collect();
-        let drops: Vec<String> = plan
-            .fields
-            .iter()
-            .map(|f| oc_drop(f, &camel(&f.name)))
-            .collect();
+        let drops: Vec<String> = plan.fields.iter().map(|f| oc_drop(f, &f.ident)).collect();
         let _ = write!(
             j,
             "\n    private byte[][] parts() {{\n        return new byte[][] {{{}}};\n    }}\n\n    private boolean[] droppable() {{\n        return new boolean[] {{{}}};\n    }}\n",
@@ -107,14 +103,14 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
         }
     );
     for (i, f) in plan.fields.iter().enumerate() {
-        let _ = writeln!(j, "            enc{i}({}),", camel(&f.name));
+        let _ = writeln!(j, "            enc{i}({}),", f.ident);
     }
     let added: Vec<String> = plan
         .fields
         .iter()
         .rev()
         .filter(|f| f.added)
-        .map(|f| format!("{}.isEmpty()", camel(&f.name)))
+        .map(|f| format!("{}.isEmpty()", f.ident))
         .collect();
     if added.is_empty() {
         j.push_str("        };\n    }\n");
@@ -135,7 +131,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
     let mod_value = plan
         .salt
         .as_ref()
-        .map(|s| camel(&plan.fields[s.by[0]].name))
+        .map(|s| plan.fields[s.by[0]].ident.clone())
         .unwrap_or_default();
     let _ = write!(
         j,
@@ -200,7 +196,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
         "\n    /** Where to pre-split a table of these keys: one region per salt bucket. */\n    public static byte[][] splitPoints() {{\n        return SPEC.splitPoints();\n    }}\n\n    /** The key as HBase's shell prints it ({{@code Bytes.toStringBinary}}). */\n    public String toStringBinary() {{\n        return RowkeyHelpers.toStringBinary(toBytes());\n    }}\n\n    @Override\n    public boolean equals(Object o) {{\n        return o instanceof {name} k"
     );
     for f in &plan.fields {
-        let c = camel(&f.name);
+        let c = &f.ident;
         let _ = write!(j, " && eq({c}, k.{c})");
     }
     let _ = write!(
@@ -208,7 +204,7 @@ pub fn file(plan: &KeyPlan, name: &str, package: &str, family: Option<&str>) -> 
         ";\n    }}\n\n    @Override\n    public int hashCode() {{\n        int h = 1;\n"
     );
     for f in &plan.fields {
-        let _ = writeln!(j, "        h = 31 * h + hash({});", camel(&f.name));
+        let _ = writeln!(j, "        h = 31 * h + hash({});", f.ident);
     }
     j.push_str("        return h;\n    }\n");
     scans(&mut j, plan);
@@ -226,33 +222,27 @@ fn scans(j: &mut String, plan: &KeyPlan) {
         let fields = plan.fields[..k]
             .iter()
             .enumerate()
-            .map(|(i, f)| format!("enc{i}({})", camel(&f.name)))
+            .map(|(i, f)| format!("enc{i}({})", f.ident))
             .collect::<Vec<_>>()
             .join(", ");
         let oc = plan.ordered_code;
         let hashed = if oc { "p" } else { "f" };
         let bucket = match &plan.salt {
-            Some(s) if scan.one_bucket => bucket_of(
-                s,
-                hashed,
-                &camel(&plan.fields[s.by[0]].name),
-                plan.mod_over_128(),
-            ),
+            Some(s) if scan.one_bucket => {
+                bucket_of(s, hashed, &plan.fields[s.by[0]].ident, plan.mod_over_128())
+            }
             _ => "-1".to_owned(),
         };
         // An ordered-code key: the leading values' own bytes (what the salt
         // hashes), and where the lowest key with them ends.
         let lead_fields = &plan.fields[..k];
-        let drops: Vec<String> = lead_fields
-            .iter()
-            .map(|f| oc_drop(f, &camel(&f.name)))
-            .collect();
+        let drops: Vec<String> = lead_fields.iter().map(|f| oc_drop(f, &f.ident)).collect();
         let descs: Vec<String> = lead_fields.iter().map(|f| f.desc().to_string()).collect();
         let parts_line = if oc {
             let parts: Vec<String> = lead_fields
                 .iter()
                 .enumerate()
-                .map(|(i, f)| format!("part{i}({})", camel(&f.name)))
+                .map(|(i, f)| format!("part{i}({})", f.ident))
                 .collect();
             format!("        byte[][] p = {{{}}};\n", parts.join(", "))
         } else {

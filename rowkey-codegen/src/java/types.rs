@@ -1,24 +1,8 @@
 //! What every Java file of a package names alike: types, identifiers,
 //! literals and the scans' names.
 
+pub use crate::names::camel;
 use crate::plan::{FieldPlan, KeyPlan, Scalar, ScanPlan};
-
-/// `user_id` → `userId`.
-pub fn camel(name: &str) -> String {
-    let mut out = String::new();
-    for (i, p) in name.split('_').filter(|p| !p.is_empty()).enumerate() {
-        let mut c = p.chars();
-        if let Some(f) = c.next() {
-            if i == 0 {
-                out.push(f.to_ascii_lowercase());
-            } else {
-                out.push(f.to_ascii_uppercase());
-            }
-            out.push_str(c.as_str());
-        }
-    }
-    out
-}
 
 /// The Java type of a plain value: `long` for `u32` and `u64` (the bits),
 /// `int` for `u8` and `u16`.
@@ -110,9 +94,9 @@ pub fn scan_params(plan: &KeyPlan, scan: &ScanPlan) -> (String, String) {
     let lead = &plan.fields[..scan.lead];
     let mut decl: Vec<String> = lead
         .iter()
-        .map(|f| format!("{} {}", component_type(f), camel(&f.name)))
+        .map(|f| format!("{} {}", component_type(f), f.ident))
         .collect();
-    let mut args: Vec<String> = lead.iter().map(|f| camel(&f.name)).collect();
+    let mut args: Vec<String> = lead.iter().map(|f| f.ident.clone()).collect();
     if scan.range {
         let next = &plan.fields[scan.lead];
         let b = match &next.key_enum {

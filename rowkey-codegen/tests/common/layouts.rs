@@ -20,6 +20,7 @@ const IP_TYPES: [&str; 3] = ["Ipv4Addr", "Ipv6Addr", "IpAddr"];
 pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
     let sep = ["_", "#", "~~"][rng.below(3) as usize];
     let n = 1 + rng.below(5) as usize;
+    let names = field_names(rng, n + 2);
     let mut fields = Vec::new();
     let mut field_text = String::new();
     for i in 0..n {
@@ -68,11 +69,9 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
                 (
                     Kind::Enum(bits, signed, d),
                     format!(
-                        "{digits} Kind{i}x{}({repr}: A = {}, B = {}, C = {})",
+                        "{digits} Kind{i}x{}({repr}: {})",
                         rng.next() % 1_000_000_000,
-                        d[0],
-                        d[1],
-                        d[2]
+                        variants(rng, d)
                     ),
                     false,
                     false,
@@ -148,7 +147,7 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
             _ if last => (Kind::Str, format!("{} String", domain(rng)), false, false),
             _ => (Kind::Delim, format!("{} String", domain(rng)), false, false),
         };
-        let _ = write!(field_text, "[f{i}{text}]");
+        let _ = write!(field_text, "[{}{text}]", names[i]);
         fields.push((kind, false, desc_ts, desc));
     }
     let mut text = format!("text({sep:?}) ");
@@ -158,16 +157,16 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
     match rng.below(4) {
         1 => text.push_str("[salt/8]"),
         2 => {
-            let _ = write!(text, "[salt(f{})/5 java]", n - 1);
+            let _ = write!(text, "[salt({})/5 java]", names[n - 1]);
         }
         3 => {
             if let Some(i) = fields
                 .iter()
                 .position(|&(k, _, _, d)| matches!(k, Kind::Digits(_, false, _)) && !d)
             {
-                let _ = write!(text, "[salt(f{i})/12 mod]");
+                let _ = write!(text, "[salt({})/12 mod]", names[i]);
             } else {
-                text.push_str("[salt(f0)/16]");
+                let _ = write!(text, "[salt({})/16]", names[0]);
             }
         }
         _ => {}
@@ -182,6 +181,7 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
 /// takes them (a prefix or salt needs a field every key writes).
 pub(super) fn random_oc_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
     let n = 1 + rng.below(4) as usize;
+    let names = field_names(rng, n + 2);
     let mut fields = Vec::new();
     let mut field_text = String::new();
     for i in 0..n {
@@ -206,7 +206,7 @@ pub(super) fn random_oc_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool,
             }
         };
         let d = if desc { " desc" } else { "" };
-        let _ = write!(field_text, "[f{i}{d} {ty}]");
+        let _ = write!(field_text, "[{}{d} {ty}]", names[i]);
         fields.push((kind, false, false, desc));
     }
     let mut head = String::new();
@@ -216,16 +216,18 @@ pub(super) fn random_oc_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool,
     match rng.below(4) {
         1 => head.push_str("[salt/8]"),
         2 => {
-            let _ = write!(head, "[salt(f{})/5 java]", n - 1);
+            let _ = write!(head, "[salt({})/5 java]", names[n - 1]);
         }
         3 => match fields
             .iter()
             .position(|&(k, _, _, d)| matches!(k, Kind::Int(_, false)) && !d)
         {
             Some(i) => {
-                let _ = write!(head, "[salt(f{i})/7 mod]");
+                let _ = write!(head, "[salt({})/7 mod]", names[i]);
             }
-            None => head.push_str("[salt(f0)/64]"),
+            None => {
+                let _ = write!(head, "[salt({})/64]", names[0]);
+            }
         },
         _ => {}
     }
@@ -303,6 +305,7 @@ fn domain(rng: &mut Rng) -> &'static str {
 /// A random layout: its text, and a generator of its values.
 pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bool)>) {
     let n = 1 + rng.below(5) as usize;
+    let names = field_names(rng, n + 2);
     let mut text = String::new();
     if rng.chance(3) {
         text.push_str(r#"[prefix "e\x00"]"#);
@@ -340,11 +343,9 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
                     Kind::Enum(bits, signed, d),
                     // A name of its own: Go puts every layout's types in one package.
                     format!(
-                        "Kind{i}x{}({repr}: A = {}, B = {}, C = {})",
+                        "Kind{i}x{}({repr}: {})",
                         rng.next() % 1_000_000_000,
-                        d[0],
-                        d[1],
-                        d[2]
+                        variants(rng, d)
                     ),
                 )
             }
@@ -414,13 +415,13 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
         } else {
             ty
         };
-        let _ = write!(field_text, "[f{i}{attrs} {ty}]");
+        let _ = write!(field_text, "[{}{attrs} {ty}]", names[i]);
         fields.push((kind, option, desc_ts, desc));
     }
     match rng.below(4) {
         1 => text.push_str("[salt/8]"),
         2 => {
-            let _ = write!(text, "[salt(f{})/5 java]", n - 1);
+            let _ = write!(text, "[salt({})/5 java]", names[n - 1]);
         }
         3 => {
             // `mod` needs an unsigned integer, not an Option.
@@ -428,9 +429,9 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
                 .iter()
                 .position(|&(k, o, ts, d)| matches!(k, Kind::Int(_, false)) && !o && !ts && !d)
             {
-                let _ = write!(text, "[salt(f{i})/7 mod]");
+                let _ = write!(text, "[salt({})/7 mod]", names[i]);
             } else {
-                text.push_str("[salt(f0)/16]");
+                let _ = write!(text, "[salt({})/16]", names[0]);
             }
         }
         _ => {}
@@ -450,7 +451,7 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
             ][rng.below(4) as usize];
             let desc = rng.chance(3);
             let d = if desc { " desc" } else { "" };
-            let _ = write!(added, "[f{} added{d} Option<{ty}>]", n + j);
+            let _ = write!(added, "[{} added{d} Option<{ty}>]", names[n + j]);
             kinds.push((kind, true, false, desc));
         }
         if DynLayout::parse(&format!("{text}{field_text}{added}")).is_ok() {
@@ -460,4 +461,55 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
     }
     text.push_str(&field_text);
     (text, fields)
+}
+
+/// Names a field may take that some language's code cannot write as they
+/// are (a keyword, a literal, a name the generated code takes): each is
+/// renamed with a trailing `_` where it must be.
+const AWKWARD_NAMES: [&str; 16] = [
+    "class",
+    "from",
+    "default",
+    "new",
+    "package",
+    "global",
+    "lambda",
+    "pos",
+    "key",
+    "bucket",
+    "encode",
+    "hash_code",
+    "type",
+    "func",
+    "start",
+    "var",
+];
+
+/// The names of a layout's `n` fields: `f{i}`, or once in three an awkward
+/// name (each at most once).
+fn field_names(rng: &mut Rng, n: usize) -> Vec<String> {
+    let first = rng.below(AWKWARD_NAMES.len() as u64) as usize;
+    (0..n)
+        .map(|i| {
+            if rng.chance(3) {
+                AWKWARD_NAMES[(first + i) % AWKWARD_NAMES.len()].to_owned()
+            } else {
+                format!("f{i}")
+            }
+        })
+        .collect()
+}
+
+/// A field enum's variants of discriminants `d`: `A`, `B`, `C`, or once in
+/// three names some language renames (a keyword, a literal).
+fn variants(rng: &mut Rng, d: [i64; 3]) -> String {
+    let names = if rng.chance(3) {
+        ["None", "default", "True"]
+    } else {
+        ["A", "B", "C"]
+    };
+    format!(
+        "{} = {}, {} = {}, {} = {}",
+        names[0], d[0], names[1], d[1], names[2], d[2]
+    )
 }

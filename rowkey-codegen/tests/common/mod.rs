@@ -438,7 +438,7 @@ fn scan_vectors(
     kinds: &[(Kind, bool, bool, bool)],
     values: &[Value],
 ) -> Vec<Json> {
-    let names: Vec<String> = (0..values.len()).map(|i| format!("f{i}")).collect();
+    let names: Vec<&str> = layout.layout().fields().iter().map(|f| f.name()).collect();
     let rows = |scan: rowkey_core::Scan| -> Vec<[String; 2]> {
         scan.ranges()
             .map(|r| [hex(r.start()), hex(r.stop())])
