@@ -201,7 +201,7 @@ const GO_KEYWORDS: &[&str] = &[
 const GO_TAKEN: &[&str] = &["Encode", "Bucket"];
 
 /// Whether `name` is a keyword or literal of `language` (by
-/// [`Language::name`](crate::Language::name)): a name a user gives (a
+/// `Language::name`): a name a user gives (a
 /// type, a package) that is one is refused, not renamed.
 pub(crate) fn keyword(language: &str, name: &str) -> bool {
     let list = match language {
@@ -271,7 +271,7 @@ pub fn exported(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::names::{field, spell};
 
     #[test]
     fn keywords_and_taken_names_get_a_trailing_underscore() {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use rowkey_core::layout::{Encoding, SaltHashKind};
 
 use super::names::{
-    exported, go_bytes, inner_type, param, scan_function, scan_params, value_type, with_header,
+    go_bytes, inner_type, param, scan_function, scan_params, value_type, with_header,
 };
 use super::ordered_code::{oc_drop, oc_field_functions};
 use crate::plan::{FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar};

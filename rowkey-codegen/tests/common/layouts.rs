@@ -23,7 +23,7 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
     let names = field_names(rng, n + 2);
     let mut fields = Vec::new();
     let mut field_text = String::new();
-    for i in 0..n {
+    for (i, name) in names[..n].iter().enumerate() {
         let last = i + 1 == n;
         let bits = [8u32, 16, 32, 64, 128][rng.below(5) as usize];
         let type_digits = |signed: bool| -> u32 {
@@ -147,7 +147,7 @@ pub(super) fn random_text_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, boo
             _ if last => (Kind::Str, format!("{} String", domain(rng)), false, false),
             _ => (Kind::Delim, format!("{} String", domain(rng)), false, false),
         };
-        let _ = write!(field_text, "[{}{text}]", names[i]);
+        let _ = write!(field_text, "[{}{text}]", name);
         fields.push((kind, false, desc_ts, desc));
     }
     let mut text = format!("text({sep:?}) ");
@@ -184,7 +184,7 @@ pub(super) fn random_oc_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool,
     let names = field_names(rng, n + 2);
     let mut fields = Vec::new();
     let mut field_text = String::new();
-    for i in 0..n {
+    for name in &names[..n] {
         let desc = rng.chance(3);
         let (kind, ty) = match rng.below(5) {
             0 => (Kind::Str, "String".to_owned()),
@@ -206,7 +206,7 @@ pub(super) fn random_oc_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool,
             }
         };
         let d = if desc { " desc" } else { "" };
-        let _ = write!(field_text, "[{}{d} {ty}]", names[i]);
+        let _ = write!(field_text, "[{}{d} {ty}]", name);
         fields.push((kind, false, false, desc));
     }
     let mut head = String::new();
@@ -312,7 +312,7 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
     }
     let mut fields = Vec::new();
     let mut field_text = String::new();
-    for i in 0..n {
+    for (i, name) in names[..n].iter().enumerate() {
         let desc = rng.chance(3);
         let option = rng.chance(4);
         let (kind, ty) = match rng.below(15) {
@@ -415,7 +415,7 @@ pub(super) fn random_layout(rng: &mut Rng) -> (String, Vec<(Kind, bool, bool, bo
         } else {
             ty
         };
-        let _ = write!(field_text, "[{}{attrs} {ty}]", names[i]);
+        let _ = write!(field_text, "[{}{attrs} {ty}]", name);
         fields.push((kind, option, desc_ts, desc));
     }
     match rng.below(4) {
