@@ -97,6 +97,7 @@ pub fn classpath() -> io::Result<String> {
         dir.join("launcher/pom.xml"),
         dir.join("launcher/src/main/java/rowkey/hbase/Launcher.java"),
         dir.join("filter/src/main/java/rowkey/hbase/KeyFilter.java"),
+        dir.join("filter/src/test/java/rowkey/hbase/KeyFilterTest.java"),
         dir.join("launcher/src/main/resources/log4j.properties"),
         dir.join("launcher/src/main/resources/hbase-site.xml"),
     ];
