@@ -450,6 +450,12 @@ impl Client {
         Instant::now() + self.shared.request_timeout
     }
 
+    /// The deadline of a call starting now that may take `times` request
+    /// timeouts (a sparse filtered scan's batch after it timed out).
+    pub(crate) fn deadline_times(&self, times: u32) -> Instant {
+        Instant::now() + self.shared.request_timeout.saturating_mul(times)
+    }
+
     pub(crate) fn count(&self, counter: impl Fn(&Counters) -> &AtomicU64, n: u64) {
         counter(&self.shared.counters).fetch_add(n, Ordering::Relaxed);
     }

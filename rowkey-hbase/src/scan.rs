@@ -35,8 +35,22 @@ struct RangeReader {
     /// scan's connections): a scanner id means something only to the
     /// gateway that gave it.
     epoch: u64,
+    /// Batches of a filtered range that timed out and were resumed: each
+    /// doubles the next batch's deadline.
+    patience: u32,
     done: bool,
 }
+
+/// The most rows a range with a filter on the region servers asks for per
+/// batch (and per region-server call, `TScan.caching`): HBase's gateway
+/// answers only once it has the whole batch, so a filter that matches
+/// rarely makes every row of a batch cost many rows read.
+pub(crate) const FILTERED_BATCH: usize = 64;
+
+/// How often a filtered range's batch may time out and be resumed from
+/// its last row, each time with twice the deadline (2, 4, 8 request
+/// timeouts): a sparse filter on a healthy server needs time, not luck.
+pub(crate) const SPARSE_RESUMES: u32 = 3;
 
 /// How a scan's scanners are opened.
 struct Plan {
@@ -48,6 +62,17 @@ struct Plan {
     batch: usize,
 }
 
+impl Plan {
+    /// The rows a batch of `range` asks for: at most [`FILTERED_BATCH`]
+    /// when the region servers filter it.
+    fn batch_of(&self, range: &RangeReader) -> usize {
+        match range.filter {
+            Some(_) => self.batch.min(FILTERED_BATCH),
+            None => self.batch,
+        }
+    }
+}
+
 /// The rows of [`Client::scan`]: `Result<(key, cells), Error>` in merged key
 /// order. Holds at most `ranges × batch` rows, and a clone of the client
 /// (not a borrow): it can be sent to another thread and outlive the
@@ -57,6 +82,16 @@ struct Plan {
 /// failed, the scanner expired, its region moved) is opened again after
 /// the last row it returned, so the rows have no gap and no duplicate, up
 /// to the client's [`RetryPolicy`](crate::RetryPolicy) attempts per batch.
+///
+/// A range the region servers filter (a skip scan with rowkey's filter or
+/// HBase's) reads at most 64 rows per batch: the gateway answers only
+/// once a batch is full, so a filter that matches one row in 200,000
+/// reads that many per row returned. Such a batch that passes
+/// [`request_timeout`](crate::ClientBuilder::request_timeout) is not an
+/// error on its first three timeouts: the range is opened again after its
+/// last row with twice the deadline each time (2, 4, then 8 request
+/// timeouts), counted in [`retries`](Self::retries). Other scans end
+/// with [`Error::Timeout`].
 ///
 /// A scan holds one of the pool's connections, on which its scanners live
 /// (a gateway's scanner ids mean nothing to another gateway, or to the
@@ -233,6 +268,7 @@ impl Rows {
                 stop: r.stop().to_vec(),
                 filter: per_range.as_mut().and_then(|f| f.next().flatten()),
                 epoch: 0,
+                patience: 0,
                 done: false,
             });
             let i = rows.ranges.len() - 1;
@@ -299,9 +335,10 @@ impl Rows {
         if !range.buffer.is_empty() || range.done {
             return Ok(());
         }
+        let batch = self.plan.batch_of(range);
         let want = match self.plan.range_limit {
-            Some(l) => self.plan.batch.min(l - range.read.min(l)),
-            None => self.plan.batch,
+            Some(l) => batch.min(l - range.read.min(l)),
+            None => batch,
         };
         if want == 0 {
             self.close(i);
@@ -319,12 +356,34 @@ impl Rows {
                 self.open_scanner(i)?;
             }
             let id = self.ranges[i].scanner.expect("opened");
-            let deadline = self.client.deadline();
+            let patience = self.ranges[i].patience;
+            let deadline = self.client.deadline_times(1 << patience);
             let fetched = self.call("getScannerRows", None, deadline, |t| {
                 t.get_scanner_rows(id, want)
             });
             let fetched = match fetched {
                 Ok(fetched) => fetched,
+                // A filtered batch that timed out: the gateway is still
+                // reading rows the filter passes over. Its scanner is void
+                // with the connection; a new one reads on from the last
+                // row returned, given twice the time.
+                Err(e)
+                    if e.is_timeout()
+                        && self.ranges[i].filter.is_some()
+                        && patience < SPARSE_RESUMES =>
+                {
+                    tracing::warn!(
+                        table = %self.plan.table,
+                        error = %e,
+                        deadline_x = 2u32 << patience,
+                        "a filtered scan's batch timed out (a sparse filter?); resuming after its last row"
+                    );
+                    self.ranges[i].scanner = None;
+                    self.ranges[i].patience += 1;
+                    self.client.count_retry();
+                    self.retries += 1;
+                    continue;
+                }
                 Err(e) if lost(&e) && tries < policy.attempts => {
                     tracing::debug!(error = %e, "scanner lost; resuming after its last row");
                     self.ranges[i].scanner = None;
@@ -366,7 +425,7 @@ impl Rows {
     fn open_scanner(&mut self, i: usize) -> Result<(), Error> {
         let plan = &self.plan;
         let range = &self.ranges[i];
-        let caching = i32::try_from(plan.batch).unwrap_or(i32::MAX);
+        let caching = i32::try_from(plan.batch_of(range)).unwrap_or(i32::MAX);
         let limit = plan
             .range_limit
             .map(|l| i32::try_from(l - range.read.min(l)).unwrap_or(i32::MAX));

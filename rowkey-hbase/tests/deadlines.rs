@@ -283,3 +283,82 @@ fn a_connect_that_is_never_accepted_times_out() {
     }
     assert!(took < DEADLINE + MARGIN, "connect took {took:?}");
 }
+
+/// A skip scan on the region servers whose filter matches 1 row in
+/// 200,000 reads whole, and one whose batch gets no answer within its
+/// deadline (the gateway held past it, as a sparse filter holds it) is
+/// resumed after its last row with twice the deadline: the same rows as
+/// the model, the resume counted, where it used to end with
+/// `Error::Timeout`.
+#[test]
+fn a_sparse_filtered_scan_is_resumed_after_a_timeout() {
+    let hbase = HBase::start().unwrap_or_else(|e| panic!("HBase starts: {e}"));
+    let direct = hbase.client().unwrap().with_server_filter(true);
+    direct
+        .create_table("sparse", &["d"], &Event::split_points())
+        .unwrap();
+    let rows = events(200_000, 1);
+    for chunk in rows.chunks(20_000) {
+        direct.write_rows("sparse", chunk.to_vec()).unwrap();
+    }
+    // One millisecond of any user: 1 row in 200,000.
+    let wanted = &rows[123_457].0;
+    let filter = Event::filter()
+        .ts_millis(wanted.ts_millis..wanted.ts_millis + 1)
+        .build()
+        .unwrap();
+    let everything = Event::filter().ts_millis(0..i64::MAX).build().unwrap();
+    let reads = hbase.filter_reads().unwrap();
+    let got: Vec<Vec<u8>> = direct
+        .filter("sparse", &filter, None)
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(got, vec![wanted.encode_to_vec().unwrap()]);
+    assert!(
+        (hbase.filter_reads().unwrap() - reads).rows > 0,
+        "the region servers ran the filter"
+    );
+
+    // Every row through the filter, the gateway held past the deadline in
+    // the middle of the scan.
+    let proxy = Proxy::start(hbase.thrift_addr());
+    let c = Client::builder(proxy.addr.to_string())
+        .request_timeout(DEADLINE)
+        .server_filter(true)
+        .build()
+        .unwrap();
+    let mut scan = c.filter("sparse", &everything, Some(300)).unwrap();
+    let mut got: Vec<Vec<u8>> = scan.by_ref().take(100).map(|r| r.unwrap().0).collect();
+    assert_eq!(scan.retries(), 0);
+    proxy.hole(true);
+    let reopen = std::thread::spawn({
+        let hole = Arc::clone(&proxy.hole);
+        move || {
+            std::thread::sleep(DEADLINE + DEADLINE / 2);
+            hole.store(false, Ordering::SeqCst);
+        }
+    });
+    got.extend(scan.by_ref().map(|r| r.unwrap().0));
+    reopen.join().unwrap();
+    assert!(scan.retries() >= 1, "the timed-out batch was resumed");
+    let mut want: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|(e, _)| e.encode_to_vec().unwrap())
+        .collect();
+    // Merged across the salt buckets: in the order of the keys after it.
+    want.sort_by(|a, b| a[1..].cmp(&b[1..]));
+    assert_eq!(got.len(), 300);
+    if let Some(i) = (0..300).find(|&i| got[i] != want[i]) {
+        let mut unique = got.clone();
+        unique.sort();
+        unique.dedup();
+        panic!(
+            "row {i} of 300 differs from the model ({} distinct rows, retries {}): got {:02x?}, want {:02x?}",
+            unique.len(),
+            scan.retries(),
+            got[i],
+            want[i]
+        );
+    }
+}
