@@ -6,7 +6,7 @@ use bigtable_rs::google::bigtable::v2::{
     mutate_rows_request, mutation, Mutation, ReadRowsRequest, RowSet, TimestampRange,
 };
 use futures_util::StreamExt;
-use rowkey_core::index::{AsyncStore, Page};
+use rowkey_core::index::{AsyncStore, Page, Stamped};
 use rowkey_core::{KeyFilter, Scan};
 
 use crate::stream::{stream_filter_in, stream_scan};
@@ -25,7 +25,10 @@ const QUALIFIER: &[u8] = b"v";
 /// timestamp (milliseconds, written as Bigtable's microseconds), and a
 /// delete removes only the cells at or before its timestamp
 /// (`DeleteFromColumn` with a time range), so a racing writer's newer
-/// entry stays. A row's value is its newest cell, whatever the family's
+/// entry stays; the entries of a record a put replaces or a delete
+/// removes are removed up to that record's own timestamp
+/// ([`get_stamped`](AsyncStore::get_stamped)), so a put racing a delete
+/// keeps its entries with its data row. A row's value is its newest cell, whatever the family's
 /// garbage-collection rule keeps. A query's index rows are read with
 /// [`stream_filter_in`]: the row-key regex runs on the server. Not retried
 /// beyond what each read's policy does: a failed write is an error, and
@@ -55,12 +58,30 @@ impl IndexStore {
 
     /// A row's value: its newest cell in the store's family.
     fn value(&self, cells: Vec<RowCell>) -> Vec<u8> {
+        self.newest(cells).map(|c| c.value).unwrap_or_default()
+    }
+
+    /// A row's newest cell in the store's family.
+    fn newest(&self, cells: Vec<RowCell>) -> Option<RowCell> {
         cells
             .into_iter()
             .filter(|c| c.family_name == self.family && c.qualifier == QUALIFIER)
             .max_by_key(|c| c.timestamp_micros)
-            .map(|c| c.value)
-            .unwrap_or_default()
+    }
+
+    /// The rows of `keys` as Bigtable has them, within the client's
+    /// deadlines and retries.
+    async fn read(&self, keys: &[Vec<u8>]) -> Result<Vec<(Vec<u8>, Vec<RowCell>)>, Error> {
+        let request = ReadRowsRequest {
+            table_name: self.client.table_name(&self.table),
+            rows: Some(RowSet {
+                row_keys: keys.to_vec(),
+                row_ranges: Vec::new(),
+            }),
+            ..Default::default()
+        };
+        // Within the client's deadlines, retried: a stalled read ends.
+        crate::stream::read_all(&self.client, request).await
     }
 
     /// Sends `entries` (each a row's mutations) in one request: an error
@@ -114,16 +135,7 @@ impl AsyncStore for IndexStore {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let request = ReadRowsRequest {
-            table_name: self.client.table_name(&self.table),
-            rows: Some(RowSet {
-                row_keys: keys.to_vec(),
-                row_ranges: Vec::new(),
-            }),
-            ..Default::default()
-        };
-        // Within the client's deadlines, retried: a stalled read ends.
-        let rows = crate::stream::read_all(&self.client, request).await?;
+        let rows = self.read(keys).await?;
         // Each row once, though a key be asked for twice (two entries of
         // one record point at one data row).
         let found: std::collections::HashMap<Vec<u8>, Vec<u8>> = rows
@@ -135,6 +147,17 @@ impl AsyncStore for IndexStore {
 
     async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Error> {
         Ok(self.get_many(&[key.to_vec()]).await?.pop().flatten())
+    }
+
+    /// The row's newest cell and its timestamp in milliseconds (Bigtable's
+    /// microseconds, rounded down: a delete up to it covers the cell).
+    async fn get_stamped(&self, key: &[u8]) -> Result<Stamped, Error> {
+        let cells = self.read(&[key.to_vec()]).await?.into_iter().next();
+        // As `get`: a row without the store's cell is an empty value.
+        Ok(cells.map(|(_, cells)| match self.newest(cells) {
+            Some(c) => (c.value, u64::try_from(c.timestamp_micros / 1000).ok()),
+            None => (Vec::new(), None),
+        }))
     }
 
     async fn put(&self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Error> {

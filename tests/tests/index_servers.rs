@@ -221,4 +221,157 @@ fn bigtable_index_store() {
         assert_eq!(report.data_rows, oracle.len() as u64);
         assert!(table.verify::<ByCode>().await.unwrap().is_clean());
     });
+
+    // A put racing a delete of its key, steps interleaved as the race
+    // goes wrong: the put writes its entries; the delete reads the old
+    // record and deletes the data row; the put's data row lands after it
+    // (Bigtable keeps it: a delete leaves no marker); then the delete
+    // removes the old record's entries, which the new record shares. The
+    // oracle: the data row there is the put's record, so its entries are
+    // there too, and a query by them finds it.
+    let raced = std::sync::Arc::new(
+        AsyncIndexedTable::new(Gated::new(create("raced"), LogKey { id: 5 }))
+            .with_index::<ByGuid>()
+            .with_index::<ByCode>(),
+    );
+    let old = Log {
+        group: 0,
+        guid1: 7,
+        guid2: 8,
+        code: 1,
+        date: 20_000,
+    };
+    let new = Log {
+        code: 2,
+        ..old.clone()
+    };
+    rt.block_on(async {
+        raced.put(&LogKey { id: 5 }, &old).await.unwrap();
+        raced.store().arm();
+        let put = tokio::spawn({
+            let (t, new) = (raced.clone(), new.clone());
+            async move { t.put(&LogKey { id: 5 }, &new).await }
+        });
+        // The put has written its entries and waits to write its data row.
+        raced.store().put_waits.acquire().await.unwrap().forget();
+        let delete = tokio::spawn({
+            let t = raced.clone();
+            async move { t.delete(&LogKey { id: 5 }).await }
+        });
+        put.await.unwrap().unwrap();
+        assert!(delete.await.unwrap().unwrap());
+        raced.store().disarm();
+        assert_eq!(
+            raced.get(&LogKey { id: 5 }).await.unwrap(),
+            Some(new.clone())
+        );
+        let found = raced
+            .query::<ByGuid>(&ByGuid::filter().group(0).guid(7).build().unwrap())
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 1, "the record is found by its guid");
+        for (name, report) in [
+            ("ByGuid", raced.verify::<ByGuid>().await.unwrap()),
+            ("ByCode", raced.verify::<ByCode>().await.unwrap()),
+        ] {
+            assert!(report.is_clean(), "{name}: {report:?}");
+        }
+    });
+}
+
+/// An index store whose steps on one key's record are held so that a
+/// put and a delete of it interleave as a race would: once armed, the
+/// data row's put waits for its delete, and every removal of entries
+/// waits for the data row's put.
+struct Gated<S> {
+    inner: S,
+    data_key: Vec<u8>,
+    armed: std::sync::atomic::AtomicBool,
+    /// A permit when the data row's put starts waiting.
+    put_waits: tokio::sync::Semaphore,
+    /// Permits once the data row is deleted.
+    deleted: tokio::sync::Semaphore,
+    /// Permits once the data row is put.
+    written: tokio::sync::Semaphore,
+}
+
+impl<S> Gated<S> {
+    fn new(inner: S, key: LogKey) -> Self {
+        Gated {
+            inner,
+            data_key: key.encode_to_vec().unwrap(),
+            armed: false.into(),
+            put_waits: tokio::sync::Semaphore::new(0),
+            deleted: tokio::sync::Semaphore::new(0),
+            written: tokio::sync::Semaphore::new(0),
+        }
+    }
+
+    fn arm(&self) {
+        self.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn disarm(&self) {
+        self.armed.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn armed(&self) -> bool {
+        self.armed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Permits enough for every waiter.
+const ALL: usize = 1_000;
+
+impl<S: AsyncStore + Send> AsyncStore for Gated<S> {
+    type Error = S::Error;
+
+    async fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> Result<rowkey_core::index::Page, S::Error> {
+        self.inner.scan(from, stop, filter, limit).await
+    }
+
+    async fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
+        self.inner.get_many(keys).await
+    }
+
+    async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, S::Error> {
+        self.inner.get(key).await
+    }
+
+    async fn get_stamped(&self, key: &[u8]) -> Result<rowkey_core::index::Stamped, S::Error> {
+        self.inner.get_stamped(key).await
+    }
+
+    async fn put(&self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), S::Error> {
+        let data = self.armed() && rows.iter().any(|(k, _)| *k == self.data_key);
+        if data {
+            self.put_waits.add_permits(1);
+            self.deleted.acquire().await.unwrap().forget();
+        }
+        self.inner.put(rows, ts).await?;
+        if data {
+            self.written.add_permits(ALL);
+        }
+        Ok(())
+    }
+
+    async fn delete(&self, keys: &[Vec<u8>], ts: u64) -> Result<(), S::Error> {
+        let data = keys.contains(&self.data_key);
+        if self.armed() && !data {
+            self.written.acquire().await.unwrap().forget();
+        }
+        self.inner.delete(keys, ts).await?;
+        if self.armed() && data {
+            self.deleted.add_permits(ALL);
+        }
+        Ok(())
+    }
 }

@@ -11,12 +11,15 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
-use super::{AsyncStore, StoreTx};
+use super::{AsyncStore, Stamped, StoreTx};
 
 /// The steps of a write.
 pub(super) trait Steps {
     type Error;
     fn get(&mut self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, Self::Error>>;
+    /// A row's value and, where the store keeps it, its cell's timestamp:
+    /// what the record's own writes were stamped with.
+    fn get_stamped(&mut self, key: &[u8]) -> impl Future<Output = Result<Stamped, Self::Error>>;
     fn put(
         &mut self,
         rows: &[(Vec<u8>, Vec<u8>)],
@@ -37,6 +40,11 @@ impl<E> Steps for InTx<'_, E> {
     fn get(&mut self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, E>> {
         core::future::ready(self.0.get(key))
     }
+    fn get_stamped(&mut self, key: &[u8]) -> impl Future<Output = Result<Stamped, E>> {
+        // A blocking store is transactional or deletes by markers (HBase):
+        // a delete at its own timestamp loses no racing write.
+        core::future::ready(self.0.get(key).map(|v| v.map(|v| (v, None))))
+    }
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> impl Future<Output = Result<(), E>> {
         core::future::ready(self.0.put(rows, ts))
     }
@@ -52,6 +60,9 @@ impl<S: AsyncStore> Steps for Async<'_, S> {
     type Error = S::Error;
     fn get(&mut self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, S::Error>> {
         self.0.get(key)
+    }
+    fn get_stamped(&mut self, key: &[u8]) -> impl Future<Output = Result<Stamped, S::Error>> {
+        self.0.get_stamped(key)
     }
     fn put(
         &mut self,

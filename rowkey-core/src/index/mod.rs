@@ -241,6 +241,10 @@ pub trait StoreTx {
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), Self::Error>;
 }
 
+/// A row's value and, where the engine keeps one, its cell's timestamp
+/// in milliseconds ([`AsyncStore::get_stamped`]); `None`: no such row.
+pub type Stamped = Option<(Vec<u8>, Option<u64>)>;
+
 /// The engine under an [`AsyncIndexedTable`]: [`Store`]'s reads and a
 /// write's steps as `async fn`s, for an engine whose client is async
 /// (Bigtable). It has no transaction across rows: each step is its own
@@ -268,6 +272,20 @@ pub trait AsyncStore: Sync {
 
     /// A row's value (`None`: no such row).
     fn get(&self, key: &[u8]) -> impl Future<Output = Result<Option<Vec<u8>>, Self::Error>> + Send;
+
+    /// A row's value and the timestamp (milliseconds) its cell was written
+    /// at, where the engine keeps one (`None` otherwise: the default,
+    /// [`get`](Self::get)'s value alone).
+    ///
+    /// A put or a delete removes the previous record's index entries only
+    /// at or before that record's timestamp, not its own: on an engine
+    /// whose deletes are not markers (Bigtable), a racing put's entry
+    /// written in between, at a later timestamp, stays, and its data row
+    /// keeps its entries. A store wrapping another forwards this.
+    fn get_stamped(&self, key: &[u8]) -> impl Future<Output = Result<Stamped, Self::Error>> + Send {
+        let value = self.get(key);
+        async move { Ok(value.await?.map(|v| (v, None))) }
+    }
 
     /// As [`StoreTx::put`].
     fn put(

@@ -31,20 +31,25 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Put<'_, D> {
             new,
             ts,
         } = self;
-        let old = tx.get(&data_key).await?;
+        let old = tx.get_stamped(&data_key).await?;
         if !new.is_empty() {
             tx.put(&entry_rows(&new, ts), ts).await?;
         }
         tx.put(&[(data_key, value)], ts).await?;
         // A previous record that does not decode keeps its entries: they
         // are stale now, dropped by queries and removed by `repair`.
-        let mut gone = match old.as_deref().map(R::from_value) {
-            Some(Ok(old)) => indexes.all_entries(key, &old)?,
-            _ => Vec::new(),
+        let (mut gone, stamp) = match &old {
+            Some((old, stamp)) => match R::from_value(old) {
+                Ok(old) => (indexes.all_entries(key, &old)?, *stamp),
+                Err(_) => (Vec::new(), None),
+            },
+            None => (Vec::new(), None),
         };
         gone.retain(|e| !new.contains(e));
         if !gone.is_empty() {
-            tx.delete(&gone, ts).await?;
+            // The old record's versions only: a racing writer's newer
+            // entry of the same row stays.
+            tx.delete(&gone, stamp.map_or(ts, |s| s.min(ts))).await?;
         }
         Ok(())
     }
@@ -65,7 +70,7 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Delete<'_, D> {
         indexes: &Indexes<D, R>,
         tx: &mut T,
     ) -> Result<bool, IndexError<T::Error>> {
-        let Some(old) = tx.get(&self.data_key).await? else {
+        let Some((old, stamp)) = tx.get_stamped(&self.data_key).await? else {
             return Ok(false);
         };
         tx.delete(core::slice::from_ref(&self.data_key), self.ts)
@@ -73,7 +78,12 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Delete<'_, D> {
         if let Ok(old) = R::from_value(&old) {
             let entries = indexes.all_entries(self.key, &old)?;
             if !entries.is_empty() {
-                tx.delete(&entries, self.ts).await?;
+                // The deleted record's versions only (its stamp): a put
+                // racing this delete wrote its entries later, and where
+                // its data row outlives the delete (Bigtable applies a
+                // delete once, it leaves no marker) they stay with it.
+                let upto = stamp.map_or(self.ts, |s| s.min(self.ts));
+                tx.delete(&entries, upto).await?;
             }
         }
         Ok(true)
