@@ -187,3 +187,37 @@ async fn regex_filtered_scans_return_the_model() {
     assert_eq!(got, want);
     assert!(received >= want.len() as u64);
 }
+
+/// A filter that matches 1 row in 200,000 (one millisecond of any user:
+/// the regex, not the ranges, does the work, on the server): the one row,
+/// within a short idle timeout, though the server sends nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_matching_one_row_in_200_000_returns_it() {
+    let emulator = Emulator::start().expect("the Bigtable emulator starts");
+    let client = table(&emulator, "sparse", &UserNewest::split_points()).await;
+    let options = rowkey_bigtable::ClientOptions {
+        idle_timeout: std::time::Duration::from_secs(5),
+        ..client.options().clone()
+    };
+    let client = client.with_options(options);
+    let mut writer = client.bulk_writer("sparse");
+    let rows: Vec<UserNewest> = (0..200_000i64)
+        .map(|i| UserNewest {
+            user_id: (i % 97) as u64,
+            ts_millis: 1_700_000_000_000 + i,
+        })
+        .collect();
+    for r in &rows {
+        writer
+            .push_row(r, vec![("d".into(), b"v".to_vec(), b"x".to_vec())])
+            .await
+            .unwrap();
+    }
+    writer.flush().await.unwrap();
+    let ts = rows[123_457].ts_millis;
+    let filter = UserNewest::filter().ts_millis(ts..ts + 1).build().unwrap();
+    let (keys, received) = read(&client, "sparse", &filter).await;
+    assert_eq!(keys, model(&rows, &filter));
+    assert_eq!(keys, vec![rows[123_457].encode_to_vec().unwrap()]);
+    assert_eq!(received, 1, "the server sent the one row only");
+}
