@@ -18,7 +18,7 @@ else
   fuzz=(cargo fuzz)
   echo "fuzzing with $(rustc --version) and RUSTC_BOOTSTRAP=1 (no nightly toolchain installed)"
 fi
-for target in decode roundtrip_order hbase_text ordered_code dyn_layout layout_json wire_filter; do
+for target in decode roundtrip_order hbase_text ordered_code dyn_layout layout_json wire_filter native_response; do
   mkdir -p "corpus/$target"
   log="$(mktemp)"
   # -max_total_time bounds each run; new inputs go to a scratch directory

@@ -83,6 +83,20 @@ pub enum Error {
         /// The transport's or protocol's error.
         cause: thrift::Error,
     },
+    /// The native client's connection to an HBase server failed, or the
+    /// server sent bytes that are not HBase's RPC (feature `native`). The
+    /// connection is discarded; every call on it ends so.
+    #[error("HBase {op} on table {table}: the connection to {server} failed: {cause}")]
+    Connection {
+        /// The RPC method (`Get`, `Multi`, `Scan`, ...), or `connect`.
+        op: &'static str,
+        /// The table.
+        table: String,
+        /// The server, `host:port`.
+        server: String,
+        /// What failed.
+        cause: String,
+    },
     /// Some rows of a [`Client::write_rows`](crate::Client::write_rows)
     /// call were rejected; every other row was written.
     #[error(
@@ -238,7 +252,7 @@ impl Error {
     /// its timestamp ([`WriteOptions::timestamp`](crate::WriteOptions)).
     pub fn is_retryable(&self) -> bool {
         match self {
-            Error::Connect { .. } | Error::Timeout { .. } => true,
+            Error::Connect { .. } | Error::Timeout { .. } | Error::Connection { .. } => true,
             Error::Thrift { cause, .. } => !matches!(
                 cause,
                 thrift::Error::Transport(t) if t.kind == TransportErrorKind::SizeLimit

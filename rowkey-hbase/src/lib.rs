@@ -67,6 +67,8 @@ mod filter;
 pub mod hfile;
 #[cfg(feature = "index")]
 mod index;
+#[cfg(feature = "native")]
+pub mod native;
 mod ops;
 mod pool;
 mod proto;

@@ -96,6 +96,7 @@ pub fn classpath() -> io::Result<String> {
         dir.join("filter/pom.xml"),
         dir.join("launcher/pom.xml"),
         dir.join("launcher/src/main/java/rowkey/hbase/Launcher.java"),
+        dir.join("launcher/src/main/java/org/apache/hadoop/hbase/ipc/RowkeyRpcGolden.java"),
         dir.join("filter/src/main/java/rowkey/hbase/KeyFilter.java"),
         dir.join("filter/src/test/java/rowkey/hbase/KeyFilterTest.java"),
         dir.join("launcher/src/main/resources/log4j.properties"),
@@ -353,6 +354,8 @@ pub struct HBase {
     gateway_args: Vec<String>,
     thrift: SocketAddr,
     zookeeper: u16,
+    /// The master's RPC address, `host:port`.
+    master: String,
     options: HBaseBuilder,
     /// The TLS gateway's certificate, PEM.
     cert: Option<Vec<u8>>,
@@ -498,11 +501,17 @@ impl HBase {
         // ZooKeeper is up (and its port known) long before the cluster:
         // the gateway's JVM starts then, beside the cluster's startup.
         let mut bound = None;
+        let mut master = None;
         cluster.wait_for("HBase", "READY", deadline, |line| {
             if let Some(port) = line.strip_prefix("ZK ") {
                 bound = port.parse::<u16>().ok();
             }
+            if let Some(addr) = line.strip_prefix("MASTER ") {
+                master = Some(addr.to_string());
+            }
         })?;
+        let master =
+            master.ok_or_else(|| io::Error::other("HBase did not say its master's address"))?;
         let zk = bound.ok_or_else(|| io::Error::other("HBase did not say its ZooKeeper port"))?;
         let thrift = free_port()?;
         let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
@@ -531,6 +540,7 @@ impl HBase {
             gateway_args,
             thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
             zookeeper: zk,
+            master,
             options,
             cert,
             _dir: dir,
@@ -542,6 +552,13 @@ impl HBase {
     /// `hbase.zookeeper.property.clientPort` this).
     pub fn zookeeper_port(&self) -> u16 {
         self.zookeeper
+    }
+
+    /// Where a native client starts: the master's RPC address
+    /// (`127.0.0.1:port`), which serves HBase's registry
+    /// (`ClientMetaService`).
+    pub fn bootstrap(&self) -> String {
+        self.master.clone()
     }
 
     /// The Thrift2 gateway's address.

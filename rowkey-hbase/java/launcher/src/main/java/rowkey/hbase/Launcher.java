@@ -82,13 +82,15 @@ public final class Launcher {
           new File(args[1]).toURI().toString()}));
     } else if (args.length == 1 && args[0].equals("interop")) {
       interop();
+    } else if (args.length == 1 && args[0].equals("rpc-golden")) {
+      org.apache.hadoop.hbase.ipc.RowkeyRpcGolden.print();
     } else {
       System.err.println(
           "usage: Launcher serve DIR ZK_PORT REGION_SERVERS [KEY=VALUE...]"
               + " | Launcher gateway ZK_PORT THRIFT_PORT [KEY=VALUE...]"
               + " | Launcher hfile-read PATH... | Launcher hfile-pretty PATH"
               + " | Launcher hfile-write PATH FAMILY BLOCK_SIZE CODEC BLOOM INDEX_BLOCK_SIZE"
-              + " | Launcher interop");
+              + " | Launcher interop | Launcher rpc-golden");
       System.exit(2);
     }
   }
@@ -165,6 +167,9 @@ public final class Launcher {
       }
     }
     out.println("ZK " + zkBound);
+    // Where a native client starts: the master's RPC address (it serves
+    // ClientMetaService, HBase's registry, since 2.3).
+    out.println("MASTER " + cluster.getActiveMaster().getServerName().getAddress());
     out.println("READY");
     out.flush();
 

@@ -1,0 +1,912 @@
+//! The native client's core: connections per server, region lookups
+//! through `hbase:meta`, and gets, batched puts and scans sent to the
+//! region servers that hold the rows, retried where HBase says a region
+//! moved.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::conn::{CallError, Conn};
+use super::regions::{self, Region};
+use crate::{Cell, Error, RegionLocation, Row};
+use rowkey_hbase_protocol::pb;
+use rowkey_hbase_protocol::wire;
+
+/// The region servers' service.
+const CLIENT_SERVICE: &str = "ClientService";
+/// HBase's registry on masters and region servers (since 2.3).
+const REGISTRY_SERVICE: &str = "ClientMetaService";
+/// Rows a scan asks a region server for per call.
+const SCAN_BATCH: u32 = 1_000;
+/// Calls tried per operation when regions move under it.
+const ATTEMPTS: u32 = 8;
+
+/// A client of HBase that talks to its masters and region servers
+/// directly, with no Thrift gateway (feature `native`): HBase's own RPC
+/// (protobuf calls and `KeyValueCodec` cellblocks) on one multiplexed
+/// connection per server, regions found in `hbase:meta` through the
+/// registry every master and region server serves (`ClientMetaService`,
+/// HBase 2.3 and later) and cached per table. A call to a region that
+/// moved, split or closed looks its table up again and is sent again, up
+/// to 8 times; other refusals are errors at once.
+///
+/// This is the core under the coming `Client::native`: gets, batched
+/// puts, scans of a row range and region lists. It is async (tokio) and a
+/// cheap `Clone`.
+#[derive(Clone)]
+pub struct NativeClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    bootstrap: Vec<String>,
+    user: String,
+    request_timeout: Duration,
+    conns: tokio::sync::Mutex<HashMap<(String, &'static str), Arc<Conn>>>,
+    meta: tokio::sync::Mutex<Option<Region>>,
+    tables: Mutex<HashMap<String, Arc<Vec<Region>>>>,
+    meta_lookups: AtomicU64,
+}
+
+/// Rows with their places in the caller's batch.
+type Numbered = Vec<(usize, Row)>;
+
+/// What a call on a region found, when it did not succeed.
+enum Refusal {
+    /// The region is not where the cache says (moved, split, closing):
+    /// look the table up again and send again.
+    Moved,
+    /// Any other error, final.
+    Fatal(Error),
+}
+
+impl NativeClient {
+    /// A client of the cluster whose masters or region servers are
+    /// `bootstrap` (`host:port[,host:port...]`), calling as user `rowkey`
+    /// with a 60 s deadline per call. Nothing is sent until the first
+    /// call.
+    pub fn new(bootstrap: &str) -> Result<NativeClient, Error> {
+        let bootstrap: Vec<String> = bootstrap
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if bootstrap.is_empty() {
+            return Err(Error::Config(
+                "a native client needs at least one host:port of a master or region server".into(),
+            ));
+        }
+        Ok(NativeClient {
+            inner: Arc::new(Inner {
+                bootstrap,
+                user: "rowkey".into(),
+                request_timeout: Duration::from_secs(60),
+                conns: tokio::sync::Mutex::new(HashMap::new()),
+                meta: tokio::sync::Mutex::new(None),
+                tables: Mutex::new(HashMap::new()),
+                meta_lookups: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The same client with each call's deadline `d` (before any call).
+    #[must_use]
+    pub fn with_request_timeout(self, d: Duration) -> NativeClient {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
+            bootstrap: shared.bootstrap.clone(),
+            user: shared.user.clone(),
+            request_timeout: shared.request_timeout,
+            conns: tokio::sync::Mutex::new(HashMap::new()),
+            meta: tokio::sync::Mutex::new(None),
+            tables: Mutex::new(HashMap::new()),
+            meta_lookups: AtomicU64::new(0),
+        });
+        inner.request_timeout = d;
+        NativeClient {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// How often the client has read a table's regions from `hbase:meta`.
+    pub fn meta_lookups(&self) -> u64 {
+        self.inner.meta_lookups.load(Ordering::Relaxed)
+    }
+
+    /// The regions of `table`, in key order, as `hbase:meta` has them now.
+    pub async fn region_locations(&self, table: &str) -> Result<Vec<RegionLocation>, Error> {
+        let regions = self.regions(table, true).await?;
+        Ok(regions
+            .iter()
+            .map(|r| RegionLocation {
+                start: r.start.clone(),
+                end: r.end.clone(),
+                server: r.server.clone(),
+            })
+            .collect())
+    }
+
+    /// The row `row` of `table`: its cells, `None` when it has none.
+    pub async fn get(&self, table: &str, row: &[u8]) -> Result<Option<Vec<Cell>>, Error> {
+        let get = pb::Get {
+            row: row.to_vec(),
+            time_range: Some(pb::TimeRange {
+                from: Some(0),
+                to: Some(i64::MAX as u64),
+            }),
+            max_versions: Some(1),
+            cache_blocks: Some(true),
+            ..Default::default()
+        };
+        self.on_region(table, row, "Get", |region| {
+            let request = pb::GetRequest {
+                region: specifier(&region.name),
+                get: get.clone(),
+            };
+            async move {
+                let (response, block): (pb::GetResponse, _) = self
+                    .call(&region.server, "Get", &request, &[], table)
+                    .await?;
+                let Some(result) = response.result else {
+                    return Ok(None);
+                };
+                let cells = result_cells(&result, &block, table, "Get")?;
+                Ok((!cells.is_empty()).then(|| cells.into_iter().map(|(_, c)| c).collect()))
+            }
+        })
+        .await
+    }
+
+    /// Writes `rows` of `table` (each row's cells, stamped by the region
+    /// servers), one `Multi` call per region server, the rows of a region
+    /// that moved sent again to where it is now.
+    pub async fn put(&self, table: &str, rows: Vec<Row>) -> Result<(), Error> {
+        let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
+        let mut rejected = Vec::new();
+        for attempt in 0..ATTEMPTS {
+            if left.is_empty() {
+                break;
+            }
+            let regions = self.regions(table, attempt > 0).await?;
+            // Rows by server, then by region.
+            let mut by_server: BTreeMap<String, BTreeMap<Vec<u8>, Numbered>> = BTreeMap::new();
+            for (i, row) in left.drain(..) {
+                let region = regions::find(&regions, &row.0).ok_or_else(|| Error::Connection {
+                    op: "Multi",
+                    table: table.into(),
+                    server: String::new(),
+                    cause: "hbase:meta lists no region for a row".into(),
+                })?;
+                by_server
+                    .entry(region.server.clone())
+                    .or_default()
+                    .entry(region.name.clone())
+                    .or_default()
+                    .push((i, row));
+            }
+            let sends = by_server.into_iter().map(|(server, by_region)| async move {
+                let regions: Vec<(Vec<u8>, Numbered)> = by_region.into_iter().collect();
+                let request = pb::MultiRequest {
+                    region_action: regions
+                        .iter()
+                        .map(|(name, rows)| pb::RegionAction {
+                            region: specifier(name),
+                            atomic: None,
+                            action: rows
+                                .iter()
+                                .enumerate()
+                                .map(|(j, (_, row))| pb::Action {
+                                    index: Some(j as u32),
+                                    mutation: Some(put_mutation(row)),
+                                    ..Default::default()
+                                })
+                                .collect(),
+                            condition: None,
+                        })
+                        .collect(),
+                    ..Default::default()
+                };
+                let answer: Result<(pb::MultiResponse, _), _> =
+                    self.call(&server, "Multi", &request, &[], table).await;
+                (regions, answer)
+            });
+            for (regions, answer) in futures_util::future::join_all(sends).await {
+                let response = match answer {
+                    Ok((response, _)) => response,
+                    Err(Refusal::Moved) => {
+                        left.extend(regions.into_iter().flat_map(|(_, rows)| rows));
+                        continue;
+                    }
+                    Err(Refusal::Fatal(e)) => return Err(e),
+                };
+                for ((_, rows), result) in regions.into_iter().zip(
+                    response
+                        .region_action_result
+                        .into_iter()
+                        .map(Some)
+                        .chain(std::iter::repeat(None)),
+                ) {
+                    let Some(result) = result else {
+                        left.extend(rows);
+                        continue;
+                    };
+                    if let Some(e) = &result.exception {
+                        if moved_class(&e.name) {
+                            left.extend(rows);
+                            continue;
+                        }
+                        return Err(remote_error(
+                            "Multi",
+                            table,
+                            None,
+                            &e.name,
+                            e.value.as_deref(),
+                        ));
+                    }
+                    let mut failed: HashMap<u32, &pb::NameBytesPair> = HashMap::new();
+                    for r in &result.result_or_exception {
+                        if let (Some(i), Some(e)) = (r.index, &r.exception) {
+                            failed.insert(i, e);
+                        }
+                    }
+                    for (j, (i, row)) in rows.into_iter().enumerate() {
+                        match failed.get(&(j as u32)) {
+                            None => {}
+                            Some(e) if moved_class(&e.name) => left.push((i, row)),
+                            Some(e) => rejected.push(crate::RejectedRow {
+                                index: i,
+                                key: rowkey_core::hbase::to_string_binary(&row.0),
+                                message: first_line(&e.name, e.value.as_deref()),
+                            }),
+                        }
+                    }
+                }
+            }
+            if !left.is_empty() {
+                tokio::time::sleep(pause(attempt)).await;
+            }
+        }
+        if !left.is_empty() {
+            return Err(Error::Connection {
+                op: "Multi",
+                table: table.into(),
+                server: String::new(),
+                cause: format!(
+                    "{} rows still not written after {ATTEMPTS} attempts: their regions kept moving",
+                    left.len()
+                ),
+            });
+        }
+        if rejected.is_empty() {
+            Ok(())
+        } else {
+            rejected.sort_by_key(|r| r.index);
+            Err(Error::Rejected {
+                table: table.into(),
+                rejected,
+            })
+        }
+    }
+
+    /// The rows of `table` from `start` (inclusive) to `stop` (exclusive;
+    /// empty: to the end), at most `limit`, region by region. A region
+    /// that moves under the scan is looked up again and read on from
+    /// after the last row returned.
+    pub async fn scan(
+        &self,
+        table: &str,
+        start: &[u8],
+        stop: &[u8],
+        limit: Option<usize>,
+    ) -> Result<Vec<Row>, Error> {
+        let mut out: Vec<Row> = Vec::new();
+        let mut from = start.to_vec();
+        let mut attempt = 0;
+        let mut refresh = false;
+        loop {
+            if limit.is_some_and(|l| out.len() >= l)
+                || (!stop.is_empty() && from.as_slice() >= stop)
+            {
+                return Ok(out);
+            }
+            let regions = self.regions(table, refresh).await?;
+            let Some(region) = regions::find(&regions, &from).cloned() else {
+                return Err(Error::Connection {
+                    op: "Scan",
+                    table: table.into(),
+                    server: String::new(),
+                    cause: "hbase:meta lists no region for a row".into(),
+                });
+            };
+            let region_stop =
+                if !region.end.is_empty() && (stop.is_empty() || region.end.as_slice() < stop) {
+                    region.end.clone()
+                } else {
+                    stop.to_vec()
+                };
+            let want = limit.map(|l| l - out.len());
+            let before = out.len();
+            match self
+                .scan_region(table, &region, &from, &region_stop, want, &mut out)
+                .await
+            {
+                Ok(()) => {
+                    attempt = 0;
+                    refresh = false;
+                    if region.end.is_empty() || (!stop.is_empty() && region.end.as_slice() >= stop)
+                    {
+                        return Ok(out);
+                    }
+                    from = region.end.clone();
+                }
+                Err(Refusal::Moved) if attempt + 1 < ATTEMPTS => {
+                    // On from after the last row this region gave.
+                    if out.len() > before {
+                        from = out[out.len() - 1].0.clone();
+                        from.push(0);
+                    }
+                    tokio::time::sleep(pause(attempt)).await;
+                    attempt += 1;
+                    refresh = true;
+                }
+                Err(Refusal::Moved) => {
+                    return Err(Error::Connection {
+                        op: "Scan",
+                        table: table.into(),
+                        server: region.server,
+                        cause: format!("the region kept moving: {ATTEMPTS} attempts"),
+                    })
+                }
+                Err(Refusal::Fatal(e)) => return Err(e),
+            }
+        }
+    }
+
+    /// Reads `[from, stop)` of one region into `out`, at most `limit`
+    /// rows: a scanner opened, read to its end and closed.
+    async fn scan_region(
+        &self,
+        table: &str,
+        region: &Region,
+        from: &[u8],
+        stop: &[u8],
+        limit: Option<usize>,
+        out: &mut Vec<Row>,
+    ) -> Result<(), Refusal> {
+        let mut request = pb::ScanRequest {
+            region: Some(specifier(&region.name)),
+            scan: Some(pb::Scan {
+                start_row: Some(from.to_vec()),
+                stop_row: Some(stop.to_vec()),
+                max_versions: Some(1),
+                cache_blocks: Some(true),
+                caching: Some(SCAN_BATCH),
+                ..Default::default()
+            }),
+            number_of_rows: Some(SCAN_BATCH),
+            client_handles_partials: Some(false),
+            client_handles_heartbeats: Some(true),
+            limit_of_rows: limit.map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
+            ..Default::default()
+        };
+        let mut seq = 0u64;
+        let mut taken = 0usize;
+        loop {
+            let (response, block): (pb::ScanResponse, _) = self
+                .call(&region.server, "Scan", &request, &[], table)
+                .await?;
+            let rows = scan_rows(&response, &block, table).map_err(Refusal::Fatal)?;
+            for row in rows {
+                if limit.is_some_and(|l| taken >= l) {
+                    break;
+                }
+                taken += 1;
+                out.push(row);
+            }
+            let Some(id) = response.scanner_id.or(request.scanner_id) else {
+                return Ok(());
+            };
+            let more = response.more_results.unwrap_or(true)
+                && response.more_results_in_region.unwrap_or(true);
+            if !more {
+                return Ok(());
+            }
+            if limit.is_some_and(|l| taken >= l) {
+                // Closed now, not when its lease expires.
+                let close = pb::ScanRequest {
+                    scanner_id: Some(id),
+                    number_of_rows: Some(0),
+                    close_scanner: Some(true),
+                    ..Default::default()
+                };
+                let _: Result<(pb::ScanResponse, _), _> =
+                    self.call(&region.server, "Scan", &close, &[], table).await;
+                return Ok(());
+            }
+            request = pb::ScanRequest {
+                scanner_id: Some(id),
+                number_of_rows: Some(SCAN_BATCH),
+                next_call_seq: Some(seq),
+                client_handles_partials: Some(false),
+                client_handles_heartbeats: Some(true),
+                ..Default::default()
+            };
+            seq += 1;
+        }
+    }
+
+    /// Runs `f` on the region of `table` holding `row`, looking the table
+    /// up again while the region has moved.
+    async fn on_region<'a, T, F, Fut>(
+        &'a self,
+        table: &'a str,
+        row: &[u8],
+        op: &'static str,
+        f: F,
+    ) -> Result<T, Error>
+    where
+        F: Fn(Region) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Refusal>> + 'a,
+    {
+        for attempt in 0..ATTEMPTS {
+            let regions = self.regions(table, attempt > 0).await?;
+            let region =
+                regions::find(&regions, row)
+                    .cloned()
+                    .ok_or_else(|| Error::Connection {
+                        op,
+                        table: table.into(),
+                        server: String::new(),
+                        cause: "hbase:meta lists no region for the row".into(),
+                    })?;
+            match f(region).await {
+                Ok(v) => return Ok(v),
+                Err(Refusal::Moved) => tokio::time::sleep(pause(attempt)).await,
+                Err(Refusal::Fatal(e)) => return Err(e),
+            }
+        }
+        Err(Error::Connection {
+            op,
+            table: table.into(),
+            server: String::new(),
+            cause: format!("the row's region kept moving: {ATTEMPTS} attempts"),
+        })
+    }
+
+    /// The regions of `table`, from the cache unless `refresh`.
+    async fn regions(&self, table: &str, refresh: bool) -> Result<Arc<Vec<Region>>, Error> {
+        if !refresh {
+            let cached = self
+                .inner
+                .tables
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(table)
+                .cloned();
+            if let Some(regions) = cached {
+                return Ok(regions);
+            }
+        }
+        let mut last = String::new();
+        for attempt in 0..ATTEMPTS {
+            match self.read_meta(table).await {
+                Ok(regions) if regions.is_empty() => {
+                    return Err(Error::TableNotFound {
+                        op: "hbase:meta",
+                        table: table.into(),
+                    })
+                }
+                Ok(regions) if regions::whole(&regions) => {
+                    let regions = Arc::new(regions);
+                    self.inner
+                        .tables
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(table.to_owned(), Arc::clone(&regions));
+                    return Ok(regions);
+                }
+                // A region in transition, or a split half-recorded: again.
+                Ok(_) => last = "the regions in hbase:meta do not cover the table".into(),
+                Err(Refusal::Moved) => {
+                    *self.inner.meta.lock().await = None;
+                    last = "hbase:meta moved".into();
+                }
+                Err(Refusal::Fatal(Error::Connection { cause, .. }))
+                    if cause.contains("not open") =>
+                {
+                    last = cause;
+                }
+                Err(Refusal::Fatal(e)) => return Err(e),
+            }
+            tokio::time::sleep(pause(attempt)).await;
+        }
+        Err(Error::Connection {
+            op: "hbase:meta",
+            table: table.into(),
+            server: String::new(),
+            cause: last,
+        })
+    }
+
+    /// `table`'s regions as `hbase:meta` lists them, sorted.
+    async fn read_meta(&self, table: &str) -> Result<Vec<Region>, Refusal> {
+        self.inner.meta_lookups.fetch_add(1, Ordering::Relaxed);
+        let meta = self.meta_region().await.map_err(Refusal::Fatal)?;
+        let (start, stop) = regions::meta_bounds(table);
+        let mut rows = Vec::new();
+        self.scan_region("hbase:meta", &meta, &start, &stop, None, &mut rows)
+            .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (key, cells) in rows {
+            let cells: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = cells
+                .into_iter()
+                .map(|(f, q, v)| (f.into_bytes(), q, v))
+                .collect();
+            match regions::from_meta_row(table, &key, &cells) {
+                Ok(Some(region)) => out.push(region),
+                Ok(None) => {}
+                Err(cause) => {
+                    return Err(Refusal::Fatal(Error::Connection {
+                        op: "hbase:meta",
+                        table: table.into(),
+                        server: meta.server.clone(),
+                        cause,
+                    }))
+                }
+            }
+        }
+        out.sort_by(|a, b| a.start.cmp(&b.start));
+        Ok(out)
+    }
+
+    /// Where `hbase:meta` is, from the registry of a bootstrap server.
+    async fn meta_region(&self) -> Result<Region, Error> {
+        let mut cached = self.inner.meta.lock().await;
+        if let Some(meta) = &*cached {
+            return Ok(meta.clone());
+        }
+        let mut last = None;
+        for server in &self.inner.bootstrap {
+            let answer: Result<(pb::GetMetaRegionLocationsResponse, _), CallError> =
+                match self.conn(server, REGISTRY_SERVICE).await {
+                    Ok(c) => {
+                        c.call(
+                            "GetMetaRegionLocations",
+                            &pb::GetMetaRegionLocationsRequest {},
+                            &[],
+                            self.deadline(),
+                        )
+                        .await
+                    }
+                    Err(e) => Err(e),
+                };
+            match answer {
+                Ok((response, _)) => {
+                    let location = response
+                        .meta_locations
+                        .into_iter()
+                        .find(|l| l.region_info.replica_id.unwrap_or(0) == 0);
+                    if let Some(l) = location {
+                        let server = l
+                            .server_name
+                            .as_ref()
+                            .map(|s| format!("{}:{}", s.host_name, s.port.unwrap_or(16020)));
+                        if let Some(server) = server {
+                            let meta = Region {
+                                name: regions::meta_region_name(&l.region_info),
+                                start: Vec::new(),
+                                end: Vec::new(),
+                                server,
+                            };
+                            *cached = Some(meta.clone());
+                            return Ok(meta);
+                        }
+                    }
+                    last = Some(Error::Connection {
+                        op: "GetMetaRegionLocations",
+                        table: "hbase:meta".into(),
+                        server: server.clone(),
+                        cause: "the registry knows no location of hbase:meta".into(),
+                    });
+                }
+                Err(e) => {
+                    last = Some(call_error(
+                        e,
+                        "GetMetaRegionLocations",
+                        "hbase:meta",
+                        server,
+                        self.inner.request_timeout,
+                    ))
+                }
+            }
+        }
+        Err(last.expect("at least one bootstrap server"))
+    }
+
+    /// A call to `server`'s `ClientService`: a refusal that says the
+    /// region is elsewhere is [`Refusal::Moved`] (and the connection, if it
+    /// failed, is dropped).
+    async fn call<R: prost::Message + Default>(
+        &self,
+        server: &str,
+        method: &'static str,
+        request: &impl prost::Message,
+        cellblock: &[u8],
+        table: &str,
+    ) -> Result<(R, Vec<u8>), Refusal> {
+        let conn = match self.conn(server, CLIENT_SERVICE).await {
+            Ok(c) => c,
+            // A server that is gone: its regions are elsewhere now.
+            Err(CallError::Broken(_)) => return Err(Refusal::Moved),
+            Err(e) => {
+                return Err(Refusal::Fatal(call_error(
+                    e,
+                    method,
+                    table,
+                    server,
+                    self.inner.request_timeout,
+                )))
+            }
+        };
+        match conn.call(method, request, cellblock, self.deadline()).await {
+            Ok(answer) => Ok(answer),
+            Err(CallError::Remote(e)) => {
+                let class = e.exception_class_name.as_deref().unwrap_or_default();
+                if moved_class(class) {
+                    Err(Refusal::Moved)
+                } else {
+                    Err(Refusal::Fatal(remote_error(
+                        method,
+                        table,
+                        None,
+                        class,
+                        e.stack_trace.as_deref().map(str::as_bytes),
+                    )))
+                }
+            }
+            Err(CallError::Broken(_)) => Err(Refusal::Moved),
+            Err(e) => Err(Refusal::Fatal(call_error(
+                e,
+                method,
+                table,
+                server,
+                self.inner.request_timeout,
+            ))),
+        }
+    }
+
+    /// The connection to `server` for `service`, opened when there is
+    /// none or the last one failed.
+    async fn conn(&self, server: &str, service: &'static str) -> Result<Arc<Conn>, CallError> {
+        let mut conns = self.inner.conns.lock().await;
+        let key = (server.to_owned(), service);
+        if let Some(c) = conns.get(&key) {
+            if !c.is_broken() {
+                return Ok(Arc::clone(c));
+            }
+        }
+        let conn = Arc::new(Conn::open(server, service, &self.inner.user, self.deadline()).await?);
+        conns.insert(key, Arc::clone(&conn));
+        Ok(conn)
+    }
+
+    fn deadline(&self) -> Instant {
+        Instant::now() + self.inner.request_timeout
+    }
+}
+
+/// The specifier of the region named `name`.
+fn specifier(name: &[u8]) -> pb::RegionSpecifier {
+    pb::RegionSpecifier {
+        r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+        value: name.to_vec(),
+    }
+}
+
+/// A put of `row`'s cells, stamped by the server.
+fn put_mutation((key, cells): &Row) -> pb::MutationProto {
+    let mut families: BTreeMap<&str, Vec<pb::mutation_proto::column_value::QualifierValue>> =
+        BTreeMap::new();
+    for (family, qualifier, value) in cells {
+        families.entry(family).or_default().push(
+            pb::mutation_proto::column_value::QualifierValue {
+                qualifier: Some(qualifier.clone()),
+                value: Some(value.clone()),
+                ..Default::default()
+            },
+        );
+    }
+    pb::MutationProto {
+        row: Some(key.clone()),
+        mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+        column_value: families
+            .into_iter()
+            .map(
+                |(family, qualifier_value)| pb::mutation_proto::ColumnValue {
+                    family: family.as_bytes().to_vec(),
+                    qualifier_value,
+                },
+            )
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// A result's cells, `(row, cell)`: in the message, or in the cellblock
+/// (`associated_cell_count` of them).
+fn result_cells(
+    result: &pb::Result,
+    block: &[u8],
+    table: &str,
+    op: &'static str,
+) -> Result<Vec<(Vec<u8>, Cell)>, Refusal> {
+    let mut out: Vec<(Vec<u8>, Cell)> = result
+        .cell
+        .iter()
+        .map(|c| {
+            (
+                c.row.clone().unwrap_or_default(),
+                (
+                    String::from_utf8_lossy(c.family.as_deref().unwrap_or_default()).into_owned(),
+                    c.qualifier.clone().unwrap_or_default(),
+                    c.value.clone().unwrap_or_default(),
+                ),
+            )
+        })
+        .collect();
+    let count = usize::try_from(result.associated_cell_count.unwrap_or(0)).unwrap_or(0);
+    if count > 0 {
+        let kvs = wire::cells(block, count).map_err(|e| {
+            Refusal::Fatal(Error::Connection {
+                op,
+                table: table.into(),
+                server: String::new(),
+                cause: e.to_string(),
+            })
+        })?;
+        out.extend(kvs.into_iter().map(kv_cell));
+    }
+    Ok(out)
+}
+
+fn kv_cell(kv: wire::KeyValue) -> (Vec<u8>, Cell) {
+    (
+        kv.row,
+        (
+            String::from_utf8_lossy(&kv.family).into_owned(),
+            kv.qualifier,
+            kv.value,
+        ),
+    )
+}
+
+/// A scan response's rows: the cellblock's cells split by
+/// `cells_per_result`, or the results in the message.
+fn scan_rows(response: &pb::ScanResponse, block: &[u8], table: &str) -> Result<Vec<Row>, Error> {
+    let bad = |cause: String| Error::Connection {
+        op: "Scan",
+        table: table.into(),
+        server: String::new(),
+        cause,
+    };
+    if !response.results.is_empty() {
+        let mut rows = Vec::with_capacity(response.results.len());
+        for r in &response.results {
+            let cells = match result_cells(r, &[], table, "Scan") {
+                Ok(c) => c,
+                Err(Refusal::Fatal(e)) => return Err(e),
+                Err(Refusal::Moved) => unreachable!("decoding refuses nothing as moved"),
+            };
+            if let Some((row, _)) = cells.first() {
+                let row = row.clone();
+                rows.push((row, cells.into_iter().map(|(_, c)| c).collect()));
+            }
+        }
+        return Ok(rows);
+    }
+    let total: u64 = response
+        .cells_per_result
+        .iter()
+        .map(|&n| u64::from(n))
+        .sum();
+    let total = usize::try_from(total).map_err(|_| bad("too many cells".into()))?;
+    let mut kvs = wire::cells(block, total)
+        .map_err(|e| bad(e.to_string()))?
+        .into_iter();
+    let mut rows = Vec::with_capacity(response.cells_per_result.len());
+    for &n in &response.cells_per_result {
+        let cells: Vec<wire::KeyValue> = kvs.by_ref().take(n as usize).collect();
+        let Some(first) = cells.first() else { continue };
+        let row = first.row.clone();
+        if cells.iter().any(|c| c.row != row) {
+            return Err(bad("a result whose cells are of several rows".into()));
+        }
+        rows.push((row, cells.into_iter().map(|kv| kv_cell(kv).1).collect()));
+    }
+    Ok(rows)
+}
+
+/// The exceptions that say a region is not where the client looked.
+fn moved_class(class: &str) -> bool {
+    [
+        "org.apache.hadoop.hbase.NotServingRegionException",
+        "org.apache.hadoop.hbase.exceptions.RegionMovedException",
+        "org.apache.hadoop.hbase.exceptions.RegionOpeningException",
+        "org.apache.hadoop.hbase.regionserver.RegionServerStoppedException",
+        "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException",
+    ]
+    .contains(&class)
+}
+
+/// `Class: the first line of the trace`, HBase's refusal in one line.
+fn first_line(class: &str, trace: Option<&[u8]>) -> String {
+    let trace = trace.map(String::from_utf8_lossy).unwrap_or_default();
+    let line = trace.lines().next().unwrap_or_default();
+    if line.starts_with(class) {
+        line.to_owned()
+    } else if line.is_empty() {
+        class.to_owned()
+    } else {
+        format!("{class}: {line}")
+    }
+}
+
+fn remote_error(
+    op: &'static str,
+    table: &str,
+    key: Option<String>,
+    class: &str,
+    trace: Option<&[u8]>,
+) -> Error {
+    if class == "org.apache.hadoop.hbase.TableNotFoundException" {
+        return Error::TableNotFound {
+            op,
+            table: table.into(),
+        };
+    }
+    Error::Server {
+        op,
+        table: table.into(),
+        key,
+        message: first_line(class, trace),
+        can_retry: false,
+    }
+}
+
+fn call_error(
+    e: CallError,
+    op: &'static str,
+    table: &str,
+    server: &str,
+    timeout: Duration,
+) -> Error {
+    match e {
+        CallError::Timeout => Error::Timeout {
+            op,
+            table: table.into(),
+            deadline: timeout,
+        },
+        CallError::Broken(cause) => Error::Connection {
+            op,
+            table: table.into(),
+            server: server.into(),
+            cause,
+        },
+        CallError::Remote(e) => remote_error(
+            op,
+            table,
+            None,
+            e.exception_class_name.as_deref().unwrap_or_default(),
+            e.stack_trace.as_deref().map(str::as_bytes),
+        ),
+    }
+}
+
+/// The pause before attempt `attempt + 1`: 50 ms doubling to 1.6 s.
+fn pause(attempt: u32) -> Duration {
+    Duration::from_millis(50 << attempt.min(5))
+}

@@ -1,0 +1,264 @@
+//! One multiplexed connection to an HBase server (a master or a region
+//! server) for one service: calls numbered and written by one task,
+//! answers read by another and matched to their calls in any order, each
+//! call ended by its own deadline, at most [`MAX_IN_FLIGHT`] at once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use prost::Message;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio::time::Instant;
+
+use rowkey_hbase_protocol::pb;
+use rowkey_hbase_protocol::wire::{self, Answer, WireError};
+
+/// The most calls a connection has in flight; a call past it waits for a
+/// slot within its deadline.
+pub const MAX_IN_FLIGHT: usize = 256;
+
+/// Why a call on a connection failed.
+#[derive(Debug, Clone)]
+pub enum CallError {
+    /// The server answered with an exception.
+    Remote(pb::ExceptionResponse),
+    /// No answer by the deadline (the connection stays: other calls on it
+    /// go on, and a late answer is dropped).
+    Timeout,
+    /// The connection failed or the server sent bytes that are not HBase's
+    /// RPC; every call on it fails so, and it is discarded.
+    Broken(String),
+}
+
+type Waiter = oneshot::Sender<Result<Answer, CallError>>;
+
+/// What the reader and the callers share.
+struct Shared {
+    pending: Mutex<HashMap<u32, Waiter>>,
+    /// Why the connection failed, once it has.
+    broken: Mutex<Option<String>>,
+    closed: AtomicBool,
+}
+
+impl Shared {
+    /// Fails every call waiting, and every later one, with `why`.
+    fn fail(&self, why: String) {
+        self.closed.store(true, Ordering::SeqCst);
+        let mut broken = self.broken.lock().unwrap_or_else(|e| e.into_inner());
+        broken.get_or_insert_with(|| why.clone());
+        let waiting: Vec<Waiter> = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+            .map(|(_, w)| w)
+            .collect();
+        for w in waiting {
+            let _ = w.send(Err(CallError::Broken(why.clone())));
+        }
+    }
+}
+
+/// A connection to one server for one service. Cheap to share
+/// (`Arc<Conn>`); dropping the last handle ends its tasks.
+pub struct Conn {
+    frames: mpsc::Sender<Vec<u8>>,
+    shared: Arc<Shared>,
+    next_id: AtomicU32,
+    slots: Semaphore,
+}
+
+impl Conn {
+    /// Connects to `addr`, sends the preamble and the connection header
+    /// for `service` as `user`, by `deadline`.
+    pub async fn open(
+        addr: &str,
+        service: &str,
+        user: &str,
+        deadline: Instant,
+    ) -> Result<Conn, CallError> {
+        let connect = async {
+            let stream = TcpStream::connect(addr)
+                .await
+                .map_err(|e| CallError::Broken(format!("connecting: {e}")))?;
+            stream
+                .set_nodelay(true)
+                .map_err(|e| CallError::Broken(e.to_string()))?;
+            let mut stream = stream;
+            let mut hello = wire::PREAMBLE_SIMPLE.to_vec();
+            hello.extend_from_slice(&wire::connection_header(user, service));
+            stream
+                .write_all(&hello)
+                .await
+                .map_err(|e| CallError::Broken(format!("sending the connection header: {e}")))?;
+            Ok(stream)
+        };
+        let stream = match tokio::time::timeout_at(deadline, connect).await {
+            Ok(stream) => stream?,
+            Err(_) => return Err(CallError::Timeout),
+        };
+        let (read, write) = stream.into_split();
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(HashMap::new()),
+            broken: Mutex::new(None),
+            closed: AtomicBool::new(false),
+        });
+        let (frames, outgoing) = mpsc::channel::<Vec<u8>>(64);
+        tokio::spawn(write_frames(write, outgoing, Arc::clone(&shared)));
+        tokio::spawn(read_frames(read, Arc::clone(&shared)));
+        Ok(Conn {
+            frames,
+            shared,
+            next_id: AtomicU32::new(1),
+            slots: Semaphore::new(MAX_IN_FLIGHT),
+        })
+    }
+
+    /// Whether the connection failed (a new one is needed).
+    pub fn is_broken(&self) -> bool {
+        self.shared.closed.load(Ordering::SeqCst)
+    }
+
+    /// Calls `method` with `request` (and `cellblock`) and decodes the
+    /// answer as `R`, by `deadline`; the server is told the time left.
+    pub async fn call<R: Message + Default>(
+        &self,
+        method: &str,
+        request: &impl Message,
+        cellblock: &[u8],
+        deadline: Instant,
+    ) -> Result<(R, Vec<u8>), CallError> {
+        if self.is_broken() {
+            return Err(self.broken());
+        }
+        let _slot = match tokio::time::timeout_at(deadline, self.slots.acquire()).await {
+            Ok(Ok(slot)) => slot,
+            Ok(Err(_)) => return Err(self.broken()),
+            Err(_) => return Err(CallError::Timeout),
+        };
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) & 0x7fff_ffff;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timeout_ms = u32::try_from(left.as_millis()).unwrap_or(u32::MAX).max(1);
+        let frame = wire::call(id, method, request, cellblock, timeout_ms);
+        let (tx, rx) = oneshot::channel();
+        self.shared
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, tx);
+        // The connection may have failed between the check and the insert.
+        if self.is_broken() {
+            self.forget(id);
+            return Err(self.broken());
+        }
+        let sent = tokio::time::timeout_at(deadline, self.frames.send(frame)).await;
+        match sent {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                self.forget(id);
+                return Err(self.broken());
+            }
+            Err(_) => {
+                self.forget(id);
+                return Err(CallError::Timeout);
+            }
+        }
+        let answer = match tokio::time::timeout_at(deadline, rx).await {
+            Ok(Ok(answer)) => answer?,
+            Ok(Err(_)) => return Err(self.broken()),
+            Err(_) => {
+                self.forget(id);
+                return Err(CallError::Timeout);
+            }
+        };
+        let message = R::decode(answer.message.as_slice()).map_err(|e| {
+            CallError::Broken(
+                WireError::Protobuf {
+                    what: "response message",
+                    cause: e.to_string(),
+                }
+                .to_string(),
+            )
+        })?;
+        Ok((message, answer.cellblock))
+    }
+
+    fn forget(&self, id: u32) {
+        self.shared
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+    }
+
+    fn broken(&self) -> CallError {
+        let why = self
+            .shared
+            .broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        CallError::Broken(why.unwrap_or_else(|| "the connection closed".to_owned()))
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        // The writer ends when the channel closes; the reader when the
+        // socket does (the writer's half shuts down).
+        self.shared.closed.store(true, Ordering::SeqCst);
+    }
+}
+
+async fn write_frames(
+    mut write: tokio::net::tcp::OwnedWriteHalf,
+    mut frames: mpsc::Receiver<Vec<u8>>,
+    shared: Arc<Shared>,
+) {
+    while let Some(frame) = frames.recv().await {
+        if let Err(e) = write.write_all(&frame).await {
+            shared.fail(format!("writing a call: {e}"));
+            return;
+        }
+    }
+    let _ = write.shutdown().await;
+}
+
+async fn read_frames(mut read: tokio::net::tcp::OwnedReadHalf, shared: Arc<Shared>) {
+    let why = loop {
+        let mut prefix = [0u8; 4];
+        if let Err(e) = read.read_exact(&mut prefix).await {
+            break format!("reading an answer: {e}");
+        }
+        let len = match wire::frame_len(prefix) {
+            Ok(len) => len,
+            Err(e) => break e.to_string(),
+        };
+        // Read in steps, so a length that lies costs no more memory than
+        // the bytes that actually came.
+        let mut frame = Vec::with_capacity(len.min(1 << 20));
+        let mut chunk = (&mut read).take(len as u64);
+        match chunk.read_to_end(&mut frame).await {
+            Ok(n) if n == len => {}
+            Ok(n) => break format!("an answer cut short: {n} of {len} bytes"),
+            Err(e) => break format!("reading an answer: {e}"),
+        }
+        let response = match wire::response(&frame) {
+            Ok(r) => r,
+            Err(e) => break e.to_string(),
+        };
+        let waiter = shared
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&response.call_id);
+        // A call that timed out has no waiter: its late answer is dropped.
+        if let Some(w) = waiter {
+            let _ = w.send(response.body.map_err(CallError::Remote));
+        }
+    };
+    shared.fail(why);
+}

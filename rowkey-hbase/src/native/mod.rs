@@ -1,0 +1,15 @@
+//! HBase's own RPC, spoken to its masters and region servers with no
+//! Thrift gateway (feature `native`), in layers as tokio-postgres has
+//! them: the protocol with no I/O is the crate `rowkey-hbase-protocol`
+//! (re-exported here as [`pb`] and [`wire`]), checked against the bytes
+//! HBase's classes write; a connection multiplexes calls to one server
+//! over it; [`NativeClient`] finds regions and sends each call where its
+//! rows are.
+
+mod client;
+mod conn;
+mod regions;
+
+pub use client::NativeClient;
+pub use conn::MAX_IN_FLIGHT;
+pub use rowkey_hbase_protocol::{pb, wire};

@@ -1,0 +1,110 @@
+//! The native client against a real HBase (ZooKeeper, a master and two
+//! region servers on loopback), no gateway in the path: regions found
+//! through the master's registry and `hbase:meta`, puts batched per
+//! region server, gets, scans across regions, a missing table, and a
+//! table whose regions move under the client (found again through
+//! `NotServingRegionException`, the rows still all there).
+
+use rowkey_hbase::native::NativeClient;
+use rowkey_hbase::testing::HBase;
+use rowkey_hbase::{Cell, Error};
+
+fn row(i: u32) -> (Vec<u8>, Vec<Cell>) {
+    (
+        format!("row{i:06}").into_bytes(),
+        vec![
+            ("d".into(), b"n".to_vec(), i.to_be_bytes().to_vec()),
+            ("d".into(), b"pad".to_vec(), vec![b'x'; (i % 50) as usize]),
+        ],
+    )
+}
+
+#[test]
+fn gets_puts_and_scans_go_to_the_region_servers() {
+    let hbase = HBase::start_with(2).unwrap_or_else(|e| panic!("HBase starts: {e}"));
+    let gateway = hbase.client().unwrap();
+    let splits: Vec<Vec<u8>> = (1..16u32)
+        .map(|i| format!("row{:06}", i * 625).into_bytes())
+        .collect();
+    gateway.create_table("native", &["d"], &splits).unwrap();
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = NativeClient::new(&hbase.bootstrap()).unwrap();
+    let rows: Vec<_> = (0..10_000u32).map(row).collect();
+    rt.block_on(async {
+        let regions = client.region_locations("native").await.unwrap();
+        assert_eq!(regions.len(), 16);
+        assert_eq!(regions, gateway.region_locations("native").unwrap());
+
+        client.put("native", rows.clone()).await.unwrap();
+        for i in [0u32, 1, 624, 625, 5_000, 9_999] {
+            let got = client.get("native", &row(i).0).await.unwrap();
+            let mut want = row(i).1;
+            if i % 50 == 0 {
+                // An empty value is a cell too.
+            }
+            want.sort();
+            let mut got = got.unwrap();
+            got.sort();
+            assert_eq!(got, want, "row {i}");
+        }
+        assert_eq!(client.get("native", b"nope").await.unwrap(), None);
+
+        let all = client.scan("native", b"", b"", None).await.unwrap();
+        assert_eq!(all.len(), rows.len());
+        let sorted = |mut r: Vec<(Vec<u8>, Vec<Cell>)>| {
+            for (_, cells) in &mut r {
+                cells.sort();
+            }
+            r
+        };
+        assert!(sorted(all) == sorted(rows.clone()), "every row, in order");
+        let some = client
+            .scan("native", b"row000600", b"row001300", Some(100))
+            .await
+            .unwrap();
+        assert_eq!(some.len(), 100);
+        assert_eq!(some[0].0, b"row000600");
+        assert_eq!(some[99].0, b"row000699");
+        // What the gateway reads too.
+        let through_gateway: Vec<Vec<u8>> = gateway
+            .scan(
+                "native",
+                &rowkey_core::Scan::from_bounds(b"row000600", b"row001300"),
+                Some(100),
+            )
+            .unwrap()
+            .map(|r| r.unwrap().0)
+            .collect();
+        assert_eq!(
+            some.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
+            through_gateway
+        );
+
+        let missing = client.get("no_such_table", b"r").await.unwrap_err();
+        assert!(matches!(missing, Error::TableNotFound { .. }), "{missing}");
+    });
+
+    // The regions move: the cached locations are wrong, and the client
+    // finds them again from the servers' refusals.
+    let lookups = client.meta_lookups();
+    hbase.move_regions("native").unwrap();
+    rt.block_on(async {
+        let all = client.scan("native", b"", b"", None).await.unwrap();
+        assert_eq!(all.len(), rows.len());
+        client.put("native", vec![row(20_000)]).await.unwrap();
+        assert!(client
+            .get("native", &row(20_000).0)
+            .await
+            .unwrap()
+            .is_some());
+    });
+    assert!(
+        client.meta_lookups() > lookups,
+        "the regions were looked up again"
+    );
+}
