@@ -5,7 +5,9 @@
 # The .proto files are hbase-protocol-shaded's (at the version pinned in
 # rowkey-hbase/java/pom.xml), copied here as hbase-VERSION/ out of
 # hbase-protocol-shaded-VERSION.jar; only those the client's services need
-# (the RPC headers, ClientService, ClientMetaService and what they import).
+# (the RPC headers, ClientService, ClientMetaService and what they import;
+# MasterSubset.proto holds the MasterService messages the client uses,
+# copied unchanged from Master.proto, whose imports reach google's Any).
 # The generator is prost-build (the version of the `prost` crate the
 # messages use) over Debian's protoc (`apt-get install protobuf-compiler`).
 set -euo pipefail
@@ -42,7 +44,7 @@ fn main() {
     let (protos, out) = (args.next().unwrap(), args.next().unwrap());
     let files: Vec<String> = [
         "RPC", "Tracing", "HBase", "Client", "Cell", "Filter", "Comparator", "MapReduce",
-        "Registry",
+        "Registry", "ErrorHandling", "MasterSubset",
     ]
     .iter()
     .map(|f| format!("{protos}/{f}.proto"))

@@ -1644,3 +1644,152 @@ pub struct GetConnectionRegistryResponse {
     #[prost(string, required, tag = "1")]
     pub cluster_id: ::prost::alloc::string::String,
 }
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct StackTraceElementMessage {
+    #[prost(string, optional, tag = "1")]
+    pub declaring_class: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "2")]
+    pub method_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "3")]
+    pub file_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(int32, optional, tag = "4")]
+    pub line_number: ::core::option::Option<i32>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GenericExceptionMessage {
+    #[prost(string, optional, tag = "1")]
+    pub class_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "2")]
+    pub message: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(bytes = "vec", optional, tag = "3")]
+    pub error_info: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+    #[prost(message, repeated, tag = "4")]
+    pub trace: ::prost::alloc::vec::Vec<StackTraceElementMessage>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ForeignExceptionMessage {
+    #[prost(string, optional, tag = "1")]
+    pub source: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(message, optional, tag = "2")]
+    pub generic_exception: ::core::option::Option<GenericExceptionMessage>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CreateTableRequest {
+    #[prost(message, required, tag = "1")]
+    pub table_schema: TableSchema,
+    #[prost(bytes = "vec", repeated, tag = "2")]
+    pub split_keys: ::prost::alloc::vec::Vec<::prost::alloc::vec::Vec<u8>>,
+    #[prost(uint64, optional, tag = "3", default = "0")]
+    pub nonce_group: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "4", default = "0")]
+    pub nonce: ::core::option::Option<u64>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CreateTableResponse {
+    #[prost(uint64, optional, tag = "1")]
+    pub proc_id: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DisableTableRequest {
+    #[prost(message, required, tag = "1")]
+    pub table_name: TableName,
+    #[prost(uint64, optional, tag = "2", default = "0")]
+    pub nonce_group: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "3", default = "0")]
+    pub nonce: ::core::option::Option<u64>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DisableTableResponse {
+    #[prost(uint64, optional, tag = "1")]
+    pub proc_id: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteTableRequest {
+    #[prost(message, required, tag = "1")]
+    pub table_name: TableName,
+    #[prost(uint64, optional, tag = "2", default = "0")]
+    pub nonce_group: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "3", default = "0")]
+    pub nonce: ::core::option::Option<u64>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteTableResponse {
+    #[prost(uint64, optional, tag = "1")]
+    pub proc_id: ::core::option::Option<u64>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetProcedureResultRequest {
+    #[prost(uint64, required, tag = "1")]
+    pub proc_id: u64,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetProcedureResultResponse {
+    #[prost(enumeration = "get_procedure_result_response::State", required, tag = "1")]
+    pub state: i32,
+    #[prost(uint64, optional, tag = "2")]
+    pub submitted_time: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "3")]
+    pub last_update: ::core::option::Option<u64>,
+    #[prost(bytes = "vec", optional, tag = "4")]
+    pub result: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+    #[prost(message, optional, tag = "5")]
+    pub exception: ::core::option::Option<ForeignExceptionMessage>,
+}
+/// Nested message and enum types in `GetProcedureResultResponse`.
+pub mod get_procedure_result_response {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum State {
+        NotFound = 0,
+        Running = 1,
+        Finished = 2,
+    }
+    impl State {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::NotFound => "NOT_FOUND",
+                Self::Running => "RUNNING",
+                Self::Finished => "FINISHED",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "NOT_FOUND" => Some(Self::NotFound),
+                "RUNNING" => Some(Self::Running),
+                "FINISHED" => Some(Self::Finished),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetTableDescriptorsRequest {
+    #[prost(message, repeated, tag = "1")]
+    pub table_names: ::prost::alloc::vec::Vec<TableName>,
+    #[prost(string, optional, tag = "2")]
+    pub regex: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(bool, optional, tag = "3", default = "false")]
+    pub include_sys_tables: ::core::option::Option<bool>,
+    #[prost(string, optional, tag = "4")]
+    pub namespace: ::core::option::Option<::prost::alloc::string::String>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetTableDescriptorsResponse {
+    #[prost(message, repeated, tag = "1")]
+    pub table_schema: ::prost::alloc::vec::Vec<TableSchema>,
+}

@@ -1,9 +1,12 @@
 //! The native client against a real HBase (ZooKeeper, a master and two
-//! region servers on loopback), no gateway in the path: regions found
-//! through the master's registry and `hbase:meta`, puts batched per
-//! region server, gets, scans across regions, a missing table, and a
-//! table whose regions move under the client (found again through
-//! `NotServingRegionException`, the rows still all there).
+//! region servers on loopback), no gateway in the path: a table created
+//! with split points through the master, regions found through the
+//! master's registry and `hbase:meta`, puts batched per region server,
+//! gets, scans across regions (the same rows the gateway client reads), a
+//! missing table, a table whose regions move under the client (found
+//! again through the servers' refusals, the rows still all there), the
+//! table dropped; and a silent listener as bootstrap, which ends a call
+//! with `Error::Timeout` by its deadline.
 
 use rowkey_hbase::native::NativeClient;
 use rowkey_hbase::testing::HBase;
@@ -26,7 +29,6 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
     let splits: Vec<Vec<u8>> = (1..16u32)
         .map(|i| format!("row{:06}", i * 625).into_bytes())
         .collect();
-    gateway.create_table("native", &["d"], &splits).unwrap();
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -36,6 +38,22 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
     let client = NativeClient::new(&hbase.bootstrap()).unwrap();
     let rows: Vec<_> = (0..10_000u32).map(row).collect();
     rt.block_on(async {
+        assert!(!client.table_exists("native").await.unwrap());
+        client
+            .create_table("native", &["d", "e"], &splits)
+            .await
+            .unwrap();
+        assert!(client.table_exists("native").await.unwrap());
+        assert_eq!(client.families("native").await.unwrap(), ["d", "e"]);
+        assert_eq!(gateway.families("native").unwrap(), ["d", "e"]);
+        let again = client
+            .create_table("native", &["d"], &[])
+            .await
+            .unwrap_err();
+        assert!(
+            again.to_string().contains("TableExistsException"),
+            "{again}"
+        );
         let regions = client.region_locations("native").await.unwrap();
         assert_eq!(regions.len(), 16);
         assert_eq!(regions, gateway.region_locations("native").unwrap());
@@ -85,8 +103,13 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
             through_gateway
         );
 
+        let started = std::time::Instant::now();
         let missing = client.get("no_such_table", b"r").await.unwrap_err();
         assert!(matches!(missing, Error::TableNotFound { .. }), "{missing}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1),
+            "a missing table is found at once"
+        );
     });
 
     // The regions move: the cached locations are wrong, and the client
@@ -107,4 +130,39 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
         client.meta_lookups() > lookups,
         "the regions were looked up again"
     );
+
+    rt.block_on(async {
+        client.drop_table("native").await.unwrap();
+        assert!(!client.table_exists("native").await.unwrap());
+        let gone = client.get("native", b"row000001").await.unwrap_err();
+        assert!(matches!(gone, Error::TableNotFound { .. }), "{gone}");
+        let gone = client.drop_table("native").await.unwrap_err();
+        assert!(matches!(gone, Error::TableNotFound { .. }), "{gone}");
+    });
+}
+
+/// A bootstrap server that accepts connections and never answers: the
+/// call ends with `Error::Timeout` by its deadline, not later.
+#[test]
+fn a_silent_bootstrap_server_times_out_by_the_deadline() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let deadline = std::time::Duration::from_millis(500);
+    let client = NativeClient::new(&addr)
+        .unwrap()
+        .with_request_timeout(deadline);
+    let started = std::time::Instant::now();
+    let e = rt.block_on(client.get("t", b"r")).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(e, Error::Timeout { .. }), "{e}");
+    assert!(took >= deadline, "{took:?}");
+    assert!(
+        took < deadline + std::time::Duration::from_secs(3),
+        "{took:?}"
+    );
+    drop(silent);
 }

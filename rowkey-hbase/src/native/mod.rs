@@ -6,8 +6,10 @@
 //! over it; [`NativeClient`] finds regions and sends each call where its
 //! rows are.
 
+mod admin;
 mod client;
 mod conn;
+mod convert;
 mod regions;
 
 pub use client::NativeClient;

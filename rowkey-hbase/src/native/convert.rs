@@ -1,0 +1,221 @@
+//! What the native client's messages say, in rowkey's types and errors:
+//! region specifiers, puts, a result's cells, a scan response's rows, and
+//! HBase's exceptions as [`Error`]s.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rowkey_hbase_protocol::{pb, wire};
+
+use super::conn::CallError;
+use crate::{Cell, Error, Row};
+
+/// The specifier of the region named `name`.
+pub(super) fn specifier(name: &[u8]) -> pb::RegionSpecifier {
+    pb::RegionSpecifier {
+        r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+        value: name.to_vec(),
+    }
+}
+
+/// A put of `row`'s cells, stamped by the server.
+pub(super) fn put_mutation((key, cells): &Row) -> pb::MutationProto {
+    let mut families: BTreeMap<&str, Vec<pb::mutation_proto::column_value::QualifierValue>> =
+        BTreeMap::new();
+    for (family, qualifier, value) in cells {
+        families.entry(family).or_default().push(
+            pb::mutation_proto::column_value::QualifierValue {
+                qualifier: Some(qualifier.clone()),
+                value: Some(value.clone()),
+                ..Default::default()
+            },
+        );
+    }
+    pb::MutationProto {
+        row: Some(key.clone()),
+        mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+        column_value: families
+            .into_iter()
+            .map(
+                |(family, qualifier_value)| pb::mutation_proto::ColumnValue {
+                    family: family.as_bytes().to_vec(),
+                    qualifier_value,
+                },
+            )
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// A result's cells, `(row, cell)`: in the message, or in the cellblock
+/// (`associated_cell_count` of them).
+pub(super) fn result_cells(
+    result: &pb::Result,
+    block: &[u8],
+    table: &str,
+    op: &'static str,
+) -> Result<Vec<(Vec<u8>, Cell)>, Error> {
+    let mut out: Vec<(Vec<u8>, Cell)> = result
+        .cell
+        .iter()
+        .map(|c| {
+            (
+                c.row.clone().unwrap_or_default(),
+                (
+                    String::from_utf8_lossy(c.family.as_deref().unwrap_or_default()).into_owned(),
+                    c.qualifier.clone().unwrap_or_default(),
+                    c.value.clone().unwrap_or_default(),
+                ),
+            )
+        })
+        .collect();
+    let count = usize::try_from(result.associated_cell_count.unwrap_or(0)).unwrap_or(0);
+    if count > 0 {
+        let kvs = wire::cells(block, count).map_err(|e| Error::Connection {
+            op,
+            table: table.into(),
+            server: String::new(),
+            cause: e.to_string(),
+        })?;
+        out.extend(kvs.into_iter().map(kv_cell));
+    }
+    Ok(out)
+}
+
+fn kv_cell(kv: wire::KeyValue) -> (Vec<u8>, Cell) {
+    (
+        kv.row,
+        (
+            String::from_utf8_lossy(&kv.family).into_owned(),
+            kv.qualifier,
+            kv.value,
+        ),
+    )
+}
+
+/// A scan response's rows: the cellblock's cells split by
+/// `cells_per_result`, or the results in the message.
+pub(super) fn scan_rows(
+    response: &pb::ScanResponse,
+    block: &[u8],
+    table: &str,
+) -> Result<Vec<Row>, Error> {
+    let bad = |cause: String| Error::Connection {
+        op: "Scan",
+        table: table.into(),
+        server: String::new(),
+        cause,
+    };
+    if !response.results.is_empty() {
+        let mut rows = Vec::with_capacity(response.results.len());
+        for r in &response.results {
+            let cells = result_cells(r, &[], table, "Scan")?;
+            if let Some((row, _)) = cells.first() {
+                let row = row.clone();
+                rows.push((row, cells.into_iter().map(|(_, c)| c).collect()));
+            }
+        }
+        return Ok(rows);
+    }
+    let total: u64 = response
+        .cells_per_result
+        .iter()
+        .map(|&n| u64::from(n))
+        .sum();
+    let total = usize::try_from(total).map_err(|_| bad("too many cells".into()))?;
+    let mut kvs = wire::cells(block, total)
+        .map_err(|e| bad(e.to_string()))?
+        .into_iter();
+    let mut rows = Vec::with_capacity(response.cells_per_result.len());
+    for &n in &response.cells_per_result {
+        let cells: Vec<wire::KeyValue> = kvs.by_ref().take(n as usize).collect();
+        let Some(first) = cells.first() else { continue };
+        let row = first.row.clone();
+        if cells.iter().any(|c| c.row != row) {
+            return Err(bad("a result whose cells are of several rows".into()));
+        }
+        rows.push((row, cells.into_iter().map(|kv| kv_cell(kv).1).collect()));
+    }
+    Ok(rows)
+}
+
+/// The exceptions that say a region is not where the client looked.
+pub(super) fn moved_class(class: &str) -> bool {
+    [
+        "org.apache.hadoop.hbase.NotServingRegionException",
+        "org.apache.hadoop.hbase.exceptions.RegionMovedException",
+        "org.apache.hadoop.hbase.exceptions.RegionOpeningException",
+        "org.apache.hadoop.hbase.regionserver.RegionServerStoppedException",
+        "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException",
+    ]
+    .contains(&class)
+}
+
+/// `Class: the first line of the trace`, HBase's refusal in one line.
+pub(super) fn first_line(class: &str, trace: Option<&[u8]>) -> String {
+    let trace = trace.map(String::from_utf8_lossy).unwrap_or_default();
+    let line = trace.lines().next().unwrap_or_default();
+    if line.starts_with(class) {
+        line.to_owned()
+    } else if line.is_empty() {
+        class.to_owned()
+    } else {
+        format!("{class}: {line}")
+    }
+}
+
+pub(super) fn remote_error(
+    op: &'static str,
+    table: &str,
+    key: Option<String>,
+    class: &str,
+    trace: Option<&[u8]>,
+) -> Error {
+    if class == "org.apache.hadoop.hbase.TableNotFoundException" {
+        return Error::TableNotFound {
+            op,
+            table: table.into(),
+        };
+    }
+    Error::Server {
+        op,
+        table: table.into(),
+        key,
+        message: first_line(class, trace),
+        can_retry: false,
+    }
+}
+
+pub(super) fn call_error(
+    e: CallError,
+    op: &'static str,
+    table: &str,
+    server: &str,
+    timeout: Duration,
+) -> Error {
+    match e {
+        CallError::Timeout => Error::Timeout {
+            op,
+            table: table.into(),
+            deadline: timeout,
+        },
+        CallError::Broken(cause) => Error::Connection {
+            op,
+            table: table.into(),
+            server: server.into(),
+            cause,
+        },
+        CallError::Remote(e) => remote_error(
+            op,
+            table,
+            None,
+            e.exception_class_name.as_deref().unwrap_or_default(),
+            e.stack_trace.as_deref().map(str::as_bytes),
+        ),
+    }
+}
+
+/// The pause before attempt `attempt + 1`: 50 ms doubling to 1.6 s.
+pub(super) fn pause(attempt: u32) -> Duration {
+    Duration::from_millis(50 << attempt.min(5))
+}
