@@ -8,7 +8,7 @@
 //! table dropped; and a silent listener as bootstrap, which ends a call
 //! with `Error::Timeout` by its deadline.
 
-use rowkey_hbase::native::NativeClient;
+use rowkey_hbase::native::{NativeClient, ScanOptions};
 use rowkey_hbase::testing::HBase;
 use rowkey_hbase::{Cell, Error};
 
@@ -131,6 +131,102 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
         "the regions were looked up again"
     );
 
+    // A scan read in batches while its regions move, then while one splits:
+    // the rows of the model, the scanner opened again where it stopped.
+    let model: Vec<Vec<u8>> = {
+        let mut keys: Vec<Vec<u8>> = rows.iter().map(|r| r.0.clone()).collect();
+        keys.push(row(20_000).0);
+        keys.sort();
+        keys
+    };
+    let options = ScanOptions {
+        batch: 700,
+        ..ScanOptions::default()
+    };
+    let mut scanner = client.scanner("native", b"", b"", options);
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    let mut batches = 0;
+    while let Some(batch) = rt.block_on(scanner.next_batch()).unwrap() {
+        keys.extend(batch.into_iter().map(|r| r.0));
+        batches += 1;
+        if batches == 2 {
+            hbase.move_regions("native").unwrap();
+        }
+        if batches == 6 {
+            hbase.split_region("native", b"row004000").unwrap();
+        }
+    }
+    assert!(scanner.resumes() >= 1, "the scanner was lost and resumed");
+    assert!(
+        keys == model,
+        "every row once, in order, across moves and a split"
+    );
+
+    rt.block_on(async {
+        // Reversed, across every region.
+        let options = ScanOptions {
+            reversed: true,
+            batch: 333,
+            ..ScanOptions::default()
+        };
+        let back: Vec<Vec<u8>> = client
+            .scanner("native", b"", b"", options)
+            .collect()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        let mut reversed = model.clone();
+        reversed.reverse();
+        assert!(back == reversed, "reversed: every row, newest key first");
+        let options = ScanOptions {
+            reversed: true,
+            limit: Some(5),
+            ..ScanOptions::default()
+        };
+        let last: Vec<Vec<u8>> = client
+            .scanner("native", b"row000100", b"row000700", options)
+            .collect()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(last, reversed_range(&model, b"row000100", b"row000700", 5));
+
+        // A row of 10 MiB (ten cells of 1 MiB) and rows read with results
+        // cut at 64 bytes: every row whole, put together from its parts.
+        let big: Vec<Cell> = (0..10u8)
+            .map(|i| ("d".to_string(), vec![b'c', i], vec![i; 1 << 20]))
+            .collect();
+        client
+            .put("native", vec![(b"row003000x".to_vec(), big.clone())])
+            .await
+            .unwrap();
+        let options = ScanOptions {
+            max_result_size: 64,
+            batch: 50,
+            ..ScanOptions::default()
+        };
+        let got = client
+            .scanner("native", b"row002990", b"row003010", options)
+            .collect()
+            .await
+            .unwrap();
+        let keys: Vec<&[u8]> = got.iter().map(|r| r.0.as_slice()).collect();
+        assert_eq!(keys.len(), 21);
+        let (_, cells) = got.iter().find(|r| r.0 == b"row003000x").unwrap();
+        let mut cells = cells.clone();
+        cells.sort();
+        assert!(cells == big, "the 10 MiB row whole");
+        for (key, cells) in &got {
+            if key.as_slice() != b"row003000x" {
+                assert_eq!(cells.len(), 2, "{}", String::from_utf8_lossy(key));
+            }
+        }
+    });
+
     rt.block_on(async {
         client.drop_table("native").await.unwrap();
         assert!(!client.table_exists("native").await.unwrap());
@@ -165,4 +261,15 @@ fn a_silent_bootstrap_server_times_out_by_the_deadline() {
         "{took:?}"
     );
     drop(silent);
+}
+
+/// The last `n` keys of `model` in `[start, stop)`, highest first.
+fn reversed_range(model: &[Vec<u8>], start: &[u8], stop: &[u8], n: usize) -> Vec<Vec<u8>> {
+    model
+        .iter()
+        .rev()
+        .filter(|k| k.as_slice() >= start && k.as_slice() < stop)
+        .take(n)
+        .cloned()
+        .collect()
 }

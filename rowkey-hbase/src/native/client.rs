@@ -314,80 +314,6 @@ impl NativeClient {
         }
     }
 
-    /// The rows of `table` from `start` (inclusive) to `stop` (exclusive;
-    /// empty: to the end), at most `limit`, region by region. A region
-    /// that moves under the scan is looked up again and read on from
-    /// after the last row returned.
-    pub async fn scan(
-        &self,
-        table: &str,
-        start: &[u8],
-        stop: &[u8],
-        limit: Option<usize>,
-    ) -> Result<Vec<Row>, Error> {
-        let mut out: Vec<Row> = Vec::new();
-        let mut from = start.to_vec();
-        let mut attempt = 0;
-        let mut refresh = false;
-        loop {
-            if limit.is_some_and(|l| out.len() >= l)
-                || (!stop.is_empty() && from.as_slice() >= stop)
-            {
-                return Ok(out);
-            }
-            let regions = self.regions(table, refresh).await?;
-            let Some(region) = regions::find(&regions, &from).cloned() else {
-                return Err(Error::Connection {
-                    op: "Scan",
-                    table: table.into(),
-                    server: String::new(),
-                    cause: "hbase:meta lists no region for a row".into(),
-                });
-            };
-            let region_stop =
-                if !region.end.is_empty() && (stop.is_empty() || region.end.as_slice() < stop) {
-                    region.end.clone()
-                } else {
-                    stop.to_vec()
-                };
-            let want = limit.map(|l| l - out.len());
-            let before = out.len();
-            match self
-                .scan_region(table, &region, &from, &region_stop, want, &mut out)
-                .await
-            {
-                Ok(()) => {
-                    attempt = 0;
-                    refresh = false;
-                    if region.end.is_empty() || (!stop.is_empty() && region.end.as_slice() >= stop)
-                    {
-                        return Ok(out);
-                    }
-                    from = region.end.clone();
-                }
-                Err(Refusal::Moved) if attempt + 1 < ATTEMPTS => {
-                    // On from after the last row this region gave.
-                    if out.len() > before {
-                        from = out[out.len() - 1].0.clone();
-                        from.push(0);
-                    }
-                    tokio::time::sleep(pause(attempt)).await;
-                    attempt += 1;
-                    refresh = true;
-                }
-                Err(Refusal::Moved) => {
-                    return Err(Error::Connection {
-                        op: "Scan",
-                        table: table.into(),
-                        server: region.server,
-                        cause: format!("the region kept moving: {ATTEMPTS} attempts"),
-                    })
-                }
-                Err(Refusal::Fatal(e)) => return Err(e),
-            }
-        }
-    }
-
     /// Reads `[from, stop)` of one region into `out`, at most `limit`
     /// rows: a scanner opened, read to its end and closed.
     async fn scan_region(
@@ -500,7 +426,11 @@ impl NativeClient {
     }
 
     /// The regions of `table`, from the cache unless `refresh`.
-    async fn regions(&self, table: &str, refresh: bool) -> Result<Arc<Vec<Region>>, Error> {
+    pub(super) async fn regions(
+        &self,
+        table: &str,
+        refresh: bool,
+    ) -> Result<Arc<Vec<Region>>, Error> {
         if !refresh {
             let cached = self
                 .inner

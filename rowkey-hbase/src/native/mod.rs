@@ -11,7 +11,9 @@ mod client;
 mod conn;
 mod convert;
 mod regions;
+mod scanner;
 
 pub use client::NativeClient;
 pub use conn::MAX_IN_FLIGHT;
 pub use rowkey_hbase_protocol::{pb, wire};
+pub use scanner::{NativeScanner, ScanOptions};

@@ -1,0 +1,538 @@
+//! A scan of one row range, region after region, in batches: the whole
+//! state machine of HBase's scanners (`next_call_seq`, heartbeats, rows
+//! sent in parts and put together, `more_results_in_region`, forward and
+//! reversed), and after any scanner-lost error (an unknown, reset or
+//! out-of-order scanner, a region moved, split or closed, a server stopped,
+//! an answer lost with its connection) a new scanner from after the last
+//! row returned: no gap, no duplicate.
+
+use std::time::Duration;
+
+use rowkey_hbase_protocol::{pb, wire};
+
+use super::client::NativeClient;
+use super::conn::CallError;
+use super::convert::{call_error, pause, remote_error, specifier};
+use super::regions::{self, Region};
+use crate::{Cell, Error, Row};
+
+const CLIENT_SERVICE: &str = "ClientService";
+
+/// How often a batch may find its scanner lost before the scan fails.
+const RESUMES: u32 = 8;
+
+impl NativeClient {
+    /// The rows of `table` from `start` (inclusive) to `stop` (exclusive;
+    /// empty: to the end), at most `limit`, region by region: a
+    /// [`scanner`](Self::scanner) read to its end.
+    pub async fn scan(
+        &self,
+        table: &str,
+        start: &[u8],
+        stop: &[u8],
+        limit: Option<usize>,
+    ) -> Result<Vec<Row>, Error> {
+        let options = ScanOptions {
+            limit,
+            ..ScanOptions::default()
+        };
+        self.scanner(table, start, stop, options).collect().await
+    }
+
+    /// A scan of `[start, stop)` of `table` (`stop` empty: to the end),
+    /// read a batch at a time, resumed after its last row when HBase loses
+    /// its scanner (see [`NativeScanner`]).
+    pub fn scanner(
+        &self,
+        table: &str,
+        start: &[u8],
+        stop: &[u8],
+        options: ScanOptions,
+    ) -> NativeScanner {
+        NativeScanner::new(self.clone(), table, start, stop, options)
+    }
+}
+
+/// The scanner HBase holds for the range, on one region.
+struct Open {
+    region: Region,
+    id: u64,
+    seq: u64,
+}
+
+/// Settings of a [`NativeScanner`].
+#[derive(Debug, Clone, Copy)]
+pub struct ScanOptions {
+    /// Rows asked for per call (`ScanRequest.number_of_rows`, and the
+    /// scan's `caching`).
+    pub batch: u32,
+    /// The most bytes of cells a region server sends per call
+    /// (`Scan.max_result_size`); a row larger than it comes in parts, put
+    /// together here.
+    pub max_result_size: u64,
+    /// Read from the range's end down to its start.
+    pub reversed: bool,
+    /// The most rows the scan returns.
+    pub limit: Option<usize>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            batch: 1_000,
+            // HBase's client default (hbase.client.scanner.max.result.size).
+            max_result_size: 2 << 20,
+            reversed: false,
+            limit: None,
+        }
+    }
+}
+
+/// The rows of `[start, stop)` of a table (`stop` empty: to the table's
+/// end), in key order or reversed, read a batch at a time with
+/// [`next_batch`](Self::next_batch). A scanner HBase loses is opened
+/// again after the last row returned (as often as 8 times in a row, with
+/// the client's pause between); dropping it mid-range closes the server's
+/// scanner from a task on the current tokio runtime.
+pub struct NativeScanner {
+    client: NativeClient,
+    table: String,
+    /// What is left: forwards `start` moves past each row returned,
+    /// reversed `stop` moves down to it.
+    start: Vec<u8>,
+    stop: Vec<u8>,
+    options: ScanOptions,
+    open: Option<Open>,
+    /// A row whose cells came in parts so far.
+    partial: Option<Row>,
+    returned: usize,
+    rows_read: u64,
+    resumes: usize,
+    done: bool,
+}
+
+/// Why a call of the scan failed.
+enum Failure {
+    /// The scanner is gone (or the region elsewhere): open another.
+    Lost(String),
+    Fatal(Error),
+}
+
+impl NativeScanner {
+    pub(super) fn new(
+        client: NativeClient,
+        table: &str,
+        start: &[u8],
+        stop: &[u8],
+        options: ScanOptions,
+    ) -> NativeScanner {
+        NativeScanner {
+            client,
+            table: table.to_owned(),
+            start: start.to_vec(),
+            stop: stop.to_vec(),
+            done: options.limit == Some(0) || (!stop.is_empty() && start >= stop),
+            options,
+            open: None,
+            partial: None,
+            returned: 0,
+            rows_read: 0,
+            resumes: 0,
+        }
+    }
+
+    /// Rows returned so far.
+    pub fn rows_returned(&self) -> usize {
+        self.returned
+    }
+
+    /// Scanners opened again after one was lost.
+    pub fn resumes(&self) -> usize {
+        self.resumes
+    }
+
+    /// The next rows, `None` once the range is read (or the limit
+    /// reached). A batch may be empty while a server is still reading (a
+    /// heartbeat of a filtered scan).
+    pub async fn next_batch(&mut self) -> Result<Option<Vec<Row>>, Error> {
+        let mut lost_in_a_row = 0;
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            match self.step().await {
+                Ok(rows) => return Ok(Some(rows)),
+                Err(Failure::Fatal(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(Failure::Lost(why)) if lost_in_a_row < RESUMES => {
+                    tracing::debug!(table = %self.table, why, "scanner lost; resuming after the last row");
+                    self.open = None;
+                    // A row half read is read again whole.
+                    if let Some((row, _)) = self.partial.take() {
+                        self.resume_at(&row);
+                    }
+                    self.resumes += 1;
+                    tokio::time::sleep(pause(lost_in_a_row)).await;
+                    lost_in_a_row += 1;
+                }
+                Err(Failure::Lost(why)) => {
+                    self.done = true;
+                    return Err(Error::Connection {
+                        op: "Scan",
+                        table: self.table.clone(),
+                        server: String::new(),
+                        cause: format!("the scanner was lost {RESUMES} times in a row: {why}"),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Every row left, read to the end.
+    pub async fn collect(mut self) -> Result<Vec<Row>, Error> {
+        let mut all = Vec::new();
+        while let Some(rows) = self.next_batch().await? {
+            all.extend(rows);
+        }
+        Ok(all)
+    }
+
+    /// Closes the server's scanner now (what dropping does, awaited).
+    pub async fn close(&mut self) {
+        self.done = true;
+        if let Some(open) = self.open.take() {
+            let _ = close(&self.client, &self.table, &open).await;
+        }
+    }
+
+    /// One call: opening a scanner on the region the range goes on in, or
+    /// the next batch of the open one.
+    async fn step(&mut self) -> Result<Vec<Row>, Failure> {
+        let request = match &self.open {
+            Some(open) => pb::ScanRequest {
+                scanner_id: Some(open.id),
+                number_of_rows: Some(self.options.batch),
+                next_call_seq: Some(open.seq),
+                client_handles_partials: Some(true),
+                client_handles_heartbeats: Some(true),
+                limit_of_rows: self.left().map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
+                ..Default::default()
+            },
+            None => {
+                let region = self.region().await?;
+                let request = self.open_request(&region);
+                self.open = Some(Open {
+                    region,
+                    id: 0,
+                    seq: 0,
+                });
+                request
+            }
+        };
+        let server = self.open.as_ref().expect("set above").region.server.clone();
+        let (response, block) = self.call(&server, &request).await?;
+        let open = self.open.as_mut().expect("set above");
+        if let Some(id) = response.scanner_id {
+            open.id = id;
+        }
+        if request.scanner_id.is_some() {
+            open.seq += 1;
+        }
+        let rows = self.take_rows(&response, &block)?;
+        let more_in_region = response.more_results.unwrap_or(true)
+            && response.more_results_in_region.unwrap_or(true);
+        if self.left() == Some(0) {
+            self.close().await;
+        } else if !more_in_region {
+            // The server closed the scanner at the region's end: on to the
+            // next region, or done.
+            let open = self.open.take().expect("set above");
+            self.next_region(&open.region);
+        }
+        Ok(rows)
+    }
+
+    /// The rows of a response, the last one held back while its cells
+    /// come in parts; the range's start (or end) moved past them.
+    fn take_rows(
+        &mut self,
+        response: &pb::ScanResponse,
+        block: &[u8],
+    ) -> Result<Vec<Row>, Failure> {
+        let table = self.table.clone();
+        let bad = |cause: String| {
+            Failure::Fatal(Error::Connection {
+                op: "Scan",
+                table: table.clone(),
+                server: String::new(),
+                cause,
+            })
+        };
+        let total: u64 = response
+            .cells_per_result
+            .iter()
+            .map(|&n| u64::from(n))
+            .sum();
+        let total = usize::try_from(total).map_err(|_| bad("too many cells".into()))?;
+        let mut kvs = wire::cells(block, total)
+            .map_err(|e| bad(e.to_string()))?
+            .into_iter();
+        let mut rows = Vec::new();
+        for (i, &n) in response.cells_per_result.iter().enumerate() {
+            let cells: Vec<wire::KeyValue> = kvs.by_ref().take(n as usize).collect();
+            let Some(first) = cells.first() else { continue };
+            let key = first.row.clone();
+            if cells.iter().any(|c| c.row != key) {
+                return Err(bad("a result whose cells are of several rows".into()));
+            }
+            self.rows_read += 1;
+            let cells: Vec<Cell> = cells
+                .into_iter()
+                .map(|kv| {
+                    (
+                        String::from_utf8_lossy(&kv.family).into_owned(),
+                        kv.qualifier,
+                        kv.value,
+                    )
+                })
+                .collect();
+            let partial = response
+                .partial_flag_per_result
+                .get(i)
+                .copied()
+                .unwrap_or(false);
+            let row = match self.partial.take() {
+                Some((k, mut held)) if k == key => {
+                    held.extend(cells);
+                    (k, held)
+                }
+                Some((k, _)) => {
+                    return Err(bad(format!(
+                        "a row in parts ({}) followed by another row",
+                        rowkey_core::hbase::to_string_binary(&k)
+                    )))
+                }
+                None => (key, cells),
+            };
+            if partial {
+                self.partial = Some(row);
+                continue;
+            }
+            self.resume_after(&row.0);
+            rows.push(row);
+        }
+        // A limit counts whole rows: the server's limit may end a part
+        // early only with the last row, which it then sends whole.
+        if let Some(left) = self.left() {
+            rows.truncate(left);
+        }
+        self.returned += rows.len();
+        Ok(rows)
+    }
+
+    /// The range left after `row` was returned.
+    fn resume_after(&mut self, row: &[u8]) {
+        if self.options.reversed {
+            self.stop = row.to_vec();
+        } else {
+            self.start = row.to_vec();
+            self.start.push(0);
+        }
+    }
+
+    /// The range left when `row` must be read again.
+    fn resume_at(&mut self, row: &[u8]) {
+        if self.options.reversed {
+            self.stop = row.to_vec();
+            self.stop.push(0);
+        } else {
+            self.start = row.to_vec();
+        }
+    }
+
+    /// After `region` is read to its end: the next region's part of the
+    /// range, or done.
+    fn next_region(&mut self, region: &Region) {
+        if self.options.reversed {
+            if region.start.is_empty() || region.start.as_slice() <= self.start.as_slice() {
+                self.done = true;
+            } else {
+                self.stop = region.start.clone();
+            }
+        } else if region.end.is_empty()
+            || (!self.stop.is_empty() && region.end.as_slice() >= self.stop.as_slice())
+        {
+            self.done = true;
+        } else {
+            self.start = region.end.clone();
+        }
+    }
+
+    fn left(&self) -> Option<usize> {
+        self.options.limit.map(|l| l.saturating_sub(self.returned))
+    }
+
+    /// The region the range goes on in: forwards the one holding its
+    /// start; reversed the one holding the last row before its end.
+    async fn region(&mut self) -> Result<Region, Failure> {
+        let refresh = self.resumes > 0;
+        let regions = self
+            .client
+            .regions(&self.table, refresh)
+            .await
+            .map_err(Failure::Fatal)?;
+        let found = if self.options.reversed {
+            match self.stop.as_slice() {
+                [] => regions.last(),
+                stop => regions.iter().rev().find(|r| r.start.as_slice() < stop),
+            }
+        } else {
+            regions::find(&regions, &self.start)
+        };
+        found.cloned().ok_or_else(|| {
+            Failure::Lost("hbase:meta lists no region for the scan's next row".into())
+        })
+    }
+
+    fn open_request(&self, region: &Region) -> pb::ScanRequest {
+        let o = &self.options;
+        let (start_row, stop_row, include_start, include_stop) = if o.reversed {
+            // From the end down: the end excluded, the start included.
+            (self.stop.clone(), self.start.clone(), false, true)
+        } else {
+            (self.start.clone(), self.stop.clone(), true, false)
+        };
+        pb::ScanRequest {
+            region: Some(specifier(&region.name)),
+            scan: Some(pb::Scan {
+                start_row: Some(start_row),
+                stop_row: Some(stop_row),
+                include_start_row: Some(include_start),
+                include_stop_row: Some(include_stop),
+                max_versions: Some(1),
+                cache_blocks: Some(true),
+                caching: Some(o.batch),
+                max_result_size: Some(o.max_result_size),
+                allow_partial_results: Some(true),
+                reversed: Some(o.reversed),
+                ..Default::default()
+            }),
+            number_of_rows: Some(o.batch),
+            client_handles_partials: Some(true),
+            client_handles_heartbeats: Some(true),
+            limit_of_rows: self.left().map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
+            ..Default::default()
+        }
+    }
+
+    async fn call(
+        &self,
+        server: &str,
+        request: &pb::ScanRequest,
+    ) -> Result<(pb::ScanResponse, Vec<u8>), Failure> {
+        let timeout = self.client.request_timeout();
+        let conn = match self.client.conn(server, CLIENT_SERVICE).await {
+            Ok(c) => c,
+            Err(CallError::Broken(why)) => return Err(Failure::Lost(why)),
+            Err(e) => {
+                return Err(Failure::Fatal(call_error(
+                    e,
+                    "Scan",
+                    &self.table,
+                    server,
+                    timeout,
+                )))
+            }
+        };
+        match conn
+            .call("Scan", request, &[], self.client.deadline())
+            .await
+        {
+            Ok(answer) => Ok(answer),
+            Err(CallError::Remote(e)) => {
+                let class = e.exception_class_name.as_deref().unwrap_or_default();
+                if lost_class(class) {
+                    Err(Failure::Lost(class.to_owned()))
+                } else {
+                    Err(Failure::Fatal(remote_error(
+                        "Scan",
+                        &self.table,
+                        None,
+                        class,
+                        e.stack_trace.as_deref().map(str::as_bytes),
+                    )))
+                }
+            }
+            // The answer is lost with the connection: the scanner's
+            // position is unknown, so a new one starts after the last row.
+            Err(CallError::Broken(why)) => Err(Failure::Lost(why)),
+            Err(e) => Err(Failure::Fatal(call_error(
+                e,
+                "Scan",
+                &self.table,
+                server,
+                timeout,
+            ))),
+        }
+    }
+}
+
+impl Drop for NativeScanner {
+    fn drop(&mut self) {
+        let Some(open) = self.open.take() else { return };
+        if open.id == 0 {
+            return;
+        }
+        // The server's scanner would otherwise wait for its lease to end.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let client = self.client.clone();
+            let table = std::mem::take(&mut self.table);
+            runtime.spawn(async move {
+                let _ = close(&client, &table, &open).await;
+            });
+        }
+    }
+}
+
+async fn close(client: &NativeClient, table: &str, open: &Open) -> Result<(), Error> {
+    let request = pb::ScanRequest {
+        scanner_id: Some(open.id),
+        number_of_rows: Some(0),
+        close_scanner: Some(true),
+        ..Default::default()
+    };
+    let conn = client
+        .conn(&open.region.server, CLIENT_SERVICE)
+        .await
+        .map_err(|e| call_error(e, "Scan", table, &open.region.server, Duration::ZERO))?;
+    conn.call::<pb::ScanResponse>("Scan", &request, &[], client.deadline())
+        .await
+        .map(|_| ())
+        .map_err(|e| {
+            call_error(
+                e,
+                "Scan",
+                table,
+                &open.region.server,
+                client.request_timeout(),
+            )
+        })
+}
+
+/// The exceptions after which a scan goes on with a new scanner.
+fn lost_class(class: &str) -> bool {
+    [
+        "org.apache.hadoop.hbase.UnknownScannerException",
+        "org.apache.hadoop.hbase.exceptions.ScannerResetException",
+        "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException",
+        "org.apache.hadoop.hbase.NotServingRegionException",
+        "org.apache.hadoop.hbase.exceptions.RegionMovedException",
+        "org.apache.hadoop.hbase.exceptions.RegionOpeningException",
+        "org.apache.hadoop.hbase.regionserver.RegionServerStoppedException",
+        "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException",
+        "org.apache.hadoop.hbase.regionserver.LeaseException",
+    ]
+    .contains(&class)
+}
