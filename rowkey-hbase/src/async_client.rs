@@ -61,6 +61,19 @@ impl AsyncClient {
         ))
     }
 
+    /// A native client ([`Client::native`]) of the cluster at `bootstrap`
+    /// with its defaults, built off the runtime's workers. Its calls run
+    /// on the native client's own runtime, reached from the blocking pool
+    /// as every call of an `AsyncClient` is; settings go through
+    /// `AsyncClient::new(Client::native(bootstrap).request_timeout(d).build()?)`.
+    #[cfg(feature = "native")]
+    pub async fn native(bootstrap: impl Into<String>) -> Result<AsyncClient, Error> {
+        let bootstrap = bootstrap.into();
+        Ok(AsyncClient::new(
+            blocking(move || Client::native(bootstrap).build()).await?,
+        ))
+    }
+
     /// The blocking client underneath (same pool).
     pub fn blocking(&self) -> &Client {
         &self.client

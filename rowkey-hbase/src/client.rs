@@ -38,7 +38,11 @@ pub struct Client {
 }
 
 struct Shared {
-    pool: Arc<Pool>,
+    /// The gateway's connections (none for a native client).
+    pool: Option<Arc<Pool>>,
+    /// The native client under this one (`Client::native`).
+    #[cfg(feature = "native")]
+    native: Option<crate::native::NativeBackend>,
     transport: Transport,
     request_timeout: Duration,
     connect_timeout: Duration,
@@ -188,6 +192,9 @@ pub struct ClientBuilder {
     write_batch: usize,
     server_filter: bool,
     timestamps: Timestamps,
+    /// `addr` is a native client's bootstrap servers.
+    #[cfg(feature = "native")]
+    native: bool,
 }
 
 impl ClientBuilder {
@@ -298,6 +305,27 @@ impl ClientBuilder {
     /// so that an address that refuses is [`Error::Connect`] here; an HTTP
     /// gateway is first reached by the first call.
     pub fn build(self) -> Result<Client, Error> {
+        #[cfg(feature = "native")]
+        if self.native {
+            let native = crate::native::NativeBackend::new(&self.addr, self.request_timeout)?;
+            return Ok(Client {
+                shared: Arc::new(Shared {
+                    pool: None,
+                    native: Some(native),
+                    transport: self.transport,
+                    request_timeout: self.request_timeout,
+                    connect_timeout: self.connect_timeout,
+                    retry: self.retry,
+                    counters: Counters::default(),
+                    no_server_filter: Mutex::new(HashSet::new()),
+                    timestamps: self.timestamps,
+                    clock: Clock::default(),
+                }),
+                scan_batch: self.scan_batch,
+                write_batch: self.write_batch,
+                server_filter: self.server_filter,
+            });
+        }
         let endpoint = Endpoint::new(
             &self.addr,
             self.transport,
@@ -307,7 +335,9 @@ impl ClientBuilder {
         )?;
         let client = Client {
             shared: Arc::new(Shared {
-                pool: Arc::new(Pool::new(endpoint, self.pool_size)),
+                pool: Some(Arc::new(Pool::new(endpoint, self.pool_size))),
+                #[cfg(feature = "native")]
+                native: None,
                 transport: self.transport,
                 request_timeout: self.request_timeout,
                 connect_timeout: self.connect_timeout,
@@ -321,8 +351,7 @@ impl ClientBuilder {
             write_batch: self.write_batch,
             server_filter: self.server_filter,
         };
-        if self.transport != Transport::Http {
-            let pool = &client.shared.pool;
+        if let (Some(pool), true) = (&client.shared.pool, self.transport != Transport::Http) {
             let deadline = Instant::now() + self.connect_timeout;
             let (conn, _) = pool
                 .take(deadline)
@@ -351,7 +380,38 @@ impl Client {
             write_batch: 1_000,
             server_filter: true,
             timestamps: Timestamps::Server,
+            #[cfg(feature = "native")]
+            native: false,
         }
+    }
+
+    /// Settings for a client that talks to HBase's masters and region
+    /// servers directly, with no Thrift gateway (feature `native`):
+    /// `bootstrap` is `host:port[,host:port...]` of masters or region
+    /// servers (HBase's registry, `ClientMetaService`, HBase 2.3 and
+    /// later). `request_timeout`, `scan_batch`, `write_batch`,
+    /// `server_filter` and `timestamps` mean what they mean for a gateway;
+    /// the pool, transport, protocol and TLS settings are the gateway's and
+    /// are not used. Gets, scans (typed, raw, reversed, merged, filtered),
+    /// writes and deletes, tables and region lists work as on a gateway
+    /// client, with the same answers (`tests/native_face.rs`); see
+    /// [`native::NativeClient`](crate::native::NativeClient) for how calls
+    /// reach the servers. Its calls run on a runtime of the client's own
+    /// (two threads), so, as every blocking call, they are made from
+    /// threads that are not running async code; async code uses
+    /// [`AsyncClient::native`](crate::AsyncClient::native).
+    #[cfg(feature = "native")]
+    pub fn native(bootstrap: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            native: true,
+            ..Client::builder(bootstrap)
+        }
+    }
+
+    /// The native client under this one, if it is one.
+    #[cfg(feature = "native")]
+    pub(crate) fn native_backend(&self) -> Option<&crate::native::NativeBackend> {
+        self.shared.native.as_ref()
     }
 
     /// The clock this client stamps writes with, when it does
@@ -431,7 +491,7 @@ impl Client {
             reconnects: get(&c.reconnects),
             connections: get(&c.connections),
             rows_read: get(&c.rows_read),
-            open: self.shared.pool.open(),
+            open: self.shared.pool.as_ref().map_or(0, |p| p.open()),
         }
     }
 
@@ -570,7 +630,11 @@ impl Client {
         f: impl FnOnce(&mut Thrift) -> thrift::Result<T>,
     ) -> Result<T, Error> {
         self.count(|c| &c.calls, 1);
-        let pool = &self.shared.pool;
+        let Some(pool) = &self.shared.pool else {
+            return Err(Error::Config(format!(
+                "{op} on table {table}: a native client has no gateway to call"
+            )));
+        };
         let conn = match slot {
             Some(conn) => conn,
             None => {
@@ -609,6 +673,14 @@ impl Client {
         }
     }
 
+    /// The gateway's address (a native client's: empty).
+    fn addr(&self) -> String {
+        self.shared
+            .pool
+            .as_ref()
+            .map_or_else(String::new, |p| p.endpoint.addr.clone())
+    }
+
     /// The deadline of a call that must return at once: closing a scan's
     /// scanners when it is dropped.
     pub(crate) fn short_deadline(&self) -> Instant {
@@ -626,7 +698,7 @@ impl Client {
                 }
             }
             Checkout::Connect(cause) => Error::Connect {
-                addr: self.shared.pool.endpoint.addr.clone(),
+                addr: self.addr(),
                 cause,
             },
             Checkout::Busy => {
@@ -644,7 +716,7 @@ impl Client {
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
-            .field("addr", &self.shared.pool.endpoint.addr)
+            .field("addr", &self.addr())
             .field("stats", &self.stats())
             .finish_non_exhaustive()
     }

@@ -44,6 +44,16 @@ impl Client {
         split_points: &[Vec<u8>],
         options: TableOptions,
     ) -> Result<(), Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            let families: Vec<&str> = families.to_vec();
+            return n.block_on(n.client().create_table_with(
+                table,
+                &families,
+                split_points,
+                options.new_version_behavior,
+            ));
+        }
         if self.transport() == crate::Transport::Framed && !split_points.is_empty() {
             return Err(Error::Config(format!(
                 "cannot create {table} with split points through a framed gateway: HBase's \
@@ -63,6 +73,10 @@ impl Client {
 
     /// Disables and deletes `table`.
     pub fn drop_table(&self, table: &str) -> Result<(), Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().drop_table(table));
+        }
         let name = table_name(table);
         let enabled = self.call("isTableEnabled", table, None, true, |t| {
             t.is_table_enabled(name.clone())
@@ -79,6 +93,10 @@ impl Client {
 
     /// Whether `table` exists.
     pub fn table_exists(&self, table: &str) -> Result<bool, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().table_exists(table));
+        }
         self.call("tableExists", table, None, true, |t| {
             t.table_exists(table_name(table))
         })
@@ -86,6 +104,10 @@ impl Client {
 
     /// The names of `table`'s column families.
     pub fn families(&self, table: &str) -> Result<Vec<String>, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().families(table));
+        }
         let desc = self.call("getTableDescriptor", table, None, true, |t| {
             t.get_table_descriptor(table_name(table))
         })?;
@@ -109,6 +131,12 @@ impl Client {
 
     /// [`get`](Self::get) by the key's bytes.
     pub fn get_raw(&self, table: &str, key: &[u8]) -> Result<Option<Vec<Cell>>, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            let row = n.block_on(n.client().get(table, key))?;
+            self.count_rows(usize::from(row.is_some()));
+            return Ok(row);
+        }
         let result = self.call("get", table, Some(key), true, |t| {
             t.get(table.as_bytes().to_vec(), tget(key))
         })?;
@@ -135,6 +163,13 @@ impl Client {
     ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
         if keys.is_empty() {
             return Ok(Vec::new());
+        }
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+            let rows = n.block_on(n.client().get_many(table, &keys))?;
+            self.count_rows(rows.iter().filter(|r| r.is_some()).count());
+            return Ok(rows);
         }
         let gets: Vec<TGet> = keys.iter().map(|k| tget(k.as_ref())).collect();
         let results = self.call("getMultiple", table, None, true, |t| {
@@ -272,6 +307,10 @@ impl Client {
     /// `split_points().len() + 1` regions; `T::explain` names the bucket or
     /// value each boundary falls on.
     pub fn region_locations(&self, table: &str) -> Result<Vec<RegionLocation>, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().region_locations(table));
+        }
         let mut regions: Vec<RegionLocation> = self
             .call("getAllRegionLocations", table, None, true, |t| {
                 t.get_all_region_locations(table.as_bytes().to_vec())

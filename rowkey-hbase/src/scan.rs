@@ -38,6 +38,9 @@ struct RangeReader {
     /// Batches of a filtered range that timed out and were resumed: each
     /// doubles the next batch's deadline.
     patience: u32,
+    /// A native client's scanner of the range (it resumes by itself).
+    #[cfg(feature = "native")]
+    native: Option<crate::native::NativeScanner>,
     done: bool,
 }
 
@@ -269,11 +272,18 @@ impl Rows {
                 filter: per_range.as_mut().and_then(|f| f.next().flatten()),
                 epoch: 0,
                 patience: 0,
+                #[cfg(feature = "native")]
+                native: None,
                 done: false,
             });
             let i = rows.ranges.len() - 1;
             let span = rows.span.clone();
             let _entered = span.enter();
+            // A native scanner opens with its first batch.
+            #[cfg(feature = "native")]
+            if client.native_backend().is_some() {
+                continue;
+            }
             rows.open_scanner(i)
                 .map_err(|e| client.missing_table(e, "openScanner", table))?;
         }
@@ -334,6 +344,10 @@ impl Rows {
         let range = &self.ranges[i];
         if !range.buffer.is_empty() || range.done {
             return Ok(());
+        }
+        #[cfg(feature = "native")]
+        if self.client.native_backend().is_some() {
+            return self.fetch_native(i);
         }
         let batch = self.plan.batch_of(range);
         let want = match self.plan.range_limit {
@@ -419,6 +433,56 @@ impl Rows {
         }
     }
 
+    /// A batch of range `i`'s rows from the native client's scanner of it
+    /// (opened on the first), the range closed when it has no more.
+    #[cfg(feature = "native")]
+    fn fetch_native(&mut self, i: usize) -> Result<(), Error> {
+        let client = self.client.clone();
+        let native = client.native_backend().expect("a native client");
+        let range = &mut self.ranges[i];
+        if range.native.is_none() {
+            let filter = match &range.filter {
+                Some(bytes) => Some(
+                    <crate::native::pb::Filter as prost::Message>::decode(bytes.as_slice())
+                        .map_err(|e| {
+                            Error::Config(format!("a scan filter that is not HBase's: {e}"))
+                        })?,
+                ),
+                None => None,
+            };
+            let options = crate::native::ScanOptions {
+                batch: u32::try_from(self.plan.batch).unwrap_or(u32::MAX),
+                reversed: self.plan.reversed,
+                limit: self.plan.range_limit,
+                filter,
+                ..crate::native::ScanOptions::default()
+            };
+            let scanner =
+                native
+                    .client()
+                    .scanner(&self.plan.table, &range.start, &range.stop, options);
+            range.native = Some(scanner);
+        }
+        loop {
+            let scanner = self.ranges[i].native.as_mut().expect("opened above");
+            match native.block_on(scanner.next_batch())? {
+                // A heartbeat: the servers are still reading.
+                Some(rows) if rows.is_empty() => continue,
+                Some(rows) => {
+                    self.client.count_rows(rows.len());
+                    let range = &mut self.ranges[i];
+                    range.read += rows.len();
+                    range.buffer.extend(rows);
+                    return Ok(());
+                }
+                None => {
+                    self.close(i);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
     /// Opens range `i`'s scanner on what is left of it, on the scan's
     /// connection (a new one when it has none), tried again while the
     /// error is retryable.
@@ -478,6 +542,12 @@ impl Rows {
     fn close(&mut self, i: usize) {
         let range = &mut self.ranges[i];
         range.done = true;
+        #[cfg(feature = "native")]
+        if let Some(mut scanner) = range.native.take() {
+            if let Some(n) = self.client.native_backend() {
+                n.block_on(scanner.close());
+            }
+        }
         if let Some(id) = range.scanner.take() {
             if range.epoch == self.epoch && self.conn.is_some() {
                 let _ = self.close_scanner(id, self.client.deadline());
@@ -531,6 +601,12 @@ impl Rows {
         for i in 0..self.ranges.len() {
             let r = &mut self.ranges[i];
             r.done = true;
+            #[cfg(feature = "native")]
+            if let Some(mut scanner) = r.native.take() {
+                if let Some(n) = self.client.native_backend() {
+                    n.block_on(scanner.close());
+                }
+            }
             let Some(id) = r.scanner.take() else { continue };
             if self.lost || self.conn.is_none() || r.epoch != self.epoch {
                 continue;

@@ -37,6 +37,19 @@ pub enum Durability {
 }
 
 impl Durability {
+    /// HBase's `Durability` code (`MutationProto.Durability`); `None`: the
+    /// table's.
+    #[cfg(feature = "native")]
+    fn code(self) -> Option<i32> {
+        match self {
+            Durability::Default => None,
+            Durability::SkipWal => Some(1),
+            Durability::AsyncWal => Some(2),
+            Durability::SyncWal => Some(3),
+            Durability::FsyncWal => Some(4),
+        }
+    }
+
     fn thrift(self) -> Option<TDurability> {
         match self {
             Durability::Default => None,
@@ -158,6 +171,10 @@ impl Client {
         options: WriteOptions,
     ) -> Result<(), Error> {
         let stamp = self.stamp(&options);
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return self.write_native(n, table, rows, stamp, options.durability, false);
+        }
         let durability = options.durability.thrift();
         let mut rejected = Vec::new();
         let mut batch = Batch {
@@ -324,6 +341,11 @@ impl Client {
         options: WriteOptions,
     ) -> Result<(), Error> {
         let stamp = self.stamp(&options);
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            let rows = keys.map(|k| k.map(|k| (k, Vec::new())));
+            return self.write_native(n, table, rows, stamp, options.durability, true);
+        }
         let durability = options.durability.thrift();
         let mut keys = keys.peekable();
         while keys.peek().is_some() {
@@ -338,6 +360,71 @@ impl Client {
             })?;
         }
         Ok(())
+    }
+}
+
+#[cfg(feature = "native")]
+impl Client {
+    /// Rows put (or, `delete`, deleted) through the native client, in
+    /// calls of `write_batch` rows: the rows HBase's client refuses to send
+    /// and those the region servers refuse are [`Error::Rejected`] by their
+    /// places in the input, every other row written.
+    fn write_native(
+        &self,
+        native: &crate::native::NativeBackend,
+        table: &str,
+        rows: impl Iterator<Item = Result<(Vec<u8>, Vec<Cell>), Error>>,
+        stamp: Option<i64>,
+        durability: Durability,
+        delete: bool,
+    ) -> Result<(), Error> {
+        let write = crate::native::Write {
+            delete,
+            timestamp: stamp,
+            durability: durability.code(),
+        };
+        let mut rejected = Vec::new();
+        let mut rows = rows.enumerate().peekable();
+        while rows.peek().is_some() {
+            let mut batch = Vec::new();
+            let mut indices = Vec::new();
+            for (index, row) in rows.by_ref().take(self.write_batch) {
+                let (key, cells) = row?;
+                let refusal = match delete {
+                    true => unsendable(&key, &[(String::new(), Vec::new(), Vec::new())]),
+                    false => unsendable(&key, &cells),
+                };
+                if let Some(message) = refusal {
+                    rejected.push(RejectedRow {
+                        index,
+                        key: to_string_binary(&key),
+                        message,
+                    });
+                    continue;
+                }
+                batch.push((key, cells));
+                indices.push(index);
+            }
+            match native.block_on(native.client().write(table, batch, write)) {
+                Ok(()) => {}
+                Err(Error::Rejected { rejected: r, .. }) => {
+                    rejected.extend(r.into_iter().map(|mut r| {
+                        r.index = indices[r.index];
+                        r
+                    }));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        rejected.sort_by_key(|r| r.index);
+        if rejected.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Rejected {
+                table: table.to_string(),
+                rejected,
+            })
+        }
     }
 }
 

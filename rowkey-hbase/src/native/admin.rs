@@ -29,6 +29,27 @@ impl NativeClient {
         families: &[&str],
         split_points: &[Vec<u8>],
     ) -> Result<(), Error> {
+        self.create_table_with(table, families, split_points, false)
+            .await
+    }
+
+    /// [`create_table`](Self::create_table) with HBase's
+    /// `NEW_VERSION_BEHAVIOR` on each family when `new_version_behavior`
+    /// (see [`TableOptions`](crate::TableOptions)).
+    pub async fn create_table_with(
+        &self,
+        table: &str,
+        families: &[&str],
+        split_points: &[Vec<u8>],
+        new_version_behavior: bool,
+    ) -> Result<(), Error> {
+        let attributes = match new_version_behavior {
+            true => vec![pb::BytesBytesPair {
+                first: b"NEW_VERSION_BEHAVIOR".to_vec(),
+                second: b"true".to_vec(),
+            }],
+            false => Vec::new(),
+        };
         let request = pb::CreateTableRequest {
             table_schema: pb::TableSchema {
                 table_name: Some(table_name(table)),
@@ -37,7 +58,7 @@ impl NativeClient {
                     .iter()
                     .map(|f| pb::ColumnFamilySchema {
                         name: f.as_bytes().to_vec(),
-                        attributes: Vec::new(),
+                        attributes: attributes.clone(),
                         configuration: Vec::new(),
                     })
                     .collect(),

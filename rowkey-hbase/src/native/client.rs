@@ -12,8 +12,8 @@ use tokio::time::Instant;
 
 use super::conn::{CallError, Conn};
 use super::convert::{
-    call_error, first_line, moved_class, pause, put_mutation, remote_error, result_cells,
-    scan_rows, specifier,
+    call_error, first_line, moved_class, mutation, pause, remote_error, result_cells, scan_rows,
+    specifier, Write,
 };
 use super::regions::{self, Region};
 use crate::{Cell, Error, RegionLocation, Row};
@@ -183,10 +183,70 @@ impl NativeClient {
         .await
     }
 
+    /// The rows `keys` of `table`, each `None` where there is no such row:
+    /// one answer per key, in order (the gets sent at once).
+    pub async fn get_many(
+        &self,
+        table: &str,
+        keys: &[&[u8]],
+    ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
+        let gets = keys.iter().map(|k| self.get(table, k));
+        futures_util::future::join_all(gets)
+            .await
+            .into_iter()
+            .collect()
+    }
+
     /// Writes `rows` of `table` (each row's cells, stamped by the region
-    /// servers), one `Multi` call per region server, the rows of a region
-    /// that moved sent again to where it is now.
+    /// servers): one `Multi` call per region server, the rows of a region
+    /// that moved sent again to where it is now, the rows HBase refuses
+    /// [`Error::Rejected`] by their places in `rows`.
     pub async fn put(&self, table: &str, rows: Vec<Row>) -> Result<(), Error> {
+        self.write(table, rows, Write::default()).await
+    }
+
+    /// [`put`](Self::put) with every cell stamped `timestamp` (ms).
+    pub async fn put_stamped(
+        &self,
+        table: &str,
+        rows: Vec<Row>,
+        timestamp: i64,
+    ) -> Result<(), Error> {
+        let write = Write {
+            timestamp: Some(timestamp),
+            ..Write::default()
+        };
+        self.write(table, rows, write).await
+    }
+
+    /// Deletes the rows `keys` of `table` whole (every version up to
+    /// `timestamp`, or up to the region server's time when `None`), as
+    /// [`put`](Self::put) sends its rows.
+    pub async fn delete(
+        &self,
+        table: &str,
+        keys: Vec<Vec<u8>>,
+        timestamp: Option<i64>,
+    ) -> Result<(), Error> {
+        let rows = keys.into_iter().map(|k| (k, Vec::new())).collect();
+        let write = Write {
+            delete: true,
+            timestamp,
+            durability: None,
+        };
+        self.write(table, rows, write).await
+    }
+
+    /// Rows put or deleted as `write` says, one `Multi` call per region
+    /// server, the rows of a region that moved sent again to where it is
+    /// now; rows HBase refuses are [`Error::Rejected`], by their places in
+    /// `rows`.
+    pub(crate) async fn write(
+        &self,
+        table: &str,
+        rows: Vec<Row>,
+        write: Write,
+    ) -> Result<(), Error> {
         let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
         let mut rejected = Vec::new();
         for attempt in 0..ATTEMPTS {
@@ -223,7 +283,7 @@ impl NativeClient {
                                 .enumerate()
                                 .map(|(j, (_, row))| pb::Action {
                                     index: Some(j as u32),
-                                    mutation: Some(put_mutation(row)),
+                                    mutation: Some(mutation(row, write)),
                                     ..Default::default()
                                 })
                                 .collect(),

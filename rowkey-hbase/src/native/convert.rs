@@ -18,8 +18,22 @@ pub(super) fn specifier(name: &[u8]) -> pb::RegionSpecifier {
     }
 }
 
-/// A put of `row`'s cells, stamped by the server.
-pub(super) fn put_mutation((key, cells): &Row) -> pb::MutationProto {
+/// How a write's rows are applied: put or deleted, stamped by the
+/// client (`timestamp`) or the region server, with a durability (HBase's
+/// `Durability` code; `None`: the table's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Write {
+    /// Delete each row whole (every version up to the timestamp).
+    pub delete: bool,
+    /// The cells' timestamp (or the newest a delete removes), ms.
+    pub timestamp: Option<i64>,
+    /// `MutationProto.Durability`.
+    pub durability: Option<i32>,
+}
+
+/// The mutation of `row` (its cells put, or the row deleted) as `write`
+/// says.
+pub(super) fn mutation((key, cells): &Row, write: Write) -> pb::MutationProto {
     let mut families: BTreeMap<&str, Vec<pb::mutation_proto::column_value::QualifierValue>> =
         BTreeMap::new();
     for (family, qualifier, value) in cells {
@@ -31,9 +45,13 @@ pub(super) fn put_mutation((key, cells): &Row) -> pb::MutationProto {
             },
         );
     }
+    let kind = match write.delete {
+        true => pb::mutation_proto::MutationType::Delete,
+        false => pb::mutation_proto::MutationType::Put,
+    };
     pb::MutationProto {
         row: Some(key.clone()),
-        mutate_type: Some(pb::mutation_proto::MutationType::Put as i32),
+        mutate_type: Some(kind as i32),
         column_value: families
             .into_iter()
             .map(
@@ -43,6 +61,8 @@ pub(super) fn put_mutation((key, cells): &Row) -> pb::MutationProto {
                 },
             )
             .collect(),
+        timestamp: write.timestamp.and_then(|t| u64::try_from(t).ok()),
+        durability: write.durability,
         ..Default::default()
     }
 }

@@ -7,13 +7,16 @@
 //! rows are.
 
 mod admin;
+mod backend;
 mod client;
 mod conn;
 mod convert;
 mod regions;
 mod scanner;
 
+pub(crate) use backend::NativeBackend;
 pub use client::NativeClient;
 pub use conn::MAX_IN_FLIGHT;
+pub(crate) use convert::Write;
 pub use rowkey_hbase_protocol::{pb, wire};
 pub use scanner::{NativeScanner, ScanOptions};

@@ -61,7 +61,7 @@ struct Open {
 }
 
 /// Settings of a [`NativeScanner`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ScanOptions {
     /// Rows asked for per call (`ScanRequest.number_of_rows`, and the
     /// scan's `caching`).
@@ -74,6 +74,9 @@ pub struct ScanOptions {
     pub reversed: bool,
     /// The most rows the scan returns.
     pub limit: Option<usize>,
+    /// A filter the region servers run (HBase's serialized `Filter`, as
+    /// [`filter_bytes`](crate::filter_bytes) writes it, decoded).
+    pub filter: Option<pb::Filter>,
 }
 
 impl Default for ScanOptions {
@@ -84,6 +87,7 @@ impl Default for ScanOptions {
             max_result_size: 2 << 20,
             reversed: false,
             limit: None,
+            filter: None,
         }
     }
 }
@@ -417,6 +421,7 @@ impl NativeScanner {
                 max_result_size: Some(o.max_result_size),
                 allow_partial_results: Some(true),
                 reversed: Some(o.reversed),
+                filter: o.filter.clone(),
                 ..Default::default()
             }),
             number_of_rows: Some(o.batch),
