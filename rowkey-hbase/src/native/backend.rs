@@ -41,7 +41,10 @@ impl NativeBackend {
     /// that is not itself running async code (a blocking `Client`'s
     /// caller, or `AsyncClient`'s blocking pool).
     pub(crate) fn block_on<F: Future>(&self, f: F) -> F::Output {
-        self.runtime.as_ref().expect("set until dropped").block_on(f)
+        self.runtime
+            .as_ref()
+            .expect("set until dropped")
+            .block_on(f)
     }
 }
 
