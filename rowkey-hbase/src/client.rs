@@ -394,7 +394,7 @@ impl Client {
     /// the pool, transport, protocol and TLS settings are the gateway's and
     /// are not used. Gets, scans (typed, raw, reversed, merged, filtered),
     /// writes and deletes, tables and region lists work as on a gateway
-    /// client, with the same answers (`tests/native_face.rs`); see
+    /// client, with the same answers (`tests/native.rs`); see
     /// [`native::NativeClient`](crate::native::NativeClient) for how calls
     /// reach the servers. Its calls run on a runtime of the client's own
     /// (two threads), so, as every blocking call, they are made from
@@ -480,12 +480,25 @@ impl Client {
             .insert(table.to_string());
     }
 
+    /// Whether this client talks to the region servers itself
+    /// ([`Client::native`]) rather than through a Thrift2 gateway.
+    pub fn is_native(&self) -> bool {
+        #[cfg(feature = "native")]
+        return self.shared.native.is_some();
+        #[cfg(not(feature = "native"))]
+        false
+    }
+
     /// What this client and its clones have done so far.
     pub fn stats(&self) -> Stats {
         let c = &self.shared.counters;
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        #[cfg(feature = "native")]
+        let native_calls = self.native_backend().map_or(0, |n| n.client().calls());
+        #[cfg(not(feature = "native"))]
+        let native_calls = 0;
         Stats {
-            calls: get(&c.calls),
+            calls: get(&c.calls) + native_calls,
             retries: get(&c.retries),
             timeouts: get(&c.timeouts),
             reconnects: get(&c.reconnects),

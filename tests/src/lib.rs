@@ -365,8 +365,11 @@ impl Engine for Bigtable {
 /// the limit.
 pub struct HBase {
     client: rowkey_hbase::Client,
+    name: &'static str,
+    /// Before each table's name: two engines on one server.
+    prefix: &'static str,
     // Dropped last: the client goes first.
-    server: rowkey_hbase::testing::HBase,
+    server: std::sync::Arc<rowkey_hbase::testing::HBase>,
 }
 
 impl HBase {
@@ -377,7 +380,27 @@ impl HBase {
             .unwrap_or_else(|e| panic!("HBase starts: {e}"));
         // Small batches, so that merges refill ranges mid-scan.
         let client = server.client().unwrap().with_scan_batch(7);
-        HBase { client, server }
+        HBase {
+            client,
+            name: "HBase",
+            prefix: "",
+            server: std::sync::Arc::new(server),
+        }
+    }
+
+    /// The same server through the native client (`Client::native`, no
+    /// gateway), its tables named `native_*`.
+    pub fn native(&self) -> HBase {
+        let client = rowkey_hbase::Client::native(self.server.bootstrap())
+            .build()
+            .unwrap()
+            .with_scan_batch(7);
+        HBase {
+            client,
+            name: "HBase (native client)",
+            prefix: "native_",
+            server: std::sync::Arc::clone(&self.server),
+        }
     }
 
     /// The server, for its log.
@@ -388,10 +411,11 @@ impl HBase {
 
 impl Engine for HBase {
     fn name(&self) -> &'static str {
-        "HBase"
+        self.name
     }
 
     fn write<K: RowKey>(&mut self, table: &str, rows: &[(K, Value)]) {
+        let table = &format!("{}{table}", self.prefix);
         let splits = rowkey_core::Layout::split_points(K::LAYOUT);
         self.client.create_table(table, &["d"], &splits).unwrap();
         let regions = self.client.region_locations(table).unwrap();
@@ -412,6 +436,7 @@ impl Engine for HBase {
         limit: Option<usize>,
         reversed: bool,
     ) -> Option<Vec<(K, Value)>> {
+        let table = &format!("{}{table}", self.prefix);
         let mut rows = if reversed {
             self.client.scan_typed_reversed::<K>(table, scan, limit)
         } else {

@@ -347,7 +347,11 @@ fn bigtable_emulator() {
     suite(&mut Bigtable::start(), 3);
 }
 
+/// Through the gateway, then through the native client on the same
+/// server: the same answers.
 #[test]
 fn hbase_standalone() {
-    suite(&mut HBase::start(), 3);
+    let mut gateway = HBase::start();
+    suite(&mut gateway, 3);
+    suite(&mut gateway.native(), 3);
 }

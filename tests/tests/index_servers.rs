@@ -10,7 +10,8 @@ use rowkey_core::prelude::*;
 use rowkey_tests::index::*;
 
 /// The suite on a real HBase (two region servers, rowkey's filter on the
-/// servers): puts and queries, a crash at every step (HBase has no
+/// servers), through the gateway and through the native client: puts and
+/// queries, a crash at every step (HBase has no
 /// transaction across rows: what a crash leaves is real), and concurrent
 /// updates, whose timestamp-bounded deletes keep a racing writer's entry.
 #[test]
@@ -28,6 +29,21 @@ fn hbase_index_store() {
     puts_and_queries(store("logs"));
     crash_at_every_step(store("crashes"), false);
     hot_rows(store("hot"), false);
+    // The same suite through the native client (no gateway).
+    let native = rowkey_hbase::Client::native(server.bootstrap())
+        .server_filter(true)
+        .build()
+        .unwrap();
+    let native_store = |table: &str| {
+        let mut splits = ByGuid::split_points();
+        splits.push(b"I2".to_vec());
+        splits.sort();
+        native.create_table(table, &["d"], &splits).unwrap();
+        rowkey_hbase::IndexStore::new(&native, table, "d")
+    };
+    puts_and_queries(native_store("native_logs"));
+    crash_at_every_step(native_store("native_crashes"), false);
+    hot_rows(native_store("native_hot"), false);
     // The guid queries ran on the region servers.
     let t = table(store("pushed"));
     t.put(

@@ -53,6 +53,8 @@ struct Inner {
     meta: tokio::sync::Mutex<Option<Region>>,
     tables: Mutex<HashMap<String, Arc<Vec<Region>>>>,
     meta_lookups: AtomicU64,
+    /// Calls sent to any server.
+    calls: AtomicU64,
 }
 
 /// Rows with their places in the caller's batch.
@@ -93,6 +95,7 @@ impl NativeClient {
                 meta: tokio::sync::Mutex::new(None),
                 tables: Mutex::new(HashMap::new()),
                 meta_lookups: AtomicU64::new(0),
+                calls: AtomicU64::new(0),
             }),
         })
     }
@@ -108,6 +111,7 @@ impl NativeClient {
             meta: tokio::sync::Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
             meta_lookups: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
         });
         inner.request_timeout = d;
         NativeClient {
@@ -132,6 +136,11 @@ impl NativeClient {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(table);
+    }
+
+    /// Calls the client has sent to masters and region servers.
+    pub fn calls(&self) -> u64 {
+        self.inner.calls.load(Ordering::Relaxed)
     }
 
     /// How often the client has read a table's regions from `hbase:meta`.
@@ -698,6 +707,8 @@ impl NativeClient {
         server: &str,
         service: &'static str,
     ) -> Result<Arc<Conn>, CallError> {
+        // Every call takes its connection here, once.
+        self.inner.calls.fetch_add(1, Ordering::Relaxed);
         let mut conns = self.inner.conns.lock().await;
         let key = (server.to_owned(), service);
         if let Some(c) = conns.get(&key) {
