@@ -12,8 +12,8 @@ use tokio::time::Instant;
 
 use super::conn::{CallError, Conn};
 use super::convert::{
-    call_error, first_line, moved_class, mutation, pause, remote_error, result_cells, scan_rows,
-    specifier, Write,
+    call_error, first_line, moved_class, moved_to, mutation, pause, remote_error, result_cells,
+    scan_rows, specifier, Write,
 };
 use super::regions::{self, Region};
 use crate::{Cell, Error, RegionLocation, Row};
@@ -63,8 +63,9 @@ type Numbered = Vec<(usize, Row)>;
 /// What a call on a region found, when it did not succeed.
 enum Refusal {
     /// The region is not where the cache says (moved, split, closing):
-    /// look the table up again and send again.
-    Moved,
+    /// send again where HBase says it went (`RegionMovedException` names
+    /// the server), else where `hbase:meta` says it is now.
+    Moved(Option<String>),
     /// Any other error, final.
     Fatal(Error),
 }
@@ -127,6 +128,23 @@ impl NativeClient {
     /// The bootstrap servers.
     pub(super) fn bootstrap(&self) -> &[String] {
         &self.inner.bootstrap
+    }
+
+    /// Records that region `name` of `table` is on `server` now (HBase
+    /// said so with a `RegionMovedException`); false when the cache does
+    /// not hold the region.
+    pub(super) fn relocate(&self, table: &str, name: &[u8], server: String) -> bool {
+        let mut tables = self.inner.tables.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(regions) = tables.get(table) else {
+            return false;
+        };
+        let Some(i) = regions.iter().position(|r| r.name == name) else {
+            return false;
+        };
+        let mut moved = regions.as_ref().clone();
+        moved[i].server = server;
+        tables.insert(table.to_owned(), Arc::new(moved));
+        true
     }
 
     /// Forgets `table`'s regions (it was dropped or created again).
@@ -258,11 +276,15 @@ impl NativeClient {
     ) -> Result<(), Error> {
         let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
         let mut rejected = Vec::new();
+        // Read hbase:meta again only when a region moved without HBase
+        // saying where.
+        let mut refresh = false;
         for attempt in 0..ATTEMPTS {
             if left.is_empty() {
                 break;
             }
-            let regions = self.regions(table, attempt > 0).await?;
+            let regions = self.regions(table, refresh).await?;
+            refresh = false;
             // Rows by server, then by region.
             let mut by_server: BTreeMap<String, BTreeMap<Vec<u8>, Numbered>> = BTreeMap::new();
             for (i, row) in left.drain(..) {
@@ -308,13 +330,14 @@ impl NativeClient {
             for (regions, answer) in futures_util::future::join_all(sends).await {
                 let response = match answer {
                     Ok((response, _)) => response,
-                    Err(Refusal::Moved) => {
+                    Err(Refusal::Moved(_)) => {
+                        refresh = true;
                         left.extend(regions.into_iter().flat_map(|(_, rows)| rows));
                         continue;
                     }
                     Err(Refusal::Fatal(e)) => return Err(e),
                 };
-                for ((_, rows), result) in regions.into_iter().zip(
+                for ((name, rows), result) in regions.into_iter().zip(
                     response
                         .region_action_result
                         .into_iter()
@@ -322,11 +345,20 @@ impl NativeClient {
                         .chain(std::iter::repeat(None)),
                 ) {
                     let Some(result) = result else {
+                        refresh = true;
                         left.extend(rows);
                         continue;
                     };
                     if let Some(e) = &result.exception {
                         if moved_class(&e.name) {
+                            let trace = e.value.as_deref().map(String::from_utf8_lossy);
+                            let to = moved_to(&e.name, trace.as_deref());
+                            // Taken once, as in `on_region`.
+                            let relocated = attempt == 0
+                                && to.is_some_and(|server| self.relocate(table, &name, server));
+                            if !relocated {
+                                refresh = true;
+                            }
                             left.extend(rows);
                             continue;
                         }
@@ -347,7 +379,10 @@ impl NativeClient {
                     for (j, (i, row)) in rows.into_iter().enumerate() {
                         match failed.get(&(j as u32)) {
                             None => {}
-                            Some(e) if moved_class(&e.name) => left.push((i, row)),
+                            Some(e) if moved_class(&e.name) => {
+                                refresh = true;
+                                left.push((i, row));
+                            }
                             Some(e) => rejected.push(crate::RejectedRow {
                                 index: i,
                                 key: rowkey_core::hbase::to_string_binary(&row.0),
@@ -469,8 +504,9 @@ impl NativeClient {
         F: Fn(Region) -> Fut,
         Fut: std::future::Future<Output = Result<T, Refusal>> + 'a,
     {
+        let mut refresh = false;
         for attempt in 0..ATTEMPTS {
-            let regions = self.regions(table, attempt > 0).await?;
+            let regions = self.regions(table, refresh).await?;
             let region =
                 regions::find(&regions, row)
                     .cloned()
@@ -480,9 +516,20 @@ impl NativeClient {
                         server: String::new(),
                         cause: "hbase:meta lists no region for the row".into(),
                     })?;
+            let name = region.name.clone();
             match f(region).await {
                 Ok(v) => return Ok(v),
-                Err(Refusal::Moved) => tokio::time::sleep(pause(attempt)).await,
+                // Where HBase says the region went: no meta lookup, taken
+                // once (a server can name a region it no longer holds).
+                Err(Refusal::Moved(Some(server)))
+                    if attempt == 0 && self.relocate(table, &name, server.clone()) =>
+                {
+                    refresh = false;
+                }
+                Err(Refusal::Moved(_)) => {
+                    refresh = true;
+                    tokio::time::sleep(pause(attempt)).await;
+                }
                 Err(Refusal::Fatal(e)) => return Err(e),
             }
         }
@@ -532,7 +579,7 @@ impl NativeClient {
                 }
                 // A region in transition, or a split half-recorded: again.
                 Ok(_) => last = "the regions in hbase:meta do not cover the table".into(),
-                Err(Refusal::Moved) => {
+                Err(Refusal::Moved(_)) => {
                     *self.inner.meta.lock().await = None;
                     last = "hbase:meta moved".into();
                 }
@@ -662,7 +709,7 @@ impl NativeClient {
         let conn = match self.conn(server, CLIENT_SERVICE).await {
             Ok(c) => c,
             // A server that is gone: its regions are elsewhere now.
-            Err(CallError::Broken(_)) => return Err(Refusal::Moved),
+            Err(CallError::Broken(_)) => return Err(Refusal::Moved(None)),
             Err(e) => {
                 return Err(Refusal::Fatal(call_error(
                     e,
@@ -678,7 +725,7 @@ impl NativeClient {
             Err(CallError::Remote(e)) => {
                 let class = e.exception_class_name.as_deref().unwrap_or_default();
                 if moved_class(class) {
-                    Err(Refusal::Moved)
+                    Err(Refusal::Moved(moved_to(class, e.stack_trace.as_deref())))
                 } else {
                     Err(Refusal::Fatal(remote_error(
                         method,
@@ -689,7 +736,7 @@ impl NativeClient {
                     )))
                 }
             }
-            Err(CallError::Broken(_)) => Err(Refusal::Moved),
+            Err(CallError::Broken(_)) => Err(Refusal::Moved(None)),
             Err(e) => Err(Refusal::Fatal(call_error(
                 e,
                 method,

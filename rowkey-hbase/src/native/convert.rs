@@ -171,6 +171,26 @@ pub(super) fn moved_class(class: &str) -> bool {
     .contains(&class)
 }
 
+/// The server a `RegionMovedException` names (`Region moved to:
+/// hostname=H port=P startCode=S.`), `host:port`.
+pub(super) fn moved_to(class: &str, trace: Option<&str>) -> Option<String> {
+    if class != "org.apache.hadoop.hbase.exceptions.RegionMovedException" {
+        return None;
+    }
+    let text = trace?.lines().next()?;
+    let field = |name: &str| {
+        let at = text.find(name)? + name.len();
+        let value: String = text[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        (!value.is_empty()).then_some(value)
+    };
+    let host = field("hostname=")?;
+    let port: u16 = field("port=")?.parse().ok()?;
+    Some(format!("{host}:{port}"))
+}
+
 /// `Class: the first line of the trace`, HBase's refusal in one line.
 pub(super) fn first_line(class: &str, trace: Option<&[u8]>) -> String {
     let trace = trace.map(String::from_utf8_lossy).unwrap_or_default();

@@ -12,7 +12,7 @@ use rowkey_hbase_protocol::{pb, wire};
 
 use super::client::NativeClient;
 use super::conn::CallError;
-use super::convert::{call_error, pause, remote_error, specifier};
+use super::convert::{call_error, moved_to, pause, remote_error, specifier};
 use super::regions::{self, Region};
 use crate::{Cell, Error, Row};
 
@@ -112,13 +112,20 @@ pub struct NativeScanner {
     returned: usize,
     rows_read: u64,
     resumes: usize,
+    /// The region cache may be wrong: read `hbase:meta` again.
+    stale: bool,
     done: bool,
 }
 
 /// Why a call of the scan failed.
 enum Failure {
-    /// The scanner is gone (or the region elsewhere): open another.
-    Lost(String),
+    /// The scanner is gone (or the region elsewhere): open another, where
+    /// the region cache says (`relocated`: HBase named the region's new
+    /// server, and the cache has it) or where `hbase:meta` says.
+    Lost {
+        why: String,
+        relocated: bool,
+    },
     Fatal(Error),
 }
 
@@ -142,6 +149,7 @@ impl NativeScanner {
             returned: 0,
             rows_read: 0,
             resumes: 0,
+            stale: false,
         }
     }
 
@@ -170,8 +178,12 @@ impl NativeScanner {
                     self.done = true;
                     return Err(e);
                 }
-                Err(Failure::Lost(why)) if lost_in_a_row < RESUMES => {
+                Err(Failure::Lost { why, relocated }) if lost_in_a_row < RESUMES => {
                     tracing::debug!(table = %self.table, why, "scanner lost; resuming after the last row");
+                    // HBase's word on where a region went is taken once:
+                    // a server can name a region it no longer holds (it
+                    // moved back), and then hbase:meta decides.
+                    self.stale |= !relocated || lost_in_a_row > 0;
                     self.open = None;
                     // A row half read is read again whole.
                     if let Some((row, _)) = self.partial.take() {
@@ -181,7 +193,7 @@ impl NativeScanner {
                     tokio::time::sleep(pause(lost_in_a_row)).await;
                     lost_in_a_row += 1;
                 }
-                Err(Failure::Lost(why)) => {
+                Err(Failure::Lost { why, .. }) => {
                     self.done = true;
                     return Err(Error::Connection {
                         op: "Scan",
@@ -381,7 +393,7 @@ impl NativeScanner {
     /// The region the range goes on in: forwards the one holding its
     /// start; reversed the one holding the last row before its end.
     async fn region(&mut self) -> Result<Region, Failure> {
-        let refresh = self.resumes > 0;
+        let refresh = std::mem::take(&mut self.stale);
         let regions = self
             .client
             .regions(&self.table, refresh)
@@ -395,8 +407,9 @@ impl NativeScanner {
         } else {
             regions::find(&regions, &self.start)
         };
-        found.cloned().ok_or_else(|| {
-            Failure::Lost("hbase:meta lists no region for the scan's next row".into())
+        found.cloned().ok_or_else(|| Failure::Lost {
+            why: "hbase:meta lists no region for the scan's next row".into(),
+            relocated: false,
         })
     }
 
@@ -440,7 +453,12 @@ impl NativeScanner {
         let timeout = self.client.request_timeout();
         let conn = match self.client.conn(server, CLIENT_SERVICE).await {
             Ok(c) => c,
-            Err(CallError::Broken(why)) => return Err(Failure::Lost(why)),
+            Err(CallError::Broken(why)) => {
+                return Err(Failure::Lost {
+                    why,
+                    relocated: false,
+                })
+            }
             Err(e) => {
                 return Err(Failure::Fatal(call_error(
                     e,
@@ -459,7 +477,13 @@ impl NativeScanner {
             Err(CallError::Remote(e)) => {
                 let class = e.exception_class_name.as_deref().unwrap_or_default();
                 if lost_class(class) {
-                    Err(Failure::Lost(class.to_owned()))
+                    let region = &self.open.as_ref().expect("a call has its region").region;
+                    let relocated = moved_to(class, e.stack_trace.as_deref())
+                        .is_some_and(|to| self.client.relocate(&self.table, &region.name, to));
+                    Err(Failure::Lost {
+                        why: class.to_owned(),
+                        relocated,
+                    })
                 } else {
                     Err(Failure::Fatal(remote_error(
                         "Scan",
@@ -472,7 +496,10 @@ impl NativeScanner {
             }
             // The answer is lost with the connection: the scanner's
             // position is unknown, so a new one starts after the last row.
-            Err(CallError::Broken(why)) => Err(Failure::Lost(why)),
+            Err(CallError::Broken(why)) => Err(Failure::Lost {
+                why,
+                relocated: false,
+            }),
             Err(e) => Err(Failure::Fatal(call_error(
                 e,
                 "Scan",
