@@ -34,12 +34,14 @@ const ATTEMPTS: u32 = 8;
 /// connection per server, regions found in `hbase:meta` through the
 /// registry every master and region server serves (`ClientMetaService`,
 /// HBase 2.3 and later) and cached per table. A call to a region that
-/// moved, split or closed looks its table up again and is sent again, up
-/// to 8 times; other refusals are errors at once.
+/// moved is sent where the server's `RegionMovedException` says it went
+/// (no `hbase:meta` lookup); a region that split or closed, or a second
+/// refusal in a row, has its table looked up again; up to 8 attempts;
+/// other refusals are errors at once.
 ///
-/// This is the core under the coming `Client::native`: gets, batched
-/// puts, scans of a row range and region lists. It is async (tokio) and a
-/// cheap `Clone`.
+/// This is the core under [`Client::native`](crate::Client::native):
+/// gets, batched puts and deletes, [`NativeScanner`](crate::native::NativeScanner)s,
+/// tables and region lists. It is async (tokio) and a cheap `Clone`.
 #[derive(Clone)]
 pub struct NativeClient {
     inner: Arc<Inner>,
