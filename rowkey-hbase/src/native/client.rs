@@ -51,13 +51,19 @@ struct Inner {
     bootstrap: Vec<String>,
     user: String,
     request_timeout: Duration,
-    conns: tokio::sync::Mutex<HashMap<(String, &'static str), Arc<Conn>>>,
+    /// Each server's connection for each service, opened once by the first
+    /// call that needs it (the others wait for that one, and calls to
+    /// other servers do not wait at all).
+    conns: Mutex<HashMap<(String, &'static str), Slot>>,
     meta: tokio::sync::Mutex<Option<Region>>,
     tables: Mutex<HashMap<String, Arc<Vec<Region>>>>,
     meta_lookups: AtomicU64,
     /// Calls sent to any server.
     calls: AtomicU64,
 }
+
+/// A connection being opened or open.
+type Slot = Arc<tokio::sync::OnceCell<Arc<Conn>>>;
 
 /// Rows with their places in the caller's batch.
 type Numbered = Vec<(usize, Row)>;
@@ -94,7 +100,7 @@ impl NativeClient {
                 bootstrap,
                 user: "rowkey".into(),
                 request_timeout: Duration::from_secs(60),
-                conns: tokio::sync::Mutex::new(HashMap::new()),
+                conns: Mutex::new(HashMap::new()),
                 meta: tokio::sync::Mutex::new(None),
                 tables: Mutex::new(HashMap::new()),
                 meta_lookups: AtomicU64::new(0),
@@ -110,7 +116,7 @@ impl NativeClient {
             bootstrap: shared.bootstrap.clone(),
             user: shared.user.clone(),
             request_timeout: shared.request_timeout,
-            conns: tokio::sync::Mutex::new(HashMap::new()),
+            conns: Mutex::new(HashMap::new()),
             meta: tokio::sync::Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
             meta_lookups: AtomicU64::new(0),
@@ -758,16 +764,23 @@ impl NativeClient {
     ) -> Result<Arc<Conn>, CallError> {
         // Every call takes its connection here, once.
         self.inner.calls.fetch_add(1, Ordering::Relaxed);
-        let mut conns = self.inner.conns.lock().await;
-        let key = (server.to_owned(), service);
-        if let Some(c) = conns.get(&key) {
-            if !c.is_broken() {
-                return Ok(Arc::clone(c));
+        let slot = {
+            let mut conns = self.inner.conns.lock().unwrap_or_else(|e| e.into_inner());
+            let slot = conns.entry((server.to_owned(), service)).or_default();
+            if slot.get().is_some_and(|c| c.is_broken()) {
+                *slot = Slot::default();
             }
-        }
-        let conn = Arc::new(Conn::open(server, service, &self.inner.user, self.deadline()).await?);
-        conns.insert(key, Arc::clone(&conn));
-        Ok(conn)
+            Arc::clone(slot)
+        };
+        // A failed open leaves the slot empty: the next call tries again.
+        let conn = slot
+            .get_or_try_init(|| async {
+                Conn::open(server, service, &self.inner.user, self.deadline())
+                    .await
+                    .map(Arc::new)
+            })
+            .await?;
+        Ok(Arc::clone(conn))
     }
 
     pub(super) fn deadline(&self) -> Instant {
