@@ -192,6 +192,10 @@ pub struct ClientBuilder {
     write_batch: usize,
     server_filter: bool,
     timestamps: Timestamps,
+    /// A native client's budget per operation.
+    operation_timeout: Duration,
+    /// A native client's SIMPLE-auth user (`None`: the login user).
+    user: Option<String>,
     /// `addr` is a native client's bootstrap servers.
     #[cfg(feature = "native")]
     native: bool,
@@ -234,9 +238,36 @@ impl ClientBuilder {
         self
     }
 
-    /// How calls are retried (default [`RetryPolicy::default`]).
+    /// How calls are retried (default [`RetryPolicy::default`]; on a
+    /// native client, HBase's Java client's 16 tries with pauses from
+    /// 100 ms up to 10 s). A native client tries an operation again when
+    /// its region moved, split or closed, its server went away or its
+    /// scanner was lost, never after a refusal HBase means (a missing
+    /// table, a bad argument).
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
+        self
+    }
+
+    /// A native client's budget for one operation across all its tries
+    /// (default 20 minutes, HBase's `hbase.client.operation.timeout`): a
+    /// get, a batch of writes, one batch of a scan or a region lookup that
+    /// has not ended by then ends with [`Error::Timeout`], however many
+    /// tries the [`retry`](Self::retry) policy has left. Each call within
+    /// it still has its [`request_timeout`](Self::request_timeout). A
+    /// gateway's own Java client retries within the gateway, so a gateway
+    /// client does not use it.
+    pub fn operation_timeout(mut self, d: Duration) -> Self {
+        self.operation_timeout = d;
+        self
+    }
+
+    /// The user a native client claims (HBase's SIMPLE authentication,
+    /// what its access control sees; default the login user:
+    /// `HADOOP_USER_NAME`, else `USER`). A gateway calls as its own user,
+    /// so a gateway client does not use it.
+    pub fn user(mut self, name: impl Into<String>) -> Self {
+        self.user = Some(name.into());
         self
     }
 
@@ -306,38 +337,41 @@ impl ClientBuilder {
     /// gateway is first reached by the first call.
     pub fn build(self) -> Result<Client, Error> {
         #[cfg(feature = "native")]
-        if self.native {
-            let native = crate::native::NativeBackend::new(&self.addr, self.request_timeout)?;
-            return Ok(Client {
-                shared: Arc::new(Shared {
-                    pool: None,
-                    native: Some(native),
-                    transport: self.transport,
-                    request_timeout: self.request_timeout,
-                    connect_timeout: self.connect_timeout,
-                    retry: self.retry,
-                    counters: Counters::default(),
-                    no_server_filter: Mutex::new(HashSet::new()),
-                    timestamps: self.timestamps,
-                    clock: Clock::default(),
-                }),
-                scan_batch: self.scan_batch,
-                write_batch: self.write_batch,
-                server_filter: self.server_filter,
-            });
-        }
-        let endpoint = Endpoint::new(
-            &self.addr,
-            self.transport,
-            self.protocol,
-            self.connect_timeout,
-            self.tls.as_ref(),
-        )?;
+        let native = if self.native {
+            let client = crate::native::NativeClient::new(&self.addr)?
+                .with_request_timeout(self.request_timeout)
+                .with_connect_timeout(self.connect_timeout)
+                .with_operation_timeout(self.operation_timeout)
+                .with_retry(self.retry);
+            let client = match &self.user {
+                Some(user) => client.with_user(user),
+                None => client,
+            };
+            Some(crate::native::NativeBackend::new(client)?)
+        } else {
+            None
+        };
+        #[cfg(feature = "native")]
+        let gateway = native.is_none();
+        #[cfg(not(feature = "native"))]
+        let gateway = true;
+        let pool = if gateway {
+            let endpoint = Endpoint::new(
+                &self.addr,
+                self.transport,
+                self.protocol,
+                self.connect_timeout,
+                self.tls.as_ref(),
+            )?;
+            Some(Arc::new(Pool::new(endpoint, self.pool_size)))
+        } else {
+            None
+        };
         let client = Client {
             shared: Arc::new(Shared {
-                pool: Some(Arc::new(Pool::new(endpoint, self.pool_size))),
+                pool,
                 #[cfg(feature = "native")]
-                native: None,
+                native,
                 transport: self.transport,
                 request_timeout: self.request_timeout,
                 connect_timeout: self.connect_timeout,
@@ -380,6 +414,8 @@ impl Client {
             write_batch: 1_000,
             server_filter: true,
             timestamps: Timestamps::Server,
+            operation_timeout: Duration::from_secs(1_200),
+            user: None,
             #[cfg(feature = "native")]
             native: false,
         }
@@ -404,6 +440,7 @@ impl Client {
     pub fn native(bootstrap: impl Into<String>) -> ClientBuilder {
         ClientBuilder {
             native: true,
+            retry: crate::native::native_retry(),
             ..Client::builder(bootstrap)
         }
     }
@@ -494,12 +531,14 @@ impl Client {
         let c = &self.shared.counters;
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
         #[cfg(feature = "native")]
-        let native_calls = self.native_backend().map_or(0, |n| n.client().calls());
+        let (native_calls, native_retries) = self
+            .native_backend()
+            .map_or((0, 0), |n| (n.client().calls(), n.client().retries()));
         #[cfg(not(feature = "native"))]
-        let native_calls = 0;
+        let (native_calls, native_retries) = (0, 0);
         Stats {
             calls: get(&c.calls) + native_calls,
-            retries: get(&c.retries),
+            retries: get(&c.retries) + native_retries,
             timeouts: get(&c.timeouts),
             reconnects: get(&c.reconnects),
             connections: get(&c.connections),

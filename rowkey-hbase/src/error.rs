@@ -86,13 +86,14 @@ pub enum Error {
     /// The native client's connection to an HBase server failed, or the
     /// server sent bytes that are not HBase's RPC (feature `native`). The
     /// connection is discarded; every call on it ends so.
-    #[error("HBase {op} on table {table}: the connection to {server} failed: {cause}")]
+    #[error("HBase {op} on table {table}{}: {cause}", failed_at(.server))]
     Connection {
         /// The RPC method (`Get`, `Multi`, `Scan`, ...), or `connect`.
         op: &'static str,
         /// The table.
         table: String,
-        /// The server, `host:port`.
+        /// The server, `host:port` (empty when the operation failed across
+        /// several, as regions moved).
         server: String,
         /// What failed.
         cause: String,
@@ -325,6 +326,15 @@ pub struct RejectedRow {
     pub key: String,
     /// HBase's message.
     pub message: String,
+}
+
+/// Where an [`Error::Connection`] failed, for its message.
+fn failed_at(server: &str) -> String {
+    if server.is_empty() {
+        " failed".into()
+    } else {
+        format!(": the connection to {server} failed")
+    }
 }
 
 #[cfg(test)]

@@ -283,6 +283,50 @@ fn a_silent_bootstrap_server_times_out_by_the_deadline() {
     drop(silent);
 }
 
+/// A silent bootstrap server under a client whose calls may take 30 s but
+/// whose operations may take 700 ms: the operation ends by its budget,
+/// with `Error::Timeout` naming it; and the connection it opened claimed
+/// the user the client was given.
+#[test]
+fn an_operation_ends_by_its_budget_and_calls_as_its_user() {
+    use std::io::Read;
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let budget = std::time::Duration::from_millis(700);
+    let client = NativeClient::new(&addr)
+        .unwrap()
+        .with_request_timeout(std::time::Duration::from_secs(30))
+        .with_operation_timeout(budget)
+        .with_user("svc-ingest");
+    let started = std::time::Instant::now();
+    let e = rt.block_on(client.get("t", b"r")).unwrap_err();
+    let took = started.elapsed();
+    match &e {
+        Error::Timeout { deadline, .. } => assert_eq!(*deadline, budget),
+        other => panic!("a timeout, not {other}"),
+    }
+    assert!(took >= budget && took < budget * 4, "{took:?}");
+
+    let (mut conn, _) = silent.accept().unwrap();
+    let mut hello = vec![0u8; 6 + 4];
+    conn.read_exact(&mut hello).unwrap();
+    assert_eq!(&hello[..6], rowkey_hbase::native::wire::PREAMBLE_SIMPLE);
+    let len = u32::from_be_bytes(hello[6..].try_into().unwrap()) as usize;
+    let mut header = vec![0u8; len];
+    conn.read_exact(&mut header).unwrap();
+    let header: rowkey_hbase::native::pb::ConnectionHeader =
+        prost::Message::decode(header.as_slice()).unwrap();
+    assert_eq!(
+        header.user_info.map(|u| u.effective_user).as_deref(),
+        Some("svc-ingest")
+    );
+    assert_eq!(header.service_name.as_deref(), Some("ClientMetaService"));
+}
+
 /// The last `n` keys of `model` in `[start, stop)`, highest first.
 fn reversed_range(model: &[Vec<u8>], start: &[u8], stop: &[u8], n: usize) -> Vec<Vec<u8>> {
     model

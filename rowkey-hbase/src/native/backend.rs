@@ -3,7 +3,6 @@
 //! the `postgres` crate drives tokio-postgres.
 
 use std::future::Future;
-use std::time::Duration;
 
 use super::client::NativeClient;
 use crate::Error;
@@ -16,10 +15,8 @@ pub(crate) struct NativeBackend {
 }
 
 impl NativeBackend {
-    /// The client of the cluster at `bootstrap`, each call given
-    /// `request_timeout`, on a runtime of two worker threads.
-    pub(crate) fn new(bootstrap: &str, request_timeout: Duration) -> Result<Self, Error> {
-        let client = NativeClient::new(bootstrap)?.with_request_timeout(request_timeout);
+    /// `client` on a runtime of two worker threads.
+    pub(crate) fn new(client: NativeClient) -> Result<Self, Error> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("rowkey-hbase-native")

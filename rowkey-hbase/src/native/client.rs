@@ -12,10 +12,11 @@ use tokio::time::Instant;
 
 use super::conn::{CallError, Conn};
 use super::convert::{
-    call_error, first_line, moved_class, moved_to, mutation, pause, remote_error, result_cells,
-    scan_rows, specifier, Write,
+    call_error, first_line, moved_class, moved_to, mutation, remote_error, result_cells, scan_rows,
+    specifier, Write,
 };
 use super::regions::{self, Region};
+use super::retry::{Retries, Settings};
 use crate::{Cell, Error, RegionLocation, Row};
 use rowkey_hbase_protocol::pb;
 
@@ -25,8 +26,6 @@ const CLIENT_SERVICE: &str = "ClientService";
 const REGISTRY_SERVICE: &str = "ClientMetaService";
 /// Rows a scan asks a region server for per call.
 const SCAN_BATCH: u32 = 1_000;
-/// Calls tried per operation when regions move under it.
-const ATTEMPTS: u32 = 8;
 
 /// A client of HBase that talks to its masters and region servers
 /// directly, with no Thrift gateway (feature `native`): HBase's own RPC
@@ -49,8 +48,7 @@ pub struct NativeClient {
 
 struct Inner {
     bootstrap: Vec<String>,
-    user: String,
-    request_timeout: Duration,
+    settings: Settings,
     /// Each server's connection for each service, opened once by the first
     /// call that needs it (the others wait for that one, and calls to
     /// other servers do not wait at all).
@@ -60,6 +58,23 @@ struct Inner {
     meta_lookups: AtomicU64,
     /// Calls sent to any server.
     calls: AtomicU64,
+    /// Tries of an operation after one failed.
+    retries: AtomicU64,
+}
+
+impl Inner {
+    fn new(bootstrap: Vec<String>, settings: Settings) -> Inner {
+        Inner {
+            bootstrap,
+            settings,
+            conns: Mutex::new(HashMap::new()),
+            meta: tokio::sync::Mutex::new(None),
+            tables: Mutex::new(HashMap::new()),
+            meta_lookups: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+        }
+    }
 }
 
 /// A connection being opened or open.
@@ -80,9 +95,11 @@ enum Refusal {
 
 impl NativeClient {
     /// A client of the cluster whose masters or region servers are
-    /// `bootstrap` (`host:port[,host:port...]`), calling as user `rowkey`
-    /// with a 60 s deadline per call. Nothing is sent until the first
-    /// call.
+    /// `bootstrap` (`host:port[,host:port...]`), with HBase's Java
+    /// client's defaults: a 10 s connect timeout, a 60 s deadline per call,
+    /// 16 tries of an operation within 20 minutes (`retry`), calling as
+    /// the login user (`HADOOP_USER_NAME`, else `USER`). Nothing is sent
+    /// until the first call.
     pub fn new(bootstrap: &str) -> Result<NativeClient, Error> {
         let bootstrap: Vec<String> = bootstrap
             .split(',')
@@ -96,41 +113,88 @@ impl NativeClient {
             ));
         }
         Ok(NativeClient {
-            inner: Arc::new(Inner {
-                bootstrap,
-                user: "rowkey".into(),
-                request_timeout: Duration::from_secs(60),
-                conns: Mutex::new(HashMap::new()),
-                meta: tokio::sync::Mutex::new(None),
-                tables: Mutex::new(HashMap::new()),
-                meta_lookups: AtomicU64::new(0),
-                calls: AtomicU64::new(0),
-            }),
+            inner: Arc::new(Inner::new(bootstrap, Settings::default())),
         })
     }
 
-    /// The same client with each call's deadline `d` (before any call).
+    /// The same client with its settings changed by `f` (a fresh client:
+    /// no connection or cache is shared with `self`).
+    fn configured(self, f: impl FnOnce(&mut Settings)) -> NativeClient {
+        let mut settings = self.inner.settings.clone();
+        f(&mut settings);
+        NativeClient {
+            inner: Arc::new(Inner::new(self.inner.bootstrap.clone(), settings)),
+        }
+    }
+
+    /// The same client with each call's deadline `d`.
     #[must_use]
     pub fn with_request_timeout(self, d: Duration) -> NativeClient {
-        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
-            bootstrap: shared.bootstrap.clone(),
-            user: shared.user.clone(),
-            request_timeout: shared.request_timeout,
-            conns: Mutex::new(HashMap::new()),
-            meta: tokio::sync::Mutex::new(None),
-            tables: Mutex::new(HashMap::new()),
-            meta_lookups: AtomicU64::new(0),
-            calls: AtomicU64::new(0),
-        });
-        inner.request_timeout = d;
-        NativeClient {
-            inner: Arc::new(inner),
-        }
+        self.configured(|s| s.request_timeout = d)
+    }
+
+    /// The same client with connections opened within `d`.
+    #[must_use]
+    pub fn with_connect_timeout(self, d: Duration) -> NativeClient {
+        self.configured(|s| s.connect_timeout = d)
+    }
+
+    /// The same client with each operation (a get, a batch of writes, one
+    /// batch of a scan, a region lookup) given `d` across all its tries,
+    /// as HBase's `hbase.client.operation.timeout`: once it passes, the
+    /// operation ends with [`Error::Timeout`].
+    #[must_use]
+    pub fn with_operation_timeout(self, d: Duration) -> NativeClient {
+        self.configured(|s| s.operation_timeout = d)
+    }
+
+    /// The same client retrying as `policy` says: at most
+    /// `policy.attempts` tries of an operation whose region moved, split
+    /// or closed, or whose server went away, with the policy's pauses.
+    #[must_use]
+    pub fn with_retry(self, policy: crate::RetryPolicy) -> NativeClient {
+        self.configured(|s| s.retry = policy)
+    }
+
+    /// The same client calling as `user` (SIMPLE authentication: the name
+    /// HBase's access control sees).
+    #[must_use]
+    pub fn with_user(self, user: &str) -> NativeClient {
+        let user = user.to_owned();
+        self.configured(|s| s.user = user)
     }
 
     /// The deadline of each call.
     pub(super) fn request_timeout(&self) -> Duration {
-        self.inner.request_timeout
+        self.inner.settings.request_timeout
+    }
+
+    /// The tries of an operation starting now.
+    pub(super) fn tries(&self) -> Retries {
+        Retries::new(&self.inner.settings)
+    }
+
+    /// Counts a try after a failed one.
+    pub(super) fn count_retry(&self) {
+        self.inner.retries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `f`, ended with [`Error::Timeout`] once the operation's budget
+    /// passes.
+    pub(super) async fn within<T>(
+        &self,
+        op: &'static str,
+        table: &str,
+        f: impl std::future::Future<Output = Result<T, Error>>,
+    ) -> Result<T, Error> {
+        let budget = self.inner.settings.operation_timeout;
+        tokio::time::timeout(budget, f).await.unwrap_or_else(|_| {
+            Err(Error::Timeout {
+                op,
+                table: table.into(),
+                deadline: budget,
+            })
+        })
     }
 
     /// The bootstrap servers.
@@ -169,6 +233,12 @@ impl NativeClient {
         self.inner.calls.load(Ordering::Relaxed)
     }
 
+    /// Tries of operations made after a try failed (a region moved, split
+    /// or closed, a server went away, a scanner was lost).
+    pub fn retries(&self) -> u64 {
+        self.inner.retries.load(Ordering::Relaxed)
+    }
+
     /// How often the client has read a table's regions from `hbase:meta`.
     pub fn meta_lookups(&self) -> u64 {
         self.inner.meta_lookups.load(Ordering::Relaxed)
@@ -176,7 +246,9 @@ impl NativeClient {
 
     /// The regions of `table`, in key order, as `hbase:meta` has them now.
     pub async fn region_locations(&self, table: &str) -> Result<Vec<RegionLocation>, Error> {
-        let regions = self.regions(table, true).await?;
+        let regions = self
+            .within("hbase:meta", table, self.regions(table, true))
+            .await?;
         Ok(regions
             .iter()
             .map(|r| RegionLocation {
@@ -282,15 +354,20 @@ impl NativeClient {
         rows: Vec<Row>,
         write: Write,
     ) -> Result<(), Error> {
+        self.within("Multi", table, self.write_tries(table, rows, write))
+            .await
+    }
+
+    /// [`write`](Self::write) with no budget of its own.
+    async fn write_tries(&self, table: &str, rows: Vec<Row>, write: Write) -> Result<(), Error> {
         let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
         let mut rejected = Vec::new();
         // Read hbase:meta again only when a region moved without HBase
         // saying where.
         let mut refresh = false;
-        for attempt in 0..ATTEMPTS {
-            if left.is_empty() {
-                break;
-            }
+        let mut tries = self.tries();
+        while !left.is_empty() {
+            let first = tries.failed() == 0;
             let regions = self.regions(table, refresh).await?;
             refresh = false;
             // Rows by server, then by region.
@@ -362,7 +439,7 @@ impl NativeClient {
                             let trace = e.value.as_deref().map(String::from_utf8_lossy);
                             let to = moved_to(&e.name, trace.as_deref());
                             // Taken once, as in `on_region`.
-                            let relocated = attempt == 0
+                            let relocated = first
                                 && to.is_some_and(|server| self.relocate(table, &name, server));
                             if !relocated {
                                 refresh = true;
@@ -401,19 +478,13 @@ impl NativeClient {
                 }
             }
             if !left.is_empty() {
-                tokio::time::sleep(pause(attempt)).await;
+                if let Err(spent) = tries.again().await {
+                    let what =
+                        format!("{} rows not written: their regions kept moving", left.len());
+                    return Err(spent.error("Multi", table, &what));
+                }
+                self.count_retry();
             }
-        }
-        if !left.is_empty() {
-            return Err(Error::Connection {
-                op: "Multi",
-                table: table.into(),
-                server: String::new(),
-                cause: format!(
-                    "{} rows still not written after {ATTEMPTS} attempts: their regions kept moving",
-                    left.len()
-                ),
-            });
         }
         if rejected.is_empty() {
             Ok(())
@@ -500,7 +571,7 @@ impl NativeClient {
     }
 
     /// Runs `f` on the region of `table` holding `row`, looking the table
-    /// up again while the region has moved.
+    /// up again while the region has moved, within the operation's budget.
     async fn on_region<'a, T, F, Fut>(
         &'a self,
         table: &'a str,
@@ -512,8 +583,25 @@ impl NativeClient {
         F: Fn(Region) -> Fut,
         Fut: std::future::Future<Output = Result<T, Refusal>> + 'a,
     {
+        self.within(op, table, self.on_region_tries(table, row, op, f))
+            .await
+    }
+
+    /// [`on_region`](Self::on_region) with no budget of its own.
+    async fn on_region_tries<'a, T, F, Fut>(
+        &'a self,
+        table: &'a str,
+        row: &[u8],
+        op: &'static str,
+        f: F,
+    ) -> Result<T, Error>
+    where
+        F: Fn(Region) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Refusal>> + 'a,
+    {
         let mut refresh = false;
-        for attempt in 0..ATTEMPTS {
+        let mut tries = self.tries();
+        loop {
             let regions = self.regions(table, refresh).await?;
             let region =
                 regions::find(&regions, row)
@@ -530,23 +618,23 @@ impl NativeClient {
                 // Where HBase says the region went: no meta lookup, taken
                 // once (a server can name a region it no longer holds).
                 Err(Refusal::Moved(Some(server)))
-                    if attempt == 0 && self.relocate(table, &name, server.clone()) =>
+                    if tries.failed() == 0 && self.relocate(table, &name, server.clone()) =>
                 {
                     refresh = false;
+                    // Counted as a try, without a pause.
+                    tries.skip();
+                    self.count_retry();
                 }
                 Err(Refusal::Moved(_)) => {
                     refresh = true;
-                    tokio::time::sleep(pause(attempt)).await;
+                    if let Err(spent) = tries.again().await {
+                        return Err(spent.error(op, table, "the row's region kept moving"));
+                    }
+                    self.count_retry();
                 }
                 Err(Refusal::Fatal(e)) => return Err(e),
             }
         }
-        Err(Error::Connection {
-            op,
-            table: table.into(),
-            server: String::new(),
-            cause: format!("the row's region kept moving: {ATTEMPTS} attempts"),
-        })
     }
 
     /// The regions of `table`, from the cache unless `refresh`.
@@ -567,9 +655,9 @@ impl NativeClient {
                 return Ok(regions);
             }
         }
-        let mut last = String::new();
-        for attempt in 0..ATTEMPTS {
-            match self.read_meta(table).await {
+        let mut tries = self.tries();
+        loop {
+            let last: String = match self.read_meta(table).await {
                 Ok(regions) if regions.is_empty() => {
                     return Err(Error::TableNotFound {
                         op: "hbase:meta",
@@ -586,26 +674,23 @@ impl NativeClient {
                     return Ok(regions);
                 }
                 // A region in transition, or a split half-recorded: again.
-                Ok(_) => last = "the regions in hbase:meta do not cover the table".into(),
+                Ok(_) => "the regions in hbase:meta do not cover the table".into(),
                 Err(Refusal::Moved(_)) => {
                     *self.inner.meta.lock().await = None;
-                    last = "hbase:meta moved".into();
+                    "hbase:meta moved".into()
                 }
                 Err(Refusal::Fatal(Error::Connection { cause, .. }))
                     if cause.contains("not open") =>
                 {
-                    last = cause;
+                    cause
                 }
                 Err(Refusal::Fatal(e)) => return Err(e),
+            };
+            if let Err(spent) = tries.again().await {
+                return Err(spent.error("hbase:meta", table, &last));
             }
-            tokio::time::sleep(pause(attempt)).await;
+            self.count_retry();
         }
-        Err(Error::Connection {
-            op: "hbase:meta",
-            table: table.into(),
-            server: String::new(),
-            cause: last,
-        })
     }
 
     /// `table`'s regions as `hbase:meta` lists them, sorted.
@@ -695,7 +780,7 @@ impl NativeClient {
                         "GetMetaRegionLocations",
                         "hbase:meta",
                         server,
-                        self.inner.request_timeout,
+                        self.inner.settings.request_timeout,
                     ))
                 }
             }
@@ -724,7 +809,7 @@ impl NativeClient {
                     method,
                     table,
                     server,
-                    self.inner.request_timeout,
+                    self.inner.settings.request_timeout,
                 )))
             }
         };
@@ -750,7 +835,7 @@ impl NativeClient {
                 method,
                 table,
                 server,
-                self.inner.request_timeout,
+                self.inner.settings.request_timeout,
             ))),
         }
     }
@@ -775,15 +860,25 @@ impl NativeClient {
         // A failed open leaves the slot empty: the next call tries again.
         let conn = slot
             .get_or_try_init(|| async {
-                Conn::open(server, service, &self.inner.user, self.deadline())
-                    .await
-                    .map(Arc::new)
+                Conn::open(
+                    server,
+                    service,
+                    &self.inner.settings.user,
+                    Instant::now()
+                        + self
+                            .inner
+                            .settings
+                            .connect_timeout
+                            .min(self.inner.settings.request_timeout),
+                )
+                .await
+                .map(Arc::new)
             })
             .await?;
         Ok(Arc::clone(conn))
     }
 
     pub(super) fn deadline(&self) -> Instant {
-        Instant::now() + self.inner.request_timeout
+        Instant::now() + self.inner.settings.request_timeout
     }
 }

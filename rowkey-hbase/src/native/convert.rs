@@ -254,8 +254,3 @@ pub(super) fn call_error(
         ),
     }
 }
-
-/// The pause before attempt `attempt + 1`: 50 ms doubling to 1.6 s.
-pub(super) fn pause(attempt: u32) -> Duration {
-    Duration::from_millis(50 << attempt.min(5))
-}

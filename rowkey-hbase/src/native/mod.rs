@@ -12,11 +12,13 @@ mod client;
 mod conn;
 mod convert;
 mod regions;
+mod retry;
 mod scanner;
 
 pub(crate) use backend::NativeBackend;
 pub use client::NativeClient;
 pub use conn::MAX_IN_FLIGHT;
 pub(crate) use convert::Write;
+pub(crate) use retry::native_retry;
 pub use rowkey_hbase_protocol::{pb, wire};
 pub use scanner::{NativeScanner, ScanOptions};

@@ -12,14 +12,11 @@ use rowkey_hbase_protocol::{pb, wire};
 
 use super::client::NativeClient;
 use super::conn::CallError;
-use super::convert::{call_error, moved_to, pause, remote_error, specifier};
+use super::convert::{call_error, moved_to, remote_error, specifier};
 use super::regions::{self, Region};
 use crate::{Cell, Error, Row};
 
 const CLIENT_SERVICE: &str = "ClientService";
-
-/// How often a batch may find its scanner lost before the scan fails.
-const RESUMES: u32 = 8;
 
 impl NativeClient {
     /// The rows of `table` from `start` (inclusive) to `stop` (exclusive;
@@ -95,8 +92,9 @@ impl Default for ScanOptions {
 /// The rows of `[start, stop)` of a table (`stop` empty: to the table's
 /// end), in key order or reversed, read a batch at a time with
 /// [`next_batch`](Self::next_batch). A scanner HBase loses is opened
-/// again after the last row returned (as often as 8 times in a row, with
-/// the client's pause between); dropping it mid-range closes the server's
+/// again after the last row returned (as often in a row as the client's
+/// retry policy allows, with its pauses, within the operation timeout of
+/// each batch); dropping it mid-range closes the server's
 /// scanner from a task on the current tokio runtime.
 pub struct NativeScanner {
     client: NativeClient,
@@ -167,7 +165,18 @@ impl NativeScanner {
     /// reached). A batch may be empty while a server is still reading (a
     /// heartbeat of a filtered scan).
     pub async fn next_batch(&mut self) -> Result<Option<Vec<Row>>, Error> {
-        let mut lost_in_a_row = 0;
+        let client = self.client.clone();
+        let table = self.table.clone();
+        let batch = client.within("Scan", &table, self.next_batch_tries()).await;
+        if batch.is_err() {
+            self.done = true;
+        }
+        batch
+    }
+
+    /// [`next_batch`](Self::next_batch) with no budget of its own.
+    async fn next_batch_tries(&mut self) -> Result<Option<Vec<Row>>, Error> {
+        let mut tries = self.client.tries();
         loop {
             if self.done {
                 return Ok(None);
@@ -178,29 +187,24 @@ impl NativeScanner {
                     self.done = true;
                     return Err(e);
                 }
-                Err(Failure::Lost { why, relocated }) if lost_in_a_row < RESUMES => {
+                Err(Failure::Lost { why, relocated }) => {
                     tracing::debug!(table = %self.table, why, "scanner lost; resuming after the last row");
                     // HBase's word on where a region went is taken once:
                     // a server can name a region it no longer holds (it
                     // moved back), and then hbase:meta decides.
-                    self.stale |= !relocated || lost_in_a_row > 0;
+                    self.stale |= !relocated || tries.failed() > 0;
                     self.open = None;
                     // A row half read is read again whole.
                     if let Some((row, _)) = self.partial.take() {
                         self.resume_at(&row);
                     }
                     self.resumes += 1;
-                    tokio::time::sleep(pause(lost_in_a_row)).await;
-                    lost_in_a_row += 1;
-                }
-                Err(Failure::Lost { why, .. }) => {
-                    self.done = true;
-                    return Err(Error::Connection {
-                        op: "Scan",
-                        table: self.table.clone(),
-                        server: String::new(),
-                        cause: format!("the scanner was lost {RESUMES} times in a row: {why}"),
-                    });
+                    if let Err(spent) = tries.again().await {
+                        self.done = true;
+                        let what = format!("the scanner was lost each time ({why})");
+                        return Err(spent.error("Scan", &self.table, &what));
+                    }
+                    self.client.count_retry();
                 }
             }
         }

@@ -1,0 +1,132 @@
+//! How long the native client keeps at an operation: its settings, and
+//! the tries of one operation within its attempts and its budget.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::RetryPolicy;
+
+/// A native client's settings (all fixed before its first call).
+#[derive(Clone, Debug)]
+pub(super) struct Settings {
+    /// The SIMPLE-auth user every connection claims.
+    pub(super) user: String,
+    /// How long opening a connection may take.
+    pub(super) connect_timeout: Duration,
+    /// The deadline of each call.
+    pub(super) request_timeout: Duration,
+    /// The budget of one operation across its tries.
+    pub(super) operation_timeout: Duration,
+    /// How often, and after which pauses, an operation is tried again.
+    pub(super) retry: RetryPolicy,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            user: default_user(),
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(60),
+            operation_timeout: Duration::from_secs(1_200),
+            retry: native_retry(),
+        }
+    }
+}
+
+/// The native client's retries by default, HBase's Java client's:
+/// `hbase.client.retries.number` 15 (16 tries), `hbase.client.pause`
+/// 100 ms, pauses of at most 10 s (its backoff table ends at 100 pauses).
+pub(crate) fn native_retry() -> RetryPolicy {
+    RetryPolicy {
+        attempts: 16,
+        base: Duration::from_millis(100),
+        max: Duration::from_secs(10),
+    }
+}
+
+/// The user a SIMPLE-auth client claims when none is set, as Hadoop picks
+/// it: `HADOOP_USER_NAME`, else the login (`USER`, `LOGNAME`), else
+/// `rowkey`.
+fn default_user() -> String {
+    ["HADOOP_USER_NAME", "USER", "LOGNAME"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|u| !u.is_empty())
+        .unwrap_or_else(|| "rowkey".into())
+}
+
+/// The tries of one operation: at most the policy's attempts, none
+/// started past the operation's deadline.
+pub(super) struct Retries {
+    policy: RetryPolicy,
+    until: Instant,
+    budget: Duration,
+    tries: u32,
+}
+
+/// Why an operation stopped trying.
+pub(super) enum Spent {
+    /// Every attempt the policy allows was made.
+    Attempts(u32),
+    /// The next try would start past the operation's deadline.
+    Deadline(Duration),
+}
+
+impl Retries {
+    /// An operation starting now under `settings`.
+    pub(super) fn new(settings: &Settings) -> Retries {
+        Retries {
+            policy: settings.retry,
+            until: Instant::now() + settings.operation_timeout,
+            budget: settings.operation_timeout,
+            tries: 0,
+        }
+    }
+
+    /// Tries that failed so far.
+    pub(super) fn failed(&self) -> u32 {
+        self.tries
+    }
+
+    /// The last try failed, and the next may go at once (HBase said where
+    /// the region went).
+    pub(super) fn skip(&mut self) {
+        self.tries += 1;
+    }
+
+    /// The last try failed: waits the policy's pause and returns, or says
+    /// why there is no next try.
+    pub(super) async fn again(&mut self) -> Result<(), Spent> {
+        self.tries += 1;
+        if self.tries >= self.policy.attempts.max(1) {
+            return Err(Spent::Attempts(self.tries));
+        }
+        let pause = self.policy.pause(self.tries);
+        if Instant::now() + pause >= self.until {
+            return Err(Spent::Deadline(self.budget));
+        }
+        tokio::time::sleep(pause).await;
+        Ok(())
+    }
+}
+
+impl Spent {
+    /// The error that ends an operation `op` on `table` after `what`
+    /// (why each try failed).
+    pub(super) fn error(self, op: &'static str, table: &str, what: &str) -> crate::Error {
+        match self {
+            Spent::Deadline(deadline) => crate::Error::Timeout {
+                op,
+                table: table.into(),
+                deadline,
+            },
+            Spent::Attempts(n) => crate::Error::Connection {
+                op,
+                table: table.into(),
+                server: String::new(),
+                cause: format!("{what}: {n} attempts"),
+            },
+        }
+    }
+}
