@@ -349,7 +349,8 @@ impl Drop for Jvm {
 /// standard input closes).
 pub struct HBase {
     cluster: Mutex<Jvm>,
-    gateway: Mutex<Jvm>,
+    /// `None`: started with no gateway ([`HBaseBuilder::gateway`]).
+    gateway: Mutex<Option<Jvm>>,
     /// The gateway's arguments, to start it again.
     gateway_args: Vec<String>,
     thrift: SocketAddr,
@@ -383,9 +384,21 @@ pub struct HBaseBuilder {
     settings: Vec<(String, String)>,
     zookeeper_port: Option<u16>,
     gateway_without_filter: bool,
+    no_gateway: bool,
 }
 
 impl HBaseBuilder {
+    /// Whether a Thrift2 gateway is started (default `true`): `false` is a
+    /// cluster as many run in production, reached only by HBase's own RPC,
+    /// whose [`HBase::client`] is a native one
+    /// ([`Client::native`](crate::Client::native) on
+    /// [`HBase::bootstrap`]).
+    #[cfg(feature = "native")]
+    pub fn gateway(mut self, on: bool) -> Self {
+        self.no_gateway = !on;
+        self
+    }
+
     /// Whether the Thrift2 gateway has rowkey's filter jar on its classpath
     /// (default `true`; the region servers always have it): `false` is a
     /// cluster whose gateway was not given the jar, which fails scans that
@@ -513,7 +526,7 @@ impl HBase {
         let master =
             master.ok_or_else(|| io::Error::other("HBase did not say its master's address"))?;
         let zk = bound.ok_or_else(|| io::Error::other("HBase did not say its ZooKeeper port"))?;
-        let thrift = free_port()?;
+        let thrift = if options.no_gateway { 0 } else { free_port()? };
         let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
         let http = options.http || options.tls;
         let mut flag = |key: &str, on: bool| {
@@ -531,9 +544,14 @@ impl HBase {
         } else {
             None
         };
-        let mut gateway =
-            Jvm::spawn_on(gateway_classpath(&options)?, &["-Xmx256m"], &gateway_args)?;
-        gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
+        let gateway = if options.no_gateway {
+            None
+        } else {
+            let mut gateway =
+                Jvm::spawn_on(gateway_classpath(&options)?, &["-Xmx256m"], &gateway_args)?;
+            gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
+            Some(gateway)
+        };
         Ok(HBase {
             cluster: Mutex::new(cluster),
             gateway: Mutex::new(gateway),
@@ -562,7 +580,15 @@ impl HBase {
     }
 
     /// The Thrift2 gateway's address.
+    ///
+    /// # Panics
+    /// If the server was started with no gateway
+    /// ([`HBaseBuilder::gateway`]).
     pub fn thrift_addr(&self) -> SocketAddr {
+        assert!(
+            !self.options.no_gateway,
+            "this test HBase was started with no Thrift gateway"
+        );
         self.thrift
     }
 
@@ -582,9 +608,15 @@ impl HBase {
     }
 
     /// Settings for a client of the gateway: its address, transport,
-    /// protocol and certificate.
+    /// protocol and certificate; for a server started with no gateway, a
+    /// native client's ([`Client::native`](crate::Client::native) on
+    /// [`bootstrap`](Self::bootstrap)).
     pub fn client_builder(&self) -> ClientBuilder {
         let o = &self.options;
+        #[cfg(feature = "native")]
+        if o.no_gateway {
+            return Client::native(self.bootstrap());
+        }
         let mut b = Client::builder(self.gateway_addr())
             .transport(match (o.http || o.tls, o.framed) {
                 (true, _) => Transport::Http,
@@ -617,10 +649,15 @@ impl HBase {
     }
 
     /// The gateway JVM's process id.
+    ///
+    /// # Panics
+    /// If the server was started with no gateway.
     pub fn gateway_pid(&self) -> u32 {
         self.gateway
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .expect("this test HBase was started with no Thrift gateway")
             .child
             .id()
     }
@@ -628,10 +665,9 @@ impl HBase {
     /// Kills both JVMs now (for tests of a server that goes away) and
     /// reaps them; dropping the value afterwards only removes the data.
     pub fn kill(&mut self) -> io::Result<()> {
-        self.gateway
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .stop();
+        if let Some(gateway) = self.gateway.get_mut().unwrap_or_else(|e| e.into_inner()) {
+            gateway.stop();
+        }
         let cluster = self.cluster.get_mut().unwrap_or_else(|e| e.into_inner());
         cluster.child.kill()?;
         cluster.child.wait().map(|_| ())
@@ -642,7 +678,12 @@ impl HBase {
     /// HBase keeps its data; returns once it accepts again.
     pub fn restart_gateway(&self) -> io::Result<()> {
         let mut gateway = self.gateway.lock().unwrap_or_else(|e| e.into_inner());
-        gateway.stop();
+        let Some(running) = gateway.as_mut() else {
+            return Err(io::Error::other(
+                "this test HBase was started with no Thrift gateway",
+            ));
+        };
+        running.stop();
         let mut fresh = Jvm::spawn_on(
             gateway_classpath(&self.options)?,
             &["-Xmx256m"],
@@ -654,7 +695,7 @@ impl HBase {
             Instant::now() + START_TIMEOUT,
             |_| {},
         )?;
-        *gateway = fresh;
+        *gateway = Some(fresh);
         Ok(())
     }
 
@@ -670,6 +711,44 @@ impl HBase {
     /// returns once each is open again.
     pub fn move_regions(&self, table: &str) -> io::Result<()> {
         self.request(&format!("move {table}")).map(|_| ())
+    }
+
+    /// The live region servers' addresses (`host:port`), in the order
+    /// [`stop_region_server`](Self::stop_region_server) counts them.
+    pub fn live_region_servers(&self) -> io::Result<Vec<String>> {
+        self.request("servers")?
+            .iter()
+            .map(|line| server_line(line))
+            .collect()
+    }
+
+    /// Stops the `i`th live region server cleanly (its regions closed and
+    /// then reassigned by the master to the others, as a rolling restart
+    /// does); returns its address once it has stopped, before its regions
+    /// are open elsewhere ([`settle`](Self::settle) waits for that).
+    pub fn stop_region_server(&self, i: usize) -> io::Result<String> {
+        self.request(&format!("rsstop {i}"))
+            .and_then(|a| one_server(&a))
+    }
+
+    /// Aborts the `i`th live region server as a crash does (no region
+    /// closed: the master splits its write-ahead log and reassigns its
+    /// regions); returns its address once it has stopped.
+    pub fn abort_region_server(&self, i: usize) -> io::Result<String> {
+        self.request(&format!("rsabort {i}"))
+            .and_then(|a| one_server(&a))
+    }
+
+    /// Starts one more region server and returns its address once it is
+    /// online (the balancer may move regions to it later).
+    pub fn start_region_server(&self) -> io::Result<String> {
+        self.request("rsstart").and_then(|a| one_server(&a))
+    }
+
+    /// Waits, up to two minutes, until no region of any table is in
+    /// transition and each has a server.
+    pub fn settle(&self) -> io::Result<()> {
+        self.request("settled").map(|_| ())
     }
 
     /// One request to the cluster's JVM: the lines of its answer, up to
@@ -782,11 +861,14 @@ impl HBase {
     pub fn log_tail(&self) -> String {
         let cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
         let gateway = self.gateway.lock().unwrap_or_else(|e| e.into_inner());
-        format!(
-            "{}\n-- the gateway:\n{}",
-            cluster.log_tail(),
-            gateway.log_tail()
-        )
+        match gateway.as_ref() {
+            Some(gateway) => format!(
+                "{}\n-- the gateway:\n{}",
+                cluster.log_tail(),
+                gateway.log_tail()
+            ),
+            None => cluster.log_tail(),
+        }
     }
 }
 
@@ -915,6 +997,21 @@ pub struct StoreFiles {
     pub files: usize,
 }
 
+/// The address in a `server HOST:PORT` line.
+fn server_line(line: &str) -> io::Result<String> {
+    line.strip_prefix("server ")
+        .map(str::to_owned)
+        .ok_or_else(|| io::Error::other(format!("not a server line: {line}")))
+}
+
+/// The one server an answer names.
+fn one_server(answer: &[String]) -> io::Result<String> {
+    match answer {
+        [line] => server_line(line),
+        _ => Err(io::Error::other(format!("expected one server: {answer:?}"))),
+    }
+}
+
 pub(crate) fn unhex(s: &str) -> io::Result<Vec<u8>> {
     if s == "-" {
         return Ok(Vec::new());
@@ -945,10 +1042,9 @@ fn keep_tail(from: impl Read + Send + 'static, log: Arc<Mutex<VecDeque<String>>>
 
 impl Drop for HBase {
     fn drop(&mut self) {
-        self.gateway
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .stop();
+        if let Some(gateway) = self.gateway.get_mut().unwrap_or_else(|e| e.into_inner()) {
+            gateway.stop();
+        }
         self.cluster
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())

@@ -19,6 +19,7 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.thrift2.ThriftServer;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.apache.hadoop.hbase.zookeeper.MiniZooKeeperCluster;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 
@@ -190,6 +191,20 @@ public final class Launcher {
             bulkLoad(conf, TableName.valueOf(p[1]), hexString(p[2]), out);
           } else if (p.length == 2 && p[0].equals("storefiles")) {
             storeFiles(conf, connection, TableName.valueOf(p[1]), out);
+          } else if (p.length == 1 && p[0].equals("servers")) {
+            for (JVMClusterUtil.RegionServerThread t : cluster.getLiveRegionServers()) {
+              out.println("server " + t.getRegionServer().getServerName().getAddress());
+            }
+          } else if (p.length == 2 && (p[0].equals("rsstop") || p[0].equals("rsabort"))) {
+            out.println("server " + stopRegionServer(cluster, Integer.parseInt(p[1]),
+                p[0].equals("rsabort")));
+          } else if (p.length == 1 && p[0].equals("rsstart")) {
+            JVMClusterUtil.RegionServerThread t = cluster.addRegionServer();
+            t.start();
+            t.waitForServerOnline();
+            out.println("server " + t.getRegionServer().getServerName().getAddress());
+          } else if (p.length == 1 && p[0].equals("settled")) {
+            settled(connection);
           } else if (p.length == 1 && p[0].equals("filterrows")) {
             out.println("ROWS " + KeyFilter.rowsRead() + " SEEKS " + KeyFilter.seeks());
           } else {
@@ -276,6 +291,56 @@ public final class Launcher {
         }
         if (System.currentTimeMillis() > deadline) {
           throw new IllegalStateException("the split of " + table + " did not finish in 60 s");
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
+   * Stops (or aborts: no region closed, its write-ahead log split by the
+   * master) the {@code i}th live region server and waits until its thread
+   * ended; returns its address. Its regions are reassigned by the master
+   * after that.
+   */
+  private static String stopRegionServer(LocalHBaseCluster cluster, int i, boolean abort)
+      throws Exception {
+    java.util.List<JVMClusterUtil.RegionServerThread> live = cluster.getLiveRegionServers();
+    if (i < 0 || i >= live.size()) {
+      throw new IllegalArgumentException(
+          "no live region server " + i + " (" + live.size() + " live)");
+    }
+    JVMClusterUtil.RegionServerThread t = live.get(i);
+    String address = t.getRegionServer().getServerName().getAddress().toString();
+    if (abort) {
+      t.getRegionServer().abort("rowkey test: abort region server " + i);
+    } else {
+      t.getRegionServer().stop("rowkey test: stop region server " + i);
+    }
+    t.join(120_000);
+    if (t.isAlive()) {
+      throw new IllegalStateException("region server " + address + " did not stop in 120 s");
+    }
+    return address;
+  }
+
+  /**
+   * Waits until no region is in transition and every region of every
+   * table has a server (after a region server stopped, say).
+   */
+  private static void settled(Connection connection) throws Exception {
+    long deadline = System.currentTimeMillis() + 120_000;
+    try (Admin admin = connection.getAdmin()) {
+      while (true) {
+        boolean open = true;
+        for (TableName table : admin.listTableNames()) {
+          open &= allOpen(connection, table);
+        }
+        if (open) {
+          return;
+        }
+        if (System.currentTimeMillis() > deadline) {
+          throw new IllegalStateException("regions still in transition after 120 s");
         }
         Thread.sleep(100);
       }
