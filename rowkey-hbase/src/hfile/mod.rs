@@ -31,8 +31,10 @@ use crate::proto::{field, uint, varint};
 
 mod bloom;
 mod index;
+mod read;
 use bloom::RowBloom;
 use index::{vint, BlockIndex};
+pub use read::{FileCell, HFileReader};
 
 /// The bytes HBase checksums at a time (`hbase.bytes.per.checksum`).
 const BYTES_PER_CHECKSUM: usize = 16 * 1024;
@@ -165,6 +167,23 @@ pub enum HFileError {
     /// A cell without a row key: HBase has none.
     #[error("a cell with an empty row key")]
     EmptyRow,
+    /// Reading a file failed.
+    #[error("reading HFile {path}: {cause}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        cause: io::Error,
+    },
+    /// A file that is not an HFile [`HFileReader`] reads (cut, corrupt, or
+    /// of another format version, compression or cell type).
+    #[error("HFile {path}: {what}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        what: String,
+    },
     /// A row, family, qualifier or value too long for HBase's cell format.
     #[error("{what} of {len} bytes: HBase takes at most {max}")]
     TooLong {
