@@ -198,6 +198,16 @@ impl AsyncClient {
         self.run(move |c| c.get_many_raw(&table, &keys)).await
     }
 
+    /// [`Client::bulk_load`].
+    pub async fn bulk_load(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+        table: &str,
+    ) -> Result<crate::bulk::BulkLoadReport, Error> {
+        let (dir, table) = (dir.as_ref().to_path_buf(), table.to_string());
+        self.run(move |c| c.bulk_load(&dir, &table)).await
+    }
+
     /// [`Client::region_locations`].
     pub async fn region_locations(&self, table: &str) -> Result<Vec<RegionLocation>, Error> {
         let table = table.to_string();

@@ -149,6 +149,17 @@ pub enum Error {
         /// The table.
         table: String,
     },
+    /// A bulk load's files could not be read, split or named
+    /// ([`Client::bulk_load`](crate::Client::bulk_load)): a file that is
+    /// not an HFile, a family the table does not have, a directory that
+    /// cannot be listed.
+    #[error("bulk load into {table}: {cause}")]
+    BulkLoad {
+        /// The table.
+        table: String,
+        /// What is wrong, naming the file or family.
+        cause: String,
+    },
 }
 
 /// What a thrift error says, its message included (the thrift library's

@@ -302,6 +302,40 @@ impl Client {
         Ok(TypedRows::new(self.scan_reversed(table, scan, limit)?))
     }
 
+    /// Loads the HFiles under `dir` (`dir/FAMILY/FILE`, as
+    /// [`BulkLoad`](crate::bulk::BulkLoad) writes them) into `table` through
+    /// its region servers, HBase's own bulk-load protocol with no Java
+    /// step (`PrepareBulkLoad`, one `BulkLoadHFile` per region,
+    /// `CleanupBulkLoad`), on a native client
+    /// ([`Client::native`](Client::native)). A file that crosses a region
+    /// boundary (the table split since the files were written) is split
+    /// at the boundaries first (into `dir/FAMILY/_tmp/`), as HBase's
+    /// `completebulkload` does; a region that moves or splits during the
+    /// load gets its files again where it is now. The region servers must
+    /// read the paths (a directory they share, or HDFS). HBase moves each
+    /// file it loads into the table, so a second run after a failure loads
+    /// what is left and nothing twice. A missing table, or a family
+    /// directory the table has no family for, is an error before anything
+    /// is loaded. A gateway client answers [`Error::Config`]: the gateway
+    /// has no bulk-load call (HBase's `hbase completebulkload DIR TABLE`
+    /// loads the files there).
+    pub fn bulk_load(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+        table: &str,
+    ) -> Result<crate::bulk::BulkLoadReport, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().bulk_load(dir.as_ref(), table));
+        }
+        let _ = (dir, table);
+        Err(Error::Config(
+            "bulk load through the region servers needs a native client (Client::native); \
+             with a gateway, load the files with HBase's own `hbase completebulkload DIR TABLE`"
+                .into(),
+        ))
+    }
+
     /// The table's regions in key order: each one's start and end key and
     /// its region server. A table created with `T::split_points()` has
     /// `split_points().len() + 1` regions; `T::explain` names the bucket or

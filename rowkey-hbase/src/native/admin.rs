@@ -253,7 +253,7 @@ impl NativeClient {
 }
 
 /// `ns:qualifier` (or `qualifier` in `default`) as HBase's table name.
-fn table_name(table: &str) -> pb::TableName {
+pub(super) fn table_name(table: &str) -> pb::TableName {
     let (ns, qualifier) = table.split_once(':').unwrap_or(("default", table));
     pb::TableName {
         namespace: ns.as_bytes().to_vec(),

@@ -84,7 +84,7 @@ type Slot = Arc<tokio::sync::OnceCell<Arc<Conn>>>;
 type Numbered = Vec<(usize, Row)>;
 
 /// What a call on a region found, when it did not succeed.
-enum Refusal {
+pub(super) enum Refusal {
     /// The region is not where the cache says (moved, split, closing):
     /// send again where HBase says it went (`RegionMovedException` names
     /// the server), else where `hbase:meta` says it is now.
@@ -162,6 +162,11 @@ impl NativeClient {
     pub fn with_user(self, user: &str) -> NativeClient {
         let user = user.to_owned();
         self.configured(|s| s.user = user)
+    }
+
+    /// The user the client claims.
+    pub(super) fn user(&self) -> &str {
+        &self.inner.settings.user
     }
 
     /// The deadline of each call.
@@ -572,7 +577,7 @@ impl NativeClient {
 
     /// Runs `f` on the region of `table` holding `row`, looking the table
     /// up again while the region has moved, within the operation's budget.
-    async fn on_region<'a, T, F, Fut>(
+    pub(super) async fn on_region<'a, T, F, Fut>(
         &'a self,
         table: &'a str,
         row: &[u8],
@@ -791,7 +796,7 @@ impl NativeClient {
     /// A call to `server`'s `ClientService`: a refusal that says the
     /// region is elsewhere is [`Refusal::Moved`] (and the connection, if it
     /// failed, is dropped).
-    async fn call<R: prost::Message + Default>(
+    pub(super) async fn call<R: prost::Message + Default>(
         &self,
         server: &str,
         method: &'static str,

@@ -8,6 +8,7 @@
 
 mod admin;
 mod backend;
+mod bulkload;
 mod client;
 mod conn;
 mod convert;

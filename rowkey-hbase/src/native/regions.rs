@@ -27,10 +27,15 @@ impl Region {
 
 /// The region of a sorted, gapless list that holds `row`.
 pub fn find<'a>(regions: &'a [Region], row: &[u8]) -> Option<&'a Region> {
+    index(regions, row).map(|i| &regions[i])
+}
+
+/// Where in `regions` (sorted by start) the region holding `row` is.
+pub fn index(regions: &[Region], row: &[u8]) -> Option<usize> {
     // The last region starting at or before the row.
     let i = regions.partition_point(|r| r.start.as_slice() <= row);
-    let region = regions.get(i.checked_sub(1)?)?;
-    region.holds(row).then_some(region)
+    let i = i.checked_sub(1)?;
+    regions[i].holds(row).then_some(i)
 }
 
 /// The `hbase:meta` rows of `table`, as HBase's own client bounds them:

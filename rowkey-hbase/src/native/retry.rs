@@ -46,14 +46,34 @@ pub(crate) fn native_retry() -> RetryPolicy {
 }
 
 /// The user a SIMPLE-auth client claims when none is set, as Hadoop picks
-/// it: `HADOOP_USER_NAME`, else the login (`USER`, `LOGNAME`), else
-/// `rowkey`.
+/// it: `HADOOP_USER_NAME`, else the login (`USER`, `LOGNAME`), else the
+/// name of the process's user in `/etc/passwd` (a service or container
+/// with no login environment), else `rowkey`.
 fn default_user() -> String {
     ["HADOOP_USER_NAME", "USER", "LOGNAME"]
         .iter()
         .filter_map(|v| std::env::var(v).ok())
         .find(|u| !u.is_empty())
+        .or_else(process_user)
         .unwrap_or_else(|| "rowkey".into())
+}
+
+/// The process's user name, from its uid and `/etc/passwd`.
+#[cfg(unix)]
+fn process_user() -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let uid = std::fs::metadata("/proc/self").ok()?.uid().to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let mut fields = line.split(':');
+        let name = fields.next()?;
+        (fields.nth(1)? == uid && !name.is_empty()).then(|| name.to_owned())
+    })
+}
+
+#[cfg(not(unix))]
+fn process_user() -> Option<String> {
+    None
 }
 
 /// The tries of one operation: at most the policy's attempts, none
