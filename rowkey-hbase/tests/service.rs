@@ -1,7 +1,9 @@
 //! The shared client on a real HBase: scans that come through a gateway
 //! restart, a region split and a region move with exactly the model's
 //! rows; 32 threads sharing one `Client` and 64 tasks sharing one
-//! `AsyncClient`, every answer checked.
+//! `AsyncClient`, every answer checked, on a gateway client and then on a
+//! native one (`tests/native_chaos.rs` takes the native client through
+//! splits, moves and a stopped region server).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -140,7 +142,21 @@ fn rows_of(t: u64) -> Vec<(Event, Vec<Cell>)> {
 fn threads_and_tasks_share_one_client() {
     let hbase = start(1);
     let c = hbase.client_builder().pool_size(8).build().unwrap();
-    c.create_table("shared", &["d"], &Event::split_points())
+    share_one_client(&c, "shared");
+    assert!(c.stats().connections <= 8, "a pool of 8: {:?}", c.stats());
+    // The same work on one native client of the same HBase.
+    #[cfg(feature = "native")]
+    {
+        let native = Client::native(hbase.bootstrap()).build().unwrap();
+        share_one_client(&native, "shared_native");
+        assert!(native.stats().calls > 0);
+    }
+}
+
+/// 32 threads sharing `c`, then 64 tasks sharing one `AsyncClient` over
+/// it, each checking its own rows in a table `table` it creates.
+fn share_one_client(c: &Client, table: &'static str) {
+    c.create_table(table, &["d"], &Event::split_points())
         .unwrap();
 
     let checked = AtomicUsize::new(0);
@@ -150,19 +166,19 @@ fn threads_and_tasks_share_one_client() {
             let checked = &checked;
             s.spawn(move || {
                 let rows = rows_of(t);
-                c.write_rows("shared", rows.clone()).unwrap();
+                c.write_rows(table, rows.clone()).unwrap();
                 for (e, cells) in &rows {
-                    assert_eq!(c.get("shared", e).unwrap().as_ref(), Some(cells));
+                    assert_eq!(c.get(table, e).unwrap().as_ref(), Some(cells));
                 }
                 let keys: Vec<Event> = rows.iter().map(|(e, _)| e.clone()).collect();
-                let many = c.get_many("shared", &keys).unwrap();
+                let many = c.get_many(table, &keys).unwrap();
                 assert!(many
                     .iter()
                     .zip(&rows)
                     .all(|(m, (_, cells))| m.as_ref() == Some(cells)));
                 let user = t * 10 + 1;
                 let scanned: Vec<_> = c
-                    .scan_typed::<Event>("shared", &Event::scan_by_user_id(user), None)
+                    .scan_typed::<Event>(table, &Event::scan_by_user_id(user), None)
                     .unwrap()
                     .map(Result::unwrap)
                     .collect();
@@ -172,17 +188,15 @@ fn threads_and_tasks_share_one_client() {
                     .collect();
                 assert_eq!(scanned, want);
                 let gone: Vec<Event> = keys.iter().take(5).cloned().collect();
-                c.delete_rows("shared", gone.clone()).unwrap();
+                c.delete_rows(table, gone.clone()).unwrap();
                 for e in &gone {
-                    assert_eq!(c.get("shared", e).unwrap(), None);
+                    assert_eq!(c.get(table, e).unwrap(), None);
                 }
                 checked.fetch_add(1, Ordering::Relaxed);
             });
         }
     });
     assert_eq!(checked.load(Ordering::Relaxed), 32);
-    let stats = c.stats();
-    assert!(stats.connections <= 8, "a pool of 8: {stats:?}");
 
     // 64 tasks on a multi-threaded runtime, one AsyncClient.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -197,20 +211,20 @@ fn threads_and_tasks_share_one_client() {
                 let c = hbase_async.clone();
                 tokio::spawn(async move {
                     let rows = rows_of(t);
-                    c.write_rows("shared", rows.clone(), WriteOptions::default())
+                    c.write_rows(table, rows.clone(), WriteOptions::default())
                         .await
                         .unwrap();
                     let (e, cells) = &rows[3];
-                    assert_eq!(c.get("shared", e).await.unwrap().as_ref(), Some(cells));
+                    assert_eq!(c.get(table, e).await.unwrap().as_ref(), Some(cells));
                     let keys: Vec<Event> = rows.iter().map(|(e, _)| e.clone()).collect();
-                    let many = c.get_many("shared", &keys).await.unwrap();
+                    let many = c.get_many(table, &keys).await.unwrap();
                     assert!(many
                         .iter()
                         .zip(&rows)
                         .all(|(m, (_, c))| m.as_ref() == Some(c)));
                     let user = t * 10 + 2;
                     let scanned: Vec<_> = c
-                        .scan_typed::<Event>("shared", &Event::scan_by_user_id(user), None)
+                        .scan_typed::<Event>(table, &Event::scan_by_user_id(user), None)
                         .map(Result::unwrap)
                         .collect()
                         .await;
@@ -220,20 +234,16 @@ fn threads_and_tasks_share_one_client() {
                         .collect();
                     assert_eq!(scanned, want);
                     let newest: Vec<_> = c
-                        .scan_typed_reversed::<Event>(
-                            "shared",
-                            &Event::scan_by_user_id(user),
-                            Some(4),
-                        )
+                        .scan_typed_reversed::<Event>(table, &Event::scan_by_user_id(user), Some(4))
                         .map(Result::unwrap)
                         .collect()
                         .await;
                     let want: Vec<_> = want.iter().rev().take(4).cloned().collect();
                     assert_eq!(newest, want);
-                    c.delete_rows("shared", keys[..5].to_vec(), WriteOptions::default())
+                    c.delete_rows(table, keys[..5].to_vec(), WriteOptions::default())
                         .await
                         .unwrap();
-                    assert_eq!(c.get("shared", &keys[0]).await.unwrap(), None);
+                    assert_eq!(c.get(table, &keys[0]).await.unwrap(), None);
                 })
             })
             .collect();
@@ -241,5 +251,4 @@ fn threads_and_tasks_share_one_client() {
             task.await.unwrap();
         }
     });
-    assert!(c.stats().connections <= 8);
 }
