@@ -1,16 +1,20 @@
-//! The native client against the gateway client, in one run on the test
-//! HBase (standalone, one region server, the gateway in its own JVM, all
-//! on loopback): gets and 10-row scans per second with their p50 and p99
-//! at 1, 8 and 32 concurrent callers, and 100,000 rows written in one call.
-//! The gateway client's callers are threads sharing a pool of 32; the
-//! native client's are tokio tasks on a 2-worker runtime sharing one
-//! multiplexed connection per server. Every answer is checked.
+//! The native client against the gateway client and HBase's own Java
+//! client, in one run on the test HBase (standalone, one region server,
+//! the gateway in its own JVM, all on loopback): gets and 10-row scans per
+//! second with their p50 and p99 at 1, 8 and 32 concurrent callers,
+//! 100,000 rows written in one call, and a 1,000,000-row table scanned
+//! whole. The gateway client's callers are threads sharing a pool of 32;
+//! the native client's are tokio tasks on a 2-worker runtime sharing one
+//! multiplexed connection per server; the Java client's are threads
+//! sharing one `Connection` (`ClientBench.java` in the launcher module),
+//! in a JVM of its own, warmed as the others are. Every answer is checked.
 //!
 //! `cargo bench -p rowkey-hbase --features native --bench native` (about
-//! three minutes, most of it HBase starting). Wall-clock figures on a
+//! five minutes, most of it HBase starting and the big table written). Wall-clock figures on a
 //! shared machine: read the ratios, and see BENCHMARKS.md for the run they
 //! come from.
 
+use std::io::{BufRead, BufReader, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -152,6 +156,91 @@ fn native(
     figures(latencies)
 }
 
+/// HBase's own Java client in a JVM of its own, asked one line at a time.
+struct Java {
+    child: std::process::Child,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl Java {
+    fn start(hbase: &HBase, dir: &std::path::Path, puts: &[(Vec<u8>, Vec<Cell>)]) -> Java {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let keys: Vec<String> = (0..USERS)
+            .flat_map(|u| (0..PER_USER).map(move |t| (u, t)))
+            .map(|(u, t)| {
+                hex(&Event {
+                    user_id: u,
+                    ts_millis: t,
+                }
+                .encode_to_vec()
+                .unwrap())
+            })
+            .collect();
+        let ranges: Vec<String> = (0..USERS)
+            .map(|u| {
+                let scan = Event::scan_by_user_id(u);
+                let r = scan.ranges().next().unwrap();
+                format!("{} {}", hex(r.start()), hex(r.stop()))
+            })
+            .collect();
+        let put_keys: Vec<String> = puts.iter().map(|(k, _)| hex(k)).collect();
+        let file = |name: &str, lines: Vec<String>| {
+            let path = dir.join(name);
+            std::fs::write(&path, lines.join("\n")).unwrap();
+            path.display().to_string()
+        };
+        let (keys, ranges, put_keys) = (
+            file("keys", keys),
+            file("ranges", ranges),
+            file("puts", put_keys),
+        );
+        let zk = hbase.zookeeper_port().to_string();
+        let mut child = rowkey_hbase::testing::launcher(
+            &["-Xmx2g"],
+            &["client-bench", &zk, "bench", &keys, &ranges, &put_keys],
+        )
+        .unwrap()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Java { child, lines }
+    }
+
+    /// The numbers of the answer to `request`.
+    fn ask(&mut self, request: &str) -> Vec<u64> {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{request}").unwrap();
+        stdin.flush().unwrap();
+        loop {
+            let line = self.lines.next().expect("the Java client answers").unwrap();
+            if let Some(rest) = line.strip_prefix("RESULT ") {
+                return rest.split(' ').map(|n| n.parse().unwrap()).collect();
+            }
+            assert!(!line.starts_with("ERROR"), "{request}: {line}");
+        }
+    }
+
+    fn timed(&mut self, work: Work, callers: usize) -> Figures {
+        let name = if work == Work::Get { "get" } else { "scan" };
+        let answer = self.ask(&format!("{name} {callers} {}", RUN.as_secs()));
+        Figures {
+            per_second: answer[0] as f64 / RUN.as_secs_f64(),
+            p50: Duration::from_micros(answer[1]),
+            p99: Duration::from_micros(answer[2]),
+        }
+    }
+}
+
+impl Drop for Java {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn show(f: &Figures) -> String {
     format!(
         "{:.0}/s, {:.2} ms, {:.2} ms",
@@ -182,9 +271,11 @@ fn main() {
     }
     let hbase = HBase::start().expect("HBase starts");
     let setup = hbase.client().unwrap();
-    setup
-        .create_table("bench", &["d"], &Event::split_points())
-        .unwrap();
+    for table in ["bench", "big"] {
+        setup
+            .create_table(table, &["d"], &Event::split_points())
+            .unwrap();
+    }
     let data = (0..USERS).flat_map(|u| {
         (0..PER_USER).map(move |t| {
             let cells: Vec<Cell> = vec![("d".into(), b"v".to_vec(), vec![7u8; 100])];
@@ -206,38 +297,90 @@ fn main() {
         .build()
         .unwrap();
     let client = Arc::new(NativeClient::new(&hbase.bootstrap()).unwrap());
-    // Warm both (the JITs, the region server's caches, the region cache).
+    let dir = tempfile::tempdir().unwrap();
+    let batch = rows(100_000);
+    let mut java = Java::start(&hbase, dir.path(), &batch);
+    // Warm all three (the JITs, the region server's caches, the region
+    // caches).
     gateway(&pool, Work::Get, 8);
     native(&rt, &client, Work::Get, 8);
+    java.timed(Work::Get, 8);
+    java.timed(Work::Scan, 8);
 
-    println!("| call | callers | gateway, pool of 32: per s, p50, p99 | native: per s, p50, p99 | native / gateway, per s |");
-    println!("|---|---:|---|---|---:|");
+    println!("| call | callers | gateway, pool of 32: per s, p50, p99 | native: per s, p50, p99 | HBase's Java client: per s, p50, p99 | native / gateway | native / Java |");
+    println!("|---|---:|---|---|---|---:|---:|");
     for (work, name) in [(Work::Get, "get"), (Work::Scan, "scan, 10 rows")] {
         for callers in [1, 8, 32] {
             let g = gateway(&pool, work, callers);
             let n = native(&rt, &client, work, callers);
+            let j = java.timed(work, callers);
             println!(
-                "| {name} | {callers} | {} | {} | {:.2}× |",
+                "| {name} | {callers} | {} | {} | {} | {:.2}× | {:.2}× |",
                 show(&g),
                 show(&n),
-                n.per_second / g.per_second
+                show(&j),
+                n.per_second / g.per_second,
+                n.per_second / j.per_second
             );
         }
     }
 
-    // 100,000 rows in one call: the gateway client's batches against
-    // the native client's one Multi per region server.
-    let batch = rows(100_000);
+    // 100,000 rows in one call: the gateway client's batches, the native
+    // client's one Multi per region server, the Java client's
+    // `Table.put(List)`.
     let start = Instant::now();
     pool.write_raw_rows("bench", batch.clone()).unwrap();
     let g = start.elapsed();
     let start = Instant::now();
     rt.block_on(client.put("bench", batch)).unwrap();
     let n = start.elapsed();
+    let j = java.ask("put");
+    assert_eq!(j[0], 100_000);
+    let j = Duration::from_micros(j[1]);
+    let per_s = |d: Duration| 100_000.0 / d.as_secs_f64();
     println!(
-        "\n100,000 rows written in one call: gateway {:.0} rows/s, native {:.0} rows/s ({:.2}×)",
-        100_000.0 / g.as_secs_f64(),
-        100_000.0 / n.as_secs_f64(),
-        g.as_secs_f64() / n.as_secs_f64()
+        "\n100,000 rows written in one call: gateway {:.0} rows/s, native {:.0} rows/s, Java {:.0} rows/s (native / gateway {:.2}×, native / Java {:.2}×)",
+        per_s(g),
+        per_s(n),
+        per_s(j),
+        g.as_secs_f64() / n.as_secs_f64(),
+        j.as_secs_f64() / n.as_secs_f64()
+    );
+
+    // A table of 1,000,000 rows scanned whole by each client.
+    const BIG: u64 = 1_000_000;
+    for chunk in rows(BIG).chunks(200_000) {
+        rt.block_on(client.put("big", chunk.to_vec())).unwrap();
+    }
+    let start = Instant::now();
+    let got = pool
+        .scan("big", &rowkey_core::Scan::from_bounds(b"", b""), None)
+        .unwrap()
+        .map(Result::unwrap)
+        .count() as u64;
+    let g = start.elapsed();
+    assert_eq!(got, BIG);
+    let start = Instant::now();
+    let got = rt.block_on(async {
+        let mut scanner = client.scanner("big", b"", b"", Default::default());
+        let mut n = 0u64;
+        while let Some(batch) = scanner.next_batch().await.unwrap() {
+            n += batch.len() as u64;
+        }
+        n
+    });
+    let n = start.elapsed();
+    assert_eq!(got, BIG);
+    let j = java.ask("scanall big");
+    assert_eq!(j[0], BIG);
+    let j = Duration::from_micros(j[1]);
+    let per_s = |d: Duration| BIG as f64 / d.as_secs_f64();
+    println!(
+        "\n1,000,000 rows scanned: gateway {:.0} rows/s, native {:.0} rows/s, Java {:.0} rows/s (native / gateway {:.2}×, native / Java {:.2}×)",
+        per_s(g),
+        per_s(n),
+        per_s(j),
+        g.as_secs_f64() / n.as_secs_f64(),
+        j.as_secs_f64() / n.as_secs_f64()
     );
 }

@@ -84,6 +84,11 @@ impl AsyncClient {
         self.client.stats()
     }
 
+    /// [`Client::server_stats`].
+    pub fn server_stats(&self) -> Vec<crate::ServerStats> {
+        self.client.server_stats()
+    }
+
     async fn run<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Client) -> Result<T, Error> + Send + 'static,

@@ -138,6 +138,20 @@ pub(crate) struct Counters {
     rows_read: AtomicU64,
 }
 
+/// What a [`Client`] has asked of one server: [`Client::server_stats`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerStats {
+    /// The server, `host:port` (a gateway client's gateway address).
+    pub server: String,
+    /// Calls sent to it.
+    pub calls: u64,
+    /// Calls that failed: a connection that could not be opened or broke,
+    /// a deadline that passed, or (on a native client) a refusal, a region
+    /// that had moved included.
+    pub failures: u64,
+}
+
 /// What a [`Client`] (and every clone of it) has done so far, for a
 /// service to export: [`Client::stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -545,6 +559,29 @@ impl Client {
             rows_read: get(&c.rows_read),
             open: self.shared.pool.as_ref().map_or(0, |p| p.open()),
         }
+    }
+
+    /// Calls by server, sorted by server: on a native client each master
+    /// and region server it called, with its calls and failed calls (an
+    /// operator's first look at which server is slow or refusing); on a
+    /// gateway client the gateway alone, its failures being the calls
+    /// that lost their connection or passed their deadline.
+    pub fn server_stats(&self) -> Vec<ServerStats> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.client().server_stats();
+        }
+        let stats = self.stats();
+        let addr = self
+            .shared
+            .pool
+            .as_ref()
+            .map_or_else(String::new, |p| p.endpoint.addr.clone());
+        vec![ServerStats {
+            server: addr,
+            calls: stats.calls,
+            failures: stats.reconnects + stats.timeouts,
+        }]
     }
 
     /// How messages travel to the gateway.

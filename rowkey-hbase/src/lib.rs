@@ -88,7 +88,7 @@ pub mod thrift;
 
 #[cfg(feature = "tokio")]
 pub use async_client::{AsyncClient, RowStream, TypedRowStream};
-pub use client::{Client, ClientBuilder, RetryPolicy, Stats};
+pub use client::{Client, ClientBuilder, RetryPolicy, ServerStats, Stats};
 pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "index")]

@@ -41,6 +41,10 @@ struct RangeReader {
     /// A native client's scanner of the range (it resumes by itself).
     #[cfg(feature = "native")]
     native: Option<crate::native::NativeScanner>,
+    /// Rows the region servers read for the range's closed native
+    /// scanner (scan metrics).
+    #[cfg(feature = "native")]
+    scanned: u64,
     done: bool,
 }
 
@@ -274,6 +278,8 @@ impl Rows {
                 patience: 0,
                 #[cfg(feature = "native")]
                 native: None,
+                #[cfg(feature = "native")]
+                scanned: 0,
                 done: false,
             });
             let i = rows.ranges.len() - 1;
@@ -302,10 +308,23 @@ impl Rows {
         Ok(rows)
     }
 
-    /// The rows fetched from the server so far, over all ranges: with a
-    /// limit, at most `limit × ranges`.
+    /// The rows read for this scan so far, over all ranges. On a gateway
+    /// client, the rows the gateway sent (with a limit, at most `limit ×
+    /// ranges`); on a native client, the rows the region servers read, as
+    /// HBase's scan metrics count them (`ROWS_SCANNED`): every row a filter
+    /// on the servers looked at too, so a skip scan's cost shows here.
     pub fn rows_read(&self) -> usize {
-        self.ranges.iter().map(|r| r.read).sum()
+        self.ranges
+            .iter()
+            .map(|r| {
+                #[cfg(feature = "native")]
+                if self.client.native_backend().is_some() {
+                    let open = r.native.as_ref().map_or(0, |n| n.rows_scanned());
+                    return usize::try_from(r.scanned + open).unwrap_or(usize::MAX);
+                }
+                r.read
+            })
+            .sum()
     }
 
     /// Scanners opened again after one was lost.
@@ -544,6 +563,7 @@ impl Rows {
         range.done = true;
         #[cfg(feature = "native")]
         if let Some(mut scanner) = range.native.take() {
+            range.scanned += scanner.rows_scanned();
             if let Some(n) = self.client.native_backend() {
                 n.block_on(scanner.close());
             }

@@ -97,6 +97,15 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
         assert_eq!(some.len(), 100);
         assert_eq!(some[0].0, b"row000600");
         assert_eq!(some[99].0, b"row000699");
+        // A limit inside one region is one call: the region server closes
+        // the scanner when it reaches the limit.
+        let calls = client.calls();
+        let ten = client
+            .scan("native", b"row000630", b"row001200", Some(10))
+            .await
+            .unwrap();
+        assert_eq!(ten.len(), 10);
+        assert_eq!(client.calls() - calls, 1, "one Scan call");
         // What the gateway reads too.
         let through_gateway: Vec<Vec<u8>> = gateway
             .scan(
@@ -466,10 +475,16 @@ fn a_native_client_answers_as_the_gateway_client() {
         .ts_millis(1_700_000_000_100..1_700_000_000_400)
         .build()
         .unwrap();
+    let filter_before = hbase.filter_reads().unwrap().rows;
     let mut n = native.filter("face", &window, None).unwrap();
     let got = sorted(n.by_ref().map(Result::unwrap).collect());
     assert_eq!(n.pushdown(), Some(Pushdown::Server));
     assert_eq!(got.len(), 300);
+    // What the region servers read for it (their scan metrics): the rows
+    // rowkey's filter looked at there, more than it let through.
+    let filter_read = hbase.filter_reads().unwrap().rows - filter_before;
+    assert_eq!(n.rows_read() as u64, filter_read);
+    assert!(n.rows_read() > got.len(), "{}", n.rows_read());
     assert!(
         got == all(gateway.filter("face", &window, None).unwrap()),
         "skip scan"

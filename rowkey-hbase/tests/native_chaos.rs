@@ -183,6 +183,19 @@ fn scans_and_writes_equal_the_model_while_the_cluster_changes() {
         want.len()
     );
     let stopped = stopped.into_inner();
+    // The stopped server's calls failed, and the client counted them by
+    // server.
+    let per_server = client.server_stats();
+    assert!(
+        per_server
+            .iter()
+            .any(|s| s.server == stopped && s.failures > 0),
+        "{per_server:?}"
+    );
+    assert_eq!(
+        per_server.iter().map(|s| s.calls).sum::<u64>(),
+        client.stats().calls
+    );
     assert!(
         client
             .region_locations(table)

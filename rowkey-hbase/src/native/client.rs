@@ -22,6 +22,11 @@ use rowkey_hbase_protocol::pb;
 
 /// The region servers' service.
 const CLIENT_SERVICE: &str = "ClientService";
+/// The most bytes of rows one `Multi` call carries (HBase's Java client
+/// flushes its 2 MiB write buffer so).
+const MULTI_BYTES: usize = 2 << 20;
+/// `Multi` calls in flight per region server for one write.
+const MULTI_IN_FLIGHT: usize = 4;
 /// HBase's registry on masters and region servers (since 2.3).
 const REGISTRY_SERVICE: &str = "ClientMetaService";
 /// Rows a scan asks a region server for per call.
@@ -60,6 +65,8 @@ struct Inner {
     calls: AtomicU64,
     /// Tries of an operation after one failed.
     retries: AtomicU64,
+    /// Calls and failed calls per server.
+    per_server: Mutex<BTreeMap<String, (u64, u64)>>,
 }
 
 impl Inner {
@@ -73,6 +80,7 @@ impl Inner {
             meta_lookups: AtomicU64::new(0),
             calls: AtomicU64::new(0),
             retries: AtomicU64::new(0),
+            per_server: Mutex::new(BTreeMap::new()),
         }
     }
 }
@@ -82,6 +90,62 @@ type Slot = Arc<tokio::sync::OnceCell<Arc<Conn>>>;
 
 /// Rows with their places in the caller's batch.
 type Numbered = Vec<(usize, Row)>;
+
+/// One server's rows by region cut into `Multi` calls of at most
+/// [`MULTI_BYTES`] (a row larger than that alone), regions in order.
+fn multi_batches(by_region: BTreeMap<Vec<u8>, Numbered>) -> Vec<Vec<(Vec<u8>, Numbered)>> {
+    let mut batches = Vec::new();
+    let mut batch: Vec<(Vec<u8>, Numbered)> = Vec::new();
+    let mut bytes = 0;
+    for (name, rows) in by_region {
+        for row in rows {
+            let size = row.1 .0.len()
+                + row
+                    .1
+                     .1
+                    .iter()
+                    .map(|(f, q, v)| f.len() + q.len() + v.len() + 16)
+                    .sum::<usize>();
+            if bytes > 0 && bytes + size > MULTI_BYTES {
+                batches.push(std::mem::take(&mut batch));
+                bytes = 0;
+            }
+            bytes += size;
+            match batch.last_mut() {
+                Some((last, rows)) if *last == name => rows.push(row),
+                _ => batch.push((name.clone(), vec![row])),
+            }
+        }
+    }
+    if !batch.is_empty() {
+        batches.push(batch);
+    }
+    batches
+}
+
+/// The `Multi` request writing `regions`' rows as `write` says.
+fn multi_request(regions: &[(Vec<u8>, Numbered)], write: Write) -> pb::MultiRequest {
+    pb::MultiRequest {
+        region_action: regions
+            .iter()
+            .map(|(name, rows)| pb::RegionAction {
+                region: specifier(name),
+                atomic: None,
+                action: rows
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (_, row))| pb::Action {
+                        index: Some(j as u32),
+                        mutation: Some(mutation(row, write)),
+                        ..Default::default()
+                    })
+                    .collect(),
+                condition: None,
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
 
 /// What a call on a region found, when it did not succeed.
 pub(super) enum Refusal {
@@ -186,20 +250,67 @@ impl NativeClient {
 
     /// `f`, ended with [`Error::Timeout`] once the operation's budget
     /// passes.
+    /// Inside a span `hbase_native` with the table, the operation, its
+    /// elapsed time and its error, if any.
     pub(super) async fn within<T>(
         &self,
         op: &'static str,
         table: &str,
         f: impl std::future::Future<Output = Result<T, Error>>,
     ) -> Result<T, Error> {
+        use tracing::Instrument as _;
+        let span = tracing::debug_span!(
+            "hbase_native",
+            table,
+            call = op,
+            elapsed_us = tracing::field::Empty,
+            error = tracing::field::Empty,
+        );
+        let started = Instant::now();
         let budget = self.inner.settings.operation_timeout;
-        tokio::time::timeout(budget, f).await.unwrap_or_else(|_| {
-            Err(Error::Timeout {
-                op,
-                table: table.into(),
-                deadline: budget,
+        let result = tokio::time::timeout(budget, f)
+            .instrument(span.clone())
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::Timeout {
+                    op,
+                    table: table.into(),
+                    deadline: budget,
+                })
+            });
+        span.record("elapsed_us", started.elapsed().as_micros() as u64);
+        if let Err(e) = &result {
+            span.record("error", tracing::field::display(e));
+        }
+        result
+    }
+
+    /// Counts a call to `server` that failed.
+    pub(super) fn count_failure(&self, server: &str) {
+        let mut per = self
+            .inner
+            .per_server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        per.entry(server.to_owned()).or_default().1 += 1;
+    }
+
+    /// Calls made to each master and region server, and how many failed
+    /// (a connection that could not be opened or broke, a deadline that
+    /// passed, a refusal, a region that had moved), by server.
+    pub fn server_stats(&self) -> Vec<crate::ServerStats> {
+        let per = self
+            .inner
+            .per_server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        per.iter()
+            .map(|(server, &(calls, failures))| crate::ServerStats {
+                server: server.clone(),
+                calls,
+                failures,
             })
-        })
+            .collect()
     }
 
     /// The bootstrap servers.
@@ -391,33 +502,31 @@ impl NativeClient {
                     .or_default()
                     .push((i, row));
             }
-            let sends = by_server.into_iter().map(|(server, by_region)| async move {
-                let regions: Vec<(Vec<u8>, Numbered)> = by_region.into_iter().collect();
-                let request = pb::MultiRequest {
-                    region_action: regions
-                        .iter()
-                        .map(|(name, rows)| pb::RegionAction {
-                            region: specifier(name),
-                            atomic: None,
-                            action: rows
-                                .iter()
-                                .enumerate()
-                                .map(|(j, (_, row))| pb::Action {
-                                    index: Some(j as u32),
-                                    mutation: Some(mutation(row, write)),
-                                    ..Default::default()
-                                })
-                                .collect(),
-                            condition: None,
+            // Each server's rows in Multi calls of at most MULTI_BYTES,
+            // MULTI_IN_FLIGHT of them at once per server (its handler
+            // threads write them side by side), all servers at once.
+            let per_server = by_server.into_iter().map(|(server, by_region)| {
+                let batches = multi_batches(by_region);
+                async move {
+                    use futures_util::StreamExt as _;
+                    let server = &server;
+                    futures_util::stream::iter(batches)
+                        .map(|regions| async move {
+                            let request = multi_request(&regions, write);
+                            let answer: Result<(pb::MultiResponse, _), _> =
+                                self.call(server, "Multi", &request, &[], table).await;
+                            (regions, answer)
                         })
-                        .collect(),
-                    ..Default::default()
-                };
-                let answer: Result<(pb::MultiResponse, _), _> =
-                    self.call(&server, "Multi", &request, &[], table).await;
-                (regions, answer)
+                        .buffer_unordered(MULTI_IN_FLIGHT)
+                        .collect::<Vec<_>>()
+                        .await
+                }
             });
-            for (regions, answer) in futures_util::future::join_all(sends).await {
+            let answers = futures_util::future::join_all(per_server)
+                .await
+                .into_iter()
+                .flatten();
+            for (regions, answer) in answers {
                 let response = match answer {
                     Ok((response, _)) => response,
                     Err(Refusal::Moved(_)) => {
@@ -804,6 +913,23 @@ impl NativeClient {
         cellblock: &[u8],
         table: &str,
     ) -> Result<(R, Vec<u8>), Refusal> {
+        let answer = self
+            .call_once(server, method, request, cellblock, table)
+            .await;
+        if answer.is_err() {
+            self.count_failure(server);
+        }
+        answer
+    }
+
+    async fn call_once<R: prost::Message + Default>(
+        &self,
+        server: &str,
+        method: &'static str,
+        request: &impl prost::Message,
+        cellblock: &[u8],
+        table: &str,
+    ) -> Result<(R, Vec<u8>), Refusal> {
         let conn = match self.conn(server, CLIENT_SERVICE).await {
             Ok(c) => c,
             // A server that is gone: its regions are elsewhere now.
@@ -854,6 +980,13 @@ impl NativeClient {
     ) -> Result<Arc<Conn>, CallError> {
         // Every call takes its connection here, once.
         self.inner.calls.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .per_server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(server.to_owned())
+            .or_default()
+            .0 += 1;
         let slot = {
             let mut conns = self.inner.conns.lock().unwrap_or_else(|e| e.into_inner());
             let slot = conns.entry((server.to_owned(), service)).or_default();

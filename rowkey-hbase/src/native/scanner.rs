@@ -109,6 +109,9 @@ pub struct NativeScanner {
     partial: Option<Row>,
     returned: usize,
     rows_read: u64,
+    /// Rows the region servers read for this scan, as their scan metrics
+    /// count them (`ROWS_SCANNED`: every row a filter looked at too).
+    rows_scanned: u64,
     resumes: usize,
     /// The region cache may be wrong: read `hbase:meta` again.
     stale: bool,
@@ -146,6 +149,7 @@ impl NativeScanner {
             partial: None,
             returned: 0,
             rows_read: 0,
+            rows_scanned: 0,
             resumes: 0,
             stale: false,
         }
@@ -154,6 +158,14 @@ impl NativeScanner {
     /// Rows returned so far.
     pub fn rows_returned(&self) -> usize {
         self.returned
+    }
+
+    /// Rows the region servers read for this scan so far, as HBase's
+    /// scan metrics count them (`ROWS_SCANNED`): every row a filter on the
+    /// servers looked at, not only those returned, so a skip scan's cost
+    /// shows here.
+    pub fn rows_scanned(&self) -> u64 {
+        self.rows_scanned
     }
 
     /// Scanners opened again after one was lost.
@@ -238,6 +250,7 @@ impl NativeScanner {
                 client_handles_partials: Some(true),
                 client_handles_heartbeats: Some(true),
                 limit_of_rows: self.left().map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
+                track_scan_metrics: Some(true),
                 ..Default::default()
             },
             None => {
@@ -253,6 +266,16 @@ impl NativeScanner {
         };
         let server = self.open.as_ref().expect("set above").region.server.clone();
         let (response, block) = self.call(&server, &request).await?;
+        // Each answer's metrics are that call's.
+        if let Some(metrics) = &response.scan_metrics {
+            let scanned = metrics
+                .metrics
+                .iter()
+                .filter(|m| m.name.as_deref() == Some("ROWS_SCANNED"))
+                .filter_map(|m| u64::try_from(m.value.unwrap_or(0)).ok())
+                .sum::<u64>();
+            self.rows_scanned = self.rows_scanned.saturating_add(scanned);
+        }
         let open = self.open.as_mut().expect("set above");
         if let Some(id) = response.scanner_id {
             open.id = id;
@@ -264,7 +287,14 @@ impl NativeScanner {
         let more_in_region = response.more_results.unwrap_or(true)
             && response.more_results_in_region.unwrap_or(true);
         if self.left() == Some(0) {
-            self.close().await;
+            if more_in_region {
+                self.close().await;
+            } else {
+                // The server closed it (the limit, or the region's end):
+                // no call to close it again.
+                self.open = None;
+                self.done = true;
+            }
         } else if !more_in_region {
             // The server closed the scanner at the region's end: on to the
             // next region, or done.
@@ -444,12 +474,25 @@ impl NativeScanner {
             number_of_rows: Some(o.batch),
             client_handles_partials: Some(true),
             client_handles_heartbeats: Some(true),
+            track_scan_metrics: Some(true),
             limit_of_rows: self.left().map(|l| u32::try_from(l).unwrap_or(u32::MAX)),
             ..Default::default()
         }
     }
 
     async fn call(
+        &self,
+        server: &str,
+        request: &pb::ScanRequest,
+    ) -> Result<(pb::ScanResponse, Vec<u8>), Failure> {
+        let answer = self.call_once(server, request).await;
+        if answer.is_err() {
+            self.client.count_failure(server);
+        }
+        answer
+    }
+
+    async fn call_once(
         &self,
         server: &str,
         request: &pb::ScanRequest,

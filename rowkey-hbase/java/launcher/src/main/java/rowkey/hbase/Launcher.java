@@ -85,13 +85,16 @@ public final class Launcher {
       interop();
     } else if (args.length == 1 && args[0].equals("rpc-golden")) {
       org.apache.hadoop.hbase.ipc.RowkeyRpcGolden.print();
+    } else if (args.length == 6 && args[0].equals("client-bench")) {
+      ClientBench.main(Arrays.copyOfRange(args, 1, args.length));
     } else {
       System.err.println(
           "usage: Launcher serve DIR ZK_PORT REGION_SERVERS [KEY=VALUE...]"
               + " | Launcher gateway ZK_PORT THRIFT_PORT [KEY=VALUE...]"
               + " | Launcher hfile-read PATH... | Launcher hfile-pretty PATH"
               + " | Launcher hfile-write PATH FAMILY BLOCK_SIZE CODEC BLOOM INDEX_BLOCK_SIZE"
-              + " | Launcher interop | Launcher rpc-golden");
+              + " | Launcher interop | Launcher rpc-golden"
+              + " | Launcher client-bench ZK_PORT TABLE KEYS RANGES PUTS");
       System.exit(2);
     }
   }
