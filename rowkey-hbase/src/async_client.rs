@@ -203,6 +203,18 @@ impl AsyncClient {
         self.run(move |c| c.get_many_raw(&table, &keys)).await
     }
 
+    /// [`Client::get_versions_raw`].
+    pub async fn get_versions_raw(
+        &self,
+        table: &str,
+        key: Vec<u8>,
+        read: crate::ReadOptions,
+    ) -> Result<Option<Vec<crate::VersionedCell>>, Error> {
+        let table = table.to_string();
+        self.run(move |c| c.get_versions_raw(&table, &key, &read))
+            .await
+    }
+
     /// [`Client::bulk_load`].
     pub async fn bulk_load(
         &self,

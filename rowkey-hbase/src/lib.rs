@@ -94,8 +94,10 @@ pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
 pub use ops::TableOptions;
-pub use scan::{tscans, Rows, TypedRows};
+pub use scan::{tscans, Rows, TypedRows, VersionedRows};
 pub use stamp::Timestamps;
 pub use transport::{Protocol, Tls, Transport};
-pub use types::{Cell, RegionLocation, Row, MAX_ROW_LENGTH};
+pub use types::{
+    Cell, ReadOptions, RegionLocation, Row, VersionedCell, VersionedRow, MAX_ROW_LENGTH,
+};
 pub use write::{Durability, WriteOptions};

@@ -10,7 +10,7 @@ use crate::scan::{Rows, TypedRows};
 use crate::thrift::{
     TColumnFamilyDescriptor, TGet, TResult, TTHBaseServiceSyncClient, TTableDescriptor,
 };
-use crate::types::{cell, table_name, Cell, RegionLocation};
+use crate::types::{cell, stamped_cells, table_name, Cell, RegionLocation};
 
 impl Client {
     /// Creates `table` (`namespace:name` or `name`) with column `families`,
@@ -51,7 +51,7 @@ impl Client {
                 table,
                 &families,
                 split_points,
-                options.new_version_behavior,
+                &options,
             ));
         }
         if self.transport() == crate::Transport::Framed && !split_points.is_empty() {
@@ -202,6 +202,65 @@ impl Client {
     /// closed when the iterator is dropped.
     pub fn scan(&self, table: &str, scan: &Scan, limit: Option<usize>) -> Result<Rows, Error> {
         Rows::open(self, table, scan, limit, false)
+    }
+
+    /// [`scan`](Self::scan) with the versions and time range `read` asks
+    /// for (HBase's `Scan.readVersions` and `setTimeRange`), each cell a
+    /// [`VersionedCell`](crate::VersionedCell) with its timestamp: what a
+    /// copy of a table needs to keep its cells' times, or a look at a
+    /// column's history. Read as [`scan`](Self::scan) reads (merged,
+    /// resumed after a lost scanner, `limit` on rows).
+    pub fn scan_versions(
+        &self,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+        read: &crate::ReadOptions,
+    ) -> Result<crate::scan::VersionedRows, Error> {
+        Rows::open_versions(self, table, scan, limit, read).map(crate::scan::VersionedRows::new)
+    }
+
+    /// The row `key` of `table` with the versions and time range `read`
+    /// asks for, each cell with its timestamp (newest first within a
+    /// column); `None` when it has no cell there.
+    pub fn get_versions<K: RowKey>(
+        &self,
+        table: &str,
+        key: &K,
+        read: &crate::ReadOptions,
+    ) -> Result<Option<Vec<crate::VersionedCell>>, Error> {
+        let key = encode_all(table, std::slice::from_ref(key))?;
+        self.get_versions_raw(table, &key[0], read)
+    }
+
+    /// [`get_versions`](Self::get_versions) by the key's bytes.
+    pub fn get_versions_raw(
+        &self,
+        table: &str,
+        key: &[u8],
+        read: &crate::ReadOptions,
+    ) -> Result<Option<Vec<crate::VersionedCell>>, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            let row = n.block_on(n.client().get_versions(table, key, read))?;
+            self.count_rows(usize::from(row.is_some()));
+            return Ok(row);
+        }
+        let mut get = tget(key);
+        get.max_versions = Some(i32::try_from(read.max_versions()).unwrap_or(i32::MAX));
+        get.time_range = read
+            .range()
+            .map(|r| crate::thrift::TTimeRange::new(r.start, r.end));
+        let result = self.call("get", table, Some(key), true, |t| {
+            t.get(table.as_bytes().to_vec(), get.clone())
+        })?;
+        let found = result.row.is_some() || !result.column_values.is_empty();
+        let row = found.then(|| {
+            let row = (Vec::new(), stamped_cells(result.column_values, true));
+            crate::types::versioned(row).1
+        });
+        self.count_rows(usize::from(row.is_some()));
+        Ok(row)
     }
 
     /// [`scan`](Self::scan) with every range read backwards (HBase's
@@ -404,11 +463,15 @@ fn family(name: &str, options: &TableOptions) -> TColumnFamilyDescriptor {
         .then(|| (b"NEW_VERSION_BEHAVIOR".to_vec(), b"true".to_vec()))
         .into_iter()
         .collect();
-    TColumnFamilyDescriptor::new(
+    let mut f = TColumnFamilyDescriptor::new(
         name.as_bytes().to_vec(),
         (!values.is_empty()).then_some(values), None, None, None, None, None, None, None, None,
         None, None, None, None, None, None, None, None, None, None,
-    )
+    );
+    f.max_versions = options
+        .versions
+        .map(|v| i32::try_from(v).unwrap_or(i32::MAX));
+    f
 }
 
 /// Settings of every family of a table [`Client::create_table_with`]
@@ -431,6 +494,10 @@ pub struct TableOptions {
     /// [`Timestamps::Server`](crate::Timestamps::Server) when a row is
     /// deleted and written again quickly.
     pub new_version_behavior: bool,
+    /// HBase's `VERSIONS` on each family: how many versions of a cell it
+    /// keeps (`None`: HBase's default, 1), read back with
+    /// [`ReadOptions::versions`](crate::ReadOptions::versions).
+    pub versions: Option<u32>,
 }
 
 /// A get of the whole row at `key`.

@@ -14,7 +14,7 @@ use crate::filter::{filter_bytes_per_range, Pushdown};
 use crate::pool::Lease;
 use crate::thrift::{TScan, TTHBaseServiceSyncClient};
 use crate::transport::Thrift;
-use crate::types::{cell, Cell, Row};
+use crate::types::{stamped_cells, Cell, ReadOptions, Row, Stamped};
 
 /// One range's scanner, the rows it has fetched and not yet merged, and
 /// what is left of the range to read.
@@ -22,7 +22,7 @@ struct RangeReader {
     /// The open scanner; `None` before it is opened again (after its
     /// gateway went away, say) and once the range is done.
     scanner: Option<i32>,
-    buffer: VecDeque<Row>,
+    buffer: VecDeque<Stamped>,
     /// Rows fetched from this range.
     read: usize,
     /// What is left to read, `[start, stop)`: forwards, `start` moves past
@@ -67,6 +67,9 @@ struct Plan {
     /// here: some may be dropped).
     range_limit: Option<usize>,
     batch: usize,
+    /// Versions and time range asked for, and the cells' timestamps kept
+    /// (`Some`: a scan of [`Client::scan_versions`](crate::Client::scan_versions)).
+    read: Option<ReadOptions>,
 }
 
 impl Plan {
@@ -114,7 +117,7 @@ pub struct Rows {
     epoch: u64,
     plan: Plan,
     ranges: Vec<RangeReader>,
-    heads: MergeHeads<Row>,
+    heads: MergeHeads<Stamped>,
     /// The limit on the rows yielded.
     limit: Option<usize>,
     yielded: usize,
@@ -143,7 +146,7 @@ impl Rows {
         limit: Option<usize>,
         reversed: bool,
     ) -> Result<Rows, Error> {
-        Rows::open_with(client, table, scan, limit, reversed, None, None)
+        Rows::open_with(client, table, scan, limit, reversed, None, None, None)
     }
 
     /// A skip scan: the filter's ranges, with the filter HBase runs
@@ -172,6 +175,7 @@ impl Rows {
                 false,
                 Some(per_range),
                 Some(filter),
+                None,
             );
             rows.map(|rows| (rows, pushdown))
         };
@@ -203,9 +207,22 @@ impl Rows {
         limit: Option<usize>,
         filter: Vec<Option<Vec<u8>>>,
     ) -> Result<Rows, Error> {
-        Rows::open_with(client, table, scan, limit, false, Some(filter), None)
+        Rows::open_with(client, table, scan, limit, false, Some(filter), None, None)
     }
 
+    /// The rows of `scan` with the versions and time range `read` asks
+    /// for, each cell's timestamp kept.
+    pub(crate) fn open_versions(
+        client: &Client,
+        table: &str,
+        scan: &Scan,
+        limit: Option<usize>,
+        read: &ReadOptions,
+    ) -> Result<Rows, Error> {
+        Rows::open_with(client, table, scan, limit, false, None, None, Some(read))
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn open_with(
         client: &Client,
         table: &str,
@@ -214,6 +231,7 @@ impl Rows {
         reversed: bool,
         filter: Option<Vec<Option<Vec<u8>>>>,
         check: Option<&KeyFilter>,
+        read: Option<&ReadOptions>,
     ) -> Result<Rows, Error> {
         let n = scan.range_count();
         let span = tracing::debug_span!(
@@ -237,6 +255,7 @@ impl Rows {
                     None => limit,
                 },
                 batch: client.scan_batch,
+                read: read.cloned(),
             },
             conn: None,
             epoch: 0,
@@ -444,9 +463,12 @@ impl Rows {
                 range.start = last;
                 range.start.push(0);
             }
+            let stamps = self.plan.read.is_some();
             range.buffer.extend(fetched.into_iter().map(|r| {
-                let cells: Vec<Cell> = r.column_values.into_iter().map(cell).collect();
-                (r.row.unwrap_or_default(), cells)
+                (
+                    r.row.unwrap_or_default(),
+                    stamped_cells(r.column_values, stamps),
+                )
             }));
             return Ok(());
         }
@@ -473,6 +495,7 @@ impl Rows {
                 batch: u32::try_from(self.plan.batch).unwrap_or(u32::MAX),
                 reversed: self.plan.reversed,
                 limit: self.plan.range_limit,
+                read: self.plan.read.clone(),
                 filter,
                 ..crate::native::ScanOptions::default()
             };
@@ -484,7 +507,7 @@ impl Rows {
         }
         loop {
             let scanner = self.ranges[i].native.as_mut().expect("opened above");
-            match native.block_on(scanner.next_batch())? {
+            match native.block_on(scanner.next_stamped_batch())? {
                 // A heartbeat: the servers are still reading.
                 Some(rows) if rows.is_empty() => continue,
                 Some(rows) => {
@@ -520,6 +543,12 @@ impl Rows {
             limit,
         );
         t.filter_bytes.clone_from(&range.filter);
+        if let Some(read) = &plan.read {
+            t.max_versions = Some(i32::try_from(read.max_versions()).unwrap_or(i32::MAX));
+            t.time_range = read
+                .range()
+                .map(|r| crate::thrift::TTimeRange::new(r.start, r.end));
+        }
         let policy = self.client.retry_policy();
         let deadline = self.client.deadline();
         let table = plan.table.as_bytes().to_vec();
@@ -639,7 +668,7 @@ impl Rows {
         self.release();
     }
 
-    fn fail(&mut self, e: Error) -> Option<Result<Row, Error>> {
+    fn fail(&mut self, e: Error) -> Option<Result<Stamped, Error>> {
         self.failed = true;
         Some(Err(e))
     }
@@ -675,6 +704,15 @@ impl Iterator for Rows {
     type Item = Result<Row, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.next_stamped()
+            .map(|row| row.map(|(key, (cells, _))| (key, cells)))
+    }
+}
+
+impl Rows {
+    /// The next row in merged order, with its cells' timestamps when the
+    /// scan keeps them.
+    fn next_stamped(&mut self) -> Option<Result<Stamped, Error>> {
         if self.failed {
             return None;
         }
@@ -709,6 +747,41 @@ impl Iterator for Rows {
             self.pending = Some(e);
         }
         Some(Ok(row))
+    }
+}
+
+/// The rows of [`Client::scan_versions`](crate::Client::scan_versions):
+/// `Result<(key, cells), Error>` in merged key order, each cell a
+/// [`VersionedCell`](crate::VersionedCell) with its timestamp, every
+/// version the scan's [`ReadOptions`] ask for. It reads as [`Rows`] does
+/// (batches, resumption after a lost scanner, a limit on rows).
+pub struct VersionedRows {
+    rows: Rows,
+}
+
+impl VersionedRows {
+    pub(crate) fn new(rows: Rows) -> VersionedRows {
+        VersionedRows { rows }
+    }
+
+    /// [`Rows::rows_read`].
+    pub fn rows_read(&self) -> usize {
+        self.rows.rows_read()
+    }
+
+    /// [`Rows::retries`].
+    pub fn retries(&self) -> usize {
+        self.rows.retries()
+    }
+}
+
+impl Iterator for VersionedRows {
+    type Item = Result<crate::VersionedRow, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.rows
+            .next_stamped()
+            .map(|row| row.map(crate::types::versioned))
     }
 }
 

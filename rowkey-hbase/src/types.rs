@@ -13,6 +13,110 @@ pub type Cell = (String, Vec<u8>, Vec<u8>);
 /// A row read by an untyped scan: its key and its cells.
 pub type Row = (Vec<u8>, Vec<Cell>);
 
+/// A cell read with its timestamp, as HBase keeps it:
+/// [`Client::get_versions`](crate::Client::get_versions) and
+/// [`Client::scan_versions`](crate::Client::scan_versions) return these,
+/// one per version, newest first within a column.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VersionedCell {
+    /// The column family.
+    pub family: String,
+    /// The qualifier.
+    pub qualifier: Vec<u8>,
+    /// The cell's timestamp (ms since the epoch, as written or stamped by
+    /// the region server).
+    pub timestamp: i64,
+    /// The value.
+    pub value: Vec<u8>,
+}
+
+/// A row read with its cells' timestamps: its key and its cells.
+pub type VersionedRow = (Vec<u8>, Vec<VersionedCell>);
+
+/// A row as scans carry it inside the client: the key, the cells, and
+/// their timestamps when the scan asked for them (empty otherwise, so a
+/// plain scan yields its rows without copying).
+pub(crate) type Stamped = (Vec<u8>, (Vec<Cell>, Vec<i64>));
+
+/// A stamped row as [`VersionedCell`]s (a timestamp of 0 where none came).
+pub(crate) fn versioned((key, (cells, stamps)): Stamped) -> VersionedRow {
+    let stamps = stamps.into_iter().chain(std::iter::repeat(0));
+    let cells = cells
+        .into_iter()
+        .zip(stamps)
+        .map(|((family, qualifier, value), timestamp)| VersionedCell {
+            family,
+            qualifier,
+            timestamp,
+            value,
+        })
+        .collect();
+    (key, cells)
+}
+
+/// What a read returns of each column, as HBase's `Get` and `Scan` have
+/// it: how many versions (default 1, the newest) and from which time
+/// range (default all).
+///
+/// ```
+/// use rowkey_hbase::ReadOptions;
+///
+/// // Every version written in 2024 (HBase keeps as many as the family's
+/// // VERSIONS, 1 by default).
+/// let read = ReadOptions::new()
+///     .versions(u32::MAX)
+///     .time_range(1_704_067_200_000..1_735_689_600_000);
+/// assert_eq!(read.max_versions(), u32::MAX);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    versions: u32,
+    time_range: Option<std::ops::Range<i64>>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions::new()
+    }
+}
+
+impl ReadOptions {
+    /// The newest version of each column, of any time.
+    pub fn new() -> ReadOptions {
+        ReadOptions {
+            versions: 1,
+            time_range: None,
+        }
+    }
+
+    /// At most `n` versions of each column, newest first (HBase's
+    /// `readVersions`; 0 is taken as 1). A family keeps only as many
+    /// versions as its `VERSIONS` setting.
+    #[must_use]
+    pub fn versions(mut self, n: u32) -> ReadOptions {
+        self.versions = n.max(1);
+        self
+    }
+
+    /// Only cells whose timestamps are in `range` (from included, to
+    /// excluded: HBase's `setTimeRange`).
+    #[must_use]
+    pub fn time_range(mut self, range: std::ops::Range<i64>) -> ReadOptions {
+        self.time_range = Some(range);
+        self
+    }
+
+    /// The most versions of each column read.
+    pub fn max_versions(&self) -> u32 {
+        self.versions
+    }
+
+    /// The time range read, if any.
+    pub fn range(&self) -> Option<&std::ops::Range<i64>> {
+        self.time_range.as_ref()
+    }
+}
+
 /// One region of a table, as [`Client::region_locations`](crate::Client::region_locations) lists them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionLocation {
@@ -40,6 +144,17 @@ impl fmt::Display for RegionLocation {
 /// HBase's limit on a row key's length (`HConstants.MAX_ROW_LENGTH`,
 /// `Short.MAX_VALUE`).
 pub const MAX_ROW_LENGTH: usize = 32_767;
+
+/// A gateway's cells with their timestamps (`stamps`: kept, else left
+/// empty).
+pub(crate) fn stamped_cells(values: Vec<TColumnValue>, stamps: bool) -> (Vec<Cell>, Vec<i64>) {
+    let times = if stamps {
+        values.iter().map(|c| c.timestamp.unwrap_or(0)).collect()
+    } else {
+        Vec::new()
+    };
+    (values.into_iter().map(cell).collect(), times)
+}
 
 pub(crate) fn cell(c: TColumnValue) -> Cell {
     (

@@ -610,6 +610,7 @@ fn a_delete_then_a_put_keeps_the_put(hbase: &HBase) {
             &[],
             TableOptions {
                 new_version_behavior,
+                ..TableOptions::default()
             },
         )
         .unwrap();

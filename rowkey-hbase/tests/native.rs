@@ -503,6 +503,87 @@ fn a_native_client_answers_as_the_gateway_client() {
         "HBase's own filter"
     );
 
+    // Cells as HBase keeps them: a table keeping 3 versions, a row
+    // written at four times; every version, a time range and the newest,
+    // by get and by scan, the same through both clients.
+    let keep = rowkey_hbase::TableOptions {
+        versions: Some(3),
+        ..rowkey_hbase::TableOptions::default()
+    };
+    native
+        .create_table_with("versions", &["d"], &[], keep)
+        .unwrap();
+    for ts in [100i64, 200, 300, 400] {
+        for key in [&b"r1"[..], b"r2"] {
+            native
+                .write_raw_rows_with(
+                    "versions",
+                    [(key.to_vec(), face_cells(ts))],
+                    rowkey_hbase::WriteOptions {
+                        timestamp: Some(ts),
+                        ..rowkey_hbase::WriteOptions::default()
+                    },
+                )
+                .unwrap();
+        }
+    }
+    let stamps = |cells: &[rowkey_hbase::VersionedCell]| -> Vec<(Vec<u8>, i64)> {
+        cells
+            .iter()
+            .map(|c| (c.qualifier.clone(), c.timestamp))
+            .collect()
+    };
+    let every = rowkey_hbase::ReadOptions::new().versions(10);
+    let window = rowkey_hbase::ReadOptions::new()
+        .versions(10)
+        .time_range(150..350);
+    for (read, want) in [
+        (every.clone(), vec![400, 300, 200]),
+        (window.clone(), vec![300, 200]),
+        (rowkey_hbase::ReadOptions::new(), vec![400]),
+    ] {
+        let n = native
+            .get_versions_raw("versions", b"r1", &read)
+            .unwrap()
+            .unwrap();
+        let g = gateway
+            .get_versions_raw("versions", b"r1", &read)
+            .unwrap()
+            .unwrap();
+        assert_eq!(n, g, "{read:?}");
+        let want: Vec<(Vec<u8>, i64)> = [&b"v"[..], b"w"]
+            .iter()
+            .flat_map(|q| want.iter().map(move |&t| (q.to_vec(), t)))
+            .collect();
+        assert_eq!(stamps(&n), want, "{read:?}");
+        let value = &n[0].value;
+        assert_eq!(
+            value,
+            &face_cells(n[0].timestamp)[0].2,
+            "each version's own value"
+        );
+    }
+    let everything = rowkey_core::Scan::from_bounds(b"", b"");
+    let n: Vec<_> = native
+        .scan_versions("versions", &everything, None, &window)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let g: Vec<_> = gateway
+        .scan_versions("versions", &everything, None, &window)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(n, g);
+    assert_eq!(n.len(), 2);
+    assert!(n.iter().all(|(_, cells)| cells.len() == 4), "{n:?}");
+    assert_eq!(
+        native
+            .get_versions_raw("versions", b"nope", &every)
+            .unwrap(),
+        None
+    );
+
     // Deletes, and rows HBase refuses, named by their places.
     let gone: Vec<Event> = rows.iter().take(10).map(|(e, _)| e.clone()).collect();
     native.delete_rows("face", gone.clone()).unwrap();

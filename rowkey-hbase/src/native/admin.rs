@@ -29,27 +29,35 @@ impl NativeClient {
         families: &[&str],
         split_points: &[Vec<u8>],
     ) -> Result<(), Error> {
-        self.create_table_with(table, families, split_points, false)
-            .await
+        self.create_table_with(
+            table,
+            families,
+            split_points,
+            &crate::TableOptions::default(),
+        )
+        .await
     }
 
-    /// [`create_table`](Self::create_table) with HBase's
-    /// `NEW_VERSION_BEHAVIOR` on each family when `new_version_behavior`
-    /// (see [`TableOptions`](crate::TableOptions)).
+    /// [`create_table`](Self::create_table) with every family set as
+    /// `options` says (see [`TableOptions`](crate::TableOptions)).
     pub async fn create_table_with(
         &self,
         table: &str,
         families: &[&str],
         split_points: &[Vec<u8>],
-        new_version_behavior: bool,
+        options: &crate::TableOptions,
     ) -> Result<(), Error> {
-        let attributes = match new_version_behavior {
-            true => vec![pb::BytesBytesPair {
-                first: b"NEW_VERSION_BEHAVIOR".to_vec(),
-                second: b"true".to_vec(),
-            }],
-            false => Vec::new(),
+        let pair = |first: &[u8], second: String| pb::BytesBytesPair {
+            first: first.to_vec(),
+            second: second.into_bytes(),
         };
+        let mut attributes = Vec::new();
+        if options.new_version_behavior {
+            attributes.push(pair(b"NEW_VERSION_BEHAVIOR", "true".into()));
+        }
+        if let Some(versions) = options.versions {
+            attributes.push(pair(b"VERSIONS", versions.to_string()));
+        }
         let request = pb::CreateTableRequest {
             table_schema: pb::TableSchema {
                 table_name: Some(table_name(table)),

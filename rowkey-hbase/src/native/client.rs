@@ -12,12 +12,12 @@ use tokio::time::Instant;
 
 use super::conn::{CallError, Conn};
 use super::convert::{
-    call_error, first_line, moved_class, moved_to, mutation, remote_error, result_cells, scan_rows,
-    specifier, Write,
+    call_error, first_line, moved_class, moved_to, mutation, remote_error, scan_rows, specifier,
+    stamped_result_cells, Write,
 };
 use super::regions::{self, Region};
 use super::retry::{Retries, Settings};
-use crate::{Cell, Error, RegionLocation, Row};
+use crate::{Cell, Error, ReadOptions, RegionLocation, Row};
 use rowkey_hbase_protocol::pb;
 
 /// The region servers' service.
@@ -377,13 +377,50 @@ impl NativeClient {
 
     /// The row `row` of `table`: its cells, `None` when it has none.
     pub async fn get(&self, table: &str, row: &[u8]) -> Result<Option<Vec<Cell>>, Error> {
+        let cells = self.get_stamped(table, row, &ReadOptions::new()).await?;
+        Ok(cells.map(|cells| cells.into_iter().map(|(c, _)| c).collect()))
+    }
+
+    /// The row `row` of `table` with the versions and time range `read`
+    /// asks for, each cell with its timestamp; `None` when it has none.
+    pub async fn get_versions(
+        &self,
+        table: &str,
+        row: &[u8],
+        read: &ReadOptions,
+    ) -> Result<Option<Vec<crate::VersionedCell>>, Error> {
+        let cells = self.get_stamped(table, row, read).await?;
+        Ok(cells.map(|cells| {
+            cells
+                .into_iter()
+                .map(
+                    |((family, qualifier, value), timestamp)| crate::VersionedCell {
+                        family,
+                        qualifier,
+                        timestamp,
+                        value,
+                    },
+                )
+                .collect()
+        }))
+    }
+
+    async fn get_stamped(
+        &self,
+        table: &str,
+        row: &[u8],
+        read: &ReadOptions,
+    ) -> Result<Option<Vec<(Cell, i64)>>, Error> {
+        let (from, to) = read
+            .range()
+            .map_or((0, i64::MAX), |r| (r.start.max(0), r.end.max(0)));
         let get = pb::Get {
             row: row.to_vec(),
             time_range: Some(pb::TimeRange {
-                from: Some(0),
-                to: Some(i64::MAX as u64),
+                from: Some(from as u64),
+                to: Some(to as u64),
             }),
-            max_versions: Some(1),
+            max_versions: Some(read.max_versions()),
             cache_blocks: Some(true),
             ..Default::default()
         };
@@ -399,8 +436,10 @@ impl NativeClient {
                 let Some(result) = response.result else {
                     return Ok(None);
                 };
-                let cells = result_cells(&result, &block, table, "Get").map_err(Refusal::Fatal)?;
-                Ok((!cells.is_empty()).then(|| cells.into_iter().map(|(_, c)| c).collect()))
+                let cells =
+                    stamped_result_cells(&result, &block, table, "Get").map_err(Refusal::Fatal)?;
+                Ok((!cells.is_empty())
+                    .then(|| cells.into_iter().map(|(_, cell, ts)| (cell, ts)).collect()))
             }
         })
         .await

@@ -75,7 +75,20 @@ pub(super) fn result_cells(
     table: &str,
     op: &'static str,
 ) -> Result<Vec<(Vec<u8>, Cell)>, Error> {
-    let mut out: Vec<(Vec<u8>, Cell)> = result
+    Ok(stamped_result_cells(result, block, table, op)?
+        .into_iter()
+        .map(|(row, cell, _)| (row, cell))
+        .collect())
+}
+
+/// [`result_cells`] with each cell's timestamp.
+pub(super) fn stamped_result_cells(
+    result: &pb::Result,
+    block: &[u8],
+    table: &str,
+    op: &'static str,
+) -> Result<Vec<(Vec<u8>, Cell, i64)>, Error> {
+    let mut out: Vec<(Vec<u8>, Cell, i64)> = result
         .cell
         .iter()
         .map(|c| {
@@ -86,6 +99,8 @@ pub(super) fn result_cells(
                     c.qualifier.clone().unwrap_or_default(),
                     c.value.clone().unwrap_or_default(),
                 ),
+                c.timestamp
+                    .map_or(0, |t| i64::try_from(t).unwrap_or(i64::MAX)),
             )
         })
         .collect();
@@ -97,7 +112,11 @@ pub(super) fn result_cells(
             server: String::new(),
             cause: e.to_string(),
         })?;
-        out.extend(kvs.into_iter().map(kv_cell));
+        out.extend(kvs.into_iter().map(|kv| {
+            let ts = kv.timestamp;
+            let (row, cell) = kv_cell(kv);
+            (row, cell, ts)
+        }));
     }
     Ok(out)
 }

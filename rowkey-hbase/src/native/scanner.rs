@@ -14,7 +14,8 @@ use super::client::NativeClient;
 use super::conn::CallError;
 use super::convert::{call_error, moved_to, remote_error, specifier};
 use super::regions::{self, Region};
-use crate::{Cell, Error, Row};
+use crate::types::{versioned, Stamped};
+use crate::{Cell, Error, Row, VersionedRow};
 
 const CLIENT_SERVICE: &str = "ClientService";
 
@@ -71,6 +72,10 @@ pub struct ScanOptions {
     pub reversed: bool,
     /// The most rows the scan returns.
     pub limit: Option<usize>,
+    /// Versions and time range to read, the cells' timestamps kept
+    /// ([`next_versioned_batch`](NativeScanner::next_versioned_batch));
+    /// `None`: the newest version of each column.
+    pub read: Option<crate::ReadOptions>,
     /// A filter the region servers run (HBase's serialized `Filter`, as
     /// [`filter_bytes`](crate::filter_bytes) writes it, decoded).
     pub filter: Option<pb::Filter>,
@@ -84,6 +89,7 @@ impl Default for ScanOptions {
             max_result_size: 2 << 20,
             reversed: false,
             limit: None,
+            read: None,
             filter: None,
         }
     }
@@ -106,7 +112,7 @@ pub struct NativeScanner {
     options: ScanOptions,
     open: Option<Open>,
     /// A row whose cells came in parts so far.
-    partial: Option<Row>,
+    partial: Option<Stamped>,
     returned: usize,
     rows_read: u64,
     /// Rows the region servers read for this scan, as their scan metrics
@@ -177,6 +183,19 @@ impl NativeScanner {
     /// reached). A batch may be empty while a server is still reading (a
     /// heartbeat of a filtered scan).
     pub async fn next_batch(&mut self) -> Result<Option<Vec<Row>>, Error> {
+        let batch = self.next_stamped_batch().await?;
+        Ok(batch.map(|rows| rows.into_iter().map(|(k, (cells, _))| (k, cells)).collect()))
+    }
+
+    /// [`next_batch`](Self::next_batch) with each row's cells as
+    /// [`VersionedCell`](crate::VersionedCell)s: their timestamps, every
+    /// version [`ScanOptions::read`] asked for.
+    pub async fn next_versioned_batch(&mut self) -> Result<Option<Vec<VersionedRow>>, Error> {
+        let batch = self.next_stamped_batch().await?;
+        Ok(batch.map(|rows| rows.into_iter().map(versioned).collect()))
+    }
+
+    pub(crate) async fn next_stamped_batch(&mut self) -> Result<Option<Vec<Stamped>>, Error> {
         let client = self.client.clone();
         let table = self.table.clone();
         let batch = client.within("Scan", &table, self.next_batch_tries()).await;
@@ -187,7 +206,7 @@ impl NativeScanner {
     }
 
     /// [`next_batch`](Self::next_batch) with no budget of its own.
-    async fn next_batch_tries(&mut self) -> Result<Option<Vec<Row>>, Error> {
+    async fn next_batch_tries(&mut self) -> Result<Option<Vec<Stamped>>, Error> {
         let mut tries = self.client.tries();
         loop {
             if self.done {
@@ -241,7 +260,7 @@ impl NativeScanner {
 
     /// One call: opening a scanner on the region the range goes on in, or
     /// the next batch of the open one.
-    async fn step(&mut self) -> Result<Vec<Row>, Failure> {
+    async fn step(&mut self) -> Result<Vec<Stamped>, Failure> {
         let request = match &self.open {
             Some(open) => pb::ScanRequest {
                 scanner_id: Some(open.id),
@@ -310,7 +329,7 @@ impl NativeScanner {
         &mut self,
         response: &pb::ScanResponse,
         block: &[u8],
-    ) -> Result<Vec<Row>, Failure> {
+    ) -> Result<Vec<Stamped>, Failure> {
         let table = self.table.clone();
         let bad = |cause: String| {
             Failure::Fatal(Error::Connection {
@@ -338,6 +357,11 @@ impl NativeScanner {
                 return Err(bad("a result whose cells are of several rows".into()));
             }
             self.rows_read += 1;
+            let stamps: Vec<i64> = if self.options.read.is_some() {
+                cells.iter().map(|kv| kv.timestamp).collect()
+            } else {
+                Vec::new()
+            };
             let cells: Vec<Cell> = cells
                 .into_iter()
                 .map(|kv| {
@@ -348,15 +372,17 @@ impl NativeScanner {
                     )
                 })
                 .collect();
+            let cells = (cells, stamps);
             let partial = response
                 .partial_flag_per_result
                 .get(i)
                 .copied()
                 .unwrap_or(false);
             let row = match self.partial.take() {
-                Some((k, mut held)) if k == key => {
-                    held.extend(cells);
-                    (k, held)
+                Some((k, (mut held, mut times))) if k == key => {
+                    held.extend(cells.0);
+                    times.extend(cells.1);
+                    (k, (held, times))
                 }
                 Some((k, _)) => {
                     return Err(bad(format!(
@@ -462,7 +488,15 @@ impl NativeScanner {
                 stop_row: Some(stop_row),
                 include_start_row: Some(include_start),
                 include_stop_row: Some(include_stop),
-                max_versions: Some(1),
+                max_versions: Some(o.read.as_ref().map_or(1, |r| r.max_versions())),
+                time_range: o
+                    .read
+                    .as_ref()
+                    .and_then(|r| r.range())
+                    .map(|r| pb::TimeRange {
+                        from: u64::try_from(r.start).ok(),
+                        to: u64::try_from(r.end).ok(),
+                    }),
                 cache_blocks: Some(true),
                 caching: Some(o.batch),
                 max_result_size: Some(o.max_result_size),
