@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use rowkey_core::prelude::*;
 use rowkey_hbase::testing::HBase;
-use rowkey_hbase::Cell;
+use rowkey_hbase::{Cell, Client};
 
 #[derive(RowKey, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[salt(buckets = 16, by(device))]
@@ -77,6 +77,9 @@ fn scans_and_writes_equal_the_model_while_the_cluster_changes() {
         .setting("hbase.client.scanner.timeout.period", &LEASE_MS.to_string())
         // Regions stay where the test puts them.
         .setting("hbase.balancer.period", "3600000")
+        // Quotas, applied a second after they are set.
+        .setting("hbase.quota.enabled", "true")
+        .setting("hbase.quota.refresh.period", "1000")
         .start()
         .unwrap_or_else(|e| panic!("HBase starts: {e}"));
     let client = hbase
@@ -245,4 +248,30 @@ fn scans_and_writes_equal_the_model_while_the_cluster_changes() {
         .unwrap()
         .count();
     assert_eq!(total, (ROWS + 10_000) as usize);
+
+    // 6. A user over its quota: the region servers refuse its calls
+    // (RpcThrottlingException), and the client sends them again after a
+    // pause until they pass; every answer right.
+    hbase.throttle_user("throttled", 20).unwrap();
+    let throttled = Client::native(hbase.bootstrap())
+        .user("throttled")
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut n = 0;
+    while throttled.stats().retries == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no call was throttled in 30 s: {:?}",
+            throttled.stats()
+        );
+        for (r, want) in more.iter().skip(n % 1_000).take(10) {
+            assert_eq!(throttled.get(table, r).unwrap().as_ref(), Some(want));
+        }
+        n += 10;
+    }
+    for (r, want) in more.iter().take(60) {
+        assert_eq!(throttled.get(table, r).unwrap().as_ref(), Some(want));
+    }
+    assert!(throttled.stats().retries > 0);
 }

@@ -200,8 +200,8 @@ impl NativeClient {
                         refused += pieces.len();
                         queue.extend(pieces);
                     }
-                    // Closing or moved: the same.
-                    Err(Refusal::Moved(_)) => {
+                    // Closing, moved or overloaded: the same.
+                    Err(Refusal::Moved(_) | Refusal::Busy(_)) => {
                         refresh = true;
                         queue.extend(pieces);
                     }

@@ -12,8 +12,8 @@ use tokio::time::Instant;
 
 use super::conn::{CallError, Conn};
 use super::convert::{
-    call_error, first_line, moved_class, moved_to, mutation, remote_error, scan_rows, specifier,
-    stamped_result_cells, Write,
+    busy_class, call_error, first_line, moved_class, moved_to, mutation, remote_error, scan_rows,
+    specifier, stamped_result_cells, Write,
 };
 use super::regions::{self, Region};
 use super::retry::{Retries, Settings};
@@ -25,6 +25,9 @@ const CLIENT_SERVICE: &str = "ClientService";
 /// The most bytes of rows one `Multi` call carries (HBase's Java client
 /// flushes its 2 MiB write buffer so).
 const MULTI_BYTES: usize = 2 << 20;
+/// The least pause after a server said it is overloaded (HBase's
+/// `hbase.client.pause.server.overloaded` is 500 ms too).
+const OVERLOADED_PAUSE: Duration = Duration::from_millis(500);
 /// `Multi` calls in flight per region server for one write.
 const MULTI_IN_FLIGHT: usize = 4;
 /// HBase's registry on masters and region servers (since 2.3).
@@ -153,6 +156,10 @@ pub(super) enum Refusal {
     /// send again where HBase says it went (`RegionMovedException` names
     /// the server), else where `hbase:meta` says it is now.
     Moved(Option<String>),
+    /// The server is overloaded or throttling (its call queue full, the
+    /// region over its memstore limit, a quota): send again after a
+    /// longer pause, to the same place. The error, if tries run out.
+    Busy(Error),
     /// Any other error, final.
     Fatal(Error),
 }
@@ -523,6 +530,8 @@ impl NativeClient {
         let mut tries = self.tries();
         while !left.is_empty() {
             let first = tries.failed() == 0;
+            // The last error of a server that was overloaded this round.
+            let mut busy: Option<Error> = None;
             let regions = self.regions(table, refresh).await?;
             refresh = false;
             // Rows by server, then by region.
@@ -573,6 +582,11 @@ impl NativeClient {
                         left.extend(regions.into_iter().flat_map(|(_, rows)| rows));
                         continue;
                     }
+                    Err(Refusal::Busy(e)) => {
+                        busy = Some(e);
+                        left.extend(regions.into_iter().flat_map(|(_, rows)| rows));
+                        continue;
+                    }
                     Err(Refusal::Fatal(e)) => return Err(e),
                 };
                 for ((name, rows), result) in regions.into_iter().zip(
@@ -600,6 +614,17 @@ impl NativeClient {
                             left.extend(rows);
                             continue;
                         }
+                        if busy_class(&e.name) {
+                            busy = Some(remote_error(
+                                "Multi",
+                                table,
+                                None,
+                                &e.name,
+                                e.value.as_deref(),
+                            ));
+                            left.extend(rows);
+                            continue;
+                        }
                         return Err(remote_error(
                             "Multi",
                             table,
@@ -621,6 +646,18 @@ impl NativeClient {
                                 refresh = true;
                                 left.push((i, row));
                             }
+                            // A region over its memstore limit, a quota:
+                            // the row again, after a pause.
+                            Some(e) if busy_class(&e.name) => {
+                                busy = Some(remote_error(
+                                    "Multi",
+                                    table,
+                                    None,
+                                    &e.name,
+                                    e.value.as_deref(),
+                                ));
+                                left.push((i, row));
+                            }
                             Some(e) => rejected.push(crate::RejectedRow {
                                 index: i,
                                 key: rowkey_core::hbase::to_string_binary(&row.0),
@@ -631,7 +668,15 @@ impl NativeClient {
                 }
             }
             if !left.is_empty() {
-                if let Err(spent) = tries.again().await {
+                let pause = if busy.is_some() {
+                    OVERLOADED_PAUSE
+                } else {
+                    Duration::ZERO
+                };
+                if let Err(spent) = tries.again_after(pause).await {
+                    if let Some(e) = busy {
+                        return Err(e);
+                    }
                     let what =
                         format!("{} rows not written: their regions kept moving", left.len());
                     return Err(spent.error("Multi", table, &what));
@@ -785,6 +830,12 @@ impl NativeClient {
                     }
                     self.count_retry();
                 }
+                Err(Refusal::Busy(e)) => {
+                    if tries.again_after(OVERLOADED_PAUSE).await.is_err() {
+                        return Err(e);
+                    }
+                    self.count_retry();
+                }
                 Err(Refusal::Fatal(e)) => return Err(e),
             }
         }
@@ -832,6 +883,7 @@ impl NativeClient {
                     *self.inner.meta.lock().await = None;
                     "hbase:meta moved".into()
                 }
+                Err(Refusal::Busy(e)) => e.to_string(),
                 Err(Refusal::Fatal(Error::Connection { cause, .. }))
                     if cause.contains("not open") =>
                 {
@@ -989,6 +1041,14 @@ impl NativeClient {
                 let class = e.exception_class_name.as_deref().unwrap_or_default();
                 if moved_class(class) {
                     Err(Refusal::Moved(moved_to(class, e.stack_trace.as_deref())))
+                } else if busy_class(class) {
+                    Err(Refusal::Busy(remote_error(
+                        method,
+                        table,
+                        None,
+                        class,
+                        e.stack_trace.as_deref().map(str::as_bytes),
+                    )))
                 } else {
                     Err(Refusal::Fatal(remote_error(
                         method,

@@ -190,6 +190,22 @@ pub(super) fn moved_class(class: &str) -> bool {
     .contains(&class)
 }
 
+/// The exceptions of a server that is overloaded or throttling, after
+/// which HBase's client sends the call again after a longer pause: its
+/// call queue full, a region over its memstore limit, a quota exceeded,
+/// a call dropped while queued.
+pub(super) fn busy_class(class: &str) -> bool {
+    [
+        "org.apache.hadoop.hbase.CallQueueTooBigException",
+        "org.apache.hadoop.hbase.CallDroppedException",
+        "org.apache.hadoop.hbase.RegionTooBusyException",
+        "org.apache.hadoop.hbase.ipc.ServerTooBusyException",
+        "org.apache.hadoop.hbase.quotas.RpcThrottlingException",
+        "org.apache.hadoop.hbase.quotas.ThrottlingException",
+    ]
+    .contains(&class)
+}
+
 /// The server a `RegionMovedException` names (`Region moved to:
 /// hostname=H port=P startCode=S.`), `host:port`.
 pub(super) fn moved_to(class: &str, trace: Option<&str>) -> Option<String> {

@@ -118,11 +118,17 @@ impl Retries {
     /// The last try failed: waits the policy's pause and returns, or says
     /// why there is no next try.
     pub(super) async fn again(&mut self) -> Result<(), Spent> {
+        self.again_after(Duration::ZERO).await
+    }
+
+    /// [`again`](Self::again), pausing at least `least` (a server that
+    /// said it is overloaded).
+    pub(super) async fn again_after(&mut self, least: Duration) -> Result<(), Spent> {
         self.tries += 1;
         if self.tries >= self.policy.attempts.max(1) {
             return Err(Spent::Attempts(self.tries));
         }
-        let pause = self.policy.pause(self.tries);
+        let pause = self.policy.pause(self.tries).max(least);
         if Instant::now() + pause >= self.until {
             return Err(Spent::Deadline(self.budget));
         }

@@ -648,4 +648,7 @@ fn lost_class(class: &str) -> bool {
         "org.apache.hadoop.hbase.regionserver.LeaseException",
     ]
     .contains(&class)
+        // An overloaded server refused the call before running it: the
+        // scan goes on after its last row, after the retry pause.
+        || super::convert::busy_class(class)
 }

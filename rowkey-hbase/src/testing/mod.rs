@@ -745,6 +745,16 @@ impl HBase {
         self.request("rsstart").and_then(|a| one_server(&a))
     }
 
+    /// Limits `user` to `per_second` requests a second on every region
+    /// server (HBase's quotas: the server must be started with
+    /// `hbase.quota.enabled` = `true`; the region servers apply it at
+    /// their next quota refresh, `hbase.quota.refresh.period`). Past it,
+    /// they refuse calls with `RpcThrottlingException`.
+    pub fn throttle_user(&self, user: &str, per_second: u64) -> io::Result<()> {
+        self.request(&format!("throttle {user} {per_second}"))
+            .map(|_| ())
+    }
+
     /// Waits, up to two minutes, until no region of any table is in
     /// transition and each has a server.
     pub fn settle(&self) -> io::Result<()> {

@@ -206,6 +206,14 @@ public final class Launcher {
             t.start();
             t.waitForServerOnline();
             out.println("server " + t.getRegionServer().getServerName().getAddress());
+          } else if (p.length == 3 && p[0].equals("throttle")) {
+            // At most N requests a second from user p[1], on every region
+            // server (HBase's quotas, hbase.quota.enabled).
+            try (Admin admin = connection.getAdmin()) {
+              admin.setQuota(org.apache.hadoop.hbase.quotas.QuotaSettingsFactory.throttleUser(
+                  p[1], org.apache.hadoop.hbase.quotas.ThrottleType.REQUEST_NUMBER,
+                  Long.parseLong(p[2]), java.util.concurrent.TimeUnit.SECONDS));
+            }
           } else if (p.length == 1 && p[0].equals("settled")) {
             settled(connection);
           } else if (p.length == 1 && p[0].equals("filterrows")) {
