@@ -470,6 +470,32 @@ fn a_native_client_answers_as_the_gateway_client() {
     assert_eq!(typed.len(), 3_000 / 37 + usize::from(5 < 3_000 % 37));
     assert!(typed.iter().all(|e| e.user_id == 5));
 
+    // Many small scans at once: the 3 newest rows of each of 40 users
+    // (37 with rows), each as its own scan would read them.
+    let per_user: Vec<rowkey_core::Scan> = (0..40).map(Event::scan_by_user_id).collect();
+    let many = native.scan_many("face", &per_user, Some(3)).unwrap();
+    assert_eq!(many, gateway.scan_many("face", &per_user, Some(3)).unwrap());
+    assert_eq!(many.len(), 40);
+    for (user, rows) in many.iter().enumerate() {
+        let one: Vec<_> = native
+            .scan("face", &per_user[user], Some(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(*rows, one, "user {user}");
+        assert_eq!(rows.len(), if user < 37 { 3 } else { 0 });
+    }
+    // A salted scan of every bucket, merged as `scan` merges it.
+    let whole = native
+        .scan_many("face", &[Event::scan_all()], Some(100))
+        .unwrap();
+    let one: Vec<_> = native
+        .scan("face", &Event::scan_all(), Some(100))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(whole, [one]);
+
     // Skip scans: rowkey's filter on the region servers, then HBase's own.
     let window = Event::filter()
         .ts_millis(1_700_000_000_100..1_700_000_000_400)

@@ -18,6 +18,8 @@ use crate::types::{versioned, Stamped};
 use crate::{Cell, Error, Row, VersionedRow};
 
 const CLIENT_SERVICE: &str = "ClientService";
+/// Scanners [`NativeClient::scan_many`] runs at once.
+const SCANS_IN_FLIGHT: usize = 64;
 
 impl NativeClient {
     /// The rows of `table` from `start` (inclusive) to `stop` (exclusive;
@@ -35,6 +37,62 @@ impl NativeClient {
             ..ScanOptions::default()
         };
         self.scanner(table, start, stop, options).collect().await
+    }
+
+    /// Many small scans of `table` at once (the newest rows of 500 devices,
+    /// say): every range of every scan read by its own scanner, at most
+    /// 64 calls in flight, each scan's ranges merged in key order (after
+    /// their salt or prefix, as [`Client::scan`](crate::Client::scan)
+    /// merges) and cut to `limit_each` rows. One answer per scan, in the
+    /// order of `scans`.
+    pub async fn scan_many(
+        &self,
+        table: &str,
+        scans: &[rowkey_core::Scan],
+        limit_each: Option<usize>,
+    ) -> Result<Vec<Vec<Row>>, Error> {
+        use futures_util::StreamExt as _;
+        let options = ScanOptions {
+            limit: limit_each,
+            // A small scan's rows in its first call.
+            batch: limit_each.map_or(1_000, |l| u32::try_from(l.clamp(1, 1_000)).unwrap_or(1_000)),
+            ..ScanOptions::default()
+        };
+        let jobs: Vec<(usize, usize, NativeScanner)> = scans
+            .iter()
+            .enumerate()
+            .flat_map(|(i, scan)| {
+                let options = options.clone();
+                scan.ranges().enumerate().map(move |(j, r)| {
+                    (
+                        i,
+                        j,
+                        self.scanner(table, r.start(), r.stop(), options.clone()),
+                    )
+                })
+            })
+            .collect();
+        let mut per_range: Vec<Vec<Vec<Row>>> = scans
+            .iter()
+            .map(|s| vec![Vec::new(); s.range_count()])
+            .collect();
+        let mut done = futures_util::stream::iter(jobs)
+            .map(|(i, j, scanner)| async move { (i, j, scanner.collect().await) })
+            .buffer_unordered(SCANS_IN_FLIGHT);
+        while let Some((i, j, rows)) = done.next().await {
+            per_range[i][j] = rows?;
+        }
+        Ok(scans
+            .iter()
+            .zip(per_range)
+            .map(|(scan, ranges)| {
+                let merged = rowkey_core::merge_salted_with(
+                    scan.head_len(),
+                    ranges.into_iter().map(Vec::into_iter),
+                );
+                merged.take(limit_each.unwrap_or(usize::MAX)).collect()
+            })
+            .collect())
     }
 
     /// A scan of `[start, stop)` of `table` (`stop` empty: to the end),
