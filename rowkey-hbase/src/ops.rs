@@ -224,8 +224,8 @@ impl Client {
             return Ok(rows);
         }
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let answers: Vec<std::sync::Mutex<Option<Result<Vec<crate::Row>, Error>>>> =
-            scans.iter().map(|_| std::sync::Mutex::new(None)).collect();
+        type Answer = std::sync::Mutex<Option<Result<Vec<crate::Row>, Error>>>;
+        let answers: Vec<Answer> = scans.iter().map(|_| std::sync::Mutex::new(None)).collect();
         std::thread::scope(|s| {
             for _ in 0..scans.len().min(8) {
                 s.spawn(|| loop {
