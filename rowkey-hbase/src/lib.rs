@@ -98,6 +98,7 @@ pub use scan::{tscans, Rows, TypedRows, VersionedRows};
 pub use stamp::Timestamps;
 pub use transport::{Protocol, Tls, Transport};
 pub use types::{
-    Cell, ReadOptions, RegionLocation, Row, VersionedCell, VersionedRow, MAX_ROW_LENGTH,
+    Cell, ColumnDelete, ReadOptions, RegionLocation, Row, VersionedCell, VersionedRow,
+    MAX_ROW_LENGTH,
 };
 pub use write::{Durability, WriteOptions};

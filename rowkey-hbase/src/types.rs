@@ -54,6 +54,39 @@ pub(crate) fn versioned((key, (cells, stamps)): Stamped) -> VersionedRow {
     (key, cells)
 }
 
+/// One column of a row to delete, or one version of it
+/// ([`Client::delete_columns`](crate::Client::delete_columns)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDelete {
+    /// The column family.
+    pub family: String,
+    /// The qualifier.
+    pub qualifier: Vec<u8>,
+    /// `Some(ts)`: only the version stamped `ts` (HBase's
+    /// `Delete.addColumn(f, q, ts)`); `None`: every version (HBase's
+    /// `addColumns(f, q)`, up to the region server's time).
+    pub version: Option<i64>,
+}
+
+impl ColumnDelete {
+    /// Every version of `family:qualifier`.
+    pub fn column(family: &str, qualifier: &[u8]) -> ColumnDelete {
+        ColumnDelete {
+            family: family.to_owned(),
+            qualifier: qualifier.to_vec(),
+            version: None,
+        }
+    }
+
+    /// The version of `family:qualifier` stamped `timestamp`.
+    pub fn version(family: &str, qualifier: &[u8], timestamp: i64) -> ColumnDelete {
+        ColumnDelete {
+            version: Some(timestamp),
+            ..ColumnDelete::column(family, qualifier)
+        }
+    }
+}
+
 /// What a read returns of each column, as HBase's `Get` and `Scan` have
 /// it: how many versions (default 1, the newest) and from which time
 /// range (default all).

@@ -334,6 +334,71 @@ impl Client {
         self.delete_stream(table, keys.into_iter().map(Ok), options)
     }
 
+    /// Deletes `columns` of the row `key` of `table`: each column whole
+    /// (every version up to the region server's time) or one version of it
+    /// ([`ColumnDelete`](crate::ColumnDelete)); the row's other columns
+    /// stay. One call.
+    pub fn delete_columns<K: RowKey>(
+        &self,
+        table: &str,
+        key: &K,
+        columns: &[crate::ColumnDelete],
+    ) -> Result<(), Error> {
+        let key = crate::ops::encode_all(table, std::slice::from_ref(key))?;
+        self.delete_columns_raw(table, &key[0], columns)
+    }
+
+    /// [`delete_columns`](Self::delete_columns) by the key's bytes.
+    pub fn delete_columns_raw(
+        &self,
+        table: &str,
+        key: &[u8],
+        columns: &[crate::ColumnDelete],
+    ) -> Result<(), Error> {
+        if columns.is_empty() {
+            return Ok(());
+        }
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().delete_columns(table, key, columns));
+        }
+        // One delete per kind: HBase's gateway takes one type per delete.
+        let deletes: Vec<TDelete> = [
+            (false, crate::thrift::TDeleteType::DELETE_COLUMNS),
+            (true, crate::thrift::TDeleteType::DELETE_COLUMN),
+        ]
+        .into_iter()
+        .filter_map(|(one, kind)| {
+            let cols: Vec<crate::thrift::TColumn> = columns
+                .iter()
+                .filter(|c| c.version.is_some() == one)
+                .map(|c| {
+                    crate::thrift::TColumn::new(
+                        c.family.as_bytes().to_vec(),
+                        c.qualifier.clone(),
+                        c.version,
+                    )
+                })
+                .collect();
+            (!cols.is_empty()).then(|| TDelete::new(key.to_vec(), cols, None, kind, None, None))
+        })
+        .collect();
+        let left = self.call("deleteMultiple", table, Some(key), true, |t| {
+            t.delete_multiple(table.as_bytes().to_vec(), deletes.clone())
+        })?;
+        if left.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Server {
+                op: "deleteMultiple",
+                table: table.into(),
+                key: Some(rowkey_core::hbase::to_string_binary(key)),
+                message: "HBase's gateway did not apply the delete".into(),
+                can_retry: false,
+            })
+        }
+    }
+
     fn delete_stream(
         &self,
         table: &str,

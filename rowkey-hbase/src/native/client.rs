@@ -506,6 +506,57 @@ impl NativeClient {
         self.write(table, rows, write).await
     }
 
+    /// Deletes `columns` of the row `row` of `table` (each whole, or one
+    /// version of it): one `Mutate` call to the row's region server.
+    pub async fn delete_columns(
+        &self,
+        table: &str,
+        row: &[u8],
+        columns: &[crate::ColumnDelete],
+    ) -> Result<(), Error> {
+        use pb::mutation_proto::{column_value::QualifierValue, ColumnValue, DeleteType};
+        let mut families: BTreeMap<&str, Vec<QualifierValue>> = BTreeMap::new();
+        for c in columns {
+            let kind = match c.version {
+                Some(_) => DeleteType::DeleteOneVersion,
+                None => DeleteType::DeleteMultipleVersions,
+            };
+            families.entry(&c.family).or_default().push(QualifierValue {
+                qualifier: Some(c.qualifier.clone()),
+                timestamp: c.version.and_then(|t| u64::try_from(t).ok()),
+                delete_type: Some(kind as i32),
+                ..Default::default()
+            });
+        }
+        let mutation = pb::MutationProto {
+            row: Some(row.to_vec()),
+            mutate_type: Some(pb::mutation_proto::MutationType::Delete as i32),
+            column_value: families
+                .into_iter()
+                .map(|(family, qualifier_value)| ColumnValue {
+                    family: family.as_bytes().to_vec(),
+                    qualifier_value,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        self.on_region(table, row, "Mutate", |region| {
+            let request = pb::MutateRequest {
+                region: specifier(&region.name),
+                mutation: mutation.clone(),
+                condition: None,
+                nonce_group: None,
+            };
+            async move {
+                let _: (pb::MutateResponse, _) = self
+                    .call(&region.server, "Mutate", &request, &[], table)
+                    .await?;
+                Ok(())
+            }
+        })
+        .await
+    }
+
     /// Rows put or deleted as `write` says, one `Multi` call per region
     /// server, the rows of a region that moved sent again to where it is
     /// now; rows HBase refuses are [`Error::Rejected`], by their places in
