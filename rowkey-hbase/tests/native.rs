@@ -121,6 +121,18 @@ fn gets_puts_and_scans_go_to_the_region_servers() {
             through_gateway
         );
 
+        // 64 gets at once on a client that knows no region yet: one
+        // hbase:meta lookup, the others wait for it (single flight).
+        let cold = NativeClient::new(&hbase.bootstrap()).unwrap();
+        let gets = (0..64u32).map(|i| {
+            let cold = cold.clone();
+            async move { cold.get("native", &row(i * 150).0).await }
+        });
+        for got in futures::future::join_all(gets).await {
+            assert!(got.unwrap().is_some());
+        }
+        assert_eq!(cold.meta_lookups(), 1, "one lookup for 64 callers");
+
         let started = std::time::Instant::now();
         let missing = client.get("no_such_table", b"r").await.unwrap_err();
         assert!(matches!(missing, Error::TableNotFound { .. }), "{missing}");

@@ -62,7 +62,12 @@ struct Inner {
     /// other servers do not wait at all).
     conns: Mutex<HashMap<(String, &'static str), Slot>>,
     meta: tokio::sync::Mutex<Option<Region>>,
-    tables: Mutex<HashMap<String, Arc<Vec<Region>>>>,
+    /// Each table's regions, and how many lookups of `hbase:meta` put
+    /// them there (a lookup that waited for another takes its answer).
+    tables: Mutex<HashMap<String, (u64, Arc<Vec<Region>>)>>,
+    /// One lookup of a table's regions at a time (single flight): the
+    /// others wait for it and take its answer.
+    lookups: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     meta_lookups: AtomicU64,
     /// Calls sent to any server.
     calls: AtomicU64,
@@ -80,6 +85,7 @@ impl Inner {
             conns: Mutex::new(HashMap::new()),
             meta: tokio::sync::Mutex::new(None),
             tables: Mutex::new(HashMap::new()),
+            lookups: Mutex::new(HashMap::new()),
             meta_lookups: AtomicU64::new(0),
             calls: AtomicU64::new(0),
             retries: AtomicU64::new(0),
@@ -330,7 +336,7 @@ impl NativeClient {
     /// not hold the region.
     pub(super) fn relocate(&self, table: &str, name: &[u8], server: String) -> bool {
         let mut tables = self.inner.tables.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(regions) = tables.get(table) else {
+        let Some((generation, regions)) = tables.get(table) else {
             return false;
         };
         let Some(i) = regions.iter().position(|r| r.name == name) else {
@@ -338,7 +344,8 @@ impl NativeClient {
         };
         let mut moved = regions.as_ref().clone();
         moved[i].server = server;
-        tables.insert(table.to_owned(), Arc::new(moved));
+        let generation = *generation;
+        tables.insert(table.to_owned(), (generation, Arc::new(moved)));
         true
     }
 
@@ -898,17 +905,39 @@ impl NativeClient {
         table: &str,
         refresh: bool,
     ) -> Result<Arc<Vec<Region>>, Error> {
-        if !refresh {
-            let cached = self
-                .inner
-                .tables
+        let cached = self
+            .inner
+            .tables
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(table)
+            .cloned();
+        let seen = match cached {
+            Some((_, regions)) if !refresh => return Ok(regions),
+            Some((generation, _)) => generation,
+            None => 0,
+        };
+        // Single flight: one lookup per table at a time; a caller that
+        // waited for one takes what it found.
+        let lookup = Arc::clone(
+            self.inner
+                .lookups
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .get(table)
-                .cloned();
-            if let Some(regions) = cached {
-                return Ok(regions);
-            }
+                .entry(table.to_owned())
+                .or_default(),
+        );
+        let _flight = lookup.lock().await;
+        let fresh = self
+            .inner
+            .tables
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(table)
+            .filter(|(generation, _)| *generation > seen)
+            .map(|(_, regions)| Arc::clone(regions));
+        if let Some(regions) = fresh {
+            return Ok(regions);
         }
         let mut tries = self.tries();
         loop {
@@ -925,7 +954,7 @@ impl NativeClient {
                         .tables
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .insert(table.to_owned(), Arc::clone(&regions));
+                        .insert(table.to_owned(), (seen + 1, Arc::clone(&regions)));
                     return Ok(regions);
                 }
                 // A region in transition, or a split half-recorded: again.
