@@ -64,7 +64,7 @@ struct Inner {
     meta: tokio::sync::Mutex<Option<Region>>,
     /// Each table's regions, and how many lookups of `hbase:meta` put
     /// them there (a lookup that waited for another takes its answer).
-    tables: Mutex<HashMap<String, (u64, Arc<Vec<Region>>)>>,
+    tables: Mutex<HashMap<String, Cached>>,
     /// One lookup of a table's regions at a time (single flight): the
     /// others wait for it and take its answer.
     lookups: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -93,6 +93,9 @@ impl Inner {
         }
     }
 }
+
+/// A table's regions and the lookup generation that found them.
+type Cached = (u64, Arc<Vec<Region>>);
 
 /// A connection being opened or open.
 type Slot = Arc<tokio::sync::OnceCell<Arc<Conn>>>;
