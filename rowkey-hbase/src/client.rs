@@ -439,7 +439,10 @@ impl Client {
     /// servers directly, with no Thrift gateway (feature `native`):
     /// `bootstrap` is `host:port[,host:port...]` of masters or region
     /// servers (HBase's registry, `ClientMetaService`, HBase 2.3 and
-    /// later). `request_timeout`, `scan_batch`, `write_batch`,
+    /// later), or `zk://host:port[,host:port...][/znode-parent]` (feature
+    /// `zookeeper`: `hbase:meta` and the active master read from
+    /// ZooKeeper, parent `/hbase` by default, as clusters older than 2.3
+    /// are found). `request_timeout`, `scan_batch`, `write_batch`,
     /// `server_filter` and `timestamps` mean what they mean for a gateway;
     /// the pool, transport, protocol and TLS settings are the gateway's and
     /// are not used. Gets, scans (typed, raw, reversed, merged, filtered),

@@ -482,6 +482,38 @@ fn a_native_client_answers_as_the_gateway_client() {
     assert_eq!(typed.len(), 3_000 / 37 + usize::from(5 < 3_000 % 37));
     assert!(typed.iter().all(|e| e.user_id == 5));
 
+    // The same through ZooKeeper (a zk:// bootstrap: hbase:meta and the
+    // master found in their znodes, no registry call).
+    #[cfg(feature = "zookeeper")]
+    {
+        let zk = Client::native(format!("zk://127.0.0.1:{}/hbase", hbase.zookeeper_port()))
+            .build()
+            .unwrap();
+        assert!(
+            zk.table_exists("face").unwrap(),
+            "the master, from its znode"
+        );
+        assert_eq!(
+            zk.region_locations("face").unwrap(),
+            gateway.region_locations("face").unwrap()
+        );
+        for (e, _) in rows.iter().step_by(301) {
+            assert_eq!(zk.get("face", e).unwrap(), gateway.get("face", e).unwrap());
+        }
+        let wrong = Client::native(format!(
+            "zk://127.0.0.1:{}/no-hbase",
+            hbase.zookeeper_port()
+        ))
+        .request_timeout(std::time::Duration::from_secs(3))
+        .build()
+        .unwrap();
+        let e = wrong.get("face", &rows[0].0).unwrap_err();
+        assert!(
+            e.to_string().contains("/no-hbase/meta-region-server"),
+            "{e}"
+        );
+    }
+
     // Many small scans at once: the 3 newest rows of each of 40 users
     // (37 with rows), each as its own scan would read them.
     let per_user: Vec<rowkey_core::Scan> = (0..40).map(Event::scan_by_user_id).collect();

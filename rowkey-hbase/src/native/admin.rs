@@ -219,6 +219,10 @@ impl NativeClient {
     /// The active master's address, from the first bootstrap server that
     /// knows it.
     async fn active_master(&self, table: &str) -> Result<String, Error> {
+        #[cfg(feature = "zookeeper")]
+        if let Some(zk) = self.zookeeper() {
+            return zk.master(self.request_timeout()).await;
+        }
         let mut last = None;
         for server in self.bootstrap() {
             let answer = match self.conn(server, REGISTRY_SERVICE).await {

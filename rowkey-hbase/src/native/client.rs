@@ -55,7 +55,11 @@ pub struct NativeClient {
 }
 
 struct Inner {
+    /// The registry's servers (none for a `zk://` bootstrap).
     bootstrap: Vec<String>,
+    /// A `zk://` bootstrap's quorum.
+    #[cfg(feature = "zookeeper")]
+    zk: Option<super::zk::ZooKeeper>,
     settings: Settings,
     /// Each server's connection for each service, opened once by the first
     /// call that needs it (the others wait for that one, and calls to
@@ -81,6 +85,8 @@ impl Inner {
     fn new(bootstrap: Vec<String>, settings: Settings) -> Inner {
         Inner {
             bootstrap,
+            #[cfg(feature = "zookeeper")]
+            zk: None,
             settings,
             conns: Mutex::new(HashMap::new()),
             meta: tokio::sync::Mutex::new(None),
@@ -175,12 +181,29 @@ pub(super) enum Refusal {
 
 impl NativeClient {
     /// A client of the cluster whose masters or region servers are
-    /// `bootstrap` (`host:port[,host:port...]`), with HBase's Java
+    /// `bootstrap` (`host:port[,host:port...]`; or, with feature
+    /// `zookeeper`, `zk://host:port[,...][/znode-parent]`: the cluster's
+    /// ZooKeeper quorum), with HBase's Java
     /// client's defaults: a 10 s connect timeout, a 60 s deadline per call,
     /// 16 tries of an operation within 20 minutes (`retry`), calling as
     /// the login user (`HADOOP_USER_NAME`, else `USER`). Nothing is sent
     /// until the first call.
     pub fn new(bootstrap: &str) -> Result<NativeClient, Error> {
+        if bootstrap.starts_with("zk://") {
+            #[cfg(feature = "zookeeper")]
+            {
+                let zk = super::zk::ZooKeeper::parse(bootstrap)?;
+                let mut inner = Inner::new(Vec::new(), Settings::default());
+                inner.zk = Some(zk);
+                return Ok(NativeClient {
+                    inner: Arc::new(inner),
+                });
+            }
+            #[cfg(not(feature = "zookeeper"))]
+            return Err(Error::Config(format!(
+                "{bootstrap}: a zk:// bootstrap needs rowkey-hbase's feature `zookeeper`"
+            )));
+        }
         let bootstrap: Vec<String> = bootstrap
             .split(',')
             .map(str::trim)
@@ -202,9 +225,21 @@ impl NativeClient {
     fn configured(self, f: impl FnOnce(&mut Settings)) -> NativeClient {
         let mut settings = self.inner.settings.clone();
         f(&mut settings);
-        NativeClient {
-            inner: Arc::new(Inner::new(self.inner.bootstrap.clone(), settings)),
+        #[allow(unused_mut)]
+        let mut inner = Inner::new(self.inner.bootstrap.clone(), settings);
+        #[cfg(feature = "zookeeper")]
+        {
+            inner.zk = self.inner.zk.clone();
         }
+        NativeClient {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// A `zk://` bootstrap's quorum.
+    #[cfg(feature = "zookeeper")]
+    pub(super) fn zookeeper(&self) -> Option<&super::zk::ZooKeeper> {
+        self.inner.zk.as_ref()
     }
 
     /// The same client with each call's deadline `d`.
@@ -1017,6 +1052,19 @@ impl NativeClient {
         let mut cached = self.inner.meta.lock().await;
         if let Some(meta) = &*cached {
             return Ok(meta.clone());
+        }
+        #[cfg(feature = "zookeeper")]
+        if let Some(zk) = &self.inner.zk {
+            let server = zk.meta_server(self.inner.settings.request_timeout).await?;
+            let meta = Region {
+                // hbase:meta's first (and only) region.
+                name: b"hbase:meta,,1".to_vec(),
+                start: Vec::new(),
+                end: Vec::new(),
+                server,
+            };
+            *cached = Some(meta.clone());
+            return Ok(meta);
         }
         let mut last = None;
         for server in &self.inner.bootstrap {

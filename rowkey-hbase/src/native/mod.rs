@@ -15,6 +15,8 @@ mod convert;
 mod regions;
 mod retry;
 mod scanner;
+#[cfg(feature = "zookeeper")]
+mod zk;
 
 pub(crate) use backend::NativeBackend;
 pub use client::NativeClient;
