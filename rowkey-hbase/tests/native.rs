@@ -348,6 +348,99 @@ fn an_operation_ends_by_its_budget_and_calls_as_its_user() {
     assert_eq!(header.service_name.as_deref(), Some("ClientMetaService"));
 }
 
+/// A registry (HBase's `ClientMetaService`) played by a local socket,
+/// speaking HBase's RPC: it answers every call by saying `hbase:meta` is
+/// on `meta_at`. Returns its address.
+fn fake_registry(meta_at: std::net::SocketAddr) -> String {
+    use prost::Message;
+    use rowkey_hbase::native::pb;
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            std::thread::spawn(move || -> Option<()> {
+                let mut preamble = [0u8; 6];
+                let mut len = [0u8; 4];
+                conn.read_exact(&mut preamble).ok()?;
+                conn.read_exact(&mut len).ok()?;
+                let mut header = vec![0u8; u32::from_be_bytes(len) as usize];
+                conn.read_exact(&mut header).ok()?;
+                loop {
+                    conn.read_exact(&mut len).ok()?;
+                    let mut call = vec![0u8; u32::from_be_bytes(len) as usize];
+                    conn.read_exact(&mut call).ok()?;
+                    let request =
+                        pb::RequestHeader::decode_length_delimited(call.as_slice()).ok()?;
+                    let answer = pb::GetMetaRegionLocationsResponse {
+                        meta_locations: vec![pb::RegionLocation {
+                            region_info: pb::RegionInfo {
+                                region_id: 1,
+                                table_name: pb::TableName {
+                                    namespace: b"hbase".to_vec(),
+                                    qualifier: b"meta".to_vec(),
+                                },
+                                replica_id: Some(0),
+                                ..Default::default()
+                            },
+                            server_name: Some(pb::ServerName {
+                                host_name: meta_at.ip().to_string(),
+                                port: Some(u32::from(meta_at.port())),
+                                start_code: Some(1),
+                            }),
+                            seq_num: 1,
+                        }],
+                    };
+                    let mut body = pb::ResponseHeader {
+                        call_id: request.call_id,
+                        ..Default::default()
+                    }
+                    .encode_length_delimited_to_vec();
+                    body.extend(answer.encode_length_delimited_to_vec());
+                    let mut frame = (body.len() as u32).to_be_bytes().to_vec();
+                    frame.extend(body);
+                    conn.write_all(&frame).ok()?;
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// A region server that accepts connections and never answers (hbase:meta
+/// said to be on it, by a registry that answers): a get ends with
+/// `Error::Timeout` by its deadline, not later.
+#[test]
+fn a_silent_region_server_times_out_by_the_deadline() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let registry = fake_registry(silent.local_addr().unwrap());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let deadline = std::time::Duration::from_millis(500);
+    let client = NativeClient::new(&registry)
+        .unwrap()
+        .with_request_timeout(deadline);
+    let started = std::time::Instant::now();
+    let e = rt.block_on(client.get("t", b"r")).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(e, Error::Timeout { .. }), "{e}");
+    assert!(took >= deadline, "{took:?}");
+    assert!(took < deadline * 4, "{took:?}");
+    // The registry answered; the silent server was the one called.
+    let per_server = client.server_stats();
+    let silent_addr = silent.local_addr().unwrap().to_string();
+    assert!(
+        per_server
+            .iter()
+            .any(|s| s.server == silent_addr && s.failures == 1),
+        "{per_server:?}"
+    );
+    drop(silent);
+}
+
 /// The last `n` keys of `model` in `[start, stop)`, highest first.
 fn reversed_range(model: &[Vec<u8>], start: &[u8], stop: &[u8], n: usize) -> Vec<Vec<u8>> {
     model
