@@ -72,6 +72,7 @@ pub mod native;
 mod ops;
 mod pool;
 mod proto;
+mod retry;
 mod scan;
 mod stamp;
 pub mod testing;
@@ -88,17 +89,17 @@ pub mod thrift;
 
 #[cfg(feature = "tokio")]
 pub use async_client::{AsyncClient, RowStream, TypedRowStream};
-pub use client::{Client, ClientBuilder, RetryPolicy, ServerStats, Stats};
+pub use client::{Client, ClientBuilder, Stats};
 pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
-pub use ops::TableOptions;
+pub use retry::RetryPolicy;
 pub use scan::{tscans, Rows, TypedRows, VersionedRows};
 pub use stamp::Timestamps;
 pub use transport::{Protocol, Tls, Transport};
 pub use types::{
-    Cell, ColumnDelete, ReadOptions, RegionLocation, Row, VersionedCell, VersionedRow,
-    MAX_ROW_LENGTH,
+    Cell, ColumnDelete, ReadOptions, RegionLocation, Row, ServerStats, TableOptions, VersionedCell,
+    VersionedRow, MAX_ROW_LENGTH,
 };
 pub use write::{Durability, WriteOptions};

@@ -10,7 +10,7 @@ use crate::scan::{Rows, TypedRows};
 use crate::thrift::{
     TColumnFamilyDescriptor, TGet, TResult, TTHBaseServiceSyncClient, TTableDescriptor,
 };
-use crate::types::{cell, stamped_cells, table_name, Cell, RegionLocation};
+use crate::types::{cell, stamped_cells, table_name, Cell, RegionLocation, TableOptions};
 
 impl Client {
     /// Creates `table` (`namespace:name` or `name`) with column `families`,
@@ -516,32 +516,6 @@ fn family(name: &str, options: &TableOptions) -> TColumnFamilyDescriptor {
         .versions
         .map(|v| i32::try_from(v).unwrap_or(i32::MAX));
     f
-}
-
-/// Settings of every family of a table [`Client::create_table_with`]
-/// creates, set by struct update from `TableOptions::default()`.
-///
-/// ```
-/// use rowkey_hbase::TableOptions;
-///
-/// let options = TableOptions { new_version_behavior: true, ..TableOptions::default() };
-/// # let _ = options;
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TableOptions {
-    /// HBase's `NEW_VERSION_BEHAVIOR` on each family: a delete masks only
-    /// the cells written before it (by the server's order of operations,
-    /// not by timestamp), so a put that follows a delete in the same
-    /// millisecond is kept (HBASE-2256's remedy), and versions past
-    /// `VERSIONS` are hidden at once rather than at the next major
-    /// compaction. The setting to use with
-    /// [`Timestamps::Server`](crate::Timestamps::Server) when a row is
-    /// deleted and written again quickly.
-    pub new_version_behavior: bool,
-    /// HBase's `VERSIONS` on each family: how many versions of a cell it
-    /// keeps (`None`: HBase's default, 1), read back with
-    /// [`ReadOptions::versions`](crate::ReadOptions::versions).
-    pub versions: Option<u32>,
 }
 
 /// A get of the whole row at `key`.

@@ -150,6 +150,46 @@ impl ReadOptions {
     }
 }
 
+/// What a [`Client`](crate::Client) has asked of one server: [`Client::server_stats`](crate::Client::server_stats).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerStats {
+    /// The server, `host:port` (a gateway client's gateway address).
+    pub server: String,
+    /// Calls sent to it.
+    pub calls: u64,
+    /// Calls that failed: a connection that could not be opened or broke,
+    /// a deadline that passed, or (on a native client) a refusal, a region
+    /// that had moved included.
+    pub failures: u64,
+}
+
+/// Settings of every family of a table [`Client::create_table_with`](crate::Client::create_table_with)
+/// creates, set by struct update from `TableOptions::default()`.
+///
+/// ```
+/// use rowkey_hbase::TableOptions;
+///
+/// let options = TableOptions { new_version_behavior: true, ..TableOptions::default() };
+/// # let _ = options;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// HBase's `NEW_VERSION_BEHAVIOR` on each family: a delete masks only
+    /// the cells written before it (by the server's order of operations,
+    /// not by timestamp), so a put that follows a delete in the same
+    /// millisecond is kept (HBASE-2256's remedy), and versions past
+    /// `VERSIONS` are hidden at once rather than at the next major
+    /// compaction. The setting to use with
+    /// [`Timestamps::Server`](crate::Timestamps::Server) when a row is
+    /// deleted and written again quickly.
+    pub new_version_behavior: bool,
+    /// HBase's `VERSIONS` on each family: how many versions of a cell it
+    /// keeps (`None`: HBase's default, 1), read back with
+    /// [`ReadOptions::versions`](crate::ReadOptions::versions).
+    pub versions: Option<u32>,
+}
+
 /// One region of a table, as [`Client::region_locations`](crate::Client::region_locations) lists them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionLocation {

@@ -33,19 +33,19 @@ impl NativeClient {
             table,
             families,
             split_points,
-            &crate::TableOptions::default(),
+            &crate::types::TableOptions::default(),
         )
         .await
     }
 
     /// [`create_table`](Self::create_table) with every family set as
-    /// `options` says (see [`TableOptions`](crate::TableOptions)).
+    /// `options` says (see [`TableOptions`](crate::types::TableOptions)).
     pub async fn create_table_with(
         &self,
         table: &str,
         families: &[&str],
         split_points: &[Vec<u8>],
-        options: &crate::TableOptions,
+        options: &crate::types::TableOptions,
     ) -> Result<(), Error> {
         let pair = |first: &[u8], second: String| pb::BytesBytesPair {
             first: first.to_vec(),

@@ -267,7 +267,7 @@ impl NativeClient {
     /// `policy.attempts` tries of an operation whose region moved, split
     /// or closed, or whose server went away, with the policy's pauses.
     #[must_use]
-    pub fn with_retry(self, policy: crate::RetryPolicy) -> NativeClient {
+    pub fn with_retry(self, policy: crate::retry::RetryPolicy) -> NativeClient {
         self.configured(|s| s.retry = policy)
     }
 
@@ -349,14 +349,14 @@ impl NativeClient {
     /// Calls made to each master and region server, and how many failed
     /// (a connection that could not be opened or broke, a deadline that
     /// passed, a refusal, a region that had moved), by server.
-    pub fn server_stats(&self) -> Vec<crate::ServerStats> {
+    pub fn server_stats(&self) -> Vec<crate::types::ServerStats> {
         let per = self
             .inner
             .per_server
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         per.iter()
-            .map(|(server, &(calls, failures))| crate::ServerStats {
+            .map(|(server, &(calls, failures))| crate::types::ServerStats {
                 server: server.clone(),
                 calls,
                 failures,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::RetryPolicy;
+use crate::retry::RetryPolicy;
 
 /// A native client's settings (all fixed before its first call).
 #[derive(Clone, Debug)]
