@@ -53,6 +53,7 @@ use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{EncodeError, RowKey};
 
 use crate::hfile::{Bloom, Compression, HFileError, HFileOptions, HFileWriter};
+pub use crate::types::BulkLoadReport;
 use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 
 /// What can go wrong in a bulk load.
@@ -147,19 +148,6 @@ pub struct BulkRegion {
     pub bytes: u64,
     /// Its files (one per family, more past the roll size).
     pub files: usize,
-}
-
-/// What [`Client::bulk_load`](crate::Client::bulk_load) loaded.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct BulkLoadReport {
-    /// Files the region servers took (a split file counts as its pieces).
-    pub files: usize,
-    /// Files that crossed a region boundary and were split first.
-    pub split: usize,
-    /// `BulkLoadHFile` calls that loaded files (one per region, more when
-    /// a region moved or split during the load).
-    pub regions: usize,
 }
 
 /// What [`BulkLoad::finish`] wrote.

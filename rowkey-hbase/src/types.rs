@@ -190,6 +190,19 @@ pub struct TableOptions {
     pub versions: Option<u32>,
 }
 
+/// What [`Client::bulk_load`](crate::Client::bulk_load) loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BulkLoadReport {
+    /// Files the region servers took (a split file counts as its pieces).
+    pub files: usize,
+    /// Files that crossed a region boundary and were split first.
+    pub split: usize,
+    /// `BulkLoadHFile` calls that loaded files (one per region, more when
+    /// a region moved or split during the load).
+    pub regions: usize,
+}
+
 /// One region of a table, as [`Client::region_locations`](crate::Client::region_locations) lists them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegionLocation {

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use super::client::{NativeClient, Refusal};
 use super::convert::specifier;
 use super::regions::{self, Region};
-use crate::bulk::BulkLoadReport;
 use crate::hfile::{Bloom, HFileError, HFileOptions, HFileReader, HFileWriter};
+use crate::types::BulkLoadReport;
 use crate::Error;
 use rowkey_hbase_protocol::pb;
 

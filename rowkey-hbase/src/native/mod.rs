@@ -15,6 +15,7 @@ mod convert;
 mod regions;
 mod retry;
 mod scanner;
+mod write;
 #[cfg(feature = "zookeeper")]
 mod zk;
 

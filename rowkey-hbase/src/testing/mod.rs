@@ -14,26 +14,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write as _;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::{Client, ClientBuilder, Error, Protocol, Tls, Transport};
 
 mod hfiles;
+mod jvm;
 pub use hfiles::{
     pretty_print_hfile, read_hfile, read_hfiles, write_hfile_with_hbase, HFileCell, HFileRead,
 };
-
-/// How long [`HBase::start`] waits for a table to be creatable.
-const START_TIMEOUT: Duration = Duration::from_secs(240);
+use jvm::{Jvm, START_TIMEOUT};
 
 /// The JVM options HBase's own `bin/hbase` adds on Java 17.
 const JAVA17_OPTIONS: &[&str] = &[
@@ -246,99 +243,13 @@ pub(crate) fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n") + "\n"
 }
 
+/// `args` as the launcher takes them.
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
 fn free_port() -> io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-/// A JVM the tests started: its process, the lines it prints (after its
-/// `READY`, requests' answers) and the tail of its log.
-struct Jvm {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    log: Arc<Mutex<VecDeque<String>>>,
-}
-
-impl Jvm {
-    fn spawn(jvm: &[&str], args: &[String]) -> io::Result<Jvm> {
-        Jvm::spawn_on(classpath()?, jvm, args)
-    }
-
-    fn spawn_on(classpath: String, jvm: &[&str], args: &[String]) -> io::Result<Jvm> {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut child = launcher_on(classpath, jvm, &args)?
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| io::Error::new(e.kind(), format!("cannot start java: {e}")))?;
-        let log = Arc::new(Mutex::new(VecDeque::new()));
-        keep_tail(child.stderr.take().expect("piped"), Arc::clone(&log));
-        let (lines_tx, lines) = mpsc::channel();
-        let stdout = child.stdout.take().expect("piped");
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Jvm { child, lines, log })
-    }
-
-    /// Waits for the line `want` (the lines before it are passed to
-    /// `other`), failing if the JVM exits or `deadline` passes.
-    fn wait_for(
-        &mut self,
-        what: &str,
-        want: &str,
-        deadline: Instant,
-        mut other: impl FnMut(&str),
-    ) -> io::Result<()> {
-        loop {
-            match self.lines.recv_timeout(Duration::from_millis(200)) {
-                Ok(l) if l == want => return Ok(()),
-                Ok(l) => other(&l),
-                Err(_) => {}
-            }
-            if let Some(status) = self.child.try_wait()? {
-                return Err(io::Error::other(format!(
-                    "{what} exited ({status}) before it was ready; its log ends:\n{}",
-                    self.log_tail()
-                )));
-            }
-            if Instant::now() >= deadline {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!(
-                        "{what} was not ready within {START_TIMEOUT:?}; its log ends:\n{}",
-                        self.log_tail()
-                    ),
-                ));
-            }
-        }
-    }
-
-    fn log_tail(&self) -> String {
-        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        log.iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Jvm {
-    /// A JVM is killed and reaped however its owner ends (a start that
-    /// fails half-way included).
-    fn drop(&mut self) {
-        self.stop();
-    }
 }
 
 /// A running standalone HBase (ZooKeeper, a master and region servers in
@@ -510,7 +421,7 @@ impl HBase {
         ];
         args.extend(options.settings.iter().map(|(k, v)| format!("{k}={v}")));
         let deadline = Instant::now() + START_TIMEOUT;
-        let mut cluster = Jvm::spawn(&["-Xmx1g"], &args)?;
+        let mut cluster = Jvm::start(launcher_on(classpath()?, &["-Xmx1g"], &strs(&args))?)?;
         // ZooKeeper is up (and its port known) long before the cluster:
         // the gateway's JVM starts then, beside the cluster's startup.
         let mut bound = None;
@@ -547,8 +458,11 @@ impl HBase {
         let gateway = if options.no_gateway {
             None
         } else {
-            let mut gateway =
-                Jvm::spawn_on(gateway_classpath(&options)?, &["-Xmx256m"], &gateway_args)?;
+            let mut gateway = Jvm::start(launcher_on(
+                gateway_classpath(&options)?,
+                &["-Xmx256m"],
+                &strs(&gateway_args),
+            )?)?;
             gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
             Some(gateway)
         };
@@ -684,11 +598,11 @@ impl HBase {
             ));
         };
         running.stop();
-        let mut fresh = Jvm::spawn_on(
+        let mut fresh = Jvm::start(launcher_on(
             gateway_classpath(&self.options)?,
             &["-Xmx256m"],
-            &self.gateway_args,
-        )?;
+            &strs(&self.gateway_args),
+        )?)?;
         fresh.wait_for(
             "The restarted Thrift2 gateway",
             "READY",
@@ -1034,20 +948,6 @@ pub(crate) fn unhex(s: &str) -> io::Result<Vec<u8>> {
                 .ok_or_else(|| io::Error::other(format!("not hex: {s}")))
         })
         .collect()
-}
-
-/// Keeps the last 60 lines of `from` in `log`.
-fn keep_tail(from: impl Read + Send + 'static, log: Arc<Mutex<VecDeque<String>>>) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines() {
-            let Ok(line) = line else { break };
-            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-            if log.len() == 60 {
-                log.pop_front();
-            }
-            log.push_back(line);
-        }
-    });
 }
 
 impl Drop for HBase {
