@@ -43,9 +43,10 @@ pub(crate) struct BulkloadArgs {
     /// pre-split.
     #[arg(long, conflicts_with = "regions", required_unless_present = "regions")]
     split_points: bool,
-    /// Cut the files at the regions the table has now, asked of its Thrift2
-    /// gateway.
-    #[arg(long, num_args = 2, value_names = ["HOST:PORT", "TABLE"])]
+    /// Cut the files at the regions the table has now, asked of HBase:
+    /// its Thrift2 gateway's `HOST:PORT`, or `hbase://MASTER:PORT[,...]`
+    /// (HBase's masters, no gateway) or `zk://QUORUM[/PARENT]`.
+    #[arg(long, num_args = 2, value_names = ["ADDRESS", "TABLE"])]
     regions: Option<Vec<String>>,
     /// The column family of the value columns.
     #[arg(long, default_value = "d")]
@@ -154,7 +155,8 @@ pub(crate) fn run(
     load = match &args.regions {
         Some(r) => {
             let (addr, table) = (&r[0], &r[1]);
-            let regions = rowkey_hbase::Client::connect(addr.as_str())
+            let regions = rowkey_hbase::Client::for_address(addr)
+                .and_then(|b| b.build())
                 .and_then(|c| c.region_locations(table))
                 .map_err(|e| match e {
                     // A table that is not there: the arguments are wrong.

@@ -324,7 +324,32 @@ fn files_cut_at_a_tables_regions_load_into_it() {
     );
     assert!(!missing.exists(), "no file written");
 
+    // The same regions asked of HBase's masters, no gateway: the same
+    // files.
+    let native = dir.path().join("native");
+    let bootstrap = format!("hbase://{}", hbase.bootstrap());
+    bulkload(&csv, &native, &["--regions", &bootstrap, "events"]);
+    let names = |d: &std::path::Path| -> Vec<(String, u64)> {
+        let mut files: Vec<(String, u64)> = std::fs::read_dir(d.join("d"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().into_string().unwrap(),
+                    e.metadata().unwrap().len(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+
     let stdout = bulkload(&csv, &out, &["--regions", &addr, "events"]);
+    assert_eq!(
+        names(&native).len(),
+        names(&out).len(),
+        "one file per region either way"
+    );
     assert!(stdout.contains("hbase completebulkload"), "{stdout}");
     assert_eq!(hbase.bulk_load(&out, "events").unwrap(), buckets());
     // The files were moved: a second load of the folder loads nothing.

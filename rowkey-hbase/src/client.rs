@@ -378,6 +378,36 @@ impl Client {
         }
     }
 
+    /// Settings for a client of `address`, the one string a command line
+    /// or a configuration file gives: `hbase://host:port[,host:port...]`
+    /// (HBase's masters or region servers: a native client,
+    /// [`Client::native`]), `zk://host:port[,...][/znode-parent]` (a
+    /// native client found through ZooKeeper, feature `zookeeper`), or
+    /// anything else, a Thrift2 gateway's `host:port` or URL
+    /// ([`Client::builder`]).
+    ///
+    /// ```
+    /// use rowkey_hbase::Client;
+    ///
+    /// let gateway = Client::for_address("gateway:9090")?;
+    /// # let _ = gateway;
+    /// # #[cfg(feature = "native")]
+    /// let native = Client::for_address("hbase://master1:16000,master2:16000")?;
+    /// # Ok::<(), rowkey_hbase::Error>(())
+    /// ```
+    pub fn for_address(address: &str) -> Result<ClientBuilder, Error> {
+        let native = address.strip_prefix("hbase://");
+        if native.is_none() && !address.starts_with("zk://") {
+            return Ok(Client::builder(address));
+        }
+        #[cfg(feature = "native")]
+        return Ok(Client::native(native.unwrap_or(address)));
+        #[cfg(not(feature = "native"))]
+        Err(Error::Config(format!(
+            "{address}: reaching HBase without a gateway needs rowkey-hbase's feature `native`"
+        )))
+    }
+
     /// The native client under this one, if it is one.
     #[cfg(feature = "native")]
     pub(crate) fn native_backend(&self) -> Option<&crate::native::NativeBackend> {

@@ -61,12 +61,14 @@ impl HBaseStore {
         })
     }
 
-    /// Uses the Thrift2 gateway at `addr` (`host:port`); the report then
+    /// Uses the HBase at `addr`: a Thrift2 gateway's `host:port`, or
+    /// `hbase://master:port[,...]` or `zk://quorum[/parent]` for HBase's
+    /// own RPC with no gateway ([`Client::for_address`]); the report then
     /// has no engine figures (the lab reads region metrics only from an
     /// HBase it started).
     pub fn connect(addr: &str) -> Result<Self, BoxError> {
         Ok(HBaseStore {
-            client: Client::connect(addr)?,
+            client: Client::for_address(addr)?.build()?,
             server: None,
         })
     }

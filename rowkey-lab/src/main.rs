@@ -93,10 +93,11 @@ struct Args {
     #[arg(long, value_name = "N", default_value = "60", value_parser = count(2, 1_000))]
     windows: u64,
 
-    /// With --store hbase: the Thrift2 gateway of an HBase already running
-    /// (`host:port`) instead of one the lab starts; the report then has no
-    /// engine figures.
-    #[arg(long, value_name = "HOST:PORT")]
+    /// With --store hbase: an HBase already running instead of one the lab
+    /// starts, by its Thrift2 gateway (`host:port`) or with no gateway
+    /// (`hbase://master:port[,...]`, `zk://quorum[/parent]`); the report
+    /// then has no engine figures.
+    #[arg(long, value_name = "ADDRESS")]
     hbase: Option<String>,
 
     /// Where the rows go.
