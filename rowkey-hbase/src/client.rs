@@ -122,6 +122,8 @@ pub struct ClientBuilder {
     write_batch: usize,
     server_filter: bool,
     timestamps: Timestamps,
+    /// How long a gateway connection may wait in the pool.
+    idle_timeout: Duration,
     /// A native client's budget per operation.
     operation_timeout: Duration,
     /// A native client's SIMPLE-auth user (`None`: the login user).
@@ -150,6 +152,17 @@ impl ClientBuilder {
     pub fn pool_size(mut self, n: usize) -> Self {
         assert!(n > 0, "a pool holds at least one connection");
         self.pool_size = n;
+        self
+    }
+
+    /// How long a gateway connection may sit idle in the pool and still be
+    /// lent (default 30 s): one idle longer is closed and a new one opened.
+    /// HBase's Thrift2 gateway closes a connection idle for
+    /// `hbase.thrift.server.socket.read.timeout` (60 s by default), and a
+    /// call that is not retried (creating a table) would fail on it: keep
+    /// this below that setting.
+    pub fn idle_timeout(mut self, d: Duration) -> Self {
+        self.idle_timeout = d;
         self
     }
 
@@ -293,7 +306,11 @@ impl ClientBuilder {
                 self.connect_timeout,
                 self.tls.as_ref(),
             )?;
-            Some(Arc::new(Pool::new(endpoint, self.pool_size)))
+            Some(Arc::new(Pool::new(
+                endpoint,
+                self.pool_size,
+                self.idle_timeout,
+            )))
         } else {
             None
         };
@@ -344,6 +361,7 @@ impl Client {
             write_batch: 1_000,
             server_filter: true,
             timestamps: Timestamps::Server,
+            idle_timeout: Duration::from_secs(30),
             operation_timeout: Duration::from_secs(1_200),
             user: None,
             #[cfg(feature = "native")]

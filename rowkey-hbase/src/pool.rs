@@ -14,12 +14,17 @@ use crate::transport::{Conn, Endpoint};
 pub(crate) struct Pool {
     pub(crate) endpoint: Endpoint,
     size: usize,
+    /// A connection idle longer is closed rather than lent: the gateway
+    /// may have closed it (`hbase.thrift.server.socket.read.timeout`), and
+    /// a call that is not retried would fail on it.
+    idle_timeout: std::time::Duration,
     state: Mutex<State>,
     freed: Condvar,
 }
 
 struct State {
-    idle: Vec<Conn>,
+    /// Idle connections, each with the time it came back.
+    idle: Vec<(Conn, Instant)>,
     /// Connections open: idle, lent or being opened.
     open: usize,
 }
@@ -77,10 +82,11 @@ pub(crate) enum Checkout {
 }
 
 impl Pool {
-    pub(crate) fn new(endpoint: Endpoint, size: usize) -> Pool {
+    pub(crate) fn new(endpoint: Endpoint, size: usize, idle_timeout: std::time::Duration) -> Pool {
         Pool {
             endpoint,
             size,
+            idle_timeout,
             state: Mutex::new(State {
                 idle: Vec::new(),
                 open: 0,
@@ -99,8 +105,14 @@ impl Pool {
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(conn) = state.idle.pop() {
-                return Ok((lease(conn), false));
+            if let Some((conn, since)) = state.idle.pop() {
+                if since.elapsed() <= self.idle_timeout {
+                    return Ok((lease(conn), false));
+                }
+                // Idle too long: closed, its place free.
+                drop(conn);
+                state.open -= 1;
+                continue;
             }
             if state.open < self.size {
                 state.open += 1;
@@ -130,7 +142,7 @@ impl Pool {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .idle
-            .push(conn);
+            .push((conn, Instant::now()));
         self.freed.notify_one();
     }
 
@@ -173,7 +185,7 @@ mod tests {
             None,
         )
         .unwrap();
-        let pool = Arc::new(Pool::new(endpoint, 1));
+        let pool = Arc::new(Pool::new(endpoint, 1, std::time::Duration::from_secs(30)));
         let soon = || Instant::now() + Duration::from_millis(500);
         let lent = Arc::clone(&pool);
         let panicked = std::thread::spawn(move || {

@@ -431,3 +431,60 @@ fn client_settings_print_no_key_material() {
     );
     assert!(builder.contains("not shown"), "{builder}");
 }
+
+/// A gateway that answers every call with an empty success (a `void`
+/// result) and closes a connection left idle for 200 ms, as HBase's closes
+/// one idle for `hbase.thrift.server.socket.read.timeout`.
+fn closing_gateway() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { break };
+            std::thread::spawn(move || loop {
+                s.set_read_timeout(Some(Duration::from_millis(200))).ok();
+                let mut first = [0u8; 1];
+                // Idle too long (or gone): closed.
+                if !matches!(s.peek(&mut first), Ok(1)) {
+                    let _ = s.shutdown(std::net::Shutdown::Both);
+                    return;
+                }
+                s.set_read_timeout(None).ok();
+                let Some((name, seq)) = read_request(&mut s, false) else {
+                    return;
+                };
+                if s.write_all(&reply(&name, seq, &[0])).is_err() {
+                    return;
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// A pooled connection the gateway closed while it sat idle is not lent
+/// again: a call that is not retried (creating a table) succeeds on a
+/// new connection. With an idle limit longer than the gateway's, the same
+/// call fails on the closed connection.
+#[test]
+fn connections_idle_past_the_limit_are_not_lent() {
+    let addr = closing_gateway();
+    let client = Client::builder(&addr)
+        .pool_size(1)
+        .idle_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    client.create_table("t", &["d"], &[]).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    client.create_table("t", &["d"], &[]).unwrap();
+    assert_eq!(client.stats().connections, 3, "{:?}", client.stats());
+
+    let stale = Client::builder(&addr)
+        .pool_size(1)
+        .idle_timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(stale.create_table("t", &["d"], &[]).is_err());
+}
