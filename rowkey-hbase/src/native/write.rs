@@ -30,10 +30,9 @@ fn multi_batches(by_region: BTreeMap<Vec<u8>, Numbered>) -> Vec<Vec<(Vec<u8>, Nu
     let mut bytes = 0;
     for (name, rows) in by_region {
         for row in rows {
-            let size = row.1 .0.len()
-                + row
-                    .1
-                     .1
+            let (_, (key, cells)) = &row;
+            let size = key.len()
+                + cells
                     .iter()
                     .map(|(f, q, v)| f.len() + q.len() + v.len() + 16)
                     .sum::<usize>();
@@ -186,6 +185,9 @@ impl NativeClient {
 
     /// [`write`](Self::write) with no budget of its own.
     async fn write_tries(&self, table: &str, rows: Vec<Row>, write: Write) -> Result<(), Error> {
+        // A region's or a row's refusal in a `Multi` answer, as an error.
+        let multi_error =
+            |e: &pb::NameBytesPair| remote_error("Multi", table, None, &e.name, e.value.as_deref());
         let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
         let mut rejected = Vec::new();
         // Read hbase:meta again only when a region moved without HBase
@@ -279,23 +281,11 @@ impl NativeClient {
                             continue;
                         }
                         if busy_class(&e.name) {
-                            busy = Some(remote_error(
-                                "Multi",
-                                table,
-                                None,
-                                &e.name,
-                                e.value.as_deref(),
-                            ));
+                            busy = Some(multi_error(e));
                             left.extend(rows);
                             continue;
                         }
-                        return Err(remote_error(
-                            "Multi",
-                            table,
-                            None,
-                            &e.name,
-                            e.value.as_deref(),
-                        ));
+                        return Err(multi_error(e));
                     }
                     let mut failed: HashMap<u32, &pb::NameBytesPair> = HashMap::new();
                     for r in &result.result_or_exception {
@@ -313,13 +303,7 @@ impl NativeClient {
                             // A region over its memstore limit, a quota:
                             // the row again, after a pause.
                             Some(e) if busy_class(&e.name) => {
-                                busy = Some(remote_error(
-                                    "Multi",
-                                    table,
-                                    None,
-                                    &e.name,
-                                    e.value.as_deref(),
-                                ));
+                                busy = Some(multi_error(e));
                                 left.push((i, row));
                             }
                             Some(e) => rejected.push(crate::RejectedRow {
