@@ -7,7 +7,8 @@
 //! rowkey decode  --layout SPEC KEY...         # field=value per field
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
-//! rowkey bulkload --layout SPEC --input rows.csv|rows.jsonl --out DIR (--split-points | --regions ADDRESS TABLE)
+//! rowkey bulkload --layout SPEC --input FILE|DIR|GLOB|- --out DIR (--split-points | --regions ADDRESS TABLE) [--workers N] [--worker I/N]
+//! rowkey bulkload commit --out DIR --table TABLE --hbase hbase://MASTER:PORT
 //! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR [--hbase | --bigtable]
 //! ```
 //!
@@ -46,6 +47,16 @@ use rowkey_core::{DynLayout, Value};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `rowkey bulkload`'s own subcommand.
+#[derive(Subcommand)]
+enum BulkloadCommand {
+    /// Loads the HFiles of a load (every worker's `part-*` directory)
+    /// into a table through its region servers, splitting a file that
+    /// crosses a region boundary; safe to run again after a failure
+    /// (HBase moves what it loaded, so a second run loads what is left).
+    Commit(bulkload::CommitArgs),
 }
 
 #[derive(clap::Args)]
@@ -131,15 +142,18 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         member: Option<String>,
     },
-    /// Rows of a CSV or JSON-lines file written as HFiles, one per region
-    /// and family, for HBase's bulk load (`hbase completebulkload DIR
-    /// TABLE`): the key from the columns named as its fields, a cell per
-    /// other column.
+    /// Rows of CSV, JSON-lines or Parquet files written as HFiles, one per
+    /// region and family, for HBase's bulk load: the key from the columns
+    /// named as its fields, a cell per other column. `rowkey bulkload
+    /// commit` then loads them through the region servers.
+    #[command(args_conflicts_with_subcommands = true)]
     Bulkload {
+        #[command(subcommand)]
+        commit: Option<BulkloadCommand>,
         #[command(flatten)]
-        layout: LayoutArg,
+        layout: Option<LayoutArg>,
         #[command(flatten)]
-        args: bulkload::BulkloadArgs,
+        args: Option<bulkload::BulkloadArgs>,
     },
     /// Typed keys of the layout in another language, byte for byte the
     /// derive's (`rowkey_codegen`): writes the files under `--out` and
@@ -311,12 +325,30 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 }
             }
         }
-        Command::Bulkload { layout, args } => {
-            let layout = load(&layout.layout)?;
-            bulkload::run(&layout, &args, out).map_err(|stop| match stop {
+        Command::Bulkload {
+            commit,
+            layout,
+            args,
+        } => {
+            let stopped = |stop| match stop {
                 bulkload::Stop::Usage(msg) => Fail::Usage(msg),
                 bulkload::Stop::Failed(msg) => Fail::Failed(msg),
-            })?;
+            };
+            match (commit, layout, args) {
+                (Some(BulkloadCommand::Commit(c)), _, _) => {
+                    bulkload::commit(&c, out).map_err(stopped)?;
+                }
+                (None, Some(layout), Some(args)) => {
+                    let layout = load(&layout.layout)?;
+                    bulkload::run(&layout, &args, out).map_err(stopped)?;
+                }
+                _ => {
+                    return Err(Fail::Usage(
+                        "bulkload: give --layout, --input, --out and where to cut the files, or `bulkload commit`"
+                            .into(),
+                    ))
+                }
+            }
         }
         Command::Gen {
             language,

@@ -159,7 +159,7 @@ fn csv_and_json_lines_become_the_derives_keys_in_hfiles() {
         let stdout = bulkload(input, &out, &["--split-points"]);
         assert!(
             stdout.starts_with(&format!(
-                "300 input rows: 300 rows, 600 cells in {} files",
+                "300 input rows (0 bad): 300 rows, 600 cells in {} files",
                 buckets()
             )),
             "{stdout}"
@@ -212,7 +212,7 @@ fn json_nulls_and_absent_values_are_no_cells() {
         cut.extend_from_slice(values);
         let stdout = bulkload(&jsonl, &out, &cut);
         assert!(
-            stdout.starts_with("3 input rows: 3 rows, 3 cells"),
+            stdout.starts_with("3 input rows (0 bad): 3 rows, 3 cells"),
             "{stdout}"
         );
         assert!(cells_in(&out) == want, "{values:?}");
@@ -237,7 +237,7 @@ fn json_nulls_and_absent_values_are_no_cells() {
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.contains("line 2: member `clicks` is a boolean"),
+        stderr.contains("rows.jsonl line 2, column `clicks`: a boolean, and a value is"),
         "{stderr}"
     );
 }
@@ -262,7 +262,11 @@ fn a_bad_row_stops_the_load_naming_its_line_and_field() {
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.starts_with("rowkey: line 3: field `ts_millis`"),
+        stderr.contains("rows.csv line 3, column `ts_millis`: `x` is not an i64"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 bad row (listed above): nothing written"),
         "{stderr}"
     );
     assert!(!out.join("d").exists(), "no file written");

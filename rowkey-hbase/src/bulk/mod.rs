@@ -50,69 +50,19 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rowkey_core::hbase::to_string_binary;
-use rowkey_core::{EncodeError, RowKey};
+use rowkey_core::RowKey;
 
-use crate::hfile::{Bloom, Compression, HFileError, HFileOptions, HFileWriter};
+use crate::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
 pub use crate::types::BulkLoadReport;
 use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 
-/// What can go wrong in a bulk load.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum BulkError {
-    /// Reading or writing a file of the load failed.
-    #[error("bulk load, {path}: {cause}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The error.
-        cause: io::Error,
-    },
-    /// Writing an HFile failed.
-    #[error(transparent)]
-    HFile(#[from] HFileError),
-    /// A typed key did not encode.
-    #[error("bulk load: {0}")]
-    Encode(EncodeError),
-    /// A row HBase cannot store: an empty key or one over
-    /// [`MAX_ROW_LENGTH`] bytes.
-    #[error("bulk load: a row key of {len} bytes ({key}): HBase takes 1 to 32767")]
-    BadRow {
-        /// The key, `toStringBinary`.
-        key: String,
-        /// Its length.
-        len: usize,
-    },
-    /// A family name HBase refuses (empty, over 127 bytes, starting with
-    /// `.`, or holding `:`, `/`, `\` or a control character): it names the
-    /// directory of its files.
-    #[error("bulk load: {family:?} is not a column family name HBase takes")]
-    BadFamily {
-        /// The family.
-        family: String,
-    },
-    /// A row put without cells: HBase has no such row.
-    #[error("bulk load: row {key} has no cells")]
-    NoCells {
-        /// The key, `toStringBinary`.
-        key: String,
-    },
-    /// The load's directory holds files already: a load writes into an
-    /// empty or new directory, so a bulk load of it takes only this load's
-    /// files (HBase's `HFileOutputFormat2` refuses an existing one).
-    #[error("bulk load: {path} is not empty (a load writes into an empty or new directory)")]
-    NotEmpty {
-        /// The directory.
-        path: PathBuf,
-    },
-    /// An earlier error (writing or merging the sorted runs on disk) ended
-    /// the load: rows it was given are lost, so it cannot finish.
-    #[error("bulk load: an earlier error ended this load: {cause}")]
-    Failed {
-        /// The earlier error.
-        cause: String,
-    },
-}
+#[cfg(feature = "arrow")]
+mod arrow;
+mod error;
+
+#[cfg(feature = "arrow")]
+pub use arrow::{BadRow, CellEncoding, ColumnMap};
+pub use error::BulkError;
 
 /// One HFile a load wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -172,12 +122,6 @@ pub struct BulkSummary {
     /// most the spilled bytes times one more than the merge levels
     /// (`log16` of the spills), never a rewrite of everything per spill.
     pub run_bytes: u64,
-}
-
-impl From<EncodeError> for BulkError {
-    fn from(e: EncodeError) -> Self {
-        BulkError::Encode(e)
-    }
 }
 
 /// A bulk load in the making: [`put_row`](Self::put_row) in any order,
@@ -316,6 +260,11 @@ impl BulkLoad {
     pub fn max_file_size(mut self, bytes: u64) -> BulkLoad {
         self.max_file_size = bytes.max(1);
         self
+    }
+
+    /// Sorted runs spilled to disk so far (the memory budget was full).
+    pub fn spills(&self) -> usize {
+        self.spills
     }
 
     /// Puts a typed row: its key encoded, its cells

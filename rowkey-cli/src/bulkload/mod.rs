@@ -1,0 +1,747 @@
+//! `rowkey bulkload`: rows of CSV, JSON-lines and Parquet files written
+//! as HFiles, one per region and family (and per sorter), for HBase's
+//! bulk load; `rowkey bulkload commit` loads them through the region
+//! servers.
+//!
+//! Each input row gives the key's fields by name (a column, or a JSON
+//! member, per field, in the text `encode` takes; a Parquet column of the
+//! field's Arrow type, see `rowkey_hbase::bulk::ColumnMap`) and its cells:
+//! every other column, or those named by `--value`, each a cell of
+//! `--family` whose qualifier is the column's name (`--value
+//! COLUMN=FAMILY:QUALIFIER` to choose both); a row with no value column
+//! gets one empty cell (the family's empty qualifier). In JSON lines a
+//! value that is `null`, or a member an object does not have, is no cell;
+//! a string is its UTF-8 bytes, a number its JSON text, an array of
+//! integers 0 to 255 those bytes; any other value (`true`, an object)
+//! makes the row bad. The regions come from the layout's split points or
+//! from the table itself.
+//!
+//! # Sorters and workers
+//! The input is cut into shares (a text file whole, a Parquet file's row
+//! groups one by one). `--workers N` runs N sorters in this process, each
+//! taking the next share, each with `--memory / N`; `--worker I/N` makes
+//! this process take the shares whose index is I modulo N, so N processes
+//! anywhere split one input with no coordinator. With either, each sorter
+//! writes `OUT/part-I-T/FAMILY/FILE` (I the worker, T the sorter): first
+//! under `OUT/_part-I-T.tmp/`, renamed when its files are whole, so a
+//! worker killed half-way leaves nothing `commit` loads (it skips names
+//! starting with `_`), and its re-run starts that directory again. With
+//! neither, one sorter writes `OUT/FAMILY/FILE`, as `hbase
+//! completebulkload OUT TABLE` takes it.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use rowkey_core::hbase::to_string_binary;
+use rowkey_core::{DynLayout, TimeUnit};
+use rowkey_hbase::bulk::{BadRow, BulkError, BulkLoad, BulkSummary, CellEncoding, ColumnMap};
+use rowkey_hbase::hfile::{Bloom, Compression};
+use rowkey_hbase::Cell;
+
+mod commit;
+mod input;
+
+pub(crate) use commit::{commit, CommitArgs};
+use input::{Format, Place, Share, Sink};
+
+/// `rowkey bulkload`'s arguments after `--layout`.
+#[derive(clap::Args)]
+pub(crate) struct BulkloadArgs {
+    /// The rows (repeat it, or give several): a file, a directory (its
+    /// files, not those starting with `.` or `_`), a glob (`'lake/*.parquet'`)
+    /// or `-` for standard input. A file's format is its name's (`.csv`
+    /// with a header line, `.jsonl`/`.json` one object per line,
+    /// `.parquet`) or `--format`'s.
+    #[arg(long, value_name = "PATH", num_args = 1.., required = true)]
+    input: Vec<String>,
+    /// The inputs' format, when their names do not say it.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// The directory of the HFiles: `DIR/FAMILY/FILE`, or with
+    /// `--workers`/`--worker`, `DIR/part-I-T/FAMILY/FILE`.
+    #[arg(long, value_name = "DIR", required = true)]
+    out: PathBuf,
+    /// Cut the files at the layout's split points (one region per salt
+    /// bucket), as a table created with `rowkey splits --hbase-create` is
+    /// pre-split.
+    #[arg(long, conflicts_with = "regions", required_unless_present = "regions")]
+    split_points: bool,
+    /// Cut the files at the regions the table has now, asked of HBase:
+    /// its Thrift2 gateway's `HOST:PORT`, or `hbase://MASTER:PORT[,...]`
+    /// (HBase's masters, no gateway) or `zk://QUORUM[/PARENT]`.
+    #[arg(long, num_args = 2, value_names = ["ADDRESS", "TABLE"])]
+    regions: Option<Vec<String>>,
+    /// The column family of the value columns.
+    #[arg(long, default_value = "d")]
+    family: String,
+    /// A value column, `COLUMN` or `COLUMN=FAMILY:QUALIFIER` (repeat it);
+    /// without any, every column that is not a key field. In JSON lines, a
+    /// member that is `null` or absent from an object is no cell; a string
+    /// is its bytes, a number its text, an array of 0 to 255 those bytes.
+    #[arg(long = "value", value_name = "COLUMN[=FAMILY:QUALIFIER]")]
+    values: Vec<String>,
+    /// How a Parquet column's values become cell bytes: `binary`, HBase's
+    /// `Bytes.toBytes` of the column's Java type (what a Java service
+    /// reads with `Bytes.toLong`), or `text`, as a CSV load writes them.
+    #[arg(long, value_enum, default_value = "binary")]
+    cell_encoding: CellEncodingArg,
+    /// The unit of a Parquet timestamp column filling an integer key field
+    /// that has no `ts(unit)` of its own (a plain `i64`, a `desc_ts` one).
+    #[arg(long, value_enum, default_value = "millis")]
+    timestamp_unit: UnitArg,
+    /// The sort's memory budget in MiB, shared by the sorters; past it,
+    /// sorted runs spill to disk.
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
+    memory: usize,
+    /// Sorters in this process, each taking the next share of the input
+    /// (a file, a Parquet row group).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    workers: usize,
+    /// This process is worker I of N: it takes every Nth share of the
+    /// input, from the Ith (0-based).
+    #[arg(long, value_name = "I/N", value_parser = parse_worker)]
+    worker: Option<(usize, usize)>,
+    /// A bad row (a field that does not parse, a key too long, a short
+    /// line): `fail` lists every one on standard error and writes no file;
+    /// `skip` loads the others and writes each bad one to the report.
+    #[arg(long, value_enum, default_value = "fail")]
+    bad_rows: BadRowsArg,
+    /// Where `--bad-rows skip` writes the bad rows, one JSON object each
+    /// (`input`, `line` or `row`, `column`, `reason`); default
+    /// `OUT.bad-rows-I.jsonl` beside the output directory (I the worker).
+    #[arg(long, value_name = "FILE")]
+    bad_rows_report: Option<PathBuf>,
+    /// How the blocks are compressed (Snappy and Zstandard need HBase's
+    /// pure-Java codecs on the cluster: see the README).
+    #[arg(long, value_enum, default_value = "none")]
+    compression: Codec,
+    /// Each file's Bloom filter (`row`: HBase's default for a family).
+    #[arg(long, value_enum, default_value = "row")]
+    bloom: BloomArg,
+    /// Every cell's timestamp in milliseconds (default: now).
+    #[arg(long, value_name = "MILLIS")]
+    timestamp: Option<i64>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_worker(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)));
+    match parsed {
+        Some((i, n)) if i < n => Ok((i, n)),
+        _ => Err(format!("`{text}` is not I/N with 0 <= I < N (`0/4`)")),
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CellEncodingArg {
+    Binary,
+    Text,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum UnitArg {
+    Secs,
+    Millis,
+    Micros,
+    Nanos,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BadRowsArg {
+    Fail,
+    Skip,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BloomArg {
+    None,
+    Row,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Codec {
+    None,
+    Gz,
+    Snappy,
+    Zstd,
+}
+
+/// Why a load stopped.
+pub(crate) enum Stop {
+    /// An argument is wrong (exit status 2): it is named.
+    Usage(String),
+    /// The load failed (exit status 1): the input line and field, or the
+    /// file.
+    Failed(String),
+}
+
+/// The bad rows of every sorter: counted, and listed on standard error
+/// (`fail`) or in the report (`skip`).
+struct BadRows {
+    mode: BadRowsArg,
+    count: AtomicU64,
+    out: Mutex<Box<dyn Write + Send>>,
+}
+
+impl BadRows {
+    fn record(&self, place: &Place<'_>, column: &str, reason: &str) -> Result<(), String> {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        let written = match self.mode {
+            BadRowsArg::Fail => {
+                let at = match (place.line, place.row) {
+                    (Some(line), _) => format!("line {line}"),
+                    (None, Some(row)) => format!("row {row}"),
+                    (None, None) => String::new(),
+                };
+                let column = if column.is_empty() {
+                    String::new()
+                } else {
+                    format!(", column `{column}`")
+                };
+                writeln!(out, "rowkey: {} {at}{column}: {reason}", place.input)
+            }
+            BadRowsArg::Skip => {
+                let mut o = serde_json::Map::new();
+                o.insert("input".into(), place.input.into());
+                if let Some(line) = place.line {
+                    o.insert("line".into(), line.into());
+                }
+                if let Some(row) = place.row {
+                    o.insert("row".into(), row.into());
+                }
+                o.insert("column".into(), column.into());
+                o.insert("reason".into(), reason.into());
+                writeln!(out, "{}", serde_json::Value::Object(o))
+            }
+        };
+        written.map_err(|e| format!("cannot write the bad rows: {e}"))
+    }
+
+    fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+}
+
+/// One sorter: its load and what it has done.
+struct Sorter<'a> {
+    load: BulkLoad,
+    rows: u64,
+    bytes: u64,
+    bad: &'a BadRows,
+    bar: ProgressBar,
+}
+
+impl Sorter<'_> {
+    fn show(&self) {
+        self.bar.set_position(self.rows);
+        self.bar.set_message(format!(
+            "{} read, {} spills",
+            indicatif::HumanBytes(self.bytes),
+            self.load.spills()
+        ));
+    }
+
+    /// A put's error: the row's own fault is a bad row; anything else
+    /// ends the load.
+    fn fault(e: BulkError) -> Result<String, String> {
+        match e {
+            BulkError::BadRow { .. } | BulkError::HFile(_) | BulkError::NoCells { .. } => {
+                Ok(e.to_string())
+            }
+            e => Err(e.to_string()),
+        }
+    }
+
+    /// Once a row is bad in `fail` mode nothing will be written: the rest
+    /// is only read for its bad rows.
+    fn failing(&self) -> bool {
+        self.bad.mode == BadRowsArg::Fail && self.bad.count() > 0
+    }
+}
+
+impl Sink for Sorter<'_> {
+    fn put(&mut self, place: &Place<'_>, key: &[u8], cells: &[Cell]) -> Result<(), String> {
+        if self.failing() {
+            return Ok(());
+        }
+        match self.load.put_raw_row(key, cells) {
+            Ok(()) => {
+                self.rows += 1;
+                if self.rows % 65_536 == 0 {
+                    self.show();
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let reason = Self::fault(e)?;
+                self.bad.record(place, "", &reason)
+            }
+        }
+    }
+
+    fn put_batch(
+        &mut self,
+        batch: &arrow_array::RecordBatch,
+        map: &ColumnMap,
+    ) -> Result<Vec<BadRow>, String> {
+        let mut bad = Vec::new();
+        let put = self
+            .load
+            .put_batch_skipping(batch, map, &mut bad)
+            .map_err(|e| e.to_string())?;
+        self.rows += put as u64;
+        self.show();
+        Ok(bad)
+    }
+
+    fn bad(&mut self, place: &Place<'_>, column: &str, reason: &str) -> Result<(), String> {
+        self.bad.record(place, column, reason)
+    }
+
+    fn read(&mut self, bytes: u64) {
+        self.bytes += bytes;
+    }
+}
+
+/// Runs the load: reads every row, writes the files, prints the summary
+/// to `out`.
+pub(crate) fn run(
+    layout: &DynLayout,
+    args: &BulkloadArgs,
+    out: &mut dyn Write,
+) -> Result<(), Stop> {
+    if !layout.members().is_empty() {
+        return Err(Stop::Usage(String::from(
+            "--layout: bulkload takes one key's layout, not a key family: give a member's",
+        )));
+    }
+    if args.workers == 0 || args.workers > 1024 {
+        return Err(Stop::Usage(format!(
+            "--workers {}: from 1 to 1024",
+            args.workers
+        )));
+    }
+    if let Some(ts) = args.timestamp {
+        if !(0..i64::MAX).contains(&ts) {
+            return Err(Stop::Usage(format!(
+                "--timestamp {ts}: from 0 to {}",
+                i64::MAX - 1
+            )));
+        }
+    }
+    let inputs = input::inputs(&args.input, args.format).map_err(Stop::Usage)?;
+    let map = ColumnMap::new(layout, &args.family)
+        .map_err(|e| Stop::Usage(format!("--layout: {e}")))?
+        .encoding(match args.cell_encoding {
+            CellEncodingArg::Binary => CellEncoding::Binary,
+            CellEncodingArg::Text => CellEncoding::Text,
+        })
+        .timestamps(match args.timestamp_unit {
+            UnitArg::Secs => TimeUnit::Secs,
+            UnitArg::Millis => TimeUnit::Millis,
+            UnitArg::Micros => TimeUnit::Micros,
+            UnitArg::Nanos => TimeUnit::Nanos,
+        });
+    let map = value_map(map, args).map_err(Stop::Usage)?;
+    let shares = input::shares(&inputs).map_err(Stop::Failed)?;
+    let (index, of) = args.worker.unwrap_or((0, 1));
+    let mine: Vec<Share> = shares
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| k % of == index)
+        .map(|(_, s)| s)
+        .collect();
+    let boundaries = boundaries(layout, args)?;
+    let parted = args.workers > 1 || args.worker.is_some();
+    let dirs = sorter_dirs(&args.out, parted, index, args.workers)?;
+
+    let bad = BadRows {
+        mode: args.bad_rows,
+        count: AtomicU64::new(0),
+        out: Mutex::new(bad_rows_out(args, index)?),
+    };
+    let reading = input::Reading {
+        layout,
+        family: &args.family,
+        values: &args.values,
+        map: &map,
+    };
+    let bars = MultiProgress::new();
+    let style = ProgressStyle::with_template("{prefix} {pos} rows {per_sec} {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let next = AtomicUsize::new(0);
+    let memory = args.memory.saturating_mul(1 << 20) / args.workers;
+    // Every sorter reads its shares; the files are written only when no
+    // sorter failed (and, with `fail`, no row was bad).
+    let read: Vec<Result<Sorter<'_>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = dirs
+            .iter()
+            .enumerate()
+            .map(|(t, (dir, _))| {
+                let bar = bars.add(ProgressBar::no_length().with_style(style.clone()));
+                bar.set_prefix(format!("worker {index}.{t}"));
+                let mut sorter = Sorter {
+                    load: new_load(dir, args, &boundaries, memory),
+                    rows: 0,
+                    bytes: 0,
+                    bad: &bad,
+                    bar,
+                };
+                let (mine, inputs, reading, next) = (&mine, &inputs, &reading, &next);
+                scope.spawn(move || {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(share) = mine.get(k) else { break };
+                        input::read(share, inputs, reading, &mut sorter)?;
+                        sorter.show();
+                    }
+                    Ok(sorter)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a sorter panicked".into())))
+            .collect()
+    });
+    let sorters = match read.into_iter().collect::<Result<Vec<_>, String>>() {
+        Ok(s) => s,
+        Err(e) => {
+            remove_staging(&dirs, parted);
+            return Err(Stop::Failed(e));
+        }
+    };
+    let bad_count = bad.count();
+    if args.bad_rows == BadRowsArg::Fail && bad_count > 0 {
+        drop(sorters);
+        remove_staging(&dirs, parted);
+        return Err(Stop::Failed(format!(
+            "{bad_count} bad row{} (listed above): nothing written (--bad-rows skip loads the others)",
+            if bad_count == 1 { "" } else { "s" }
+        )));
+    }
+    let rows_in: u64 = sorters.iter().map(|s| s.rows).sum();
+    let finished: Vec<Result<Option<BulkSummary>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sorters
+            .into_iter()
+            .zip(&dirs)
+            .map(|(sorter, (staging, part))| {
+                scope.spawn(move || finish(sorter, staging, part.as_deref()))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a sorter panicked".into())))
+            .collect()
+    });
+    bars.clear().ok();
+    let summaries = match finished.into_iter().collect::<Result<Vec<_>, String>>() {
+        Ok(s) => s,
+        Err(e) => {
+            remove_staging(&dirs, parted);
+            return Err(Stop::Failed(e));
+        }
+    };
+    let written: Vec<(PathBuf, BulkSummary)> = dirs
+        .iter()
+        .zip(summaries)
+        .filter_map(|((staging, part), s)| Some((part.clone().unwrap_or(staging.clone()), s?)))
+        .collect();
+    let summary = Summary {
+        rows_in,
+        bad: bad_count,
+        parts: &written,
+        out: &args.out,
+        table: args.regions.as_ref().map(|r| r[1].as_str()),
+        parted,
+    };
+    let printed = if args.json {
+        summary.json(out)
+    } else {
+        summary.text(out)
+    };
+    printed.map_err(|e| Stop::Failed(format!("cannot write: {e}")))
+}
+
+/// The map with `--value`s.
+fn value_map(mut map: ColumnMap, args: &BulkloadArgs) -> Result<ColumnMap, String> {
+    for v in &args.values {
+        let (column, family, qualifier) = match v.split_once('=') {
+            None => (v.as_str(), args.family.as_str(), v.as_str()),
+            Some((c, t)) => {
+                let (f, q) = t
+                    .split_once(':')
+                    .ok_or_else(|| format!("--value {v}: not COLUMN=FAMILY:QUALIFIER"))?;
+                (c, f, q)
+            }
+        };
+        map = map.value(column, family, qualifier.as_bytes());
+    }
+    Ok(map)
+}
+
+/// Where the files are cut: the layout's split points, or the table's
+/// regions now.
+fn boundaries(layout: &DynLayout, args: &BulkloadArgs) -> Result<Vec<Vec<u8>>, Stop> {
+    let Some(r) = &args.regions else {
+        return Ok(layout.split_points());
+    };
+    let (addr, table) = (&r[0], &r[1]);
+    let regions = rowkey_hbase::Client::for_address(addr)
+        .and_then(|b| b.build())
+        .and_then(|c| c.region_locations(table))
+        .map_err(|e| match e {
+            // A table that is not there: the arguments are wrong.
+            rowkey_hbase::Error::TableNotFound { .. } => {
+                Stop::Usage(format!("--regions {addr} {table}: {e}"))
+            }
+            e => Stop::Failed(format!("--regions {addr} {table}: {e}")),
+        })?;
+    Ok(regions.into_iter().map(|r| r.start).collect())
+}
+
+/// Each sorter's directory as it writes, and where it goes when whole
+/// (`None`: it writes in place). A part written before is refused; a
+/// staging directory a killed run left is removed.
+#[allow(clippy::type_complexity)]
+fn sorter_dirs(
+    out: &Path,
+    parted: bool,
+    index: usize,
+    workers: usize,
+) -> Result<Vec<(PathBuf, Option<PathBuf>)>, Stop> {
+    if !parted {
+        return Ok(vec![(out.to_path_buf(), None)]);
+    }
+    let mut dirs = Vec::with_capacity(workers);
+    for t in 0..workers {
+        let part = out.join(format!("part-{index}-{t}"));
+        if part.exists() {
+            return Err(Stop::Usage(format!(
+                "--out: {} exists: worker {index}'s share is written already (commit it, or remove it to write it again)",
+                part.display()
+            )));
+        }
+        let staging = out.join(format!("_part-{index}-{t}.tmp"));
+        if staging.exists() {
+            fs::remove_dir_all(&staging)
+                .map_err(|e| Stop::Failed(format!("{}: {e}", staging.display())))?;
+        }
+        dirs.push((staging, Some(part)));
+    }
+    Ok(dirs)
+}
+
+/// Removes what the sorters staged (a load that stopped).
+fn remove_staging(dirs: &[(PathBuf, Option<PathBuf>)], parted: bool) {
+    if parted {
+        for (staging, _) in dirs {
+            let _ = fs::remove_dir_all(staging);
+        }
+    }
+}
+
+fn new_load(dir: &Path, args: &BulkloadArgs, boundaries: &[Vec<u8>], memory: usize) -> BulkLoad {
+    let mut load = BulkLoad::new(dir)
+        .memory(memory)
+        .split_points(boundaries)
+        .compression(match args.compression {
+            Codec::None => Compression::None,
+            Codec::Gz => Compression::Gzip,
+            Codec::Snappy => Compression::Snappy,
+            Codec::Zstd => Compression::Zstd,
+        })
+        .bloom(match args.bloom {
+            BloomArg::None => Bloom::None,
+            BloomArg::Row => Bloom::Row,
+        });
+    if let Some(ts) = args.timestamp {
+        load = load.timestamp(ts);
+    }
+    load
+}
+
+/// Where bad rows go: standard error (`fail`), the report (`skip`).
+fn bad_rows_out(args: &BulkloadArgs, index: usize) -> Result<Box<dyn Write + Send>, Stop> {
+    if args.bad_rows == BadRowsArg::Fail {
+        return Ok(Box::new(io::stderr()));
+    }
+    let path = args.bad_rows_report.clone().unwrap_or_else(|| {
+        let mut name = args.out.as_os_str().to_owned();
+        name.push(format!(".bad-rows-{index}.jsonl"));
+        PathBuf::from(name)
+    });
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)
+            .map_err(|e| Stop::Failed(format!("--bad-rows-report {}: {e}", parent.display())))?;
+    }
+    let file = fs::File::create(&path)
+        .map_err(|e| Stop::Failed(format!("--bad-rows-report {}: {e}", path.display())))?;
+    Ok(Box::new(io::BufWriter::new(file)))
+}
+
+/// Writes a sorter's files and moves them to their part (`None`: a
+/// sorter that got no row writes nothing).
+fn finish(
+    sorter: Sorter<'_>,
+    staging: &Path,
+    part: Option<&Path>,
+) -> Result<Option<BulkSummary>, String> {
+    sorter.bar.finish_and_clear();
+    if part.is_some() && sorter.rows == 0 {
+        drop(sorter);
+        let _ = fs::remove_dir_all(staging);
+        return Ok(None);
+    }
+    let summary = sorter
+        .load
+        .finish()
+        .map_err(|e| format!("--out {}: {e}", staging.display()))?;
+    if let Some(part) = part {
+        fs::rename(staging, part).map_err(|e| format!("{}: {e}", part.display()))?;
+    }
+    Ok(Some(summary))
+}
+
+/// What a run wrote, all sorters together.
+struct Summary<'a> {
+    rows_in: u64,
+    bad: u64,
+    parts: &'a [(PathBuf, BulkSummary)],
+    out: &'a Path,
+    table: Option<&'a str>,
+    parted: bool,
+}
+
+/// One region's totals over every part.
+#[derive(Default)]
+struct RegionTotal {
+    start: Vec<u8>,
+    end: Vec<u8>,
+    rows: u64,
+    cells: u64,
+    files: usize,
+    bytes: u64,
+}
+
+impl Summary<'_> {
+    fn regions(&self) -> Vec<RegionTotal> {
+        let mut totals: Vec<RegionTotal> = Vec::new();
+        for (_, s) in self.parts {
+            for (i, r) in s.regions.iter().enumerate() {
+                if totals.len() <= i {
+                    totals.push(RegionTotal {
+                        start: r.start.clone(),
+                        end: r.end.clone(),
+                        ..RegionTotal::default()
+                    });
+                }
+                let t = &mut totals[i];
+                t.rows += r.rows;
+                t.cells += r.cells;
+                t.files += r.files;
+                t.bytes += r.bytes;
+            }
+        }
+        totals
+    }
+
+    fn total(&self, f: impl Fn(&BulkSummary) -> u64) -> u64 {
+        self.parts.iter().map(|(_, s)| f(s)).sum()
+    }
+
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            out,
+            "{} input rows ({} bad): {} rows, {} cells in {} files ({} bytes) under {}, {} part{}; {} sorted runs spilled",
+            self.rows_in + self.bad,
+            self.bad,
+            self.total(|s| s.rows),
+            self.total(|s| s.cells),
+            self.total(|s| s.files.len() as u64),
+            self.total(|s| s.bytes),
+            self.out.display(),
+            self.parts.len(),
+            if self.parts.len() == 1 { "" } else { "s" },
+            self.total(|s| s.spills as u64),
+        )?;
+        for r in self.regions() {
+            writeln!(
+                out,
+                "region [{}, {}): {} rows, {} cells, {} files, {} bytes",
+                to_string_binary(&r.start),
+                to_string_binary(&r.end),
+                r.rows,
+                r.cells,
+                r.files,
+                r.bytes
+            )?;
+        }
+        let table = self.table.unwrap_or("TABLE");
+        if self.parted {
+            writeln!(
+                out,
+                "load them with: rowkey bulkload commit --out {} --table {table} --hbase ADDRESS",
+                self.out.display()
+            )
+        } else {
+            writeln!(
+                out,
+                "load them with: rowkey bulkload commit --out {0} --table {table} --hbase ADDRESS, or hbase completebulkload {0} {table}",
+                self.out.display()
+            )
+        }
+    }
+
+    fn json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let regions: Vec<serde_json::Value> = self
+            .regions()
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "start": to_string_binary(&r.start),
+                    "end": to_string_binary(&r.end),
+                    "rows": r.rows,
+                    "cells": r.cells,
+                    "files": r.files,
+                    "bytes": r.bytes,
+                })
+            })
+            .collect();
+        let parts: Vec<serde_json::Value> = self
+            .parts
+            .iter()
+            .map(|(dir, s)| {
+                serde_json::json!({
+                    "dir": dir.display().to_string(),
+                    "rows": s.rows,
+                    "files": s.files.len(),
+                    "bytes": s.bytes,
+                    "spills": s.spills,
+                })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "input_rows": self.rows_in + self.bad,
+            "bad_rows": self.bad,
+            "rows": self.total(|s| s.rows),
+            "cells": self.total(|s| s.cells),
+            "files": self.total(|s| s.files.len() as u64),
+            "bytes": self.total(|s| s.bytes),
+            "spills": self.total(|s| s.spills as u64),
+            "out": self.out.display().to_string(),
+            "parts": parts,
+            "regions": regions,
+        });
+        writeln!(out, "{value}")
+    }
+}

@@ -1,0 +1,88 @@
+//! What can go wrong in a bulk load.
+
+use std::io;
+use std::path::PathBuf;
+
+use rowkey_core::EncodeError;
+
+use crate::hfile::HFileError;
+#[cfg(doc)]
+use crate::types::MAX_ROW_LENGTH;
+
+/// What can go wrong in a bulk load.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BulkError {
+    /// Reading or writing a file of the load failed.
+    #[error("bulk load, {path}: {cause}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The error.
+        cause: io::Error,
+    },
+    /// Writing an HFile failed.
+    #[error(transparent)]
+    HFile(#[from] HFileError),
+    /// A typed key did not encode.
+    #[error("bulk load: {0}")]
+    Encode(EncodeError),
+    /// A row HBase cannot store: an empty key or one over
+    /// [`MAX_ROW_LENGTH`] bytes.
+    #[error("bulk load: a row key of {len} bytes ({key}): HBase takes 1 to 32767")]
+    BadRow {
+        /// The key, `toStringBinary`.
+        key: String,
+        /// Its length.
+        len: usize,
+    },
+    /// A family name HBase refuses (empty, over 127 bytes, starting with
+    /// `.`, or holding `:`, `/`, `\` or a control character): it names the
+    /// directory of its files.
+    #[error("bulk load: {family:?} is not a column family name HBase takes")]
+    BadFamily {
+        /// The family.
+        family: String,
+    },
+    /// A row put without cells: HBase has no such row.
+    #[error("bulk load: row {key} has no cells")]
+    NoCells {
+        /// The key, `toStringBinary`.
+        key: String,
+    },
+    /// The load's directory holds files already: a load writes into an
+    /// empty or new directory, so a bulk load of it takes only this load's
+    /// files (HBase's `HFileOutputFormat2` refuses an existing one).
+    #[error("bulk load: {path} is not empty (a load writes into an empty or new directory)")]
+    NotEmpty {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// An earlier error (writing or merging the sorted runs on disk) ended
+    /// the load: rows it was given are lost, so it cannot finish.
+    #[error("bulk load: an earlier error ended this load: {cause}")]
+    Failed {
+        /// The earlier error.
+        cause: String,
+    },
+    /// A record batch's columns do not fit its `ColumnMap`: a column
+    /// missing, or of a type it cannot read (the message names it).
+    #[error("bulk load: {0}")]
+    Columns(String),
+    /// One input row is bad: its row in the batch, the column and why.
+    #[error("bulk load: row {row}, column `{column}`: {reason}")]
+    BadInput {
+        /// The row's index in its batch.
+        row: usize,
+        /// The column (empty: the key as a whole).
+        column: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl From<EncodeError> for BulkError {
+    fn from(e: EncodeError) -> Self {
+        BulkError::Encode(e)
+    }
+}
