@@ -88,6 +88,15 @@ fn want(rows: impl IntoIterator<Item = u64>) -> BTreeSet<Cell> {
 /// A Parquet file of events `0..rows`, row groups of `group` rows,
 /// written by the `parquet` crate.
 fn write_parquet(path: &Path, rows: u64, group: usize) {
+    write_events(path, 0..rows, group)
+}
+
+/// A Parquet file of events `range`, in row groups of 3,000.
+fn write_parquet_range(path: &Path, range: std::ops::Range<u64>) {
+    write_events(path, range, 3_000)
+}
+
+fn write_events(path: &Path, range: std::ops::Range<u64>, group: usize) {
     let schema = Arc::new(Schema::new(vec![
         Field::new("user_id", DataType::UInt64, false),
         Field::new(
@@ -100,7 +109,7 @@ fn write_parquet(path: &Path, rows: u64, group: usize) {
         Field::new("page", DataType::Utf8, true),
     ]));
     let props = WriterProperties::builder()
-        .set_max_row_group_size(group)
+        .set_max_row_group_row_count(Some(group))
         .build();
     let mut writer = ArrowWriter::try_new(
         std::fs::File::create(path).unwrap(),
@@ -108,7 +117,7 @@ fn write_parquet(path: &Path, rows: u64, group: usize) {
         Some(props),
     )
     .unwrap();
-    for chunk in (0..rows).collect::<Vec<_>>().chunks(4096) {
+    for chunk in range.collect::<Vec<_>>().chunks(4096) {
         let events: Vec<_> = chunk.iter().map(|&i| event(i)).collect();
         let batch = RecordBatch::try_new(
             schema.clone(),
@@ -505,4 +514,139 @@ fn a_killed_worker_leaves_nothing_to_commit_and_its_rerun_completes() {
     assert!(!staging.exists(), "the rerun took the staging directory");
     let rows_written: BTreeSet<Vec<u8>> = cells_under(&out).into_iter().map(|c| c.0).collect();
     assert_eq!(rows_written.len() as u64, rows);
+}
+
+/// Regions' file counts, in key order, summed over workers' JSON
+/// summaries.
+fn region_files(summaries: &[serde_json::Value]) -> Vec<u64> {
+    let mut files = Vec::new();
+    for s in summaries {
+        for (i, r) in s["regions"].as_array().unwrap().iter().enumerate() {
+            if files.len() <= i {
+                files.push(0);
+            }
+            files[i] += r["files"].as_u64().unwrap();
+        }
+    }
+    files
+}
+
+/// Every cell of the table, as (row, family, qualifier, value).
+fn table_cells(client: &rowkey_hbase::Client, table: &str) -> BTreeSet<Cell> {
+    let mut cells = BTreeSet::new();
+    for row in client
+        .scan_typed::<UserEvent>(table, &UserEvent::scan_all(), None)
+        .unwrap()
+    {
+        let (key, row_cells) = row.unwrap();
+        let row = key.encode_to_vec().unwrap();
+        for (f, q, v) in row_cells {
+            cells.insert((row.clone(), f.into_bytes(), q, v));
+        }
+    }
+    cells
+}
+
+/// Two worker processes of two sorters each over a Parquet file, one
+/// `rowkey bulkload commit` through the region servers (no gateway, no
+/// Java tool): the table reads back as the input through a typed scan,
+/// each region holds the files the summaries counted, a second commit
+/// loads nothing, and a load cut before a region split commits whole.
+#[test]
+fn workers_files_committed_natively_read_back_as_the_input() {
+    // No compaction merges a region's loaded files while they are counted.
+    let hbase = rowkey_hbase::testing::HBase::builder()
+        .gateway(false)
+        .setting("hbase.hstore.compaction.min", "1000")
+        .setting("hbase.hstore.compaction.max", "1001")
+        .start()
+        .unwrap();
+    let client = hbase.client().unwrap();
+    client
+        .create_table("imported", &["d"], &UserEvent::split_points())
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.parquet");
+    write_parquet(&file, 20_000, 2_500);
+    let out = dir.path().join("out");
+    let (input, out_s) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let summaries: Vec<serde_json::Value> = ["0/2", "1/2"]
+        .iter()
+        .map(|w| {
+            let json = ok(&load_args(
+                input,
+                out_s,
+                &["--workers", "2", "--worker", w, "--json"],
+            ));
+            serde_json::from_str(&json).unwrap()
+        })
+        .collect();
+    let files: u64 = summaries.iter().map(|s| s["files"].as_u64().unwrap()).sum();
+    let bootstrap = format!("hbase://{}", hbase.bootstrap());
+    let commit = |out: &str| -> serde_json::Value {
+        let json = ok(&[
+            "bulkload", "commit", "--out", out, "--table", "imported", "--hbase", &bootstrap,
+            "--json",
+        ]);
+        serde_json::from_str(&json).unwrap()
+    };
+    let report = commit(out_s);
+    assert_eq!(report["files"].as_u64(), Some(files), "{report}");
+    assert_eq!(report["split"], 0);
+    assert_eq!(report["parts"].as_array().unwrap().len(), 4);
+    let stored: Vec<u64> = hbase
+        .store_files("imported")
+        .unwrap()
+        .iter()
+        .map(|s| s.files as u64)
+        .collect();
+    assert_eq!(
+        stored,
+        region_files(&summaries),
+        "HBase's store files per region"
+    );
+    let want_first = want(0..20_000);
+    assert!(
+        table_cells(&client, "imported") == want_first,
+        "the table differs from the input"
+    );
+
+    // HBase moved the files: a second commit loads nothing, changes nothing.
+    let again = commit(out_s);
+    assert_eq!(again["files"], 0, "{again}");
+    let text = ok(&[
+        "bulkload", "commit", "--out", out_s, "--table", "imported", "--hbase", &bootstrap,
+    ]);
+    assert!(text.contains("nothing to load"), "{text}");
+    assert_eq!(
+        hbase
+            .store_files("imported")
+            .unwrap()
+            .iter()
+            .map(|s| s.files as u64)
+            .collect::<Vec<_>>(),
+        stored
+    );
+
+    // Files cut at the old boundaries, then a region splits: the commit
+    // splits the files that cross the new boundary and loads them all.
+    let file2 = dir.path().join("more.parquet");
+    write_parquet_range(&file2, 20_000..30_000);
+    let out2 = dir.path().join("out2");
+    ok(&load_args(
+        file2.to_str().unwrap(),
+        out2.to_str().unwrap(),
+        &["--workers", "2"],
+    ));
+    // Inside bucket 3: its users below 512 on one side, the others on the
+    // other.
+    hbase
+        .split_region("imported", &[3, 0, 0, 0, 0, 0, 0, 2])
+        .unwrap();
+    let report = commit(out2.to_str().unwrap());
+    assert!(report["split"].as_u64().unwrap() >= 1, "{report}");
+    assert!(
+        table_cells(&client, "imported") == want(0..30_000),
+        "the table after the split differs"
+    );
 }
