@@ -649,4 +649,69 @@ fn workers_files_committed_natively_read_back_as_the_input() {
         table_cells(&client, "imported") == want(0..30_000),
         "the table after the split differs"
     );
+
+    // An unsalted key crowded at its low end, a new table pre-split from a
+    // sample of the input at equal row counts, not equal key ranges.
+    let csv = dir.path().join("skewed.csv");
+    let mut text = String::from("user,seq\n");
+    let n = 40_000u64;
+    for i in 0..n {
+        text.push_str(&format!("{},{}\n", i * i / n, i));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out3 = dir.path().join("out3");
+    let json = ok(&[
+        "bulkload",
+        "--layout",
+        "[user u64][seq u32]",
+        "--input",
+        csv.to_str().unwrap(),
+        "--out",
+        out3.to_str().unwrap(),
+        "--create-table",
+        &bootstrap,
+        "skewed",
+        "--regions",
+        "8",
+        "--sample",
+        "0.05",
+        "--workers",
+        "2",
+        "--json",
+    ]);
+    let summary: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows: Vec<u64> = summary["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rows"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows.len(), 8, "{json}");
+    for r in &rows {
+        assert!(
+            (3_500..6_500).contains(r),
+            "about 5,000 rows per region: {rows:?}"
+        );
+    }
+    let regions = client.region_locations("skewed").unwrap();
+    assert_eq!(regions.len(), 8);
+    let report = ok(&[
+        "bulkload",
+        "commit",
+        "--out",
+        out3.to_str().unwrap(),
+        "--table",
+        "skewed",
+        "--hbase",
+        &bootstrap,
+    ]);
+    assert!(
+        report.starts_with("skewed: 8 files loaded (0 split"),
+        "{report}"
+    );
+    let read = client
+        .scan("skewed", &rowkey_core::Scan::from_bounds(&[], &[]), None)
+        .unwrap()
+        .count();
+    assert_eq!(read as u64, n);
 }

@@ -68,13 +68,32 @@ pub(crate) struct BulkloadArgs {
     /// Cut the files at the layout's split points (one region per salt
     /// bucket), as a table created with `rowkey splits --hbase-create` is
     /// pre-split.
-    #[arg(long, conflicts_with = "regions", required_unless_present = "regions")]
+    #[arg(
+        long,
+        conflicts_with_all = ["regions", "create_table"],
+        required_unless_present_any = ["regions", "create_table"]
+    )]
     split_points: bool,
-    /// Cut the files at the regions the table has now, asked of HBase:
-    /// its Thrift2 gateway's `HOST:PORT`, or `hbase://MASTER:PORT[,...]`
-    /// (HBase's masters, no gateway) or `zk://QUORUM[/PARENT]`.
-    #[arg(long, num_args = 2, value_names = ["ADDRESS", "TABLE"])]
+    /// `ADDRESS TABLE`: cut the files at the regions the table has now,
+    /// asked of HBase: its Thrift2 gateway's `HOST:PORT`, or
+    /// `hbase://MASTER:PORT[,...]` (HBase's masters, no gateway) or
+    /// `zk://QUORUM[/PARENT]`. With `--create-table`, `N`: the new
+    /// table's regions, cut at equal row counts of a sample of the input.
+    #[arg(long, num_args = 1..=2, value_names = ["ADDRESS|N", "TABLE"])]
     regions: Option<Vec<String>>,
+    /// Create the table (`ADDRESS TABLE`, as for `--regions`) once the
+    /// input is read, pre-split for it: a salted key at its layout's split
+    /// points; an unsalted one into `--regions N` regions of about equal
+    /// row counts, from a sample of the input (`--sample`). The table must
+    /// not exist. Its families are `--family` and those of `--value`s. One
+    /// process only (not with `--worker`).
+    #[arg(long, num_args = 2, value_names = ["ADDRESS", "TABLE"], conflicts_with = "worker")]
+    create_table: Option<Vec<String>>,
+    /// With `--create-table --regions N`: the fraction of rows each sorter
+    /// considers for its sample (kept in a reservoir of at most 100,000
+    /// keys per sorter).
+    #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
+    sample: f64,
     /// The column family of the value columns.
     #[arg(long, default_value = "d")]
     family: String,
@@ -361,6 +380,7 @@ pub(crate) fn run(
         .map(|(_, s)| s)
         .collect();
     let boundaries = boundaries(layout, args)?;
+    let new_table = NewTable::plan(layout, args)?;
     let parted = args.workers > 1 || args.worker.is_some();
     let dirs = sorter_dirs(&args.out, parted, index, args.workers)?;
 
@@ -389,8 +409,18 @@ pub(crate) fn run(
             .map(|(t, (dir, _))| {
                 let bar = bars.add(ProgressBar::no_length().with_style(style.clone()));
                 bar.set_prefix(format!("worker {index}.{t}"));
+                let mut load = new_load(dir, args, &boundaries, memory);
+                if matches!(
+                    &new_table,
+                    Some(NewTable {
+                        sampled: Some(_),
+                        ..
+                    })
+                ) {
+                    load = load.sample(args.sample, (index * args.workers + t) as u64);
+                }
                 let mut sorter = Sorter {
-                    load: new_load(dir, args, &boundaries, memory),
+                    load,
                     rows: 0,
                     bytes: 0,
                     bad: &bad,
@@ -413,7 +443,7 @@ pub(crate) fn run(
             .map(|h| h.join().unwrap_or_else(|_| Err("a sorter panicked".into())))
             .collect()
     });
-    let sorters = match read.into_iter().collect::<Result<Vec<_>, String>>() {
+    let mut sorters = match read.into_iter().collect::<Result<Vec<_>, String>>() {
         Ok(s) => s,
         Err(e) => {
             remove_staging(&dirs, parted);
@@ -430,6 +460,13 @@ pub(crate) fn run(
         )));
     }
     let rows_in: u64 = sorters.iter().map(|s| s.rows).sum();
+    if let Some(t) = &new_table {
+        if let Err(e) = t.create(layout, &mut sorters) {
+            drop(sorters);
+            remove_staging(&dirs, parted);
+            return Err(e);
+        }
+    }
     let finished: Vec<Result<Option<BulkSummary>, String>> = std::thread::scope(|scope| {
         let handles: Vec<_> = sorters
             .into_iter()
@@ -461,7 +498,11 @@ pub(crate) fn run(
         bad: bad_count,
         parts: &written,
         out: &args.out,
-        table: args.regions.as_ref().map(|r| r[1].as_str()),
+        table: new_table.as_ref().map(|t| t.name.as_str()).or(args
+            .regions
+            .as_ref()
+            .and_then(|r| r.get(1))
+            .map(String::as_str)),
         parted,
     };
     let printed = if args.json {
@@ -489,13 +530,117 @@ fn value_map(mut map: ColumnMap, args: &BulkloadArgs) -> Result<ColumnMap, Strin
     Ok(map)
 }
 
+/// A table `--create-table` makes once the input is read.
+struct NewTable {
+    client: rowkey_hbase::Client,
+    name: String,
+    families: Vec<String>,
+    /// An unsalted key's regions, cut from the sample; `None`: the
+    /// layout's split points.
+    sampled: Option<usize>,
+}
+
+impl NewTable {
+    /// Checks the arguments and that the table is not there yet.
+    fn plan(layout: &DynLayout, args: &BulkloadArgs) -> Result<Option<NewTable>, Stop> {
+        let Some(c) = &args.create_table else {
+            return Ok(None);
+        };
+        let (addr, name) = (&c[0], &c[1]);
+        let salted = layout.layout().salt().is_some();
+        let sampled = match (args.regions.as_deref(), salted) {
+            (None, true) => None,
+            (Some([_]), true) => {
+                return Err(Stop::Usage(format!(
+                    "--regions: {name}'s key is salted: its regions are its buckets (leave --regions out)"
+                )))
+            }
+            (Some([n]), false) => match n.parse::<usize>() {
+                Ok(n) if (1..=10_000).contains(&n) => Some(n),
+                _ => return Err(Stop::Usage(format!("--regions {n}: from 1 to 10000"))),
+            },
+            (None, false) => {
+                return Err(Stop::Usage(format!(
+                    "--create-table {addr} {name}: say how many regions with --regions N (the key is not salted)"
+                )))
+            }
+            (Some(_), _) => {
+                return Err(Stop::Usage(
+                    "--regions ADDRESS TABLE cuts at an existing table's regions: with --create-table give --regions N"
+                        .into(),
+                ))
+            }
+        };
+        if !(args.sample > 0.0 && args.sample <= 1.0) {
+            return Err(Stop::Usage(format!(
+                "--sample {}: from 0 (excluded) to 1",
+                args.sample
+            )));
+        }
+        let client = rowkey_hbase::Client::for_address(addr)
+            .and_then(|b| b.build())
+            .map_err(|e| Stop::Usage(format!("--create-table {addr}: {e}")))?;
+        match client.table_exists(name) {
+            Ok(false) => {}
+            Ok(true) => {
+                return Err(Stop::Usage(format!(
+                    "--create-table {addr} {name}: the table exists (--regions {addr} {name} cuts the files at its regions)"
+                )))
+            }
+            Err(e) => return Err(Stop::Failed(format!("--create-table {addr} {name}: {e}"))),
+        }
+        let mut families = vec![args.family.clone()];
+        for v in &args.values {
+            if let Some((_, target)) = v.split_once('=') {
+                if let Some((family, _)) = target.split_once(':') {
+                    families.push(family.to_string());
+                }
+            }
+        }
+        families.sort();
+        families.dedup();
+        Ok(Some(NewTable {
+            client,
+            name: name.clone(),
+            families,
+            sampled,
+        }))
+    }
+
+    /// Creates the table, pre-split at the sample's cuts (set on every
+    /// sorter's load) or the layout's split points.
+    fn create(&self, layout: &DynLayout, sorters: &mut [Sorter<'_>]) -> Result<(), Stop> {
+        let points = match self.sampled {
+            Some(n) => {
+                let loads: Vec<&BulkLoad> = sorters.iter().map(|s| &s.load).collect();
+                let points = BulkLoad::sampled_split_points(&loads, n);
+                for s in sorters.iter_mut() {
+                    s.load.set_split_points(&points);
+                }
+                points
+            }
+            None => layout.split_points(),
+        };
+        let families: Vec<&str> = self.families.iter().map(String::as_str).collect();
+        self.client
+            .create_table(&self.name, &families, &points)
+            .map_err(|e| Stop::Failed(format!("--create-table {}: {e}", self.name)))
+    }
+}
+
 /// Where the files are cut: the layout's split points, or the table's
-/// regions now.
+/// regions now (a table `--create-table` makes: set once it is made).
 fn boundaries(layout: &DynLayout, args: &BulkloadArgs) -> Result<Vec<Vec<u8>>, Stop> {
-    let Some(r) = &args.regions else {
-        return Ok(layout.split_points());
+    let r = match (&args.regions, &args.create_table) {
+        (_, Some(_)) | (None, None) => return Ok(layout.split_points()),
+        (Some(r), None) => r,
     };
-    let (addr, table) = (&r[0], &r[1]);
+    let [addr, table] = r.as_slice() else {
+        return Err(Stop::Usage(format!(
+            "--regions {}: give ADDRESS TABLE (a number of regions goes with --create-table)",
+            r.join(" ")
+        )));
+    };
     let regions = rowkey_hbase::Client::for_address(addr)
         .and_then(|b| b.build())
         .and_then(|c| c.region_locations(table))

@@ -59,10 +59,12 @@ use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 #[cfg(feature = "arrow")]
 mod arrow;
 mod error;
+mod sample;
 
 #[cfg(feature = "arrow")]
 pub use arrow::{BadRow, CellEncoding, ColumnMap};
 pub use error::BulkError;
+pub use sample::RESERVOIR;
 
 /// One HFile a load wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +155,8 @@ pub struct BulkLoad {
     spills: usize,
     /// A put's family indices, reused.
     scratch: Vec<u16>,
+    /// A sample of the keys put (`sample`).
+    sample: Option<sample::Sample>,
 }
 
 /// Runs of one level merged at once into one of the next level: each row
@@ -190,6 +194,7 @@ impl BulkLoad {
             run_count: 0,
             spills: 0,
             scratch: Vec::new(),
+            sample: None,
         }
     }
 
@@ -320,6 +325,9 @@ impl BulkLoad {
             }
         }
         self.buffer.put(key, cells, &families, self.memory);
+        if let Some(sample) = &mut self.sample {
+            sample.offer(key);
+        }
         self.scratch = families;
         Ok(())
     }
