@@ -153,7 +153,7 @@ enum Command {
         #[command(flatten)]
         layout: Option<LayoutArg>,
         #[command(flatten)]
-        args: Option<bulkload::BulkloadArgs>,
+        args: Option<Box<bulkload::BulkloadArgs>>,
     },
     /// Typed keys of the layout in another language, byte for byte the
     /// derive's (`rowkey_codegen`): writes the files under `--out` and
