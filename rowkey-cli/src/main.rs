@@ -82,6 +82,9 @@ struct KeysArg {
     quoted: bool,
 }
 
+// One command is parsed once per run: its size does not matter (and clap
+// cannot flatten an `Option<Box<Args>>`).
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Each part of each key: offsets, bytes and value, or where it stops.
@@ -153,7 +156,7 @@ enum Command {
         #[command(flatten)]
         layout: Option<LayoutArg>,
         #[command(flatten)]
-        args: Option<Box<bulkload::BulkloadArgs>>,
+        args: Option<bulkload::BulkloadArgs>,
     },
     /// Typed keys of the layout in another language, byte for byte the
     /// derive's (`rowkey_codegen`): writes the files under `--out` and
