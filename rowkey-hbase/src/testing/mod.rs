@@ -268,6 +268,8 @@ pub struct HBase {
     zookeeper: u16,
     /// The master's RPC address, `host:port`.
     master: String,
+    /// HDFS's address, `hdfs://127.0.0.1:port`, when HBase runs on it.
+    hdfs: Option<String>,
     options: HBaseBuilder,
     /// The TLS gateway's certificate, PEM.
     cert: Option<Vec<u8>>,
@@ -296,6 +298,7 @@ pub struct HBaseBuilder {
     zookeeper_port: Option<u16>,
     gateway_without_filter: bool,
     no_gateway: bool,
+    hdfs: bool,
 }
 
 impl HBaseBuilder {
@@ -307,6 +310,16 @@ impl HBaseBuilder {
     #[cfg(feature = "native")]
     pub fn gateway(mut self, on: bool) -> Self {
         self.no_gateway = !on;
+        self
+    }
+
+    /// Whether HBase runs on a real HDFS (default `false`: the local
+    /// filesystem): Hadoop's `MiniDFSCluster`, a NameNode and a DataNode in
+    /// the cluster's JVM on loopback, holding HBase's root directory, so
+    /// the region servers read bulk-loaded files from HDFS as in
+    /// production. Its address is [`HBase::hdfs_url`].
+    pub fn hdfs(mut self, on: bool) -> Self {
+        self.hdfs = on;
         self
     }
 
@@ -420,13 +433,20 @@ impl HBase {
             options.region_servers.unwrap_or(1).to_string(),
         ];
         args.extend(options.settings.iter().map(|(k, v)| format!("{k}={v}")));
+        if options.hdfs {
+            args.push("rowkey.hdfs=true".to_string());
+        }
         let deadline = Instant::now() + START_TIMEOUT;
         let mut cluster = Jvm::start(launcher_on(classpath()?, &["-Xmx1g"], &strs(&args))?)?;
         // ZooKeeper is up (and its port known) long before the cluster:
         // the gateway's JVM starts then, beside the cluster's startup.
         let mut bound = None;
         let mut master = None;
+        let mut hdfs = None;
         cluster.wait_for("HBase", "READY", deadline, |line| {
+            if let Some(url) = line.strip_prefix("HDFS ") {
+                hdfs = Some(url.to_string());
+            }
             if let Some(port) = line.strip_prefix("ZK ") {
                 bound = port.parse::<u16>().ok();
             }
@@ -437,6 +457,9 @@ impl HBase {
         let master =
             master.ok_or_else(|| io::Error::other("HBase did not say its master's address"))?;
         let zk = bound.ok_or_else(|| io::Error::other("HBase did not say its ZooKeeper port"))?;
+        if options.hdfs && hdfs.is_none() {
+            return Err(io::Error::other("HBase did not say its HDFS address"));
+        }
         let thrift = if options.no_gateway { 0 } else { free_port()? };
         let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
         let http = options.http || options.tls;
@@ -473,6 +496,7 @@ impl HBase {
             thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
             zookeeper: zk,
             master,
+            hdfs,
             options,
             cert,
             _dir: dir,
@@ -491,6 +515,13 @@ impl HBase {
     /// (`ClientMetaService`).
     pub fn bootstrap(&self) -> String {
         self.master.clone()
+    }
+
+    /// HDFS's address, `hdfs://127.0.0.1:PORT` (HBase's root directory is
+    /// `/hbase` on it), for a cluster started with
+    /// [`HBaseBuilder::hdfs`]; `None` on the local filesystem.
+    pub fn hdfs_url(&self) -> Option<&str> {
+        self.hdfs.as_deref()
     }
 
     /// The Thrift2 gateway's address.

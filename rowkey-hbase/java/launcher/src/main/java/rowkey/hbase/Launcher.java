@@ -130,6 +130,28 @@ public final class Launcher {
     conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
     set(conf, settings);
 
+    // HBase on a real HDFS: a NameNode and a DataNode in this JVM, on
+    // loopback, HBase's root directory on it (rowkey.hdfs=true).
+    String hdfs = null;
+    if (conf.getBoolean("rowkey.hdfs", false)) {
+      conf.set(org.apache.hadoop.hdfs.MiniDFSCluster.HDFS_MINIDFS_BASEDIR,
+          new File(dir, "dfs").getAbsolutePath());
+      conf.setBoolean("dfs.permissions.enabled", false);
+      conf.set("dfs.namenode.http-address", "127.0.0.1:0");
+      conf.set("dfs.datanode.address", "127.0.0.1:0");
+      conf.set("dfs.datanode.http.address", "127.0.0.1:0");
+      conf.set("dfs.datanode.ipc.address", "127.0.0.1:0");
+      // One DataNode: a block has one replica.
+      conf.setInt("dfs.replication", 1);
+      org.apache.hadoop.hdfs.MiniDFSCluster dfs =
+          new org.apache.hadoop.hdfs.MiniDFSCluster.Builder(conf)
+              .numDataNodes(1).format(true).build();
+      dfs.waitActive();
+      hdfs = "hdfs://127.0.0.1:" + dfs.getNameNodePort();
+      conf.set("fs.defaultFS", hdfs);
+      conf.set("hbase.rootdir", hdfs + "/hbase");
+    }
+
     // Several servers in one JVM register the same metrics sources, as in
     // HBase's own mini cluster.
     DefaultMetricsSystem.setMiniClusterMode(true);
@@ -171,6 +193,9 @@ public final class Launcher {
       }
     }
     out.println("ZK " + zkBound);
+    if (hdfs != null) {
+      out.println("HDFS " + hdfs);
+    }
     // Where a native client starts: the master's RPC address (it serves
     // ClientMetaService, HBase's registry, since 2.3).
     out.println("MASTER " + cluster.getActiveMaster().getServerName().getAddress());
