@@ -547,16 +547,21 @@ fn table_cells(client: &rowkey_hbase::Client, table: &str) -> BTreeSet<Cell> {
     cells
 }
 
-/// Two worker processes of two sorters each over a Parquet file, one
+/// Two worker processes of two sorters each over a Parquet file, their
+/// HFiles written straight to HDFS (HBase's own, a MiniDFSCluster), one
 /// `rowkey bulkload commit` through the region servers (no gateway, no
 /// Java tool): the table reads back as the input through a typed scan,
 /// each region holds the files the summaries counted, a second commit
-/// loads nothing, and a load cut before a region split commits whole.
+/// loads nothing, and a load cut before a region split commits whole (its
+/// crossing files split on HDFS). A local load's files are copied in by
+/// the region servers (a new table pre-split from a sample).
 #[test]
 fn workers_files_committed_natively_read_back_as_the_input() {
-    // No compaction merges a region's loaded files while they are counted.
+    // HBase on HDFS, as in production; no compaction merges a region's
+    // loaded files while they are counted.
     let hbase = rowkey_hbase::testing::HBase::builder()
         .gateway(false)
+        .hdfs(true)
         .setting("hbase.hstore.compaction.min", "1000")
         .setting("hbase.hstore.compaction.max", "1001")
         .start()
@@ -567,9 +572,12 @@ fn workers_files_committed_natively_read_back_as_the_input() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("events.parquet");
-    write_parquet(&file, 20_000, 2_500);
-    let out = dir.path().join("out");
-    let (input, out_s) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let rows = 100_000;
+    write_parquet(&file, rows, 12_500);
+    // The files go straight to HDFS.
+    let hdfs = hbase.hdfs_url().unwrap().to_string();
+    let out_s = &format!("{hdfs}/loads/events");
+    let input = file.to_str().unwrap();
     let summaries: Vec<serde_json::Value> = ["0/2", "1/2"]
         .iter()
         .map(|w| {
@@ -605,7 +613,7 @@ fn workers_files_committed_natively_read_back_as_the_input() {
         region_files(&summaries),
         "HBase's store files per region"
     );
-    let want_first = want(0..20_000);
+    let want_first = want(0..rows);
     assert!(
         table_cells(&client, "imported") == want_first,
         "the table differs from the input"
@@ -631,11 +639,11 @@ fn workers_files_committed_natively_read_back_as_the_input() {
     // Files cut at the old boundaries, then a region splits: the commit
     // splits the files that cross the new boundary and loads them all.
     let file2 = dir.path().join("more.parquet");
-    write_parquet_range(&file2, 20_000..30_000);
-    let out2 = dir.path().join("out2");
+    write_parquet_range(&file2, rows..rows + 10_000);
+    let out2 = format!("{hdfs}/loads/more");
     ok(&load_args(
         file2.to_str().unwrap(),
-        out2.to_str().unwrap(),
+        &out2,
         &["--workers", "2"],
     ));
     // Inside bucket 3: its users below 512 on one side, the others on the
@@ -643,10 +651,10 @@ fn workers_files_committed_natively_read_back_as_the_input() {
     hbase
         .split_region("imported", &[3, 0, 0, 0, 0, 0, 0, 2])
         .unwrap();
-    let report = commit(out2.to_str().unwrap());
+    let report = commit(&out2);
     assert!(report["split"].as_u64().unwrap() >= 1, "{report}");
     assert!(
-        table_cells(&client, "imported") == want(0..30_000),
+        table_cells(&client, "imported") == want(0..rows + 10_000),
         "the table after the split differs"
     );
 

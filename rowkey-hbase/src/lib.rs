@@ -64,6 +64,7 @@ pub mod bulk;
 mod client;
 mod error;
 mod filter;
+mod fs;
 pub mod hfile;
 #[cfg(feature = "index")]
 mod index;

@@ -12,9 +12,9 @@ use super::Stop;
 /// `rowkey bulkload commit`'s arguments.
 #[derive(clap::Args)]
 pub(crate) struct CommitArgs {
-    /// The load's directory: its `part-*` directories (one per sorter of
-    /// `--workers`/`--worker`), or, with none, the directory itself
-    /// (`DIR/FAMILY/FILE`).
+    /// The load's directory, local or `hdfs://NAMENODE:PORT/PATH`: its
+    /// `part-*` directories (one per sorter of `--workers`/`--worker`), or,
+    /// with none, the directory itself (`DIR/FAMILY/FILE`).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// The table to load into.
@@ -31,14 +31,12 @@ pub(crate) struct CommitArgs {
 
 /// The directories to load: `part-*` under `out`, sorted, or `out`.
 fn parts(out: &Path) -> Result<Vec<PathBuf>, Stop> {
-    let entries =
-        std::fs::read_dir(out).map_err(|e| Stop::Usage(format!("--out {}: {e}", out.display())))?;
+    let entries = rowkey_hbase::bulk::dirs::list(out)
+        .map_err(|e| Stop::Usage(format!("--out {}: {e}", out.display())))?;
     let mut parts = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Stop::Failed(format!("--out {}: {e}", out.display())))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("part-") && entry.path().is_dir() {
-            parts.push(entry.path());
+    for (name, dir) in entries {
+        if name.starts_with("part-") && dir {
+            parts.push(out.join(name));
         }
     }
     parts.sort();

@@ -38,7 +38,7 @@ use std::sync::Mutex;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DynLayout, TimeUnit};
-use rowkey_hbase::bulk::{BadRow, BulkError, BulkLoad, BulkSummary, CellEncoding, ColumnMap};
+use rowkey_hbase::bulk::{dirs, BadRow, BulkError, BulkLoad, BulkSummary, CellEncoding, ColumnMap};
 use rowkey_hbase::hfile::{Bloom, Compression};
 use rowkey_hbase::Cell;
 
@@ -61,7 +61,8 @@ pub(crate) struct BulkloadArgs {
     /// The inputs' format, when their names do not say it.
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// The directory of the HFiles: `DIR/FAMILY/FILE`, or with
+    /// The directory of the HFiles, local or `hdfs://NAMENODE:PORT/PATH`
+    /// (written straight to HDFS): `DIR/FAMILY/FILE`, or with
     /// `--workers`/`--worker`, `DIR/part-I-T/FAMILY/FILE`.
     #[arg(long, value_name = "DIR", required = true)]
     out: PathBuf,
@@ -131,7 +132,8 @@ pub(crate) struct BulkloadArgs {
     bad_rows: BadRowsArg,
     /// Where `--bad-rows skip` writes the bad rows, one JSON object each
     /// (`input`, `line` or `row`, `column`, `reason`); default
-    /// `OUT.bad-rows-I.jsonl` beside the output directory (I the worker).
+    /// `OUT.bad-rows-I.jsonl` beside the output directory (I the worker;
+    /// `bad-rows-I.jsonl` here for an output on HDFS).
     #[arg(long, value_name = "FILE")]
     bad_rows_report: Option<PathBuf>,
     /// How the blocks are compressed (Snappy and Zstandard need HBase's
@@ -670,27 +672,26 @@ fn sorter_dirs(
     let mut dirs = Vec::with_capacity(workers);
     for t in 0..workers {
         let part = out.join(format!("part-{index}-{t}"));
-        if part.exists() {
+        let there = dirs::exists(&part).map_err(|e| Stop::Failed(format!("--out: {e}")))?;
+        if there {
             return Err(Stop::Usage(format!(
                 "--out: {} exists: worker {index}'s share is written already (commit it, or remove it to write it again)",
                 part.display()
             )));
         }
         let staging = out.join(format!("_part-{index}-{t}.tmp"));
-        if staging.exists() {
-            fs::remove_dir_all(&staging)
-                .map_err(|e| Stop::Failed(format!("{}: {e}", staging.display())))?;
-        }
+        dirs::remove_all(&staging)
+            .map_err(|e| Stop::Failed(format!("{}: {e}", staging.display())))?;
         dirs.push((staging, Some(part)));
     }
     Ok(dirs)
 }
 
 /// Removes what the sorters staged (a load that stopped).
-fn remove_staging(dirs: &[(PathBuf, Option<PathBuf>)], parted: bool) {
+fn remove_staging(sorters: &[(PathBuf, Option<PathBuf>)], parted: bool) {
     if parted {
-        for (staging, _) in dirs {
-            let _ = fs::remove_dir_all(staging);
+        for (staging, _) in sorters {
+            let _ = dirs::remove_all(staging);
         }
     }
 }
@@ -744,7 +745,7 @@ fn finish(
     sorter.bar.finish_and_clear();
     if part.is_some() && sorter.rows == 0 {
         drop(sorter);
-        let _ = fs::remove_dir_all(staging);
+        let _ = dirs::remove_all(staging);
         return Ok(None);
     }
     let summary = sorter
@@ -752,7 +753,7 @@ fn finish(
         .finish()
         .map_err(|e| format!("--out {}: {e}", staging.display()))?;
     if let Some(part) = part {
-        fs::rename(staging, part).map_err(|e| format!("{}: {e}", part.display()))?;
+        dirs::rename(staging, part).map_err(|e| format!("{}: {e}", part.display()))?;
     }
     Ok(Some(summary))
 }

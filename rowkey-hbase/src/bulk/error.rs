@@ -1,7 +1,7 @@
 //! What can go wrong in a bulk load.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rowkey_core::EncodeError;
 
@@ -84,5 +84,13 @@ pub enum BulkError {
 impl From<EncodeError> for BulkError {
     fn from(e: EncodeError) -> Self {
         BulkError::Encode(e)
+    }
+}
+
+/// An I/O error at `path`, as [`BulkError::Io`].
+pub(super) fn io_at(path: &Path) -> impl FnOnce(io::Error) -> BulkError + '_ {
+    move |cause| BulkError::Io {
+        path: path.to_path_buf(),
+        cause,
     }
 }

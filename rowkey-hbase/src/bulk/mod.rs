@@ -43,27 +43,30 @@
 //! so a cell put twice (same row, family and qualifier) is written once,
 //! with the value put last, as a second put would have left it.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::RowKey;
 
+use crate::fs::Location;
 use crate::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
 pub use crate::types::BulkLoadReport;
 use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 
 #[cfg(feature = "arrow")]
-mod arrow;
+pub mod arrow;
+pub mod dirs;
 mod error;
+mod runs;
 mod sample;
 
 #[cfg(feature = "arrow")]
 pub use arrow::{BadRow, CellEncoding, ColumnMap};
+use error::io_at;
 pub use error::BulkError;
+use runs::{merge, Buffer, Record};
 pub use sample::RESERVOIR;
 
 /// One HFile a load wrote.
@@ -130,6 +133,9 @@ pub struct BulkSummary {
 /// then [`finish`](Self::finish). See the [module docs](self).
 pub struct BulkLoad {
     dir: PathBuf,
+    /// Where `dir` is: a local directory or HDFS (or why it cannot be
+    /// reached, returned by the first call that writes).
+    location: Result<Location, String>,
     /// The regions' start keys after the first, ascending.
     boundaries: Vec<Vec<u8>>,
     compression: Compression,
@@ -177,6 +183,7 @@ impl BulkLoad {
             .map_or(0, |d| d.as_millis() as i64);
         BulkLoad {
             dir: dir.as_ref().to_path_buf(),
+            location: Location::new(dir.as_ref()).map_err(|e| e.to_string()),
             boundaries: Vec::new(),
             compression: Compression::None,
             bloom: Bloom::Row,
@@ -267,6 +274,37 @@ impl BulkLoad {
         self
     }
 
+    /// Keeps a sample of the keys put: each row with probability
+    /// `fraction` (clamped to `(0, 1]`), at most [`RESERVOIR`] keys, for
+    /// [`sampled_split_points`](Self::sampled_split_points). `seed` makes
+    /// loads of different shares sample independently.
+    pub fn sample(mut self, fraction: f64, seed: u64) -> BulkLoad {
+        self.sample = Some(sample::Sample::new(fraction, seed));
+        self
+    }
+
+    /// Cuts the files at these keys from now on, as
+    /// [`split_points`](Self::split_points) does: for a load whose regions
+    /// are known only once its rows are in (a table pre-split from its
+    /// sample).
+    pub fn set_split_points(&mut self, points: &[Vec<u8>]) {
+        let mut b: Vec<Vec<u8>> = points.iter().filter(|p| !p.is_empty()).cloned().collect();
+        b.sort();
+        b.dedup();
+        self.boundaries = b;
+    }
+
+    /// Up to `regions - 1` keys cutting the rows of `loads` into `regions`
+    /// parts of about equal row counts, from their samples (see
+    /// [`sample`](Self::sample); loads without one are left out): each
+    /// load's sample weighted by the rows it stands for. Fewer when the
+    /// samples hold fewer distinct keys; none for one region.
+    pub fn sampled_split_points(loads: &[&BulkLoad], regions: usize) -> Vec<Vec<u8>> {
+        let samples: Vec<&sample::Sample> =
+            loads.iter().filter_map(|l| l.sample.as_ref()).collect();
+        sample::split_points(&samples, regions)
+    }
+
     /// Sorted runs spilled to disk so far (the memory budget was full).
     pub fn spills(&self) -> usize {
         self.spills
@@ -318,7 +356,7 @@ impl BulkLoad {
         // Spill before the row when it would take the buffer past the
         // budget (a row alone past it is still taken).
         let need = Buffer::need(key, cells);
-        if !self.buffer.entries.is_empty() && self.buffer.used() + need > self.memory {
+        if !self.buffer.is_empty() && self.buffer.used() + need > self.memory {
             if let Err(e) = self.spill() {
                 self.scratch = families;
                 return Err(self.fail(e));
@@ -353,10 +391,7 @@ impl BulkLoad {
     }
 
     fn io(path: &Path) -> impl FnOnce(io::Error) -> BulkError + '_ {
-        move |cause| BulkError::Io {
-            path: path.to_path_buf(),
-            cause,
-        }
+        io_at(path)
     }
 
     /// `Err(Failed)` once an error ended the load.
@@ -380,16 +415,17 @@ impl BulkLoad {
         if self.dir_ready {
             return Ok(());
         }
-        match std::fs::read_dir(&self.dir) {
-            Ok(mut entries) => {
-                if entries.next().is_some() {
+        let location = self.location()?;
+        match location.read_dir() {
+            Ok(entries) => {
+                if !entries.is_empty() {
                     return Err(BulkError::NotEmpty {
                         path: self.dir.clone(),
                     });
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(&self.dir).map_err(Self::io(&self.dir))?;
+                location.create_dir_all().map_err(Self::io(&self.dir))?;
             }
             Err(e) => return Err(Self::io(&self.dir)(e)),
         }
@@ -403,11 +439,17 @@ impl BulkLoad {
             self.ready()?;
             // A hidden directory in the load's own: the same filesystem,
             // and a name HBase's bulk load skips (no family starts with
-            // `.`). Removed when the load ends, whatever way it ends.
+            // `.`). Removed when the load ends, whatever way it ends. A
+            // load onto HDFS sorts in the local temporary directory.
+            let local = if self.location()?.is_hdfs() {
+                std::env::temp_dir()
+            } else {
+                self.dir.clone()
+            };
             let run_dir = tempfile::Builder::new()
                 .prefix(".rowkey-sort-")
-                .tempdir_in(&self.dir)
-                .map_err(Self::io(&self.dir))?;
+                .tempdir_in(&local)
+                .map_err(Self::io(&local))?;
             self.run_dir = Some(run_dir);
         }
         let dir = self
@@ -473,313 +515,69 @@ impl BulkLoad {
         self.alive()?;
         self.ready()?;
         self.buffer.sort();
-        let staging = tempfile::Builder::new()
-            .prefix(".rowkey-files-")
-            .tempdir_in(&self.dir)
-            .map_err(Self::io(&self.dir))?;
+        let location = self.location()?;
+        // A local staging directory goes with its guard; one on HDFS is
+        // removed below, whatever happened.
+        let (guard, staging) = if location.is_hdfs() {
+            let id = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let staging = location.join(&format!(".rowkey-files-{id:016x}-{}", std::process::id()));
+            staging.create_dir_all().map_err(Self::io(staging.path()))?;
+            (None, staging)
+        } else {
+            let guard = tempfile::Builder::new()
+                .prefix(".rowkey-files-")
+                .tempdir_in(&self.dir)
+                .map_err(Self::io(&self.dir))?;
+            let staging = Location::new(guard.path()).map_err(Self::io(guard.path()))?;
+            (Some(guard), staging)
+        };
+        let written = self.write_files(&location, &staging);
+        if guard.is_none() {
+            let _ = staging.remove_all();
+        }
+        written
+    }
+
+    /// Writes the files into `staging`, then moves each family's folder
+    /// into the load's directory whole (it held nothing else).
+    fn write_files(
+        &self,
+        location: &Location,
+        staging: &Location,
+    ) -> Result<BulkSummary, BulkError> {
         let runs: Vec<PathBuf> = self.runs.iter().map(|(_, p)| p.clone()).collect();
-        let mut out = Output::new(&self, staging.path());
+        let mut out = Output::new(self, staging.clone());
         merge(&runs, Some(&self.buffer), |record| out.cell(record))?;
         let mut summary = out.finish()?;
         summary.spills = self.spills;
         summary.run_bytes = self.run_bytes;
-        // Each family's folder moved into place whole (the load's
-        // directory held nothing else).
         let mut moved: Vec<String> = Vec::new();
         for file in &mut summary.files {
+            let family = location.join(&file.family);
             if !moved.contains(&file.family) {
-                let from = staging.path().join(&file.family);
-                let to = self.dir.join(&file.family);
-                std::fs::rename(&from, &to).map_err(Self::io(&to))?;
+                staging
+                    .join(&file.family)
+                    .rename(&family)
+                    .map_err(Self::io(family.path()))?;
                 moved.push(file.family.clone());
             }
-            let name = file.path.file_name().map(PathBuf::from).unwrap_or_default();
-            file.path = self.dir.join(&file.family).join(name);
+            let name = file
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            file.path = family.join(&name).path().to_path_buf();
         }
         Ok(summary)
     }
-}
 
-/// Merges sorted runs on disk and the sorted buffer: `emit` gets every
-/// cell in order, a cell put more than once only as it was put last.
-fn merge(
-    runs: &[PathBuf],
-    buffer: Option<&Buffer>,
-    mut emit: impl FnMut(&Record) -> Result<(), BulkError>,
-) -> Result<(), BulkError> {
-    let mut sources: Vec<Source<'_>> = Vec::with_capacity(runs.len() + 1);
-    for path in runs {
-        let file = File::open(path).map_err(BulkLoad::io(path))?;
-        sources.push(Source::Run(BufReader::with_capacity(1 << 16, file), path));
-    }
-    if let Some(buffer) = buffer {
-        sources.push(Source::Memory(buffer, 0));
-    }
-    let mut heap = BinaryHeap::with_capacity(sources.len());
-    for (i, source) in sources.iter_mut().enumerate() {
-        let mut record = Record::default();
-        if source.next(&mut record)? {
-            heap.push(Head(record, i));
-        }
-    }
-    let mut last = Record::default();
-    let mut first = true;
-    while let Some(Head(mut record, i)) = heap.pop() {
-        // Equal cells come latest put first: the first one wins.
-        let duplicate = !first
-            && record.row == last.row
-            && record.family == last.family
-            && record.qualifier == last.qualifier;
-        if !duplicate {
-            emit(&record)?;
-            first = false;
-            std::mem::swap(&mut last, &mut record);
-        }
-        if sources[i].next(&mut record)? {
-            heap.push(Head(record, i));
-        }
-    }
-    Ok(())
-}
-
-/// Rows in memory: their bytes in one arena, one entry per cell.
-#[derive(Default)]
-struct Buffer {
-    arena: Vec<u8>,
-    entries: Vec<Entry>,
-    /// Puts so far: a cell's sequence number (a later put wins).
-    seq: u64,
-}
-
-/// One cell in the arena: its row, then qualifier and value back to back.
-#[derive(Clone, Copy)]
-struct Entry {
-    /// The row's first 8 bytes, big-endian (zeros past its end): most
-    /// comparisons of the sort end on it.
-    head: u64,
-    row: usize,
-    cell: usize,
-    row_len: u32,
-    qualifier_len: u32,
-    value_len: u32,
-    family: u16,
-    seq: u64,
-}
-
-impl Buffer {
-    /// The bytes a row takes in the buffer.
-    fn need(key: &[u8], cells: &[Cell]) -> usize {
-        let bytes: usize = cells.iter().map(|(_, q, v)| q.len() + v.len()).sum();
-        key.len() + bytes + cells.len() * std::mem::size_of::<Entry>()
-    }
-
-    /// The bytes held: the arena's and the entries'.
-    fn used(&self) -> usize {
-        self.arena.len() + self.entries.len() * std::mem::size_of::<Entry>()
-    }
-
-    /// Adds a row, the two vectors growing by doubling but never, both
-    /// counted by capacity, past `memory` (unless this row alone needs
-    /// more).
-    fn put(&mut self, key: &[u8], cells: &[Cell], families: &[u16], memory: usize) {
-        const E: usize = std::mem::size_of::<Entry>();
-        let bytes = Self::need(key, cells) - cells.len() * E;
-        let room = memory.saturating_sub(self.entries.capacity() * E);
-        grow(&mut self.arena, bytes, room);
-        let room = memory.saturating_sub(self.arena.capacity()) / E;
-        grow(&mut self.entries, cells.len(), room);
-        let row = self.arena.len();
-        self.arena.extend_from_slice(key);
-        let mut first = [0u8; 8];
-        let n = key.len().min(8);
-        first[..n].copy_from_slice(&key[..n]);
-        let head = u64::from_be_bytes(first);
-        for ((_, qualifier, value), family) in cells.iter().zip(families) {
-            let cell = self.arena.len();
-            self.arena.extend_from_slice(qualifier);
-            self.arena.extend_from_slice(value);
-            self.seq += 1;
-            self.entries.push(Entry {
-                head,
-                row,
-                cell,
-                row_len: key.len() as u32,
-                qualifier_len: qualifier.len() as u32,
-                value_len: value.len() as u32,
-                family: *family,
-                seq: self.seq,
-            });
-        }
-    }
-
-    fn row(&self, e: &Entry) -> &[u8] {
-        &self.arena[e.row..e.row + e.row_len as usize]
-    }
-
-    fn qualifier(&self, e: &Entry) -> &[u8] {
-        &self.arena[e.cell..e.cell + e.qualifier_len as usize]
-    }
-
-    fn value(&self, e: &Entry) -> &[u8] {
-        let start = e.cell + e.qualifier_len as usize;
-        &self.arena[start..start + e.value_len as usize]
-    }
-
-    /// Merge order: row, family, qualifier, then the latest put first.
-    fn sort(&mut self) {
-        let mut entries = std::mem::take(&mut self.entries);
-        entries.sort_unstable_by(|a, b| {
-            a.head
-                .cmp(&b.head)
-                .then_with(|| self.row(a).cmp(self.row(b)))
-                .then_with(|| a.family.cmp(&b.family))
-                .then_with(|| self.qualifier(a).cmp(self.qualifier(b)))
-                .then_with(|| b.seq.cmp(&a.seq))
-        });
-        self.entries = entries;
-    }
-
-    /// Copies entry `*i` (of the sorted buffer) into `record`.
-    fn next(&self, i: &mut usize, record: &mut Record) -> bool {
-        let Some(e) = self.entries.get(*i) else {
-            return false;
-        };
-        *i += 1;
-        record.set(
-            self.row(e),
-            e.family,
-            self.qualifier(e),
-            self.value(e),
-            e.seq,
-        );
-        true
-    }
-
-    fn clear(&mut self) {
-        self.arena.clear();
-        self.entries.clear();
-    }
-}
-
-/// Makes room for `additional` more elements: double the capacity, but
-/// not past `room` elements (unless `additional` alone needs more).
-fn grow<T>(v: &mut Vec<T>, additional: usize, room: usize) {
-    if v.capacity() - v.len() >= additional {
-        return;
-    }
-    let need = v.len() + additional;
-    let target = (v.capacity() * 2).max(64).min(room).max(need);
-    v.reserve_exact(target - v.len());
-}
-
-/// One cell in merge order, its buffers reused from cell to cell.
-#[derive(Default)]
-struct Record {
-    row: Vec<u8>,
-    family: u16,
-    qualifier: Vec<u8>,
-    value: Vec<u8>,
-    seq: u64,
-}
-
-impl Record {
-    fn set(&mut self, row: &[u8], family: u16, qualifier: &[u8], value: &[u8], seq: u64) {
-        self.row.clear();
-        self.row.extend_from_slice(row);
-        self.family = family;
-        self.qualifier.clear();
-        self.qualifier.extend_from_slice(qualifier);
-        self.value.clear();
-        self.value.extend_from_slice(value);
-        self.seq = seq;
-    }
-
-    /// A run's record: lengths as u32 (family u16, seq u64), big-endian.
-    /// Writes the record to a run; the bytes written.
-    fn write(&self, out: &mut impl Write) -> io::Result<u64> {
-        out.write_all(&(self.row.len() as u32).to_be_bytes())?;
-        out.write_all(&self.row)?;
-        out.write_all(&self.family.to_be_bytes())?;
-        out.write_all(&(self.qualifier.len() as u32).to_be_bytes())?;
-        out.write_all(&self.qualifier)?;
-        out.write_all(&(self.value.len() as u32).to_be_bytes())?;
-        out.write_all(&self.value)?;
-        out.write_all(&self.seq.to_be_bytes())?;
-        Ok((4 + self.row.len() + 2 + 4 + self.qualifier.len() + 4 + self.value.len() + 8) as u64)
-    }
-
-    /// Reads the next record of a run; false at its end.
-    fn read(&mut self, input: &mut impl Read) -> io::Result<bool> {
-        let mut len = [0u8; 4];
-        match input.read_exact(&mut len) {
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
-            other => other?,
-        }
-        read_bytes(input, u32::from_be_bytes(len), &mut self.row)?;
-        let mut family = [0u8; 2];
-        input.read_exact(&mut family)?;
-        self.family = u16::from_be_bytes(family);
-        input.read_exact(&mut len)?;
-        read_bytes(input, u32::from_be_bytes(len), &mut self.qualifier)?;
-        input.read_exact(&mut len)?;
-        read_bytes(input, u32::from_be_bytes(len), &mut self.value)?;
-        let mut seq = [0u8; 8];
-        input.read_exact(&mut seq)?;
-        self.seq = u64::from_be_bytes(seq);
-        Ok(true)
-    }
-
-    fn order(&self, other: &Record) -> Ordering {
-        self.row
-            .cmp(&other.row)
-            .then_with(|| self.family.cmp(&other.family))
-            .then_with(|| self.qualifier.cmp(&other.qualifier))
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
-}
-
-fn read_bytes(input: &mut impl Read, len: u32, into: &mut Vec<u8>) -> io::Result<()> {
-    into.resize(len as usize, 0);
-    input.read_exact(into)
-}
-
-/// A record at the head of its source, in the merge's heap (smallest
-/// first).
-struct Head(Record, usize);
-
-impl PartialEq for Head {
-    fn eq(&self, other: &Head) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Head {}
-
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Head) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Head {
-    /// Reversed: `BinaryHeap` pops its greatest.
-    fn cmp(&self, other: &Head) -> Ordering {
-        other.0.order(&self.0)
-    }
-}
-
-/// A sorted source of the merge: a run on disk or the sorted buffer.
-enum Source<'a> {
-    Run(BufReader<File>, &'a Path),
-    Memory(&'a Buffer, usize),
-}
-
-impl Source<'_> {
-    fn next(&mut self, record: &mut Record) -> Result<bool, BulkError> {
-        match self {
-            Source::Run(input, path) => record.read(input).map_err(BulkLoad::io(path)),
-            Source::Memory(buffer, i) => Ok(buffer.next(i, record)),
-        }
+    /// Where the load's directory is, or why it cannot be reached.
+    fn location(&self) -> Result<Location, BulkError> {
+        self.location.clone().map_err(|cause| BulkError::Io {
+            path: self.dir.clone(),
+            cause: io::Error::other(cause),
+        })
     }
 }
 
@@ -787,7 +585,7 @@ impl Source<'_> {
 struct Output<'a> {
     load: &'a BulkLoad,
     /// Where the files are written.
-    dir: &'a Path,
+    dir: Location,
     /// `load.families[i]`'s open file in the current region.
     open: Vec<Option<Open>>,
     region: usize,
@@ -807,7 +605,7 @@ struct Open {
 }
 
 impl<'a> Output<'a> {
-    fn new(load: &'a BulkLoad, dir: &'a Path) -> Output<'a> {
+    fn new(load: &'a BulkLoad, dir: Location) -> Output<'a> {
         let mut regions = Vec::with_capacity(load.boundaries.len() + 1);
         let mut start = Vec::new();
         for end in load.boundaries.iter().chain(std::iter::once(&Vec::new())) {
@@ -902,12 +700,15 @@ impl<'a> Output<'a> {
     fn create(&mut self, family: usize) -> Result<Open, BulkError> {
         let name = &self.load.families[family];
         let dir = self.dir.join(name);
-        std::fs::create_dir_all(&dir).map_err(BulkLoad::io(&dir))?;
+        dir.create_dir_all().map_err(BulkLoad::io(dir.path()))?;
         // HBase takes store file names of hex digits.
-        let path = dir.join(format!("{:016x}{:016x}", self.id, self.next_file));
+        let file = dir.join(&format!("{:016x}{:016x}", self.id, self.next_file));
         self.next_file += 1;
-        let writer = HFileWriter::create(
-            &path,
+        let path = file.path().to_path_buf();
+        let target = file.create().map_err(BulkLoad::io(&path))?;
+        let writer = HFileWriter::to_target(
+            target,
+            path.clone(),
             HFileOptions {
                 block_size: self.load.block_size,
                 compression: self.load.compression,

@@ -5,11 +5,9 @@
 //! Each row is considered with the stated probability, and the
 //! considered keys are kept in a reservoir of at most [`RESERVOIR`]
 //! (Vitter's algorithm R), so memory stays bounded whatever the input.
-//! [`BulkLoad::sampled_split_points`] merges the samples of several
+//! `BulkLoad::sampled_split_points` merges the samples of several
 //! loads (each weighted by the rows it stands for) and cuts at equal row
 //! counts.
-
-use super::BulkLoad;
 
 /// The most keys one load keeps in its sample.
 pub const RESERVOIR: usize = 100_000;
@@ -28,7 +26,16 @@ pub(super) struct Sample {
 }
 
 impl Sample {
-    fn new(fraction: f64, seed: u64) -> Sample {
+    /// A sample considering each row with probability `fraction`
+    /// (clamped to `(0, 1]`); `seed` makes samples of different shares
+    /// independent.
+    pub(super) fn new(fraction: f64, seed: u64) -> Sample {
+        let fraction = if fraction.is_finite() {
+            fraction.clamp(f64::MIN_POSITIVE, 1.0)
+        } else {
+            1.0
+        };
+        let seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
         Sample {
             fraction,
             considered: 0,
@@ -68,89 +75,57 @@ impl Sample {
     }
 }
 
-impl BulkLoad {
-    /// Keeps a sample of the keys put: each row with probability
-    /// `fraction` (clamped to `(0, 1]`), at most [`RESERVOIR`] keys, for
-    /// [`sampled_split_points`](Self::sampled_split_points). `seed` makes
-    /// loads of different shares sample independently.
-    pub fn sample(mut self, fraction: f64, seed: u64) -> BulkLoad {
-        let fraction = if fraction.is_finite() {
-            fraction.clamp(f64::MIN_POSITIVE, 1.0)
-        } else {
-            1.0
-        };
-        self.sample = Some(Sample::new(
-            fraction,
-            seed.wrapping_add(0x9e37_79b9_7f4a_7c15),
-        ));
-        self
+/// Up to `regions - 1` keys cutting the rows the `samples` stand for
+/// into `regions` parts of about equal row counts.
+pub(super) fn split_points(samples: &[&Sample], regions: usize) -> Vec<Vec<u8>> {
+    let mut weighted: Vec<(&[u8], f64)> = Vec::new();
+    for sample in samples {
+        if sample.keys.is_empty() {
+            continue;
+        }
+        let weight = sample.considered as f64 / sample.keys.len() as f64;
+        weighted.extend(sample.keys.iter().map(|k| (k.as_slice(), weight)));
     }
-
-    /// Cuts the files at these keys from now on: what
-    /// [`split_points`](Self::split_points) sets, for a load whose regions
-    /// are known only once its rows are in (a table pre-split from the
-    /// sample).
-    pub fn set_split_points(&mut self, points: &[Vec<u8>]) {
-        let mut b: Vec<Vec<u8>> = points.iter().filter(|p| !p.is_empty()).cloned().collect();
-        b.sort();
-        b.dedup();
-        self.boundaries = b;
+    if regions < 2 || weighted.is_empty() {
+        return Vec::new();
     }
-
-    /// Up to `regions - 1` keys cutting the rows of `loads` into `regions`
-    /// parts of about equal row counts, from their samples (loads without
-    /// one are left out). Fewer when the sample has fewer distinct keys;
-    /// none for one region.
-    pub fn sampled_split_points(loads: &[&BulkLoad], regions: usize) -> Vec<Vec<u8>> {
-        let mut weighted: Vec<(&[u8], f64)> = Vec::new();
-        for sample in loads.iter().filter_map(|l| l.sample.as_ref()) {
-            if sample.keys.is_empty() {
-                continue;
+    weighted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let total: f64 = weighted.iter().map(|w| w.1).sum();
+    let mut points: Vec<Vec<u8>> = Vec::with_capacity(regions - 1);
+    let mut seen = 0.0;
+    let mut next = 1;
+    for (key, weight) in weighted {
+        // A key whose rows start past the next cut's share begins a
+        // region.
+        if next < regions && seen >= total * next as f64 / regions as f64 {
+            if points.last().map(Vec::as_slice) != Some(key) && !key.is_empty() {
+                points.push(key.to_vec());
             }
-            let weight = sample.considered as f64 / sample.keys.len() as f64;
-            weighted.extend(sample.keys.iter().map(|k| (k.as_slice(), weight)));
-        }
-        if regions < 2 || weighted.is_empty() {
-            return Vec::new();
-        }
-        weighted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let total: f64 = weighted.iter().map(|w| w.1).sum();
-        let mut points: Vec<Vec<u8>> = Vec::with_capacity(regions - 1);
-        let mut seen = 0.0;
-        let mut next = 1;
-        for (key, weight) in weighted {
-            // A key whose rows start past the next cut's share begins a
-            // region.
-            if next < regions && seen >= total * next as f64 / regions as f64 {
-                if points.last().map(Vec::as_slice) != Some(key) && !key.is_empty() {
-                    points.push(key.to_vec());
-                }
-                while next < regions && seen >= total * next as f64 / regions as f64 {
-                    next += 1;
-                }
+            while next < regions && seen >= total * next as f64 / regions as f64 {
+                next += 1;
             }
-            seen += weight;
         }
-        points
+        seen += weight;
     }
+    points
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::bulk::sample::{split_points, Sample, RESERVOIR};
 
     #[test]
     fn equal_counts_from_a_sample_of_skewed_keys() {
         // Keys crowded at the low end: a cut at equal key ranges would put
         // most rows in the first region.
-        let mut load = BulkLoad::new("/nonexistent").sample(0.05, 7);
+        let mut sample = Sample::new(0.05, 7);
         let keys: Vec<Vec<u8>> = (0u64..200_000)
             .map(|i| (i * i / 200_000).to_be_bytes().to_vec())
             .collect();
         for k in &keys {
-            load.sample.as_mut().unwrap().offer(k);
+            sample.offer(k);
         }
-        let points = BulkLoad::sampled_split_points(&[&load], 8);
+        let points = split_points(&[&sample], 8);
         assert_eq!(points.len(), 7);
         let mut counts = [0u64; 8];
         for k in &keys {
@@ -163,17 +138,14 @@ mod tests {
 
     #[test]
     fn the_reservoir_is_bounded() {
-        let mut load = BulkLoad::new("/nonexistent").sample(1.0, 1);
+        let mut s = Sample::new(1.0, 1);
         for i in 0u64..(RESERVOIR as u64 * 3) {
-            load.sample.as_mut().unwrap().offer(&i.to_be_bytes());
+            s.offer(&i.to_be_bytes());
         }
-        let s = load.sample.as_ref().unwrap();
         assert_eq!(s.keys.len(), RESERVOIR);
         assert_eq!(s.considered, RESERVOIR as u64 * 3);
         // Kept keys come from the whole input, not its start.
-        assert!(s
-            .keys
-            .iter()
-            .any(|k| k.as_slice() >= &(RESERVOIR as u64 * 2).to_be_bytes()[..]));
+        let late = (RESERVOIR as u64 * 2).to_be_bytes();
+        assert!(s.keys.iter().any(|k| k.as_slice() >= &late[..]));
     }
 }

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use rowkey_core::hbase::to_string_binary;
 
+use crate::fs::Target;
 use crate::proto::{field, uint, varint};
 
 mod bloom;
@@ -211,7 +212,7 @@ pub struct HFileSummary {
 /// Writes one HFile: cells appended in HBase's order, then
 /// [`finish`](Self::finish).
 pub struct HFileWriter {
-    out: BufWriter<File>,
+    out: BufWriter<Box<dyn Target>>,
     path: PathBuf,
     options: HFileOptions,
     offset: u64,
@@ -253,6 +254,18 @@ impl HFileWriter {
             path: path.clone(),
             cause,
         })?;
+        HFileWriter::to_target(Box::new(file), path, options)
+    }
+
+    /// A writer into `target` (a file on HDFS, say), named `path` in
+    /// errors.
+    pub(crate) fn to_target(
+        target: Box<dyn Target>,
+        path: PathBuf,
+        options: HFileOptions,
+    ) -> Result<HFileWriter, HFileError> {
+        check_len("a family name", options.family.len(), MAX_FAMILY)?;
+        let file = target;
         let bloom = (options.bloom == Bloom::Row).then(RowBloom::new);
         let index = BlockIndex::new(options.index_block_size);
         Ok(HFileWriter {
@@ -665,6 +678,7 @@ impl HFileWriter {
         self.out.write_all(&trailer).map_err(|e| self.io(e))?;
         self.offset += trailer.len() as u64;
         self.out.flush().map_err(|e| self.io(e))?;
+        self.out.get_mut().complete().map_err(|e| self.io(e))?;
         Ok(HFileSummary {
             cells: self.cells,
             data_blocks: self.data_blocks,

@@ -14,6 +14,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{Compression, HFileError, HEADER, TRAILER};
+use crate::fs::Source;
 
 /// The trailer's magic.
 const TRAILER_MAGIC: &[u8; 8] = b"TRABLK\"$";
@@ -41,7 +42,9 @@ pub struct FileCell {
 /// Reads an HFile's cells in order: [`open`](Self::open), then
 /// [`next_cell`](Self::next_cell) until `None`. Holds one block in memory.
 pub struct HFileReader {
-    file: File,
+    file: Box<dyn Source>,
+    /// The file's length.
+    len: u64,
     path: PathBuf,
     compression: Compression,
     /// The next block's offset, and the last data block's.
@@ -64,8 +67,22 @@ impl HFileReader {
             path: path.clone(),
             cause,
         };
-        let mut file = File::open(&path).map_err(io)?;
+        let file = File::open(&path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
+        HFileReader::from_source(Box::new(file), len, path)
+    }
+
+    /// Reads the HFile of `len` bytes in `file` (one on HDFS, say), named
+    /// `path` in errors.
+    pub(crate) fn from_source(
+        mut file: Box<dyn Source>,
+        len: u64,
+        path: PathBuf,
+    ) -> Result<HFileReader, HFileError> {
+        let io = |cause: io::Error| HFileError::Read {
+            path: path.clone(),
+            cause,
+        };
         if len < TRAILER as u64 {
             return Err(corrupt(&path, format!("{len} bytes, less than a trailer")));
         }
@@ -112,6 +129,7 @@ impl HFileReader {
         }
         Ok(HFileReader {
             file,
+            len,
             path,
             compression,
             next: first,
@@ -192,7 +210,7 @@ impl HFileReader {
             path: path.clone(),
             cause,
         };
-        let len = self.file.metadata().map_err(io)?.len();
+        let len = self.len;
         let mut header = [0u8; HEADER];
         self.file.seek(SeekFrom::Start(offset)).map_err(io)?;
         self.file.read_exact(&mut header).map_err(io)?;

@@ -6,11 +6,12 @@
 //! boundaries first, into `FAMILY/_tmp/` beside it, as HBase's tool does.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::client::{NativeClient, Refusal};
 use super::convert::specifier;
 use super::regions::{self, Region};
+use crate::fs::Location;
 use crate::hfile::{Bloom, HFileError, HFileOptions, HFileReader, HFileWriter};
 use crate::types::BulkLoadReport;
 use crate::Error;
@@ -19,13 +20,25 @@ use rowkey_hbase_protocol::pb;
 /// Regions loaded at once.
 const PARALLEL: usize = 8;
 
-/// One file to load: its family, where it is, its first and last rows.
+/// One file to load: its family, where it is (and its family's
+/// directory), its first and last rows.
 #[derive(Debug, Clone)]
 struct Piece {
     family: String,
-    path: PathBuf,
+    path: Location,
+    dir: Location,
     first: Vec<u8>,
     last: Vec<u8>,
+}
+
+/// Runs blocking filesystem work (a local disk, HDFS's client) off the
+/// runtime's workers.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| bulk_error(format!("a file task failed: {e}")))?
 }
 
 impl NativeClient {
@@ -46,20 +59,27 @@ impl NativeClient {
 
     async fn bulk_load_files(&self, dir: &Path, table: &str) -> Result<BulkLoadReport, Error> {
         let families = self.families(table).await?;
-        let mut queue = Vec::new();
-        for family in family_dirs(dir)? {
-            if !families.contains(&family) {
-                return Err(bulk_error(format!(
-                    "{}: the table has no family {family:?} (it has {families:?})",
-                    dir.join(&family).display()
-                )));
-            }
-            for path in hfiles(&dir.join(&family))? {
-                if let Some(piece) = piece(&family, path)? {
-                    queue.push(piece);
+        let dir = dir.to_path_buf();
+        let queue = blocking(move || {
+            let dir = Location::new(&dir).map_err(|e| io_error(&dir, e))?;
+            let mut queue = Vec::new();
+            for family in family_dirs(&dir)? {
+                let family_dir = dir.join(&family);
+                if !families.contains(&family) {
+                    return Err(bulk_error(format!(
+                        "{}: the table has no family {family:?} (it has {families:?})",
+                        family_dir.path().display()
+                    )));
+                }
+                for path in hfiles(&family_dir)? {
+                    if let Some(piece) = piece(&family, &family_dir, path)? {
+                        queue.push(piece);
+                    }
                 }
             }
-        }
+            Ok(queue)
+        })
+        .await?;
         let mut report = BulkLoadReport::default();
         if queue.is_empty() {
             return Ok(report);
@@ -132,7 +152,7 @@ impl NativeClient {
                 let i = regions::index(&regions, &piece.first).ok_or_else(|| {
                     bulk_error(format!(
                         "hbase:meta lists no region for the first row of {}",
-                        piece.path.display()
+                        piece.path.path().display()
                     ))
                 })?;
                 let region = &regions[i];
@@ -141,20 +161,23 @@ impl NativeClient {
                     continue;
                 }
                 report.split += 1;
-                for (j, half) in split(&piece, &regions[i..])? {
+                let after: Vec<Region> = regions[i..].to_vec();
+                for (j, half) in blocking(move || split(&piece, &after)).await? {
                     by_region.entry(i + j).or_default().push(half);
                 }
             }
             let sends = by_region.into_iter().map(|(i, pieces)| {
                 let region = regions[i].clone();
                 async move {
+                    let paths: Vec<String> = pieces.iter().map(|p| server_path(&p.path)).collect();
                     let request = pb::BulkLoadHFileRequest {
                         region: specifier(&region.name),
                         family_path: pieces
                             .iter()
-                            .map(|p| pb::bulk_load_h_file_request::FamilyPath {
+                            .zip(paths)
+                            .map(|(p, path)| pb::bulk_load_h_file_request::FamilyPath {
                                 family: p.family.as_bytes().to_vec(),
-                                path: format!("file://{}", p.path.display()),
+                                path,
                             })
                             .collect(),
                         assign_seq_num: Some(true),
@@ -178,18 +201,23 @@ impl NativeClient {
                         // HBase moves a file it loads from HDFS; from
                         // another filesystem it copies it: what is left is
                         // removed, so that a second run loads nothing twice.
-                        for p in &pieces {
-                            match std::fs::remove_file(&p.path) {
-                                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                                    tracing::warn!(
-                                        path = %p.path.display(),
-                                        error = %e,
-                                        "a loaded file could not be removed: a second run would load it again"
-                                    );
+                        let loaded: Vec<Location> = pieces.iter().map(|p| p.path.clone()).collect();
+                        let removed = blocking(move || {
+                            for p in loaded {
+                                match p.remove_file() {
+                                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                                        tracing::warn!(
+                                            path = %p.path().display(),
+                                            error = %e,
+                                            "a loaded file could not be removed: a second run would load it again"
+                                        );
+                                    }
+                                    _ => {}
                                 }
-                                _ => {}
                             }
-                        }
+                            Ok(())
+                        });
+                        removed.await?;
                     }
                     // HBase's answer both for a region that split since it
                     // was looked up (a file no longer fits) and for a file
@@ -242,12 +270,12 @@ impl NativeClient {
 
 /// The family directories under `dir` (hidden ones and `_`-prefixed ones,
 /// a load's scratch, skipped).
-fn family_dirs(dir: &Path) -> Result<Vec<String>, Error> {
+fn family_dirs(dir: &Location) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
-    for entry in read_dir(dir)? {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if entry.path().is_dir() && !name.starts_with('.') && !name.starts_with('_') {
-            out.push(name);
+    let entries = dir.read_dir().map_err(|e| io_error(dir.path(), e))?;
+    for entry in entries {
+        if entry.dir && !entry.name.starts_with('.') && !entry.name.starts_with('_') {
+            out.push(entry.name);
         }
     }
     out.sort();
@@ -255,29 +283,36 @@ fn family_dirs(dir: &Path) -> Result<Vec<String>, Error> {
 }
 
 /// The files of a family directory and of its `_tmp/` (split pieces of an
-/// earlier run), absolute, sorted.
-fn hfiles(family: &Path) -> Result<Vec<PathBuf>, Error> {
+/// earlier run), sorted.
+fn hfiles(family: &Location) -> Result<Vec<Location>, Error> {
     let mut out = Vec::new();
-    for dir in [family.to_path_buf(), family.join("_tmp")] {
-        if !dir.is_dir() {
-            continue;
-        }
-        for entry in read_dir(&dir)? {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if path.is_file() && !name.starts_with('.') && !name.starts_with('_') {
-                out.push(path.canonicalize().map_err(|e| io_error(&path, e))?);
+    for dir in [family.clone(), family.join("_tmp")] {
+        let entries = match dir.read_dir() {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io_error(dir.path(), e)),
+        };
+        for entry in entries {
+            if !entry.dir && !entry.name.starts_with('.') && !entry.name.starts_with('_') {
+                out.push(dir.join(&entry.name));
             }
         }
     }
-    out.sort();
+    out.sort_by(|a, b| a.path().cmp(b.path()));
     Ok(out)
 }
 
-fn read_dir(dir: &Path) -> Result<Vec<std::fs::DirEntry>, Error> {
-    std::fs::read_dir(dir)
-        .and_then(|entries| entries.collect())
-        .map_err(|e| io_error(dir, e))
+/// The path a region server is sent: HDFS's URI as it is, a local file
+/// as an absolute `file://` URI.
+fn server_path(p: &Location) -> String {
+    if p.is_hdfs() {
+        return p.path().to_string_lossy().into_owned();
+    }
+    let local = p
+        .path()
+        .canonicalize()
+        .unwrap_or_else(|_| p.path().to_path_buf());
+    format!("file://{}", local.display())
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> Error {
@@ -310,10 +345,10 @@ fn for_table(e: Error, table: &str) -> Error {
 
 /// The file at `path` with its first and last rows; `None` when it holds
 /// no cell (nothing to load: it is removed).
-fn piece(family: &str, path: PathBuf) -> Result<Option<Piece>, Error> {
-    let mut reader = HFileReader::open(&path).map_err(hfile_error)?;
+fn piece(family: &str, dir: &Location, path: Location) -> Result<Option<Piece>, Error> {
+    let mut reader = open(&path)?;
     let Some(first) = reader.next_cell().map_err(hfile_error)? else {
-        std::fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
+        path.remove_file().map_err(|e| io_error(path.path(), e))?;
         return Ok(None);
     };
     let last = reader
@@ -323,6 +358,7 @@ fn piece(family: &str, path: PathBuf) -> Result<Option<Piece>, Error> {
     Ok(Some(Piece {
         family: family.to_owned(),
         path,
+        dir: dir.clone(),
         first: first.row,
         last: last.row,
     }))
@@ -332,24 +368,12 @@ fn piece(family: &str, path: PathBuf) -> Result<Option<Piece>, Error> {
 /// row) into files under `FAMILY/_tmp/`, each with the index of its region
 /// in `regions`; the original removed once they are written.
 fn split(piece: &Piece, regions: &[Region]) -> Result<Vec<(usize, Piece)>, Error> {
-    let mut reader = HFileReader::open(&piece.path).map_err(hfile_error)?;
-    let family_dir = piece
-        .path
-        .parent()
-        .map(|p| {
-            if p.file_name().is_some_and(|n| n == "_tmp") {
-                p.to_path_buf()
-            } else {
-                p.join("_tmp")
-            }
-        })
-        .ok_or_else(|| bulk_error(format!("{} has no directory", piece.path.display())))?;
-    std::fs::create_dir_all(&family_dir).map_err(|e| io_error(&family_dir, e))?;
-    let name = piece
-        .path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let mut reader = open(&piece.path)?;
+    let family_dir = piece.dir.join("_tmp");
+    family_dir
+        .create_dir_all()
+        .map_err(|e| io_error(family_dir.path(), e))?;
+    let name = piece.path.name();
     let options = HFileOptions {
         compression: reader.compression(),
         bloom: Bloom::Row,
@@ -364,7 +388,7 @@ fn split(piece: &Piece, regions: &[Region]) -> Result<Vec<(usize, Piece)>, Error
             if region == regions.len() {
                 return Err(bulk_error(format!(
                     "{} holds rows past the table's last region",
-                    piece.path.display()
+                    piece.path.path().display()
                 )));
             }
         }
@@ -376,11 +400,16 @@ fn split(piece: &Piece, regions: &[Region]) -> Result<Vec<(usize, Piece)>, Error
         let (_, w, p) = match &mut writer {
             Some(open) => open,
             None => {
-                let path = family_dir.join(format!("{name}.{}", out.len()));
-                let w = HFileWriter::create(&path, options.clone()).map_err(hfile_error)?;
+                let path = family_dir.join(&format!("{name}.{}", out.len()));
+                // A piece an earlier run left half-written goes first.
+                let _ = path.remove_file();
+                let target = path.create().map_err(|e| io_error(path.path(), e))?;
+                let w = HFileWriter::to_target(target, path.path().to_path_buf(), options.clone())
+                    .map_err(hfile_error)?;
                 let p = Piece {
                     family: piece.family.clone(),
                     path,
+                    dir: piece.dir.clone(),
                     first: cell.row.clone(),
                     last: cell.row.clone(),
                 };
@@ -395,6 +424,15 @@ fn split(piece: &Piece, regions: &[Region]) -> Result<Vec<(usize, Piece)>, Error
         w.finish().map_err(hfile_error)?;
         out.push((r, p));
     }
-    std::fs::remove_file(&piece.path).map_err(|e| io_error(&piece.path, e))?;
+    piece
+        .path
+        .remove_file()
+        .map_err(|e| io_error(piece.path.path(), e))?;
     Ok(out)
+}
+
+/// A reader of the HFile at `path`.
+fn open(path: &Location) -> Result<HFileReader, Error> {
+    let (source, len) = path.open().map_err(|e| io_error(path.path(), e))?;
+    HFileReader::from_source(source, len, path.path().to_path_buf()).map_err(hfile_error)
 }
