@@ -87,6 +87,8 @@ public final class Launcher {
       org.apache.hadoop.hbase.ipc.RowkeyRpcGolden.print();
     } else if (args.length == 6 && args[0].equals("client-bench")) {
       ClientBench.main(Arrays.copyOfRange(args, 1, args.length));
+    } else if (args.length == 8 && args[0].equals("importtsv")) {
+      ImportTsvRun.main(Arrays.copyOfRange(args, 1, args.length));
     } else {
       System.err.println(
           "usage: Launcher serve DIR ZK_PORT REGION_SERVERS [KEY=VALUE...]"
@@ -94,7 +96,8 @@ public final class Launcher {
               + " | Launcher hfile-read PATH... | Launcher hfile-pretty PATH"
               + " | Launcher hfile-write PATH FAMILY BLOCK_SIZE CODEC BLOOM INDEX_BLOCK_SIZE"
               + " | Launcher interop | Launcher rpc-golden"
-              + " | Launcher client-bench ZK_PORT TABLE KEYS RANGES PUTS");
+              + " | Launcher client-bench ZK_PORT TABLE KEYS RANGES PUTS"
+              + " | Launcher importtsv ZK_PORT FS TABLE COLUMNS SEPARATOR INPUT OUTPUT");
       System.exit(2);
     }
   }
