@@ -40,7 +40,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit as ArrowUnit};
-use rowkey_core::{DynLayout, TimeUnit, Value};
+use rowkey_core::{DynLayout, EncodeError, TimeUnit, Value};
 
 use super::{BulkError, BulkLoad};
 use crate::types::Cell;
@@ -564,11 +564,34 @@ fn key_of(
             .map_err(bad)?;
         values.push(v);
     }
-    map.layout.encode(values).map_err(|e| BadRow {
-        row,
-        column: String::new(),
-        reason: e.to_string(),
+    map.layout.encode(values).map_err(|e| {
+        // The column of the field the codec refused, when it names one.
+        let column = field_of(&e)
+            .and_then(|f| map.layout.field_index(f).ok())
+            .map_or_else(String::new, |i| map.key[i].clone());
+        BadRow {
+            row,
+            column,
+            reason: e.to_string(),
+        }
     })
+}
+
+/// The field an encoding error names, if any.
+fn field_of(e: &EncodeError) -> Option<&'static str> {
+    use EncodeError::*;
+    match e {
+        TooLong { field, .. }
+        | EndsWithPad { field, .. }
+        | TimestampOutOfRange { field, .. }
+        | NegativeTimestamp { field, .. }
+        | TooManyDigits { field, .. }
+        | ContainsSeparator { field, .. }
+        | Time { field, .. }
+        | NotAVariant { field, .. }
+        | WrongValue { field, .. } => Some(field),
+        _ => None,
+    }
 }
 
 /// The cells of one row: its value columns that are not null, or the
