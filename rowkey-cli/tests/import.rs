@@ -484,13 +484,19 @@ fn a_killed_worker_leaves_nothing_to_commit_and_its_rerun_completes() {
         .unwrap();
     let staging = out.join("_part-0-0.tmp");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    // A sort run spilled anywhere under the output: the worker is busy.
     let spilled = || {
-        std::fs::read_dir(&staging)
-            .map(|d| {
-                d.filter_map(Result::ok)
+        std::fs::read_dir(&out)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|sub| {
+                std::fs::read_dir(sub.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
                     .any(|e| name(&e.path()).starts_with(".rowkey-sort-"))
             })
-            .unwrap_or(false)
     };
     while !spilled() {
         assert!(
