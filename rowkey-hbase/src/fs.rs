@@ -10,16 +10,23 @@
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
+/// The rest of closing a file: returns once it is whole.
+pub(crate) type Closing = Box<dyn FnOnce() -> io::Result<()> + Send>;
+
 /// A file being written: bytes, then [`complete`](Target::complete), which
 /// makes it whole (an HDFS file is closed: its last block committed).
 pub(crate) trait Target: Write + Send {
-    /// Flushes what is buffered and closes the file.
-    fn complete(&mut self) -> io::Result<()>;
+    /// Flushes what is buffered and starts closing the file; the closing
+    /// returned waits until it is whole. (HDFS completes a file once its
+    /// DataNodes report its last block, half a second later or more:
+    /// files closed together wait once.)
+    fn complete(&mut self) -> io::Result<Closing>;
 }
 
 impl Target for std::fs::File {
-    fn complete(&mut self) -> io::Result<()> {
-        self.flush()
+    fn complete(&mut self) -> io::Result<Closing> {
+        self.flush()?;
+        Ok(Box::new(|| Ok(())))
     }
 }
 
@@ -212,7 +219,7 @@ mod hdfs {
     use std::path::Path;
     use std::sync::{Arc, Mutex, OnceLock};
 
-    use super::{Entry, Source, Target};
+    use super::{Closing, Entry, Source, Target};
 
     /// Bytes fetched from a DataNode at once, and written to it at once.
     const CHUNK: usize = 4 << 20;
@@ -423,15 +430,20 @@ mod hdfs {
     }
 
     impl Target for HdfsWrite {
-        fn complete(&mut self) -> io::Result<()> {
+        fn complete(&mut self) -> io::Result<Closing> {
             self.send()?;
-            if let Some(mut writer) = self.writer.take() {
-                self.hdfs
-                    .runtime
-                    .block_on(writer.close())
-                    .map_err(|e| hdfs_error(&self.path, e))?;
-            }
-            Ok(())
+            let Some(mut writer) = self.writer.take() else {
+                return Ok(Box::new(|| Ok(())));
+            };
+            let path = self.path.clone();
+            let runtime = self.hdfs.runtime.handle().clone();
+            let closing = runtime.spawn(async move { writer.close().await });
+            Ok(Box::new(move || {
+                runtime
+                    .block_on(closing)
+                    .map_err(|e| other(format!("{}: {e}", path.display())))?
+                    .map_err(|e| hdfs_error(&path, e))
+            }))
         }
     }
 

@@ -50,7 +50,7 @@ use std::path::{Path, PathBuf};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::RowKey;
 
-use crate::fs::Location;
+use crate::fs::{Closing, Location};
 use crate::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
 pub use crate::types::BulkLoadReport;
 use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
@@ -596,7 +596,13 @@ struct Output<'a> {
     /// For file names: this load's id and a counter.
     id: u64,
     next_file: u64,
+    /// Files written and still closing (on HDFS, until their last block
+    /// is reported), oldest first.
+    closing: Vec<(PathBuf, Closing)>,
 }
+
+/// Files closing at once, at most.
+const CLOSING: usize = 64;
 
 struct Open {
     writer: HFileWriter,
@@ -640,6 +646,7 @@ impl<'a> Output<'a> {
             },
             id,
             next_file: 0,
+            closing: Vec::new(),
         }
     }
 
@@ -727,7 +734,9 @@ impl<'a> Output<'a> {
         let Some(open) = self.open[family].take() else {
             return Ok(());
         };
-        let written = open.writer.finish()?;
+        let (written, closing) = open.writer.finish_closing()?;
+        self.settle(CLOSING - 1)?;
+        self.closing.push((open.path.clone(), closing));
         let region = &mut self.summary.regions[self.region];
         region.bytes += written.bytes;
         region.files += 1;
@@ -753,6 +762,16 @@ impl<'a> Output<'a> {
 
     fn finish(mut self) -> Result<BulkSummary, BulkError> {
         self.close_all()?;
+        self.settle(0)?;
         Ok(self.summary)
+    }
+
+    /// Waits for files still closing until at most `left` are.
+    fn settle(&mut self, left: usize) -> Result<(), BulkError> {
+        while self.closing.len() > left {
+            let (path, closing) = self.closing.remove(0);
+            closing().map_err(BulkLoad::io(&path))?;
+        }
+        Ok(())
     }
 }

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use rowkey_core::hbase::to_string_binary;
 
-use crate::fs::Target;
+use crate::fs::{Closing, Target};
 use crate::proto::{field, uint, varint};
 
 mod bloom;
@@ -552,7 +552,16 @@ impl HFileWriter {
 
     /// Ends the file: the last data block, the block index, the file
     /// info and the trailer.
-    pub fn finish(mut self) -> Result<HFileSummary, HFileError> {
+    pub fn finish(self) -> Result<HFileSummary, HFileError> {
+        let path = self.path.clone();
+        let (summary, closing) = self.finish_closing()?;
+        closing().map_err(|cause| HFileError::Io { path, cause })?;
+        Ok(summary)
+    }
+
+    /// [`finish`](Self::finish), the file's closing left to the caller
+    /// (to wait for many at once).
+    pub(crate) fn finish_closing(mut self) -> Result<(HFileSummary, Closing), HFileError> {
         if !self.block.is_empty() {
             self.finish_data_block()?;
         }
@@ -678,12 +687,15 @@ impl HFileWriter {
         self.out.write_all(&trailer).map_err(|e| self.io(e))?;
         self.offset += trailer.len() as u64;
         self.out.flush().map_err(|e| self.io(e))?;
-        self.out.get_mut().complete().map_err(|e| self.io(e))?;
-        Ok(HFileSummary {
-            cells: self.cells,
-            data_blocks: self.data_blocks,
-            bytes: self.offset,
-        })
+        let closing = self.out.get_mut().complete().map_err(|e| self.io(e))?;
+        Ok((
+            HFileSummary {
+                cells: self.cells,
+                data_blocks: self.data_blocks,
+                bytes: self.offset,
+            },
+            closing,
+        ))
     }
 }
 
