@@ -9,8 +9,9 @@
 //! The figure is rows per CPU-second of the importing processes (user +
 //! system time of each, from `wait4`), so the two compare per core
 //! whatever the machine runs beside them; wall time and peak memory are
-//! printed beside it. The servers' own work (HBase moving the loaded
-//! files) is the same for both and not counted.
+//! printed beside it (rowkey's runs fail above their `--memory 256`). The
+//! servers' own work (HBase moving the loaded files) is the same for both
+//! and not counted.
 //!
 //! `cargo bench -p rowkey-cli --bench import` (`ROWKEY_IMPORT_ROWS`, default
 //! 1,000,000). Every table is counted after its load: a run that lost rows
@@ -220,6 +221,11 @@ fn main() {
             "bulkload", "commit", "--out", &out, "--table", &table, "--hbase", &bootstrap,
         ]));
         assert_eq!(count(&client, &table), rows, "{name}: rows lost");
+        assert!(
+            load.peak_mib < 256.0,
+            "{name}: {:.0} MiB at its peak, over --memory 256",
+            load.peak_mib
+        );
         report.push((name, load, Some(commit)));
     }
 
@@ -257,7 +263,9 @@ fn main() {
     );
     for (name, load, commit) in &report {
         let cpu = load.cpu + commit.as_ref().map_or(0.0, |c| c.cpu);
-        let peak = load.peak_mib.max(commit.as_ref().map_or(0.0, |c| c.peak_mib));
+        let peak = load
+            .peak_mib
+            .max(commit.as_ref().map_or(0.0, |c| c.peak_mib));
         let rate = per_cpu(load, commit);
         let commit_wall = commit
             .as_ref()
@@ -271,7 +279,7 @@ fn main() {
     let best = per_cpu(&report[1].1, &report[1].2);
     for n in [16.0, 64.0, 256.0] {
         println!(
-            "a billion rows on {n} cores, CPU-bound: rowkey {:.0} min, HBase's tool {:.0} min",
+            "a billion rows on {n} cores, CPU-bound: rowkey {:.1} min, HBase's tool {:.1} min",
             1e9 / best / n / 60.0,
             1e9 / base / n / 60.0
         );

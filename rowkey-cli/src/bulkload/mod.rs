@@ -113,8 +113,11 @@ pub(crate) struct BulkloadArgs {
     /// that has no `ts(unit)` of its own (a plain `i64`, a `desc_ts` one).
     #[arg(long, value_enum, default_value = "millis")]
     timestamp_unit: UnitArg,
-    /// The sort's memory budget in MiB, shared by the sorters; past it,
-    /// sorted runs spill to disk.
+    /// The process's memory budget in MiB: 32 MiB and 12 more per sorter
+    /// are kept for the program, reading the input and writing the files;
+    /// the rest is shared by the sorters (at least a quarter of it), past
+    /// which sorted runs spill to disk. Peak memory stays under it from 64
+    /// MiB up.
     #[arg(long, default_value_t = 256, value_name = "MIB")]
     memory: usize,
     /// Sorters in this process, each taking the next share of the input
@@ -401,7 +404,7 @@ pub(crate) fn run(
     let style = ProgressStyle::with_template("{prefix} {pos} rows {per_sec} {msg}")
         .unwrap_or_else(|_| ProgressStyle::default_bar());
     let next = AtomicUsize::new(0);
-    let memory = args.memory.saturating_mul(1 << 20) / args.workers;
+    let memory = sort_budget(args.memory, args.workers);
     // Every sorter reads its shares; the files are written only when no
     // sorter failed (and, with `fail`, no row was bad).
     let read: Vec<Result<Sorter<'_>, String>> = std::thread::scope(|scope| {
@@ -513,6 +516,16 @@ pub(crate) fn run(
         summary.text(out)
     };
     printed.map_err(|e| Stop::Failed(format!("cannot write: {e}")))
+}
+
+/// Each sorter's share of `--memory` (MiB) in bytes: what is left after
+/// the program's own (32 MiB) and each sorter's reading and writing (12
+/// MiB: a Parquet batch, an HFile's block and index, a 4 MiB chunk for
+/// HDFS, the merge's read buffers), and at least a quarter of the budget.
+fn sort_budget(memory_mib: usize, sorters: usize) -> usize {
+    let reserve = 32 + 12 * sorters;
+    let sorting = memory_mib.saturating_sub(reserve).max(memory_mib / 4);
+    sorting.saturating_mul(1 << 20) / sorters.max(1)
 }
 
 /// The map with `--value`s.
@@ -889,5 +902,20 @@ impl Summary<'_> {
             "regions": regions,
         });
         writeln!(out, "{value}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bulkload::sort_budget;
+
+    #[test]
+    fn the_sorters_share_what_reading_and_writing_leave() {
+        const MIB: usize = 1 << 20;
+        assert_eq!(sort_budget(256, 1), 212 * MIB);
+        assert_eq!(sort_budget(256, 2), 100 * MIB);
+        // A small budget still sorts, in a quarter of it.
+        assert_eq!(sort_budget(1, 1), 0);
+        assert_eq!(sort_budget(40, 1), 10 * MIB);
     }
 }
