@@ -38,6 +38,16 @@
 //! call, and `finish`, returns [`BulkError::Failed`] naming it, so no load
 //! ever finishes without rows it was given.
 //!
+//! The directory is local or on HDFS: `BulkLoad::new("hdfs://nn:8020/loads/day")`
+//! (feature `hdfs`) writes the files straight there through `hdfs-native`,
+//! its sorted runs spilling to the local temporary directory, and
+//! [`Client::bulk_load`](crate::Client::bulk_load) loads them from there.
+//! Rows come one at a time ([`BulkLoad::put_row`],
+//! [`BulkLoad::put_raw_row`]) or as Arrow record batches (feature `arrow`:
+//! `BulkLoad::put_batch` and the `arrow` module). For a new table of
+//! unsalted keys, [`BulkLoad::sample`] keeps a bounded sample of the keys
+//! and [`BulkLoad::sampled_split_points`] cuts it at equal row counts.
+//!
 //! Every cell of a load carries the same timestamp
 //! ([`BulkLoad::timestamp`], by default the time [`BulkLoad::new`] ran),
 //! so a cell put twice (same row, family and qualifier) is written once,
