@@ -463,7 +463,7 @@ fn a_killed_worker_leaves_nothing_to_commit_and_its_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("rows.csv");
     let mut text = String::from("user_id,ts_millis,kind,clicks\n");
-    let rows = 300_000u64;
+    let rows = 150_000u64;
     for i in 0..rows {
         let (u, ts, kind, clicks, _) = event(i);
         text.push_str(&format!("{u},{ts},{kind},{clicks}\n"));
@@ -578,8 +578,8 @@ fn workers_files_committed_natively_read_back_as_the_input() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("events.parquet");
-    let rows = 100_000;
-    write_parquet(&file, rows, 12_500);
+    let rows = 50_000;
+    write_parquet(&file, rows, 6_250);
     // The files go straight to HDFS.
     let hdfs = hbase.hdfs_url().unwrap().to_string();
     let out_s = &format!("{hdfs}/loads/events");
