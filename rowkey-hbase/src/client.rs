@@ -399,7 +399,7 @@ impl Client {
     /// Settings for a client of `address`, the one string a command line
     /// or a configuration file gives: `hbase://host:port[,host:port...]`
     /// (HBase's masters or region servers: a native client,
-    /// [`Client::native`]), `zk://host:port[,...][/znode-parent]` (a
+    /// `Client::native`), `zk://host:port[,...][/znode-parent]` (a
     /// native client found through ZooKeeper, feature `zookeeper`), or
     /// anything else, a Thrift2 gateway's `host:port` or URL
     /// ([`Client::builder`]).
@@ -499,7 +499,7 @@ impl Client {
     }
 
     /// Whether this client talks to the region servers itself
-    /// ([`Client::native`]) rather than through a Thrift2 gateway.
+    /// (`Client::native`) rather than through a Thrift2 gateway.
     pub fn is_native(&self) -> bool {
         #[cfg(feature = "native")]
         return self.shared.native.is_some();

@@ -410,7 +410,7 @@ impl Client {
     /// its region servers, HBase's own bulk-load protocol with no Java
     /// step (`PrepareBulkLoad`, one `BulkLoadHFile` per region,
     /// `CleanupBulkLoad`), on a native client
-    /// ([`Client::native`](Client::native)). A file that crosses a region
+    /// (`Client::native`). A file that crosses a region
     /// boundary (the table split since the files were written) is split
     /// at the boundaries first (into `dir/FAMILY/_tmp/`), as HBase's
     /// `completebulkload` does; a region that moves or splits during the

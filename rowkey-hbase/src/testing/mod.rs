@@ -528,7 +528,7 @@ impl HBase {
     ///
     /// # Panics
     /// If the server was started with no gateway
-    /// ([`HBaseBuilder::gateway`]).
+    /// (`HBaseBuilder::gateway`).
     pub fn thrift_addr(&self) -> SocketAddr {
         assert!(
             !self.options.no_gateway,
@@ -554,7 +554,7 @@ impl HBase {
 
     /// Settings for a client of the gateway: its address, transport,
     /// protocol and certificate; for a server started with no gateway, a
-    /// native client's ([`Client::native`](crate::Client::native) on
+    /// native client's (`Client::native` on
     /// [`bootstrap`](Self::bootstrap)).
     pub fn client_builder(&self) -> ClientBuilder {
         let o = &self.options;
