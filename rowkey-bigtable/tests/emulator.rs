@@ -467,12 +467,15 @@ async fn admin_connection_errors_print_their_cause_once() {
     );
     assert!(bad.to_string().contains("invalid"), "{bad}");
     assert!(bad.source().is_none(), "{bad:?}");
-    // A loopback port nothing listens on: bind one, then drop it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A loopback port nothing listens on, held for the test: bound but
+    // never listening, so a connection is refused and no other process
+    // takes the port meanwhile (one bound and dropped was taken once by a
+    // server that reset the connection).
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket
+        .bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let port = socket.local_addr().unwrap().as_socket().unwrap().port();
     let endpoint = format!("http://127.0.0.1:{port}");
     let down = rowkey_bigtable::connect_admin(&endpoint)
         .await
