@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
+use arrow_array::types::Int8Type;
 use arrow_array::{
-    BinaryArray, BooleanArray, FixedSizeBinaryArray, Float64Array, Int16Array, RecordBatch,
-    StringArray, TimestampMicrosecondArray, UInt64Array,
+    BinaryArray, BooleanArray, DictionaryArray, FixedSizeBinaryArray, Float64Array, Int16Array,
+    RecordBatch, TimestampMicrosecondArray, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use rowkey_core::prelude::*;
@@ -28,7 +29,7 @@ fn layout() -> DynLayout {
 }
 
 /// Three visits; `at` in microseconds, whole milliseconds but for
-/// `sub_ms` rows.
+/// `sub_ms` rows; `tag` dictionary-encoded.
 fn batch(sub_ms: &[usize]) -> RecordBatch {
     let schema = Arc::new(Schema::new(vec![
         Field::new("site", DataType::UInt64, false),
@@ -38,7 +39,11 @@ fn batch(sub_ms: &[usize]) -> RecordBatch {
             false,
         ),
         Field::new("id", DataType::FixedSizeBinary(16), false),
-        Field::new("tag", DataType::Utf8, true),
+        Field::new(
+            "tag",
+            DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8)),
+            true,
+        ),
         Field::new("hits", DataType::Int16, false),
         Field::new("score", DataType::Float64, true),
         Field::new("ok", DataType::Boolean, false),
@@ -54,7 +59,13 @@ fn batch(sub_ms: &[usize]) -> RecordBatch {
             Arc::new(UInt64Array::from(vec![7, 8, 9])),
             Arc::new(TimestampMicrosecondArray::from(at)),
             Arc::new(FixedSizeBinaryArray::try_from_iter(ids.iter()).unwrap()),
-            Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])),
+            // Dictionary-encoded, as pyarrow writes strings, a null among
+            // them.
+            Arc::new(DictionaryArray::<Int8Type>::from_iter([
+                Some("a"),
+                None,
+                Some("c"),
+            ])),
             Arc::new(Int16Array::from(vec![1, -2, 300])),
             Arc::new(Float64Array::from(vec![Some(1.5), None, Some(-0.25)])),
             Arc::new(BooleanArray::from(vec![true, false, true])),

@@ -177,8 +177,8 @@ impl ColumnMap {
         self
     }
 
-    /// The family of the value columns given without one, and of a row's
-    /// empty cell.
+    /// The family of the cells when no value column is named (every
+    /// column that is not a key field), and of a row's empty cell.
     pub fn family(&self) -> &str {
         &self.family
     }
@@ -200,7 +200,7 @@ impl ColumnMap {
         for (f, name) in fields.iter().zip(&self.key) {
             let at = column(name, &format!("the key field `{}`", f.name()))?;
             let ty = schema.field(at).data_type();
-            if !key_type(ty) {
+            if !cell_type(ty) {
                 return Err(BulkError::Columns(format!(
                     "column `{name}` is {ty}: a key field reads integers, strings, binary, booleans, floats and timestamps"
                 )));
@@ -276,14 +276,7 @@ fn fits(kind: &str, ty: &DataType) -> bool {
     }
 }
 
-fn key_type(ty: &DataType) -> bool {
-    match ty {
-        DataType::Dictionary(_, v) => key_type(v),
-        DataType::Timestamp(..) => true,
-        other => cell_type(other),
-    }
-}
-
+/// Whether a column of `ty` can be read at all (a key field's or a cell's).
 fn cell_type(ty: &DataType) -> bool {
     use DataType::*;
     match ty {
@@ -363,18 +356,18 @@ fn scalar(array: &dyn Array, row: usize) -> Result<Scalar<'_>, String> {
             let dict = array
                 .as_any_dictionary_opt()
                 .ok_or_else(|| format!("a {} the reader does not take", array.data_type()))?;
-            let keys = dict.normalized_keys();
-            let at = keys
-                .get(row)
-                .copied()
-                .ok_or("a dictionary key out of range")?;
-            if at >= dict.values().len() {
-                return Err(format!(
-                    "dictionary key {at} past its {} values",
-                    dict.values().len()
-                ));
-            }
-            return scalar(dict.values().as_ref(), at);
+            // This row's key alone (the array is not null here, so its
+            // key is not).
+            let key = match scalar(dict.keys(), row)? {
+                Scalar::Int(k) => k,
+                _ => return Err("a dictionary whose keys are not integers".into()),
+            };
+            let values = dict.values();
+            let at = usize::try_from(key)
+                .ok()
+                .filter(|&at| at < values.len())
+                .ok_or_else(|| format!("dictionary key {key} past its {} values", values.len()))?;
+            return scalar(values.as_ref(), at);
         }
         other => return Err(format!("a {other} column")),
     })
