@@ -30,7 +30,7 @@ impl Target for std::fs::File {
     }
 }
 
-/// A file being read, with its length.
+/// A file being read (its length comes beside it, from `Location::open`).
 pub(crate) trait Source: Read + Seek + Send {}
 impl<T: Read + Seek + Send> Source for T {}
 

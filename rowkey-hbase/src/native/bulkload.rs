@@ -169,15 +169,13 @@ impl NativeClient {
             let sends = by_region.into_iter().map(|(i, pieces)| {
                 let region = regions[i].clone();
                 async move {
-                    let paths: Vec<String> = pieces.iter().map(|p| server_path(&p.path)).collect();
                     let request = pb::BulkLoadHFileRequest {
                         region: specifier(&region.name),
                         family_path: pieces
                             .iter()
-                            .zip(paths)
-                            .map(|(p, path)| pb::bulk_load_h_file_request::FamilyPath {
+                            .map(|p| pb::bulk_load_h_file_request::FamilyPath {
                                 family: p.family.as_bytes().to_vec(),
-                                path,
+                                path: server_path(&p.path),
                             })
                             .collect(),
                         assign_seq_num: Some(true),
