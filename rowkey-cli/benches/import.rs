@@ -27,20 +27,12 @@ use arrow_array::{Int32Array, RecordBatch, StringArray, TimestampMillisecondArra
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
-use rowkey_core::prelude::*;
 use rowkey_hbase::testing::{launcher, HBase};
 
-#[derive(RowKey, Debug, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct UserEvent {
-    user_id: u64,
-    #[desc_ts]
-    ts_millis: i64,
-    #[fixed(8)]
-    kind: String,
-}
-
-const SPEC: &str = "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]";
+// The tests' key and layout text.
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::{key, UserEvent, SPEC};
 
 /// Event `i`: user, timestamp, kind, clicks, page.
 fn event(i: u64) -> (u64, i64, &'static str, i32, String) {
@@ -131,14 +123,8 @@ fn write_inputs(dir: &Path, rows: u64) {
             writeln!(csv, "{u},{ts},{kind},{clicks},{page}").unwrap();
             // HBase's tool takes the row key as the text of a column: the
             // same key, in hex.
-            let key = UserEvent {
-                user_id: *u,
-                ts_millis: *ts,
-                kind: kind.to_string(),
-            }
-            .encode_to_vec()
-            .unwrap();
-            let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+            let row = key(*u, *ts, kind);
+            let hex: String = row.iter().map(|b| format!("{b:02x}")).collect();
             writeln!(tsv, "{hex},{clicks},{page}").unwrap();
         }
         let batch = RecordBatch::try_new(

@@ -4,32 +4,12 @@
 //! row stops the load naming its line and field.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
 
 use rowkey_core::prelude::*;
 use rowkey_hbase::testing::{read_hfiles, HBase};
 
-#[derive(RowKey, Debug, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct UserEvent {
-    user_id: u64,
-    #[desc_ts]
-    ts_millis: i64,
-    #[fixed(8)]
-    kind: String,
-}
-
-/// A cell: row, family, qualifier, value.
-type Cell = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
-
-const SPEC: &str = "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]";
-
-fn rowkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rowkey"))
-        .args(args)
-        .output()
-        .expect("run rowkey")
-}
+mod common;
+use common::{key, rowkey, Cell, UserEvent, SPEC};
 
 /// 300 events: (user, ts, kind, clicks, page).
 fn events() -> Vec<(u64, i64, String, u32, String)> {
@@ -51,13 +31,7 @@ fn events() -> Vec<(u64, i64, String, u32, String)> {
 fn want() -> BTreeSet<Cell> {
     let mut want = BTreeSet::new();
     for (user_id, ts_millis, kind, clicks, page) in events() {
-        let row = UserEvent {
-            user_id,
-            ts_millis,
-            kind,
-        }
-        .encode_to_vec()
-        .unwrap();
+        let row = key(user_id, ts_millis, &kind);
         want.insert((
             row.clone(),
             b"d".to_vec(),
@@ -73,15 +47,7 @@ fn want() -> BTreeSet<Cell> {
 fn buckets() -> usize {
     let buckets: BTreeSet<u8> = events()
         .into_iter()
-        .map(|(user_id, ts_millis, kind, _, _)| {
-            UserEvent {
-                user_id,
-                ts_millis,
-                kind,
-            }
-            .encode_to_vec()
-            .unwrap()[0]
-        })
+        .map(|(user_id, ts_millis, kind, _, _)| key(user_id, ts_millis, &kind)[0])
         .collect();
     buckets.len()
 }
@@ -189,15 +155,6 @@ fn json_nulls_and_absent_values_are_no_cells() {
          {\"user_id\": 3, \"ts_millis\": 7, \"kind\": \"buy\", \"page\": [0, 255]}\n",
     )
     .unwrap();
-    let key = |user_id, ts_millis, kind: &str| {
-        UserEvent {
-            user_id,
-            ts_millis,
-            kind: kind.into(),
-        }
-        .encode_to_vec()
-        .unwrap()
-    };
     let cell =
         |row: Vec<u8>, q: &str, v: &[u8]| (row, b"d".to_vec(), q.as_bytes().to_vec(), v.to_vec());
     let want: BTreeSet<Cell> = [

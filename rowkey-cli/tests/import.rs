@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use arrow_array::{Int32Array, RecordBatch, StringArray, TimestampMillisecondArray, UInt64Array};
@@ -16,37 +16,8 @@ use parquet::file::properties::WriterProperties;
 use rowkey_core::prelude::*;
 use rowkey_hbase::hfile::HFileReader;
 
-#[derive(RowKey, Debug, PartialEq)]
-#[salt(buckets = 16, by(user_id))]
-struct UserEvent {
-    user_id: u64,
-    #[desc_ts]
-    ts_millis: i64,
-    #[fixed(8)]
-    kind: String,
-}
-
-const SPEC: &str = "[salt(user_id)/16][user_id u64][ts_millis desc_ts i64][kind fixed(8) String]";
-
-/// A cell: row, family, qualifier, value.
-type Cell = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
-
-fn rowkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rowkey"))
-        .args(args)
-        .output()
-        .expect("run rowkey")
-}
-
-fn ok(args: &[&str]) -> String {
-    let run = rowkey(args);
-    assert!(
-        run.status.success(),
-        "rowkey {args:?}: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    String::from_utf8(run.stdout).unwrap()
-}
+mod common;
+use common::{key, ok, rowkey, Cell, UserEvent, SPEC};
 
 /// Event `i`: (user, ts, kind, clicks, page; every tenth page null).
 fn event(i: u64) -> (u64, i64, &'static str, i32, Option<String>) {
@@ -65,13 +36,7 @@ fn want(rows: impl IntoIterator<Item = u64>) -> BTreeSet<Cell> {
     let mut want = BTreeSet::new();
     for i in rows {
         let (user_id, ts_millis, kind, clicks, page) = event(i);
-        let row = UserEvent {
-            user_id,
-            ts_millis,
-            kind: kind.to_string(),
-        }
-        .encode_to_vec()
-        .unwrap();
+        let row = key(user_id, ts_millis, kind);
         want.insert((
             row.clone(),
             b"d".to_vec(),
@@ -264,13 +229,7 @@ fn parquet_row_groups_shared_by_sorters_and_workers_make_the_same_cells() {
         text.to_str().unwrap(),
         &["--cell-encoding", "text", "--value", "clicks"],
     ));
-    let row = UserEvent {
-        user_id: 5,
-        ts_millis: 1_700_000_000_005,
-        kind: "buy".into(),
-    }
-    .encode_to_vec()
-    .unwrap();
+    let row = key(5, 1_700_000_000_005, "buy");
     let cell = (row, b"d".to_vec(), b"clicks".to_vec(), b"35".to_vec());
     let cells = cells_under(&text);
     assert_eq!(cells.len(), 20_000, "one cell per row: only --value clicks");
@@ -396,15 +355,7 @@ fn bad_rows_are_all_listed_or_skipped_into_a_report() {
     assert_eq!(at, [(3, "ts_millis"), (4, ""), (6, "user_id")], "{report}");
     let rows: BTreeSet<Vec<u8>> = cells_under(&out).into_iter().map(|c| c.0).collect();
     let want: BTreeSet<Vec<u8>> = [(1, 5, "click"), (4, 8, "buy")]
-        .map(|(user_id, ts_millis, kind)| {
-            UserEvent {
-                user_id,
-                ts_millis,
-                kind: kind.into(),
-            }
-            .encode_to_vec()
-            .unwrap()
-        })
+        .map(|(user_id, ts_millis, kind)| key(user_id, ts_millis, kind))
         .into();
     assert_eq!(rows, want);
 }
