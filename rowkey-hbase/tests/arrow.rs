@@ -170,6 +170,30 @@ fn a_bad_row_puts_nothing_and_is_named() {
     );
     let rows: Vec<usize> = bad.iter().map(|b| b.row).collect();
     assert_eq!(rows, [0, 2]);
+
+    // A key HBase cannot store (over 32,767 bytes) is the row's own fault
+    // too: listed, the others put.
+    let long = "x".repeat(40_000);
+    let mut columns = batch(&[]).columns().to_vec();
+    columns[3] = Arc::new(DictionaryArray::<Int8Type>::from_iter([
+        Some("a"),
+        Some(long.as_str()),
+        None,
+    ]));
+    let long_batch = RecordBatch::try_new(batch(&[]).schema(), columns).unwrap();
+    let mut bad = Vec::new();
+    assert_eq!(
+        load.put_batch_skipping(&long_batch, &map, &mut bad)
+            .unwrap(),
+        2
+    );
+    assert_eq!(bad.len(), 1);
+    assert_eq!(bad[0].row, 1);
+    assert!(
+        bad[0].reason.contains("HBase takes 1 to 32767"),
+        "{:?}",
+        bad[0]
+    );
 }
 
 #[test]

@@ -38,7 +38,7 @@ use std::sync::Mutex;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DynLayout, TimeUnit};
-use rowkey_hbase::bulk::{dirs, BadRow, BulkError, BulkLoad, BulkSummary, CellEncoding, ColumnMap};
+use rowkey_hbase::bulk::{dirs, BadRow, BulkLoad, BulkSummary, CellEncoding, ColumnMap};
 use rowkey_hbase::hfile::{Bloom, Compression};
 use rowkey_hbase::Cell;
 
@@ -274,17 +274,6 @@ impl Sorter<'_> {
         ));
     }
 
-    /// A put's error: the row's own fault is a bad row; anything else
-    /// ends the load.
-    fn fault(e: BulkError) -> Result<String, String> {
-        match e {
-            BulkError::BadRow { .. } | BulkError::HFile(_) | BulkError::NoCells { .. } => {
-                Ok(e.to_string())
-            }
-            e => Err(e.to_string()),
-        }
-    }
-
     /// Once a row is bad in `fail` mode nothing will be written: the rest
     /// is only read for its bad rows.
     fn failing(&self) -> bool {
@@ -305,10 +294,10 @@ impl Sink for Sorter<'_> {
                 }
                 Ok(())
             }
-            Err(e) => {
-                let reason = Self::fault(e)?;
-                self.bad.record(place, "", &reason)
-            }
+            // The row's own fault is a bad row; anything else ends the
+            // load.
+            Err(e) if e.is_row_fault() => self.bad.record(place, "", &e.to_string()),
+            Err(e) => Err(e.to_string()),
         }
     }
 

@@ -522,9 +522,8 @@ impl BulkLoad {
             };
             match self.put_raw_row(&key, &cells) {
                 Ok(()) => put += 1,
-                // The row's own fault (its key's length, a cell too big);
-                // anything else ends the load.
-                Err(e @ (BulkError::BadRow { .. } | BulkError::HFile(_))) => bad.push(BadRow {
+                // The row's own fault; anything else ends the load.
+                Err(e) if e.is_row_fault() => bad.push(BadRow {
                     row,
                     column: String::new(),
                     reason: e.to_string(),

@@ -87,6 +87,18 @@ impl From<EncodeError> for BulkError {
     }
 }
 
+impl BulkError {
+    /// Whether a put failed for its row alone (a key HBase cannot store,
+    /// a cell too big for an HFile, no cell at all): the load can go on
+    /// without the row. Any other error ends it.
+    pub fn is_row_fault(&self) -> bool {
+        matches!(
+            self,
+            BulkError::BadRow { .. } | BulkError::HFile(_) | BulkError::NoCells { .. }
+        )
+    }
+}
+
 /// An I/O error at `path`, as [`BulkError::Io`].
 pub(super) fn io_at(path: &Path) -> impl FnOnce(io::Error) -> BulkError + '_ {
     move |cause| BulkError::Io {
