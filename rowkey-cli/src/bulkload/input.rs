@@ -193,17 +193,53 @@ pub(super) struct Reading<'a> {
     pub(super) layout: &'a DynLayout,
     /// `--family`.
     pub(super) family: &'a str,
-    /// `--value`s as given.
-    pub(super) values: &'a [String],
+    /// `--value`s.
+    pub(super) values: &'a [ValueColumn],
     /// The map a Parquet input's batches go through.
     pub(super) map: &'a ColumnMap,
 }
 
-/// Where a value column goes.
-struct ValueColumn {
-    column: String,
-    family: String,
-    qualifier: Vec<u8>,
+/// Where a value column goes: `--value COLUMN[=FAMILY:QUALIFIER]`.
+#[derive(Debug, Clone)]
+pub(crate) struct ValueColumn {
+    pub(crate) column: String,
+    pub(crate) family: String,
+    pub(crate) qualifier: Vec<u8>,
+}
+
+impl ValueColumn {
+    /// A `--value` argument; `family` when it names none (the qualifier
+    /// is then the column's name).
+    pub(crate) fn parse(v: &str, family: &str) -> Result<ValueColumn, String> {
+        let (column, family, qualifier) = match v.split_once('=') {
+            None => (v, family, v),
+            Some((c, t)) => {
+                let (f, q) = t
+                    .split_once(':')
+                    .ok_or_else(|| format!("--value {v}: not COLUMN=FAMILY:QUALIFIER"))?;
+                (c, f, q)
+            }
+        };
+        Ok(ValueColumn {
+            column: column.to_string(),
+            family: family.to_string(),
+            qualifier: qualifier.as_bytes().to_vec(),
+        })
+    }
+
+    /// Every column of `columns` that is not a key field, a cell of
+    /// `family` named as the column.
+    fn others(columns: &[String], fields: &[&str], family: &str) -> Vec<ValueColumn> {
+        columns
+            .iter()
+            .filter(|c| !fields.contains(&c.as_str()))
+            .map(|c| ValueColumn {
+                column: c.clone(),
+                family: family.to_string(),
+                qualifier: c.as_bytes().to_vec(),
+            })
+            .collect()
+    }
 }
 
 /// Reads one share into `sink`.
@@ -251,7 +287,7 @@ fn read_parquet(
     } else {
         let mut wanted: Vec<&str> = reading.layout.field_names().collect();
         for v in reading.values {
-            wanted.push(v.split_once('=').map_or(v.as_str(), |(c, _)| c));
+            wanted.push(&v.column);
         }
         let roots: Vec<usize> = wanted
             .iter()
@@ -285,47 +321,22 @@ fn read_parquet(
     Ok(())
 }
 
-/// The value columns: `--value`s, or every column not a key field.
+/// The value columns of an input whose columns are `columns`: the
+/// `--value`s (each must be one of them), or every column not a key field.
 fn value_columns(
     reading: &Reading<'_>,
     columns: &[String],
     fields: &[&str],
 ) -> Result<Vec<ValueColumn>, String> {
     if reading.values.is_empty() {
-        return Ok(columns
-            .iter()
-            .filter(|c| !fields.contains(&c.as_str()))
-            .map(|c| ValueColumn {
-                column: c.clone(),
-                family: reading.family.to_string(),
-                qualifier: c.as_bytes().to_vec(),
-            })
-            .collect());
+        return Ok(ValueColumn::others(columns, fields, reading.family));
     }
-    reading
-        .values
-        .iter()
-        .map(|v| {
-            let (column, target) = match v.split_once('=') {
-                Some((c, t)) => (c, Some(t)),
-                None => (v.as_str(), None),
-            };
-            if !columns.iter().any(|c| c == column) {
-                return Err(format!("--value {v}: the input has no column `{column}`"));
-            }
-            let (family, qualifier) = match target {
-                None => (reading.family, column),
-                Some(t) => t
-                    .split_once(':')
-                    .ok_or_else(|| format!("--value {v}: not COLUMN=FAMILY:QUALIFIER"))?,
-            };
-            Ok(ValueColumn {
-                column: column.to_string(),
-                family: family.to_string(),
-                qualifier: qualifier.as_bytes().to_vec(),
-            })
-        })
-        .collect()
+    for v in reading.values {
+        if !columns.contains(&v.column) {
+            return Err(format!("--value: the input has no column `{}`", v.column));
+        }
+    }
+    Ok(reading.values.to_vec())
 }
 
 /// The key of one input row from its fields' texts, or the field and why
@@ -492,16 +503,14 @@ fn read_jsonl(
         };
         // The `--value`s are the same for every object (a member one of
         // them lacks is no cell); without them, each object's own members.
-        let names: Vec<String> = if reading.values.is_empty() {
-            object.keys().cloned().collect()
+        let own;
+        let columns: &[ValueColumn] = if reading.values.is_empty() {
+            let names: Vec<String> = object.keys().cloned().collect();
+            own = ValueColumn::others(&names, &fields, reading.family);
+            &own
         } else {
-            reading
-                .values
-                .iter()
-                .map(|v| v.split_once('=').map_or(v.as_str(), |(c, _)| c).to_string())
-                .collect()
+            reading.values
         };
-        let columns = value_columns(reading, &names, &fields)?;
         cells.clear();
         let mut wrong = None;
         for v in columns {
@@ -509,10 +518,10 @@ fn read_jsonl(
                 continue;
             };
             match json_bytes(value) {
-                Ok(Some(bytes)) => cells.push((v.family, v.qualifier, bytes)),
+                Ok(Some(bytes)) => cells.push((v.family.clone(), v.qualifier.clone(), bytes)),
                 Ok(None) => {}
                 Err(what) => {
-                    wrong = Some((v.column, what));
+                    wrong = Some((v.column.clone(), what));
                     break;
                 }
             }

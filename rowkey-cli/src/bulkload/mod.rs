@@ -46,7 +46,7 @@ mod commit;
 mod input;
 
 pub(crate) use commit::{commit, CommitArgs};
-use input::{Format, Place, Share, Sink};
+use input::{Format, Place, Share, Sink, ValueColumn};
 
 /// `rowkey bulkload`'s arguments after `--layout`.
 #[derive(clap::Args)]
@@ -364,7 +364,13 @@ pub(crate) fn run(
             UnitArg::Micros => TimeUnit::Micros,
             UnitArg::Nanos => TimeUnit::Nanos,
         });
-    let map = value_map(map, args).map_err(Stop::Usage)?;
+    let values: Vec<ValueColumn> = args
+        .values
+        .iter()
+        .map(|v| ValueColumn::parse(v, &args.family))
+        .collect::<Result<_, _>>()
+        .map_err(Stop::Usage)?;
+    let map = value_map(map, &values);
     let shares = input::shares(&inputs).map_err(Stop::Failed)?;
     let (index, of) = args.worker.unwrap_or((0, 1));
     let mine: Vec<Share> = shares
@@ -374,7 +380,7 @@ pub(crate) fn run(
         .map(|(_, s)| s)
         .collect();
     let boundaries = boundaries(layout, args)?;
-    let new_table = NewTable::plan(layout, args)?;
+    let new_table = NewTable::plan(layout, args, &values)?;
     let parted = args.workers > 1 || args.worker.is_some();
     let dirs = sorter_dirs(&args.out, parted, index, args.workers)?;
 
@@ -386,7 +392,7 @@ pub(crate) fn run(
     let reading = input::Reading {
         layout,
         family: &args.family,
-        values: &args.values,
+        values: &values,
         map: &map,
     };
     let bars = MultiProgress::new();
@@ -518,20 +524,11 @@ fn sort_budget(memory_mib: usize, sorters: usize) -> usize {
 }
 
 /// The map with `--value`s.
-fn value_map(mut map: ColumnMap, args: &BulkloadArgs) -> Result<ColumnMap, String> {
-    for v in &args.values {
-        let (column, family, qualifier) = match v.split_once('=') {
-            None => (v.as_str(), args.family.as_str(), v.as_str()),
-            Some((c, t)) => {
-                let (f, q) = t
-                    .split_once(':')
-                    .ok_or_else(|| format!("--value {v}: not COLUMN=FAMILY:QUALIFIER"))?;
-                (c, f, q)
-            }
-        };
-        map = map.value(column, family, qualifier.as_bytes());
+fn value_map(mut map: ColumnMap, values: &[ValueColumn]) -> ColumnMap {
+    for v in values {
+        map = map.value(&v.column, &v.family, &v.qualifier);
     }
-    Ok(map)
+    map
 }
 
 /// A table `--create-table` makes once the input is read.
@@ -546,7 +543,11 @@ struct NewTable {
 
 impl NewTable {
     /// Checks the arguments and that the table is not there yet.
-    fn plan(layout: &DynLayout, args: &BulkloadArgs) -> Result<Option<NewTable>, Stop> {
+    fn plan(
+        layout: &DynLayout,
+        args: &BulkloadArgs,
+        values: &[ValueColumn],
+    ) -> Result<Option<NewTable>, Stop> {
         let Some(c) = &args.create_table else {
             return Ok(None);
         };
@@ -594,13 +595,7 @@ impl NewTable {
             Err(e) => return Err(Stop::Failed(format!("--create-table {addr} {name}: {e}"))),
         }
         let mut families = vec![args.family.clone()];
-        for v in &args.values {
-            if let Some((_, target)) = v.split_once('=') {
-                if let Some((family, _)) = target.split_once(':') {
-                    families.push(family.to_string());
-                }
-            }
-        }
+        families.extend(values.iter().map(|v| v.family.clone()));
         families.sort();
         families.dedup();
         Ok(Some(NewTable {
