@@ -226,7 +226,9 @@ impl ClientBuilder {
         self
     }
 
-    /// The certificates of an HTTPS gateway ([`Transport::Http`] only).
+    /// TLS: the certificates of an HTTPS gateway ([`Transport::Http`]), or
+    /// of a native client's masters and region servers (feature `tls`;
+    /// without it, building a native client with TLS is refused).
     pub fn tls(mut self, tls: Tls) -> Self {
         self.tls = Some(tls);
         self
@@ -290,6 +292,18 @@ impl ClientBuilder {
                 Some(user) => client.with_user(user),
                 None => client,
             };
+            #[cfg(feature = "tls")]
+            let client = match &self.tls {
+                Some(tls) => client.with_tls(tls)?,
+                None => client,
+            };
+            #[cfg(not(feature = "tls"))]
+            if self.tls.is_some() {
+                return Err(Error::Config(format!(
+                    "{}: TLS to HBase's masters and region servers needs rowkey-hbase's feature `tls`",
+                    self.addr
+                )));
+            }
             Some(crate::native::NativeBackend::new(client)?)
         } else {
             None

@@ -98,6 +98,21 @@ pub enum Error {
         /// What failed.
         cause: String,
     },
+    /// A native client's connection to an HBase server was refused at its
+    /// security: a certificate refused by either side, a server that does
+    /// not speak the TLS the client asked for. Never tried again: the
+    /// cause says what to change.
+    #[error("HBase {op} on table {table}: the connection to {server} was refused: {cause}")]
+    Security {
+        /// The RPC method, or `connect`.
+        op: &'static str,
+        /// The table.
+        table: String,
+        /// The server, `host:port`.
+        server: String,
+        /// What was refused, and what to change.
+        cause: String,
+    },
     /// Some rows of a [`Client::write_rows`](crate::Client::write_rows)
     /// call were rejected; every other row was written.
     #[error(

@@ -51,9 +51,16 @@ pub enum Protocol {
     Compact,
 }
 
-/// The certificates of an HTTPS gateway ([`Transport::Http`] with an
-/// `https://` address): the root certificate(s) its certificate is checked
-/// against, and a client certificate when the gateway asks for one.
+/// TLS settings: the root certificate(s) a server's certificate is
+/// checked against, a client certificate when the server asks for one
+/// (mutual TLS), and whether the server's certificate must name the host
+/// dialed (it must, unless turned off).
+///
+/// They serve an HTTPS gateway ([`Transport::Http`] with an `https://`
+/// address) and, with feature `tls`, a native client's connections to
+/// HBase's masters and region servers (HBase 2.6's
+/// `hbase.server.netty.tls.enabled`; each server's certificate is checked
+/// against the host name it registered under).
 ///
 /// ```no_run
 /// use rowkey_hbase::{Client, Tls, Transport};
@@ -69,6 +76,7 @@ pub enum Protocol {
 pub struct Tls {
     pub(crate) roots: Vec<u8>,
     pub(crate) identity: Option<(Vec<u8>, Vec<u8>)>,
+    pub(crate) verify_hostname: bool,
 }
 
 /// Sizes only: no certificate, and never the private key, in a log.
@@ -83,6 +91,7 @@ impl std::fmt::Debug for Tls {
                     .as_ref()
                     .map(|_| "(certificate and private key, not shown)"),
             )
+            .field("verify_hostname", &self.verify_hostname)
             .finish()
     }
 }
@@ -94,7 +103,20 @@ impl Tls {
         Tls {
             roots: pem.into(),
             identity: None,
+            verify_hostname: true,
         }
+    }
+
+    /// Whether a server's certificate must name the host it is reached by
+    /// (`true` by default; HBase's
+    /// `hbase.client.netty.tls.verify.server.hostname`). Turning it off
+    /// still checks the certificate against the roots: for clusters whose
+    /// certificates name no host. A native client's setting only: an
+    /// HTTPS gateway's host name is always checked (building such a client
+    /// is refused).
+    pub fn verify_hostname(mut self, on: bool) -> Tls {
+        self.verify_hostname = on;
+        self
     }
 
     /// Presents a client certificate: `chain` (PEM `CERTIFICATE`s, the
@@ -106,6 +128,11 @@ impl Tls {
 
     /// The TLS settings of an HTTP agent, or what is wrong with the PEM.
     fn config(&self) -> Result<ureq::tls::TlsConfig, String> {
+        if !self.verify_hostname {
+            return Err("Tls::verify_hostname(false) is a native client's setting: \
+                 an HTTPS gateway's certificate must name its host"
+                .into());
+        }
         let certs = |pem: &[u8], what: &str| {
             let certs = ureq::tls::parse_pem(pem)
                 .filter_map(|item| match item {

@@ -215,6 +215,15 @@ impl NativeClient {
         self.configured(|s| s.user = user)
     }
 
+    /// The same client speaking TLS to every master and region server
+    /// (feature `tls`; HBase 2.6's `hbase.server.netty.tls.enabled`), or
+    /// [`Error::Config`] naming what is wrong with `tls`'s PEM.
+    #[cfg(feature = "tls")]
+    pub fn with_tls(self, tls: &crate::Tls) -> Result<NativeClient, Error> {
+        let connector = super::tls::Connector::new(tls).map_err(Error::Config)?;
+        Ok(self.configured(|s| s.tls = Some(connector)))
+    }
+
     /// The user the client claims.
     pub(super) fn user(&self) -> &str {
         &self.inner.settings.user
@@ -887,7 +896,7 @@ impl NativeClient {
                 Conn::open(
                     server,
                     service,
-                    &self.inner.settings.user,
+                    &self.inner.settings,
                     Instant::now()
                         + self
                             .inner

@@ -8,13 +8,20 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prost::Message;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio::time::Instant;
 
 use rowkey_hbase_protocol::pb;
 use rowkey_hbase_protocol::wire::{self, Answer, WireError};
+
+use super::retry::Settings;
+
+/// A connection's read side (a socket's, or its TLS session's).
+type ReadHalf = Box<dyn AsyncRead + Send + Unpin>;
+/// A connection's write side.
+type WriteHalf = Box<dyn AsyncWrite + Send + Unpin>;
 
 /// The most calls a connection has in flight; a call past it waits for a
 /// slot within its deadline.
@@ -31,6 +38,10 @@ pub enum CallError {
     /// The connection failed or the server sent bytes that are not HBase's
     /// RPC; every call on it fails so, and it is discarded.
     Broken(String),
+    /// The connection's security was refused (a certificate, a server that
+    /// does not speak TLS): trying again cannot help.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Refused(String),
 }
 
 type Waiter = oneshot::Sender<Result<Answer, CallError>>;
@@ -72,12 +83,13 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connects to `addr`, sends the preamble and the connection header
-    /// for `service` as `user`, by `deadline`.
+    /// Connects to `addr` (TLS first when the settings have it), sends the
+    /// preamble and the connection header for `service` as the settings'
+    /// user, by `deadline`.
     pub async fn open(
         addr: &str,
         service: &str,
-        user: &str,
+        settings: &Settings,
         deadline: Instant,
     ) -> Result<Conn, CallError> {
         let connect = async {
@@ -87,20 +99,19 @@ impl Conn {
             stream
                 .set_nodelay(true)
                 .map_err(|e| CallError::Broken(e.to_string()))?;
-            let mut stream = stream;
+            let (read, mut write) = secure(stream, addr, settings).await?;
             let mut hello = wire::PREAMBLE_SIMPLE.to_vec();
-            hello.extend_from_slice(&wire::connection_header(user, service));
-            stream
+            hello.extend_from_slice(&wire::connection_header(&settings.user, service));
+            write
                 .write_all(&hello)
                 .await
                 .map_err(|e| CallError::Broken(format!("sending the connection header: {e}")))?;
-            Ok(stream)
+            Ok((read, write))
         };
-        let stream = match tokio::time::timeout_at(deadline, connect).await {
+        let (read, write) = match tokio::time::timeout_at(deadline, connect).await {
             Ok(stream) => stream?,
             Err(_) => return Err(CallError::Timeout),
         };
-        let (read, write) = stream.into_split();
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
             broken: Mutex::new(None),
@@ -213,8 +224,30 @@ impl Drop for Conn {
     }
 }
 
+/// The stream's two sides, after a TLS handshake when the settings have
+/// TLS.
+async fn secure(
+    stream: TcpStream,
+    addr: &str,
+    settings: &Settings,
+) -> Result<(ReadHalf, WriteHalf), CallError> {
+    #[cfg(feature = "tls")]
+    if let Some(tls) = &settings.tls {
+        use super::tls::HandshakeError;
+        let stream = tls.handshake(stream, addr).await.map_err(|e| match e {
+            HandshakeError::Refused(why) => CallError::Refused(why),
+            HandshakeError::Broken(why) => CallError::Broken(why),
+        })?;
+        let (read, write) = tokio::io::split(stream);
+        return Ok((Box::new(read), Box::new(write)));
+    }
+    let _ = (addr, settings);
+    let (read, write) = stream.into_split();
+    Ok((Box::new(read), Box::new(write)))
+}
+
 async fn write_frames(
-    mut write: tokio::net::tcp::OwnedWriteHalf,
+    mut write: WriteHalf,
     mut frames: mpsc::Receiver<Vec<u8>>,
     shared: Arc<Shared>,
 ) {
@@ -227,12 +260,26 @@ async fn write_frames(
     let _ = write.shutdown().await;
 }
 
-async fn read_frames(mut read: tokio::net::tcp::OwnedReadHalf, shared: Arc<Shared>) {
+async fn read_frames(mut read: ReadHalf, shared: Arc<Shared>) {
+    let mut answered = false;
     let why = loop {
         let mut prefix = [0u8; 4];
         if let Err(e) = read.read_exact(&mut prefix).await {
+            // A server serving TLS only drops a plaintext connection
+            // without a word.
+            let dropped = matches!(
+                e.kind(),
+                std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+            );
+            if dropped && !answered {
+                break "the server closed the connection before answering anything \
+                       (if it serves TLS only, HBase's hbase.server.netty.tls.enabled, \
+                       the client needs ClientBuilder::tls)"
+                    .to_owned();
+            }
             break format!("reading an answer: {e}");
         }
+        answered = true;
         let len = match wire::frame_len(prefix) {
             Ok(len) => len,
             Err(e) => break e.to_string(),

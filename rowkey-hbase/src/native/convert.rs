@@ -280,6 +280,12 @@ pub(super) fn call_error(
             server: server.into(),
             cause,
         },
+        CallError::Refused(cause) => Error::Security {
+            op,
+            table: table.into(),
+            server: server.into(),
+            cause,
+        },
         CallError::Remote(e) => remote_error(
             op,
             table,

@@ -15,6 +15,8 @@ mod convert;
 mod regions;
 mod retry;
 mod scanner;
+#[cfg(feature = "tls")]
+mod tls;
 mod write;
 #[cfg(feature = "zookeeper")]
 mod zk;

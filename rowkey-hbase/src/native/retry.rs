@@ -20,6 +20,9 @@ pub(super) struct Settings {
     pub(super) operation_timeout: Duration,
     /// How often, and after which pauses, an operation is tried again.
     pub(super) retry: RetryPolicy,
+    /// TLS to every server (feature `tls`).
+    #[cfg(feature = "tls")]
+    pub(super) tls: Option<super::tls::Connector>,
 }
 
 impl Default for Settings {
@@ -30,6 +33,8 @@ impl Default for Settings {
             request_timeout: Duration::from_secs(60),
             operation_timeout: Duration::from_secs(1_200),
             retry: native_retry(),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }

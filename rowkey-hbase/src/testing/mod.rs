@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::{Client, ClientBuilder, Error, Protocol, Tls, Transport};
 
+mod certs;
 mod hfiles;
 mod jvm;
 pub use hfiles::{
@@ -273,6 +274,9 @@ pub struct HBase {
     options: HBaseBuilder,
     /// The TLS gateway's certificate, PEM.
     cert: Option<Vec<u8>>,
+    /// The certificates of a cluster serving TLS on its RPC port.
+    #[cfg(feature = "tls")]
+    rpc_tls: Option<certs::RpcTls>,
     _dir: tempfile::TempDir,
 }
 
@@ -299,6 +303,8 @@ pub struct HBaseBuilder {
     gateway_without_filter: bool,
     no_gateway: bool,
     hdfs: bool,
+    #[cfg(feature = "tls")]
+    rpc_tls: bool,
 }
 
 impl HBaseBuilder {
@@ -320,6 +326,20 @@ impl HBaseBuilder {
     /// production. Its address is [`HBase::hdfs_url`].
     pub fn hdfs(mut self, on: bool) -> Self {
         self.hdfs = on;
+        self
+    }
+
+    /// Whether the masters' and region servers' RPC serves TLS, and only
+    /// TLS (default `false`): HBase 2.6's `hbase.server.netty.tls.enabled`
+    /// with `supportplaintext` off, a server certificate for `127.0.0.1`
+    /// signed by a CA made for the test ([`HBase::rpc_tls_root_pem`]),
+    /// client certificates not asked for (a test asks with
+    /// `.setting("hbase.server.netty.tls.client.auth.mode", "NEED")` and
+    /// presents [`HBase::rpc_tls_client_identity`]). The cluster's own
+    /// connections between its servers use TLS too.
+    #[cfg(feature = "tls")]
+    pub fn rpc_tls(mut self, on: bool) -> Self {
+        self.rpc_tls = on;
         self
     }
 
@@ -432,6 +452,19 @@ impl HBase {
             zk.to_string(),
             options.region_servers.unwrap_or(1).to_string(),
         ];
+        // The TLS settings first: a test's own settings come after them
+        // and win.
+        #[cfg(feature = "tls")]
+        let rpc_tls = match options.rpc_tls {
+            true => Some(certs::rpc_tls(dir.path())?),
+            false => None,
+        };
+        #[cfg(feature = "tls")]
+        let tls_settings = rpc_tls.iter().flat_map(|t| &t.settings);
+        #[cfg(not(feature = "tls"))]
+        let tls_settings = std::iter::empty::<&(String, String)>();
+        let tls_settings: Vec<String> = tls_settings.map(|(k, v)| format!("{k}={v}")).collect();
+        args.extend(tls_settings.iter().cloned());
         args.extend(options.settings.iter().map(|(k, v)| format!("{k}={v}")));
         if options.hdfs {
             args.push("rowkey.hdfs=true".to_string());
@@ -462,6 +495,8 @@ impl HBase {
         }
         let thrift = if options.no_gateway { 0 } else { free_port()? };
         let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
+        // The gateway is a client of a TLS cluster.
+        gateway_args.extend(tls_settings);
         let http = options.http || options.tls;
         let mut flag = |key: &str, on: bool| {
             if on {
@@ -472,7 +507,7 @@ impl HBase {
         flag("hbase.regionserver.thrift.compact", options.compact);
         flag("hbase.regionserver.thrift.http", http);
         let cert = if options.tls {
-            let (settings, pem) = keystore(dir.path())?;
+            let (settings, pem) = certs::keystore(dir.path())?;
             gateway_args.extend(settings);
             Some(pem)
         } else {
@@ -499,6 +534,8 @@ impl HBase {
             hdfs,
             options,
             cert,
+            #[cfg(feature = "tls")]
+            rpc_tls,
             _dir: dir,
         })
     }
@@ -552,15 +589,39 @@ impl HBase {
         self.cert.as_deref()
     }
 
+    /// The root certificate (PEM) of a cluster serving TLS on its RPC port
+    /// ([`HBaseBuilder::rpc_tls`]): the CA that signed its servers'
+    /// certificates.
+    #[cfg(feature = "tls")]
+    pub fn rpc_tls_root_pem(&self) -> Option<&[u8]> {
+        self.rpc_tls.as_ref().map(|t| t.root.as_slice())
+    }
+
+    /// A client certificate (PEM) and its private key (PKCS#8 PEM) signed
+    /// by [`rpc_tls_root_pem`](Self::rpc_tls_root_pem)'s CA, for mutual
+    /// TLS ([`Tls::client_identity`]).
+    #[cfg(feature = "tls")]
+    pub fn rpc_tls_client_identity(&self) -> Option<(&[u8], &[u8])> {
+        self.rpc_tls
+            .as_ref()
+            .map(|t| (t.client.0.as_slice(), t.client.1.as_slice()))
+    }
+
     /// Settings for a client of the gateway: its address, transport,
     /// protocol and certificate; for a server started with no gateway, a
     /// native client's (`Client::native` on
-    /// [`bootstrap`](Self::bootstrap)).
+    /// [`bootstrap`](Self::bootstrap), trusting the cluster's root
+    /// certificate when it serves TLS).
     pub fn client_builder(&self) -> ClientBuilder {
         let o = &self.options;
         #[cfg(feature = "native")]
         if o.no_gateway {
-            return Client::native(self.bootstrap());
+            let b = Client::native(self.bootstrap());
+            #[cfg(feature = "tls")]
+            if let Some(pem) = self.rpc_tls_root_pem() {
+                return b.tls(Tls::root_pem(pem));
+            }
+            return b;
         }
         let mut b = Client::builder(self.gateway_addr())
             .transport(match (o.http || o.tls, o.framed) {
@@ -825,76 +886,6 @@ impl HBase {
             None => cluster.log_tail(),
         }
     }
-}
-
-/// A keystore for the TLS gateway, made by the JDK's `keytool` in `dir`: a
-/// self-signed certificate for 127.0.0.1. HBase's settings for it, and the
-/// certificate as PEM.
-fn keystore(dir: &Path) -> io::Result<(Vec<String>, Vec<u8>)> {
-    let store = dir.join("gateway.jks");
-    let pem = dir.join("gateway.pem");
-    let password = "rowkey-test";
-    let keytool = |args: &[&str]| -> io::Result<()> {
-        let out = Command::new("keytool")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| io::Error::new(e.kind(), format!("cannot run keytool: {e}")))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!(
-                "keytool {}: {}{}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )))
-        }
-    };
-    let store_arg = store.display().to_string();
-    keytool(&[
-        "-genkeypair",
-        "-alias",
-        "gateway",
-        "-keyalg",
-        "EC",
-        "-groupname",
-        "secp256r1",
-        "-dname",
-        "CN=127.0.0.1",
-        "-ext",
-        "SAN=ip:127.0.0.1",
-        "-validity",
-        "2",
-        "-keystore",
-        &store_arg,
-        "-storetype",
-        "JKS",
-        "-storepass",
-        password,
-        "-keypass",
-        password,
-    ])?;
-    keytool(&[
-        "-exportcert",
-        "-rfc",
-        "-alias",
-        "gateway",
-        "-keystore",
-        &store_arg,
-        "-storepass",
-        password,
-        "-file",
-        &pem.display().to_string(),
-    ])?;
-    let settings = vec![
-        "hbase.thrift.ssl.enabled=true".to_string(),
-        format!("hbase.thrift.ssl.keystore.store={store_arg}"),
-        format!("hbase.thrift.ssl.keystore.password={password}"),
-        format!("hbase.thrift.ssl.keystore.keypassword={password}"),
-        "hbase.thrift.ssl.keystore.type=jks".to_string(),
-    ];
-    Ok((settings, std::fs::read(pem)?))
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
