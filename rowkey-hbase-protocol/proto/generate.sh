@@ -6,6 +6,9 @@
 # rowkey-hbase/java/pom.xml), copied here as hbase-VERSION/ out of
 # hbase-protocol-shaded-VERSION.jar; only those the client's services need
 # (the RPC headers, ClientService, ClientMetaService and what they import;
+# Authentication.proto, whose WhoAmI region servers answer with the
+# TokenProvider coprocessor, is hbase-protocol's: coprocessor endpoints use
+# the unshaded messages, the same bytes;
 # MasterSubset.proto holds the MasterService messages the client uses,
 # copied unchanged from Master.proto, whose imports reach google's Any).
 # The generator is prost-build (the version of the `prost` crate the
@@ -44,7 +47,7 @@ fn main() {
     let (protos, out) = (args.next().unwrap(), args.next().unwrap());
     let files: Vec<String> = [
         "RPC", "Tracing", "HBase", "Client", "Cell", "Filter", "Comparator", "MapReduce",
-        "Registry", "ErrorHandling", "MasterSubset",
+        "Registry", "ErrorHandling", "MasterSubset", "Authentication",
     ]
     .iter()
     .map(|f| format!("{protos}/{f}.proto"))

@@ -1793,3 +1793,88 @@ pub struct GetTableDescriptorsResponse {
     #[prost(message, repeated, tag = "1")]
     pub table_schema: ::prost::alloc::vec::Vec<TableSchema>,
 }
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AuthenticationKey {
+    #[prost(int32, required, tag = "1")]
+    pub id: i32,
+    #[prost(int64, required, tag = "2")]
+    pub expiration_date: i64,
+    #[prost(bytes = "vec", required, tag = "3")]
+    pub key: ::prost::alloc::vec::Vec<u8>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct TokenIdentifier {
+    #[prost(enumeration = "token_identifier::Kind", required, tag = "1")]
+    pub kind: i32,
+    #[prost(bytes = "vec", required, tag = "2")]
+    pub username: ::prost::alloc::vec::Vec<u8>,
+    #[prost(int32, required, tag = "3")]
+    pub key_id: i32,
+    #[prost(int64, optional, tag = "4")]
+    pub issue_date: ::core::option::Option<i64>,
+    #[prost(int64, optional, tag = "5")]
+    pub expiration_date: ::core::option::Option<i64>,
+    #[prost(int64, optional, tag = "6")]
+    pub sequence_number: ::core::option::Option<i64>,
+}
+/// Nested message and enum types in `TokenIdentifier`.
+pub mod token_identifier {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Kind {
+        HbaseAuthToken = 0,
+    }
+    impl Kind {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::HbaseAuthToken => "HBASE_AUTH_TOKEN",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "HBASE_AUTH_TOKEN" => Some(Self::HbaseAuthToken),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Token {
+    #[prost(bytes = "vec", optional, tag = "1")]
+    pub identifier: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub password: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "3")]
+    pub service: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetAuthenticationTokenRequest {}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetAuthenticationTokenResponse {
+    #[prost(message, optional, tag = "1")]
+    pub token: ::core::option::Option<Token>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WhoAmIRequest {}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WhoAmIResponse {
+    #[prost(string, optional, tag = "1")]
+    pub username: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "2")]
+    pub auth_method: ::core::option::Option<::prost::alloc::string::String>,
+}

@@ -98,6 +98,26 @@ pub enum Error {
         /// What failed.
         cause: String,
     },
+    /// HBase's access control refused the call
+    /// (`hbase.security.authorization=true`, HBase's
+    /// `AccessDeniedException`): the user has no right to do `action` on
+    /// the table. Never tried again: a grant (`grant 'user', 'RW',
+    /// 'table'` in HBase's shell) is what changes it.
+    #[error("HBase {op} on table {table}: access denied: user {user} may not {action} (HBase's message: {message})")]
+    AccessDenied {
+        /// The call.
+        op: &'static str,
+        /// The user as HBase saw it (its short name), or `unknown` when
+        /// HBase's message does not say.
+        user: String,
+        /// The table.
+        table: String,
+        /// The right missing, as HBase names it (`READ`, `WRITE`,
+        /// `CREATE`, `ADMIN`, `EXEC`), or `unknown`.
+        action: String,
+        /// HBase's message, its first line.
+        message: String,
+    },
     /// A native client's connection to an HBase server was refused at its
     /// security: a certificate refused by either side, a server that does
     /// not speak the TLS the client asked for. Never tried again: the
@@ -225,6 +245,9 @@ impl Error {
         let key = key.map(to_string_binary);
         let server = |message: String, can_retry: bool| {
             let message = message.lines().next().unwrap_or_default().to_string();
+            if let Some(denied) = Error::access_denied(op, &table, &message) {
+                return denied;
+            }
             let can_retry = can_retry && !permanent(&message);
             Error::Server {
                 op,
@@ -258,6 +281,60 @@ impl Error {
                 key,
                 cause: e,
             },
+        }
+    }
+
+    /// [`Error::AccessDenied`] for HBase's message (its first line) when
+    /// it is an `AccessDeniedException`'s, with the user and the action
+    /// read from it. HBase words it two ways: `Insufficient permissions
+    /// for user 'alice' (table=t, action=READ)`, and `Insufficient
+    /// permissions (user=alice, scope=default:t, ..., action=WRITE)`.
+    pub(crate) fn access_denied(op: &'static str, table: &str, message: &str) -> Option<Error> {
+        const CLASS: &str = "org.apache.hadoop.hbase.security.AccessDeniedException";
+        if !message.contains(CLASS) {
+            return None;
+        }
+        let after = |marker: &str, end: &[char]| {
+            let from = message.find(marker)? + marker.len();
+            let rest = &message[from..];
+            let to = rest.find(end).unwrap_or(rest.len());
+            Some(rest[..to].trim().to_owned()).filter(|s| !s.is_empty())
+        };
+        let user = after("for user '", &['\''])
+            .or_else(|| after("user=", &[',', ')']))
+            .unwrap_or_else(|| "unknown".into());
+        let action = after("action=", &[',', ')', ' ']).unwrap_or_else(|| "unknown".into());
+        Some(Error::AccessDenied {
+            op,
+            user,
+            table: table.into(),
+            action,
+            message: message.to_owned(),
+        })
+    }
+
+    /// The refusal of a write whose rows `rejected` (sorted by place) are
+    /// some of `total`: [`Error::AccessDenied`] when HBase's access control
+    /// refused every row (a right missing on the table is no row's own
+    /// fault), else [`Error::Rejected`] naming each.
+    pub(crate) fn rejected(
+        op: &'static str,
+        table: &str,
+        rejected: Vec<RejectedRow>,
+        total: usize,
+    ) -> Error {
+        if rejected.len() == total {
+            let denied: Option<Vec<Error>> = rejected
+                .iter()
+                .map(|r| Error::access_denied(op, table, &r.message))
+                .collect();
+            if let Some(first) = denied.and_then(|d| d.into_iter().next()) {
+                return first;
+            }
+        }
+        Error::Rejected {
+            table: table.to_string(),
+            rejected,
         }
     }
 
@@ -366,6 +443,50 @@ fn failed_at(server: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// HBase 2.6's two wordings (AccessChecker's and AuthResult's), as a
+    /// region server's exception and as the gateway's `TIOError` carry them.
+    #[test]
+    fn access_denied_names_user_and_action() {
+        let class = "org.apache.hadoop.hbase.security.AccessDeniedException";
+        let cases = [
+            (
+                format!("{class}: Insufficient permissions for user 'bob' (table=t1, action=READ)"),
+                "bob",
+                "READ",
+            ),
+            (
+                format!(
+                    "{class}: Insufficient permissions (user=alice@EXAMPLE.COM, scope=default:t1, \
+                     family=d:n, params=[table=default:t1,family=d:n],action=WRITE)"
+                ),
+                "alice@EXAMPLE.COM",
+                "WRITE",
+            ),
+            (format!("{class}: something else"), "unknown", "unknown"),
+        ];
+        for (message, user, action) in cases {
+            match Error::access_denied("Get", "t1", &message) {
+                Some(Error::AccessDenied {
+                    user: u, action: a, ..
+                }) => assert_eq!((u.as_str(), a.as_str()), (user, action), "{message}"),
+                other => panic!("{message}: {other:?}"),
+            }
+        }
+        assert!(Error::access_denied("Get", "t1", "java.io.IOException: no").is_none());
+        let gateway = Error::call(
+            "get",
+            "t1",
+            None,
+            thrift::Error::User(Box::new(TIOError::new(
+                format!("{class}: Insufficient permissions for user 'bob' (table=t1, action=READ)\n\tat ..."),
+                false,
+            ))),
+            None,
+        );
+        assert!(matches!(gateway, Error::AccessDenied { .. }), "{gateway:?}");
+        assert!(!gateway.is_retryable());
+    }
 
     /// The rule both engine crates follow: `Display` says what failed and
     /// ends with the cause (a thrift error's message included, which its

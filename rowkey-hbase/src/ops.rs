@@ -102,6 +102,24 @@ impl Client {
         })
     }
 
+    /// The user HBase's servers see this client as: the principal a
+    /// Kerberos login authenticated, or a SIMPLE client's claimed name
+    /// ([`NativeClient::whoami`](crate::native::NativeClient::whoami):
+    /// the cluster's region servers load the `TokenProvider`
+    /// coprocessor). A native client's call: a Thrift2 gateway does not
+    /// say whom it calls HBase as, and a gateway client is refused with
+    /// [`Error::Config`].
+    pub fn whoami(&self) -> Result<String, Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().whoami());
+        }
+        Err(Error::Config(
+            "whoami is a native client's call: a Thrift2 gateway does not say whom it calls HBase as"
+                .into(),
+        ))
+    }
+
     /// The names of `table`'s column families.
     pub fn families(&self, table: &str) -> Result<Vec<String>, Error> {
         #[cfg(feature = "native")]

@@ -182,7 +182,9 @@ impl Client {
             indices: Vec::new(),
         };
         let mut families = None;
+        let mut total = 0;
         for (index, row) in rows.enumerate() {
+            total = index + 1;
             let (key, cells) = row?;
             if let Some(message) = unsendable(&key, &cells) {
                 rejected.push(RejectedRow {
@@ -205,10 +207,7 @@ impl Client {
         if rejected.is_empty() {
             Ok(())
         } else {
-            Err(Error::Rejected {
-                table: table.to_string(),
-                rejected,
-            })
+            Err(Error::rejected("write", table, rejected, total))
         }
     }
 
@@ -449,11 +448,13 @@ impl Client {
             durability: durability.code(),
         };
         let mut rejected = Vec::new();
+        let mut total = 0;
         let mut rows = rows.enumerate().peekable();
         while rows.peek().is_some() {
             let mut batch = Vec::new();
             let mut indices = Vec::new();
             for (index, row) in rows.by_ref().take(self.write_batch) {
+                total = index + 1;
                 let (key, cells) = row?;
                 let refusal = match delete {
                     true => unsendable(&key, &[(String::new(), Vec::new(), Vec::new())]),
@@ -485,10 +486,7 @@ impl Client {
         if rejected.is_empty() {
             Ok(())
         } else {
-            Err(Error::Rejected {
-                table: table.to_string(),
-                rejected,
-            })
+            Err(Error::rejected("write", table, rejected, total))
         }
     }
 }

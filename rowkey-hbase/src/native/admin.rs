@@ -7,9 +7,9 @@ use std::time::Duration;
 use rowkey_hbase_protocol::pb;
 use tokio::time::Instant;
 
-use super::client::NativeClient;
+use super::client::{NativeClient, Refusal};
 use super::conn::CallError;
-use super::convert::{call_error, remote_error};
+use super::convert::{call_error, remote_error, specifier};
 use crate::Error;
 
 const MASTER_SERVICE: &str = "MasterService";
@@ -20,6 +20,70 @@ const REGISTRY_SERVICE: &str = "ClientMetaService";
 const PROCEDURE_WAIT: Duration = Duration::from_secs(300);
 
 impl NativeClient {
+    /// The user HBase's servers see this client as (HBase's `whoami`): the
+    /// principal a Kerberos login authenticated (`alice@EXAMPLE.COM`), or
+    /// a SIMPLE client's claimed name. Asked of `hbase:meta`'s region
+    /// server through the `TokenProvider` coprocessor
+    /// (`org.apache.hadoop.hbase.security.token.TokenProvider` in
+    /// `hbase.coprocessor.region.classes`, as secured clusters load it for
+    /// delegation tokens); a cluster without it answers with an error
+    /// saying so.
+    pub async fn whoami(&self) -> Result<String, Error> {
+        const TABLE: &str = "hbase:meta";
+        self.within("WhoAmI", TABLE, async {
+            let meta = self.meta_region().await?;
+            let request = pb::CoprocessorServiceRequest {
+                region: specifier(&meta.name),
+                call: pb::CoprocessorServiceCall {
+                    row: Vec::new(),
+                    // HBase names its own services without their package
+                    // (CoprocessorRpcUtils.getServiceName).
+                    service_name: "AuthenticationService".into(),
+                    method_name: "WhoAmI".into(),
+                    request: Vec::new(),
+                },
+            };
+            let answer = self
+                .call::<pb::CoprocessorServiceResponse>(
+                    &meta.server,
+                    "ExecService",
+                    &request,
+                    &[],
+                    TABLE,
+                )
+                .await;
+            let response = match answer {
+                Ok((response, _)) => response,
+                Err(Refusal::Fatal(e) | Refusal::Busy(e)) => return Err(e),
+                Err(Refusal::Moved(_)) => {
+                    return Err(Error::Connection {
+                        op: "WhoAmI",
+                        table: TABLE.into(),
+                        server: meta.server.clone(),
+                        cause: "hbase:meta's region moved; ask again".into(),
+                    })
+                }
+            };
+            let bytes = response.value.value.unwrap_or_default();
+            let who =
+                <pb::WhoAmIResponse as prost::Message>::decode(bytes.as_slice()).map_err(|e| {
+                    Error::Connection {
+                        op: "WhoAmI",
+                        table: TABLE.into(),
+                        server: meta.server.clone(),
+                        cause: format!("the WhoAmI answer is no WhoAmIResponse: {e}"),
+                    }
+                })?;
+            who.username.ok_or_else(|| Error::Connection {
+                op: "WhoAmI",
+                table: TABLE.into(),
+                server: meta.server,
+                cause: "the WhoAmI answer names no user".into(),
+            })
+        })
+        .await
+    }
+
     /// Creates `table` with `families` (HBase's defaults for each),
     /// pre-split at `split_points` (sorted, distinct, none empty), and
     /// waits until its regions are open.

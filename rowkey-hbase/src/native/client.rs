@@ -713,7 +713,7 @@ impl NativeClient {
     }
 
     /// Where `hbase:meta` is, from the registry of a bootstrap server.
-    async fn meta_region(&self) -> Result<Region, Error> {
+    pub(super) async fn meta_region(&self) -> Result<Region, Error> {
         let mut cached = self.inner.meta.lock().await;
         if let Some(meta) = &*cached {
             return Ok(meta.clone());

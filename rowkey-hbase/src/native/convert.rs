@@ -252,11 +252,15 @@ pub(super) fn remote_error(
             table: table.into(),
         };
     }
+    let message = first_line(class, trace);
+    if let Some(denied) = Error::access_denied(op, table, &message) {
+        return denied;
+    }
     Error::Server {
         op,
         table: table.into(),
         key,
-        message: first_line(class, trace),
+        message,
         can_retry: false,
     }
 }

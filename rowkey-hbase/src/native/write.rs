@@ -188,6 +188,7 @@ impl NativeClient {
         // A region's or a row's refusal in a `Multi` answer, as an error.
         let multi_error =
             |e: &pb::NameBytesPair| remote_error("Multi", table, None, &e.name, e.value.as_deref());
+        let total = rows.len();
         let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
         let mut rejected = Vec::new();
         // Read hbase:meta again only when a region moved without HBase
@@ -336,10 +337,7 @@ impl NativeClient {
             Ok(())
         } else {
             rejected.sort_by_key(|r| r.index);
-            Err(Error::Rejected {
-                table: table.into(),
-                rejected,
-            })
+            Err(Error::rejected("Multi", table, rejected, total))
         }
     }
 }

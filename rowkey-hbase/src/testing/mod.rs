@@ -303,6 +303,7 @@ pub struct HBaseBuilder {
     gateway_without_filter: bool,
     no_gateway: bool,
     hdfs: bool,
+    authorization: bool,
     #[cfg(feature = "tls")]
     rpc_tls: bool,
 }
@@ -340,6 +341,18 @@ impl HBaseBuilder {
     #[cfg(feature = "tls")]
     pub fn rpc_tls(mut self, on: bool) -> Self {
         self.rpc_tls = on;
+        self
+    }
+
+    /// Whether HBase's access control is on (default `false`):
+    /// `hbase.security.authorization` with the `AccessController`
+    /// coprocessor on the master and region servers, and the
+    /// `TokenProvider` coprocessor that answers
+    /// [`Client::whoami`](crate::Client::whoami). The user the cluster
+    /// runs as is its superuser; any other has no rights until
+    /// [`HBase::grant`] gives them.
+    pub fn authorization(mut self, on: bool) -> Self {
+        self.authorization = on;
         self
     }
 
@@ -465,6 +478,16 @@ impl HBase {
         let tls_settings = std::iter::empty::<&(String, String)>();
         let tls_settings: Vec<String> = tls_settings.map(|(k, v)| format!("{k}={v}")).collect();
         args.extend(tls_settings.iter().cloned());
+        if options.authorization {
+            const ACCESS: &str = "org.apache.hadoop.hbase.security.access.AccessController";
+            const TOKENS: &str = "org.apache.hadoop.hbase.security.token.TokenProvider";
+            args.extend([
+                "hbase.security.authorization=true".to_string(),
+                format!("hbase.coprocessor.master.classes={ACCESS}"),
+                format!("hbase.coprocessor.regionserver.classes={ACCESS}"),
+                format!("hbase.coprocessor.region.classes={TOKENS},{ACCESS}"),
+            ]);
+        }
         args.extend(options.settings.iter().map(|(k, v)| format!("{k}={v}")));
         if options.hdfs {
             args.push("rowkey.hdfs=true".to_string());
@@ -758,6 +781,20 @@ impl HBase {
     /// they refuse calls with `RpcThrottlingException`.
     pub fn throttle_user(&self, user: &str, per_second: u64) -> io::Result<()> {
         self.request(&format!("throttle {user} {per_second}"))
+            .map(|_| ())
+    }
+
+    /// Gives `user` the rights `actions` (letters of `RWXCA`: read, write,
+    /// exec, create, admin) on `table`, through HBase's access control
+    /// (a cluster started with [`HBaseBuilder::authorization`]), as the
+    /// cluster's superuser.
+    pub fn grant(&self, user: &str, table: &str, actions: &str) -> io::Result<()> {
+        if actions.is_empty() || !actions.chars().all(|c| "RWXCA".contains(c)) {
+            return Err(io::Error::other(format!(
+                "rights {actions:?}: letters of RWXCA wanted"
+            )));
+        }
+        self.request(&format!("grant {user} {table} {actions}"))
             .map(|_| ())
     }
 

@@ -242,6 +242,28 @@ public final class Launcher {
                   p[1], org.apache.hadoop.hbase.quotas.ThrottleType.REQUEST_NUMBER,
                   Long.parseLong(p[2]), java.util.concurrent.TimeUnit.SECONDS));
             }
+          } else if (p.length == 4 && p[0].equals("grant")) {
+            // HBase's access control (AccessController): user p[1] gets
+            // the rights p[3] (letters of RWXCA) on table p[2].
+            org.apache.hadoop.hbase.security.access.Permission.Action[] actions =
+                new org.apache.hadoop.hbase.security.access.Permission.Action[p[3].length()];
+            for (int i = 0; i < actions.length; i++) {
+              for (org.apache.hadoop.hbase.security.access.Permission.Action a
+                  : org.apache.hadoop.hbase.security.access.Permission.Action.values()) {
+                if (a.code() == (byte) p[3].charAt(i)) {
+                  actions[i] = a;
+                }
+              }
+              if (actions[i] == null) {
+                throw new IllegalArgumentException("no right " + p[3].charAt(i));
+              }
+            }
+            try {
+              org.apache.hadoop.hbase.security.access.AccessControlClient.grant(connection,
+                  TableName.valueOf(p[2]), p[1], null, null, actions);
+            } catch (Throwable t) {
+              throw new java.io.IOException(t);
+            }
           } else if (p.length == 1 && p[0].equals("settled")) {
             settled(connection);
           } else if (p.length == 1 && p[0].equals("filterrows")) {
