@@ -19,6 +19,24 @@ use crate::pb;
 /// 0, auth method 80.
 pub const PREAMBLE_SIMPLE: [u8; 6] = *b"HBas\x00\x50";
 
+/// The preamble of a Kerberos client (auth method 81, `KERBEROS`): SASL
+/// GSSAPI tokens follow it, each `int32 length + bytes`, each answered by
+/// the server's `int32 status` ([`SASL_SUCCESS`] and `int32 length +
+/// token`, or an error: `int32 length + class`, `int32 length +
+/// message`).
+pub const PREAMBLE_KERBEROS: [u8; 6] = *b"HBas\x00\x51";
+
+/// A SASL answer's status: the token follows.
+pub const SASL_SUCCESS: i32 = 0;
+
+/// The length an insecure server answers a SASL client's preamble with:
+/// "switch to SIMPLE authentication" (HBase's `SWITCH_TO_SIMPLE_AUTH`).
+pub const SASL_SWITCH_TO_SIMPLE: i32 = -88;
+
+/// The largest SASL token or error string a client reads (HBase's own
+/// client's bound, `SaslChallengeDecoder.MAX_CHALLENGE_SIZE`).
+pub const MAX_SASL_TOKEN: usize = 1 << 20;
+
 /// The codec the client asks cellblocks in (the cells of a result or of a
 /// `Multi`'s mutations beside the protobuf message).
 pub const KEY_VALUE_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";

@@ -131,6 +131,9 @@ pub struct ClientBuilder {
     /// `addr` is a native client's bootstrap servers.
     #[cfg(feature = "native")]
     native: bool,
+    /// A native client's Kerberos login.
+    #[cfg(feature = "kerberos")]
+    kerberos: Option<crate::Kerberos>,
 }
 
 impl ClientBuilder {
@@ -226,6 +229,16 @@ impl ClientBuilder {
         self
     }
 
+    /// A Kerberos login (feature `kerberos`): a native client logs in to
+    /// every master and region server with it (HBase's
+    /// `hbase.security.authentication=kerberos`), with the protection it
+    /// asks for; TLS ([`tls`](Self::tls)) may be under it as well.
+    #[cfg(feature = "kerberos")]
+    pub fn kerberos(mut self, kerberos: crate::Kerberos) -> Self {
+        self.kerberos = Some(kerberos);
+        self
+    }
+
     /// TLS: the certificates of an HTTPS gateway ([`Transport::Http`]), or
     /// of a native client's masters and region servers (feature `tls`;
     /// without it, building a native client with TLS is refused).
@@ -297,6 +310,11 @@ impl ClientBuilder {
                 Some(tls) => client.with_tls(tls)?,
                 None => client,
             };
+            #[cfg(feature = "kerberos")]
+            let client = match &self.kerberos {
+                Some(k) => client.with_kerberos(k.clone()),
+                None => client,
+            };
             #[cfg(not(feature = "tls"))]
             if self.tls.is_some() {
                 return Err(Error::Config(format!(
@@ -310,6 +328,14 @@ impl ClientBuilder {
         };
         #[cfg(feature = "native")]
         let gateway = native.is_none();
+        #[cfg(feature = "kerberos")]
+        if gateway && self.kerberos.is_some() {
+            return Err(Error::Config(format!(
+                "{}: a Kerberos login is a native client's (Client::native); \
+                 the Thrift2 gateway's SPNEGO and SASL are not supported yet",
+                self.addr
+            )));
+        }
         #[cfg(not(feature = "native"))]
         let gateway = true;
         let pool = if gateway {
@@ -380,6 +406,8 @@ impl Client {
             user: None,
             #[cfg(feature = "native")]
             native: false,
+            #[cfg(feature = "kerberos")]
+            kerberos: None,
         }
     }
 

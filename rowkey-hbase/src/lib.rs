@@ -54,7 +54,9 @@
 //! }
 //! # Ok(()) }
 //! ```
-#![forbid(unsafe_code)]
+// No unsafe code but one audited call into the system's Kerberos library
+// (`kerberos::acquire`, feature `kerberos`), which allows it alone.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 #[cfg(feature = "tokio")]
@@ -66,6 +68,8 @@ mod error;
 mod filter;
 mod fs;
 pub mod hfile;
+#[cfg(feature = "kerberos")]
+mod kerberos;
 #[cfg(feature = "index")]
 mod index;
 #[cfg(feature = "native")]
@@ -93,6 +97,8 @@ pub use async_client::{AsyncClient, RowStream, TypedRowStream};
 pub use client::{Client, ClientBuilder, Stats};
 pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
+#[cfg(feature = "kerberos")]
+pub use kerberos::{Kerberos, Protection};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
 pub use retry::RetryPolicy;

@@ -66,6 +66,10 @@ fn two_cells() -> Vec<KeyValue> {
 #[test]
 fn the_preamble_and_connection_header_are_hbases() {
     assert_eq!(wire::PREAMBLE_SIMPLE.to_vec(), bytes("preamble"));
+    assert_eq!(wire::PREAMBLE_KERBEROS.to_vec(), bytes("preamble_kerberos"));
+    let mut switch = wire::SASL_SUCCESS.to_be_bytes().to_vec();
+    switch.extend_from_slice(&wire::SASL_SWITCH_TO_SIMPLE.to_be_bytes());
+    assert_eq!(switch, bytes("sasl_switch_to_simple"));
     assert_eq!(
         wire::connection_header("rowkey", "ClientService"),
         bytes("connection_header")

@@ -20,9 +20,10 @@ const REGISTRY_SERVICE: &str = "ClientMetaService";
 const PROCEDURE_WAIT: Duration = Duration::from_secs(300);
 
 impl NativeClient {
-    /// The user HBase's servers see this client as (HBase's `whoami`): the
-    /// principal a Kerberos login authenticated (`alice@EXAMPLE.COM`), or
-    /// a SIMPLE client's claimed name. Asked of `hbase:meta`'s region
+    /// The user HBase's servers see this client as (HBase's `whoami`), by
+    /// the short name its access control uses: a Kerberos login's
+    /// principal mapped by the cluster's `auth_to_local` rules
+    /// (`alice@EXAMPLE.COM` is `alice`), or a SIMPLE client's claimed name. Asked of `hbase:meta`'s region
     /// server through the `TokenProvider` coprocessor
     /// (`org.apache.hadoop.hbase.security.token.TokenProvider` in
     /// `hbase.coprocessor.region.classes`, as secured clusters load it for

@@ -224,6 +224,16 @@ impl NativeClient {
         Ok(self.configured(|s| s.tls = Some(connector)))
     }
 
+    /// The same client logging in to every master and region server with
+    /// Kerberos (feature `kerberos`): SASL GSSAPI as HBase's RPC speaks
+    /// it, with the protection `kerberos` asks for.
+    #[cfg(feature = "kerberos")]
+    #[must_use]
+    pub fn with_kerberos(self, kerberos: crate::Kerberos) -> NativeClient {
+        let login = crate::kerberos::KerberosLogin::new(kerberos);
+        self.configured(|s| s.kerberos = Some(login))
+    }
+
     /// The user the client claims.
     pub(super) fn user(&self) -> &str {
         &self.inner.settings.user

@@ -39,8 +39,8 @@ pub enum CallError {
     /// RPC; every call on it fails so, and it is discarded.
     Broken(String),
     /// The connection's security was refused (a certificate, a server that
-    /// does not speak TLS): trying again cannot help.
-    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    /// does not speak TLS, a Kerberos login, a server that wants one):
+    /// trying again cannot help.
     Refused(String),
 }
 
@@ -50,16 +50,23 @@ type Waiter = oneshot::Sender<Result<Answer, CallError>>;
 struct Shared {
     pending: Mutex<HashMap<u32, Waiter>>,
     /// Why the connection failed, once it has.
-    broken: Mutex<Option<String>>,
+    broken: Mutex<Option<CallError>>,
     closed: AtomicBool,
 }
 
 impl Shared {
     /// Fails every call waiting, and every later one, with `why`.
     fn fail(&self, why: String) {
+        self.fail_with(CallError::Broken(why));
+    }
+
+    /// Fails every call waiting, and every later one, with `why`
+    /// ([`CallError::Broken`] or [`CallError::Refused`]).
+    fn fail_with(&self, why: CallError) {
         self.closed.store(true, Ordering::SeqCst);
         let mut broken = self.broken.lock().unwrap_or_else(|e| e.into_inner());
-        broken.get_or_insert_with(|| why.clone());
+        let why = broken.get_or_insert_with(|| why).clone();
+        drop(broken);
         let waiting: Vec<Waiter> = self
             .pending
             .lock()
@@ -68,7 +75,7 @@ impl Shared {
             .map(|(_, w)| w)
             .collect();
         for w in waiting {
-            let _ = w.send(Err(CallError::Broken(why.clone())));
+            let _ = w.send(Err(why.clone()));
         }
     }
 }
@@ -99,16 +106,15 @@ impl Conn {
             stream
                 .set_nodelay(true)
                 .map_err(|e| CallError::Broken(e.to_string()))?;
-            let (read, mut write) = secure(stream, addr, settings).await?;
-            let mut hello = wire::PREAMBLE_SIMPLE.to_vec();
-            hello.extend_from_slice(&wire::connection_header(&settings.user, service));
+            let (mut read, mut write) = secure(stream, addr, settings).await?;
+            let (hello, layer) = login(&mut read, &mut write, addr, service, settings).await?;
             write
                 .write_all(&hello)
                 .await
                 .map_err(|e| CallError::Broken(format!("sending the connection header: {e}")))?;
-            Ok((read, write))
+            Ok((read, write, layer))
         };
-        let (read, write) = match tokio::time::timeout_at(deadline, connect).await {
+        let (read, write, layer) = match tokio::time::timeout_at(deadline, connect).await {
             Ok(stream) => stream?,
             Err(_) => return Err(CallError::Timeout),
         };
@@ -118,8 +124,8 @@ impl Conn {
             closed: AtomicBool::new(false),
         });
         let (frames, outgoing) = mpsc::channel::<Vec<u8>>(64);
-        tokio::spawn(write_frames(write, outgoing, Arc::clone(&shared)));
-        tokio::spawn(read_frames(read, Arc::clone(&shared)));
+        tokio::spawn(write_frames(write, outgoing, layer.clone(), Arc::clone(&shared)));
+        tokio::spawn(read_frames(read, layer, Arc::clone(&shared)));
         Ok(Conn {
             frames,
             shared,
@@ -212,7 +218,7 @@ impl Conn {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        CallError::Broken(why.unwrap_or_else(|| "the connection closed".to_owned()))
+        why.unwrap_or_else(|| CallError::Broken("the connection closed".to_owned()))
     }
 }
 
@@ -222,6 +228,84 @@ impl Drop for Conn {
         // socket does (the writer's half shuts down).
         self.shared.closed.store(true, Ordering::SeqCst);
     }
+}
+
+/// The SASL security layer of a kerberized connection asking integrity
+/// or privacy (feature `kerberos`): every message both ways is
+/// `int32 length + gss_wrap(message)`.
+#[derive(Clone)]
+#[cfg_attr(not(feature = "kerberos"), allow(dead_code))]
+struct Layer {
+    #[cfg(feature = "kerberos")]
+    gss: crate::kerberos::Gss,
+    /// Privacy: encrypted as well as signed.
+    #[cfg(feature = "kerberos")]
+    encrypt: bool,
+}
+
+#[cfg_attr(not(feature = "kerberos"), allow(dead_code, clippy::unnecessary_wraps))]
+impl Layer {
+    /// `frame` wrapped and framed by its length.
+    fn wrap(&self, frame: &[u8]) -> Result<Vec<u8>, String> {
+        #[cfg(feature = "kerberos")]
+        {
+            let wrapped = self.gss.wrap(self.encrypt, frame)?;
+            let mut out = Vec::with_capacity(4 + wrapped.len());
+            out.extend_from_slice(&(wrapped.len() as u32).to_be_bytes());
+            out.extend_from_slice(&wrapped);
+            Ok(out)
+        }
+        #[cfg(not(feature = "kerberos"))]
+        Ok(frame.to_vec())
+    }
+
+    /// A wrapped message's contents.
+    fn unwrap(&self, wrapped: &[u8]) -> Result<Vec<u8>, String> {
+        #[cfg(feature = "kerberos")]
+        return self.gss.unwrap(wrapped);
+        #[cfg(not(feature = "kerberos"))]
+        Ok(wrapped.to_vec())
+    }
+}
+
+/// The login on a fresh connection (Kerberos when the settings have it),
+/// and the preamble and connection header to send after it, and the
+/// security layer of the messages after them.
+async fn login(
+    read: &mut ReadHalf,
+    write: &mut WriteHalf,
+    addr: &str,
+    service: &str,
+    settings: &Settings,
+) -> Result<(Vec<u8>, Option<Layer>), CallError> {
+    #[cfg(feature = "kerberos")]
+    if let Some(kerberos) = &settings.kerberos {
+        use super::sasl::{LoginError, Outcome};
+        let outcome = super::sasl::login(read, write, addr, kerberos)
+            .await
+            .map_err(|e| match e {
+                LoginError::Refused(why) => CallError::Refused(why),
+                LoginError::Broken(why) => CallError::Broken(why),
+            })?;
+        return Ok(match outcome {
+            // The preamble went with the login.
+            Outcome::Secured { gss, user, wrap } => {
+                let header = wire::connection_header(&user, service);
+                match wrap {
+                    None => (header, None),
+                    Some(encrypt) => {
+                        let layer = Layer { gss, encrypt };
+                        (layer.wrap(&header).map_err(CallError::Refused)?, Some(layer))
+                    }
+                }
+            }
+            Outcome::Simple => (wire::connection_header(&settings.user, service), None),
+        });
+    }
+    let _ = (read, write, addr);
+    let mut hello = wire::PREAMBLE_SIMPLE.to_vec();
+    hello.extend_from_slice(&wire::connection_header(&settings.user, service));
+    Ok((hello, None))
 }
 
 /// The stream's two sides, after a TLS handshake when the settings have
@@ -249,9 +333,20 @@ async fn secure(
 async fn write_frames(
     mut write: WriteHalf,
     mut frames: mpsc::Receiver<Vec<u8>>,
+    layer: Option<Layer>,
     shared: Arc<Shared>,
 ) {
     while let Some(frame) = frames.recv().await {
+        let frame = match &layer {
+            None => frame,
+            Some(layer) => match layer.wrap(&frame) {
+                Ok(wrapped) => wrapped,
+                Err(e) => {
+                    shared.fail(e);
+                    return;
+                }
+            },
+        };
         if let Err(e) = write.write_all(&frame).await {
             shared.fail(format!("writing a call: {e}"));
             return;
@@ -260,52 +355,117 @@ async fn write_frames(
     let _ = write.shutdown().await;
 }
 
-async fn read_frames(mut read: ReadHalf, shared: Arc<Shared>) {
+/// One frame as the server sent it (`int32 length + bytes`), its length
+/// checked; `answered` says whether any came before (a server serving TLS
+/// only drops a plaintext connection without a word).
+async fn read_frame(read: &mut ReadHalf, answered: bool) -> Result<Vec<u8>, String> {
+    let mut prefix = [0u8; 4];
+    if let Err(e) = read.read_exact(&mut prefix).await {
+        let dropped = matches!(
+            e.kind(),
+            std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+        );
+        if dropped && !answered {
+            return Err("the server closed the connection before answering anything \
+                        (if it serves TLS only, HBase's hbase.server.netty.tls.enabled, \
+                        the client needs ClientBuilder::tls)"
+                .to_owned());
+        }
+        return Err(format!("reading an answer: {e}"));
+    }
+    let len = wire::frame_len(prefix).map_err(|e| e.to_string())?;
+    // Read in steps, so a length that lies costs no more memory than the
+    // bytes that actually came.
+    let mut frame = Vec::with_capacity(len.min(1 << 20));
+    let mut chunk = read.take(len as u64);
+    match chunk.read_to_end(&mut frame).await {
+        Ok(n) if n == len => Ok(frame),
+        Ok(n) => Err(format!("an answer cut short: {n} of {len} bytes")),
+        Err(e) => Err(format!("reading an answer: {e}")),
+    }
+}
+
+/// The next whole frame of unwrapped bytes, taken off `pending`.
+fn take_frame(pending: &mut Vec<u8>) -> Result<Option<Vec<u8>>, String> {
+    let Some(prefix) = pending.first_chunk::<4>() else {
+        return Ok(None);
+    };
+    let len = wire::frame_len(*prefix).map_err(|e| e.to_string())?;
+    if pending.len() < 4 + len {
+        return Ok(None);
+    }
+    let frame = pending[4..4 + len].to_vec();
+    pending.drain(..4 + len);
+    Ok(Some(frame))
+}
+
+async fn read_frames(mut read: ReadHalf, layer: Option<Layer>, shared: Arc<Shared>) {
     let mut answered = false;
+    // Unwrapped bytes not yet a whole frame (a security layer's messages
+    // need not end where frames do).
+    let mut pending = Vec::new();
     let why = loop {
-        let mut prefix = [0u8; 4];
-        if let Err(e) = read.read_exact(&mut prefix).await {
-            // A server serving TLS only drops a plaintext connection
-            // without a word.
-            let dropped = matches!(
-                e.kind(),
-                std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
-            );
-            if dropped && !answered {
-                break "the server closed the connection before answering anything \
-                       (if it serves TLS only, HBase's hbase.server.netty.tls.enabled, \
-                       the client needs ClientBuilder::tls)"
-                    .to_owned();
-            }
-            break format!("reading an answer: {e}");
-        }
-        answered = true;
-        let len = match wire::frame_len(prefix) {
-            Ok(len) => len,
-            Err(e) => break e.to_string(),
+        let frame = match &layer {
+            None => read_frame(&mut read, answered).await,
+            Some(layer) => loop {
+                match take_frame(&mut pending) {
+                    Ok(Some(frame)) => break Ok(frame),
+                    Ok(None) => {}
+                    Err(e) => break Err(e),
+                }
+                match read_frame(&mut read, answered).await {
+                    Ok(wrapped) => match layer.unwrap(&wrapped) {
+                        Ok(bytes) => pending.extend_from_slice(&bytes),
+                        Err(e) => break Err(e),
+                    },
+                    Err(e) => break Err(e),
+                }
+            },
         };
-        // Read in steps, so a length that lies costs no more memory than
-        // the bytes that actually came.
-        let mut frame = Vec::with_capacity(len.min(1 << 20));
-        let mut chunk = (&mut read).take(len as u64);
-        match chunk.read_to_end(&mut frame).await {
-            Ok(n) if n == len => {}
-            Ok(n) => break format!("an answer cut short: {n} of {len} bytes"),
-            Err(e) => break format!("reading an answer: {e}"),
-        }
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => break CallError::Broken(e),
+        };
+        answered = true;
         let response = match wire::response(&frame) {
             Ok(r) => r,
-            Err(e) => break e.to_string(),
+            Err(e) => break CallError::Broken(e.to_string()),
         };
         let waiter = shared
             .pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&response.call_id);
-        // A call that timed out has no waiter: its late answer is dropped.
-        if let Some(w) = waiter {
-            let _ = w.send(response.body.map_err(CallError::Remote));
+        match (waiter, response.body) {
+            (Some(w), body) => {
+                let _ = w.send(body.map_err(CallError::Remote));
+            }
+            // An answer to no call (id -1): the server refused the
+            // connection itself, and closes it.
+            (None, Err(e)) if response.call_id == u32::MAX => break refusal(&e),
+            // A call that timed out has no waiter: its late answer is
+            // dropped.
+            (None, _) => {}
         }
     };
-    shared.fail(why);
+    shared.fail_with(why);
+}
+
+/// The server's refusal of a connection (its preamble or its connection
+/// header): what it said and what to do.
+fn refusal(e: &pb::ExceptionResponse) -> CallError {
+    let class = e.exception_class_name.as_deref().unwrap_or("an exception");
+    let message = e
+        .stack_trace
+        .as_deref()
+        .and_then(|t| t.lines().next())
+        .filter(|line| !line.is_empty())
+        .unwrap_or(class);
+    let hint = if message.contains("Authentication is required") {
+        " (the cluster is kerberized, hbase.security.authentication=kerberos: \
+         log in with ClientBuilder::kerberos)"
+    } else {
+        ""
+    };
+    CallError::Refused(format!("the server refused the connection: {message}{hint}"))
 }

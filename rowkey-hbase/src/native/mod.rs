@@ -14,6 +14,8 @@ mod conn;
 mod convert;
 mod regions;
 mod retry;
+#[cfg(feature = "kerberos")]
+mod sasl;
 mod scanner;
 #[cfg(feature = "tls")]
 mod tls;

@@ -23,6 +23,9 @@ pub(super) struct Settings {
     /// TLS to every server (feature `tls`).
     #[cfg(feature = "tls")]
     pub(super) tls: Option<super::tls::Connector>,
+    /// The Kerberos login of every connection (feature `kerberos`).
+    #[cfg(feature = "kerberos")]
+    pub(super) kerberos: Option<crate::kerberos::KerberosLogin>,
 }
 
 impl Default for Settings {
@@ -35,6 +38,8 @@ impl Default for Settings {
             retry: native_retry(),
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "kerberos")]
+            kerberos: None,
         }
     }
 }

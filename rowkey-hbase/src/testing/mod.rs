@@ -21,12 +21,19 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::{Client, ClientBuilder, Error, Protocol, Tls, Transport};
 
 mod certs;
 mod hfiles;
+#[cfg(feature = "kerberos")]
+mod kdc;
+mod requests;
+
+#[cfg(feature = "kerberos")]
+pub use kdc::Kdc;
+pub use requests::{FilterReads, RegionWrites, StoreFiles};
 mod jvm;
 pub use hfiles::{
     pretty_print_hfile, read_hfile, read_hfiles, write_hfile_with_hbase, HFileCell, HFileRead,
@@ -277,6 +284,9 @@ pub struct HBase {
     /// The certificates of a cluster serving TLS on its RPC port.
     #[cfg(feature = "tls")]
     rpc_tls: Option<certs::RpcTls>,
+    /// A kerberized cluster's KDC.
+    #[cfg(feature = "kerberos")]
+    kdc: Option<kdc::KdcInfo>,
     _dir: tempfile::TempDir,
 }
 
@@ -306,6 +316,16 @@ pub struct HBaseBuilder {
     authorization: bool,
     #[cfg(feature = "tls")]
     rpc_tls: bool,
+    #[cfg(feature = "kerberos")]
+    kerberos: Option<KerberosOptions>,
+}
+
+/// A kerberized cluster's settings.
+#[cfg(feature = "kerberos")]
+#[derive(Clone, Debug, Default)]
+struct KerberosOptions {
+    protection: Option<crate::Protection>,
+    ticket_lifetime: Option<std::time::Duration>,
 }
 
 impl HBaseBuilder {
@@ -341,6 +361,39 @@ impl HBaseBuilder {
     #[cfg(feature = "tls")]
     pub fn rpc_tls(mut self, on: bool) -> Self {
         self.rpc_tls = on;
+        self
+    }
+
+    /// Whether the cluster is kerberized (default `false`): a KDC (Hadoop's
+    /// MiniKdc, on loopback, in the cluster's JVM; [`HBase::kdc`] makes
+    /// principals) and `hbase.security.authentication=kerberos` on every
+    /// server, each logged in as `hbase/localhost@REALM` and registered as
+    /// `localhost` (a client's server principal is then HBase's default,
+    /// `hbase/_HOST@REALM`); `admin` is the superuser. The servers offer
+    /// every protection (`hbase.rpc.protection`
+    /// `authentication,integrity,privacy`) unless
+    /// [`protection`](Self::protection) names one.
+    #[cfg(feature = "kerberos")]
+    pub fn kerberos(mut self, on: bool) -> Self {
+        self.kerberos = on.then(|| self.kerberos.take().unwrap_or_default());
+        self
+    }
+
+    /// The one protection a kerberized cluster's servers offer
+    /// (`hbase.rpc.protection`); implies [`kerberos`](Self::kerberos).
+    #[cfg(feature = "kerberos")]
+    pub fn protection(mut self, protection: crate::Protection) -> Self {
+        self.kerberos.get_or_insert_with(Default::default).protection = Some(protection);
+        self
+    }
+
+    /// The lifetime of the tickets clients of a kerberized cluster ask for
+    /// (default one hour; the KDC grants down to 5 s), written in
+    /// [`Kdc::krb5_conf`]: a test of a ticket that expires. Implies
+    /// [`kerberos`](Self::kerberos).
+    #[cfg(feature = "kerberos")]
+    pub fn ticket_lifetime(mut self, lifetime: std::time::Duration) -> Self {
+        self.kerberos.get_or_insert_with(Default::default).ticket_lifetime = Some(lifetime);
         self
     }
 
@@ -478,6 +531,15 @@ impl HBase {
         let tls_settings = std::iter::empty::<&(String, String)>();
         let tls_settings: Vec<String> = tls_settings.map(|(k, v)| format!("{k}={v}")).collect();
         args.extend(tls_settings.iter().cloned());
+        #[cfg(feature = "kerberos")]
+        if let Some(k) = &options.kerberos {
+            let protection = match k.protection {
+                Some(p) => p.name(),
+                None => "authentication,integrity,privacy",
+            };
+            args.push("rowkey.kerberos=true".to_string());
+            args.push(format!("hbase.rpc.protection={protection}"));
+        }
         if options.authorization {
             const ACCESS: &str = "org.apache.hadoop.hbase.security.access.AccessController";
             const TOKENS: &str = "org.apache.hadoop.hbase.security.token.TokenProvider";
@@ -499,7 +561,11 @@ impl HBase {
         let mut bound = None;
         let mut master = None;
         let mut hdfs = None;
+        let mut kdc_line = None;
         cluster.wait_for("HBase", "READY", deadline, |line| {
+            if let Some(kdc) = line.strip_prefix("KDC ") {
+                kdc_line = Some(kdc.to_string());
+            }
             if let Some(url) = line.strip_prefix("HDFS ") {
                 hdfs = Some(url.to_string());
             }
@@ -513,6 +579,18 @@ impl HBase {
         let master =
             master.ok_or_else(|| io::Error::other("HBase did not say its master's address"))?;
         let zk = bound.ok_or_else(|| io::Error::other("HBase did not say its ZooKeeper port"))?;
+        #[cfg(feature = "kerberos")]
+        let kdc = match (&options.kerberos, kdc_line) {
+            (Some(k), Some(line)) => Some(kdc::KdcInfo::new(
+                &line,
+                dir.path(),
+                k.ticket_lifetime.unwrap_or(std::time::Duration::from_secs(3_600)),
+            )?),
+            (Some(_), None) => return Err(io::Error::other("HBase did not say where its KDC is")),
+            (None, _) => None,
+        };
+        #[cfg(not(feature = "kerberos"))]
+        let _ = kdc_line;
         if options.hdfs && hdfs.is_none() {
             return Err(io::Error::other("HBase did not say its HDFS address"));
         }
@@ -559,6 +637,8 @@ impl HBase {
             cert,
             #[cfg(feature = "tls")]
             rpc_tls,
+            #[cfg(feature = "kerberos")]
+            kdc,
             _dir: dir,
         })
     }
@@ -610,6 +690,19 @@ impl HBase {
     /// The TLS gateway's certificate (PEM), the root a client trusts.
     pub fn tls_root_pem(&self) -> Option<&[u8]> {
         self.cert.as_deref()
+    }
+
+    /// The KDC of a kerberized cluster ([`HBaseBuilder::kerberos`]).
+    ///
+    /// # Panics
+    /// If the cluster is not kerberized.
+    #[cfg(feature = "kerberos")]
+    pub fn kdc(&self) -> Kdc<'_> {
+        let info = self
+            .kdc
+            .as_ref()
+            .expect("this test HBase was started without Kerberos (HBaseBuilder::kerberos)");
+        Kdc { hbase: self, info }
     }
 
     /// The root certificate (PEM) of a cluster serving TLS on its RPC port
@@ -727,202 +820,6 @@ impl HBase {
         *gateway = Some(fresh);
         Ok(())
     }
-
-    /// Splits the region of `table` holding `key` at `key`, and returns
-    /// once both halves are open.
-    pub fn split_region(&self, table: &str, key: &[u8]) -> io::Result<()> {
-        self.request(&format!("split {table} {}", hex(key)))
-            .map(|_| ())
-    }
-
-    /// Moves every region of `table` to another region server (HBase
-    /// picks it; with one region server, it closes and reopens there), and
-    /// returns once each is open again.
-    pub fn move_regions(&self, table: &str) -> io::Result<()> {
-        self.request(&format!("move {table}")).map(|_| ())
-    }
-
-    /// The live region servers' addresses (`host:port`), in the order
-    /// [`stop_region_server`](Self::stop_region_server) counts them.
-    pub fn live_region_servers(&self) -> io::Result<Vec<String>> {
-        self.request("servers")?
-            .iter()
-            .map(|line| server_line(line))
-            .collect()
-    }
-
-    /// Stops the `i`th live region server cleanly (its regions closed and
-    /// then reassigned by the master to the others, as a rolling restart
-    /// does); returns its address once it has stopped, before its regions
-    /// are open elsewhere ([`settle`](Self::settle) waits for that).
-    pub fn stop_region_server(&self, i: usize) -> io::Result<String> {
-        self.request(&format!("rsstop {i}"))
-            .and_then(|a| one_server(&a))
-    }
-
-    /// Aborts the `i`th live region server as a crash does (no region
-    /// closed: the master splits its write-ahead log and reassigns its
-    /// regions); returns its address once it has stopped.
-    pub fn abort_region_server(&self, i: usize) -> io::Result<String> {
-        self.request(&format!("rsabort {i}"))
-            .and_then(|a| one_server(&a))
-    }
-
-    /// Starts one more region server and returns its address once it is
-    /// online (the balancer may move regions to it later).
-    pub fn start_region_server(&self) -> io::Result<String> {
-        self.request("rsstart").and_then(|a| one_server(&a))
-    }
-
-    /// Limits `user` to `per_second` requests a second on every region
-    /// server (HBase's quotas: the server must be started with
-    /// `hbase.quota.enabled` = `true`; the region servers apply it at
-    /// their next quota refresh, `hbase.quota.refresh.period`). Past it,
-    /// they refuse calls with `RpcThrottlingException`.
-    pub fn throttle_user(&self, user: &str, per_second: u64) -> io::Result<()> {
-        self.request(&format!("throttle {user} {per_second}"))
-            .map(|_| ())
-    }
-
-    /// Gives `user` the rights `actions` (letters of `RWXCA`: read, write,
-    /// exec, create, admin) on `table`, through HBase's access control
-    /// (a cluster started with [`HBaseBuilder::authorization`]), as the
-    /// cluster's superuser.
-    pub fn grant(&self, user: &str, table: &str, actions: &str) -> io::Result<()> {
-        if actions.is_empty() || !actions.chars().all(|c| "RWXCA".contains(c)) {
-            return Err(io::Error::other(format!(
-                "rights {actions:?}: letters of RWXCA wanted"
-            )));
-        }
-        self.request(&format!("grant {user} {table} {actions}"))
-            .map(|_| ())
-    }
-
-    /// Waits, up to two minutes, until no region of any table is in
-    /// transition and each has a server.
-    pub fn settle(&self) -> io::Result<()> {
-        self.request("settled").map(|_| ())
-    }
-
-    /// One request to the cluster's JVM: the lines of its answer, up to
-    /// its `END`.
-    fn request(&self, request: &str) -> io::Result<Vec<String>> {
-        let mut cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
-        let stdin = cluster.child.stdin.as_mut().expect("piped");
-        writeln!(stdin, "{request}")?;
-        stdin.flush()?;
-        let mut answer = Vec::new();
-        loop {
-            let line = cluster
-                .lines
-                .recv_timeout(Duration::from_secs(120))
-                .map_err(|_| io::Error::other(format!("HBase did not answer `{request}`")))?;
-            if line == "END" {
-                break;
-            }
-            answer.push(line);
-        }
-        match answer.iter().find(|l| l.starts_with("ERROR ")) {
-            Some(e) => Err(io::Error::other(format!("{request}: {e}"))),
-            None => Ok(answer),
-        }
-    }
-
-    /// Every region of `table` in key order, with its server and the write
-    /// requests it has served, as HBase's region servers count them (their
-    /// `RegionMetrics`): what the table looks like on the engine itself.
-    pub fn region_writes(&self, table: &str) -> io::Result<Vec<RegionWrites>> {
-        self.request(&format!("regions {table}"))?
-            .iter()
-            .map(|line| {
-                let parts: Vec<&str> = line.split(' ').collect();
-                match parts.as_slice() {
-                    ["region", start, end, server, writes] => Ok(RegionWrites {
-                        start: unhex(start)?,
-                        end: unhex(end)?,
-                        server: (*server).to_string(),
-                        writes: writes.parse().map_err(io::Error::other)?,
-                    }),
-                    _ => Err(io::Error::other(format!("regions of {table}: {line}"))),
-                }
-            })
-            .collect()
-    }
-
-    /// What rowkey's region-server filter (`rowkey.hbase.KeyFilter`) has
-    /// done in this HBase since it started, as the filter counts it.
-    pub fn filter_reads(&self) -> io::Result<FilterReads> {
-        let answer = self.request("filterrows")?;
-        let parse = |line: &str| -> Option<FilterReads> {
-            match line.split(' ').collect::<Vec<_>>().as_slice() {
-                ["ROWS", rows, "SEEKS", seeks] => Some(FilterReads {
-                    rows: rows.parse().ok()?,
-                    seeks: seeks.parse().ok()?,
-                }),
-                _ => None,
-            }
-        };
-        match answer.as_slice() {
-            [line] => parse(line).ok_or_else(|| io::Error::other(format!("filterrows: {line}"))),
-            _ => Err(io::Error::other(format!("filterrows: {answer:?}"))),
-        }
-    }
-
-    /// Loads the HFiles under `dir` (`dir/<family>/<file>`, as
-    /// [`BulkLoad`](crate::bulk::BulkLoad) writes them) into `table` with
-    /// HBase's own bulk load (`BulkLoadHFiles`, what `hbase
-    /// completebulkload` runs; a file that spans regions is split by it).
-    /// The region servers read each file through before taking it
-    /// (`hbase.hstore.bulkload.verify`). The files are moved into the
-    /// table: once loaded they are gone from `dir` (what HBase copied
-    /// rather than renamed is removed), so a second load of `dir` loads
-    /// nothing. A missing table is an error, never created. Returns how
-    /// many files were loaded.
-    pub fn bulk_load(&self, dir: &Path, table: &str) -> io::Result<usize> {
-        let dir = dir.canonicalize()?;
-        let answer = self.request(&format!(
-            "bulkload {table} {}",
-            hex(dir.display().to_string().as_bytes())
-        ))?;
-        answer
-            .iter()
-            .find_map(|l| l.strip_prefix("loaded "))
-            .and_then(|n| n.parse().ok())
-            .ok_or_else(|| io::Error::other(format!("bulk load into {table}: {answer:?}")))
-    }
-
-    /// The store files HBase keeps for each region and family of `table`,
-    /// counted in the region's directory, regions in key order.
-    pub fn store_files(&self, table: &str) -> io::Result<Vec<StoreFiles>> {
-        self.request(&format!("storefiles {table}"))?
-            .iter()
-            .map(
-                |line| match line.split(' ').collect::<Vec<_>>().as_slice() {
-                    ["storefiles", start, end, family, files] => Ok(StoreFiles {
-                        start: unhex(start)?,
-                        end: unhex(end)?,
-                        family: (*family).to_string(),
-                        files: files.parse().map_err(io::Error::other)?,
-                    }),
-                    _ => Err(io::Error::other(format!("store files of {table}: {line}"))),
-                },
-            )
-            .collect()
-    }
-
-    /// The last lines HBase and its gateway logged (warnings and errors).
-    pub fn log_tail(&self) -> String {
-        let cluster = self.cluster.lock().unwrap_or_else(|e| e.into_inner());
-        let gateway = self.gateway.lock().unwrap_or_else(|e| e.into_inner());
-        match gateway.as_ref() {
-            Some(gateway) => format!(
-                "{}\n-- the gateway:\n{}",
-                cluster.log_tail(),
-                gateway.log_tail()
-            ),
-            None => cluster.log_tail(),
-        }
-    }
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -930,69 +827,6 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
         return "-".to_string();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// What rowkey's region-server filter has done ([`HBase::filter_reads`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FilterReads {
-    /// Rows the region scanners reached and the filter looked at (rows
-    /// skipped by its seeks are not reached).
-    pub rows: u64,
-    /// Seeks it asked for (one per row that did not match and had a row
-    /// after it that could).
-    pub seeks: u64,
-}
-
-impl std::ops::Sub for FilterReads {
-    type Output = FilterReads;
-    /// What was done between `earlier` and `self`.
-    fn sub(self, earlier: FilterReads) -> FilterReads {
-        FilterReads {
-            rows: self.rows.saturating_sub(earlier.rows),
-            seeks: self.seeks.saturating_sub(earlier.seeks),
-        }
-    }
-}
-
-/// One region as [`HBase::region_writes`] reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegionWrites {
-    /// The region's first key (empty for the first region).
-    pub start: Vec<u8>,
-    /// The first key after it (empty for the last region).
-    pub end: Vec<u8>,
-    /// Its region server, `host:port` (`-` while it moves).
-    pub server: String,
-    /// Write requests it has served since it opened.
-    pub writes: u64,
-}
-
-/// One region and family as [`HBase::store_files`] reports them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreFiles {
-    /// The region's first key (empty for the first region).
-    pub start: Vec<u8>,
-    /// The first key after it (empty for the last region).
-    pub end: Vec<u8>,
-    /// The column family.
-    pub family: String,
-    /// Its store files.
-    pub files: usize,
-}
-
-/// The address in a `server HOST:PORT` line.
-fn server_line(line: &str) -> io::Result<String> {
-    line.strip_prefix("server ")
-        .map(str::to_owned)
-        .ok_or_else(|| io::Error::other(format!("not a server line: {line}")))
-}
-
-/// The one server an answer names.
-fn one_server(answer: &[String]) -> io::Result<String> {
-    match answer {
-        [line] => server_line(line),
-        _ => Err(io::Error::other(format!("expected one server: {answer:?}"))),
-    }
 }
 
 pub(crate) fn unhex(s: &str) -> io::Result<Vec<u8>> {

@@ -133,6 +133,39 @@ public final class Launcher {
     conf.setInt("hbase.master.wait.on.regionservers.mintostart", regionServers);
     set(conf, settings);
 
+    // A kerberized cluster (rowkey.kerberos=true): Hadoop's MiniKdc on
+    // loopback, its realm's principal hbase/localhost for every server
+    // (which therefore register as localhost: a client's principal for
+    // them is hbase/_HOST with the name they registered under), the
+    // cluster's own clients logged in as it, and a superuser "admin".
+    org.apache.hadoop.minikdc.MiniKdc kdc = null;
+    File kdcDir = new File(dir, "kdc");
+    if (conf.getBoolean("rowkey.kerberos", false)) {
+      java.util.Properties kdcConf = org.apache.hadoop.minikdc.MiniKdc.createConf();
+      kdcConf.setProperty(org.apache.hadoop.minikdc.MiniKdc.KDC_BIND_ADDRESS, "localhost");
+      kdcConf.setProperty(org.apache.hadoop.minikdc.MiniKdc.KDC_PORT, "0");
+      // Tickets as short as a test asks (a client whose ticket expires).
+      kdcConf.setProperty(org.apache.hadoop.minikdc.MiniKdc.MIN_TICKET_LIFETIME, "5000");
+      kdcDir.mkdirs();
+      kdc = new org.apache.hadoop.minikdc.MiniKdc(kdcConf, kdcDir);
+      kdc.start();
+      String realm = kdc.getRealm();
+      File keytab = new File(kdcDir, "hbase.keytab");
+      kdc.createPrincipal(keytab, "hbase/localhost", "HTTP/localhost");
+      conf.set("hadoop.security.authentication", "kerberos");
+      conf.set("hbase.security.authentication", "kerberos");
+      for (String role : new String[] {"master", "regionserver"}) {
+        conf.set("hbase." + role + ".kerberos.principal", "hbase/_HOST@" + realm);
+        conf.set("hbase." + role + ".keytab.file", keytab.getAbsolutePath());
+        conf.set("hbase." + role + ".hostname", "localhost");
+      }
+      conf.set("hbase.superuser", "admin");
+      org.apache.hadoop.security.authentication.util.KerberosName.resetDefaultRealm();
+      org.apache.hadoop.security.UserGroupInformation.setConfiguration(conf);
+      org.apache.hadoop.security.UserGroupInformation.loginUserFromKeytab(
+          "hbase/localhost@" + realm, keytab.getAbsolutePath());
+    }
+
     // HBase on a real HDFS: a NameNode and a DataNode in this JVM, on
     // loopback, HBase's root directory on it (rowkey.hdfs=true).
     String hdfs = null;
@@ -196,6 +229,9 @@ public final class Launcher {
       }
     }
     out.println("ZK " + zkBound);
+    if (kdc != null) {
+      out.println("KDC " + kdc.getRealm() + " " + kdc.getPort());
+    }
     if (hdfs != null) {
       out.println("HDFS " + hdfs);
     }
@@ -242,6 +278,11 @@ public final class Launcher {
                   p[1], org.apache.hadoop.hbase.quotas.ThrottleType.REQUEST_NUMBER,
                   Long.parseLong(p[2]), java.util.concurrent.TimeUnit.SECONDS));
             }
+          } else if (p.length == 2 && p[0].equals("principal") && kdc != null) {
+            // A principal of the test realm and its keytab.
+            File keytab = new File(kdcDir, p[1].replace('/', '_') + ".keytab");
+            kdc.createPrincipal(keytab, p[1]);
+            out.println("keytab " + keytab.getAbsolutePath());
           } else if (p.length == 4 && p[0].equals("grant")) {
             // HBase's access control (AccessController): user p[1] gets
             // the rights p[3] (letters of RWXCA) on table p[2].

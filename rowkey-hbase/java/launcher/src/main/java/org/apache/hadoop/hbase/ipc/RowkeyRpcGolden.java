@@ -37,6 +37,15 @@ public final class RowkeyRpcGolden {
     byte[] preamble = Bytes.add(HConstants.RPC_HEADER,
         new byte[] {HConstants.RPC_CURRENT_VERSION, AuthMethod.SIMPLE.code});
     System.out.println("preamble " + hex.formatHex(preamble));
+    // A Kerberos client's (SASL GSSAPI follows it).
+    byte[] kerberos = Bytes.add(HConstants.RPC_HEADER,
+        new byte[] {HConstants.RPC_CURRENT_VERSION, AuthMethod.KERBEROS.code});
+    System.out.println("preamble_kerberos " + hex.formatHex(kerberos));
+    // An insecure server's answer to it: SUCCESS, then the length that
+    // means "switch to SIMPLE" (ServerRpcConnection.doRawSaslReply).
+    System.out.println("sasl_switch_to_simple " + hex.formatHex(Bytes.add(
+        Bytes.toBytes(org.apache.hadoop.hbase.security.SaslStatus.SUCCESS.state),
+        Bytes.toBytes(org.apache.hadoop.hbase.security.SaslUtil.SWITCH_TO_SIMPLE_AUTH))));
 
     // The ConnectionHeader the native client sends, framed by its length.
     RPCProtos.ConnectionHeader header = RPCProtos.ConnectionHeader.newBuilder()

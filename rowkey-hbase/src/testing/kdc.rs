@@ -1,0 +1,104 @@
+//! The KDC of a kerberized test HBase ([`HBaseBuilder::kerberos`](super::HBaseBuilder::kerberos),
+//! feature `kerberos`): Hadoop's MiniKdc in the cluster's JVM, its realm
+//! and port, a Kerberos configuration for the system's library that
+//! points at it, and principals made on request.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::HBase;
+
+/// Where a test cluster's KDC is, and the client configuration written
+/// for it.
+#[derive(Debug)]
+pub(super) struct KdcInfo {
+    pub(super) realm: String,
+    pub(super) krb5_conf: PathBuf,
+}
+
+impl KdcInfo {
+    /// The KDC the launcher announced (`KDC REALM PORT`), with a
+    /// `krb5.conf` for it in `dir` asking tickets of `ticket_lifetime`.
+    pub(super) fn new(line: &str, dir: &Path, ticket_lifetime: Duration) -> io::Result<KdcInfo> {
+        let mut words = line.split(' ');
+        let (Some(realm), Some(port), None) = (words.next(), words.next(), words.next()) else {
+            return Err(io::Error::other(format!("not `REALM PORT`: {line}")));
+        };
+        let port: u16 = port
+            .parse()
+            .map_err(|_| io::Error::other(format!("not a port: {port}")))?;
+        let krb5_conf = dir.join("krb5.conf");
+        // No DNS anywhere (names are taken as given), TCP first, and the
+        // lifetime a test asked for.
+        std::fs::write(
+            &krb5_conf,
+            format!(
+                "[libdefaults]\n\
+                 \x20 default_realm = {realm}\n\
+                 \x20 dns_lookup_kdc = false\n\
+                 \x20 dns_lookup_realm = false\n\
+                 \x20 dns_canonicalize_hostname = false\n\
+                 \x20 rdns = false\n\
+                 \x20 udp_preference_limit = 1\n\
+                 \x20 ticket_lifetime = {}s\n\
+                 \x20 forwardable = false\n\
+                 [realms]\n\
+                 \x20 {realm} = {{\n\
+                 \x20   kdc = localhost:{port}\n\
+                 \x20 }}\n\
+                 [domain_realm]\n\
+                 \x20 localhost = {realm}\n",
+                ticket_lifetime.as_secs().max(1)
+            ),
+        )?;
+        Ok(KdcInfo {
+            realm: realm.to_owned(),
+            krb5_conf,
+        })
+    }
+}
+
+/// The KDC of a kerberized test [`HBase`] ([`HBase::kdc`]).
+pub struct Kdc<'a> {
+    pub(super) hbase: &'a HBase,
+    pub(super) info: &'a KdcInfo,
+}
+
+impl std::fmt::Debug for Kdc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kdc").field("realm", &self.info.realm).finish()
+    }
+}
+
+impl Kdc<'_> {
+    /// The realm (`EXAMPLE.COM`).
+    pub fn realm(&self) -> &str {
+        &self.info.realm
+    }
+
+    /// A Kerberos configuration for the system's library that points at
+    /// this KDC (no DNS lookups, the ticket lifetime the builder asked
+    /// for): a client process sets `KRB5_CONFIG` to it before its first
+    /// login.
+    pub fn krb5_conf(&self) -> &Path {
+        &self.info.krb5_conf
+    }
+
+    /// Makes the principal `name` (`alice`, `svc/host`) of the realm and a
+    /// keytab with its key: its full name (`alice@EXAMPLE.COM`) and the
+    /// keytab's path. The cluster's superuser is `admin`.
+    pub fn principal(&self, name: &str) -> io::Result<(String, PathBuf)> {
+        if name.is_empty() || name.contains(['@', ' ', '\n']) {
+            return Err(io::Error::other(format!(
+                "principal {name:?}: a name without realm, spaces or @ wanted"
+            )));
+        }
+        let answer = self.hbase.request(&format!("principal {name}"))?;
+        let path = answer
+            .iter()
+            .find_map(|l| l.strip_prefix("keytab "))
+            .ok_or_else(|| io::Error::other(format!("the KDC made no keytab for {name}")))?;
+        Ok((format!("{name}@{}", self.info.realm), PathBuf::from(path)))
+    }
+}
