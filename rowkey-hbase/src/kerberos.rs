@@ -215,7 +215,10 @@ impl KerberosLogin {
     fn login_problem(&self, e: &str) -> String {
         let what = match &self.settings.login {
             Login::Keytab { principal, path } => {
-                format!("logging in as {principal} from the keytab {}", path.display())
+                format!(
+                    "logging in as {principal} from the keytab {}",
+                    path.display()
+                )
             }
             Login::TicketCache { cache: Some(c) } => format!("reading the ticket cache {c}"),
             Login::TicketCache { cache: None } => "reading the ticket cache".to_owned(),
@@ -325,9 +328,13 @@ fn acquire(principal: Option<&str>, store: &[(&str, String)]) -> Result<Cred, St
         // SAFETY: the buffer and the OID point into live values the
         // library only reads; on success `name` is the caller's, released
         // below.
-        let major = unsafe { sys::gss_import_name(&mut minor, &mut buffer, &mut name_type, &mut name) };
+        let major =
+            unsafe { sys::gss_import_name(&mut minor, &mut buffer, &mut name_type, &mut name) };
         if major != sys::GSS_S_COMPLETE {
-            return Err(format!("the principal {principal}: {}", status(major, minor)));
+            return Err(format!(
+                "the principal {principal}: {}",
+                status(major, minor)
+            ));
         }
     }
     let mut cred: sys::gss_cred_id_t = std::ptr::null_mut();
@@ -342,7 +349,11 @@ fn acquire(principal: Option<&str>, store: &[(&str, String)]) -> Result<Cred, St
             sys::_GSS_C_INDEFINITE,
             &mut mechs,
             sys::GSS_C_INITIATE as sys::gss_cred_usage_t,
-            if store.is_empty() { std::ptr::null() } else { &set },
+            if store.is_empty() {
+                std::ptr::null()
+            } else {
+                &set
+            },
             &mut cred,
             std::ptr::null_mut(),
             std::ptr::null_mut(),
@@ -391,7 +402,11 @@ impl Gss {
 
     /// One step of the context's establishment (blocking: the first asks
     /// the KDC for the server's ticket): the token to send, if any.
-    pub(crate) fn step(&self, token: Option<&[u8]>, server_principal: &str) -> Result<Option<Vec<u8>>, String> {
+    pub(crate) fn step(
+        &self,
+        token: Option<&[u8]>,
+        server_principal: &str,
+    ) -> Result<Option<Vec<u8>>, String> {
         self.ctx().step(token, None).map(|t| t.map(|b| b.to_vec())).map_err(|e| {
             let e = e.to_string();
             let hint = if e.contains("not found in Kerberos database") {
@@ -491,10 +506,13 @@ mod tests {
             security_layer(&all, Protection::Privacy).unwrap(),
             [4, 0xff, 0xff, 0xff]
         );
-        assert_eq!(security_layer(&all, Protection::Authentication).unwrap()[0], 1);
+        assert_eq!(
+            security_layer(&all, Protection::Authentication).unwrap()[0],
+            1
+        );
         let e = security_layer(&[0b001, 0, 0x10, 0], Protection::Privacy).unwrap_err();
         assert!(
-            e.contains("offers protection authentication, not the privacy asked"),
+            e.contains("offers protection authentication (its hbase.rpc.protection), not the privacy asked"),
             "{e}"
         );
         assert!(security_layer(&[7, 0], Protection::Privacy).is_err());
@@ -509,9 +527,8 @@ mod tests {
             login.server_principal("RS1.Example.com", me).unwrap(),
             "hbase/rs1.example.com@EXAMPLE.COM"
         );
-        let login = KerberosLogin::new(
-            Kerberos::ticket_cache().server_principal("hbase/_HOST@OTHER.ORG"),
-        );
+        let login =
+            KerberosLogin::new(Kerberos::ticket_cache().server_principal("hbase/_HOST@OTHER.ORG"));
         let never = || -> Result<String, String> { unreachable!("a pattern needs no realm") };
         assert_eq!(
             login.server_principal("rs2", never).unwrap(),

@@ -68,10 +68,10 @@ mod error;
 mod filter;
 mod fs;
 pub mod hfile;
-#[cfg(feature = "kerberos")]
-mod kerberos;
 #[cfg(feature = "index")]
 mod index;
+#[cfg(feature = "kerberos")]
+mod kerberos;
 #[cfg(feature = "native")]
 pub mod native;
 mod ops;
@@ -97,10 +97,10 @@ pub use async_client::{AsyncClient, RowStream, TypedRowStream};
 pub use client::{Client, ClientBuilder, Stats};
 pub use error::{Error, RejectedRow};
 pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
-#[cfg(feature = "kerberos")]
-pub use kerberos::{Kerberos, Protection};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
+#[cfg(feature = "kerberos")]
+pub use kerberos::{Kerberos, Protection};
 pub use retry::RetryPolicy;
 pub use scan::{tscans, Rows, TypedRows, VersionedRows};
 pub use stamp::Timestamps;

@@ -105,7 +105,7 @@ impl Client {
     /// The user HBase's servers see this client as, by the short name its
     /// access control uses: a Kerberos login's principal mapped by the
     /// cluster's `auth_to_local` rules, or a SIMPLE client's claimed name
-    /// ([`NativeClient::whoami`](crate::native::NativeClient::whoami):
+    /// (`NativeClient::whoami`:
     /// the cluster's region servers load the `TokenProvider`
     /// coprocessor). A native client's call: a Thrift2 gateway does not
     /// say whom it calls HBase as, and a gateway client is refused with

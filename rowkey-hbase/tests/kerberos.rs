@@ -1,6 +1,7 @@
 //! Kerberos on the native client (feature `kerberos`), against a
 //! kerberized HBase 2.6 (Hadoop's MiniKdc, `hbase.security.authentication
-//! =kerberos`, every protection offered, HBase's access control on):
+//! =kerberos`, every protection offered, HBase's access control on) whose
+//! RPC also serves TLS only (feature `tls`: Kerberos and TLS together):
 //!
 //! - a keytab login reads and writes with each of the three protections,
 //!   and `whoami` names its principal;
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use rowkey_core::Scan;
 use rowkey_hbase::testing::HBase;
-use rowkey_hbase::{Cell, Client, ClientBuilder, Error, Kerberos, Protection};
+use rowkey_hbase::{Cell, Client, ClientBuilder, Error, Kerberos, Protection, Tls};
 
 fn rows(from: u32, n: u32) -> Vec<(Vec<u8>, Vec<Cell>)> {
     (from..from + n)
@@ -50,6 +51,7 @@ fn kerberized_hbase() {
         .gateway(false)
         .kerberos(true)
         .authorization(true)
+        .rpc_tls(true)
         .ticket_lifetime(Duration::from_secs(20))
         .start()
         .unwrap_or_else(|e| panic!("a kerberized HBase starts: {e}"));
@@ -61,7 +63,8 @@ fn kerberized_hbase() {
     let (admin, admin_keytab) = kdc.principal("admin").unwrap();
     let (alice, alice_keytab) = kdc.principal("alice").unwrap();
     let (bob, bob_keytab) = kdc.principal("bob").unwrap();
-    let native = || Client::native(hbase.bootstrap());
+    let root = hbase.rpc_tls_root_pem().unwrap().to_vec();
+    let native = || Client::native(hbase.bootstrap()).tls(Tls::root_pem(root.clone()));
 
     let admin_client = native()
         .kerberos(Kerberos::keytab(&admin, &admin_keytab))
@@ -100,10 +103,7 @@ fn kerberized_hbase() {
                 Err(e) => panic!("{protection:?}: {e}"),
             }
         }
-        let got = client
-            .get_raw("secure", &written[999].0)
-            .unwrap()
-            .unwrap();
+        let got = client.get_raw("secure", &written[999].0).unwrap().unwrap();
         assert_eq!(got, written[999].1, "{protection:?}");
         let start = written[0].0.clone();
         let end = rows(i as u32 * 1_000 + 1_000, 1)[0].0.clone();
@@ -160,7 +160,10 @@ fn kerberized_hbase() {
     );
     assert!(no_ticket.contains("run kinit"), "{no_ticket}");
     let simple = refused("a SIMPLE client", native());
-    assert!(simple.contains("log in with ClientBuilder::kerberos"), "{simple}");
+    assert!(
+        simple.contains("log in with ClientBuilder::kerberos"),
+        "{simple}"
+    );
     let bob_client = native()
         .kerberos(Kerberos::keytab(&bob, &bob_keytab))
         .build()
@@ -193,11 +196,7 @@ fn kerberized_hbase() {
 /// A listener that answers a Kerberos login as an insecure HBase does
 /// (the golden file's `sasl_switch_to_simple`, printed by HBase's
 /// classes), and sends back what came after the login's first token.
-fn switch_to_simple_is_refused_unless_allowed(
-    alice: &str,
-    keytab: &std::path::Path,
-    realm: &str,
-) {
+fn switch_to_simple_is_refused_unless_allowed(alice: &str, keytab: &std::path::Path, realm: &str) {
     let golden = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/native_golden.txt"

@@ -124,8 +124,18 @@ impl Conn {
             closed: AtomicBool::new(false),
         });
         let (frames, outgoing) = mpsc::channel::<Vec<u8>>(64);
-        tokio::spawn(write_frames(write, outgoing, layer.clone(), Arc::clone(&shared)));
-        tokio::spawn(read_frames(read, layer, Arc::clone(&shared)));
+        tokio::spawn(write_frames(
+            write,
+            outgoing,
+            layer.clone(),
+            Arc::clone(&shared),
+        ));
+        // A plaintext connection dropped unanswered may be a TLS server's.
+        #[cfg(feature = "tls")]
+        let plaintext = settings.tls.is_none();
+        #[cfg(not(feature = "tls"))]
+        let plaintext = true;
+        tokio::spawn(read_frames(read, layer, plaintext, Arc::clone(&shared)));
         Ok(Conn {
             frames,
             shared,
@@ -295,7 +305,10 @@ async fn login(
                     None => (header, None),
                     Some(encrypt) => {
                         let layer = Layer { gss, encrypt };
-                        (layer.wrap(&header).map_err(CallError::Refused)?, Some(layer))
+                        (
+                            layer.wrap(&header).map_err(CallError::Refused)?,
+                            Some(layer),
+                        )
                     }
                 }
             }
@@ -356,20 +369,23 @@ async fn write_frames(
 }
 
 /// One frame as the server sent it (`int32 length + bytes`), its length
-/// checked; `answered` says whether any came before (a server serving TLS
-/// only drops a plaintext connection without a word).
-async fn read_frame(read: &mut ReadHalf, answered: bool) -> Result<Vec<u8>, String> {
+/// checked; `hint` says whether a connection dropped now may be a TLS
+/// server's (a plaintext one with no answer yet: a server serving TLS only
+/// drops it without a word).
+async fn read_frame(read: &mut ReadHalf, hint: bool) -> Result<Vec<u8>, String> {
     let mut prefix = [0u8; 4];
     if let Err(e) = read.read_exact(&mut prefix).await {
         let dropped = matches!(
             e.kind(),
             std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
         );
-        if dropped && !answered {
-            return Err("the server closed the connection before answering anything \
+        if dropped && hint {
+            return Err(
+                "the server closed the connection before answering anything \
                         (if it serves TLS only, HBase's hbase.server.netty.tls.enabled, \
                         the client needs ClientBuilder::tls)"
-                .to_owned());
+                    .to_owned(),
+            );
         }
         return Err(format!("reading an answer: {e}"));
     }
@@ -399,21 +415,26 @@ fn take_frame(pending: &mut Vec<u8>) -> Result<Option<Vec<u8>>, String> {
     Ok(Some(frame))
 }
 
-async fn read_frames(mut read: ReadHalf, layer: Option<Layer>, shared: Arc<Shared>) {
+async fn read_frames(
+    mut read: ReadHalf,
+    layer: Option<Layer>,
+    plaintext: bool,
+    shared: Arc<Shared>,
+) {
     let mut answered = false;
     // Unwrapped bytes not yet a whole frame (a security layer's messages
     // need not end where frames do).
     let mut pending = Vec::new();
     let why = loop {
         let frame = match &layer {
-            None => read_frame(&mut read, answered).await,
+            None => read_frame(&mut read, plaintext && !answered).await,
             Some(layer) => loop {
                 match take_frame(&mut pending) {
                     Ok(Some(frame)) => break Ok(frame),
                     Ok(None) => {}
                     Err(e) => break Err(e),
                 }
-                match read_frame(&mut read, answered).await {
+                match read_frame(&mut read, plaintext && !answered).await {
                     Ok(wrapped) => match layer.unwrap(&wrapped) {
                         Ok(bytes) => pending.extend_from_slice(&bytes),
                         Err(e) => break Err(e),
@@ -467,5 +488,7 @@ fn refusal(e: &pb::ExceptionResponse) -> CallError {
     } else {
         ""
     };
-    CallError::Refused(format!("the server refused the connection: {message}{hint}"))
+    CallError::Refused(format!(
+        "the server refused the connection: {message}{hint}"
+    ))
 }

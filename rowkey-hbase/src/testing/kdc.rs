@@ -7,12 +7,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::HBase;
-
 /// Where a test cluster's KDC is, and the client configuration written
 /// for it.
 #[derive(Debug)]
-pub(super) struct KdcInfo {
+pub(crate) struct KdcInfo {
     pub(super) realm: String,
     pub(super) krb5_conf: PathBuf,
 }
@@ -56,49 +54,5 @@ impl KdcInfo {
             realm: realm.to_owned(),
             krb5_conf,
         })
-    }
-}
-
-/// The KDC of a kerberized test [`HBase`] ([`HBase::kdc`]).
-pub struct Kdc<'a> {
-    pub(super) hbase: &'a HBase,
-    pub(super) info: &'a KdcInfo,
-}
-
-impl std::fmt::Debug for Kdc<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kdc").field("realm", &self.info.realm).finish()
-    }
-}
-
-impl Kdc<'_> {
-    /// The realm (`EXAMPLE.COM`).
-    pub fn realm(&self) -> &str {
-        &self.info.realm
-    }
-
-    /// A Kerberos configuration for the system's library that points at
-    /// this KDC (no DNS lookups, the ticket lifetime the builder asked
-    /// for): a client process sets `KRB5_CONFIG` to it before its first
-    /// login.
-    pub fn krb5_conf(&self) -> &Path {
-        &self.info.krb5_conf
-    }
-
-    /// Makes the principal `name` (`alice`, `svc/host`) of the realm and a
-    /// keytab with its key: its full name (`alice@EXAMPLE.COM`) and the
-    /// keytab's path. The cluster's superuser is `admin`.
-    pub fn principal(&self, name: &str) -> io::Result<(String, PathBuf)> {
-        if name.is_empty() || name.contains(['@', ' ', '\n']) {
-            return Err(io::Error::other(format!(
-                "principal {name:?}: a name without realm, spaces or @ wanted"
-            )));
-        }
-        let answer = self.hbase.request(&format!("principal {name}"))?;
-        let path = answer
-            .iter()
-            .find_map(|l| l.strip_prefix("keytab "))
-            .ok_or_else(|| io::Error::other(format!("the KDC made no keytab for {name}")))?;
-        Ok((format!("{name}@{}", self.info.realm), PathBuf::from(path)))
     }
 }

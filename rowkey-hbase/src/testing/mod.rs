@@ -32,7 +32,7 @@ mod kdc;
 mod requests;
 
 #[cfg(feature = "kerberos")]
-pub use kdc::Kdc;
+pub use requests::Kdc;
 pub use requests::{FilterReads, RegionWrites, StoreFiles};
 mod jvm;
 pub use hfiles::{
@@ -383,7 +383,9 @@ impl HBaseBuilder {
     /// (`hbase.rpc.protection`); implies [`kerberos`](Self::kerberos).
     #[cfg(feature = "kerberos")]
     pub fn protection(mut self, protection: crate::Protection) -> Self {
-        self.kerberos.get_or_insert_with(Default::default).protection = Some(protection);
+        self.kerberos
+            .get_or_insert_with(Default::default)
+            .protection = Some(protection);
         self
     }
 
@@ -393,7 +395,9 @@ impl HBaseBuilder {
     /// [`kerberos`](Self::kerberos).
     #[cfg(feature = "kerberos")]
     pub fn ticket_lifetime(mut self, lifetime: std::time::Duration) -> Self {
-        self.kerberos.get_or_insert_with(Default::default).ticket_lifetime = Some(lifetime);
+        self.kerberos
+            .get_or_insert_with(Default::default)
+            .ticket_lifetime = Some(lifetime);
         self
     }
 
@@ -584,7 +588,8 @@ impl HBase {
             (Some(k), Some(line)) => Some(kdc::KdcInfo::new(
                 &line,
                 dir.path(),
-                k.ticket_lifetime.unwrap_or(std::time::Duration::from_secs(3_600)),
+                k.ticket_lifetime
+                    .unwrap_or(std::time::Duration::from_secs(3_600)),
             )?),
             (Some(_), None) => return Err(io::Error::other("HBase did not say where its KDC is")),
             (None, _) => None,

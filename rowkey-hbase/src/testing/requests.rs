@@ -1,6 +1,7 @@
 //! What a running test [`HBase`] is asked through its launcher's standard
 //! input: regions split and moved, region servers stopped and started,
-//! quotas and grants, bulk loads, what the region servers counted.
+//! quotas and grants, bulk loads, what the region servers counted, a
+//! kerberized cluster's principals.
 
 use std::io::{self, Write as _};
 use std::path::Path;
@@ -67,7 +68,8 @@ impl HBase {
 
     /// Gives `user` the rights `actions` (letters of `RWXCA`: read, write,
     /// exec, create, admin) on `table`, through HBase's access control
-    /// (a cluster started with [`HBaseBuilder::authorization`]), as the
+    /// (a cluster started with
+    /// [`HBaseBuilder::authorization`](super::HBaseBuilder::authorization)), as the
     /// cluster's superuser.
     pub fn grant(&self, user: &str, table: &str, actions: &str) -> io::Result<()> {
         if actions.is_empty() || !actions.chars().all(|c| "RWXCA".contains(c)) {
@@ -269,3 +271,52 @@ fn one_server(answer: &[String]) -> io::Result<String> {
     }
 }
 
+/// The KDC of a kerberized test [`HBase`] ([`HBase::kdc`], feature
+/// `kerberos`).
+#[cfg(feature = "kerberos")]
+pub struct Kdc<'a> {
+    pub(super) hbase: &'a HBase,
+    pub(super) info: &'a super::kdc::KdcInfo,
+}
+
+#[cfg(feature = "kerberos")]
+impl std::fmt::Debug for Kdc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kdc")
+            .field("realm", &self.info.realm)
+            .finish()
+    }
+}
+
+#[cfg(feature = "kerberos")]
+impl Kdc<'_> {
+    /// The realm (`EXAMPLE.COM`).
+    pub fn realm(&self) -> &str {
+        &self.info.realm
+    }
+
+    /// A Kerberos configuration for the system's library that points at
+    /// this KDC (no DNS lookups, the ticket lifetime the builder asked
+    /// for): a client process sets `KRB5_CONFIG` to it before its first
+    /// login.
+    pub fn krb5_conf(&self) -> &Path {
+        &self.info.krb5_conf
+    }
+
+    /// Makes the principal `name` (`alice`, `svc/host`) of the realm and a
+    /// keytab with its key: its full name (`alice@EXAMPLE.COM`) and the
+    /// keytab's path. The cluster's superuser is `admin`.
+    pub fn principal(&self, name: &str) -> io::Result<(String, std::path::PathBuf)> {
+        if name.is_empty() || name.contains(['@', ' ', '\n']) {
+            return Err(io::Error::other(format!(
+                "principal {name:?}: a name without realm, spaces or @ wanted"
+            )));
+        }
+        let answer = self.hbase.request(&format!("principal {name}"))?;
+        let path = answer
+            .iter()
+            .find_map(|l| l.strip_prefix("keytab "))
+            .ok_or_else(|| io::Error::other(format!("the KDC made no keytab for {name}")))?;
+        Ok((format!("{name}@{}", self.info.realm), path.into()))
+    }
+}
