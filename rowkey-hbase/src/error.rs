@@ -107,8 +107,9 @@ pub enum Error {
     AccessDenied {
         /// The call.
         op: &'static str,
-        /// The user as HBase saw it (its short name), or `unknown` when
-        /// HBase's message does not say.
+        /// The user as HBase's message names it (its short name, `alice`,
+        /// or for some calls its whole principal, `alice@EXAMPLE.COM`), or
+        /// `unknown` when the message does not say.
         user: String,
         /// The table.
         table: String,

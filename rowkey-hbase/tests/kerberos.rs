@@ -1,10 +1,16 @@
-//! Kerberos on the native client (feature `kerberos`), against a
-//! kerberized HBase 2.6 (Hadoop's MiniKdc, `hbase.security.authentication
-//! =kerberos`, every protection offered, HBase's access control on) whose
-//! RPC also serves TLS only (feature `tls`: Kerberos and TLS together):
+//! A secured HBase 2.6 against the native client, as the seeds' clusters
+//! run: kerberized (Hadoop's MiniKdc, `hbase.security.authentication=
+//! kerberos`, every protection offered), HBase's access control on, and
+//! TLS only on the RPC port with client certificates required (Kerberos
+//! and TLS together; features `kerberos` and `tls`):
 //!
 //! - a keytab login reads and writes with each of the three protections,
 //!   and `whoami` names its principal;
+//! - a user without rights is refused reads and writes with
+//!   `Error::AccessDenied` naming the user and the right, at once;
+//! - no client certificate, a root that did not sign the servers'
+//!   certificates, a plaintext client: each refused at once, saying what
+//!   to change;
 //! - a ticket-cache login (`kinit`'s cache) works, by name and through
 //!   `KRB5CCNAME`;
 //! - past the tickets' lifetime, a keytab login opens new connections
@@ -52,7 +58,8 @@ fn kerberized_hbase() {
         .kerberos(true)
         .authorization(true)
         .rpc_tls(true)
-        .ticket_lifetime(Duration::from_secs(20))
+        .setting("hbase.server.netty.tls.client.auth.mode", "NEED")
+        .ticket_lifetime(Duration::from_secs(10))
         .start()
         .unwrap_or_else(|e| panic!("a kerberized HBase starts: {e}"));
     let kdc = hbase.kdc();
@@ -64,7 +71,9 @@ fn kerberized_hbase() {
     let (alice, alice_keytab) = kdc.principal("alice").unwrap();
     let (bob, bob_keytab) = kdc.principal("bob").unwrap();
     let root = hbase.rpc_tls_root_pem().unwrap().to_vec();
-    let native = || Client::native(hbase.bootstrap()).tls(Tls::root_pem(root.clone()));
+    let (chain, key) = hbase.rpc_tls_client_identity().unwrap();
+    let tls = Tls::root_pem(root.clone()).client_identity(chain, key);
+    let native = || Client::native(hbase.bootstrap()).tls(tls.clone());
 
     let admin_client = native()
         .kerberos(Kerberos::keytab(&admin, &admin_keytab))
@@ -164,6 +173,42 @@ fn kerberized_hbase() {
         simple.contains("log in with ClientBuilder::kerberos"),
         "{simple}"
     );
+    let login = || Kerberos::keytab(&alice, &alice_keytab);
+    let no_identity = refused(
+        "no client certificate",
+        Client::native(hbase.bootstrap())
+            .tls(Tls::root_pem(root.clone()))
+            .kerberos(login()),
+    );
+    assert!(
+        no_identity.contains("needs Tls::client_identity"),
+        "{no_identity}"
+    );
+    let other_ca = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let (chain, key) = hbase.rpc_tls_client_identity().unwrap();
+    let wrong_root = refused(
+        "a wrong root",
+        Client::native(hbase.bootstrap())
+            .tls(Tls::root_pem(other_ca.cert.pem()).client_identity(chain, key))
+            .kerberos(login()),
+    );
+    assert!(
+        wrong_root.contains("not signed by the root certificate"),
+        "{wrong_root}"
+    );
+    // A plaintext client: the server drops its connection without a
+    // word, which the client reads as a hint (not a proof: a server going
+    // away looks the same), so the bootstrap lookup fails at once naming
+    // TLS.
+    let started = Instant::now();
+    let plaintext = Client::native(hbase.bootstrap()).build().unwrap();
+    match plaintext.get_raw("secure", b"row00001") {
+        Err(Error::Connection { cause, .. }) => {
+            assert!(cause.contains("ClientBuilder::tls"), "{cause}")
+        }
+        other => panic!("plaintext: expected Error::Connection, got {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
     let bob_client = native()
         .kerberos(Kerberos::keytab(&bob, &bob_keytab))
         .build()
@@ -175,12 +220,21 @@ fn kerberized_hbase() {
         }
         other => panic!("bob: expected Error::AccessDenied, got {other:?}"),
     }
+    // A write all of whose rows are refused for the right: AccessDenied
+    // too (not Rejected row by row); HBase's wording for a write names the
+    // whole principal.
+    match bob_client.write_raw_rows("secure", rows(0, 3)) {
+        Err(Error::AccessDenied { user, action, .. }) => {
+            assert_eq!((user.as_str(), action.as_str()), (bob.as_str(), "WRITE"))
+        }
+        other => panic!("bob: expected Error::AccessDenied, got {other:?}"),
+    }
     assert!(started.elapsed() < Duration::from_secs(5));
 
-    // Past the tickets' 20 s: the keytab login takes new ones for a new
+    // Past the tickets' 10 s: the keytab login takes new ones for a new
     // connection (the master's MasterService, opened by a table's
     // creation); the ticket cache's expired, and only kinit renews it.
-    std::thread::sleep(Duration::from_secs(22));
+    std::thread::sleep(Duration::from_secs(12));
     admin_client
         .create_table("secure2", &["d"], &[])
         .unwrap_or_else(|e| panic!("a keytab login past its tickets' lifetime: {e}"));

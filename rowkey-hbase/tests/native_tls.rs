@@ -1,23 +1,18 @@
-//! TLS on the native client (feature `tls`).
+//! TLS on the native client (feature `tls`): host names.
 //!
-//! Against a real HBase 2.6 whose masters and region servers serve TLS
-//! only (`hbase.server.netty.tls.enabled`, plaintext refused) and ask for
-//! client certificates (`client.auth.mode=NEED`): a client with the root
-//! and a client certificate creates a table, writes, reads and scans
-//! through TLS; without a client certificate, with a root that did not
-//! sign the servers' certificates, or speaking plaintext, each fails at
-//! once with `Error::Security` saying what to change.
+//! (Against a real HBase 2.6 serving TLS only, with client certificates
+//! required, the native client is tested in `tests/kerberos.rs`: its
+//! secured cluster is kerberized and serves TLS, so one cluster's start
+//! covers both.)
 //!
 //! Against a local TLS listener whose certificate names another host: the
 //! host name check refuses it, and `Tls::verify_hostname(false)` lets the
 //! client through (the listener reads HBase's preamble over TLS).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rowkey_core::Scan;
-use rowkey_hbase::testing::HBase;
-use rowkey_hbase::{Cell, Client, Error, Tls};
+use rowkey_hbase::{Client, Error, Tls};
 
 /// `Error::Security`'s cause, or a panic naming what came instead.
 fn security_cause(result: Result<impl std::fmt::Debug, Error>) -> String {
@@ -25,88 +20,6 @@ fn security_cause(result: Result<impl std::fmt::Debug, Error>) -> String {
         Err(Error::Security { cause, .. }) => cause,
         other => panic!("expected Error::Security, got {other:?}"),
     }
-}
-
-fn rows(n: u32) -> Vec<(Vec<u8>, Vec<Cell>)> {
-    (0..n)
-        .map(|i| {
-            (
-                format!("row{i:05}").into_bytes(),
-                vec![("d".to_owned(), b"n".to_vec(), i.to_be_bytes().to_vec())],
-            )
-        })
-        .collect()
-}
-
-#[test]
-fn mutual_tls_to_the_region_servers() {
-    let hbase = HBase::builder()
-        .gateway(false)
-        .rpc_tls(true)
-        .setting("hbase.server.netty.tls.client.auth.mode", "NEED")
-        .start()
-        .unwrap_or_else(|e| panic!("HBase with TLS starts: {e}"));
-    let root = hbase.rpc_tls_root_pem().unwrap().to_vec();
-    let (chain, key) = hbase.rpc_tls_client_identity().unwrap();
-    let tls = Tls::root_pem(root.clone()).client_identity(chain, key);
-
-    let client = Client::native(hbase.bootstrap()).tls(tls).build().unwrap();
-    let splits = vec![b"row01000".to_vec(), b"row02000".to_vec()];
-    client.create_table("secure", &["d"], &splits).unwrap();
-    let written = rows(3_000);
-    client.write_raw_rows("secure", written.clone()).unwrap();
-    let got = client.get_raw("secure", b"row02999").unwrap().unwrap();
-    assert_eq!(got, written[2_999].1);
-    let scanned: Vec<(Vec<u8>, Vec<Cell>)> = client
-        .scan("secure", &Scan::from_bounds(b"", b""), None)
-        .unwrap()
-        .map(|r| r.unwrap())
-        .collect();
-    assert_eq!(scanned, written);
-
-    // Each refusal is final and quick: no retries for minutes.
-    let quick = |what: &str, builder: rowkey_hbase::ClientBuilder| {
-        let started = Instant::now();
-        let client = builder.build().unwrap();
-        let cause = security_cause(client.get_raw("secure", b"row00001"));
-        let took = started.elapsed();
-        assert!(took < Duration::from_secs(5), "{what} took {took:?}");
-        cause
-    };
-    let no_identity = quick(
-        "no client certificate",
-        Client::native(hbase.bootstrap()).tls(Tls::root_pem(root.clone())),
-    );
-    assert!(
-        no_identity.contains("needs Tls::client_identity"),
-        "{no_identity}"
-    );
-
-    let other_ca = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
-    let (chain, key) = hbase.rpc_tls_client_identity().unwrap();
-    let wrong_root = quick(
-        "a wrong root",
-        Client::native(hbase.bootstrap())
-            .tls(Tls::root_pem(other_ca.cert.pem()).client_identity(chain, key)),
-    );
-    assert!(
-        wrong_root.contains("not signed by the root certificate"),
-        "{wrong_root}"
-    );
-
-    // A plaintext client: the server drops its connection without a
-    // word, which the client reads as a hint (not a proof: a server
-    // going away looks the same), so the bootstrap lookup fails at once
-    // naming TLS.
-    let started = Instant::now();
-    let plaintext = Client::native(hbase.bootstrap()).build().unwrap();
-    match plaintext.get_raw("secure", b"row00001") {
-        Err(Error::Connection { cause, .. }) => {
-            assert!(cause.contains("ClientBuilder::tls"), "{cause}")
-        }
-        other => panic!("expected Error::Connection, got {other:?}"),
-    }
-    assert!(started.elapsed() < Duration::from_secs(5));
 }
 
 /// A TLS listener on loopback whose certificate (signed by the returned
