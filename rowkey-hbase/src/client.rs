@@ -328,14 +328,6 @@ impl ClientBuilder {
         };
         #[cfg(feature = "native")]
         let gateway = native.is_none();
-        #[cfg(feature = "kerberos")]
-        if gateway && self.kerberos.is_some() {
-            return Err(Error::Config(format!(
-                "{}: a Kerberos login is a native client's (Client::native); \
-                 the Thrift2 gateway's SPNEGO and SASL are not supported yet",
-                self.addr
-            )));
-        }
         #[cfg(not(feature = "native"))]
         let gateway = true;
         let pool = if gateway {
@@ -346,6 +338,11 @@ impl ClientBuilder {
                 self.connect_timeout,
                 self.tls.as_ref(),
             )?;
+            #[cfg(feature = "kerberos")]
+            let endpoint = match &self.kerberos {
+                Some(k) => endpoint.with_negotiate(k.clone())?,
+                None => endpoint,
+            };
             Some(Arc::new(Pool::new(
                 endpoint,
                 self.pool_size,

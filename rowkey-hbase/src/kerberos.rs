@@ -243,10 +243,22 @@ impl KerberosLogin {
         format!("{what}: {e}{hint}")
     }
 
-    /// The server principal for a server registered as `host`; `me` is
-    /// the login's own principal (its realm is the default one's).
+    /// The principal of HBase's server registered as `host`; `me` is the
+    /// login's own principal (its realm is the default one's).
     pub(crate) fn server_principal(
         &self,
+        host: &str,
+        me: impl FnOnce() -> Result<String, String>,
+    ) -> Result<String, String> {
+        self.principal_of("hbase", host, me)
+    }
+
+    /// The principal of `service` (`hbase`, or `HTTP` for a gateway's
+    /// SPNEGO) at `host`: the settings' pattern, else
+    /// `service/_HOST@REALM`.
+    fn principal_of(
+        &self,
+        service: &str,
         host: &str,
         me: impl FnOnce() -> Result<String, String>,
     ) -> Result<String, String> {
@@ -259,11 +271,57 @@ impl KerberosLogin {
                         "the login's principal {me} names no realm: set Kerberos::server_principal"
                     )
                 })?;
-                format!("hbase/_HOST@{realm}")
+                format!("{service}/_HOST@{realm}")
             }
         };
         Ok(pattern.replace("_HOST", &host.to_ascii_lowercase()))
     }
+
+    /// An `Authorization: Negotiate` header's value for one request to
+    /// the HTTP gateway at `host` (SPNEGO, RFC 4559: the base64 of a
+    /// Kerberos token for `HTTP/host@REALM`, or the settings' principal).
+    /// Blocking: a first token asks the KDC for the service's ticket.
+    pub(crate) fn negotiate(&self, host: &str) -> Result<String, String> {
+        let cred = self.credentials()?;
+        let me = || {
+            cred.name()
+                .map(|n| n.to_string())
+                .map_err(|e| format!("the login's principal: {e}"))
+        };
+        let principal = self.principal_of("HTTP", host, me)?;
+        let target = Name::new(principal.as_bytes(), Some(GSS_NT_KRB5_PRINCIPAL))
+            .map_err(|e| format!("the gateway's principal {principal}: {e}"))?;
+        let gss = Gss(Arc::new(Mutex::new(ClientCtx::new(
+            Some(cred),
+            target,
+            CtxFlags::empty(),
+            Some(GSS_MECH_KRB5),
+        ))));
+        let token = gss.step(None, &principal)?.unwrap_or_default();
+        Ok(format!("Negotiate {}", base64(&token)))
+    }
+}
+
+/// Standard base64 with padding (RFC 4648), for a Negotiate header.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// `gss_acquire_cred_from`: Kerberos initiator credentials for
@@ -517,6 +575,23 @@ mod tests {
         );
         assert!(security_layer(&[7, 0], Protection::Privacy).is_err());
         assert!(security_layer(&[], Protection::Privacy).is_err());
+    }
+
+    #[test]
+    fn base64_is_rfc_4648s() {
+        // RFC 4648 section 10's vectors.
+        for (plain, coded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), coded);
+        }
+        assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
     }
 
     #[test]

@@ -180,7 +180,18 @@ enum EndpointKind {
     Http {
         url: String,
         agent: ureq::Agent,
+        /// SPNEGO: each request's `Authorization: Negotiate` header.
+        #[cfg(feature = "kerberos")]
+        negotiate: Option<Arc<Negotiate>>,
     },
+}
+
+/// A Kerberos login to an HTTP gateway (SPNEGO) and the host its
+/// principal names.
+#[cfg(feature = "kerberos")]
+pub(crate) struct Negotiate {
+    login: crate::kerberos::KerberosLogin,
+    host: String,
 }
 
 impl Endpoint {
@@ -233,6 +244,8 @@ impl Endpoint {
                 EndpointKind::Http {
                     url,
                     agent: config.build().into(),
+                    #[cfg(feature = "kerberos")]
+                    negotiate: None,
                 }
             }
         };
@@ -242,6 +255,40 @@ impl Endpoint {
             protocol,
             connect_timeout,
         })
+    }
+
+    /// The same endpoint logging in to an HTTP gateway with Kerberos
+    /// (SPNEGO, the gateway's `hbase.thrift.spnego.*`): each request
+    /// carries a fresh `Authorization: Negotiate` token for
+    /// `HTTP/host@REALM`. The binary gateway's SASL is not supported.
+    #[cfg(feature = "kerberos")]
+    pub(crate) fn with_negotiate(
+        mut self,
+        kerberos: crate::Kerberos,
+    ) -> Result<Endpoint, crate::Error> {
+        let EndpointKind::Http { url, negotiate, .. } = &mut self.kind else {
+            return Err(crate::Error::Config(format!(
+                "{}: a Kerberos login to the Thrift2 gateway needs Transport::Http \
+                 (SPNEGO, hbase.regionserver.thrift.http); the binary gateway's SASL \
+                 is not supported (or reach HBase with Client::native)",
+                self.addr
+            )));
+        };
+        let rest = url.split_once("://").map_or(url.as_str(), |(_, rest)| rest);
+        let authority = rest.split(['/', '?']).next().unwrap_or_default();
+        let host = match authority.rsplit_once(':') {
+            Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+            _ => authority,
+        };
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        *negotiate = Some(Arc::new(Negotiate {
+            login: crate::kerberos::KerberosLogin::new(kerberos),
+            host,
+        }));
+        Ok(self)
     }
 
     /// Opens a connection, waiting at most the connect timeout and at most
@@ -273,10 +320,17 @@ impl Endpoint {
                     )
                 }
             }
-            EndpointKind::Http { url, agent } => {
+            EndpointKind::Http {
+                url,
+                agent,
+                #[cfg(feature = "kerberos")]
+                negotiate,
+            } => {
                 let shared = Arc::new(Mutex::new(Exchange {
                     agent: agent.clone(),
                     url: url.clone(),
+                    #[cfg(feature = "kerberos")]
+                    negotiate: negotiate.clone(),
                     clock: Arc::clone(&clock),
                     request: Vec::new(),
                     response: Cursor::new(Vec::new()),
@@ -433,6 +487,8 @@ impl Write for Socket {
 struct Exchange {
     agent: ureq::Agent,
     url: String,
+    #[cfg(feature = "kerberos")]
+    negotiate: Option<Arc<Negotiate>>,
     clock: Arc<Clock>,
     request: Vec<u8>,
     response: Cursor<Vec<u8>>,
@@ -451,6 +507,19 @@ impl Exchange {
             .build()
             .header("Content-Type", "application/x-thrift")
             .header("Accept", "application/x-thrift");
+        #[cfg(feature = "kerberos")]
+        let request = match &self.negotiate {
+            Some(n) => {
+                let header = n.login.negotiate(&n.host).map_err(|e| {
+                    io::Error::new(
+                        io::ErrorKind::PermissionDenied,
+                        format!("POST {}: {e}", self.url),
+                    )
+                })?;
+                request.header("Authorization", header)
+            }
+            None => request,
+        };
         let mut response = match request.send(&body[..]) {
             Ok(r) => r,
             Err(ureq::Error::Timeout(_)) => return Err(self.clock.expired()),
@@ -458,6 +527,16 @@ impl Exchange {
             Err(e) => return Err(io::Error::other(format!("POST {}: {e}", self.url))),
         };
         let status = response.status();
+        if status == 401 || status == 403 {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "POST {}: the gateway refused the login (HTTP {status}): a kerberized \
+                     gateway (hbase.thrift.spnego.*) needs ClientBuilder::kerberos",
+                    self.url
+                ),
+            ));
+        }
         if !status.is_success() {
             return Err(io::Error::other(format!(
                 "POST {}: the gateway answered HTTP {status}",

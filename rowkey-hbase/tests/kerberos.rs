@@ -17,6 +17,9 @@
 //!   with fresh tickets, and a ticket-cache login is refused saying so;
 //! - a wrong server principal, a missing ticket, a SIMPLE client, a user
 //!   without rights each fail with their own error within 5 s;
+//! - the Thrift2 gateway in HTTP mode with SPNEGO: a keytab login writes
+//!   and scans through it as its own user; a client without a login is
+//!   refused saying so;
 //! - a Kerberos client refuses a server that answers "switch to SIMPLE"
 //!   (HBase's bytes for it, from the golden file) unless allowed.
 
@@ -54,7 +57,6 @@ fn refused(what: &str, builder: ClientBuilder) -> String {
 #[test]
 fn kerberized_hbase() {
     let hbase = HBase::builder()
-        .gateway(false)
         .kerberos(true)
         .authorization(true)
         .rpc_tls(true)
@@ -230,6 +232,36 @@ fn kerberized_hbase() {
         other => panic!("bob: expected Error::AccessDenied, got {other:?}"),
     }
     assert!(started.elapsed() < Duration::from_secs(5));
+
+    // The gateway, SPNEGO in HTTP mode: alice's rights through it.
+    let gateway = Client::builder(hbase.gateway_addr())
+        .transport(rowkey_hbase::Transport::Http)
+        .kerberos(Kerberos::keytab(&alice, &alice_keytab))
+        .build()
+        .unwrap();
+    let written = rows(50_000, 200);
+    gateway.write_raw_rows("secure", written.clone()).unwrap();
+    let scanned: Vec<_> = gateway
+        .scan(
+            "secure",
+            &Scan::from_bounds(&written[0].0, &rows(50_200, 1)[0].0),
+            None,
+        )
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(scanned, written);
+    let anonymous = Client::builder(hbase.gateway_addr())
+        .transport(rowkey_hbase::Transport::Http)
+        .build()
+        .unwrap();
+    let no_login = anonymous.get_raw("secure", b"row00001").unwrap_err();
+    assert!(
+        no_login
+            .to_string()
+            .contains("needs ClientBuilder::kerberos"),
+        "{no_login}"
+    );
 
     // Past the tickets' 10 s: the keytab login takes new ones for a new
     // connection (the master's MasterService, opened by a table's

@@ -13,6 +13,37 @@ use std::time::Duration;
 pub(crate) struct KdcInfo {
     pub(super) realm: String,
     pub(super) krb5_conf: PathBuf,
+    /// MiniKdc's own krb5.conf, for another JVM (the gateway's).
+    pub(super) java_krb5_conf: PathBuf,
+    /// The servers' keytab (`hbase/localhost`, `HTTP/localhost`).
+    pub(super) keytab: PathBuf,
+}
+
+impl KdcInfo {
+    /// A kerberized gateway's settings: its own login and its SPNEGO
+    /// principal (HTTP mode), both from the servers' keytab.
+    pub(super) fn gateway_settings(&self) -> Vec<String> {
+        let realm = &self.realm;
+        let keytab = self.keytab.display();
+        vec![
+            "hadoop.security.authentication=kerberos".into(),
+            "hbase.security.authentication=kerberos".into(),
+            format!("hbase.master.kerberos.principal=hbase/_HOST@{realm}"),
+            format!("hbase.regionserver.kerberos.principal=hbase/_HOST@{realm}"),
+            format!("hbase.thrift.kerberos.principal=hbase/localhost@{realm}"),
+            format!("hbase.thrift.keytab.file={keytab}"),
+            format!("hbase.thrift.spnego.principal=HTTP/localhost@{realm}"),
+            format!("hbase.thrift.spnego.keytab.file={keytab}"),
+        ]
+    }
+
+    /// The JVM flag that points a JVM at the KDC.
+    pub(super) fn jvm_flag(&self) -> String {
+        format!(
+            "-Djava.security.krb5.conf={}",
+            self.java_krb5_conf.display()
+        )
+    }
 }
 
 impl KdcInfo {
@@ -20,8 +51,16 @@ impl KdcInfo {
     /// `krb5.conf` for it in `dir` asking tickets of `ticket_lifetime`.
     pub(super) fn new(line: &str, dir: &Path, ticket_lifetime: Duration) -> io::Result<KdcInfo> {
         let mut words = line.split(' ');
-        let (Some(realm), Some(port), None) = (words.next(), words.next(), words.next()) else {
-            return Err(io::Error::other(format!("not `REALM PORT`: {line}")));
+        let (Some(realm), Some(port), Some(java_krb5_conf), Some(keytab), None) = (
+            words.next(),
+            words.next(),
+            words.next(),
+            words.next(),
+            words.next(),
+        ) else {
+            return Err(io::Error::other(format!(
+                "not `REALM PORT KRB5_CONF KEYTAB`: {line}"
+            )));
         };
         let port: u16 = port
             .parse()
@@ -53,6 +92,8 @@ impl KdcInfo {
         Ok(KdcInfo {
             realm: realm.to_owned(),
             krb5_conf,
+            java_krb5_conf: PathBuf::from(java_krb5_conf),
+            keytab: PathBuf::from(keytab),
         })
     }
 }

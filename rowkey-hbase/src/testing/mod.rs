@@ -272,6 +272,8 @@ pub struct HBase {
     gateway: Mutex<Option<Jvm>>,
     /// The gateway's arguments, to start it again.
     gateway_args: Vec<String>,
+    /// The gateway JVM's flags.
+    gateway_jvm: Vec<String>,
     thrift: SocketAddr,
     zookeeper: u16,
     /// The master's RPC address, `host:port`.
@@ -411,6 +413,14 @@ impl HBaseBuilder {
     pub fn authorization(mut self, on: bool) -> Self {
         self.authorization = on;
         self
+    }
+
+    /// Whether the cluster is kerberized.
+    fn kerberized(&self) -> bool {
+        #[cfg(feature = "kerberos")]
+        return self.kerberos.is_some();
+        #[cfg(not(feature = "kerberos"))]
+        false
     }
 
     /// Whether the Thrift2 gateway has rowkey's filter jar on its classpath
@@ -603,7 +613,15 @@ impl HBase {
         let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
         // The gateway is a client of a TLS cluster.
         gateway_args.extend(tls_settings);
-        let http = options.http || options.tls;
+        #[cfg_attr(not(feature = "kerberos"), allow(unused_mut))]
+        let mut gateway_jvm = vec!["-Xmx256m".to_string()];
+        // A kerberized cluster's gateway: logged in, SPNEGO in HTTP mode.
+        #[cfg(feature = "kerberos")]
+        if let Some(kdc) = &kdc {
+            gateway_args.extend(kdc.gateway_settings());
+            gateway_jvm.push(kdc.jvm_flag());
+        }
+        let http = options.http || options.tls || options.kerberized();
         let mut flag = |key: &str, on: bool| {
             if on {
                 gateway_args.push(format!("{key}=true"));
@@ -624,7 +642,7 @@ impl HBase {
         } else {
             let mut gateway = Jvm::start(launcher_on(
                 gateway_classpath(&options)?,
-                &["-Xmx256m"],
+                &strs(&gateway_jvm),
                 &strs(&gateway_args),
             )?)?;
             gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
@@ -634,6 +652,7 @@ impl HBase {
             cluster: Mutex::new(cluster),
             gateway: Mutex::new(gateway),
             gateway_args,
+            gateway_jvm,
             thrift: SocketAddr::from(([127, 0, 0, 1], thrift)),
             zookeeper: zk,
             master,
@@ -685,6 +704,11 @@ impl HBase {
     /// The gateway's address as a [`Client`] takes it: `host:port`, or its
     /// URL in HTTP mode.
     pub fn gateway_addr(&self) -> String {
+        // A kerberized gateway's SPNEGO principal is HTTP/localhost: its
+        // clients name it so.
+        if self.options.kerberized() {
+            return format!("http://localhost:{}/", self.thrift.port());
+        }
         match (self.options.tls, self.options.http) {
             (true, _) => format!("https://{}/", self.thrift),
             (false, true) => format!("http://{}/", self.thrift),
@@ -745,7 +769,7 @@ impl HBase {
             return b;
         }
         let mut b = Client::builder(self.gateway_addr())
-            .transport(match (o.http || o.tls, o.framed) {
+            .transport(match (o.http || o.tls || o.kerberized(), o.framed) {
                 (true, _) => Transport::Http,
                 (false, true) => Transport::Framed,
                 (false, false) => Transport::Buffered,
@@ -813,7 +837,7 @@ impl HBase {
         running.stop();
         let mut fresh = Jvm::start(launcher_on(
             gateway_classpath(&self.options)?,
-            &["-Xmx256m"],
+            &strs(&self.gateway_jvm),
             &strs(&self.gateway_args),
         )?)?;
         fresh.wait_for(

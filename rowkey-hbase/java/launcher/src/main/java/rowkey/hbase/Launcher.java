@@ -160,6 +160,10 @@ public final class Launcher {
         conf.set("hbase." + role + ".hostname", "localhost");
       }
       conf.set("hbase.superuser", "admin");
+      // The Thrift gateway (logged in as hbase) calls as the users it
+      // authenticated.
+      conf.set("hadoop.proxyuser.hbase.hosts", "*");
+      conf.set("hadoop.proxyuser.hbase.groups", "*");
       org.apache.hadoop.security.authentication.util.KerberosName.resetDefaultRealm();
       org.apache.hadoop.security.UserGroupInformation.setConfiguration(conf);
       org.apache.hadoop.security.UserGroupInformation.loginUserFromKeytab(
@@ -230,7 +234,8 @@ public final class Launcher {
     }
     out.println("ZK " + zkBound);
     if (kdc != null) {
-      out.println("KDC " + kdc.getRealm() + " " + kdc.getPort());
+      out.println("KDC " + kdc.getRealm() + " " + kdc.getPort() + " "
+          + kdc.getKrb5conf().getAbsolutePath() + " " + new File(kdcDir, "hbase.keytab"));
     }
     if (hdfs != null) {
       out.println("HDFS " + hdfs);
@@ -339,6 +344,11 @@ public final class Launcher {
     conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
     conf.setInt("hbase.thrift.info.port", -1);
     set(conf, settings);
+    // A kerberized cluster's gateway logs in itself (hbase.thrift.keytab.file)
+    // once Hadoop's login knows the cluster is kerberized.
+    if ("kerberos".equals(conf.get("hbase.security.authentication"))) {
+      org.apache.hadoop.security.UserGroupInformation.setConfiguration(conf);
+    }
     Thread thrift = new Thread(() -> {
       try {
         ThriftServer server = new ThriftServer(conf);
