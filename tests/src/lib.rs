@@ -403,6 +403,37 @@ impl HBase {
         }
     }
 
+    /// A kerberized HBase with two region servers whose RPC is
+    /// encrypted (`hbase.rpc.protection=privacy`), reached by the native
+    /// client logged in from a keytab with `Protection::Privacy`
+    /// (feature `kerberos`). Points this process's Kerberos library at the
+    /// test KDC (`KRB5_CONFIG`; Rust's own environment calls are locked
+    /// against each other, and nothing else in the suite reads it).
+    #[cfg(feature = "kerberos")]
+    pub fn start_kerberized() -> HBase {
+        use rowkey_hbase::{Kerberos, Protection};
+        let server = rowkey_hbase::testing::HBase::builder()
+            .region_servers(2)
+            .gateway(false)
+            .protection(Protection::Privacy)
+            .start()
+            .unwrap_or_else(|e| panic!("a kerberized HBase starts: {e}"));
+        let kdc = server.kdc();
+        std::env::set_var("KRB5_CONFIG", kdc.krb5_conf());
+        let (principal, keytab) = kdc.principal("admin").unwrap();
+        let client = rowkey_hbase::Client::native(server.bootstrap())
+            .kerberos(Kerberos::keytab(principal, keytab).protection(Protection::Privacy))
+            .build()
+            .unwrap()
+            .with_scan_batch(7);
+        HBase {
+            client,
+            name: "HBase (native client, Kerberos privacy)",
+            prefix: "",
+            server: std::sync::Arc::new(server),
+        }
+    }
+
     /// The server, for its log.
     pub fn server(&self) -> &rowkey_hbase::testing::HBase {
         &self.server

@@ -9,7 +9,8 @@
 //! a desc field (ends in value order), limits, pages with
 //! `Scan::after_key`, and reversed reads (redb, fjall, the Bigtable
 //! emulator, HBase: each range from its end, buckets merged largest key
-//! first).
+//! first). With feature `kerberos`, HBase's case again on a kerberized
+//! cluster with every message encrypted.
 
 use std::ops::Bound;
 
@@ -345,6 +346,14 @@ fn fjall_typed_table() {
 #[test]
 fn bigtable_emulator() {
     suite(&mut Bigtable::start(), 3);
+}
+
+/// The native client on a kerberized HBase whose every message is
+/// encrypted (`Protection::Privacy`): the same answers.
+#[cfg(feature = "kerberos")]
+#[test]
+fn hbase_kerberized_privacy() {
+    suite(&mut HBase::start_kerberized(), 3);
 }
 
 /// Through the gateway, then through the native client on the same
