@@ -124,7 +124,10 @@ impl Kerberos {
     /// `_HOST` becomes the host name a server registered under, in lower
     /// case (as HBase's client does with
     /// `hbase.unsafe.client.kerberos.hostname.disable.reversedns`: no
-    /// reverse lookup of its address).
+    /// reverse lookup of its address). For a Thrift2 gateway in HTTP mode
+    /// it is the gateway's SPNEGO principal instead (HBase's
+    /// `hbase.thrift.spnego.principal`, default `HTTP/_HOST@REALM`, `_HOST`
+    /// the URL's host).
     pub fn server_principal(mut self, principal: impl Into<String>) -> Kerberos {
         self.server_principal = Some(principal.into());
         self
@@ -223,24 +226,58 @@ impl KerberosLogin {
             Login::TicketCache { cache: Some(c) } => format!("reading the ticket cache {c}"),
             Login::TicketCache { cache: None } => "reading the ticket cache".to_owned(),
         };
+        let keytab = matches!(self.settings.login, Login::Keytab { .. });
         let hint = if e.contains("No Kerberos credentials")
             || e.contains("No credentials cache")
             || e.contains("No credentials were supplied")
         {
+            match keytab {
+                true => " (is the principal in the keytab?)",
+                false => " (no ticket: run kinit, or log in with Kerberos::keytab)",
+            }
+        } else {
+            self.hint(e)
+        };
+        format!("{what}: {e}{hint}")
+    }
+
+    /// What to do about a GSSAPI failure common to every step: an expired
+    /// ticket, a clock off the KDC's.
+    fn hint(&self, e: &str) -> &'static str {
+        if e.contains("expired") {
             match self.settings.login {
-                Login::Keytab { .. } => " (is the principal in the keytab?)",
+                Login::Keytab { .. } => " (the ticket expired and the keytab gave no new one)",
                 Login::TicketCache { .. } => {
-                    " (no ticket: run kinit, or log in with Kerberos::keytab)"
+                    " (the ticket expired: kinit again, or log in with Kerberos::keytab, \
+                     renewed by itself)"
                 }
             }
-        } else if e.contains("expired") {
-            " (the ticket expired: kinit again, or log in with Kerberos::keytab, renewed by itself)"
         } else if e.contains("Clock skew") {
             " (this machine's clock is too far off the KDC's: synchronize it)"
         } else {
             ""
-        };
-        format!("{what}: {e}{hint}")
+        }
+    }
+
+    /// One step of establishing `gss` with `server_principal`, its
+    /// failure in words that say what to do.
+    pub(crate) fn step(
+        &self,
+        gss: &Gss,
+        token: Option<&[u8]>,
+        server_principal: &str,
+    ) -> Result<Option<Vec<u8>>, String> {
+        gss.step(token).map_err(|e| {
+            let hint = if e.contains("not found in Kerberos database") {
+                format!(
+                    " (the KDC knows no principal {server_principal}: check \
+                     Kerberos::server_principal, HBase's hbase.regionserver.kerberos.principal)"
+                )
+            } else {
+                self.hint(&e).to_owned()
+            };
+            format!("Kerberos login to {server_principal}: {e}{hint}")
+        })
     }
 
     /// The principal of HBase's server registered as `host`; `me` is the
@@ -297,7 +334,7 @@ impl KerberosLogin {
             CtxFlags::empty(),
             Some(GSS_MECH_KRB5),
         ))));
-        let token = gss.step(None, &principal)?.unwrap_or_default();
+        let token = self.step(&gss, None, &principal)?.unwrap_or_default();
         Ok(format!("Negotiate {}", base64(&token)))
     }
 }
@@ -459,29 +496,13 @@ impl Gss {
     }
 
     /// One step of the context's establishment (blocking: the first asks
-    /// the KDC for the server's ticket): the token to send, if any.
-    pub(crate) fn step(
-        &self,
-        token: Option<&[u8]>,
-        server_principal: &str,
-    ) -> Result<Option<Vec<u8>>, String> {
-        self.ctx().step(token, None).map(|t| t.map(|b| b.to_vec())).map_err(|e| {
-            let e = e.to_string();
-            let hint = if e.contains("not found in Kerberos database") {
-                format!(
-                    " (the KDC knows no principal {server_principal}: check Kerberos::server_principal, \
-                     HBase's hbase.regionserver.kerberos.principal)"
-                )
-            } else if e.contains("Clock skew") {
-                " (this machine's clock is too far off the KDC's: synchronize it)".to_owned()
-            } else if e.contains("expired") {
-                " (the ticket expired: kinit again, or log in with Kerberos::keytab, renewed by itself)"
-                    .to_owned()
-            } else {
-                String::new()
-            };
-            format!("Kerberos login to {server_principal}: {e}{hint}")
-        })
+    /// the KDC for the server's ticket): the token to send, if any
+    /// ([`KerberosLogin::step`] says what a failure means).
+    fn step(&self, token: Option<&[u8]>) -> Result<Option<Vec<u8>>, String> {
+        self.ctx()
+            .step(token, None)
+            .map(|t| t.map(|b| b.to_vec()))
+            .map_err(|e| e.to_string())
     }
 
     /// Whether the context is established.

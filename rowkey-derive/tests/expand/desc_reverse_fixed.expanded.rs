@@ -251,15 +251,15 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        < __K0 as __Codec < i32 >> ::WIDTH + < __K1 as __Codec < u64 >> ::WIDTH + < __K2
-        as __Codec < String >> ::WIDTH + < __K3 as __Codec < u64 >> ::WIDTH + < __K4 as
-        __Codec < OrderId >> ::WIDTH <= 64,
-        "row key is longer than max_len = 64 (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
+        <__K0 as __Codec<i32>>::WIDTH + <__K1 as __Codec<u64>>::WIDTH
+            + <__K2 as __Codec<String>>::WIDTH + <__K3 as __Codec<u64>>::WIDTH
+            + <__K4 as __Codec<OrderId>>::WIDTH <= 64,
+        "row key is longer than max_len = 64 (priority 4 + seq 8 + code 4 + ts 8 + id ?)",
     );
     const _: () = ::core::assert!(
-        < __K0 as __Codec < i32 >> ::WIDTH + < __K1 as __Codec < u64 >> ::WIDTH + < __K2
-        as __Codec < String >> ::WIDTH + < __K3 as __Codec < u64 >> ::WIDTH + < __K4 as
-        __Codec < OrderId >> ::WIDTH <= 32767,
-        "row key is longer than HBase's limit of 32767 bytes (priority 4 + seq 8 + code 4 + ts 8 + id ?)"
+        <__K0 as __Codec<i32>>::WIDTH + <__K1 as __Codec<u64>>::WIDTH
+            + <__K2 as __Codec<String>>::WIDTH + <__K3 as __Codec<u64>>::WIDTH
+            + <__K4 as __Codec<OrderId>>::WIDTH <= 32767,
+        "row key is longer than HBase's limit of 32767 bytes (priority 4 + seq 8 + code 4 + ts 8 + id ?)",
     );
 };

@@ -168,8 +168,8 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        < __K0 as __Codec < Uuid >> ::WIDTH + < __K1 as __Codec < DateTime < Utc > >>
-        ::WIDTH + < __K2 as __Codec < jiff::Timestamp >> ::WIDTH <= 32767,
-        "row key is longer than HBase's limit of 32767 bytes (id ? + at 8 + seen 8)"
+        <__K0 as __Codec<Uuid>>::WIDTH + <__K1 as __Codec<DateTime<Utc>>>::WIDTH
+            + <__K2 as __Codec<jiff::Timestamp>>::WIDTH <= 32767,
+        "row key is longer than HBase's limit of 32767 bytes (id ? + at 8 + seen 8)",
     );
 };

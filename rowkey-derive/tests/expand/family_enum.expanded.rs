@@ -84,8 +84,10 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        ! __rk::prefixes_overlap(< Order as __rk::RowKey > ::PREFIX, < ByCustomer <
-        'static > as __rk::RowKey > ::PREFIX),
-        "key families `Order` and `ByCustomer` of `Row` overlap: their prefixes are equal or one starts the other, so a key could belong to both; give them distinct #[rowkey(prefix)]es"
+        !__rk::prefixes_overlap(
+            <Order as __rk::RowKey>::PREFIX,
+            <ByCustomer<'static> as __rk::RowKey>::PREFIX,
+        ),
+        "key families `Order` and `ByCustomer` of `Row` overlap: their prefixes are equal or one starts the other, so a key could belong to both; give them distinct #[rowkey(prefix)]es",
     );
 };

@@ -171,8 +171,7 @@ const _: () = {
         }
     }
     const _: () = ::core::assert!(
-        < __K0 as __Codec < String >> ::WIDTH + < __K1 as __Codec < Order >> ::WIDTH <=
-        32765,
-        "row key is longer than HBase's limit of 32767 bytes (prefix 1 + salt 1 + customer 8 + order ?)"
+        <__K0 as __Codec<String>>::WIDTH + <__K1 as __Codec<Order>>::WIDTH <= 32765,
+        "row key is longer than HBase's limit of 32767 bytes (prefix 1 + salt 1 + customer 8 + order ?)",
     );
 };

@@ -80,7 +80,7 @@ where
         };
         let principal = settings.server_principal(&host, me)?;
         let gss = Gss::new(cred, &principal)?;
-        let first = gss.step(None, &principal)?.unwrap_or_default();
+        let first = settings.step(&gss, None, &principal)?.unwrap_or_default();
         Ok((gss, principal, first))
     })
     .await?;
@@ -121,8 +121,8 @@ where
         }
         let token = read_token(read, len, "SASL token").await?;
         if !gss.is_complete() {
-            let (g, p) = (gss.clone(), principal.clone());
-            let answer = blocking(move || g.step(Some(&token), &p)).await?;
+            let (g, p, l) = (gss.clone(), principal.clone(), login.clone());
+            let answer = blocking(move || l.step(&g, Some(&token), &p)).await?;
             // An established context with nothing more to say answers
             // with an empty token, as Java's GSSAPI client does: the
             // server's security-layer offer comes next.
