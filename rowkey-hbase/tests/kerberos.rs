@@ -129,6 +129,7 @@ fn kerberized_hbase() {
     // kinit's cache, by name and through KRB5CCNAME.
     let cache_dir = tempfile::tempdir().unwrap();
     let cache = format!("FILE:{}", cache_dir.path().join("alice.cc").display());
+    let kinit_at = Instant::now();
     let kinit = std::process::Command::new("kinit")
         .args(["-k", "-t"])
         .arg(&alice_keytab)
@@ -266,7 +267,9 @@ fn kerberized_hbase() {
     // Past the tickets' 10 s: the keytab login takes new ones for a new
     // connection (the master's MasterService, opened by a table's
     // creation); the ticket cache's expired, and only kinit renews it.
-    std::thread::sleep(Duration::from_secs(12));
+    // (The keytab logins' first tickets are older than kinit's.)
+    let expired_at = kinit_at + Duration::from_secs(12);
+    std::thread::sleep(expired_at.saturating_duration_since(Instant::now()));
     admin_client
         .create_table("secure2", &["d"], &[])
         .unwrap_or_else(|e| panic!("a keytab login past its tickets' lifetime: {e}"));

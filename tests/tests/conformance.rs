@@ -353,7 +353,25 @@ fn bigtable_emulator() {
 #[cfg(feature = "kerberos")]
 #[test]
 fn hbase_kerberized_privacy() {
-    suite(&mut HBase::start_kerberized(), 3);
+    use rowkey_hbase::{Kerberos, Protection};
+    let mut hbase = HBase::start_kerberized();
+    suite(&mut hbase, 3);
+    // A client asking less than the cluster's one protection is refused,
+    // naming both.
+    let server = hbase.server();
+    let (principal, keytab) = server.kdc().principal("weak").unwrap();
+    let weak = rowkey_hbase::Client::native(server.bootstrap())
+        .kerberos(Kerberos::keytab(principal, keytab).protection(Protection::Authentication))
+        .build()
+        .unwrap();
+    match weak.table_exists("events") {
+        Err(rowkey_hbase::Error::Security { cause, .. }) => assert!(
+            cause.contains("offers protection privacy")
+                && cause.contains("not the authentication asked"),
+            "{cause}"
+        ),
+        other => panic!("expected Error::Security, got {other:?}"),
+    }
 }
 
 /// Through the gateway, then through the native client on the same

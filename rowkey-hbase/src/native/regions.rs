@@ -25,6 +25,16 @@ impl Region {
     }
 }
 
+/// `host` of a server's `host:port` (`[v6]:port` too): the name its
+/// certificate and its Kerberos principal are checked against.
+#[cfg_attr(not(any(feature = "tls", feature = "kerberos")), allow(dead_code))]
+pub fn host_of(server: &str) -> &str {
+    let host = server.rsplit_once(':').map_or(server, |(host, _)| host);
+    host.strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host)
+}
+
 /// The region of a sorted, gapless list that holds `row`.
 pub fn find<'a>(regions: &'a [Region], row: &[u8]) -> Option<&'a Region> {
     index(regions, row).map(|i| &regions[i])
@@ -126,7 +136,14 @@ pub fn whole(regions: &[Region]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::native::regions::{find, whole, Region};
+    use crate::native::regions::{find, host_of, whole, Region};
+
+    #[test]
+    fn hosts_of_servers() {
+        assert_eq!(host_of("rs1.example.com:16020"), "rs1.example.com");
+        assert_eq!(host_of("127.0.0.1:16020"), "127.0.0.1");
+        assert_eq!(host_of("[::1]:16020"), "::1");
+    }
 
     fn region(start: &[u8], end: &[u8]) -> Region {
         Region {

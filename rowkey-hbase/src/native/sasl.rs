@@ -11,6 +11,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use rowkey_hbase_protocol::wire;
 
+use super::regions::host_of;
 use crate::kerberos::{security_layer, Gss, KerberosLogin, Protection};
 
 /// Why a login failed.
@@ -37,15 +38,6 @@ pub(crate) enum Outcome {
     Simple,
 }
 
-/// `host` of `host:port` (`[v6]:port` too).
-fn host_of(server: &str) -> String {
-    let host = server.rsplit_once(':').map_or(server, |(host, _)| host);
-    host.strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host)
-        .to_owned()
-}
-
 /// Runs `f` (GSSAPI calls, which may ask the KDC over the network) off
 /// the runtime's workers.
 async fn blocking<T: Send + 'static>(
@@ -69,7 +61,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let host = host_of(server);
+    let host = host_of(server).to_owned();
     let settings = login.clone();
     let (gss, principal, first) = blocking(move || {
         let cred = settings.credentials()?;

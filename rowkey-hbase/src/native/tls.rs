@@ -19,6 +19,7 @@ use tokio_rustls::rustls::{
 };
 use tokio_rustls::TlsConnector;
 
+use super::regions::host_of;
 use crate::Tls;
 
 /// Why a handshake failed.
@@ -135,14 +136,6 @@ impl Connector {
     }
 }
 
-/// `host` of `host:port` (`[v6]:port` too).
-fn host_of(server: &str) -> &str {
-    let host = server.rsplit_once(':').map_or(server, |(host, _)| host);
-    host.strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host)
-}
-
 /// What is wrong with a server's certificate, in words.
 fn certificate_problem(why: &CertificateError, host: &str) -> String {
     match why {
@@ -223,13 +216,6 @@ impl ServerCertVerifier for AnyHostName {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hosts_of_servers() {
-        assert_eq!(host_of("rs1.example.com:16020"), "rs1.example.com");
-        assert_eq!(host_of("127.0.0.1:16020"), "127.0.0.1");
-        assert_eq!(host_of("[::1]:16020"), "::1");
-    }
 
     #[test]
     fn bad_pem_is_named() {
