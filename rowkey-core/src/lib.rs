@@ -73,6 +73,9 @@
 //! - `index`: secondary indexes kept in step with their data rows
 //!   ([`index`](crate::index)), on redb and fjall with those features;
 //!   `index-serde`: any serde type as a data row's record (postcard).
+//! - `migrate`: moving a table to another key layout ([`migrate`](crate::migrate)),
+//!   with `migrate`, `verify` and a `MigratingTable` on redb and fjall
+//!   with those features.
 //!
 //! Without `alloc` the crate is `no_std` with no allocator: encoding and
 //! decoding of fixed-width and borrowed layouts.
@@ -94,6 +97,8 @@ extern crate std;
 // - `key`: the traits the derive implements, `assert_layout`;
 // - `scan`: scan ranges, the prefix builders, the merge of salted ranges;
 // - `index`: secondary indexes over a small store trait;
+// - `migrate`: re-keying a table (over `dynamic`), the copy and the
+//   verification over a small store trait;
 // - integrations: `store` (redb, fjall, and their index stores) and `hbase`
 //   (shell helpers).
 #[cfg(feature = "dynamic")]
@@ -108,6 +113,8 @@ pub mod scan;
 pub mod hbase;
 #[cfg(feature = "index")]
 pub mod index;
+#[cfg(feature = "migrate")]
+pub mod migrate;
 #[cfg(any(feature = "redb", feature = "fjall"))]
 pub mod store;
 

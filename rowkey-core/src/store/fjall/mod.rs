@@ -51,6 +51,10 @@ use crate::store::{check_layout, decode_row, key_bytes, rest_of, Seek, SkipCost,
 mod index;
 #[cfg(feature = "index")]
 pub use index::{IndexStore, IndexTx};
+#[cfg(feature = "migrate")]
+mod migrate;
+#[cfg(feature = "migrate")]
+pub use migrate::{checkpoint_keyspace, migrate, verify, MigratingTable};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `fjall::Error` for the store's own failures.

@@ -68,6 +68,10 @@ use crate::store::{
 mod index;
 #[cfg(feature = "index")]
 pub use index::{IndexStore, IndexTx};
+#[cfg(feature = "migrate")]
+mod migrate;
+#[cfg(feature = "migrate")]
+pub use migrate::{checkpoint_table, migrate, verify, MigratingTable};
 
 /// Why a typed-table operation failed: [`StoreError`](crate::store::StoreError)
 /// with `redb::Error` for the store's own failures.
