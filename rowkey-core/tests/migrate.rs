@@ -6,7 +6,7 @@
 //! named by `verify`; the migrations refused when they are built.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, ReadableDatabase, TableDefinition};
@@ -84,8 +84,7 @@ fn redb_salt_change_under_writes() {
     let model = fill_redb(&db, "events", &old, 12_000);
     let migration = Migration::new(old.layout(), new.layout()).unwrap();
     let table = rowkey_core::redb::MigratingTable::new(&db, "events", "events_v2", &migration);
-    let done = AtomicBool::new(false);
-    let ops = AtomicUsize::new(0);
+    let (started, done) = (AtomicBool::new(false), AtomicBool::new(false));
     let model = std::thread::scope(|s| {
         let writer = s.spawn(|| {
             let mut model = model;
@@ -107,20 +106,19 @@ fn redb_salt_change_under_writes() {
                     model.insert(k, v);
                 }
                 i += 1;
+                started.store(true, Ordering::Release);
             }
-            ops.store(i as usize, Ordering::Release);
             model
         });
+        while !started.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
         let report = rowkey_core::redb::migrate(&db, "events", "events_v2", &migration).unwrap();
         assert_eq!(report.parts, 10, "one part per old bucket");
         assert!(report.rows_read >= 12_000 - 12_000 / 3, "{report}");
         done.store(true, Ordering::Release);
         writer.join().unwrap()
     });
-    assert!(
-        ops.load(Ordering::Acquire) > 100,
-        "the writer ran beside the copy"
-    );
     table.set_phase(Phase::Cutover);
     for (k, v) in &model {
         assert_eq!(table.get(k).unwrap().as_deref(), Some(v.as_slice()));
@@ -137,6 +135,60 @@ fn redb_salt_change_under_writes() {
     table.put(&k, b"late").unwrap();
     assert_eq!(table.get(&k).unwrap().as_deref(), Some(&b"late"[..]));
     assert!(!redb_rows(&db, "events").contains_key(&k));
+}
+
+/// The same move with the writes placed between the copy's pages, not
+/// left to the scheduler: the copy stopped half-way (by a mapping that
+/// refuses one row), then puts and deletes of rows in parts already
+/// copied, in the part under way (before and after its checkpoint) and
+/// in parts not yet read, then the copy resumed: the new table is the
+/// model's rows, none lost to the copy and none brought back by it.
+#[test]
+fn writes_between_pages() {
+    let (old, new) = layouts();
+    let db = memory();
+    let mut model = fill_redb(&db, "events", &old, 30_000);
+    let migration = Migration::new(old.layout(), new.layout()).unwrap();
+    let stop_at = [Value::U64(45), Value::I64(545 * 7)];
+    let stopping = Migration::new(old.layout(), new.layout())
+        .unwrap()
+        .map(move |v: &[Value]| {
+            if v == stop_at {
+                return Err("stop here".into());
+            }
+            Ok(v.to_vec())
+        });
+    let table = rowkey_core::redb::MigratingTable::new(&db, "events", "events_v2", &migration);
+    assert!(rowkey_core::redb::migrate(&db, "events", "events_v2", &stopping).is_err());
+    // Users 0 and 10 (bucket 0, copied), 5 (bucket 5, in its committed
+    // first page) and 45 (bucket 5, after the checkpoint), 9 (bucket 9,
+    // not started): a row of each replaced, one deleted, one added.
+    for user in [0u64, 10, 5, 45, 9] {
+        let replaced = key(&old, user, (user as i64 + 50 * 3) * 7);
+        let deleted = key(&old, user, (user as i64 + 50 * 4) * 7);
+        let added = key(&old, user, -1);
+        for k in [&replaced, &deleted] {
+            assert!(model.contains_key(k), "user {user}: a row of the table");
+        }
+        table.put(&replaced, b"replaced").unwrap();
+        model.insert(replaced, b"replaced".to_vec());
+        table.delete(&deleted).unwrap();
+        model.remove(&deleted);
+        table.put(&added, b"added").unwrap();
+        model.insert(added, b"added".to_vec());
+    }
+    let report = rowkey_core::redb::migrate(&db, "events", "events_v2", &migration).unwrap();
+    assert_eq!(
+        (report.parts_skipped, report.parts_resumed),
+        (5, 1),
+        "{report}"
+    );
+    assert_eq!(redb_rows(&db, "events_v2"), rekeyed(&model, &migration));
+    assert!(
+        rowkey_core::redb::verify(&db, "events", "events_v2", &migration)
+            .unwrap()
+            .is_clean()
+    );
 }
 
 /// Planted differences: a value changed, a row removed and a row added in
@@ -192,7 +244,7 @@ fn stopped_copy_resumes() {
             if v == [Value::U64(45), Value::I64(545 * 7)] {
                 return Err("poisoned row".into());
             }
-            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(v.to_vec())
+            Ok(v.to_vec())
         });
     let err = rowkey_core::redb::migrate(&db, "events", "events_v2", &poisoned).unwrap_err();
     assert!(matches!(err, MigrateError::Rekey { .. }), "{err}");
@@ -281,10 +333,8 @@ fn set_and_map_on_both_stores() {
             .unwrap();
         ks.insert(k, format!("v{i}")).unwrap();
     }
-    let mapped = Migration::mapped(text.layout(), binary.layout(), |v: &[Value]| {
-        Ok::<_, std::convert::Infallible>(v.to_vec())
-    })
-    .unwrap();
+    let mapped =
+        Migration::mapped(text.layout(), binary.layout(), |v: &[Value]| Ok(v.to_vec())).unwrap();
     let report = rowkey_core::fjall::migrate(&fj, "hosts", "hosts_v2", &mapped).unwrap();
     assert_eq!((report.rows_written, report.parts), (2_500, 1));
     let clean = rowkey_core::fjall::verify(&fj, "hosts", "hosts_v2", &mapped).unwrap();

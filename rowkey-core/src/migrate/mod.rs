@@ -77,7 +77,7 @@ use core::fmt;
 
 pub use error::MigrateError;
 pub use report::{Examples, MigrateReport, VerifyReport, MAX_EXAMPLES};
-pub use run::{copy, verify, CopyStore, CopyTx, Snapshot, Source, PAGE_ROWS};
+pub use run::{copy, verify, CopyStore, CopyTx, EachRow, Snapshot, Source, PAGE_ROWS};
 
 use crate::dynamic::{DynLayout, Value};
 use crate::key::{DecodeRowKey, RowKey};
@@ -99,9 +99,11 @@ pub enum Phase {
 }
 
 /// A `MigratingTable`'s phase, shared by the threads writing through it.
+#[cfg(any(feature = "redb", feature = "fjall"))]
 #[derive(Debug, Default)]
 pub(crate) struct PhaseCell(core::sync::atomic::AtomicU8);
 
+#[cfg(any(feature = "redb", feature = "fjall"))]
 impl PhaseCell {
     pub(crate) fn get(&self) -> Phase {
         match self.0.load(core::sync::atomic::Ordering::Acquire) {
@@ -229,19 +231,18 @@ impl Migration {
     /// assert_eq!(new.decode(&key)?, [Value::U32(17), Value::I64(5)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn mapped<F, E>(
+    pub fn mapped<F>(
         from: &'static Layout,
         to: &'static Layout,
         map: F,
     ) -> Result<Migration, MigrateError>
     where
-        F: Fn(&[Value]) -> Result<Vec<Value>, E> + Send + Sync + 'static,
-        E: Into<MapError>,
+        F: Fn(&[Value]) -> Result<Vec<Value>, MapError> + Send + Sync + 'static,
     {
         Ok(Migration {
             from: dynamic("old", from)?,
             to: dynamic("new", to)?,
-            rule: Rule::Map(Box::new(move |old| map(old).map_err(Into::into))),
+            rule: Rule::Map(Box::new(map)),
             set: Vec::new(),
             wrong_set: None,
         })
@@ -250,12 +251,11 @@ impl Migration {
     /// Replaces how the new values are found with `map` of the old ones
     /// (as [`mapped`](Self::mapped) does), keeping the layouts this
     /// migration was built for.
-    pub fn map<F, E>(mut self, map: F) -> Migration
+    pub fn map<F>(mut self, map: F) -> Migration
     where
-        F: Fn(&[Value]) -> Result<Vec<Value>, E> + Send + Sync + 'static,
-        E: Into<MapError>,
+        F: Fn(&[Value]) -> Result<Vec<Value>, MapError> + Send + Sync + 'static,
     {
-        self.rule = Rule::Map(Box::new(move |old| map(old).map_err(Into::into)));
+        self.rule = Rule::Map(Box::new(map));
         self
     }
 

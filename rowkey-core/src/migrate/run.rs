@@ -60,14 +60,13 @@ pub enum Source {
     New,
 }
 
+/// What [`Snapshot::for_each`] calls with each row's key and value.
+pub type EachRow<'a> = dyn FnMut(&[u8], &[u8]) -> Result<(), MigrateError> + 'a;
+
 /// A consistent view of both tables, for `verify`.
 pub trait Snapshot {
     /// Calls `f` with every row of `source`, in key order.
-    fn for_each(
-        &self,
-        source: Source,
-        f: &mut dyn FnMut(&[u8], &[u8]) -> Result<(), MigrateError>,
-    ) -> Result<(), MigrateError>;
+    fn for_each(&self, source: Source, f: &mut EachRow<'_>) -> Result<(), MigrateError>;
     /// The value of `key` in `source`.
     fn get(&self, source: Source, key: &[u8]) -> Result<Option<Vec<u8>>, MigrateError>;
 }

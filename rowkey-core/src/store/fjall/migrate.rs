@@ -15,8 +15,8 @@ use fjall::{
 
 use crate::key::RowKey;
 use crate::migrate::{
-    self, CopyStore, CopyTx, MigrateError, MigrateReport, Migration, Phase, PhaseCell, Snapshot,
-    Source, VerifyReport,
+    self, CopyStore, CopyTx, EachRow, MigrateError, MigrateReport, Migration, Phase, PhaseCell,
+    Snapshot, Source, VerifyReport,
 };
 
 /// The keyspace of a migration's checkpoint: `{to_table}.rowkey-migrate`.
@@ -168,11 +168,7 @@ impl Both<'_> {
 }
 
 impl Snapshot for Both<'_> {
-    fn for_each(
-        &self,
-        source: Source,
-        f: &mut dyn FnMut(&[u8], &[u8]) -> Result<(), MigrateError>,
-    ) -> Result<(), MigrateError> {
+    fn for_each(&self, source: Source, f: &mut EachRow<'_>) -> Result<(), MigrateError> {
         let (name, keyspace) = self.keyspace(source);
         for guard in self.snapshot.iter(keyspace) {
             let (k, v) = guard
@@ -197,7 +193,7 @@ impl Snapshot for Both<'_> {
 /// meanwhile: rows are given by their old keys, and the [`Phase`] says
 /// which keyspaces a write, a delete and a read go to. Each write or
 /// delete is one write transaction over both, so it is never half done
-/// and never overtaken by an older copy of its row ([`migrate`]). See
+/// and never overtaken by an older copy of its row ([`migrate()`]). See
 /// [`redb::MigratingTable`](crate::redb::MigratingTable), its twin.
 pub struct MigratingTable<'a> {
     db: SingleWriterTxDatabase,

@@ -16,8 +16,8 @@ use redb::{
 
 use crate::key::RowKey;
 use crate::migrate::{
-    self, CopyStore, CopyTx, MigrateError, MigrateReport, Migration, Phase, PhaseCell, Snapshot,
-    Source, VerifyReport,
+    self, CopyStore, CopyTx, EachRow, MigrateError, MigrateReport, Migration, Phase, PhaseCell,
+    Snapshot, Source, VerifyReport,
 };
 
 type Rows<'a> = TableDefinition<'a, &'static [u8], &'static [u8]>;
@@ -225,11 +225,7 @@ impl Both<'_> {
 }
 
 impl Snapshot for Both<'_> {
-    fn for_each(
-        &self,
-        source: Source,
-        f: &mut dyn FnMut(&[u8], &[u8]) -> Result<(), MigrateError>,
-    ) -> Result<(), MigrateError> {
+    fn for_each(&self, source: Source, f: &mut EachRow<'_>) -> Result<(), MigrateError> {
         let (name, table) = self.table(source);
         let read = |e| MigrateError::store("read", name, e);
         for row in table.iter().map_err(read)? {
@@ -252,7 +248,7 @@ impl Snapshot for Both<'_> {
 /// rows are given by their old keys, and the [`Phase`] says which tables
 /// a write, a delete and a read go to. Each write or delete is one redb
 /// write transaction over both tables, so it is never half done and
-/// never overtaken by an older copy of its row ([`migrate`]).
+/// never overtaken by an older copy of its row ([`migrate()`]).
 ///
 /// It can be shared between threads (`&self` methods; the phase is an
 /// atomic).
