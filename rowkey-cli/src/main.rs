@@ -9,6 +9,7 @@
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
 //! rowkey bulkload --layout SPEC --input FILE|DIR|GLOB|- --out DIR (--split-points | --regions ADDRESS TABLE) [--workers N] [--worker I/N]
 //! rowkey bulkload commit --out DIR --table TABLE --hbase hbase://MASTER:PORT
+//! rowkey migrate plan|run|verify --from SPEC --to SPEC [--set field=value]... [--redb FILE | --fjall DIR] [--table OLD --to-table NEW]
 //! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR [--hbase | --bigtable]
 //! ```
 //!
@@ -38,6 +39,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bulkload;
+mod migrate;
 use rowkey_core::hbase::{ruby_bytes, ruby_name};
 use rowkey_core::{DynLayout, Value};
 
@@ -157,6 +159,13 @@ enum Command {
         layout: Option<LayoutArg>,
         #[command(flatten)]
         args: Option<bulkload::BulkloadArgs>,
+    },
+    /// A table moved from one key layout to another while it is in use:
+    /// `plan` (the layouts side by side, split points, rows to move),
+    /// `run` (the copy, resumable), `verify` (both tables compared).
+    Migrate {
+        #[command(subcommand)]
+        step: migrate::Step,
     },
     /// Typed keys of the layout in another language, byte for byte the
     /// derive's (`rowkey_codegen`): writes the files under `--out` and
@@ -399,6 +408,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 writeln!(out, "{}", path.display())?;
             }
         }
+        Command::Migrate { step } => return migrate::run(step, out),
         Command::Splits {
             layout,
             hbase_create,

@@ -1,0 +1,251 @@
+//! `rowkey migrate plan|run|verify`: a table moved from one layout to
+//! another (`rowkey_core::migrate`), on redb and fjall.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use rowkey_core::hbase::shell_key;
+use rowkey_core::migrate::{MigrateError, Migration};
+use rowkey_core::DynLayout;
+
+use crate::{load, pair, usage, Fail, Keys};
+
+/// The step of `rowkey migrate`.
+#[derive(Subcommand)]
+pub enum Step {
+    /// Both layouts side by side, field by field; the key size change; the
+    /// new table's split points; with a table, the rows and bytes to move
+    /// (each row re-keyed, so a row the migration refuses is found now).
+    Plan(Args),
+    /// Copies the old table into the new one, re-keyed, with a checkpoint
+    /// per page: run again after a failure, it goes on where it stopped.
+    Run(Args),
+    /// Compares the new table with the old one re-keyed: rows missing,
+    /// extra and differing, with examples. Exit status 1 when any.
+    Verify(Args),
+}
+
+/// What every step takes.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The old layout: its text or `@FILE`.
+    #[arg(long, value_name = "SPEC")]
+    from: String,
+    /// The new layout: its text or `@FILE`.
+    #[arg(long, value_name = "SPEC")]
+    to: String,
+    /// `field=value`: the value of a field only the new layout has, in
+    /// every row.
+    #[arg(long = "set", value_name = "FIELD=VALUE")]
+    set: Vec<String>,
+    /// A redb database file holding the tables.
+    #[arg(long, value_name = "FILE", conflicts_with = "fjall")]
+    redb: Option<PathBuf>,
+    /// A fjall database folder holding the keyspaces (opened as a
+    /// single-writer transactional database).
+    #[arg(long, value_name = "DIR")]
+    fjall: Option<PathBuf>,
+    /// The old table (or keyspace).
+    #[arg(long, value_name = "TABLE")]
+    table: Option<String>,
+    /// The new table (or keyspace).
+    #[arg(long, value_name = "TABLE")]
+    to_table: Option<String>,
+}
+
+/// Where the tables are.
+enum Store {
+    Redb(redb::Database),
+    Fjall(fjall::SingleWriterTxDatabase),
+}
+
+/// Runs one step.
+pub fn run(step: Step, out: &mut dyn Write) -> Result<Keys, Fail> {
+    let (step, args) = match step {
+        Step::Plan(a) => ("plan", a),
+        Step::Run(a) => ("run", a),
+        Step::Verify(a) => ("verify", a),
+    };
+    let from = load_as("--from", &args.from)?;
+    let to = load_as("--to", &args.to)?;
+    let mut migration = Migration::new(from.layout(), to.layout()).map_err(|e| usage(chain(&e)))?;
+    for arg in &args.set {
+        let (field, text) = pair(arg)?;
+        let value = to
+            .value(field, text)
+            .map_err(|e| usage(format!("--set {arg}: {e}")))?;
+        migration = migration.set(field, value);
+    }
+    migration.check().map_err(|e| usage(chain(&e)))?;
+    let store = open(&args)?;
+    if step == "plan" {
+        plan(&migration, store.as_ref(), &args, out)?;
+        return Ok(Keys::AllGood);
+    }
+    let (Some(store), Some(old), Some(new)) = (store, &args.table, &args.to_table) else {
+        return Err(usage(format!(
+            "migrate {step}: needs --redb FILE or --fjall DIR, --table and --to-table"
+        )));
+    };
+    let failed = |e: MigrateError| Fail::Failed(chain(&e));
+    if step == "run" {
+        let report = match &store {
+            Store::Redb(db) => rowkey_core::redb::migrate(db, old, new, &migration),
+            Store::Fjall(db) => rowkey_core::fjall::migrate(db, old, new, &migration),
+        }
+        .map_err(failed)?;
+        writeln!(out, "{report}")?;
+        writeln!(
+            out,
+            "next: rowkey migrate verify with the same arguments, then move reads to `{new}`"
+        )?;
+        return Ok(Keys::AllGood);
+    }
+    let report = match &store {
+        Store::Redb(db) => rowkey_core::redb::verify(db, old, new, &migration),
+        Store::Fjall(db) => rowkey_core::fjall::verify(db, old, new, &migration),
+    }
+    .map_err(failed)?;
+    writeln!(out, "{report}")?;
+    Ok(if report.is_clean() {
+        Keys::AllGood
+    } else {
+        Keys::SomeBad
+    })
+}
+
+/// `--from`'s or `--to`'s layout, the error naming the argument.
+fn load_as(arg: &str, spec: &str) -> Result<DynLayout, Fail> {
+    load(spec).map_err(|e| match e {
+        Fail::Usage(msg) => Fail::Usage(msg.replacen("--layout", arg, 1)),
+        other => other,
+    })
+}
+
+fn open(args: &Args) -> Result<Option<Store>, Fail> {
+    if let Some(path) = &args.redb {
+        let db = redb::Database::open(path)
+            .map_err(|e| usage(format!("--redb {}: {e}", path.display())))?;
+        return Ok(Some(Store::Redb(db)));
+    }
+    if let Some(path) = &args.fjall {
+        if !path.is_dir() {
+            return Err(usage(format!("--fjall {}: no such folder", path.display())));
+        }
+        let db = fjall::SingleWriterTxDatabase::builder(path)
+            .open()
+            .map_err(|e| usage(format!("--fjall {}: {e}", path.display())))?;
+        return Ok(Some(Store::Fjall(db)));
+    }
+    Ok(None)
+}
+
+/// The plan: layouts field by field, key sizes, split points, and with a
+/// table the rows and bytes to move.
+fn plan(
+    migration: &Migration,
+    store: Option<&Store>,
+    args: &Args,
+    out: &mut dyn Write,
+) -> Result<(), Fail> {
+    let (from, to) = (migration.from().layout(), migration.to().layout());
+    writeln!(out, "old: {from}")?;
+    writeln!(out, "new: {to}")?;
+    if from.salt() != to.salt() {
+        let salt = |s: Option<&rowkey_core::layout::SaltLayout>| {
+            s.map_or("none".to_owned(), |s| format!("[{s}]"))
+        };
+        writeln!(out, "salt: {} -> {}", salt(from.salt()), salt(to.salt()))?;
+    }
+    writeln!(out, "fields:")?;
+    for new in to.fields() {
+        let old = from.field(new.name());
+        let how = match old {
+            Some(old) if old.to_string() == new.to_string() => "kept",
+            Some(_) => "re-encoded",
+            None => "new, set",
+        };
+        let old = old.map_or("-".to_owned(), |f| format!("[{f}]"));
+        let new = format!("[{new}]");
+        writeln!(out, "  {old:<28} -> {new:<28} {how}")?;
+    }
+    let size = |l: &rowkey_core::layout::Layout| match l.fixed_len() {
+        Some(n) => format!("{n} bytes"),
+        None => format!("{}+ bytes", l.min_len()),
+    };
+    writeln!(out, "key size: {} -> {}", size(from), size(to))?;
+    let splits = to.split_points();
+    write!(out, "new split points ({}):", splits.len())?;
+    for s in &splits {
+        write!(out, " {}", shell_key(s))?;
+    }
+    writeln!(out)?;
+    let (Some(store), Some(table)) = (store, &args.table) else {
+        return Ok(());
+    };
+    let mut moved = Moved::default();
+    let mut count = |key: &[u8], value: &[u8]| -> Result<(), Fail> {
+        let new = migration.rekey(key).map_err(|e| Fail::Failed(chain(&e)))?;
+        moved.rows += 1;
+        moved.old_bytes += (key.len() + value.len()) as u64;
+        moved.new_bytes += (new.len() + value.len()) as u64;
+        Ok(())
+    };
+    match store {
+        Store::Redb(db) => {
+            use redb::{ReadableDatabase, ReadableTable};
+            let failed = |e: &dyn std::fmt::Display| Fail::Failed(format!("table `{table}`: {e}"));
+            let tx = db.begin_read().map_err(|e| failed(&e))?;
+            let rows = tx
+                .open_table(redb::TableDefinition::<&[u8], &[u8]>::new(table))
+                .map_err(|e| failed(&e))?;
+            for row in rows.iter().map_err(|e| failed(&e))? {
+                let (k, v) = row.map_err(|e| failed(&e))?;
+                count(k.value(), v.value())?;
+            }
+        }
+        Store::Fjall(db) => {
+            use fjall::Readable;
+            if !db.keyspace_exists(table) {
+                return Err(Fail::Failed(format!(
+                    "keyspace `{table}`: no such keyspace"
+                )));
+            }
+            let failed = |e: fjall::Error| Fail::Failed(format!("keyspace `{table}`: {e}"));
+            let ks = db
+                .keyspace(table, fjall::KeyspaceCreateOptions::default)
+                .map_err(failed)?;
+            for guard in db.read_tx().iter(&ks) {
+                let (k, v) = guard.into_inner().map_err(failed)?;
+                count(&k, &v)?;
+            }
+        }
+    }
+    let change = moved.new_bytes as i128 - moved.old_bytes as i128;
+    writeln!(
+        out,
+        "to move: {} rows, {} bytes of keys and values ({} bytes after, {change:+})",
+        moved.rows, moved.old_bytes, moved.new_bytes
+    )?;
+    Ok(())
+}
+
+#[derive(Default)]
+struct Moved {
+    rows: u64,
+    old_bytes: u64,
+    new_bytes: u64,
+}
+
+/// An error and its causes, `: `-separated.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}
