@@ -44,6 +44,15 @@ pub enum BulkError {
         /// The family.
         family: String,
     },
+    /// A cell whose timestamp HBase would not keep as it is: negative, or
+    /// `i64::MAX` (HBase's "latest" placeholder).
+    #[error("bulk load: row {key} has a cell stamped {ts} (from 0 to i64::MAX - 1)")]
+    BadTimestamp {
+        /// The key, `toStringBinary`.
+        key: String,
+        /// The timestamp.
+        ts: i64,
+    },
     /// A row put without cells: HBase has no such row.
     #[error("bulk load: row {key} has no cells")]
     NoCells {
@@ -94,7 +103,10 @@ impl BulkError {
     pub fn is_row_fault(&self) -> bool {
         matches!(
             self,
-            BulkError::BadRow { .. } | BulkError::HFile(_) | BulkError::NoCells { .. }
+            BulkError::BadRow { .. }
+                | BulkError::HFile(_)
+                | BulkError::NoCells { .. }
+                | BulkError::BadTimestamp { .. }
         )
     }
 }

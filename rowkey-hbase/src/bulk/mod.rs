@@ -51,7 +51,11 @@
 //! Every cell of a load carries the same timestamp
 //! ([`BulkLoad::timestamp`], by default the time [`BulkLoad::new`] ran),
 //! so a cell put twice (same row, family and qualifier) is written once,
-//! with the value put last, as a second put would have left it.
+//! with the value put last, as a second put would have left it. A copy of
+//! cells read with their own timestamps ([`BulkLoad::put_versioned_row`],
+//! as a migration writes them) keeps them: versions of a column are each
+//! written, newest first, and only a cell put twice with one timestamp is
+//! written once.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -334,6 +338,41 @@ impl BulkLoad {
 
     /// Puts a row by its key's bytes.
     pub fn put_raw_row(&mut self, key: &[u8], cells: &[Cell]) -> Result<(), BulkError> {
+        self.put_stamped(key, cells, None)
+    }
+
+    /// Puts a row by its key's bytes, each cell with its own timestamp
+    /// (as [`Client::scan_versions`](crate::Client::scan_versions) reads
+    /// them) instead of the load's: a copy of a table that keeps its
+    /// cells' times. A timestamp below 0 or of `i64::MAX` is
+    /// [`BulkError::BadTimestamp`].
+    pub fn put_versioned_row(
+        &mut self,
+        key: &[u8],
+        cells: &[crate::VersionedCell],
+    ) -> Result<(), BulkError> {
+        if let Some(c) = cells.iter().find(|c| !(0..i64::MAX).contains(&c.timestamp)) {
+            return Err(BulkError::BadTimestamp {
+                key: to_string_binary(key),
+                ts: c.timestamp,
+            });
+        }
+        let plain: Vec<Cell> = cells
+            .iter()
+            .map(|c| (c.family.clone(), c.qualifier.clone(), c.value.clone()))
+            .collect();
+        let stamps: Vec<i64> = cells.iter().map(|c| c.timestamp).collect();
+        self.put_stamped(key, &plain, Some(&stamps))
+    }
+
+    /// A row, its cells stamped `stamps` (one each) or the load's
+    /// timestamp.
+    fn put_stamped(
+        &mut self,
+        key: &[u8],
+        cells: &[Cell],
+        stamps: Option<&[i64]>,
+    ) -> Result<(), BulkError> {
         self.alive()?;
         if key.is_empty() || key.len() > MAX_ROW_LENGTH {
             return Err(BulkError::BadRow {
@@ -372,7 +411,19 @@ impl BulkLoad {
                 return Err(self.fail(e));
             }
         }
-        self.buffer.put(key, cells, &families, self.memory);
+        match stamps {
+            Some(stamps) => {
+                self.buffer
+                    .put(key, cells, stamps.iter().copied(), &families, self.memory)
+            }
+            None => self.buffer.put(
+                key,
+                cells,
+                std::iter::repeat(self.timestamp),
+                &families,
+                self.memory,
+            ),
+        }
         if let Some(sample) = &mut self.sample {
             sample.offer(key);
         }
@@ -692,12 +743,8 @@ impl<'a> Output<'a> {
         let Some(open) = self.open[family].as_mut() else {
             unreachable!("opened above")
         };
-        open.writer.append(
-            &record.row,
-            &record.qualifier,
-            self.load.timestamp,
-            &record.value,
-        )?;
+        open.writer
+            .append(&record.row, &record.qualifier, record.ts, &record.value)?;
         if new_row {
             open.rows += 1;
         }

@@ -11,7 +11,8 @@ use super::error::{io_at, BulkError};
 use crate::types::Cell;
 
 /// Merges sorted runs on disk and the sorted buffer: `emit` gets every
-/// cell in order, a cell put more than once only as it was put last.
+/// cell in order, a cell put more than once (one column and timestamp)
+/// only as it was put last.
 pub(super) fn merge(
     runs: &[PathBuf],
     buffer: Option<&Buffer>,
@@ -35,11 +36,14 @@ pub(super) fn merge(
     let mut last = Record::default();
     let mut first = true;
     while let Some(Head(mut record, i)) = heap.pop() {
-        // Equal cells come latest put first: the first one wins.
+        // Equal cells (one column, one timestamp) come latest put first:
+        // the first one wins. Versions of a column (other timestamps) are
+        // each kept, newest first, as HBase orders them.
         let duplicate = !first
             && record.row == last.row
             && record.family == last.family
-            && record.qualifier == last.qualifier;
+            && record.qualifier == last.qualifier
+            && record.ts == last.ts;
         if !duplicate {
             emit(&record)?;
             first = false;
@@ -73,6 +77,8 @@ struct Entry {
     qualifier_len: u32,
     value_len: u32,
     family: u16,
+    /// The cell's timestamp (ms).
+    ts: i64,
     seq: u64,
 }
 
@@ -93,10 +99,18 @@ impl Buffer {
         self.arena.len() + self.entries.len() * std::mem::size_of::<Entry>()
     }
 
-    /// Adds a row, the two vectors growing by doubling but never, both
-    /// counted by capacity, past `memory` (unless this row alone needs
-    /// more).
-    pub(super) fn put(&mut self, key: &[u8], cells: &[Cell], families: &[u16], memory: usize) {
+    /// Adds a row, its cells stamped `stamps` (one per cell, or repeated:
+    /// the iterator is zipped with the cells), the two vectors growing by
+    /// doubling but never, both counted by capacity, past `memory` (unless
+    /// this row alone needs more).
+    pub(super) fn put(
+        &mut self,
+        key: &[u8],
+        cells: &[Cell],
+        stamps: impl Iterator<Item = i64>,
+        families: &[u16],
+        memory: usize,
+    ) {
         const E: usize = std::mem::size_of::<Entry>();
         let bytes = Self::need(key, cells) - cells.len() * E;
         let room = memory.saturating_sub(self.entries.capacity() * E);
@@ -109,7 +123,7 @@ impl Buffer {
         let n = key.len().min(8);
         first[..n].copy_from_slice(&key[..n]);
         let head = u64::from_be_bytes(first);
-        for ((_, qualifier, value), family) in cells.iter().zip(families) {
+        for (((_, qualifier, value), family), ts) in cells.iter().zip(families).zip(stamps) {
             let cell = self.arena.len();
             self.arena.extend_from_slice(qualifier);
             self.arena.extend_from_slice(value);
@@ -122,6 +136,7 @@ impl Buffer {
                 qualifier_len: qualifier.len() as u32,
                 value_len: value.len() as u32,
                 family: *family,
+                ts,
                 seq: self.seq,
             });
         }
@@ -140,7 +155,8 @@ impl Buffer {
         &self.arena[start..start + e.value_len as usize]
     }
 
-    /// Merge order: row, family, qualifier, then the latest put first.
+    /// Merge order: row, family, qualifier, the newest timestamp first,
+    /// then the latest put first.
     pub(super) fn sort(&mut self) {
         let mut entries = std::mem::take(&mut self.entries);
         entries.sort_unstable_by(|a, b| {
@@ -149,6 +165,7 @@ impl Buffer {
                 .then_with(|| self.row(a).cmp(self.row(b)))
                 .then_with(|| a.family.cmp(&b.family))
                 .then_with(|| self.qualifier(a).cmp(self.qualifier(b)))
+                .then_with(|| b.ts.cmp(&a.ts))
                 .then_with(|| b.seq.cmp(&a.seq))
         });
         self.entries = entries;
@@ -165,6 +182,7 @@ impl Buffer {
             e.family,
             self.qualifier(e),
             self.value(e),
+            e.ts,
             e.seq,
         );
         true
@@ -194,6 +212,7 @@ pub(super) struct Record {
     pub(super) family: u16,
     pub(super) qualifier: Vec<u8>,
     pub(super) value: Vec<u8>,
+    pub(super) ts: i64,
     pub(super) seq: u64,
 }
 
@@ -204,6 +223,7 @@ impl Record {
         family: u16,
         qualifier: &[u8],
         value: &[u8],
+        ts: i64,
         seq: u64,
     ) {
         self.row.clear();
@@ -213,10 +233,12 @@ impl Record {
         self.qualifier.extend_from_slice(qualifier);
         self.value.clear();
         self.value.extend_from_slice(value);
+        self.ts = ts;
         self.seq = seq;
     }
 
-    /// A run's record: lengths as u32 (family u16, seq u64), big-endian.
+    /// A run's record: lengths as u32 (family u16, timestamp i64, seq
+    /// u64), big-endian.
     /// Writes the record to a run; the bytes written.
     pub(super) fn write(&self, out: &mut impl Write) -> io::Result<u64> {
         out.write_all(&(self.row.len() as u32).to_be_bytes())?;
@@ -226,8 +248,9 @@ impl Record {
         out.write_all(&self.qualifier)?;
         out.write_all(&(self.value.len() as u32).to_be_bytes())?;
         out.write_all(&self.value)?;
+        out.write_all(&self.ts.to_be_bytes())?;
         out.write_all(&self.seq.to_be_bytes())?;
-        Ok((4 + self.row.len() + 2 + 4 + self.qualifier.len() + 4 + self.value.len() + 8) as u64)
+        Ok((4 + self.row.len() + 2 + 4 + self.qualifier.len() + 4 + self.value.len() + 16) as u64)
     }
 
     /// Reads the next record of a run; false at its end.
@@ -245,6 +268,9 @@ impl Record {
         read_bytes(input, u32::from_be_bytes(len), &mut self.qualifier)?;
         input.read_exact(&mut len)?;
         read_bytes(input, u32::from_be_bytes(len), &mut self.value)?;
+        let mut ts = [0u8; 8];
+        input.read_exact(&mut ts)?;
+        self.ts = i64::from_be_bytes(ts);
         let mut seq = [0u8; 8];
         input.read_exact(&mut seq)?;
         self.seq = u64::from_be_bytes(seq);
@@ -256,6 +282,7 @@ impl Record {
             .cmp(&other.row)
             .then_with(|| self.family.cmp(&other.family))
             .then_with(|| self.qualifier.cmp(&other.qualifier))
+            .then_with(|| other.ts.cmp(&self.ts))
             .then_with(|| other.seq.cmp(&self.seq))
     }
 }
