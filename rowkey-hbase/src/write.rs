@@ -164,6 +164,103 @@ impl Client {
         self.write_stream(table, rows.into_iter().map(Ok), options)
     }
 
+    /// Writes rows whose cells carry their own timestamps
+    /// ([`VersionedCell`](crate::VersionedCell), as
+    /// [`scan_versions`](Self::scan_versions) reads them): a copy of a
+    /// table that keeps its cells' times, so that a newer write of the same
+    /// cell (a later timestamp) stays the one HBase returns. Batched,
+    /// retried and reported as [`write_rows`](Self::write_rows) (a cell
+    /// sent again is the same cell); a row with a cell stamped below 0 or
+    /// `i64::MAX` is [`Error::Rejected`] with the others.
+    pub fn write_versioned_rows(
+        &self,
+        table: &str,
+        rows: impl IntoIterator<Item = crate::VersionedRow>,
+    ) -> Result<(), Error> {
+        let mut rejected = Vec::new();
+        let mut total = 0;
+        let mut rows = rows.into_iter().enumerate().peekable();
+        while rows.peek().is_some() {
+            let mut batch = Vec::new();
+            let mut indices = Vec::new();
+            for (index, (key, cells)) in rows.by_ref().take(self.write_batch) {
+                total = index + 1;
+                let bad_stamp = cells.iter().find(|c| !(0..i64::MAX).contains(&c.timestamp));
+                let refusal = match bad_stamp {
+                    Some(c) => Some(format!(
+                        "a cell stamped {}: HBase keeps 0 to i64::MAX - 1",
+                        c.timestamp
+                    )),
+                    None if cells.is_empty() => Some("a row without cells".to_string()),
+                    None if key.is_empty() || key.len() > MAX_ROW_LENGTH => Some(format!(
+                        "a row key of {} bytes: HBase takes 1 to {MAX_ROW_LENGTH}",
+                        key.len()
+                    )),
+                    None => None,
+                };
+                if let Some(message) = refusal {
+                    rejected.push(RejectedRow {
+                        index,
+                        key: to_string_binary(&key),
+                        message,
+                    });
+                    continue;
+                }
+                batch.push((key, cells));
+                indices.push(index);
+            }
+            let result = self.write_versioned_batch(table, batch, &mut rejected, &indices);
+            if let Err(Error::Rejected { rejected: r, .. }) = result {
+                rejected.extend(r.into_iter().map(|mut r| {
+                    r.index = indices[r.index];
+                    r
+                }));
+            } else {
+                result?;
+            }
+        }
+        rejected.sort_by_key(|r| r.index);
+        if rejected.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::rejected("write", table, rejected, total))
+        }
+    }
+
+    /// One batch of [`write_versioned_rows`](Self::write_versioned_rows):
+    /// rows the native client refuses come back as `Error::Rejected` by
+    /// their places in `batch`; the gateway's are added to `rejected` by
+    /// their places in the input.
+    fn write_versioned_batch(
+        &self,
+        table: &str,
+        batch: Vec<crate::VersionedRow>,
+        rejected: &mut Vec<RejectedRow>,
+        indices: &[usize],
+    ) -> Result<(), Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(n.client().put_versioned(table, batch));
+        }
+        let mut puts = Batch {
+            puts: Vec::with_capacity(batch.len()),
+            indices: indices.to_vec(),
+        };
+        for (key, cells) in batch {
+            let values = cells
+                .into_iter()
+                .map(|c| {
+                    let ts = Some(c.timestamp);
+                    TColumnValue::new(c.family.into_bytes(), c.qualifier, c.value, ts, None, None)
+                })
+                .collect();
+            puts.puts
+                .push(TPut::new(key, values, None, None, None, None));
+        }
+        let mut families = None;
+        self.send(table, &mut puts, rejected, &mut families)
+    }
+
     fn write_stream(
         &self,
         table: &str,

@@ -32,15 +32,16 @@ pub(crate) struct Write {
 }
 
 /// The mutation of `row` (its cells put, or the row deleted) as `write`
-/// says.
-pub(super) fn mutation((key, cells): &Row, write: Write) -> pb::MutationProto {
+/// says; `stamps`, when not empty, each cell's own timestamp.
+pub(super) fn mutation((key, cells): &Row, stamps: &[i64], write: Write) -> pb::MutationProto {
     let mut families: BTreeMap<&str, Vec<pb::mutation_proto::column_value::QualifierValue>> =
         BTreeMap::new();
-    for (family, qualifier, value) in cells {
+    for (i, (family, qualifier, value)) in cells.iter().enumerate() {
         families.entry(family).or_default().push(
             pb::mutation_proto::column_value::QualifierValue {
                 qualifier: Some(qualifier.clone()),
                 value: Some(value.clone()),
+                timestamp: stamps.get(i).and_then(|&t| u64::try_from(t).ok()),
                 ..Default::default()
             },
         );

@@ -19,8 +19,11 @@ use rowkey_hbase_protocol::pb;
 const MULTI_BYTES: usize = 2 << 20;
 /// `Multi` calls in flight per region server for one write.
 const MULTI_IN_FLIGHT: usize = 4;
+/// A row to write and its cells' own timestamps (one per cell; empty:
+/// the write's).
+type Stamped = (Row, Vec<i64>);
 /// Rows with their places in the caller's batch.
-type Numbered = Vec<(usize, Row)>;
+type Numbered = Vec<(usize, Stamped)>;
 
 /// One server's rows by region cut into `Multi` calls of at most
 /// [`MULTI_BYTES`] (a row larger than that alone), regions in order.
@@ -30,7 +33,7 @@ fn multi_batches(by_region: BTreeMap<Vec<u8>, Numbered>) -> Vec<Vec<(Vec<u8>, Nu
     let mut bytes = 0;
     for (name, rows) in by_region {
         for row in rows {
-            let (_, (key, cells)) = &row;
+            let (_, ((key, cells), _)) = &row;
             let size = key.len()
                 + cells
                     .iter()
@@ -64,9 +67,9 @@ fn multi_request(regions: &[(Vec<u8>, Numbered)], write: Write) -> pb::MultiRequ
                 action: rows
                     .iter()
                     .enumerate()
-                    .map(|(j, (_, row))| pb::Action {
+                    .map(|(j, (_, (row, stamps)))| pb::Action {
                         index: Some(j as u32),
-                        mutation: Some(mutation(row, write)),
+                        mutation: Some(mutation(row, stamps, write)),
                         ..Default::default()
                     })
                     .collect(),
@@ -179,17 +182,50 @@ impl NativeClient {
         rows: Vec<Row>,
         write: Write,
     ) -> Result<(), Error> {
+        let rows = rows.into_iter().map(|row| (row, Vec::new())).collect();
         self.within("Multi", table, self.write_tries(table, rows, write))
             .await
     }
 
+    /// Puts `rows` of `table`, each cell with its own timestamp (a copy of
+    /// cells as [`scan_versions`](crate::Client::scan_versions) read
+    /// them), as [`put`](Self::put) sends its rows.
+    pub async fn put_versioned(
+        &self,
+        table: &str,
+        rows: Vec<crate::VersionedRow>,
+    ) -> Result<(), Error> {
+        let rows = rows
+            .into_iter()
+            .map(|(key, cells)| {
+                let stamps = cells.iter().map(|c| c.timestamp).collect();
+                let cells = cells
+                    .into_iter()
+                    .map(|c| (c.family, c.qualifier, c.value))
+                    .collect();
+                ((key, cells), stamps)
+            })
+            .collect();
+        self.within(
+            "Multi",
+            table,
+            self.write_tries(table, rows, Write::default()),
+        )
+        .await
+    }
+
     /// [`write`](Self::write) with no budget of its own.
-    async fn write_tries(&self, table: &str, rows: Vec<Row>, write: Write) -> Result<(), Error> {
+    async fn write_tries(
+        &self,
+        table: &str,
+        rows: Vec<Stamped>,
+        write: Write,
+    ) -> Result<(), Error> {
         // A region's or a row's refusal in a `Multi` answer, as an error.
         let multi_error =
             |e: &pb::NameBytesPair| remote_error("Multi", table, None, &e.name, e.value.as_deref());
         let total = rows.len();
-        let mut left: Vec<(usize, Row)> = rows.into_iter().enumerate().collect();
+        let mut left: Vec<(usize, Stamped)> = rows.into_iter().enumerate().collect();
         let mut rejected = Vec::new();
         // Read hbase:meta again only when a region moved without HBase
         // saying where.
@@ -204,12 +240,13 @@ impl NativeClient {
             // Rows by server, then by region.
             let mut by_server: BTreeMap<String, BTreeMap<Vec<u8>, Numbered>> = BTreeMap::new();
             for (i, row) in left.drain(..) {
-                let region = regions::find(&regions, &row.0).ok_or_else(|| Error::Connection {
-                    op: "Multi",
-                    table: table.into(),
-                    server: String::new(),
-                    cause: "hbase:meta lists no region for a row".into(),
-                })?;
+                let region =
+                    regions::find(&regions, &row.0 .0).ok_or_else(|| Error::Connection {
+                        op: "Multi",
+                        table: table.into(),
+                        server: String::new(),
+                        cause: "hbase:meta lists no region for a row".into(),
+                    })?;
                 by_server
                     .entry(region.server.clone())
                     .or_default()
@@ -309,7 +346,7 @@ impl NativeClient {
                             }
                             Some(e) => rejected.push(crate::RejectedRow {
                                 index: i,
-                                key: rowkey_core::hbase::to_string_binary(&row.0),
+                                key: rowkey_core::hbase::to_string_binary(&row.0 .0),
                                 message: first_line(&e.name, e.value.as_deref()),
                             }),
                         }
