@@ -72,6 +72,8 @@ pub mod hfile;
 mod index;
 #[cfg(feature = "kerberos")]
 mod kerberos;
+#[cfg(feature = "migrate")]
+pub mod migrate;
 #[cfg(feature = "native")]
 pub mod native;
 mod ops;

@@ -188,6 +188,13 @@ pub struct TableOptions {
     /// keeps (`None`: HBase's default, 1), read back with
     /// [`ReadOptions::versions`](crate::ReadOptions::versions).
     pub versions: Option<u32>,
+    /// HBase's `hbase.hstore.time.to.purge.deletes` on each family: how
+    /// long after its timestamp a delete marker survives major compactions
+    /// (`None`: HBase's default, 0: the first major compaction drops it).
+    /// A marker kept masks the older cells that arrive after it, written
+    /// with their own timestamps: what a table being copied into while it
+    /// is written needs ([`migrate`](crate::migrate), feature `migrate`).
+    pub keep_deletes: Option<std::time::Duration>,
 }
 
 /// What [`Client::bulk_load`](crate::Client::bulk_load) loaded.

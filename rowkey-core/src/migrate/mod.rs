@@ -98,14 +98,14 @@ pub enum Phase {
     Done,
 }
 
-/// A `MigratingTable`'s phase, shared by the threads writing through it.
-#[cfg(any(feature = "redb", feature = "fjall"))]
+/// A `MigratingTable`'s [`Phase`], shared by the threads writing through
+/// it (an atomic): each engine's `MigratingTable` holds one.
 #[derive(Debug, Default)]
-pub(crate) struct PhaseCell(core::sync::atomic::AtomicU8);
+pub struct SharedPhase(core::sync::atomic::AtomicU8);
 
-#[cfg(any(feature = "redb", feature = "fjall"))]
-impl PhaseCell {
-    pub(crate) fn get(&self) -> Phase {
+impl SharedPhase {
+    /// The phase now ([`Phase::DualWrite`] at first).
+    pub fn get(&self) -> Phase {
         match self.0.load(core::sync::atomic::Ordering::Acquire) {
             0 => Phase::DualWrite,
             1 => Phase::Cutover,
@@ -113,7 +113,8 @@ impl PhaseCell {
         }
     }
 
-    pub(crate) fn set(&self, phase: Phase) {
+    /// Moves to `phase`.
+    pub fn set(&self, phase: Phase) {
         let n = match phase {
             Phase::DualWrite => 0,
             Phase::Cutover => 1,

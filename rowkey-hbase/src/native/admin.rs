@@ -123,6 +123,14 @@ impl NativeClient {
         if let Some(versions) = options.versions {
             attributes.push(pair(b"VERSIONS", versions.to_string()));
         }
+        let configuration: Vec<pb::NameStringPair> = options
+            .keep_deletes
+            .map(|d| pb::NameStringPair {
+                name: crate::ops::PURGE_DELETES.into(),
+                value: d.as_millis().to_string(),
+            })
+            .into_iter()
+            .collect();
         let request = pb::CreateTableRequest {
             table_schema: pb::TableSchema {
                 table_name: Some(table_name(table)),
@@ -132,7 +140,7 @@ impl NativeClient {
                     .map(|f| pb::ColumnFamilySchema {
                         name: f.as_bytes().to_vec(),
                         attributes: attributes.clone(),
-                        configuration: Vec::new(),
+                        configuration: configuration.clone(),
                     })
                     .collect(),
                 configuration: Vec::new(),

@@ -81,6 +81,14 @@ impl HBase {
             .map(|_| ())
     }
 
+    /// Flushes and major-compacts every region of `table`, in the
+    /// cluster's JVM, before it returns: what a compaction purges (delete
+    /// markers older than the families' `hbase.hstore.time.to.purge.deletes`
+    /// and the cells they mask) is gone after it.
+    pub fn major_compact(&self, table: &str) -> io::Result<()> {
+        self.request(&format!("majorcompact {table}")).map(|_| ())
+    }
+
     /// Waits, up to two minutes, until no region of any table is in
     /// transition and each has a server.
     pub fn settle(&self) -> io::Result<()> {

@@ -15,7 +15,7 @@ use fjall::{
 
 use crate::key::RowKey;
 use crate::migrate::{
-    self, CopyStore, CopyTx, EachRow, MigrateError, MigrateReport, Migration, Phase, PhaseCell,
+    self, CopyStore, CopyTx, EachRow, MigrateError, MigrateReport, Migration, Phase, SharedPhase,
     Snapshot, Source, VerifyReport,
 };
 
@@ -200,7 +200,7 @@ pub struct MigratingTable<'a> {
     old: (String, SingleWriterTxKeyspace),
     new: (String, SingleWriterTxKeyspace),
     migration: &'a Migration,
-    phase: PhaseCell,
+    phase: SharedPhase,
 }
 
 impl<'a> MigratingTable<'a> {
@@ -217,7 +217,7 @@ impl<'a> MigratingTable<'a> {
             old: (from_table.into(), open(db, from_table)?),
             new: (to_table.into(), open(db, to_table)?),
             migration,
-            phase: PhaseCell::default(),
+            phase: SharedPhase::default(),
         })
     }
 

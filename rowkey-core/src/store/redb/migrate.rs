@@ -16,7 +16,7 @@ use redb::{
 
 use crate::key::RowKey;
 use crate::migrate::{
-    self, CopyStore, CopyTx, EachRow, MigrateError, MigrateReport, Migration, Phase, PhaseCell,
+    self, CopyStore, CopyTx, EachRow, MigrateError, MigrateReport, Migration, Phase, SharedPhase,
     Snapshot, Source, VerifyReport,
 };
 
@@ -257,7 +257,7 @@ pub struct MigratingTable<'a> {
     old: String,
     new: String,
     migration: &'a Migration,
-    phase: PhaseCell,
+    phase: SharedPhase,
 }
 
 impl<'a> MigratingTable<'a> {
@@ -274,7 +274,7 @@ impl<'a> MigratingTable<'a> {
             old: from_table.into(),
             new: to_table.into(),
             migration,
-            phase: PhaseCell::default(),
+            phase: SharedPhase::default(),
         }
     }
 

@@ -35,7 +35,8 @@ import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
  * (the port ZooKeeper bound) and {@code READY} once a table can be created.
  * Then answers requests on its standard input ({@code regions TABLE}, see
  * {@link #regions}; {@code split TABLE HEXKEY}; {@code move TABLE};
- * {@code bulkload TABLE HEXDIR}, see {@link #bulkLoad}; {@code storefiles
+ * {@code bulkload TABLE HEXDIR}, see {@link #bulkLoad}; {@code majorcompact
+ * TABLE}: each of its regions flushed and major-compacted; {@code storefiles
  * TABLE}, see {@link #storeFiles}; {@code filterrows}: the rows rowkey's
  * {@link KeyFilter} has looked at and the seeks it asked for in this JVM,
  * {@code ROWS N SEEKS M}), each
@@ -261,6 +262,17 @@ public final class Launcher {
             move(connection, TableName.valueOf(p[1]));
           } else if (p.length == 3 && p[0].equals("bulkload")) {
             bulkLoad(conf, TableName.valueOf(p[1]), hexString(p[2]), out);
+          } else if (p.length == 2 && p[0].equals("majorcompact")) {
+            // Every region of table p[1] flushed and major-compacted now,
+            // in this thread: delete markers past their keep time, and the
+            // cells they mask, are gone when the answer comes.
+            for (JVMClusterUtil.RegionServerThread t : cluster.getLiveRegionServers()) {
+              for (org.apache.hadoop.hbase.regionserver.HRegion r
+                  : t.getRegionServer().getRegions(TableName.valueOf(p[1]))) {
+                r.flush(true);
+                r.compact(true);
+              }
+            }
           } else if (p.length == 2 && p[0].equals("storefiles")) {
             storeFiles(conf, connection, TableName.valueOf(p[1]), out);
           } else if (p.length == 1 && p[0].equals("servers")) {

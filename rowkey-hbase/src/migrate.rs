@@ -1,0 +1,708 @@
+//! Moving an HBase table to another key layout (feature `migrate`): the
+//! copy, its verification and the table a service writes through
+//! meanwhile; see [`rowkey_core::migrate`] for the [`Migration`] and the
+//! rules every engine follows.
+//!
+//! [`migrate()`] reads the old table region by region, several regions at
+//! once ([`MigrateOptions::workers`]), each row's cells with their
+//! timestamps, and writes each row under its new key into the new table,
+//! created pre-split at the new layout's split points when it is missing.
+//! The rows go in as HFiles through [`BulkLoad`] and
+//! [`Client::bulk_load`] ([`MigrateOptions::bulk_load`], a native client;
+//! the sort within the load's memory budget) or as puts
+//! ([`MigrateOptions::puts`], either client; for small tables). Cells
+//! keep their families, qualifiers and timestamps, so a newer write of a
+//! row through [`MigratingTable`] (a later timestamp) stays the one HBase
+//! returns whatever the copy writes after it, and a delete masks the
+//! older cells the copy brings.
+//!
+//! A checkpoint in the table `{to_table}.rowkey-migrate` records the
+//! parts (the old table's regions when the first run began), which are
+//! done and, with puts, the last row copied of a part under way: a
+//! migration killed at any point resumes where it was when run again. A
+//! page written again after a crash writes the same cells (same
+//! timestamps), so nothing is doubled.
+//!
+//! A delete through [`MigratingTable`] masks the older cells of its row
+//! that the copy writes after it, as HBase masks by timestamp; the new
+//! table keeps its delete markers through major compactions for
+//! [`KEEP_DELETES`], so that a compaction between the delete and the
+//! copy's write cannot let those cells back.
+//!
+//! Times come from two clocks: the region servers stamped the old
+//! table's cells, and [`MigratingTable`] stamps its writes with the
+//! client's clock. A writer whose clock runs behind the region servers'
+//! could write a cell older than the one it replaces; keep the clocks in
+//! step (as HBase's own client timestamps need).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rowkey_core::migrate::{
+    self, EachRow, MigrateError, MigrateReport, Migration, Phase, SharedPhase, Snapshot, Source,
+    VerifyReport,
+};
+use rowkey_core::Scan;
+
+use crate::bulk::BulkLoad;
+use crate::{
+    Cell, Client, Error, ReadOptions, TableOptions, VersionedCell, VersionedRow, WriteOptions,
+};
+
+/// How [`migrate()`] writes the new table.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum MigrateWrite {
+    /// HFiles under this directory (local, or `hdfs://` with the `hdfs`
+    /// feature), one load per part, loaded by [`Client::bulk_load`]:
+    /// needs a native client.
+    BulkLoad(PathBuf),
+    /// Puts of pages of rows ([`Client::write_versioned_rows`]).
+    Puts,
+}
+
+/// How [`migrate()`] copies: the write, the parallelism, the pages.
+#[derive(Clone, Debug)]
+pub struct MigrateOptions {
+    write: MigrateWrite,
+    workers: usize,
+    page_rows: usize,
+    memory: usize,
+}
+
+impl MigrateOptions {
+    /// Rows written as HFiles under `dir` and bulk-loaded: the fast way
+    /// for a large table (a native client).
+    pub fn bulk_load(dir: impl Into<PathBuf>) -> MigrateOptions {
+        MigrateOptions {
+            write: MigrateWrite::BulkLoad(dir.into()),
+            workers: 4,
+            page_rows: 5_000,
+            memory: 256 << 20,
+        }
+    }
+
+    /// Rows written as puts: for a small table, or a gateway client.
+    pub fn puts() -> MigrateOptions {
+        MigrateOptions {
+            write: MigrateWrite::Puts,
+            ..MigrateOptions::bulk_load("")
+        }
+    }
+
+    /// Regions copied at once (4 by default; at least 1).
+    #[must_use]
+    pub fn workers(mut self, n: usize) -> MigrateOptions {
+        self.workers = n.max(1);
+        self
+    }
+
+    /// With puts, the rows of a page: written together, then
+    /// checkpointed (5,000 by default; at least 1).
+    #[must_use]
+    pub fn page_rows(mut self, n: usize) -> MigrateOptions {
+        self.page_rows = n.max(1);
+        self
+    }
+
+    /// With a bulk load, the sort budget of all workers together (each
+    /// load gets its share; 256 MiB by default): the copy's memory.
+    #[must_use]
+    pub fn memory(mut self, bytes: usize) -> MigrateOptions {
+        self.memory = bytes;
+        self
+    }
+
+    /// The write this copy uses.
+    pub fn write(&self) -> &MigrateWrite {
+        &self.write
+    }
+}
+
+/// The table of a migration's checkpoint: `{to_table}.rowkey-migrate`.
+pub fn checkpoint_table(to_table: &str) -> String {
+    format!("{to_table}.rowkey-migrate")
+}
+
+/// The checkpoint's one family.
+const MARKS: &str = "m";
+
+/// Copies the rows of `from_table` into `to_table`, each re-keyed by
+/// `migration`, as `options` says; see the [module documentation](self).
+pub fn migrate(
+    client: &Client,
+    from_table: &str,
+    to_table: &str,
+    migration: &Migration,
+    options: &MigrateOptions,
+) -> Result<MigrateReport, MigrateError> {
+    migration.check()?;
+    let started = Instant::now();
+    if matches!(options.write, MigrateWrite::BulkLoad(_)) && !client.is_native() {
+        return Err(MigrateError::store(
+            "bulk load",
+            to_table,
+            "a bulk load needs a native client (Client::native); use MigrateOptions::puts with a gateway",
+        ));
+    }
+    let old_regions = client
+        .region_locations(from_table)
+        .map_err(store("open", from_table))?;
+    create_target(client, from_table, to_table, migration)?;
+    let marks = Marks::open(client, to_table)?;
+    let parts = marks.parts(migration, &old_regions)?;
+    let report = Counters::default();
+    report.parts.store(parts.len() as u64, Ordering::Relaxed);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let first_error = Mutex::new(None);
+    let new_regions = match options.write {
+        MigrateWrite::BulkLoad(_) => client
+            .region_locations(to_table)
+            .map_err(store("open", to_table))?,
+        MigrateWrite::Puts => Vec::new(),
+    };
+    let copy = Copy {
+        client,
+        from: from_table,
+        to: to_table,
+        migration,
+        options,
+        marks: &marks,
+        report: &report,
+        new_regions: &new_regions,
+    };
+    std::thread::scope(|s| {
+        for _ in 0..options.workers.min(parts.len()) {
+            s.spawn(|| {
+                while !stop.load(Ordering::Acquire) {
+                    let i = next.fetch_add(1, Ordering::AcqRel);
+                    let Some(part) = parts.get(i) else { break };
+                    if let Err(e) = copy.part(i, part) {
+                        stop.store(true, Ordering::Release);
+                        first_error
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut out = report.report();
+    out.elapsed = started.elapsed();
+    Ok(out)
+}
+
+/// How long the new table keeps a delete marker through major
+/// compactions ([`TableOptions::keep_deletes`]): a week. A row deleted
+/// through [`MigratingTable`] while the copy holds its old cells stays
+/// deleted when the copy writes them after a compaction, as long as the
+/// copy writes them within this time of the delete.
+pub const KEEP_DELETES: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// Creates `to_table`, when it is missing, with `from_table`'s families,
+/// pre-split at the new layout's split points (one region per salt
+/// bucket), its delete markers kept for [`KEEP_DELETES`]. [`migrate()`] and [`MigratingTable::new`] call it: the new
+/// table exists before the first write of either.
+pub fn create_target(
+    client: &Client,
+    from_table: &str,
+    to_table: &str,
+    migration: &Migration,
+) -> Result<(), MigrateError> {
+    if client
+        .table_exists(to_table)
+        .map_err(store("open", to_table))?
+    {
+        return Ok(());
+    }
+    let families = client
+        .families(from_table)
+        .map_err(store("open", from_table))?;
+    let families: Vec<&str> = families.iter().map(String::as_str).collect();
+    let options = TableOptions {
+        keep_deletes: Some(KEEP_DELETES),
+        ..TableOptions::default()
+    };
+    let splits = migration.to().split_points();
+    match client.create_table_with(to_table, &families, &splits, options) {
+        // Created meanwhile by another caller.
+        Err(_) if client.table_exists(to_table).unwrap_or(false) => Ok(()),
+        other => other.map_err(store("create", to_table)),
+    }
+}
+
+/// A store error of `op` on `table`.
+fn store<'a>(op: &'static str, table: &'a str) -> impl Fn(Error) -> MigrateError + 'a {
+    move |e| MigrateError::store(op, table, e)
+}
+
+/// What the workers count.
+#[derive(Default)]
+struct Counters {
+    parts: AtomicU64,
+    parts_skipped: AtomicU64,
+    parts_resumed: AtomicU64,
+    rows_read: AtomicU64,
+    rows_written: AtomicU64,
+    bytes_read: AtomicU64,
+    bytes_written: AtomicU64,
+}
+
+impl Counters {
+    fn report(&self) -> MigrateReport {
+        let mut r = MigrateReport::default();
+        r.parts = self.parts.load(Ordering::Relaxed);
+        r.parts_skipped = self.parts_skipped.load(Ordering::Relaxed);
+        r.parts_resumed = self.parts_resumed.load(Ordering::Relaxed);
+        r.rows_read = self.rows_read.load(Ordering::Relaxed);
+        r.rows_written = self.rows_written.load(Ordering::Relaxed);
+        r.bytes_read = self.bytes_read.load(Ordering::Relaxed);
+        r.bytes_written = self.bytes_written.load(Ordering::Relaxed);
+        r
+    }
+}
+
+/// The key and cells' bytes of a row.
+fn row_bytes(key: &[u8], cells: &[VersionedCell]) -> u64 {
+    let cells: usize = cells
+        .iter()
+        .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
+        .sum();
+    (key.len() + cells) as u64
+}
+
+/// The checkpoint table.
+struct Marks<'a> {
+    client: &'a Client,
+    table: String,
+}
+
+/// A part of the old key space: `[start, end)`, `end` empty for the last.
+type Part = (Vec<u8>, Vec<u8>);
+
+impl<'a> Marks<'a> {
+    fn open(client: &'a Client, to_table: &str) -> Result<Marks<'a>, MigrateError> {
+        let table = checkpoint_table(to_table);
+        if !client.table_exists(&table).map_err(store("open", &table))? {
+            client
+                .create_table(&table, &[MARKS], &[])
+                .map_err(store("create", &table))?;
+        }
+        Ok(Marks { client, table })
+    }
+
+    fn get(&self, name: &str) -> Result<Option<Vec<u8>>, MigrateError> {
+        let row = self
+            .client
+            .get_raw(&self.table, name.as_bytes())
+            .map_err(store("read", &self.table))?;
+        Ok(row.and_then(|cells| cells.into_iter().next().map(|(_, _, v)| v)))
+    }
+
+    fn set(&self, name: &str, value: Vec<u8>) -> Result<(), MigrateError> {
+        let cell: Cell = (MARKS.into(), b"v".to_vec(), value);
+        self.client
+            .write_raw_rows(&self.table, [(name.as_bytes().to_vec(), vec![cell])])
+            .map_err(store("write", &self.table))
+    }
+
+    /// The parts of this migration: the old table's regions as the first
+    /// run found them, recorded then; refused when the checkpoint is
+    /// another migration's.
+    fn parts(
+        &self,
+        migration: &Migration,
+        regions: &[crate::RegionLocation],
+    ) -> Result<Vec<Part>, MigrateError> {
+        let [from, to] = [migration.from().layout().id(), migration.to().layout().id()];
+        let mut id = from.to_be_bytes().to_vec();
+        id.extend_from_slice(&to.to_be_bytes());
+        match self.get("migration")? {
+            Some(found) if found == id => {}
+            Some(_) => {
+                return Err(MigrateError::Checkpoint {
+                    table: self.table.clone(),
+                    problem: "it belongs to a migration between other layouts; drop it, or copy into another table".into(),
+                })
+            }
+            None => {
+                let mut bounds = Vec::new();
+                for r in regions {
+                    put_bytes(&mut bounds, &r.start);
+                    put_bytes(&mut bounds, &r.end);
+                }
+                self.set("parts", bounds)?;
+                self.set("migration", id)?;
+            }
+        }
+        let bounds = self.get("parts")?.unwrap_or_default();
+        let mut parts = Vec::new();
+        let mut at = &bounds[..];
+        while !at.is_empty() {
+            let (start, end);
+            (start, at) = take_bytes(at).ok_or_else(|| self.corrupt("parts"))?;
+            (end, at) = take_bytes(at).ok_or_else(|| self.corrupt("parts"))?;
+            parts.push((start.to_vec(), end.to_vec()));
+        }
+        if parts.is_empty() {
+            return Err(self.corrupt("parts"));
+        }
+        Ok(parts)
+    }
+
+    fn corrupt(&self, what: &str) -> MigrateError {
+        MigrateError::Checkpoint {
+            table: self.table.clone(),
+            problem: format!("its `{what}` row is not one a migration writes"),
+        }
+    }
+}
+
+/// `bytes` length-prefixed (u32, big-endian).
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    out.extend_from_slice(bytes);
+}
+
+/// The length-prefixed bytes at the start of `at`, and the rest.
+fn take_bytes(at: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (len, rest) = at.split_first_chunk::<4>()?;
+    let len = u32::from_be_bytes(*len) as usize;
+    (rest.len() >= len).then(|| rest.split_at(len))
+}
+
+/// What every worker shares.
+struct Copy<'a> {
+    client: &'a Client,
+    from: &'a str,
+    to: &'a str,
+    migration: &'a Migration,
+    options: &'a MigrateOptions,
+    marks: &'a Marks<'a>,
+    report: &'a Counters,
+    new_regions: &'a [crate::RegionLocation],
+}
+
+impl Copy<'_> {
+    /// Copies part `i` from where its checkpoint says.
+    fn part(&self, i: usize, (start, end): &Part) -> Result<(), MigrateError> {
+        let name = format!("part/{i}");
+        let mut from = match self.marks.get(&name)?.as_deref() {
+            Some([1]) => {
+                self.report.parts_skipped.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            Some([0, last @ ..]) => {
+                self.report.parts_resumed.fetch_add(1, Ordering::Relaxed);
+                let mut next = last.to_vec();
+                next.push(0);
+                next
+            }
+            None => start.clone(),
+            Some(_) => return Err(self.marks.corrupt(&name)),
+        };
+        let scan = Scan::from_bounds(&from, end);
+        let rows = self
+            .client
+            .scan_versions(self.from, &scan, None, &ReadOptions::new())
+            .map_err(store("read", self.from))?;
+        match &self.options.write {
+            MigrateWrite::Puts => {
+                let mut page: Vec<VersionedRow> = Vec::with_capacity(self.options.page_rows);
+                for row in rows {
+                    let (key, cells) = row.map_err(store("read", self.from))?;
+                    self.report.rows_read.fetch_add(1, Ordering::Relaxed);
+                    let bytes = row_bytes(&key, &cells);
+                    self.report.bytes_read.fetch_add(bytes, Ordering::Relaxed);
+                    from = key;
+                    let new_key = self.migration.rekey(&from)?;
+                    self.report.bytes_written.fetch_add(
+                        bytes + new_key.len() as u64 - from.len() as u64,
+                        Ordering::Relaxed,
+                    );
+                    page.push((new_key, cells));
+                    if page.len() == self.options.page_rows {
+                        self.write_page(&mut page, &name, Some(&from))?;
+                    }
+                }
+                self.write_page(&mut page, &name, None)
+            }
+            MigrateWrite::BulkLoad(dir) => {
+                let dir = load_dir(dir, i);
+                let share = self.options.memory / self.options.workers.max(1);
+                let mut load = BulkLoad::new(&dir)
+                    .regions(self.new_regions)
+                    .memory(share.max(1 << 20));
+                let mut n = 0;
+                for row in rows {
+                    let (key, cells) = row.map_err(store("read", self.from))?;
+                    let bytes = row_bytes(&key, &cells);
+                    self.report.rows_read.fetch_add(1, Ordering::Relaxed);
+                    self.report.bytes_read.fetch_add(bytes, Ordering::Relaxed);
+                    let new_key = self.migration.rekey(&key)?;
+                    load.put_versioned_row(&new_key, &cells)
+                        .map_err(|e| MigrateError::store("bulk load", self.to, e))?;
+                    self.report.bytes_written.fetch_add(
+                        bytes + new_key.len() as u64 - key.len() as u64,
+                        Ordering::Relaxed,
+                    );
+                    n += 1;
+                }
+                if n > 0 {
+                    load.finish()
+                        .map_err(|e| MigrateError::store("bulk load", self.to, e))?;
+                    self.client
+                        .bulk_load(&dir, self.to)
+                        .map_err(store("bulk load", self.to))?;
+                }
+                self.report.rows_written.fetch_add(n, Ordering::Relaxed);
+                self.marks.set(&name, vec![1])
+            }
+        }
+    }
+
+    /// Writes a page of puts, then its checkpoint: the last old key
+    /// copied, or (`last` none) the part done.
+    fn write_page(
+        &self,
+        page: &mut Vec<VersionedRow>,
+        name: &str,
+        last: Option<&[u8]>,
+    ) -> Result<(), MigrateError> {
+        let n = page.len() as u64;
+        if !page.is_empty() {
+            self.client
+                .write_versioned_rows(self.to, page.drain(..))
+                .map_err(store("write", self.to))?;
+        }
+        self.report.rows_written.fetch_add(n, Ordering::Relaxed);
+        let mark = match last {
+            Some(key) => {
+                let mut mark = Vec::with_capacity(key.len() + 1);
+                mark.push(0);
+                mark.extend_from_slice(key);
+                mark
+            }
+            None => vec![1],
+        };
+        self.marks.set(name, mark)
+    }
+}
+
+/// A fresh directory for part `i`'s load under `dir` (a load writes into
+/// an empty one; a run after a failure gets another).
+fn load_dir(dir: &std::path::Path, i: usize) -> PathBuf {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    dir.join(format!("part-{i}-{now}"))
+}
+
+/// Compares `from_table`, re-keyed by `migration`, with `to_table`: both
+/// read whole (the newest version of each column, with its timestamp),
+/// compared by [`rowkey_core::migrate::verify`]. Run it when writes have
+/// stopped or are going to both tables ([`Phase::DualWrite`] or
+/// [`Phase::Cutover`]): the two scans are not one snapshot.
+pub fn verify(
+    client: &Client,
+    from_table: &str,
+    to_table: &str,
+    migration: &Migration,
+) -> Result<VerifyReport, MigrateError> {
+    let tables = Tables {
+        client,
+        old: from_table,
+        new: to_table,
+    };
+    migrate::verify(&tables, migration)
+}
+
+struct Tables<'a> {
+    client: &'a Client,
+    old: &'a str,
+    new: &'a str,
+}
+
+impl Tables<'_> {
+    fn name(&self, source: Source) -> &str {
+        match source {
+            Source::Old => self.old,
+            Source::New => self.new,
+        }
+    }
+}
+
+/// A row's cells as the digest reads them: sorted, each family,
+/// qualifier, timestamp and value length-prefixed.
+fn cells_bytes(mut cells: Vec<VersionedCell>) -> Vec<u8> {
+    cells.sort();
+    let mut out = Vec::new();
+    for c in cells {
+        put_bytes(&mut out, c.family.as_bytes());
+        put_bytes(&mut out, &c.qualifier);
+        out.extend_from_slice(&c.timestamp.to_be_bytes());
+        put_bytes(&mut out, &c.value);
+    }
+    out
+}
+
+impl Snapshot for Tables<'_> {
+    fn for_each(&self, source: Source, f: &mut EachRow<'_>) -> Result<(), MigrateError> {
+        let table = self.name(source);
+        let rows = self
+            .client
+            .scan_versions(
+                table,
+                &Scan::from_bounds(b"", b""),
+                None,
+                &ReadOptions::new(),
+            )
+            .map_err(store("read", table))?;
+        for row in rows {
+            let (key, cells) = row.map_err(store("read", table))?;
+            f(&key, &cells_bytes(cells))?;
+        }
+        Ok(())
+    }
+
+    fn get(&self, source: Source, key: &[u8]) -> Result<Option<Vec<u8>>, MigrateError> {
+        let table = self.name(source);
+        let cells = self
+            .client
+            .get_versions_raw(table, key, &ReadOptions::new())
+            .map_err(store("read", table))?;
+        Ok(cells.map(cells_bytes))
+    }
+}
+
+/// A table being moved to a new layout, as a service writes it meanwhile:
+/// rows are given by their old keys, and the [`Phase`] says which tables
+/// a write, a delete and a read go to. A write to both tables stamps both
+/// with one timestamp from the table's own clock (the wall clock in ms,
+/// strictly increasing), so it is newer than any cell the copy brings
+/// from before it; a delete removes what is older than its timestamp in
+/// both. The two tables are written one after the other (HBase has no
+/// write across tables): a write that fails may have reached the old
+/// table alone, and is to be retried as any failed write is.
+///
+/// A cheap handle to share (`&self` methods; the phase is an atomic).
+pub struct MigratingTable<'a> {
+    client: Client,
+    old: String,
+    new: String,
+    migration: &'a Migration,
+    phase: SharedPhase,
+    clock: AtomicI64,
+}
+
+impl<'a> MigratingTable<'a> {
+    /// `from_table` moving to `to_table` by `migration`, starting in
+    /// [`Phase::DualWrite`]; `to_table` is created as [`create_target`]
+    /// says when it is missing.
+    pub fn new(
+        client: &Client,
+        from_table: &str,
+        to_table: &str,
+        migration: &'a Migration,
+    ) -> Result<Self, MigrateError> {
+        create_target(client, from_table, to_table, migration)?;
+        Ok(MigratingTable {
+            client: client.clone(),
+            old: from_table.into(),
+            new: to_table.into(),
+            migration,
+            phase: SharedPhase::default(),
+            clock: AtomicI64::new(0),
+        })
+    }
+
+    /// Where writes and reads go now.
+    pub fn phase(&self) -> Phase {
+        self.phase.get()
+    }
+
+    /// Moves to `phase`, for the calls that start after this one.
+    pub fn set_phase(&self, phase: Phase) {
+        self.phase.set(phase);
+    }
+
+    /// A timestamp later than any this table gave before.
+    fn stamp(&self) -> i64 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        let mut last = self.clock.load(Ordering::Acquire);
+        loop {
+            let next = now.max(last + 1);
+            match self
+                .clock
+                .compare_exchange(last, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return next,
+                Err(seen) => last = seen,
+            }
+        }
+    }
+
+    /// The tables a write goes to, with the row's key in each.
+    fn targets(&self, old_key: &[u8]) -> Result<Vec<(&str, Vec<u8>)>, MigrateError> {
+        let new_key = self.migration.rekey(old_key)?;
+        Ok(match self.phase() {
+            Phase::Done => vec![(self.new.as_str(), new_key)],
+            _ => vec![
+                (self.old.as_str(), old_key.to_vec()),
+                (self.new.as_str(), new_key),
+            ],
+        })
+    }
+
+    /// Writes `cells` to the row of `old_key`: under its old key and its
+    /// new one, or ([`Phase::Done`]) its new one only, one timestamp for
+    /// both.
+    pub fn put(&self, old_key: &[u8], cells: Vec<Cell>) -> Result<(), MigrateError> {
+        let options = WriteOptions {
+            timestamp: Some(self.stamp()),
+            ..WriteOptions::default()
+        };
+        for (table, key) in self.targets(old_key)? {
+            self.client
+                .write_raw_rows_with(table, [(key, cells.clone())], options)
+                .map_err(store("write", table))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the row of `old_key` (every cell older than now) from the
+    /// tables `put` writes.
+    pub fn delete(&self, old_key: &[u8]) -> Result<(), MigrateError> {
+        let options = WriteOptions {
+            timestamp: Some(self.stamp()),
+            ..WriteOptions::default()
+        };
+        for (table, key) in self.targets(old_key)? {
+            self.client
+                .delete_raw_rows_with(table, [key], options)
+                .map_err(store("delete", table))?;
+        }
+        Ok(())
+    }
+
+    /// The cells of `old_key`'s row: from the old table in
+    /// [`Phase::DualWrite`], from the new one (under its new key) after.
+    pub fn get(&self, old_key: &[u8]) -> Result<Option<Vec<Cell>>, MigrateError> {
+        let (table, key) = match self.phase() {
+            Phase::DualWrite => (self.old.as_str(), old_key.to_vec()),
+            _ => (self.new.as_str(), self.migration.rekey(old_key)?),
+        };
+        self.client
+            .get_raw(table, &key)
+            .map_err(store("read", table))
+    }
+}
