@@ -40,6 +40,7 @@ use clap::{Parser, Subcommand};
 
 mod bulkload;
 mod migrate;
+mod spec;
 use rowkey_core::hbase::{ruby_bytes, ruby_name};
 use rowkey_core::{DynLayout, Value};
 
@@ -408,7 +409,15 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 writeln!(out, "{}", path.display())?;
             }
         }
-        Command::Migrate { step } => return migrate::run(step, out),
+        Command::Migrate { step } => {
+            return match migrate::run(step, out) {
+                Ok(true) => Ok(Keys::AllGood),
+                Ok(false) => Ok(Keys::SomeBad),
+                Err(migrate::Stop::Usage(msg)) => Err(Fail::Usage(msg)),
+                Err(migrate::Stop::Failed(msg)) => Err(Fail::Failed(msg)),
+                Err(migrate::Stop::Io(e)) => Err(e.into()),
+            }
+        }
         Command::Splits {
             layout,
             hbase_create,
@@ -536,22 +545,7 @@ fn json_value(v: &Value) -> String {
 
 /// The layout of `--layout`: the text, or `@FILE`.
 fn load(spec: &str) -> Result<DynLayout, Fail> {
-    let (text, from) = match spec.strip_prefix('@') {
-        Some(path) => (
-            std::fs::read_to_string(path)
-                .map_err(|e| usage(format!("--layout {spec}: cannot read {path}: {e}")))?,
-            format!("--layout {spec}"),
-        ),
-        None => (spec.to_owned(), "--layout".to_owned()),
-    };
-    let text = text.trim();
-    // JSON as `T::LAYOUT.to_json()` writes it, or the one-line text.
-    let layout = if text.starts_with('{') {
-        DynLayout::from_json(text)
-    } else {
-        DynLayout::parse(text)
-    };
-    layout.map_err(|e| usage(format!("{from}: {e}")))
+    spec::layout("--layout", spec).map_err(Fail::Usage)
 }
 
 /// A key's bytes from its text: hex with `--hex`; else `toStringBinary`,
@@ -581,8 +575,7 @@ fn parse_key(text: &[u8], keys: &KeysArg) -> Result<Vec<u8>, String> {
 
 /// `field=value`, split.
 fn pair(arg: &str) -> Result<(&str, &str), Fail> {
-    arg.split_once('=')
-        .ok_or_else(|| usage(format!("argument `{arg}`: expected FIELD=VALUE")))
+    spec::pair(arg).map_err(Fail::Usage)
 }
 
 /// One value per field, from `field=value` arguments in any order.

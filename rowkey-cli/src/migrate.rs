@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use rowkey_core::hbase::shell_key;
 use rowkey_core::migrate::{MigrateError, Migration};
-use rowkey_core::DynLayout;
 
-use crate::{load, pair, usage, Fail, Keys};
+use crate::spec;
 
 /// The step of `rowkey migrate`.
 #[derive(Subcommand)]
@@ -60,18 +59,38 @@ enum Store {
     Fjall(fjall::SingleWriterTxDatabase),
 }
 
-/// Runs one step.
-pub fn run(step: Step, out: &mut dyn Write) -> Result<Keys, Fail> {
+/// Why `rowkey migrate` stops early.
+pub enum Stop {
+    /// A bad argument: what is wrong, naming it (exit status 2).
+    Usage(String),
+    /// The copy or the verification failed: what and where (status 1).
+    Failed(String),
+    /// The output could not be written.
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop::Io(e)
+    }
+}
+
+fn usage(msg: String) -> Stop {
+    Stop::Usage(msg)
+}
+
+/// Runs one step: `Ok(false)` when `verify` found differences.
+pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
     let (step, args) = match step {
         Step::Plan(a) => ("plan", a),
         Step::Run(a) => ("run", a),
         Step::Verify(a) => ("verify", a),
     };
-    let from = load_as("--from", &args.from)?;
-    let to = load_as("--to", &args.to)?;
+    let from = spec::layout("--from", &args.from).map_err(Stop::Usage)?;
+    let to = spec::layout("--to", &args.to).map_err(Stop::Usage)?;
     let mut migration = Migration::new(from.layout(), to.layout()).map_err(|e| usage(chain(&e)))?;
     for arg in &args.set {
-        let (field, text) = pair(arg)?;
+        let (field, text) = spec::pair(arg).map_err(Stop::Usage)?;
         let value = to
             .value(field, text)
             .map_err(|e| usage(format!("--set {arg}: {e}")))?;
@@ -81,14 +100,14 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<Keys, Fail> {
     let store = open(&args)?;
     if step == "plan" {
         plan(&migration, store.as_ref(), &args, out)?;
-        return Ok(Keys::AllGood);
+        return Ok(true);
     }
     let (Some(store), Some(old), Some(new)) = (store, &args.table, &args.to_table) else {
         return Err(usage(format!(
             "migrate {step}: needs --redb FILE or --fjall DIR, --table and --to-table"
         )));
     };
-    let failed = |e: MigrateError| Fail::Failed(chain(&e));
+    let failed = |e: MigrateError| Stop::Failed(chain(&e));
     if step == "run" {
         let report = match &store {
             Store::Redb(db) => rowkey_core::redb::migrate(db, old, new, &migration),
@@ -100,7 +119,7 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<Keys, Fail> {
             out,
             "next: rowkey migrate verify with the same arguments, then move reads to `{new}`"
         )?;
-        return Ok(Keys::AllGood);
+        return Ok(true);
     }
     let report = match &store {
         Store::Redb(db) => rowkey_core::redb::verify(db, old, new, &migration),
@@ -108,22 +127,10 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<Keys, Fail> {
     }
     .map_err(failed)?;
     writeln!(out, "{report}")?;
-    Ok(if report.is_clean() {
-        Keys::AllGood
-    } else {
-        Keys::SomeBad
-    })
+    Ok(report.is_clean())
 }
 
-/// `--from`'s or `--to`'s layout, the error naming the argument.
-fn load_as(arg: &str, spec: &str) -> Result<DynLayout, Fail> {
-    load(spec).map_err(|e| match e {
-        Fail::Usage(msg) => Fail::Usage(msg.replacen("--layout", arg, 1)),
-        other => other,
-    })
-}
-
-fn open(args: &Args) -> Result<Option<Store>, Fail> {
+fn open(args: &Args) -> Result<Option<Store>, Stop> {
     if let Some(path) = &args.redb {
         let db = redb::Database::open(path)
             .map_err(|e| usage(format!("--redb {}: {e}", path.display())))?;
@@ -148,7 +155,7 @@ fn plan(
     store: Option<&Store>,
     args: &Args,
     out: &mut dyn Write,
-) -> Result<(), Fail> {
+) -> Result<(), Stop> {
     let (from, to) = (migration.from().layout(), migration.to().layout());
     writeln!(out, "old: {from}")?;
     writeln!(out, "new: {to}")?;
@@ -185,8 +192,8 @@ fn plan(
         return Ok(());
     };
     let mut moved = Moved::default();
-    let mut count = |key: &[u8], value: &[u8]| -> Result<(), Fail> {
-        let new = migration.rekey(key).map_err(|e| Fail::Failed(chain(&e)))?;
+    let mut count = |key: &[u8], value: &[u8]| -> Result<(), Stop> {
+        let new = migration.rekey(key).map_err(|e| Stop::Failed(chain(&e)))?;
         moved.rows += 1;
         moved.old_bytes += (key.len() + value.len()) as u64;
         moved.new_bytes += (new.len() + value.len()) as u64;
@@ -195,7 +202,7 @@ fn plan(
     match store {
         Store::Redb(db) => {
             use redb::{ReadableDatabase, ReadableTable};
-            let failed = |e: &dyn std::fmt::Display| Fail::Failed(format!("table `{table}`: {e}"));
+            let failed = |e: &dyn std::fmt::Display| Stop::Failed(format!("table `{table}`: {e}"));
             let tx = db.begin_read().map_err(|e| failed(&e))?;
             let rows = tx
                 .open_table(redb::TableDefinition::<&[u8], &[u8]>::new(table))
@@ -208,11 +215,11 @@ fn plan(
         Store::Fjall(db) => {
             use fjall::Readable;
             if !db.keyspace_exists(table) {
-                return Err(Fail::Failed(format!(
+                return Err(Stop::Failed(format!(
                     "keyspace `{table}`: no such keyspace"
                 )));
             }
-            let failed = |e: fjall::Error| Fail::Failed(format!("keyspace `{table}`: {e}"));
+            let failed = |e: fjall::Error| Stop::Failed(format!("keyspace `{table}`: {e}"));
             let ks = db
                 .keyspace(table, fjall::KeyspaceCreateOptions::default)
                 .map_err(failed)?;

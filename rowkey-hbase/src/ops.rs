@@ -535,13 +535,10 @@ fn family(name: &str, options: &TableOptions) -> TColumnFamilyDescriptor {
         .versions
         .map(|v| i32::try_from(v).unwrap_or(i32::MAX));
     f.configuration = options.keep_deletes.map(|d| {
-        BTreeMap::from([(PURGE_DELETES.to_string(), d.as_millis().to_string())])
+        BTreeMap::from([(crate::types::PURGE_DELETES.to_string(), d.as_millis().to_string())])
     });
     f
 }
-
-/// The family setting behind [`TableOptions::keep_deletes`].
-pub(crate) const PURGE_DELETES: &str = "hbase.hstore.time.to.purge.deletes";
 
 /// A get of the whole row at `key`.
 #[rustfmt::skip]

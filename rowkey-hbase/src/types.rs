@@ -193,9 +193,12 @@ pub struct TableOptions {
     /// (`None`: HBase's default, 0: the first major compaction drops it).
     /// A marker kept masks the older cells that arrive after it, written
     /// with their own timestamps: what a table being copied into while it
-    /// is written needs ([`migrate`](crate::migrate), feature `migrate`).
+    /// is written needs (`rowkey_hbase::migrate`, feature `migrate`).
     pub keep_deletes: Option<std::time::Duration>,
 }
+
+/// The family setting behind [`TableOptions::keep_deletes`].
+pub(crate) const PURGE_DELETES: &str = "hbase.hstore.time.to.purge.deletes";
 
 /// What [`Client::bulk_load`](crate::Client::bulk_load) loaded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -571,6 +571,10 @@ fn the_native_bulk_load_reads_back_as_hbases_tool_and_splits_files() {
     );
 }
 
+/// A cell as a file holds it with its timestamp: row, qualifier,
+/// timestamp, value.
+type StampedCell = (Vec<u8>, Vec<u8>, i64, Vec<u8>);
+
 /// Cells put with their own timestamps (`put_versioned_row`, as a
 /// migration copies a table): versions of one column are each written,
 /// newest first, in a load that spills between them; a cell put again with
@@ -614,7 +618,7 @@ fn versioned_cells_keep_their_timestamps_across_spills() {
             cells.push((c.row, c.qualifier, c.timestamp, c.value));
         }
     }
-    let want: Vec<(Vec<u8>, Vec<u8>, i64, Vec<u8>)> = [
+    let want: Vec<StampedCell> = [
         ("r1", "a", 9, "new"),
         ("r1", "a", 5, "old, put again"),
         ("r1", "b", 7, "b1"),

@@ -33,7 +33,7 @@ fn key(layout: &DynLayout, user: u64, ts: i64) -> Vec<u8> {
 
 fn cells_of(i: u64) -> Vec<Cell> {
     let mut cells = vec![("d".to_string(), b"v".to_vec(), i.to_be_bytes().to_vec())];
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         cells.push((
             "m".to_string(),
             b"note".to_vec(),
@@ -141,7 +141,7 @@ fn a_salt_change_under_writes_by_bulk_load_and_by_resumed_puts() {
                 // Users 50 to 59 are new rows; the others replace or delete.
                 let user = (i * 7919) % 60;
                 let k = key(&old, user, 3 * (user + USERS * ((i * 31) % 4_000)) as i64);
-                if i % 3 == 0 {
+                if i.is_multiple_of(3) {
                     table.delete(&k).unwrap();
                     model.remove(&k);
                 } else {

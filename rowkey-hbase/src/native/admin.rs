@@ -126,7 +126,7 @@ impl NativeClient {
         let configuration: Vec<pb::NameStringPair> = options
             .keep_deletes
             .map(|d| pb::NameStringPair {
-                name: crate::ops::PURGE_DELETES.into(),
+                name: crate::types::PURGE_DELETES.into(),
                 value: d.as_millis().to_string(),
             })
             .into_iter()
