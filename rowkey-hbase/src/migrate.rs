@@ -19,9 +19,10 @@
 //! A checkpoint in the table `{to_table}.rowkey-migrate` records the
 //! parts (the old table's regions when the first run began), which are
 //! done and, with puts, the last row copied of a part under way: a
-//! migration killed at any point resumes where it was when run again. A
-//! page written again after a crash writes the same cells (same
-//! timestamps), so nothing is doubled.
+//! migration killed at any point resumes where it was when run again
+//! (with a bulk load, from the parts of each worker's last load). Rows
+//! written again after a crash are the same cells (same timestamps), so
+//! nothing is doubled.
 //!
 //! A delete through [`MigratingTable`] masks the older cells of its row
 //! that the copy writes after it, as HBase masks by timestamp; the new
@@ -56,8 +57,10 @@ use crate::{
 #[non_exhaustive]
 pub enum MigrateWrite {
     /// HFiles under this directory (local, or `hdfs://` with the `hdfs`
-    /// feature), one load per part, loaded by [`Client::bulk_load`]:
-    /// needs a native client.
+    /// feature), loaded by [`Client::bulk_load`]: each worker sorts the
+    /// rows of the parts it reads into one load, loaded (and its parts
+    /// checkpointed) at the end of a part once it holds 2,000,000 rows,
+    /// and at the end. Needs a native client.
     BulkLoad(PathBuf),
     /// Puts of pages of rows ([`Client::write_versioned_rows`]).
     Puts,
@@ -177,16 +180,31 @@ pub fn migrate(
     std::thread::scope(|s| {
         for _ in 0..options.workers.min(parts.len()) {
             s.spawn(|| {
+                let fail = |e| {
+                    stop.store(true, Ordering::Release);
+                    first_error
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                };
+                let mut pending = None;
                 while !stop.load(Ordering::Acquire) {
                     let i = next.fetch_add(1, Ordering::AcqRel);
                     let Some(part) = parts.get(i) else { break };
-                    if let Err(e) = copy.part(i, part) {
-                        stop.store(true, Ordering::Release);
-                        first_error
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .get_or_insert(e);
+                    if let Err(e) = copy.part(i, part, &mut pending) {
+                        return fail(e);
                     }
+                    if pending.as_ref().is_some_and(|p| p.rows >= LOAD_ROWS) {
+                        if let Err(e) = pending.take().map_or(Ok(()), |p| copy.commit(p)) {
+                            return fail(e);
+                        }
+                    }
+                }
+                if stop.load(Ordering::Acquire) {
+                    return;
+                }
+                if let Err(e) = pending.map_or(Ok(()), |p| copy.commit(p)) {
+                    fail(e);
                 }
             });
         }
@@ -390,9 +408,30 @@ struct Copy<'a> {
     new_regions: &'a [crate::RegionLocation],
 }
 
+/// A worker's bulk load under way: its rows of the parts it read, which
+/// are marked done once the load is in the table.
+struct Pending {
+    load: BulkLoad,
+    dir: PathBuf,
+    parts: Vec<usize>,
+    rows: u64,
+}
+
+/// The rows after which a worker loads its HFiles and checkpoints its
+/// parts (at the end of a part), rather than at the end of the copy: what
+/// a copy killed in bulk-load mode reads again at most, per worker.
+const LOAD_ROWS: u64 = 2_000_000;
+
 impl Copy<'_> {
-    /// Copies part `i` from where its checkpoint says.
-    fn part(&self, i: usize, (start, end): &Part) -> Result<(), MigrateError> {
+    /// Copies part `i` from where its checkpoint says: with puts, page by
+    /// page; with a bulk load, into the worker's `pending` load (created
+    /// on its first part), committed by [`commit`](Self::commit).
+    fn part(
+        &self,
+        i: usize,
+        (start, end): &Part,
+        pending: &mut Option<Pending>,
+    ) -> Result<(), MigrateError> {
         let name = format!("part/{i}");
         let mut from = match self.marks.get(&name)?.as_deref() {
             Some([1]) => {
@@ -435,37 +474,59 @@ impl Copy<'_> {
                 self.write_page(&mut page, &name, None)
             }
             MigrateWrite::BulkLoad(dir) => {
-                let dir = load_dir(dir, i);
-                let share = self.options.memory / self.options.workers.max(1);
-                let mut load = BulkLoad::new(&dir)
-                    .regions(self.new_regions)
-                    .memory(share.max(1 << 20));
-                let mut n = 0;
+                let pending = pending.get_or_insert_with(|| {
+                    let share = self.options.memory / self.options.workers.max(1);
+                    let dir = load_dir(dir);
+                    Pending {
+                        load: BulkLoad::new(&dir)
+                            .regions(self.new_regions)
+                            .memory(share.max(1 << 20)),
+                        dir,
+                        parts: Vec::new(),
+                        rows: 0,
+                    }
+                });
                 for row in rows {
                     let (key, cells) = row.map_err(store("read", self.from))?;
                     let bytes = row_bytes(&key, &cells);
                     self.report.rows_read.fetch_add(1, Ordering::Relaxed);
                     self.report.bytes_read.fetch_add(bytes, Ordering::Relaxed);
                     let new_key = self.migration.rekey(&key)?;
-                    load.put_versioned_row(&new_key, &cells)
+                    pending
+                        .load
+                        .put_versioned_row(&new_key, &cells)
                         .map_err(|e| MigrateError::store("bulk load", self.to, e))?;
                     self.report.bytes_written.fetch_add(
                         bytes + new_key.len() as u64 - key.len() as u64,
                         Ordering::Relaxed,
                     );
-                    n += 1;
+                    pending.rows += 1;
                 }
-                if n > 0 {
-                    load.finish()
-                        .map_err(|e| MigrateError::store("bulk load", self.to, e))?;
-                    self.client
-                        .bulk_load(&dir, self.to)
-                        .map_err(store("bulk load", self.to))?;
-                }
-                self.report.rows_written.fetch_add(n, Ordering::Relaxed);
-                self.marks.set(&name, vec![1])
+                pending.parts.push(i);
+                Ok(())
             }
         }
+    }
+
+    /// Loads a worker's pending HFiles into the new table, then marks
+    /// their parts done.
+    fn commit(&self, pending: Pending) -> Result<(), MigrateError> {
+        if pending.rows > 0 {
+            pending
+                .load
+                .finish()
+                .map_err(|e| MigrateError::store("bulk load", self.to, e))?;
+            self.client
+                .bulk_load(&pending.dir, self.to)
+                .map_err(store("bulk load", self.to))?;
+        }
+        self.report
+            .rows_written
+            .fetch_add(pending.rows, Ordering::Relaxed);
+        for i in pending.parts {
+            self.marks.set(&format!("part/{i}"), vec![1])?;
+        }
+        Ok(())
     }
 
     /// Writes a page of puts, then its checkpoint: the last old key
@@ -496,13 +557,15 @@ impl Copy<'_> {
     }
 }
 
-/// A fresh directory for part `i`'s load under `dir` (a load writes into
-/// an empty one; a run after a failure gets another).
-fn load_dir(dir: &std::path::Path, i: usize) -> PathBuf {
+/// A fresh directory for a worker's load under `dir` (a load writes into
+/// an empty one; each load and a run after a failure get another).
+fn load_dir(dir: &std::path::Path) -> PathBuf {
+    static LOADS: AtomicUsize = AtomicUsize::new(0);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    dir.join(format!("part-{i}-{now}"))
+    let n = LOADS.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("load-{now}-{n}"))
 }
 
 /// Compares `from_table`, re-keyed by `migration`, with `to_table`: both

@@ -219,12 +219,7 @@ impl Client {
                 result?;
             }
         }
-        rejected.sort_by_key(|r| r.index);
-        if rejected.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::rejected("write", table, rejected, total))
-        }
+        written(table, rejected, total)
     }
 
     /// One batch of [`write_versioned_rows`](Self::write_versioned_rows):
@@ -300,12 +295,7 @@ impl Client {
         if !batch.puts.is_empty() {
             self.send(table, &mut batch, &mut rejected, &mut families)?;
         }
-        rejected.sort_by_key(|r| r.index);
-        if rejected.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::rejected("write", table, rejected, total))
-        }
+        written(table, rejected, total)
     }
 
     /// Sends a batch (retried while that is safe); when HBase refuses it,
@@ -579,12 +569,18 @@ impl Client {
                 Err(e) => return Err(e),
             }
         }
-        rejected.sort_by_key(|r| r.index);
-        if rejected.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::rejected("write", table, rejected, total))
-        }
+        written(table, rejected, total)
+    }
+}
+
+/// The end of a write of `total` rows: `Ok`, or the rows HBase refused
+/// in input order.
+fn written(table: &str, mut rejected: Vec<RejectedRow>, total: usize) -> Result<(), Error> {
+    rejected.sort_by_key(|r| r.index);
+    if rejected.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::rejected("write", table, rejected, total))
     }
 }
 
