@@ -441,7 +441,7 @@ fn a_load_into_a_folder_with_files_is_refused() {
     assert!(summary.files[0].path.is_file());
 }
 
-/// About 1,000 spills of one-row-per-cell runs: merges are by levels of
+/// About 1,700 spills of one-row-per-cell runs: merges are by levels of
 /// 16, so each row is written to runs once per level (the spill, then
 /// levels 1 and 2) and the runs' bytes stay under 3 times the rows'; the
 /// old merge of all 64 runs rewrote everything every 63 spills (about 9
@@ -456,8 +456,9 @@ fn merges_write_each_row_once_per_level() {
     let mut record_bytes = 0u64;
     for i in (0..n).rev() {
         let (k, c) = row(i);
-        // A run's record: lengths, row, family index, qualifier, value, sequence.
-        record_bytes += (4 + k.len() + 2 + 4 + c[0].1.len() + 4 + c[0].2.len() + 8) as u64;
+        // A run's record: lengths, row, family index, qualifier, value,
+        // timestamp, sequence.
+        record_bytes += (4 + k.len() + 2 + 4 + c[0].1.len() + 4 + c[0].2.len() + 8 + 8) as u64;
         load.put_raw_row(&k, &c).unwrap();
     }
     let summary = load.finish().unwrap();
