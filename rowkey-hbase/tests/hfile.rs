@@ -4,7 +4,7 @@
 
 use rowkey_core::prelude::*;
 use rowkey_hbase::hfile::{Bloom, Compression, HFileOptions, HFileReader, HFileWriter};
-use rowkey_hbase::testing::{pretty_print_hfile, read_hfile, write_hfile_with_hbase};
+use rowkey_hbase::testing::{pretty_print_hfile, read_hfile, read_hfiles, write_hfile_with_hbase};
 
 #[derive(RowKey, Debug, Clone, PartialEq)]
 #[salt(buckets = 8, by(user))]
@@ -16,13 +16,53 @@ struct Event {
 
 #[test]
 fn hbase_reads_every_cell_rowkey_writes() {
-    let plain = every_cell_read_back(Compression::None);
-    for compression in [Compression::Gzip, Compression::Snappy, Compression::Zstd] {
-        let size = every_cell_read_back(compression);
-        assert!(
-            size * 2 < plain,
-            "{compression:?}: {size} bytes, none: {plain}"
-        );
+    let dir = tempfile::tempdir().unwrap();
+    let want = sample_cells();
+    let compressions = [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Zstd,
+    ];
+    // Each compression's file and an empty one, all read by one JVM.
+    let mut paths = Vec::new();
+    let mut summaries = Vec::new();
+    for compression in compressions {
+        let (path, empty, summary) = write_sample(dir.path(), compression, &want);
+        paths.extend([path, empty]);
+        summaries.push(summary);
+    }
+    let read = read_hfiles(&paths).unwrap_or_else(|e| panic!("{e}"));
+    let plain = summaries[0].bytes;
+    for ((compression, summary), files) in compressions.iter().zip(&summaries).zip(read.chunks(2)) {
+        let [file, empty] = files else {
+            panic!("two files read per compression")
+        };
+        assert_eq!(file.checksum_failures, 0, "every block's CRC32C matches");
+        assert_eq!(file.blocks, summary.data_blocks);
+        assert_eq!(file.cells.len(), want.len());
+        for (c, (row, q, ts, value)) in file.cells.iter().zip(&want) {
+            assert_eq!(
+                (
+                    &c.row,
+                    &c.family[..],
+                    &c.qualifier,
+                    c.timestamp,
+                    c.kind.as_str(),
+                    &c.value
+                ),
+                (row, &b"d"[..], q, *ts, "Put", value)
+            );
+        }
+        // A file of no cells is a file HBase reads too.
+        assert_eq!((empty.cells.len(), empty.checksum_failures), (0, 0));
+        if *compression != Compression::None {
+            assert!(
+                summary.bytes * 2 < plain,
+                "{compression:?}: {} bytes, none: {plain}",
+                summary.bytes
+            );
+        }
     }
 }
 
@@ -55,50 +95,32 @@ fn sample_cells() -> Vec<TestCell> {
     want
 }
 
-/// Writes 9,000 cells compressed so, checks HBase reads them all back;
-/// returns the file's size.
-fn every_cell_read_back(compression: Compression) -> u64 {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("events.hfile");
-    let want = sample_cells();
-    let mut w = HFileWriter::create(
-        &path,
-        HFileOptions {
-            block_size: 8 * 1024,
-            compression,
-            ..HFileOptions::new("d")
-        },
-    )
-    .unwrap();
-    for (row, q, ts, value) in &want {
+/// Writes the 9,000 cells compressed so under `dir`, and a file of no
+/// cells: their paths and the first one's summary.
+fn write_sample(
+    dir: &std::path::Path,
+    compression: Compression,
+    want: &[TestCell],
+) -> (
+    std::path::PathBuf,
+    std::path::PathBuf,
+    rowkey_hbase::hfile::HFileSummary,
+) {
+    let path = dir.join(format!("events-{compression:?}.hfile"));
+    let options = HFileOptions {
+        block_size: 8 * 1024,
+        compression,
+        ..HFileOptions::new("d")
+    };
+    let mut w = HFileWriter::create(&path, options).unwrap();
+    for (row, q, ts, value) in want {
         w.append(row, q, *ts, value).unwrap();
     }
     let summary = w.finish().unwrap();
     assert_eq!(summary.cells, want.len() as u64);
     assert!(summary.data_blocks > 20, "{summary:?}");
     assert_eq!(summary.bytes, std::fs::metadata(&path).unwrap().len());
-
-    let read = read_hfile(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(read.checksum_failures, 0, "every block's CRC32C matches");
-    assert_eq!(read.blocks, summary.data_blocks);
-    let cells = read.cells;
-    assert_eq!(cells.len(), want.len());
-    for (c, (row, q, ts, value)) in cells.iter().zip(&want) {
-        assert_eq!(
-            (
-                &c.row,
-                &c.family[..],
-                &c.qualifier,
-                c.timestamp,
-                c.kind.as_str(),
-                &c.value
-            ),
-            (row, &b"d"[..], q, *ts, "Put", value)
-        );
-    }
-
-    // A file of no cells is a file HBase reads too.
-    let empty = dir.path().join("empty.hfile");
+    let empty = dir.join(format!("empty-{compression:?}.hfile"));
     HFileWriter::create(
         &empty,
         HFileOptions {
@@ -109,9 +131,7 @@ fn every_cell_read_back(compression: Compression) -> u64 {
     .unwrap()
     .finish()
     .unwrap();
-    let read = read_hfile(&empty).unwrap();
-    assert_eq!((read.cells.len(), read.checksum_failures), (0, 0));
-    summary.bytes
+    (path, empty, summary)
 }
 
 /// The checksums are HBase's: a byte changed in a block is caught by them
