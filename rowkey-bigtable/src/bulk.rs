@@ -6,7 +6,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::mutate_rows_request::Entry;
+use bigtable_rs::google::bigtable::v2::{mutation, Mutation};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::RowKey;
 use tokio::sync::Semaphore;
@@ -14,7 +16,8 @@ use tokio::task::JoinSet;
 
 use crate::retry::transient;
 use crate::write::{
-    entry, entry_bytes, send_batch, unsendable, Cell, MAX_MUTATIONS, MAX_REQUEST_BYTES,
+    entry, entry_bytes, send_batch, unsendable, Cell, INVALID_ARGUMENT, MAX_MUTATIONS,
+    MAX_REQUEST_BYTES,
 };
 use crate::{chain, Client, Error, RejectedRow};
 
@@ -209,8 +212,7 @@ impl BulkWriter {
     ///
     /// Cancel-safe: see the [type's documentation](Self).
     pub async fn push(&mut self, key: Vec<u8>, cells: Vec<Cell>) -> Result<(), Error> {
-        let index = self.pushed;
-        if let Some(r) = unsendable(index, &key, &cells) {
+        if let Some(r) = unsendable(self.pushed, &key, cells.len()) {
             self.pushed += 1;
             self.report.rejected.push(r);
             return Ok(());
@@ -222,7 +224,61 @@ impl BulkWriter {
         } else {
             self.batch_stamp
         };
-        let mut e = entry(key, cells, sizing);
+        self.add(entry(key, cells, sizing), Some(sizing)).await;
+        Ok(())
+    }
+
+    /// Adds a row whose cells carry their own timestamps, as a read
+    /// returns them ([`RowCell`]s; labels are not written): they are
+    /// written with those timestamps rather than the writer's clock, so a
+    /// row copied from another table keeps its cells' times, and a newer
+    /// cell of the same column written meanwhile stays the newer. A row
+    /// Bigtable would refuse is reported as [`push`](Self::push) reports
+    /// it, and so is a cell with a negative timestamp (it would ask for
+    /// the server's time).
+    ///
+    /// Cancel-safe: see the [type's documentation](Self).
+    pub async fn push_versioned(&mut self, key: Vec<u8>, cells: Vec<RowCell>) -> Result<(), Error> {
+        let index = self.pushed;
+        let refused = unsendable(index, &key, cells.len()).or_else(|| {
+            let bad = cells.iter().find(|c| c.timestamp_micros < 0)?;
+            Some(RejectedRow {
+                index,
+                key: to_string_binary(&key),
+                code: INVALID_ARGUMENT,
+                message: format!("a cell's timestamp is {} µs, below 0", bad.timestamp_micros),
+            })
+        });
+        if let Some(r) = refused {
+            self.pushed += 1;
+            self.report.rejected.push(r);
+            return Ok(());
+        }
+        let mutations = cells
+            .into_iter()
+            .map(|c| Mutation {
+                mutation: Some(mutation::Mutation::SetCell(mutation::SetCell {
+                    family_name: c.family_name,
+                    column_qualifier: c.qualifier,
+                    timestamp_micros: c.timestamp_micros,
+                    value: c.value,
+                })),
+            })
+            .collect();
+        let e = Entry {
+            row_key: key,
+            mutations,
+            ..Default::default()
+        };
+        self.add(e, None).await;
+        Ok(())
+    }
+
+    /// Adds an entry to the request being gathered (sending that one
+    /// first when it is full or holds the key), stamped with the request's
+    /// timestamp when `sizing` (the stamp it was sized with) is given.
+    async fn add(&mut self, mut e: Entry, sizing: Option<i64>) {
+        let index = self.pushed;
         let (bytes, mutations) = (entry_bytes(&e), e.mutations.len());
         let key_hash = std::hash::BuildHasher::hash_one(&self.hasher, &e.row_key);
         if !self.batch.is_empty()
@@ -236,7 +292,7 @@ impl BulkWriter {
         if self.batch.is_empty() {
             self.batch_stamp = self.next_stamp();
         }
-        if self.batch_stamp != sizing {
+        if sizing.is_some_and(|s| s != self.batch_stamp) {
             stamp(&mut e, self.batch_stamp);
         }
         self.pushed += 1;
@@ -245,7 +301,6 @@ impl BulkWriter {
         self.positions.push(index);
         self.batch_bytes += bytes;
         self.batch_mutations += mutations;
-        Ok(())
     }
 
     /// The next request's timestamp in microseconds: the wall clock in
@@ -282,7 +337,7 @@ impl BulkWriter {
             .clone();
         // Requests that ended are counted as they end, not at the flush.
         while let Some(done) = self.tasks.try_join_next() {
-            self.add(done);
+            self.count(done);
         }
         let bytes = self.batch_bytes;
         let permits = u32::try_from(bytes.clamp(1, self.max_bytes)).unwrap_or(u32::MAX);
@@ -318,7 +373,7 @@ impl BulkWriter {
         });
     }
 
-    fn add(&mut self, done: Result<Done, tokio::task::JoinError>) {
+    fn count(&mut self, done: Result<Done, tokio::task::JoinError>) {
         let done = match done {
             Ok(d) => d,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
@@ -338,7 +393,7 @@ impl BulkWriter {
             self.send().await;
         }
         while let Some(done) = self.tasks.join_next().await {
-            self.add(done);
+            self.count(done);
         }
         let mut report = self.report.clone();
         report.rejected.sort_by_key(|r| r.index);
@@ -366,7 +421,6 @@ impl Drop for BulkWriter {
 
 /// Sets every cell of `e` to the timestamp `micros`.
 fn stamp(e: &mut Entry, micros: i64) {
-    use bigtable_rs::google::bigtable::v2::mutation;
     for m in &mut e.mutations {
         if let Some(mutation::Mutation::SetCell(c)) = &mut m.mutation {
             c.timestamp_micros = micros;

@@ -43,6 +43,8 @@ pub mod emulator;
 mod google;
 #[cfg(feature = "index")]
 mod index;
+#[cfg(feature = "migrate")]
+pub mod migrate;
 mod options;
 mod retry;
 mod stream;

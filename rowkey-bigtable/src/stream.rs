@@ -22,7 +22,9 @@ use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
-use crate::chunks::{collect, merged, Merged};
+#[cfg(any(feature = "index", feature = "migrate"))]
+use crate::chunks::collect;
+use crate::chunks::{merged, Merged};
 use crate::retry::{transient, Retry};
 use crate::{Client, Error};
 
@@ -182,7 +184,7 @@ fn open(
 }
 
 /// `limits`: each range's request's and the merged stream's.
-fn open_filtered(
+pub(crate) fn open_filtered(
     client: &Client,
     table: &str,
     scan: &Scan,
@@ -243,6 +245,7 @@ async fn read_rows(
 /// Every row of `request`, read whole, within the client's deadlines and
 /// retried as its [`Retry`] policy allows (a read is safe to send again):
 /// what a point read (the index store's gets) needs.
+#[cfg(any(feature = "index", feature = "migrate"))]
 pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Result<Vec<Row>, Error> {
     let options = client.options();
     let start = tokio::time::Instant::now();

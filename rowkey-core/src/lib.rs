@@ -90,6 +90,7 @@ extern crate std;
 
 // The layers, bottom to top; each imports only from those above it in this
 // list (.ci/layers.py checks it, and that no two files import each other):
+// - `clock`: a client's strictly increasing clock (std);
 // - `format`: field traits and codecs, escaping, the binary and text
 //   formats, timestamps, ecosystem types, the salt head, errors;
 // - `layout`: the layout descriptor (`T::LAYOUT`), its summary, table,
@@ -101,6 +102,8 @@ extern crate std;
 //   verification over a small store trait;
 // - integrations: `store` (redb, fjall, and their index stores) and `hbase`
 //   (shell helpers).
+#[cfg(feature = "std")]
+pub mod clock;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
 mod format;

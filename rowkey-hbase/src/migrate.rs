@@ -37,13 +37,14 @@
 //! step (as HBase's own client timestamps need).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    self, EachRow, MigrateError, MigrateReport, Migration, Phase, SharedPhase, Snapshot, Source,
-    VerifyReport,
+    self, EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, SharedPhase, Snapshot,
+    Source, VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -433,19 +434,17 @@ impl Copy<'_> {
         pending: &mut Option<Pending>,
     ) -> Result<(), MigrateError> {
         let name = format!("part/{i}");
-        let mut from = match self.marks.get(&name)?.as_deref() {
-            Some([1]) => {
+        let mut from = match self.marks.get(&name)?.as_deref().map(Mark::parse) {
+            Some(Some(Mark::Done)) => {
                 self.report.parts_skipped.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
-            Some([0, last @ ..]) => {
+            Some(Some(Mark::After(last))) => {
                 self.report.parts_resumed.fetch_add(1, Ordering::Relaxed);
-                let mut next = last.to_vec();
-                next.push(0);
-                next
+                Mark::next_key(last)
             }
             None => start.clone(),
-            Some(_) => return Err(self.marks.corrupt(&name)),
+            Some(None) => return Err(self.marks.corrupt(&name)),
         };
         let scan = Scan::from_bounds(&from, end);
         let rows = self
@@ -524,7 +523,8 @@ impl Copy<'_> {
             .rows_written
             .fetch_add(pending.rows, Ordering::Relaxed);
         for i in pending.parts {
-            self.marks.set(&format!("part/{i}"), vec![1])?;
+            self.marks
+                .set(&format!("part/{i}"), Mark::Done.to_bytes())?;
         }
         Ok(())
     }
@@ -544,16 +544,8 @@ impl Copy<'_> {
                 .map_err(store("write", self.to))?;
         }
         self.report.rows_written.fetch_add(n, Ordering::Relaxed);
-        let mark = match last {
-            Some(key) => {
-                let mut mark = Vec::with_capacity(key.len() + 1);
-                mark.push(0);
-                mark.extend_from_slice(key);
-                mark
-            }
-            None => vec![1],
-        };
-        self.marks.set(name, mark)
+        let mark = last.map_or(Mark::Done, Mark::After);
+        self.marks.set(name, mark.to_bytes())
     }
 }
 
@@ -662,7 +654,7 @@ pub struct MigratingTable<'a> {
     new: String,
     migration: &'a Migration,
     phase: SharedPhase,
-    clock: AtomicI64,
+    clock: Clock,
 }
 
 impl<'a> MigratingTable<'a> {
@@ -682,7 +674,7 @@ impl<'a> MigratingTable<'a> {
             new: to_table.into(),
             migration,
             phase: SharedPhase::default(),
-            clock: AtomicI64::new(0),
+            clock: Clock::default(),
         })
     }
 
@@ -694,24 +686,6 @@ impl<'a> MigratingTable<'a> {
     /// Moves to `phase`, for the calls that start after this one.
     pub fn set_phase(&self, phase: Phase) {
         self.phase.set(phase);
-    }
-
-    /// A timestamp later than any this table gave before.
-    fn stamp(&self) -> i64 {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
-        let mut last = self.clock.load(Ordering::Acquire);
-        loop {
-            let next = now.max(last + 1);
-            match self
-                .clock
-                .compare_exchange(last, next, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return next,
-                Err(seen) => last = seen,
-            }
-        }
     }
 
     /// The tables a write goes to, with the row's key in each.
@@ -731,7 +705,7 @@ impl<'a> MigratingTable<'a> {
     /// both.
     pub fn put(&self, old_key: &[u8], cells: Vec<Cell>) -> Result<(), MigrateError> {
         let options = WriteOptions {
-            timestamp: Some(self.stamp()),
+            timestamp: Some(self.clock.next()),
             ..WriteOptions::default()
         };
         for (table, key) in self.targets(old_key)? {
@@ -746,7 +720,7 @@ impl<'a> MigratingTable<'a> {
     /// tables `put` writes.
     pub fn delete(&self, old_key: &[u8]) -> Result<(), MigrateError> {
         let options = WriteOptions {
-            timestamp: Some(self.stamp()),
+            timestamp: Some(self.clock.next()),
             ..WriteOptions::default()
         };
         for (table, key) in self.targets(old_key)? {

@@ -1,9 +1,6 @@
 //! Who stamps what a client writes: [`Timestamps`], and the clock a
 //! client stamps with when it does.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
-
 /// Who stamps the cells a client writes and the deletes it sends: a
 /// setting of the whole client ([`ClientBuilder::timestamps`](crate::ClientBuilder::timestamps)),
 /// which [`WriteOptions::timestamp`](crate::WriteOptions::timestamp) overrides for one call.
@@ -38,31 +35,4 @@ pub enum Timestamps {
     Client,
 }
 
-/// A clock whose readings strictly increase: the wall clock in
-/// milliseconds, or one more than the last reading when that is not
-/// behind it (two calls in one millisecond, or a wall clock stepped back).
-#[derive(Debug, Default)]
-pub(crate) struct Clock(AtomicI64);
-
-impl Clock {
-    pub(crate) fn next(&self) -> i64 {
-        let now = now_millis();
-        let mut last = self.0.load(Ordering::Relaxed);
-        loop {
-            let next = now.max(last.saturating_add(1));
-            match self
-                .0
-                .compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed)
-            {
-                Ok(_) => return next,
-                Err(seen) => last = seen,
-            }
-        }
-    }
-}
-
-fn now_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+pub(crate) use rowkey_core::clock::Clock;

@@ -77,7 +77,10 @@ use core::fmt;
 
 pub use error::MigrateError;
 pub use report::{Examples, MigrateReport, VerifyReport, MAX_EXAMPLES};
-pub use run::{copy, verify, CopyStore, CopyTx, EachRow, Snapshot, Source, PAGE_ROWS};
+pub use run::{
+    checkpoint_id, copy, parts, verify, CopyStore, CopyTx, EachRow, Mark, Snapshot, Source,
+    Verifier, PAGE_ROWS,
+};
 
 use crate::dynamic::{DynLayout, Value};
 use crate::key::{DecodeRowKey, RowKey};

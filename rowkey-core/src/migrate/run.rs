@@ -102,20 +102,17 @@ pub fn copy(
             state = tx.mark(&name)?;
             Ok(())
         })?;
-        // A part's mark: `[1]` done, `[0] key` copied up to the key.
-        let mut from = match state.as_deref() {
-            Some([1]) => {
+        let mut from = match state.as_deref().map(Mark::parse) {
+            Some(Some(Mark::Done)) => {
                 report.parts_skipped += 1;
                 continue;
             }
-            Some([0, last @ ..]) => {
+            Some(Some(Mark::After(last))) => {
                 report.parts_resumed += 1;
-                let mut next = last.to_vec();
-                next.push(0);
-                next
+                Mark::next_key(last)
             }
             None => start.clone(),
-            Some(_) => {
+            Some(None) => {
                 return Err(MigrateError::Checkpoint {
                     table: new_table.into(),
                     problem: format!("its mark of part {i} is not one a copy writes"),
@@ -135,13 +132,8 @@ pub fn copy(
                 }
                 done = rows.len() < PAGE_ROWS;
                 match (done, rows.last()) {
-                    (false, Some((last, _))) => {
-                        let mut mark = Vec::with_capacity(last.len() + 1);
-                        mark.push(0);
-                        mark.extend_from_slice(last);
-                        tx.set_mark(&name, &mark)
-                    }
-                    _ => tx.set_mark(&name, &[1]),
+                    (false, Some((last, _))) => tx.set_mark(&name, &Mark::After(last).to_bytes()),
+                    _ => tx.set_mark(&name, &Mark::Done.to_bytes()),
                 }
             })?;
             report.rows_read += rows.len() as u64;
@@ -160,9 +152,52 @@ pub fn copy(
     Ok(report)
 }
 
-/// The parts of the old key space: from each of the old layout's split
-/// points (its salt buckets) to the next, the first from the start.
-fn parts(migration: &Migration) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+/// A part's checkpoint mark: done, or copied up to a key of the old
+/// table. Stored as `[1]`, or `[0]` followed by the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark<'a> {
+    /// The whole part is copied.
+    Done,
+    /// The part is copied up to this old key, included.
+    After(&'a [u8]),
+}
+
+impl<'a> Mark<'a> {
+    /// The mark stored as `bytes`; `None` when they are not a mark.
+    pub fn parse(bytes: &'a [u8]) -> Option<Mark<'a>> {
+        match bytes {
+            [1] => Some(Mark::Done),
+            [0, key @ ..] => Some(Mark::After(key)),
+            _ => None,
+        }
+    }
+
+    /// The mark as it is stored.
+    pub fn to_bytes(self) -> Vec<u8> {
+        match self {
+            Mark::Done => alloc::vec![1],
+            Mark::After(key) => {
+                let mut out = Vec::with_capacity(key.len() + 1);
+                out.push(0);
+                out.extend_from_slice(key);
+                out
+            }
+        }
+    }
+
+    /// The first key after `key`: where a part copied up to `key` goes on.
+    pub fn next_key(key: &[u8]) -> Vec<u8> {
+        let mut next = Vec::with_capacity(key.len() + 1);
+        next.extend_from_slice(key);
+        next.push(0);
+        next
+    }
+}
+
+/// The parts of the old key space a copy goes through: from each of the
+/// old layout's split points (its salt buckets) to the next, the first
+/// from the start (`None`: to the end of the table).
+pub fn parts(migration: &Migration) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
     let splits = migration.from().layout().split_points();
     let mut starts = Vec::with_capacity(splits.len() + 1);
     starts.push(Vec::new());
@@ -172,8 +207,9 @@ fn parts(migration: &Migration) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
 }
 
 /// What a checkpoint records of its migration: both layouts' fingerprints
-/// and the number of parts.
-fn checkpoint_id(migration: &Migration, parts: usize) -> Vec<u8> {
+/// and the number of parts. A run whose checkpoint holds another is
+/// refused (it would mix two migrations in one table).
+pub fn checkpoint_id(migration: &Migration, parts: usize) -> Vec<u8> {
     let [from, to] = migration.ids();
     let mut id = Vec::with_capacity(24);
     id.extend_from_slice(&from.to_be_bytes());
@@ -213,25 +249,96 @@ fn row_hash(scratch: &mut Vec<u8>, key: &[u8], value: &[u8]) -> u64 {
 /// A first pass digests both tables per part of the new key space (the
 /// byte after the new layout's prefix: its salt bucket when salted);
 /// only parts whose digests differ are compared row by row, keeping the
-/// 8-byte hash of each expected new key of those parts.
+/// 8-byte hash of each expected new key of those parts. [`Verifier`] is
+/// the same comparison fed row by row, for an engine whose reads are
+/// async.
 pub fn verify(
     snapshot: &dyn Snapshot,
     migration: &Migration,
 ) -> Result<VerifyReport, MigrateError> {
-    let at = migration.to().layout().prefix().len();
-    let part = |key: &[u8]| key.get(at).copied().unwrap_or(0) as usize;
-    let mut report = VerifyReport::default();
-    let (mut old, mut new) = ([Digest::default(); 256], [Digest::default(); 256]);
-    let mut scratch = Vec::new();
-    let mut unmapped: Vec<String> = Vec::new();
+    let mut v = Verifier::new(migration);
     snapshot.for_each(Source::Old, &mut |key, value| {
-        report.rows_old += 1;
-        match migration.rekey(key) {
-            Ok(new_key) => old[part(&new_key)].add(row_hash(&mut scratch, &new_key, value)),
+        v.old_row(key, value);
+        Ok(())
+    })?;
+    snapshot.for_each(Source::New, &mut |key, value| {
+        v.new_row(key, value);
+        Ok(())
+    })?;
+    if !v.differs() {
+        return Ok(v.finish());
+    }
+    snapshot.for_each(Source::Old, &mut |key, value| {
+        if let Some(new_key) = v.wanted(key) {
+            let found = snapshot.get(Source::New, &new_key)?;
+            v.compare(&new_key, value, found.as_deref());
+        }
+        Ok(())
+    })?;
+    snapshot.for_each(Source::New, &mut |key, _| {
+        v.extra_row(key);
+        Ok(())
+    })?;
+    Ok(v.finish())
+}
+
+/// The comparison [`verify`] makes, fed row by row in two passes:
+///
+/// 1. every row of the old table to [`old_row`](Self::old_row) and every
+///    row of the new one to [`new_row`](Self::new_row) (in any order);
+/// 2. when [`differs`](Self::differs), every old row again to
+///    [`wanted`](Self::wanted), which gives the new key to look up when
+///    its part differs, the row found (or not) to
+///    [`compare`](Self::compare), then every new key to
+///    [`extra_row`](Self::extra_row);
+///
+/// and [`finish`](Self::finish) gives the report. A row's value is the
+/// engine's own bytes for it (its cells with their timestamps, for
+/// HBase and Bigtable), the same for both tables.
+pub struct Verifier<'m> {
+    migration: &'m Migration,
+    report: VerifyReport,
+    old: [Digest; 256],
+    new: [Digest; 256],
+    scratch: Vec<u8>,
+    unmapped: Vec<String>,
+    bad: [bool; 256],
+    expected: BTreeSet<u64>,
+}
+
+impl<'m> Verifier<'m> {
+    /// A comparison of the two tables of `migration`.
+    pub fn new(migration: &'m Migration) -> Verifier<'m> {
+        Verifier {
+            migration,
+            report: VerifyReport::default(),
+            old: [Digest::default(); 256],
+            new: [Digest::default(); 256],
+            scratch: Vec::new(),
+            unmapped: Vec::new(),
+            bad: [false; 256],
+            expected: BTreeSet::new(),
+        }
+    }
+
+    /// The part of the new key space `key` is in.
+    fn part(&self, key: &[u8]) -> usize {
+        let at = self.migration.to().layout().prefix().len();
+        key.get(at).copied().unwrap_or(0) as usize
+    }
+
+    /// First pass: a row of the old table.
+    pub fn old_row(&mut self, key: &[u8], value: &[u8]) {
+        self.report.rows_old += 1;
+        match self.migration.rekey(key) {
+            Ok(new_key) => {
+                let h = row_hash(&mut self.scratch, &new_key, value);
+                self.old[self.part(&new_key)].add(h);
+            }
             Err(e) => {
-                report.missing += 1;
-                if unmapped.len() < MAX_EXAMPLES {
-                    unmapped.push(format!(
+                self.report.missing += 1;
+                if self.unmapped.len() < MAX_EXAMPLES {
+                    self.unmapped.push(format!(
                         "{} (cannot be re-keyed: {})",
                         to_string_binary(key),
                         chain(&e)
@@ -239,49 +346,70 @@ pub fn verify(
                 }
             }
         }
-        Ok(())
-    })?;
-    snapshot.for_each(Source::New, &mut |key, value| {
-        report.rows_new += 1;
-        new[part(key)].add(row_hash(&mut scratch, key, value));
-        Ok(())
-    })?;
-    report.examples.missing = unmapped;
-    let bad: Vec<bool> = old.iter().zip(&new).map(|(o, n)| o != n).collect();
-    if !bad.contains(&true) {
-        return Ok(report);
     }
-    // Row by row in the parts that differ.
-    let mut expected = BTreeSet::new();
-    snapshot.for_each(Source::Old, &mut |key, value| {
-        let Ok(new_key) = migration.rekey(key) else {
-            return Ok(());
-        };
-        if !bad[part(&new_key)] {
-            return Ok(());
+
+    /// First pass: a row of the new table.
+    pub fn new_row(&mut self, key: &[u8], value: &[u8]) {
+        self.report.rows_new += 1;
+        let h = row_hash(&mut self.scratch, key, value);
+        self.new[self.part(key)].add(h);
+    }
+
+    /// After the first pass: whether any part's digests differ, so that
+    /// the second pass is needed.
+    pub fn differs(&mut self) -> bool {
+        for (i, (o, n)) in self.old.iter().zip(&self.new).enumerate() {
+            self.bad[i] = o != n;
         }
-        expected.insert(xxh3_64(&new_key));
-        match snapshot.get(Source::New, &new_key)? {
+        self.bad.contains(&true)
+    }
+
+    /// Second pass: an old row's new key, when its part differs (look it
+    /// up in the new table and give it to [`compare`](Self::compare));
+    /// `None` when its part agrees or it cannot be re-keyed (counted in
+    /// the first pass).
+    pub fn wanted(&mut self, old_key: &[u8]) -> Option<Vec<u8>> {
+        let new_key = self.migration.rekey(old_key).ok()?;
+        if !self.bad[self.part(&new_key)] {
+            return None;
+        }
+        self.expected.insert(xxh3_64(&new_key));
+        Some(new_key)
+    }
+
+    /// Second pass: what the new table holds under `new_key` (from
+    /// [`wanted`](Self::wanted)) against the old row's value.
+    pub fn compare(&mut self, new_key: &[u8], old_value: &[u8], found: Option<&[u8]>) {
+        match found {
             None => {
-                report.missing += 1;
-                example(&mut report.examples.missing, migration, &new_key);
+                self.report.missing += 1;
+                example(&mut self.report.examples.missing, self.migration, new_key);
             }
-            Some(found) if found != value => {
-                report.differing += 1;
-                example(&mut report.examples.differing, migration, &new_key);
+            Some(found) if found != old_value => {
+                self.report.differing += 1;
+                example(&mut self.report.examples.differing, self.migration, new_key);
             }
             Some(_) => {}
         }
-        Ok(())
-    })?;
-    snapshot.for_each(Source::New, &mut |key, _| {
-        if bad[part(key)] && !expected.contains(&xxh3_64(key)) {
-            report.extra += 1;
-            example(&mut report.examples.extra, migration, key);
+    }
+
+    /// Second pass, after every old row: a key of the new table, counted
+    /// extra when no old row maps to it.
+    pub fn extra_row(&mut self, key: &[u8]) {
+        if self.bad[self.part(key)] && !self.expected.contains(&xxh3_64(key)) {
+            self.report.extra += 1;
+            example(&mut self.report.examples.extra, self.migration, key);
         }
-        Ok(())
-    })?;
-    Ok(report)
+    }
+
+    /// The report.
+    pub fn finish(mut self) -> VerifyReport {
+        let mut missing = core::mem::take(&mut self.unmapped);
+        missing.append(&mut self.report.examples.missing);
+        missing.truncate(MAX_EXAMPLES);
+        self.report.examples.missing = missing;
+        self.report
+    }
 }
 
 /// Keeps `key`, decoded with the new layout, as an example.
