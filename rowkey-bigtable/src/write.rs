@@ -362,7 +362,7 @@ mod tests {
 
     #[test]
     fn rows_bigtable_refuses_are_named_before_sending() {
-        let cells = vec![("d".to_string(), b"q".to_vec(), b"v".to_vec())];
+        let cells = [("d".to_string(), b"q".to_vec(), b"v".to_vec())];
         assert_eq!(unsendable(0, b"k", cells.len()), None);
         let empty = unsendable(3, b"", cells.len()).unwrap();
         assert_eq!(

@@ -36,7 +36,7 @@ fn key(layout: &DynLayout, user: u64, ts: i64) -> Vec<u8> {
 
 fn cells_of(i: u64) -> Vec<Cell> {
     let mut cells = vec![("d".to_string(), b"v".to_vec(), i.to_be_bytes().to_vec())];
-    if i.is_multiple_of(7) {
+    if i % 7 == 0 {
         cells.push((
             "m".to_string(),
             b"note".to_vec(),

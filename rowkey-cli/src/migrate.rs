@@ -1,5 +1,5 @@
 //! `rowkey migrate plan|run|verify`: a table moved from one layout to
-//! another (`rowkey_core::migrate`), on redb and fjall.
+//! another (`rowkey_core::migrate`), on redb, fjall and HBase.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -43,8 +43,20 @@ pub struct Args {
     redb: Option<PathBuf>,
     /// A fjall database folder holding the keyspaces (opened as a
     /// single-writer transactional database).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "hbase")]
     fjall: Option<PathBuf>,
+    /// HBase: `hbase://MASTER:PORT[,...]` or `zk://QUORUM[/PARENT]` (the
+    /// native client), or a Thrift gateway's `HOST:PORT` (puts only).
+    #[arg(long, value_name = "ADDRESS", conflicts_with = "redb")]
+    hbase: Option<String>,
+    /// With `--hbase`, `run` writes HFiles under this directory (local or
+    /// `hdfs://`) and bulk-loads them (the native client); without it,
+    /// puts.
+    #[arg(long, value_name = "DIR", requires = "hbase")]
+    bulk_dir: Option<PathBuf>,
+    /// With `--hbase`, the regions copied at once.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "hbase")]
+    workers: usize,
     /// The old table (or keyspace).
     #[arg(long, value_name = "TABLE")]
     table: Option<String>,
@@ -57,6 +69,7 @@ pub struct Args {
 enum Store {
     Redb(redb::Database),
     Fjall(fjall::SingleWriterTxDatabase),
+    HBase(rowkey_hbase::Client),
 }
 
 /// Why `rowkey migrate` stops early.
@@ -104,7 +117,7 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
     }
     let (Some(store), Some(old), Some(new)) = (store, &args.table, &args.to_table) else {
         return Err(usage(format!(
-            "migrate {step}: needs --redb FILE or --fjall DIR, --table and --to-table"
+            "migrate {step}: needs --redb FILE, --fjall DIR or --hbase ADDRESS, --table and --to-table"
         )));
     };
     let failed = |e: MigrateError| Stop::Failed(chain(&e));
@@ -112,6 +125,14 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
         let report = match &store {
             Store::Redb(db) => rowkey_core::redb::migrate(db, old, new, &migration),
             Store::Fjall(db) => rowkey_core::fjall::migrate(db, old, new, &migration),
+            Store::HBase(client) => {
+                use rowkey_hbase::migrate::{migrate, MigrateOptions};
+                let options = match &args.bulk_dir {
+                    Some(dir) => MigrateOptions::bulk_load(dir),
+                    None => MigrateOptions::puts(),
+                };
+                migrate(client, old, new, &migration, &options.workers(args.workers))
+            }
         }
         .map_err(failed)?;
         writeln!(out, "{report}")?;
@@ -124,6 +145,7 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
     let report = match &store {
         Store::Redb(db) => rowkey_core::redb::verify(db, old, new, &migration),
         Store::Fjall(db) => rowkey_core::fjall::verify(db, old, new, &migration),
+        Store::HBase(client) => rowkey_hbase::migrate::verify(client, old, new, &migration),
     }
     .map_err(failed)?;
     writeln!(out, "{report}")?;
@@ -144,6 +166,12 @@ fn open(args: &Args) -> Result<Option<Store>, Stop> {
             .open()
             .map_err(|e| usage(format!("--fjall {}: {e}", path.display())))?;
         return Ok(Some(Store::Fjall(db)));
+    }
+    if let Some(address) = &args.hbase {
+        let client = rowkey_hbase::Client::for_address(address)
+            .and_then(|b| b.build())
+            .map_err(|e| usage(format!("--hbase {address}: {e}")))?;
+        return Ok(Some(Store::HBase(client)));
     }
     Ok(None)
 }
@@ -192,11 +220,12 @@ fn plan(
         return Ok(());
     };
     let mut moved = Moved::default();
-    let mut count = |key: &[u8], value: &[u8]| -> Result<(), Stop> {
+    // A row's key and the bytes of its value (or cells).
+    let mut count = |key: &[u8], value: usize| -> Result<(), Stop> {
         let new = migration.rekey(key).map_err(|e| Stop::Failed(chain(&e)))?;
         moved.rows += 1;
-        moved.old_bytes += (key.len() + value.len()) as u64;
-        moved.new_bytes += (new.len() + value.len()) as u64;
+        moved.old_bytes += (key.len() + value) as u64;
+        moved.new_bytes += (new.len() + value) as u64;
         Ok(())
     };
     match store {
@@ -209,7 +238,7 @@ fn plan(
                 .map_err(|e| failed(&e))?;
             for row in rows.iter().map_err(|e| failed(&e))? {
                 let (k, v) = row.map_err(|e| failed(&e))?;
-                count(k.value(), v.value())?;
+                count(k.value(), v.value().len())?;
             }
         }
         Store::Fjall(db) => {
@@ -225,7 +254,19 @@ fn plan(
                 .map_err(failed)?;
             for guard in db.read_tx().iter(&ks) {
                 let (k, v) = guard.into_inner().map_err(failed)?;
-                count(&k, &v)?;
+                count(&k, v.len())?;
+            }
+        }
+        Store::HBase(client) => {
+            let failed = |e: rowkey_hbase::Error| Stop::Failed(format!("table `{table}`: {e}"));
+            let all = rowkey_core::Scan::from_bounds(b"", b"");
+            for row in client.scan(table, &all, None).map_err(failed)? {
+                let (k, cells) = row.map_err(failed)?;
+                let value: usize = cells
+                    .iter()
+                    .map(|(f, q, v)| f.len() + q.len() + v.len())
+                    .sum();
+                count(&k, value)?;
             }
         }
     }
