@@ -284,9 +284,9 @@ fn stopped_copy_resumes() {
     );
 }
 
-/// A field added in the middle (`set`) on redb, a mapped move on fjall
-/// (text digits to binary, a field renamed), both verified; a planted
-/// difference on fjall found.
+/// A field added in the middle (`set`) and a mapped move on redb, a
+/// mapped move on fjall (text digits to binary, a field renamed), all
+/// verified; a planted difference on fjall found.
 #[test]
 fn set_and_map_on_both_stores() {
     let (old, _) = layouts();
@@ -316,6 +316,32 @@ fn set_and_map_on_both_stores() {
             .unwrap()
             .is_clean()
     );
+
+    // redb, mapped: a field computed from the old values, placed first.
+    let by_region = DynLayout::parse("[salt(user_id)/8][region u8][user_id u64][ts i64]").unwrap();
+    let mapped = Migration::mapped(old.layout(), by_region.layout(), |v: &[Value]| {
+        let Value::U64(user) = v[0] else {
+            return Err("user_id is not a u64".into());
+        };
+        Ok(vec![
+            Value::U8((user % 4) as u8),
+            v[0].clone(),
+            v[1].clone(),
+        ])
+    })
+    .unwrap();
+    let report = rowkey_core::redb::migrate(&db, "events", "events_v4", &mapped).unwrap();
+    assert_eq!(report.rows_written, model.len() as u64);
+    let clean = rowkey_core::redb::verify(&db, "events", "events_v4", &mapped).unwrap();
+    assert!(clean.is_clean(), "{clean}");
+    let k = by_region
+        .encode(&[1u8.into(), 13u64.into(), 91i64.into()])
+        .unwrap();
+    assert_eq!(
+        redb_rows(&db, "events_v4").get(&k),
+        model.get(&key(&old, 13, 91))
+    );
+    assert!(model.contains_key(&key(&old, 13, 91)));
 
     // fjall: a text key of digits to a binary key with the field renamed.
     let dir = tempfile::tempdir().unwrap();
