@@ -225,8 +225,8 @@ pub fn migrate(
 /// copy writes them within this time of the delete.
 pub const KEEP_DELETES: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
-/// Creates `to_table`, when it is missing, with `from_table`'s families,
-/// pre-split at the new layout's split points (one region per salt
+/// Creates `to_table`, when it is missing, with `from_table`'s families
+/// and their settings ([`Client::create_table_like`]), pre-split at the new layout's split points (one region per salt
 /// bucket), its delete markers kept for [`KEEP_DELETES`]. [`migrate()`] and [`MigratingTable::new`] call it: the new
 /// table exists before the first write of either.
 pub fn create_target(
@@ -241,16 +241,12 @@ pub fn create_target(
     {
         return Ok(());
     }
-    let families = client
-        .families(from_table)
-        .map_err(store("open", from_table))?;
-    let families: Vec<&str> = families.iter().map(String::as_str).collect();
     let options = TableOptions {
         keep_deletes: Some(KEEP_DELETES),
         ..TableOptions::default()
     };
     let splits = migration.to().split_points();
-    match client.create_table_with(to_table, &families, &splits, options) {
+    match client.create_table_like(to_table, from_table, &splits, options) {
         // Created meanwhile by another caller.
         Err(_) if client.table_exists(to_table).unwrap_or(false) => Ok(()),
         other => other.map_err(store("create", to_table)),

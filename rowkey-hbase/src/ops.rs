@@ -54,6 +54,20 @@ impl Client {
                 &options,
             ));
         }
+        let columns = families
+            .iter()
+            .map(|f| family(f, &options))
+            .collect::<Vec<_>>();
+        self.create_columns(table, columns, split_points)
+    }
+
+    /// Creates `table` of `columns` through the gateway.
+    fn create_columns(
+        &self,
+        table: &str,
+        columns: Vec<TColumnFamilyDescriptor>,
+        split_points: &[Vec<u8>],
+    ) -> Result<(), Error> {
         if self.transport() == crate::Transport::Framed && !split_points.is_empty() {
             return Err(Error::Config(format!(
                 "cannot create {table} with split points through a framed gateway: HBase's \
@@ -61,14 +75,54 @@ impl Client {
                  use an unframed or HTTP gateway, or the HBase shell"
             )));
         }
-        let columns = families
-            .iter()
-            .map(|f| family(f, &options))
-            .collect::<Vec<_>>();
         let desc = TTableDescriptor::new(table_name(table), columns, None, None);
         self.call("createTable", table, None, false, |t| {
             t.create_table(desc.clone(), split_points.to_vec())
         })
+    }
+
+    /// Creates `table` with the column families of the table `like`, each
+    /// with its settings (versions, time to live, compression, encodings,
+    /// bloom filters, its configuration), then set as `options` says,
+    /// pre-split at `split_points`: a table to copy `like` into.
+    pub fn create_table_like(
+        &self,
+        table: &str,
+        like: &str,
+        split_points: &[Vec<u8>],
+        options: TableOptions,
+    ) -> Result<(), Error> {
+        #[cfg(feature = "native")]
+        if let Some(n) = self.native_backend() {
+            return n.block_on(
+                n.client()
+                    .create_table_like(table, like, split_points, &options),
+            );
+        }
+        let old = self.call("getTableDescriptor", like, None, true, |t| {
+            t.get_table_descriptor(table_name(like))
+        })?;
+        let columns = old
+            .columns
+            .into_iter()
+            .flatten()
+            .map(|mut f| {
+                let set = family("", &options);
+                if let Some(values) = set.attributes {
+                    f.attributes
+                        .get_or_insert_with(BTreeMap::new)
+                        .extend(values);
+                }
+                if let Some(conf) = set.configuration {
+                    f.configuration
+                        .get_or_insert_with(BTreeMap::new)
+                        .extend(conf);
+                }
+                f.max_versions = set.max_versions.or(f.max_versions);
+                f
+            })
+            .collect::<Vec<_>>();
+        self.create_columns(table, columns, split_points)
     }
 
     /// Disables and deletes `table`.

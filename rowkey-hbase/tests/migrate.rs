@@ -16,7 +16,7 @@ use rowkey_core::migrate::{MigrateError, Migration, Phase};
 use rowkey_core::{DynLayout, Scan, Value};
 use rowkey_hbase::migrate::{self, MigrateOptions, MigratingTable};
 use rowkey_hbase::testing::HBase;
-use rowkey_hbase::{Cell, Client, ReadOptions, VersionedRow};
+use rowkey_hbase::{Cell, Client, ReadOptions, TableOptions, VersionedRow, WriteOptions};
 
 const OLD: &str = "[salt(user_id)/10 mod][user_id u64][ts i64]";
 const NEW: &str = "[salt(user_id)/32][user_id u64][ts desc_ts i64]";
@@ -258,8 +258,13 @@ fn a_salt_change_under_writes_by_bulk_load_and_by_resumed_puts() {
     // new table major-compacted, then the copy's page written: the row
     // stays deleted (the new table keeps its delete markers through
     // compactions; without them the copied cells would come back).
+    // `small` keeps 3 versions of a cell: so does the new table.
+    let three = TableOptions {
+        versions: Some(3),
+        ..TableOptions::default()
+    };
     client
-        .create_table("small", &["d", "m"], &old.split_points())
+        .create_table_with("small", &["d", "m"], &old.split_points(), three)
         .unwrap();
     let small: Vec<(Vec<u8>, Vec<Cell>)> = (0..1_000)
         .map(|i| (key(&old, i % 20, i as i64), cells_of(i)))
@@ -301,6 +306,30 @@ fn a_salt_change_under_writes_by_bulk_load_and_by_resumed_puts() {
         small_check.is_clean() && small_check.rows_new == 999,
         "{small_check}"
     );
+
+    // The new table took the old one's family settings (3 versions kept);
+    // so does a table made like it through the gateway.
+    gateway
+        .create_table_like("small_gw", "small", &[], TableOptions::default())
+        .unwrap();
+    for table in ["small_v2", "small_gw"] {
+        for ts in [10, 20, 30, 40] {
+            let write = WriteOptions {
+                timestamp: Some(ts),
+                ..WriteOptions::default()
+            };
+            let cell: Cell = ("m".into(), b"kept".to_vec(), ts.to_be_bytes().to_vec());
+            client
+                .write_raw_rows_with(table, [(b"versions".to_vec(), vec![cell])], write)
+                .unwrap();
+        }
+        let kept = client
+            .get_versions_raw(table, b"versions", &ReadOptions::new().versions(5))
+            .unwrap()
+            .unwrap();
+        let times: Vec<i64> = kept.iter().map(|c| c.timestamp).collect();
+        assert_eq!(times, [40, 30, 20], "{table} keeps 3 versions");
+    }
 
     // Another migration into a table with a checkpoint is refused.
     let other = DynLayout::parse("[user_id u64][ts i64]").unwrap();

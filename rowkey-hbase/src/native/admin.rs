@@ -112,37 +112,54 @@ impl NativeClient {
         split_points: &[Vec<u8>],
         options: &crate::types::TableOptions,
     ) -> Result<(), Error> {
-        let pair = |first: &[u8], second: String| pb::BytesBytesPair {
-            first: first.to_vec(),
-            second: second.into_bytes(),
-        };
-        let mut attributes = Vec::new();
-        if options.new_version_behavior {
-            attributes.push(pair(b"NEW_VERSION_BEHAVIOR", "true".into()));
-        }
-        if let Some(versions) = options.versions {
-            attributes.push(pair(b"VERSIONS", versions.to_string()));
-        }
-        let configuration: Vec<pb::NameStringPair> = options
-            .keep_deletes
-            .map(|d| pb::NameStringPair {
-                name: crate::types::PURGE_DELETES.into(),
-                value: d.as_millis().to_string(),
+        let families = families
+            .iter()
+            .map(|f| pb::ColumnFamilySchema {
+                name: f.as_bytes().to_vec(),
+                attributes: Vec::new(),
+                configuration: Vec::new(),
             })
-            .into_iter()
             .collect();
+        self.create(table, families, split_points, options).await
+    }
+
+    /// Creates `table` with the column families of `like`, each with its
+    /// settings (versions, time to live, compression, encodings, bloom
+    /// filters, its configuration), then set as `options` says, pre-split
+    /// at `split_points`.
+    pub async fn create_table_like(
+        &self,
+        table: &str,
+        like: &str,
+        split_points: &[Vec<u8>],
+        options: &crate::types::TableOptions,
+    ) -> Result<(), Error> {
+        let schema = self
+            .descriptor(like)
+            .await?
+            .ok_or_else(|| Error::TableNotFound {
+                op: "GetTableDescriptors",
+                table: like.into(),
+            })?;
+        self.create(table, schema.column_families, split_points, options)
+            .await
+    }
+
+    async fn create(
+        &self,
+        table: &str,
+        mut families: Vec<pb::ColumnFamilySchema>,
+        split_points: &[Vec<u8>],
+        options: &crate::types::TableOptions,
+    ) -> Result<(), Error> {
+        for f in &mut families {
+            set_family(f, options);
+        }
         let request = pb::CreateTableRequest {
             table_schema: pb::TableSchema {
                 table_name: Some(table_name(table)),
                 attributes: Vec::new(),
-                column_families: families
-                    .iter()
-                    .map(|f| pb::ColumnFamilySchema {
-                        name: f.as_bytes().to_vec(),
-                        attributes: attributes.clone(),
-                        configuration: configuration.clone(),
-                    })
-                    .collect(),
+                column_families: families,
                 configuration: Vec::new(),
             },
             split_keys: split_points.to_vec(),
@@ -343,5 +360,31 @@ pub(super) fn table_name(table: &str) -> pb::TableName {
     pb::TableName {
         namespace: ns.as_bytes().to_vec(),
         qualifier: qualifier.as_bytes().to_vec(),
+    }
+}
+
+/// Sets on `family` what `options` sets (replacing the same settings it
+/// had).
+fn set_family(family: &mut pb::ColumnFamilySchema, options: &crate::types::TableOptions) {
+    let mut set = |name: &[u8], value: String| {
+        family.attributes.retain(|a| a.first != name);
+        family.attributes.push(pb::BytesBytesPair {
+            first: name.to_vec(),
+            second: value.into_bytes(),
+        });
+    };
+    if options.new_version_behavior {
+        set(b"NEW_VERSION_BEHAVIOR", "true".into());
+    }
+    if let Some(versions) = options.versions {
+        set(b"VERSIONS", versions.to_string());
+    }
+    if let Some(d) = options.keep_deletes {
+        let name = crate::types::PURGE_DELETES;
+        family.configuration.retain(|c| c.name != name);
+        family.configuration.push(pb::NameStringPair {
+            name: name.into(),
+            value: d.as_millis().to_string(),
+        });
     }
 }
