@@ -40,7 +40,7 @@
 //! cell older than the one it replaces; keep the clocks in step.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use bigtable_rs::bigtable::RowCell;
@@ -53,7 +53,8 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    self, Mark, MigrateError, MigrateReport, Migration, Phase, SharedPhase, Verifier, VerifyReport,
+    self, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Verifier,
+    VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -68,6 +69,7 @@ pub struct MigrateOptions {
     workers: usize,
     page_rows: usize,
     memory: usize,
+    progress: Option<Arc<Progress>>,
 }
 
 impl Default for MigrateOptions {
@@ -77,6 +79,7 @@ impl Default for MigrateOptions {
             workers: 4,
             page_rows: 5_000,
             memory: 64 << 20,
+            progress: None,
         }
     }
 }
@@ -94,6 +97,14 @@ impl MigrateOptions {
     #[must_use]
     pub fn page_rows(mut self, n: usize) -> MigrateOptions {
         self.page_rows = n.max(1);
+        self
+    }
+
+    /// Counts the copy as it goes into `progress`, for a watcher (a
+    /// progress bar) to read.
+    #[must_use]
+    pub fn progress(mut self, progress: Arc<Progress>) -> MigrateOptions {
+        self.progress = Some(progress);
         self
     }
 
@@ -233,7 +244,8 @@ pub async fn migrate(
         }
         None => marks.set("migration", id).await?,
     }
-    let counters = Counters::default();
+    let counters = options.progress.clone().unwrap_or_default();
+    counters.set_parts(parts.len() as u64);
     let copy = Copy {
         client,
         from: from_table,
@@ -249,33 +261,8 @@ pub async fn migrate(
         .try_collect::<Vec<()>>()
         .await?;
     let mut report = counters.report();
-    report.parts = parts.len() as u64;
     report.elapsed = started.elapsed();
     Ok(report)
-}
-
-/// What the workers count.
-#[derive(Default)]
-struct Counters {
-    parts_skipped: AtomicU64,
-    parts_resumed: AtomicU64,
-    rows_read: AtomicU64,
-    rows_written: AtomicU64,
-    bytes_read: AtomicU64,
-    bytes_written: AtomicU64,
-}
-
-impl Counters {
-    fn report(&self) -> MigrateReport {
-        let mut r = MigrateReport::default();
-        r.parts_skipped = self.parts_skipped.load(Ordering::Relaxed);
-        r.parts_resumed = self.parts_resumed.load(Ordering::Relaxed);
-        r.rows_read = self.rows_read.load(Ordering::Relaxed);
-        r.rows_written = self.rows_written.load(Ordering::Relaxed);
-        r.bytes_read = self.bytes_read.load(Ordering::Relaxed);
-        r.bytes_written = self.bytes_written.load(Ordering::Relaxed);
-        r
-    }
 }
 
 /// The checkpoint table: a row per mark, its value in `m:v`.
@@ -406,7 +393,7 @@ struct Copy<'a> {
     migration: &'a Migration,
     options: &'a MigrateOptions,
     marks: &'a Marks<'a>,
-    counters: &'a Counters,
+    counters: &'a Progress,
 }
 
 impl Copy<'_> {
@@ -419,11 +406,11 @@ impl Copy<'_> {
         let name = format!("part/{i}");
         let from = match self.marks.get(&name).await?.as_deref().map(Mark::parse) {
             Some(Some(Mark::Done)) => {
-                self.counters.parts_skipped.fetch_add(1, Ordering::Relaxed);
+                self.counters.part_skipped();
                 return Ok(());
             }
             Some(Some(Mark::After(last))) => {
-                self.counters.parts_resumed.fetch_add(1, Ordering::Relaxed);
+                self.counters.part_resumed();
                 Mark::next_key(last)
             }
             None => start.clone(),
@@ -436,13 +423,9 @@ impl Copy<'_> {
         while let Some(row) = rows.next().await {
             let (key, cells) = row.map_err(store("read", self.from))?;
             let bytes = row_bytes(&key, &cells);
-            self.counters.rows_read.fetch_add(1, Ordering::Relaxed);
-            self.counters.bytes_read.fetch_add(bytes, Ordering::Relaxed);
             let new_key = self.migration.rekey(&key)?;
-            self.counters.bytes_written.fetch_add(
-                bytes + new_key.len() as u64 - key.len() as u64,
-                Ordering::Relaxed,
-            );
+            self.counters
+                .row_read(bytes, bytes + new_key.len() as u64 - key.len() as u64);
             let ids = cells
                 .iter()
                 .map(|c| {
@@ -491,9 +474,7 @@ impl Copy<'_> {
             };
             return Err(MigrateError::store("write", self.to, e));
         }
-        self.counters
-            .rows_written
-            .fetch_add(report.rows_written, Ordering::Relaxed);
+        self.counters.rows_written(report.rows_written);
         if let (Some(first), Some(last)) = (page.first(), page.last()) {
             self.take_back(&first.0, &last.0, page).await?;
         }
@@ -502,7 +483,11 @@ impl Copy<'_> {
             _ => Mark::Done.to_bytes(),
         };
         page.clear();
-        self.marks.set(name, mark).await
+        self.marks.set(name, mark).await?;
+        if done {
+            self.counters.part_done();
+        }
+        Ok(())
     }
 
     /// Deletes from the new table each cell of `page` its old row no

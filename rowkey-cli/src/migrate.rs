@@ -1,12 +1,15 @@
 //! `rowkey migrate plan|run|verify`: a table moved from one layout to
-//! another (`rowkey_core::migrate`), on redb, fjall and HBase.
+//! another (`rowkey_core::migrate`), on redb, fjall, HBase and Bigtable.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Subcommand;
 use rowkey_core::hbase::shell_key;
-use rowkey_core::migrate::{MigrateError, Migration};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rowkey_core::migrate::{MigrateError, MigrateReport, Migration, Progress};
 
 use crate::spec;
 
@@ -47,15 +50,26 @@ pub struct Args {
     fjall: Option<PathBuf>,
     /// HBase: `hbase://MASTER:PORT[,...]` or `zk://QUORUM[/PARENT]` (the
     /// native client), or a Thrift gateway's `HOST:PORT` (puts only).
-    #[arg(long, value_name = "ADDRESS", conflicts_with = "redb")]
+    #[arg(long, value_name = "ADDRESS", conflicts_with_all = ["redb", "bigtable"])]
     hbase: Option<String>,
+    /// Bigtable at a plaintext endpoint, `http://HOST:PORT` (the
+    /// emulator's form), with `--project` and `--instance`.
+    #[arg(long, value_name = "ENDPOINT", conflicts_with_all = ["redb", "fjall"], requires_all = ["project", "instance"])]
+    bigtable: Option<String>,
+    /// With `--bigtable`, the project.
+    #[arg(long, requires = "bigtable")]
+    project: Option<String>,
+    /// With `--bigtable`, the instance.
+    #[arg(long, requires = "bigtable")]
+    instance: Option<String>,
     /// With `--hbase`, `run` writes HFiles under this directory (local or
     /// `hdfs://`) and bulk-loads them (the native client); without it,
     /// puts.
     #[arg(long, value_name = "DIR", requires = "hbase")]
     bulk_dir: Option<PathBuf>,
-    /// With `--hbase`, the regions copied at once.
-    #[arg(long, value_name = "N", default_value_t = 4, requires = "hbase")]
+    /// With `--hbase` or `--bigtable`, the parts (regions, salt buckets)
+    /// copied at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
     workers: usize,
     /// The old table (or keyspace).
     #[arg(long, value_name = "TABLE")]
@@ -65,11 +79,55 @@ pub struct Args {
     to_table: Option<String>,
 }
 
+/// Runs `copy` while a progress line on standard error (when it is a
+/// terminal) shows the rows copied, the rate and the parts done.
+fn watch<F>(progress: &Progress, copy: F) -> Result<MigrateReport, MigrateError>
+where
+    F: FnOnce() -> Result<MigrateReport, MigrateError> + Send,
+{
+    let bar = indicatif::ProgressBar::new_spinner().with_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let started = std::time::Instant::now();
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                let now = progress.report();
+                let secs = started.elapsed().as_secs_f64().max(1e-3);
+                bar.set_message(format!(
+                    "{} rows read, {} written ({:.0} rows/s); parts {}/{} done",
+                    now.rows_read,
+                    now.rows_written,
+                    now.rows_read as f64 / secs,
+                    progress.parts_done(),
+                    now.parts
+                ));
+                bar.tick();
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            bar.finish_and_clear();
+        });
+        let result = copy();
+        done.store(true, std::sync::atomic::Ordering::Release);
+        result
+    })
+}
+
 /// Where the tables are.
 enum Store {
     Redb(redb::Database),
     Fjall(fjall::SingleWriterTxDatabase),
     HBase(rowkey_hbase::Client),
+    Bigtable(Bigtable),
+}
+
+/// A Bigtable client and the runtime its calls run on.
+struct Bigtable {
+    runtime: tokio::runtime::Runtime,
+    client: rowkey_bigtable::Client,
+    endpoint: String,
 }
 
 /// Why `rowkey migrate` stops early.
@@ -117,7 +175,7 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
     }
     let (Some(store), Some(old), Some(new)) = (store, &args.table, &args.to_table) else {
         return Err(usage(format!(
-            "migrate {step}: needs --redb FILE, --fjall DIR or --hbase ADDRESS, --table and --to-table"
+            "migrate {step}: needs --redb FILE, --fjall DIR, --hbase ADDRESS or --bigtable ENDPOINT, --table and --to-table"
         )));
     };
     let failed = |e: MigrateError| Stop::Failed(chain(&e));
@@ -131,7 +189,24 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
                     Some(dir) => MigrateOptions::bulk_load(dir),
                     None => MigrateOptions::puts(),
                 };
-                migrate(client, old, new, &migration, &options.workers(args.workers))
+                let progress = Arc::new(Progress::default());
+                let options = options.workers(args.workers).progress(progress.clone());
+                watch(&progress, || {
+                    migrate(client, old, new, &migration, &options)
+                })
+            }
+            Store::Bigtable(bt) => {
+                use rowkey_bigtable::migrate::{migrate, MigrateOptions};
+                let progress = Arc::new(Progress::default());
+                let options = MigrateOptions::default()
+                    .workers(args.workers)
+                    .progress(progress.clone());
+                watch(&progress, || {
+                    bt.runtime.block_on(async {
+                        let mut admin = bt.admin().await?;
+                        migrate(&bt.client, &mut admin, old, new, &migration, &options).await
+                    })
+                })
             }
         }
         .map_err(failed)?;
@@ -146,6 +221,9 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
         Store::Redb(db) => rowkey_core::redb::verify(db, old, new, &migration),
         Store::Fjall(db) => rowkey_core::fjall::verify(db, old, new, &migration),
         Store::HBase(client) => rowkey_hbase::migrate::verify(client, old, new, &migration),
+        Store::Bigtable(bt) => bt.runtime.block_on(rowkey_bigtable::migrate::verify(
+            &bt.client, old, new, &migration,
+        )),
     }
     .map_err(failed)?;
     writeln!(out, "{report}")?;
@@ -172,6 +250,24 @@ fn open(args: &Args) -> Result<Option<Store>, Stop> {
             .and_then(|b| b.build())
             .map_err(|e| usage(format!("--hbase {address}: {e}")))?;
         return Ok(Some(Store::HBase(client)));
+    }
+    if let (Some(endpoint), Some(project), Some(instance)) =
+        (&args.bigtable, &args.project, &args.instance)
+    {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Stop::Failed(format!("starting the Bigtable client's runtime: {e}")))?;
+        let client = {
+            let _in = runtime.enter();
+            rowkey_bigtable::Client::connect_lazy(endpoint, project, instance)
+                .map_err(|e| usage(format!("--bigtable {endpoint}: {e}")))?
+        };
+        return Ok(Some(Store::Bigtable(Bigtable {
+            runtime,
+            client,
+            endpoint: endpoint.clone(),
+        })));
     }
     Ok(None)
 }
@@ -257,6 +353,26 @@ fn plan(
                 count(&k, v.len())?;
             }
         }
+        Store::Bigtable(bt) => {
+            use rowkey_bigtable::bigtable_rs::bigtable::RowCell;
+            let failed = |e: rowkey_bigtable::Error| Stop::Failed(format!("table `{table}`: {e}"));
+            let all = rowkey_core::Scan::from_bounds(b"", b"");
+            bt.runtime.block_on(async {
+                use futures_util::StreamExt;
+                let mut rows = rowkey_bigtable::stream_scan(&bt.client, table, &all, None)
+                    .await
+                    .map_err(failed)?;
+                while let Some(row) = rows.next().await {
+                    let (k, cells) = row.map_err(failed)?;
+                    let value: usize = cells
+                        .iter()
+                        .map(|c: &RowCell| c.family_name.len() + c.qualifier.len() + c.value.len())
+                        .sum();
+                    count(&k, value)?;
+                }
+                Ok::<(), Stop>(())
+            })?;
+        }
         Store::HBase(client) => {
             let failed = |e: rowkey_hbase::Error| Stop::Failed(format!("table `{table}`: {e}"));
             let all = rowkey_core::Scan::from_bounds(b"", b"");
@@ -296,4 +412,13 @@ fn chain(e: &dyn std::error::Error) -> String {
         cause = c.source();
     }
     out
+}
+
+impl Bigtable {
+    /// An admin client at the same endpoint.
+    async fn admin(&self) -> Result<rowkey_bigtable::AdminClient, MigrateError> {
+        rowkey_bigtable::connect_admin(&self.endpoint)
+            .await
+            .map_err(|e| MigrateError::store("connect", &self.endpoint, e))
+    }
 }

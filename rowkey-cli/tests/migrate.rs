@@ -2,7 +2,8 @@
 //! issue's salt change (10 `mod` buckets to 32, the timestamp turned
 //! `desc_ts`) planned, run, verified, a planted difference found (exit
 //! status 1), a second run finding every part done; a field added with
-//! `--set`; bad arguments refused with status 2, naming the argument.
+//! `--set`, on fjall and on the Bigtable emulator; bad arguments refused
+//! with status 2, naming the argument. (On HBase: the bulk-load test.)
 
 use std::process::{Command, Output};
 
@@ -198,7 +199,7 @@ fn refused_arguments() {
         ),
         (
             &["migrate", "run", "--from", OLD, "--to", NEW],
-            "migrate run: needs --redb FILE or --fjall DIR, --table and --to-table",
+            "migrate run: needs --redb FILE, --fjall DIR, --hbase ADDRESS or --bigtable ENDPOINT, --table and --to-table",
         ),
         (
             &["migrate", "plan", "--from", "[user_id u65]", "--to", NEW],
@@ -214,4 +215,94 @@ fn refused_arguments() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// A field added in the middle on the Bigtable emulator: planned, run,
+/// verified; a planted row found extra.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bigtable_set_field() {
+    let emulator = rowkey_bigtable::emulator::Emulator::start().expect("the emulator starts");
+    let client = emulator.client("p", "i").unwrap();
+    let mut admin = emulator.admin().await.unwrap();
+    let old = DynLayout::parse(OLD).unwrap();
+    rowkey_bigtable::create_table(
+        &mut admin,
+        "projects/p/instances/i",
+        "events",
+        &["d"],
+        &old.split_points(),
+    )
+    .await
+    .unwrap();
+    let rows = (0..2_000u64).map(|i| {
+        let k = old.encode(&[(i % 30).into(), (i as i64).into()]).unwrap();
+        (
+            k,
+            vec![("d".to_string(), b"v".to_vec(), i.to_be_bytes().to_vec())],
+        )
+    });
+    rowkey_bigtable::write_raw_rows(&client, "events", rows)
+        .await
+        .unwrap();
+    let endpoint = format!("http://{}", emulator.host());
+    let to = "[salt(user_id)/8][user_id u64][region u8][ts desc_ts i64]";
+    let args = |step: &'static str| {
+        vec![
+            "migrate".to_string(),
+            step.into(),
+            "--from".into(),
+            OLD.into(),
+            "--to".into(),
+            to.into(),
+            "--set".into(),
+            "region=4".into(),
+            "--bigtable".into(),
+            endpoint.clone(),
+            "--project".into(),
+            "p".into(),
+            "--instance".into(),
+            "i".into(),
+            "--table".into(),
+            "events".into(),
+            "--to-table".into(),
+            "events_v2".into(),
+        ]
+    };
+    let run = |step| {
+        let args = args(step);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        status(&args)
+    };
+    let (code, plan) = run("plan");
+    assert_eq!(code, 0);
+    assert!(plan.contains("to move: 2000 rows"), "{plan}");
+    let (code, copied) = run("run");
+    assert_eq!(code, 0);
+    assert!(copied.starts_with("2000 rows copied"), "{copied}");
+    let (code, clean) = run("verify");
+    assert_eq!(code, 0, "{clean}");
+    assert!(
+        clean.starts_with("2000 rows old, 2000 new: 0 missing, 0 extra, 0 differing"),
+        "{clean}"
+    );
+    let new = DynLayout::parse(to).unwrap();
+    let planted = new
+        .encode(&[3u64.into(), 4u8.into(), 99_999i64.into()])
+        .unwrap();
+    rowkey_bigtable::write_raw_rows(
+        &client,
+        "events_v2",
+        [(
+            planted,
+            vec![("d".to_string(), b"v".to_vec(), b"x".to_vec())],
+        )],
+    )
+    .await
+    .unwrap();
+    let (code, found) = run("verify");
+    assert_eq!(code, 1, "{found}");
+    assert!(
+        found.contains("1 extra") && found.contains("extra (user_id=3, region=4, ts=99999)"),
+        "{found}"
+    );
 }

@@ -37,14 +37,14 @@
 //! step (as HBase's own client timestamps need).
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    self, EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, SharedPhase, Snapshot,
-    Source, VerifyReport,
+    self, EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase,
+    Snapshot, Source, VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -74,6 +74,7 @@ pub struct MigrateOptions {
     workers: usize,
     page_rows: usize,
     memory: usize,
+    progress: Option<Arc<Progress>>,
 }
 
 impl MigrateOptions {
@@ -85,6 +86,7 @@ impl MigrateOptions {
             workers: 4,
             page_rows: 5_000,
             memory: 256 << 20,
+            progress: None,
         }
     }
 
@@ -116,6 +118,14 @@ impl MigrateOptions {
     #[must_use]
     pub fn memory(mut self, bytes: usize) -> MigrateOptions {
         self.memory = bytes;
+        self
+    }
+
+    /// Counts the copy as it goes into `progress`, for a watcher (a
+    /// progress bar) to read.
+    #[must_use]
+    pub fn progress(mut self, progress: Arc<Progress>) -> MigrateOptions {
+        self.progress = Some(progress);
         self
     }
 
@@ -157,8 +167,8 @@ pub fn migrate(
     create_target(client, from_table, to_table, migration)?;
     let marks = Marks::open(client, to_table)?;
     let parts = marks.parts(migration, &old_regions)?;
-    let report = Counters::default();
-    report.parts.store(parts.len() as u64, Ordering::Relaxed);
+    let report = options.progress.clone().unwrap_or_default();
+    report.set_parts(parts.len() as u64);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let first_error = Mutex::new(None);
@@ -256,32 +266,6 @@ pub fn create_target(
 /// A store error of `op` on `table`.
 fn store<'a>(op: &'static str, table: &'a str) -> impl Fn(Error) -> MigrateError + 'a {
     move |e| MigrateError::store(op, table, e)
-}
-
-/// What the workers count.
-#[derive(Default)]
-struct Counters {
-    parts: AtomicU64,
-    parts_skipped: AtomicU64,
-    parts_resumed: AtomicU64,
-    rows_read: AtomicU64,
-    rows_written: AtomicU64,
-    bytes_read: AtomicU64,
-    bytes_written: AtomicU64,
-}
-
-impl Counters {
-    fn report(&self) -> MigrateReport {
-        let mut r = MigrateReport::default();
-        r.parts = self.parts.load(Ordering::Relaxed);
-        r.parts_skipped = self.parts_skipped.load(Ordering::Relaxed);
-        r.parts_resumed = self.parts_resumed.load(Ordering::Relaxed);
-        r.rows_read = self.rows_read.load(Ordering::Relaxed);
-        r.rows_written = self.rows_written.load(Ordering::Relaxed);
-        r.bytes_read = self.bytes_read.load(Ordering::Relaxed);
-        r.bytes_written = self.bytes_written.load(Ordering::Relaxed);
-        r
-    }
 }
 
 /// The key and cells' bytes of a row.
@@ -401,7 +385,7 @@ struct Copy<'a> {
     migration: &'a Migration,
     options: &'a MigrateOptions,
     marks: &'a Marks<'a>,
-    report: &'a Counters,
+    report: &'a Progress,
     new_regions: &'a [crate::RegionLocation],
 }
 
@@ -432,11 +416,11 @@ impl Copy<'_> {
         let name = format!("part/{i}");
         let mut from = match self.marks.get(&name)?.as_deref().map(Mark::parse) {
             Some(Some(Mark::Done)) => {
-                self.report.parts_skipped.fetch_add(1, Ordering::Relaxed);
+                self.report.part_skipped();
                 return Ok(());
             }
             Some(Some(Mark::After(last))) => {
-                self.report.parts_resumed.fetch_add(1, Ordering::Relaxed);
+                self.report.part_resumed();
                 Mark::next_key(last)
             }
             None => start.clone(),
@@ -452,15 +436,11 @@ impl Copy<'_> {
                 let mut page: Vec<VersionedRow> = Vec::with_capacity(self.options.page_rows);
                 for row in rows {
                     let (key, cells) = row.map_err(store("read", self.from))?;
-                    self.report.rows_read.fetch_add(1, Ordering::Relaxed);
                     let bytes = row_bytes(&key, &cells);
-                    self.report.bytes_read.fetch_add(bytes, Ordering::Relaxed);
                     from = key;
                     let new_key = self.migration.rekey(&from)?;
-                    self.report.bytes_written.fetch_add(
-                        bytes + new_key.len() as u64 - from.len() as u64,
-                        Ordering::Relaxed,
-                    );
+                    self.report
+                        .row_read(bytes, bytes + new_key.len() as u64 - from.len() as u64);
                     page.push((new_key, cells));
                     if page.len() == self.options.page_rows {
                         self.write_page(&mut page, &name, Some(&from))?;
@@ -484,17 +464,13 @@ impl Copy<'_> {
                 for row in rows {
                     let (key, cells) = row.map_err(store("read", self.from))?;
                     let bytes = row_bytes(&key, &cells);
-                    self.report.rows_read.fetch_add(1, Ordering::Relaxed);
-                    self.report.bytes_read.fetch_add(bytes, Ordering::Relaxed);
                     let new_key = self.migration.rekey(&key)?;
                     pending
                         .load
                         .put_versioned_row(&new_key, &cells)
                         .map_err(|e| MigrateError::store("bulk load", self.to, e))?;
-                    self.report.bytes_written.fetch_add(
-                        bytes + new_key.len() as u64 - key.len() as u64,
-                        Ordering::Relaxed,
-                    );
+                    self.report
+                        .row_read(bytes, bytes + new_key.len() as u64 - key.len() as u64);
                     pending.rows += 1;
                 }
                 pending.parts.push(i);
@@ -515,12 +491,11 @@ impl Copy<'_> {
                 .bulk_load(&pending.dir, self.to)
                 .map_err(store("bulk load", self.to))?;
         }
-        self.report
-            .rows_written
-            .fetch_add(pending.rows, Ordering::Relaxed);
+        self.report.rows_written(pending.rows);
         for i in pending.parts {
             self.marks
                 .set(&format!("part/{i}"), Mark::Done.to_bytes())?;
+            self.report.part_done();
         }
         Ok(())
     }
@@ -539,9 +514,13 @@ impl Copy<'_> {
                 .write_versioned_rows(self.to, page.drain(..))
                 .map_err(store("write", self.to))?;
         }
-        self.report.rows_written.fetch_add(n, Ordering::Relaxed);
+        self.report.rows_written(n);
         let mark = last.map_or(Mark::Done, Mark::After);
-        self.marks.set(name, mark.to_bytes())
+        self.marks.set(name, mark.to_bytes())?;
+        if last.is_none() {
+            self.report.part_done();
+        }
+        Ok(())
     }
 }
 

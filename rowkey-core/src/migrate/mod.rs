@@ -76,7 +76,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use error::MigrateError;
-pub use report::{Examples, MigrateReport, VerifyReport, MAX_EXAMPLES};
+pub use report::{Examples, MigrateReport, Progress, VerifyReport, MAX_EXAMPLES};
 pub use run::{
     checkpoint_id, copy, parts, verify, CopyStore, CopyTx, EachRow, Mark, Snapshot, Source,
     Verifier, PAGE_ROWS,

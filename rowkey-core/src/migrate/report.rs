@@ -3,6 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
+use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
 
 /// The most example keys a [`VerifyReport`] keeps of each kind.
@@ -47,6 +48,79 @@ impl fmt::Display for MigrateReport {
             self.parts_skipped,
             self.parts_resumed,
         )
+    }
+}
+
+/// A copy's counts as it goes, shared between the copy's workers and
+/// whoever watches it (a progress bar): the HBase and Bigtable copies,
+/// which run parts in parallel, add to the one their
+/// `MigrateOptions::progress` gives, and [`report`](Self::report) reads
+/// it at any time.
+#[derive(Debug, Default)]
+pub struct Progress {
+    parts: AtomicU64,
+    parts_done: AtomicU64,
+    parts_skipped: AtomicU64,
+    parts_resumed: AtomicU64,
+    rows_read: AtomicU64,
+    rows_written: AtomicU64,
+    bytes_read: AtomicU64,
+    bytes_written: AtomicU64,
+}
+
+impl Progress {
+    /// The copy goes through `n` parts.
+    pub fn set_parts(&self, n: u64) {
+        self.parts.store(n, Ordering::Relaxed);
+    }
+
+    /// A part is done (copied now, or before this run).
+    pub fn part_done(&self) {
+        self.parts_done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A part a checkpoint said was done: not read again (and done).
+    pub fn part_skipped(&self) {
+        self.parts_skipped.fetch_add(1, Ordering::Relaxed);
+        self.part_done();
+    }
+
+    /// A part a checkpoint said was started: read from its mark.
+    pub fn part_resumed(&self) {
+        self.parts_resumed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A row read from the old table: its key and value (or cells) bytes,
+    /// and the same row's bytes under its new key.
+    pub fn row_read(&self, old_bytes: u64, new_bytes: u64) {
+        self.rows_read.fetch_add(1, Ordering::Relaxed);
+        self.bytes_read.fetch_add(old_bytes, Ordering::Relaxed);
+        self.bytes_written.fetch_add(new_bytes, Ordering::Relaxed);
+    }
+
+    /// `n` rows the new table has taken.
+    pub fn rows_written(&self, n: u64) {
+        self.rows_written.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The parts done so far.
+    pub fn parts_done(&self) -> u64 {
+        self.parts_done.load(Ordering::Relaxed)
+    }
+
+    /// The counts so far (`elapsed` zero: the copy's own report sets it).
+    pub fn report(&self) -> MigrateReport {
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        MigrateReport {
+            parts: load(&self.parts),
+            parts_skipped: load(&self.parts_skipped),
+            parts_resumed: load(&self.parts_resumed),
+            rows_read: load(&self.rows_read),
+            rows_written: load(&self.rows_written),
+            bytes_read: load(&self.bytes_read),
+            bytes_written: load(&self.bytes_written),
+            elapsed: Duration::ZERO,
+        }
     }
 }
 
