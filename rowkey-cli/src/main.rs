@@ -41,6 +41,7 @@ use clap::{Parser, Subcommand};
 mod bulkload;
 mod migrate;
 mod spec;
+use rowkey_core::dynamic::Condition;
 use rowkey_core::hbase::{ruby_bytes, ruby_name};
 use rowkey_core::{DynLayout, Value};
 
@@ -630,56 +631,15 @@ fn scan_args(layout: &DynLayout, args: &[String]) -> Result<ScanArgs, Fail> {
                 "argument `{arg}`: the scan's fields are the leading ones in key order; the next is `{expected}`"
             )));
         }
-        let value = |t: &str| {
-            layout
-                .value(name, t)
-                .map_err(|e| usage(format!("argument `{arg}`: {e}")))
-        };
-        if let Some((lo, hi)) = split_range(text) {
-            let (hi, inclusive) = match hi.strip_prefix('=') {
-                Some(h) => (h, true),
-                None => (hi, false),
-            };
-            let lo = if lo.is_empty() {
-                Bound::Unbounded
-            } else {
-                Bound::Included(value(lo)?)
-            };
-            let hi = match (hi.is_empty(), inclusive) {
-                (true, false) => Bound::Unbounded,
-                (true, true) => {
-                    return Err(usage(format!("argument `{arg}`: `..=` needs an end")));
-                }
-                (false, true) => Bound::Included(value(hi)?),
-                (false, false) => Bound::Excluded(value(hi)?),
-            };
-            range = Some((lo, hi));
-        } else {
-            leading.push(value(text)?);
+        match layout
+            .condition(name, text)
+            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?
+        {
+            Condition::Range(lo, hi) => range = Some((lo, hi)),
+            Condition::Eq(v) => leading.push(v),
         }
     }
     Ok((leading, range))
-}
-
-/// `LO..HI` split at the first `..` outside quotes: `..` inside a quoted
-/// string (`"a..b"`, `b"..."`, `'.'`) is part of the value.
-fn split_range(text: &str) -> Option<(&str, &str)> {
-    let bytes = text.as_bytes();
-    let mut quote = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        match (quote, bytes[i]) {
-            (Some(_), b'\\') => i += 1,
-            (Some(q), b) if b == q => quote = None,
-            (None, q @ (b'"' | b'\'')) => quote = Some(q),
-            (None, b'.') if bytes.get(i + 1) == Some(&b'.') => {
-                return Some((&text[..i], &text[i + 2..]));
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
 }
 
 fn hex(bytes: &[u8]) -> String {

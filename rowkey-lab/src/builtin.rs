@@ -228,18 +228,24 @@ pub const DEFAULT_MIX: &str = "latest=10,minute=1,hour=3";
 /// assert!(parse_mix("week=1").unwrap_err().contains("`week`"));
 /// ```
 pub fn parse_mix(s: &str) -> Result<Vec<f64>, String> {
-    let mut mix = vec![None; QUERY_NAMES.len()];
+    parse_mix_of(s, &QUERY_NAMES)
+}
+
+/// [`parse_mix`] over the queries named `names` (the built-in ones and a
+/// team's own, `--query`).
+pub fn parse_mix_of(s: &str, names: &[&str]) -> Result<Vec<f64>, String> {
+    let mut mix = vec![None; names.len()];
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (name, weight) = part
             .split_once('=')
             .ok_or_else(|| format!("`{part}` is not QUERY=WEIGHT"))?;
-        let i = QUERY_NAMES
+        let i = names
             .iter()
             .position(|q| *q == name.trim())
             .ok_or_else(|| {
                 format!(
                     "`{name}` is not a query: the queries are {}",
-                    QUERY_NAMES.join(", ")
+                    names.join(", ")
                 )
             })?;
         let w: f64 = weight

@@ -197,3 +197,36 @@ impl Store for HBaseStore {
         Ok(())
     }
 }
+
+/// Up to `rows` keys of `table` at `address` (a gateway's `host:port`, or
+/// `hbase://`/`zk://` for the native client), spread over the ranges
+/// between `layout`'s split points (its salt buckets), each range read
+/// from its start: a sample of the table's own keys for
+/// [`Draws::from_keys`](crate::draw::Draws::from_keys).
+pub fn sample_keys(
+    address: &str,
+    table: &str,
+    layout: &rowkey_core::DynLayout,
+    rows: usize,
+) -> Result<Vec<Vec<u8>>, BoxError> {
+    let client = Client::for_address(address)
+        .and_then(|b| b.build())
+        .map_err(|e| format!("--sample-from {address}: {e}"))?;
+    let mut starts = vec![Vec::new()];
+    starts.extend(layout.split_points());
+    let ends: Vec<Vec<u8>> = starts.iter().skip(1).cloned().chain([Vec::new()]).collect();
+    let each = rows.div_ceil(starts.len()).max(1);
+    let mut keys = Vec::with_capacity(rows);
+    for (start, end) in starts.iter().zip(&ends) {
+        let scan = Scan::from_bounds(start, end);
+        let read = client
+            .scan(table, &scan, Some(each))
+            .map_err(|e| format!("--sample-from {address} table {table}: {e}"))?;
+        for row in read {
+            let (key, _) =
+                row.map_err(|e| format!("--sample-from {address} table {table}: {e}"))?;
+            keys.push(key);
+        }
+    }
+    Ok(keys)
+}

@@ -22,8 +22,10 @@
 //! [`workload`] the generators and the CSV reader, and [`runtime`] the
 //! designs given as a layout's text (`--design`).
 
+pub mod ask;
 pub mod builtin;
 mod design;
+pub mod draw;
 mod heatmap;
 mod lab;
 pub mod regions;

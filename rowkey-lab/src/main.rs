@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use clap::builder::PossibleValuesParser;
 use clap::{Parser, ValueEnum};
 use rowkey_core::DynLayout;
+use rowkey_lab::ask::Asked;
 use rowkey_lab::builtin::{self, Entity, Subjects, DEFAULT_DESIGNS, DEFAULT_MIX, DESIGNS};
+use rowkey_lab::draw::{self, Draw, Draws};
 use rowkey_lab::runtime::{self, Columns};
 use rowkey_lab::{report, workload, BoxError, Lab, RedbStore, Settings, Store, Workload};
 
@@ -65,14 +67,58 @@ struct Args {
     /// Fields bind to the events by name: `user_id` (or the --user-col
     /// column) and `ts_millis` (or the --ts-col column). A `String` entity
     /// field reads the CSV's entity ids as strings.
+    /// A field no column of the events holds (`metric`, `region`) takes
+    /// values from --field or --sample-from.
     #[arg(long = "design", value_name = "NAME=LAYOUT", value_parser = runtime::parse_design)]
     own_designs: Vec<(String, DynLayout)>,
 
+    /// Values for a --design field the events do not have, drawn for each
+    /// event (the same under every design): `NAME=uniform(LO..HI)` or
+    /// `NAME=choice(A,B,...)`, with `@user` at the end for one value per
+    /// entity (repeatable; overrides --sample-from for that field).
+    #[arg(long = "field", value_name = "NAME=DIST", value_parser = draw::parse_field)]
+    fields: Vec<(String, Draw)>,
+
+    /// Draw the fields the events do not have from a sample of your
+    /// table's keys: a CSV file of keys (a header naming the fields, one
+    /// key per line), or a live HBase table (a gateway's `host:port`,
+    /// `hbase://MASTER:PORT` or `zk://QUORUM`, with --sample-table and
+    /// --table-layout; needs the `hbase` feature). Each value is drawn
+    /// as often as the sample holds it.
+    #[arg(long, value_name = "FILE.csv|ADDRESS")]
+    sample_from: Option<String>,
+
+    /// With a live --sample-from: the table to sample.
+    #[arg(long, value_name = "TABLE", requires = "sample_from")]
+    sample_table: Option<String>,
+
+    /// The rows --sample-from reads at most (spread over the table's salt
+    /// buckets).
+    #[arg(long, value_name = "N", default_value = "10000", value_parser = count(1, 10_000_000))]
+    sample_rows: u64,
+
+    /// The layout of the table you have now: compared beside the other
+    /// designs (as `current`; its fields bind as a --design's do), it
+    /// decodes a live --sample-from's keys, and the verdict names the
+    /// `rowkey migrate plan` command from it to the recommended design.
+    #[arg(long, value_name = "SPEC", value_parser = parse_layout)]
+    table_layout: Option<DynLayout>,
+
+    /// A query of your own, as filters on key fields, run on every design
+    /// beside the built-in ones: `--query 'cpu: metric=3
+    /// ts_millis=1700000000000..'` (`FIELD=VALUE`, `FIELD=LO..HI`,
+    /// `LO..=HI`, `LO..`, `..HI`; every condition holds). A design with
+    /// every field reads it as a skip scan of its key, the others scan
+    /// everything (repeatable).
+    #[arg(long = "query", value_name = "'NAME: FIELD=VALUE ...'", value_parser = Asked::parse)]
+    queries: Vec<Asked>,
+
     /// The query mix the verdict weighs: how often each query runs
     /// (`latest`: one entity's latest 20; `minute`: everything of the last
-    /// minute; `hour`: one entity's hour). A query not named weighs 0.
-    #[arg(long, value_name = "Q=W,...", default_value = DEFAULT_MIX, value_parser = mix)]
-    mix: Mix,
+    /// minute; `hour`: one entity's hour; a --query by its name). A
+    /// built-in query not named weighs 0, a --query not named 1.
+    #[arg(long, value_name = "Q=W,...")]
+    mix: Option<String>,
 
     /// The entity the per-user queries ask about: `hottest` (most events),
     /// `median`, or an entity id.
@@ -150,13 +196,87 @@ enum StoreArg {
     Hbase,
 }
 
-/// A query mix's weights (a type of its own: clap reads a `Vec` as
-/// repeated values).
-#[derive(Debug, Clone)]
-struct Mix(Vec<f64>);
+/// A layout's text (or `@FILE`), as `rowkey` takes it.
+fn parse_layout(spec: &str) -> Result<DynLayout, String> {
+    let text = match spec.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?,
+        None => spec.to_string(),
+    };
+    DynLayout::parse(text.trim()).map_err(|e| e.to_string())
+}
 
-fn mix(s: &str) -> Result<Mix, String> {
-    builtin::parse_mix(s).map(Mix)
+/// The fields drawn: a sample's, then --field's over them.
+fn draws(args: &Args) -> Result<(Draws, Option<String>), BoxError> {
+    let rows = args.sample_rows as usize;
+    let (mut draws, note) = match &args.sample_from {
+        None => (Draws::default(), None),
+        Some(from) if from.ends_with(".csv") || std::path::Path::new(from).is_file() => {
+            let (draws, read) = Draws::from_csv(std::path::Path::new(from), rows)?;
+            let note = format!(
+                "Fields drawn from {read} keys of {from}: {}.",
+                draws.names().collect::<Vec<_>>().join(", ")
+            );
+            (draws, Some(note))
+        }
+        Some(from) => {
+            let (Some(table), Some(layout)) = (&args.sample_table, &args.table_layout) else {
+                return Err(format!(
+                    "--sample-from {from}: a live table needs --sample-table and --table-layout"
+                )
+                .into());
+            };
+            let keys = sample(from, table, layout, rows)?;
+            let read = keys.len();
+            let draws = Draws::from_keys(layout, keys)?;
+            (
+                draws,
+                Some(format!(
+                    "Fields drawn from {read} keys of table {table} at {from}."
+                )),
+            )
+        }
+    };
+    for (name, d) in &args.fields {
+        draws.set(name.clone(), d.clone());
+    }
+    Ok((draws, note))
+}
+
+#[cfg(feature = "hbase")]
+fn sample(
+    from: &str,
+    table: &str,
+    layout: &DynLayout,
+    rows: usize,
+) -> Result<Vec<Vec<u8>>, BoxError> {
+    rowkey_lab::hbase::sample_keys(from, table, layout, rows)
+}
+
+#[cfg(not(feature = "hbase"))]
+fn sample(from: &str, _: &str, _: &DynLayout, _: usize) -> Result<Vec<Vec<u8>>, BoxError> {
+    Err(format!(
+        "--sample-from {from}: this build has no HBase support; \
+         run `cargo run --release -p rowkey-lab --features hbase -- ...`"
+    )
+    .into())
+}
+
+/// The verdict's next step: the `rowkey migrate plan` command from the
+/// table's layout (or a placeholder) to the recommended design's.
+fn migrate_step(report: &rowkey_lab::Report, current: Option<&DynLayout>) -> Option<String> {
+    let best = report.verdict().ranking.first()?.name.clone();
+    let to = report.design(&best)?.layout.to_string();
+    let from = match current {
+        Some(l) if best == "current" || l.layout().to_string() == to => {
+            return Some("The table you have ranks first: no move is needed.".into());
+        }
+        Some(l) => l.layout().to_string(),
+        None => "THE LAYOUT OF YOUR TABLE".to_string(),
+    };
+    Some(format!(
+        "To move a table to {best}: rowkey migrate plan --from '{from}' --to '{to}' \
+         (then run and verify; see \"Changing a key on a live table\" in the README)."
+    ))
 }
 
 /// A parser for a whole number in `min..=max`; `_` separators allowed
@@ -248,23 +368,99 @@ fn run(args: Args) -> Result<(), BoxError> {
     };
     let split_bytes = settings.split_bytes_for(events.len());
     let mut lab = Lab::new(events).settings(settings);
+    let (draws, sampled) = draws(&args)?;
+    let own = |name: &str, layout: &DynLayout| {
+        runtime::design_with(
+            name,
+            layout.clone(),
+            &columns,
+            &draws,
+            subjects,
+            user_names.clone(),
+        )
+        .map_err(|e| format!("--design {name}: {e}"))
+    };
+    // Every design with its layout as text reads it (a built-in key type's
+    // too): a --query is planned on each design with every field it names.
+    let mut layouts: Vec<(String, DynLayout)> = Vec::new();
+    let mut designs = Vec::new();
     for name in names {
-        lab = lab.design(builtin::design_for(name, subjects).expect("clap checked the name"));
+        let d = builtin::design_for(name, subjects).expect("clap checked the name");
+        if let Ok(l) = DynLayout::parse(&d.layout().to_string()) {
+            layouts.push((name.to_string(), l));
+        }
+        designs.push(d);
     }
-    for (name, layout) in &args.own_designs {
-        let d = runtime::design(name, layout.clone(), &columns, subjects, user_names.clone())
-            .map_err(|e| format!("--design {name}: {e}"))?;
+    // The table you have, beside the designs it could move to.
+    let current = args
+        .table_layout
+        .as_ref()
+        .map(|l| ("current".to_string(), l.clone()));
+    for (name, layout) in args.own_designs.iter().chain(&current) {
+        designs.push(own(name, layout).map_err(|e| {
+            if current.as_ref().is_some_and(|(n, _)| n == name) {
+                format!("--table-layout: {e}")
+            } else {
+                e
+            }
+        })?);
+        layouts.push((name.clone(), layout.clone()));
+    }
+    for mut d in designs {
+        if let Some((_, layout)) = layouts.iter().find(|(n, _)| n == d.name()) {
+            for q in args.queries.iter().filter(|q| q.fits(layout)) {
+                d = q
+                    .plan_on(d, layout)
+                    .map_err(|e| format!("--query {}: {e}", q.name()))?;
+            }
+        }
         lab = lab.design(d);
     }
     for q in builtin::queries(subjects) {
         lab = lab.query(q);
+    }
+    for q in &args.queries {
+        // The answer, by the first design with every field that binds to
+        // the events.
+        let reference = layouts
+            .iter()
+            .filter(|(_, l)| q.fits(l))
+            .find_map(|(name, l)| own(name, l).ok().map(|d| (d, l)));
+        let Some((design, layout)) = reference else {
+            return Err(format!(
+                "--query {}: no design has every field it names ({})",
+                q.name(),
+                q.fields().collect::<Vec<_>>().join(", ")
+            )
+            .into());
+        };
+        lab = lab.query(q.query(design, layout)?);
+    }
+    let mut names: Vec<&str> = builtin::QUERY_NAMES.to_vec();
+    names.extend(args.queries.iter().map(Asked::name));
+    let mut mix = builtin::parse_mix_of(args.mix.as_deref().unwrap_or(DEFAULT_MIX), &names)
+        .map_err(|e| format!("--mix: {e}"))?;
+    if args.mix.is_none() {
+        mix[builtin::QUERY_NAMES.len()..].fill(1.0);
+    } else {
+        let named = |q: &str| {
+            args.mix
+                .iter()
+                .flat_map(|m| m.split(','))
+                .any(|p| p.split('=').next().map(str::trim) == Some(q))
+        };
+        for (i, q) in args.queries.iter().enumerate() {
+            if !named(q.name()) {
+                mix[builtin::QUERY_NAMES.len() + i] = 1.0;
+            }
+        }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
     let report = {
         let mut store = store(&args, split_bytes)?;
         lab.run(store.as_mut())?
     };
-    let mut report = report.with_mix(args.mix.0.clone());
+    let mut report = report.with_mix(mix);
     // An entity by its name when the CSV's ids are strings.
     let entity = |id: u64| match &user_names {
         Some(n) => n
@@ -291,6 +487,12 @@ fn run(args: Args) -> Result<(), BoxError> {
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    if let Some(note) = sampled {
+        report.notes.push(note);
+    }
+    if let Some(step) = migrate_step(&report, args.table_layout.as_ref()) {
+        report.notes.push(step);
+    }
     let outputs = report::write(&report, &args.out)?;
     let source = match &args.csv {
         Some(path) => format!("events from {}", path.display()),

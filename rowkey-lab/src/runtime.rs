@@ -11,6 +11,7 @@ use std::sync::Arc;
 use rowkey_core::{DynLayout, KeyFilter, Scan, Value};
 
 use crate::builtin::{Subjects, HOUR, LATEST, MINUTE};
+use crate::draw::{BoundDraw, Draws};
 use crate::{Access, BoxError, Design, Event};
 
 /// The event columns a run-time design's fields bind to, by name.
@@ -36,6 +37,8 @@ impl Default for Columns {
 enum Bind {
     User,
     Time,
+    /// A value drawn for each event ([`crate::draw`]).
+    Drawn,
 }
 
 /// `NAME=LAYOUT`, as `--design` takes it: the design's name and its layout.
@@ -64,7 +67,7 @@ fn is_text(layout: &DynLayout, i: usize) -> bool {
 /// Whether `layout`'s entity field is a string: the events' entity ids
 /// are then read as strings ([`crate::workload::read_csv_named`]).
 pub fn wants_names(layout: &DynLayout, columns: &Columns) -> bool {
-    binds(layout, columns)
+    binds(layout, columns, &Draws::default())
         .map(|b| {
             b.iter()
                 .enumerate()
@@ -73,7 +76,7 @@ pub fn wants_names(layout: &DynLayout, columns: &Columns) -> bool {
         .unwrap_or(false)
 }
 
-fn binds(layout: &DynLayout, columns: &Columns) -> Result<Vec<Bind>, String> {
+fn binds(layout: &DynLayout, columns: &Columns, draws: &Draws) -> Result<Vec<Bind>, String> {
     let binds: Vec<Bind> = layout
         .field_names()
         .map(|f| {
@@ -81,10 +84,13 @@ fn binds(layout: &DynLayout, columns: &Columns) -> Result<Vec<Bind>, String> {
                 Ok(Bind::User)
             } else if f == "ts_millis" || f == columns.ts {
                 Ok(Bind::Time)
+            } else if draws.get(f).is_some() {
+                Ok(Bind::Drawn)
             } else {
                 Err(format!(
                     "field `{f}` is no column of the events: a field binds by its name to \
-                     `user_id` (or `{}`, the entity column) or `ts_millis` (or `{}`, the time column)",
+                     `user_id` (or `{}`, the entity column) or `ts_millis` (or `{}`, the time column), \
+                     or takes values drawn with --field {f}=DIST or from --sample-from",
                     columns.user, columns.ts
                 ))
             }
@@ -128,7 +134,31 @@ pub fn design(
     s: Subjects,
     names: Option<Arc<Vec<String>>>,
 ) -> Result<Design<Event>, String> {
-    let binds = binds(&layout, columns).map_err(|e| format!("design `{name}`: {e}"))?;
+    design_with(name, layout, columns, &Draws::default(), s, names)
+}
+
+/// [`design`] whose fields that are no column of the events take the
+/// values `draws` gives them ([`crate::draw`]).
+pub fn design_with(
+    name: &str,
+    layout: DynLayout,
+    columns: &Columns,
+    draws: &Draws,
+    s: Subjects,
+    names: Option<Arc<Vec<String>>>,
+) -> Result<Design<Event>, String> {
+    let binds = binds(&layout, columns, draws).map_err(|e| format!("design `{name}`: {e}"))?;
+    let shared = Arc::new(layout.clone());
+    let drawn: Vec<Option<BoundDraw>> = binds
+        .iter()
+        .zip(layout.field_names())
+        .map(|(b, field)| match (b, draws.get(field)) {
+            (Bind::Drawn, Some(draw)) => BoundDraw::new(draw, &shared, field)
+                .map(Some)
+                .map_err(|e| format!("design `{name}`: {e}")),
+            _ => Ok(None),
+        })
+        .collect::<Result<_, _>>()?;
     let user_at = binds.iter().position(|b| *b == Bind::User).unwrap_or(0);
     let time_at = binds.iter().position(|b| *b == Bind::Time).unwrap_or(0);
     let text_user = is_text(&layout, user_at);
@@ -150,9 +180,12 @@ pub fn design(
     let mut d = Design::from_layout(name, layout.layout(), move |e: &Event| {
         let values: Vec<Value> = binds
             .iter()
-            .map(|b| match b {
-                Bind::User => uv(e.user_id),
-                Bind::Time => Value::I64(e.ts_millis),
+            .zip(&drawn)
+            .map(|(b, d)| match (b, d) {
+                (Bind::User, _) => uv(e.user_id),
+                (Bind::Time, _) => Value::I64(e.ts_millis),
+                (Bind::Drawn, Some(d)) => d.value(e),
+                (Bind::Drawn, None) => unreachable!("a drawn field is bound"),
             })
             .collect();
         key_layout.encode(&values).map_err(BoxError::from)

@@ -429,6 +429,53 @@ impl DynLayout {
         self.layout.split_points()
     }
 
+    /// What `text` asks of `field`: a value ([`value`](Self::value)'s
+    /// text), or a range `LO..HI`, `LO..=HI`, `LO..` or `..HI` of values
+    /// (a `..` inside quotes is part of a value): what `rowkey scan`'s
+    /// `field=...` and the lab's `--query` read.
+    ///
+    /// ```
+    /// use std::ops::Bound;
+    /// use rowkey_core::dynamic::Condition;
+    /// use rowkey_core::{DynLayout, Value};
+    ///
+    /// let layout = DynLayout::parse("[user_id u64][tag String]")?;
+    /// assert_eq!(layout.condition("user_id", "7")?, Condition::Eq(Value::U64(7)));
+    /// assert_eq!(
+    ///     layout.condition("user_id", "7..=9")?,
+    ///     Condition::Range(Bound::Included(Value::U64(7)), Bound::Included(Value::U64(9)))
+    /// );
+    /// assert_eq!(layout.condition("tag", "\"a..b\"")?, Condition::Eq(Value::Str("a..b".into())));
+    /// assert!(layout.condition("user_id", "7..=").is_err());
+    /// # Ok::<(), rowkey_core::LayoutError>(())
+    /// ```
+    pub fn condition(&self, field: &str, text: &str) -> Result<Condition, LayoutError> {
+        let Some((lo, hi)) = split_range(text) else {
+            return self.value(field, text).map(Condition::Eq);
+        };
+        let (hi, inclusive) = match hi.strip_prefix('=') {
+            Some(h) => (h, true),
+            None => (hi, false),
+        };
+        let lo = if lo.is_empty() {
+            Bound::Unbounded
+        } else {
+            Bound::Included(self.value(field, lo)?)
+        };
+        let hi = match (hi.is_empty(), inclusive) {
+            (true, false) => Bound::Unbounded,
+            (true, true) => {
+                return Err(LayoutError::field(
+                    format!("field `{field}`"),
+                    "`..=` needs an end",
+                ))
+            }
+            (false, true) => Bound::Included(self.value(field, hi)?),
+            (false, false) => Bound::Excluded(self.value(field, hi)?),
+        };
+        Ok(Condition::Range(lo, hi))
+    }
+
     /// A field's value from its text: a number, `true`/`false`, a string
     /// as it is, bytes in HBase's `toStringBinary` form (`\x00` escapes), a
     /// char, an IP address, UUID or ULID in its usual text; `None` for an
@@ -587,6 +634,36 @@ impl DynLayout {
     }
 }
 
+/// What a condition on one field asks ([`DynLayout::condition`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Condition {
+    /// The field is this value.
+    Eq(Value),
+    /// The field is in this range, in value order.
+    Range(Bound<Value>, Bound<Value>),
+}
+
+/// `LO..HI` split at the first `..` outside quotes: `..` inside a quoted
+/// string (`"a..b"`, `b"..."`, `'.'`) is part of the value.
+fn split_range(text: &str) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    let mut quote = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match (quote, bytes[i]) {
+            (Some(_), b'\\') => i += 1,
+            (Some(q), b) if b == q => quote = None,
+            (None, q @ (b'"' | b'\'')) => quote = Some(q),
+            (None, b'.') if bytes.get(i + 1) == Some(&b'.') => {
+                return Some((&text[..i], &text[i + 2..]));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A [`KeyFilter`] under construction on a [`DynLayout`]: one predicate
 /// per call, on a field by name, which must all hold.
 ///
@@ -634,6 +711,14 @@ impl DynFilter<'_> {
         let hi = range.end_bound().cloned();
         self.preds.push((i, Pred::Range(lo, hi)));
         Ok(self)
+    }
+
+    /// The field `name` meets `condition` ([`DynLayout::condition`]).
+    pub fn condition(self, name: &str, condition: Condition) -> Result<Self, LayoutError> {
+        match condition {
+            Condition::Eq(v) => self.eq(name, v),
+            Condition::Range(lo, hi) => self.range(name, (lo, hi)),
+        }
     }
 
     /// The filter, or the first value that cannot be encoded.
