@@ -528,3 +528,189 @@ fn refused_migrations() {
         "no table created"
     );
 }
+
+mod indexed {
+    //! An indexed table (data rows and their index's rows in one redb
+    //! table) moved to a new data key while a writer puts, re-homes and
+    //! deletes orders through `MigratingIndexedTable`: the copy takes the
+    //! data rows only, the new index is backfilled, and the data rows
+    //! verify clean, the index verifies clean and answers as a model.
+
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rowkey_core::index::{Index, IndexedTable, Record};
+    use rowkey_core::migrate::{MigratingIndexedTable, Migration, Phase};
+    use rowkey_core::prelude::*;
+    use rowkey_core::redb::IndexStore;
+
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[rowkey(prefix = "D")]
+    #[salt(buckets = 4, by(id), hash = "mod")]
+    struct OldOrder {
+        id: u64,
+    }
+
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[rowkey(prefix = "D")]
+    #[salt(buckets = 16, by(id))]
+    struct NewOrder {
+        id: u64,
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Order {
+        customer: String,
+        total: u32,
+    }
+
+    impl Record for Order {
+        fn to_value(&self) -> Vec<u8> {
+            let mut v = self.total.to_be_bytes().to_vec();
+            v.extend_from_slice(self.customer.as_bytes());
+            v
+        }
+        fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+            let (total, customer) = bytes.split_at_checked(4).ok_or("short record")?;
+            Ok(Order {
+                customer: String::from_utf8(customer.to_vec())?,
+                total: u32::from_be_bytes(total.try_into()?),
+            })
+        }
+    }
+
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[rowkey(prefix = "I")]
+    struct OldByCustomer {
+        customer: String,
+        order: OldOrder,
+    }
+
+    impl Index for OldByCustomer {
+        type Data = OldOrder;
+        type Record = Order;
+        fn entries(key: &OldOrder, r: &Order) -> impl IntoIterator<Item = Self> {
+            [OldByCustomer {
+                customer: r.customer.clone(),
+                order: key.clone(),
+            }]
+        }
+        fn data_key(&self) -> OldOrder {
+            self.order.clone()
+        }
+    }
+
+    #[derive(RowKey, Debug, Clone, PartialEq)]
+    #[rowkey(prefix = "I")]
+    struct NewByCustomer {
+        customer: String,
+        order: NewOrder,
+    }
+
+    impl Index for NewByCustomer {
+        type Data = NewOrder;
+        type Record = Order;
+        fn entries(key: &NewOrder, r: &Order) -> impl IntoIterator<Item = Self> {
+            [NewByCustomer {
+                customer: r.customer.clone(),
+                order: key.clone(),
+            }]
+        }
+        fn data_key(&self) -> NewOrder {
+            self.order.clone()
+        }
+    }
+
+    fn order(i: u64) -> Order {
+        Order {
+            customer: format!("c{}", i % 30),
+            total: i as u32,
+        }
+    }
+
+    #[test]
+    fn an_indexed_table_moves_with_its_index_under_writes() {
+        let db = redb::Database::builder()
+            .create_with_backend(redb::backends::InMemoryBackend::new())
+            .unwrap();
+        let old = IndexedTable::new(IndexStore::new(&db, "orders")).with_index::<OldByCustomer>();
+        let mut model: BTreeMap<u64, Order> = BTreeMap::new();
+        for i in 0..5_000u64 {
+            old.put(&OldOrder { id: i }, &order(i)).unwrap();
+            model.insert(i, order(i));
+        }
+        let migration = Migration::typed(|o: OldOrder| NewOrder { id: o.id }).unwrap();
+        let new =
+            IndexedTable::new(IndexStore::new(&db, "orders_v2")).with_index::<NewByCustomer>();
+        let table = MigratingIndexedTable::new(old, new, &migration).unwrap();
+        let done = AtomicBool::new(false);
+        let model = std::thread::scope(|s| {
+            let writer = s.spawn(|| {
+                let mut model = model;
+                let mut i = 0u64;
+                while !done.load(Ordering::Acquire) || i < 600 {
+                    let id = (i * 7_919) % 6_000;
+                    match i % 3 {
+                        0 => {
+                            table.delete(&OldOrder { id }).unwrap();
+                            model.remove(&id);
+                        }
+                        _ => {
+                            // A new order, or one moved to another customer.
+                            let r = Order {
+                                customer: format!("moved{}", i % 5),
+                                total: i as u32,
+                            };
+                            table.put(&OldOrder { id }, &r).unwrap();
+                            model.insert(id, r);
+                        }
+                    }
+                    i += 1;
+                }
+                model
+            });
+            let report = rowkey_core::redb::migrate(&db, "orders", "orders_v2", &migration);
+            done.store(true, Ordering::Release);
+            let model = writer.join().unwrap();
+            let report = report.unwrap();
+            assert!(report.rows_read >= 4_000, "the data rows only: {report}");
+            assert!(report.rows_read <= 6_000, "no index row copied: {report}");
+            model
+        });
+        let backfill = table
+            .new_table()
+            .backfill::<NewByCustomer>()
+            .unwrap()
+            .run()
+            .unwrap();
+        assert!(backfill.complete && backfill.entries > 0, "{backfill:?}");
+        let data = rowkey_core::redb::verify(&db, "orders", "orders_v2", &migration).unwrap();
+        assert!(data.is_clean(), "{data}");
+        assert_eq!(data.rows_new, model.len() as u64);
+        let index = table.new_table().verify::<NewByCustomer>().unwrap();
+        assert!(index.is_clean(), "{index:?}");
+        assert_eq!(index.valid, model.len() as u64);
+
+        table.set_phase(Phase::Cutover);
+        for customer in ["c3", "moved2"] {
+            let filter = NewByCustomer::filter().customer(customer).build().unwrap();
+            let mut got: Vec<u64> = table
+                .new_table()
+                .query::<NewByCustomer>(&filter)
+                .unwrap()
+                .map(|hit| hit.map(|(k, _)| k.id))
+                .collect::<Result<_, _>>()
+                .unwrap();
+            got.sort_unstable();
+            let want: Vec<u64> = model
+                .iter()
+                .filter(|(_, r)| r.customer == customer)
+                .map(|(id, _)| *id)
+                .collect();
+            assert!(!want.is_empty());
+            assert_eq!(got, want, "{customer}");
+        }
+        let (id, r) = model.iter().next().unwrap();
+        assert_eq!(table.get(&OldOrder { id: *id }).unwrap().as_ref(), Some(r));
+    }
+}

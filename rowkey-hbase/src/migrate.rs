@@ -332,10 +332,23 @@ impl<'a> Marks<'a> {
                 })
             }
             None => {
+                // Each region's part of the old layout's rows (its
+                // prefix): a table's other rows are not copied.
+                let prefix = migration.from().layout().prefix();
+                let stop = rowkey_core::scan::prefix_stop(prefix).unwrap_or_default();
                 let mut bounds = Vec::new();
                 for r in regions {
-                    put_bytes(&mut bounds, &r.start);
-                    put_bytes(&mut bounds, &r.end);
+                    let start = r.start.as_slice().max(prefix);
+                    let end = match (r.end.is_empty(), stop.is_empty()) {
+                        (true, _) => stop.as_slice(),
+                        (false, true) => r.end.as_slice(),
+                        (false, false) => r.end.as_slice().min(stop.as_slice()),
+                    };
+                    if !end.is_empty() && start >= end {
+                        continue;
+                    }
+                    put_bytes(&mut bounds, start);
+                    put_bytes(&mut bounds, end);
                 }
                 self.set("parts", bounds)?;
                 self.set("migration", id)?;

@@ -66,6 +66,8 @@
 //! [`MAX_EXAMPLES`] decoded keys of each.
 
 mod error;
+#[cfg(feature = "index")]
+mod indexed;
 mod report;
 mod run;
 
@@ -76,6 +78,8 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use error::MigrateError;
+#[cfg(feature = "index")]
+pub use indexed::MigratingIndexedTable;
 pub use report::{Examples, MigrateReport, Progress, VerifyReport, MAX_EXAMPLES};
 pub use run::{
     checkpoint_id, copy, parts, verify, CopyStore, CopyTx, EachRow, Mark, Snapshot, Source,

@@ -196,13 +196,18 @@ impl<'a> Mark<'a> {
 
 /// The parts of the old key space a copy goes through: from each of the
 /// old layout's split points (its salt buckets) to the next, the first
-/// from the start (`None`: to the end of the table).
+/// from the layout's prefix, the last to the end of the prefix (`None`:
+/// to the end of the table). Only the old layout's rows are copied: a
+/// table that holds other rows beside them (an indexed table's index
+/// rows, under their own prefixes) keeps them out of the copy.
 pub fn parts(migration: &Migration) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
-    let splits = migration.from().layout().split_points();
+    let layout = migration.from().layout();
+    let splits = layout.split_points();
     let mut starts = Vec::with_capacity(splits.len() + 1);
-    starts.push(Vec::new());
+    starts.push(layout.prefix().to_vec());
     starts.extend(splits);
-    let ends = starts.iter().skip(1).cloned().map(Some).chain([None]);
+    let last = crate::scan::prefix_stop(layout.prefix());
+    let ends = starts.iter().skip(1).cloned().map(Some).chain([last]);
     starts.clone().into_iter().zip(ends).collect()
 }
 
@@ -321,14 +326,23 @@ impl<'m> Verifier<'m> {
         }
     }
 
+    /// Whether `key` is one of the new layout's (under its prefix).
+    fn is_new(&self, key: &[u8]) -> bool {
+        key.starts_with(self.migration.to().layout().prefix())
+    }
+
     /// The part of the new key space `key` is in.
     fn part(&self, key: &[u8]) -> usize {
         let at = self.migration.to().layout().prefix().len();
         key.get(at).copied().unwrap_or(0) as usize
     }
 
-    /// First pass: a row of the old table.
+    /// First pass: a row of the old table (one outside the old layout's
+    /// prefix, an index row beside the data rows, is not compared).
     pub fn old_row(&mut self, key: &[u8], value: &[u8]) {
+        if !key.starts_with(self.migration.from().layout().prefix()) {
+            return;
+        }
         self.report.rows_old += 1;
         match self.migration.rekey(key) {
             Ok(new_key) => {
@@ -348,8 +362,12 @@ impl<'m> Verifier<'m> {
         }
     }
 
-    /// First pass: a row of the new table.
+    /// First pass: a row of the new table (one outside the new layout's
+    /// prefix is not compared).
     pub fn new_row(&mut self, key: &[u8], value: &[u8]) {
+        if !self.is_new(key) {
+            return;
+        }
         self.report.rows_new += 1;
         let h = row_hash(&mut self.scratch, key, value);
         self.new[self.part(key)].add(h);
@@ -369,6 +387,9 @@ impl<'m> Verifier<'m> {
     /// `None` when its part agrees or it cannot be re-keyed (counted in
     /// the first pass).
     pub fn wanted(&mut self, old_key: &[u8]) -> Option<Vec<u8>> {
+        if !old_key.starts_with(self.migration.from().layout().prefix()) {
+            return None;
+        }
         let new_key = self.migration.rekey(old_key).ok()?;
         if !self.bad[self.part(&new_key)] {
             return None;
@@ -396,7 +417,7 @@ impl<'m> Verifier<'m> {
     /// Second pass, after every old row: a key of the new table, counted
     /// extra when no old row maps to it.
     pub fn extra_row(&mut self, key: &[u8]) {
-        if self.bad[self.part(key)] && !self.expected.contains(&xxh3_64(key)) {
+        if self.is_new(key) && self.bad[self.part(key)] && !self.expected.contains(&xxh3_64(key)) {
             self.report.extra += 1;
             example(&mut self.report.examples.extra, self.migration, key);
         }
