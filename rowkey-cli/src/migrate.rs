@@ -120,7 +120,7 @@ enum Store {
     Redb(redb::Database),
     Fjall(fjall::SingleWriterTxDatabase),
     HBase(rowkey_hbase::Client),
-    Bigtable(Bigtable),
+    Bigtable(Box<Bigtable>),
 }
 
 /// A Bigtable client and the runtime its calls run on.
@@ -263,11 +263,11 @@ fn open(args: &Args) -> Result<Option<Store>, Stop> {
             rowkey_bigtable::Client::connect_lazy(endpoint, project, instance)
                 .map_err(|e| usage(format!("--bigtable {endpoint}: {e}")))?
         };
-        return Ok(Some(Store::Bigtable(Bigtable {
+        return Ok(Some(Store::Bigtable(Box::new(Bigtable {
             runtime,
             client,
             endpoint: endpoint.clone(),
-        })));
+        }))));
     }
     Ok(None)
 }
