@@ -191,12 +191,7 @@ impl Client {
                         "a cell stamped {}: HBase keeps 0 to i64::MAX - 1",
                         c.timestamp
                     )),
-                    None if cells.is_empty() => Some("a row without cells".to_string()),
-                    None if key.is_empty() || key.len() > MAX_ROW_LENGTH => Some(format!(
-                        "a row key of {} bytes: HBase takes 1 to {MAX_ROW_LENGTH}",
-                        key.len()
-                    )),
-                    None => None,
+                    None => unsendable(&key, cells.len()),
                 };
                 if let Some(message) = refusal {
                     rejected.push(RejectedRow {
@@ -278,7 +273,7 @@ impl Client {
         for (index, row) in rows.enumerate() {
             total = index + 1;
             let (key, cells) = row?;
-            if let Some(message) = unsendable(&key, &cells) {
+            if let Some(message) = unsendable(&key, cells.len()) {
                 rejected.push(RejectedRow {
                     index,
                     key: to_string_binary(&key),
@@ -544,8 +539,8 @@ impl Client {
                 total = index + 1;
                 let (key, cells) = row?;
                 let refusal = match delete {
-                    true => unsendable(&key, &[(String::new(), Vec::new(), Vec::new())]),
-                    false => unsendable(&key, &cells),
+                    true => unsendable(&key, 1),
+                    false => unsendable(&key, cells.len()),
                 };
                 if let Some(message) = refusal {
                     rejected.push(RejectedRow {
@@ -586,9 +581,10 @@ fn written(table: &str, mut rejected: Vec<RejectedRow>, total: usize) -> Result<
 
 /// Why a row cannot be sent, if it cannot: HBase's client refuses these
 /// before sending them.
-fn unsendable(key: &[u8], cells: &[Cell]) -> Option<String> {
+/// Why HBase would refuse a row of `key` and `cells` cells, if it would.
+fn unsendable(key: &[u8], cells: usize) -> Option<String> {
     match key.len() {
-        1..=MAX_ROW_LENGTH if cells.is_empty() => Some("a row without cells".to_string()),
+        1..=MAX_ROW_LENGTH if cells == 0 => Some("a row without cells".to_string()),
         1..=MAX_ROW_LENGTH => None,
         len => Some(format!(
             "a row key of {len} bytes: HBase takes 1 to {MAX_ROW_LENGTH}"

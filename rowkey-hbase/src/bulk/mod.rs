@@ -80,7 +80,7 @@ mod sample;
 pub use arrow::{BadRow, CellEncoding, ColumnMap};
 use error::io_at;
 pub use error::BulkError;
-use runs::{merge, Buffer, Record};
+use runs::{merge, Buffer, CellView, Record};
 pub use sample::RESERVOIR;
 
 /// One HFile a load wrote.
@@ -338,7 +338,8 @@ impl BulkLoad {
 
     /// Puts a row by its key's bytes.
     pub fn put_raw_row(&mut self, key: &[u8], cells: &[Cell]) -> Result<(), BulkError> {
-        self.put_stamped(key, cells, None)
+        let ts = self.timestamp;
+        self.put_stamped(key, cells, |_| ts)
     }
 
     /// Puts a row by its key's bytes, each cell with its own timestamp
@@ -357,21 +358,15 @@ impl BulkLoad {
                 ts: c.timestamp,
             });
         }
-        let plain: Vec<Cell> = cells
-            .iter()
-            .map(|c| (c.family.clone(), c.qualifier.clone(), c.value.clone()))
-            .collect();
-        let stamps: Vec<i64> = cells.iter().map(|c| c.timestamp).collect();
-        self.put_stamped(key, &plain, Some(&stamps))
+        self.put_stamped(key, cells, |i| cells[i].timestamp)
     }
 
-    /// A row, its cells stamped `stamps` (one each) or the load's
-    /// timestamp.
-    fn put_stamped(
+    /// A row, its `i`th cell stamped `stamp(i)`.
+    fn put_stamped<C: CellView>(
         &mut self,
         key: &[u8],
-        cells: &[Cell],
-        stamps: Option<&[i64]>,
+        cells: &[C],
+        stamp: impl Fn(usize) -> i64,
     ) -> Result<(), BulkError> {
         self.alive()?;
         if key.is_empty() || key.len() > MAX_ROW_LENGTH {
@@ -387,11 +382,11 @@ impl BulkLoad {
         }
         let mut families = std::mem::take(&mut self.scratch);
         families.clear();
-        for (family, qualifier, value) in cells {
+        for c in cells {
             // A family HBase refuses, or a cell too long for an HFile,
             // refused now rather than at the end of the load.
-            let checked = self.family(family).and_then(|i| {
-                crate::hfile::check_cell(key, family, qualifier, value)?;
+            let checked = self.family(c.family()).and_then(|i| {
+                crate::hfile::check_cell(key, c.family(), c.qualifier(), c.value())?;
                 Ok(i)
             });
             match checked {
@@ -411,19 +406,13 @@ impl BulkLoad {
                 return Err(self.fail(e));
             }
         }
-        match stamps {
-            Some(stamps) => {
-                self.buffer
-                    .put(key, cells, stamps.iter().copied(), &families, self.memory)
-            }
-            None => self.buffer.put(
-                key,
-                cells,
-                std::iter::repeat(self.timestamp),
-                &families,
-                self.memory,
-            ),
-        }
+        self.buffer.put(
+            key,
+            cells,
+            (0..cells.len()).map(stamp),
+            &families,
+            self.memory,
+        );
         if let Some(sample) = &mut self.sample {
             sample.offer(key);
         }

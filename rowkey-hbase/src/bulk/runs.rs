@@ -89,8 +89,11 @@ impl Buffer {
     }
 
     /// The bytes a row takes in the buffer.
-    pub(super) fn need(key: &[u8], cells: &[Cell]) -> usize {
-        let bytes: usize = cells.iter().map(|(_, q, v)| q.len() + v.len()).sum();
+    pub(super) fn need<C: CellView>(key: &[u8], cells: &[C]) -> usize {
+        let bytes: usize = cells
+            .iter()
+            .map(|c| c.qualifier().len() + c.value().len())
+            .sum();
         key.len() + bytes + cells.len() * std::mem::size_of::<Entry>()
     }
 
@@ -106,7 +109,7 @@ impl Buffer {
     pub(super) fn put(
         &mut self,
         key: &[u8],
-        cells: &[Cell],
+        cells: &[impl CellView],
         stamps: impl Iterator<Item = i64>,
         families: &[u16],
         memory: usize,
@@ -123,7 +126,8 @@ impl Buffer {
         let n = key.len().min(8);
         first[..n].copy_from_slice(&key[..n]);
         let head = u64::from_be_bytes(first);
-        for (((_, qualifier, value), family), ts) in cells.iter().zip(families).zip(stamps) {
+        for ((c, family), ts) in cells.iter().zip(families).zip(stamps) {
+            let (qualifier, value) = (c.qualifier(), c.value());
             let cell = self.arena.len();
             self.arena.extend_from_slice(qualifier);
             self.arena.extend_from_slice(value);
@@ -329,5 +333,38 @@ impl Source<'_> {
             Source::Run(input, path) => record.read(input).map_err(io_at(path)),
             Source::Memory(buffer, i) => Ok(buffer.next(i, record)),
         }
+    }
+}
+
+/// A cell as the loader reads it: a [`Cell`] (stamped by the load) or a
+/// [`VersionedCell`](crate::VersionedCell) (with its own timestamp),
+/// taken without a copy.
+pub(super) trait CellView {
+    fn family(&self) -> &str;
+    fn qualifier(&self) -> &[u8];
+    fn value(&self) -> &[u8];
+}
+
+impl CellView for Cell {
+    fn family(&self) -> &str {
+        &self.0
+    }
+    fn qualifier(&self) -> &[u8] {
+        &self.1
+    }
+    fn value(&self) -> &[u8] {
+        &self.2
+    }
+}
+
+impl CellView for crate::VersionedCell {
+    fn family(&self) -> &str {
+        &self.family
+    }
+    fn qualifier(&self) -> &[u8] {
+        &self.qualifier
+    }
+    fn value(&self) -> &[u8] {
+        &self.value
     }
 }
