@@ -173,20 +173,7 @@ impl From<bigtable_rs::bigtable::Error> for Error {
     }
 }
 
-/// An error and its sources, `: `-separated.
-pub(crate) fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let more = s.to_string();
-        if !text.ends_with(&more) {
-            text.push_str(": ");
-            text.push_str(&more);
-        }
-        source = s.source();
-    }
-    text
-}
+pub(crate) use rowkey_core::error_chain as chain;
 
 /// A gRPC status as its code and message (and the transport's error
 /// under it, for a status the client made itself).

@@ -159,7 +159,8 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
     };
     let from = spec::layout("--from", &args.from).map_err(Stop::Usage)?;
     let to = spec::layout("--to", &args.to).map_err(Stop::Usage)?;
-    let mut migration = Migration::new(from.layout(), to.layout()).map_err(|e| usage(chain(&e)))?;
+    let mut migration = Migration::new(from.layout(), to.layout())
+        .map_err(|e| usage(rowkey_core::error_chain(&e)))?;
     for arg in &args.set {
         let (field, text) = spec::pair(arg).map_err(Stop::Usage)?;
         let value = to
@@ -167,7 +168,9 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
             .map_err(|e| usage(format!("--set {arg}: {e}")))?;
         migration = migration.set(field, value);
     }
-    migration.check().map_err(|e| usage(chain(&e)))?;
+    migration
+        .check()
+        .map_err(|e| usage(rowkey_core::error_chain(&e)))?;
     let store = open(&args)?;
     if step == "plan" {
         plan(&migration, store.as_ref(), &args, out)?;
@@ -178,7 +181,7 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
             "migrate {step}: needs --redb FILE, --fjall DIR, --hbase ADDRESS or --bigtable ENDPOINT, --table and --to-table"
         )));
     };
-    let failed = |e: MigrateError| Stop::Failed(chain(&e));
+    let failed = |e: MigrateError| Stop::Failed(rowkey_core::error_chain(&e));
     if step == "run" {
         let report = match &store {
             Store::Redb(db) => rowkey_core::redb::migrate(db, old, new, &migration),
@@ -318,7 +321,9 @@ fn plan(
     let mut moved = Moved::default();
     // A row's key and the bytes of its value (or cells).
     let mut count = |key: &[u8], value: usize| -> Result<(), Stop> {
-        let new = migration.rekey(key).map_err(|e| Stop::Failed(chain(&e)))?;
+        let new = migration
+            .rekey(key)
+            .map_err(|e| Stop::Failed(rowkey_core::error_chain(&e)))?;
         moved.rows += 1;
         moved.old_bytes += (key.len() + value) as u64;
         moved.new_bytes += (new.len() + value) as u64;
@@ -400,18 +405,6 @@ struct Moved {
     rows: u64,
     old_bytes: u64,
     new_bytes: u64,
-}
-
-/// An error and its causes, `: `-separated.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        out.push_str(": ");
-        out.push_str(&c.to_string());
-        cause = c.source();
-    }
-    out
 }
 
 impl Bigtable {

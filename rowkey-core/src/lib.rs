@@ -103,6 +103,8 @@ extern crate std;
 // - integrations: `store` (redb, fjall, and their index stores) and `hbase`
 //   (shell helpers).
 #[cfg(feature = "std")]
+mod chain;
+#[cfg(feature = "std")]
 pub mod clock;
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
@@ -129,6 +131,8 @@ pub use store::fjall;
 #[cfg(feature = "redb")]
 pub use store::redb;
 
+#[cfg(feature = "std")]
+pub use chain::error_chain;
 #[cfg(feature = "dynamic")]
 pub use dynamic::{DynFilter, DynLayout, LayoutError, Value};
 pub use format::error::{DecodeError, EncodeError, FieldError};

@@ -5,7 +5,7 @@
 
 use alloc::collections::BTreeSet;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use std::time::Instant;
 
@@ -355,7 +355,7 @@ impl<'m> Verifier<'m> {
                     self.unmapped.push(format!(
                         "{} (cannot be re-keyed: {})",
                         to_string_binary(key),
-                        chain(&e)
+                        crate::error_chain(&e)
                     ));
                 }
             }
@@ -450,16 +450,4 @@ fn example(examples: &mut Vec<String>, migration: &Migration, key: &[u8]) {
         }
         Err(_) => to_string_binary(key),
     });
-}
-
-/// An error and its causes, `: `-separated.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = format!("{e}");
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        out.push_str(": ");
-        out.push_str(&c.to_string());
-        cause = c.source();
-    }
-    out
 }
