@@ -43,8 +43,8 @@ use std::time::Instant;
 
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    self, EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase,
-    Snapshot, Source, VerifyReport,
+    EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Verifier,
+    VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -334,21 +334,10 @@ impl<'a> Marks<'a> {
             None => {
                 // Each region's part of the old layout's rows (its
                 // prefix): a table's other rows are not copied.
-                let prefix = migration.from().layout().prefix();
-                let stop = rowkey_core::scan::prefix_stop(prefix).unwrap_or_default();
                 let mut bounds = Vec::new();
-                for r in regions {
-                    let start = r.start.as_slice().max(prefix);
-                    let end = match (r.end.is_empty(), stop.is_empty()) {
-                        (true, _) => stop.as_slice(),
-                        (false, true) => r.end.as_slice(),
-                        (false, false) => r.end.as_slice().min(stop.as_slice()),
-                    };
-                    if !end.is_empty() && start >= end {
-                        continue;
-                    }
-                    put_bytes(&mut bounds, start);
-                    put_bytes(&mut bounds, end);
+                for (start, end) in clip(regions, migration.from().layout().prefix()) {
+                    put_bytes(&mut bounds, &start);
+                    put_bytes(&mut bounds, &end);
                 }
                 self.set("parts", bounds)?;
                 self.set("migration", id)?;
@@ -375,6 +364,25 @@ impl<'a> Marks<'a> {
             problem: format!("its `{what}` row is not one a migration writes"),
         }
     }
+}
+
+/// Each region's part of the keys under `prefix`, `[start, end)` (`end`
+/// empty: to the end of the table); regions outside it left out.
+fn clip(regions: &[crate::RegionLocation], prefix: &[u8]) -> Vec<Part> {
+    let stop = rowkey_core::scan::prefix_stop(prefix).unwrap_or_default();
+    let mut parts = Vec::new();
+    for r in regions {
+        let start = r.start.as_slice().max(prefix);
+        let end = match (r.end.is_empty(), stop.is_empty()) {
+            (true, _) => stop.as_slice(),
+            (false, true) => r.end.as_slice(),
+            (false, false) => r.end.as_slice().min(stop.as_slice()),
+        };
+        if end.is_empty() || start < end {
+            parts.push((start.to_vec(), end.to_vec()));
+        }
+    }
+    parts
 }
 
 /// `bytes` length-prefixed (u32, big-endian).
@@ -548,38 +556,126 @@ fn load_dir(dir: &std::path::Path) -> PathBuf {
     dir.join(format!("load-{now}-{n}"))
 }
 
-/// Compares `from_table`, re-keyed by `migration`, with `to_table`: both
-/// read whole (the newest version of each column, with its timestamp),
-/// compared by [`rowkey_core::migrate::verify`]. Run it when writes have
-/// stopped or are going to both tables ([`Phase::DualWrite`] or
-/// [`Phase::Cutover`]): the two scans are not one snapshot.
+/// Compares `from_table`, re-keyed by `migration`, with `to_table` as
+/// [`rowkey_core::migrate::verify`] does (the newest version of each
+/// column, with its timestamp): each table read region by region, four
+/// regions at once, only its layout's rows (an indexed table's index rows
+/// are not compared); in the parts whose digests differ, the new rows
+/// looked up by key. Run it when writes have stopped or are going to
+/// both tables ([`Phase::DualWrite`] or [`Phase::Cutover`]): the reads
+/// are not one snapshot.
 pub fn verify(
     client: &Client,
     from_table: &str,
     to_table: &str,
     migration: &Migration,
 ) -> Result<VerifyReport, MigrateError> {
-    let tables = Tables {
-        client,
-        old: from_table,
-        new: to_table,
-    };
-    migrate::verify(&tables, migration)
-}
-
-struct Tables<'a> {
-    client: &'a Client,
-    old: &'a str,
-    new: &'a str,
-}
-
-impl Tables<'_> {
-    fn name(&self, source: Source) -> &str {
-        match source {
-            Source::Old => self.old,
-            Source::New => self.new,
-        }
+    let (old, new) = (migration.from().layout(), migration.to().layout());
+    let mut v = Verifier::new(migration);
+    each_row(client, from_table, old.prefix(), &mut |k, cells| {
+        v.old_row(k, cells);
+        Ok(())
+    })?;
+    each_row(client, to_table, new.prefix(), &mut |k, cells| {
+        v.new_row(k, cells);
+        Ok(())
+    })?;
+    if !v.differs() {
+        return Ok(v.finish());
     }
+    each_row(client, from_table, old.prefix(), &mut |k, cells| {
+        if let Some(new_key) = v.wanted(k) {
+            let found = client
+                .get_versions_raw(to_table, &new_key, &ReadOptions::new())
+                .map_err(store("read", to_table))?;
+            v.compare(&new_key, cells, found.map(cells_bytes).as_deref());
+        }
+        Ok(())
+    })?;
+    each_row(client, to_table, new.prefix(), &mut |k, _| {
+        v.extra_row(k);
+        Ok(())
+    })?;
+    Ok(v.finish())
+}
+
+/// The regions read at once by [`verify`].
+const VERIFY_WORKERS: usize = 4;
+
+/// Calls `f` with every row of `table` under `prefix` (its key and
+/// [`cells_bytes`]), in no particular order: the regions read by
+/// [`VERIFY_WORKERS`] threads, their rows handed over in batches through
+/// a bounded channel (memory: a few batches per worker).
+fn each_row(
+    client: &Client,
+    table: &str,
+    prefix: &[u8],
+    f: &mut EachRow<'_>,
+) -> Result<(), MigrateError> {
+    let regions = client
+        .region_locations(table)
+        .map_err(store("open", table))?;
+    let parts = clip(&regions, prefix);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    type Batch = Result<Vec<(Vec<u8>, Vec<u8>)>, MigrateError>;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(2 * VERIFY_WORKERS);
+    std::thread::scope(|s| {
+        for _ in 0..VERIFY_WORKERS.min(parts.len()) {
+            let tx = tx.clone();
+            let (next, stop, parts) = (&next, &stop, &parts);
+            s.spawn(move || {
+                let read = |(start, end): &Part| -> Result<(), MigrateError> {
+                    let rows = client
+                        .scan_versions(
+                            table,
+                            &Scan::from_bounds(start, end),
+                            None,
+                            &ReadOptions::new(),
+                        )
+                        .map_err(store("read", table))?;
+                    let mut batch = Vec::with_capacity(1_000);
+                    for row in rows {
+                        if stop.load(Ordering::Acquire) {
+                            return Ok(());
+                        }
+                        let (key, cells) = row.map_err(store("read", table))?;
+                        batch.push((key, cells_bytes(cells)));
+                        if batch.len() == 1_000 {
+                            let full = std::mem::replace(&mut batch, Vec::with_capacity(1_000));
+                            if tx.send(Ok(full)).is_err() {
+                                return Ok(());
+                            }
+                        }
+                    }
+                    if !batch.is_empty() {
+                        let _ = tx.send(Ok(batch));
+                    }
+                    Ok(())
+                };
+                while let Some(part) = parts.get(next.fetch_add(1, Ordering::AcqRel)) {
+                    if let Err(e) = read(part) {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut result = Ok(());
+        for batch in rx.iter() {
+            let done = batch.and_then(|rows| rows.iter().try_for_each(|(k, c)| f(k, c)));
+            if let Err(e) = done {
+                stop.store(true, Ordering::Release);
+                result = Err(e);
+                break;
+            }
+        }
+        // The workers stop at their next row or send; what they still
+        // send is dropped with the receiver.
+        drop(rx);
+        result
+    })
 }
 
 /// A row's cells as the digest reads them: sorted, each family,
@@ -594,35 +690,6 @@ fn cells_bytes(mut cells: Vec<VersionedCell>) -> Vec<u8> {
         put_bytes(&mut out, &c.value);
     }
     out
-}
-
-impl Snapshot for Tables<'_> {
-    fn for_each(&self, source: Source, f: &mut EachRow<'_>) -> Result<(), MigrateError> {
-        let table = self.name(source);
-        let rows = self
-            .client
-            .scan_versions(
-                table,
-                &Scan::from_bounds(b"", b""),
-                None,
-                &ReadOptions::new(),
-            )
-            .map_err(store("read", table))?;
-        for row in rows {
-            let (key, cells) = row.map_err(store("read", table))?;
-            f(&key, &cells_bytes(cells))?;
-        }
-        Ok(())
-    }
-
-    fn get(&self, source: Source, key: &[u8]) -> Result<Option<Vec<u8>>, MigrateError> {
-        let table = self.name(source);
-        let cells = self
-            .client
-            .get_versions_raw(table, key, &ReadOptions::new())
-            .map_err(store("read", table))?;
-        Ok(cells.map(cells_bytes))
-    }
 }
 
 /// A table being moved to a new layout, as a service writes it meanwhile:
