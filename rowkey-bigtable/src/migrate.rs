@@ -53,8 +53,8 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    self, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Verifier,
-    VerifyReport,
+    self, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Source,
+    Verifier, VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -728,16 +728,21 @@ impl<'a> MigratingTable<'a> {
         self.phase.set(phase);
     }
 
+    /// The table of `source`.
+    fn table(&self, source: Source) -> &str {
+        match source {
+            Source::Old => &self.old,
+            Source::New => &self.new,
+        }
+    }
+
     /// The tables a write goes to, with the row's key in each.
     fn targets(&self, old_key: &[u8]) -> Result<Vec<(&str, Vec<u8>)>, MigrateError> {
-        let new_key = self.migration.rekey(old_key)?;
-        Ok(match self.phase() {
-            Phase::Done => vec![(self.new.as_str(), new_key)],
-            _ => vec![
-                (self.old.as_str(), old_key.to_vec()),
-                (self.new.as_str(), new_key),
-            ],
-        })
+        let keys = self.migration.write_keys(self.phase(), old_key)?;
+        Ok(keys
+            .into_iter()
+            .map(|(source, key)| (self.table(source), key))
+            .collect())
     }
 
     /// Writes `cells` to the row of `old_key`: under its old key and its
@@ -771,10 +776,8 @@ impl<'a> MigratingTable<'a> {
     /// The newest cells of `old_key`'s row: from the old table in
     /// [`Phase::DualWrite`], from the new one (under its new key) after.
     pub async fn get(&self, old_key: &[u8]) -> Result<Option<Vec<Cell>>, MigrateError> {
-        let (table, key) = match self.phase() {
-            Phase::DualWrite => (self.old.as_str(), old_key.to_vec()),
-            _ => (self.new.as_str(), self.migration.rekey(old_key)?),
-        };
+        let (source, key) = self.migration.read_key(self.phase(), old_key)?;
+        let table = self.table(source);
         let rows = read_rows(&self.client, table, vec![key]).await?;
         Ok(rows.into_iter().next().map(|(_, cells)| {
             cells

@@ -43,8 +43,8 @@ use std::time::Instant;
 
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Verifier,
-    VerifyReport,
+    EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Source,
+    Verifier, VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -743,16 +743,21 @@ impl<'a> MigratingTable<'a> {
         self.phase.set(phase);
     }
 
+    /// The table of `source`.
+    fn table(&self, source: Source) -> &str {
+        match source {
+            Source::Old => &self.old,
+            Source::New => &self.new,
+        }
+    }
+
     /// The tables a write goes to, with the row's key in each.
     fn targets(&self, old_key: &[u8]) -> Result<Vec<(&str, Vec<u8>)>, MigrateError> {
-        let new_key = self.migration.rekey(old_key)?;
-        Ok(match self.phase() {
-            Phase::Done => vec![(self.new.as_str(), new_key)],
-            _ => vec![
-                (self.old.as_str(), old_key.to_vec()),
-                (self.new.as_str(), new_key),
-            ],
-        })
+        let keys = self.migration.write_keys(self.phase(), old_key)?;
+        Ok(keys
+            .into_iter()
+            .map(|(source, key)| (self.table(source), key))
+            .collect())
     }
 
     /// Writes `cells` to the row of `old_key`: under its old key and its
@@ -789,10 +794,8 @@ impl<'a> MigratingTable<'a> {
     /// The cells of `old_key`'s row: from the old table in
     /// [`Phase::DualWrite`], from the new one (under its new key) after.
     pub fn get(&self, old_key: &[u8]) -> Result<Option<Vec<Cell>>, MigrateError> {
-        let (table, key) = match self.phase() {
-            Phase::DualWrite => (self.old.as_str(), old_key.to_vec()),
-            _ => (self.new.as_str(), self.migration.rekey(old_key)?),
-        };
+        let (source, key) = self.migration.read_key(self.phase(), old_key)?;
+        let table = self.table(source);
         self.client
             .get_raw(table, &key)
             .map_err(store("read", table))

@@ -363,6 +363,35 @@ impl Migration {
         &self.to
     }
 
+    /// Where a write of the row `old_key` goes in `phase`, in the order
+    /// to write: the old table under `old_key` (but in [`Phase::Done`]),
+    /// then the new table under its new key. What every engine's
+    /// `MigratingTable` writes to.
+    pub fn write_keys(
+        &self,
+        phase: Phase,
+        old_key: &[u8],
+    ) -> Result<Vec<(Source, Vec<u8>)>, MigrateError> {
+        let new_key = self.rekey(old_key)?;
+        Ok(match phase {
+            Phase::Done => alloc::vec![(Source::New, new_key)],
+            _ => alloc::vec![(Source::Old, old_key.to_vec()), (Source::New, new_key)],
+        })
+    }
+
+    /// Where a read of the row `old_key` goes in `phase`: the old table
+    /// in [`Phase::DualWrite`], the new one (under its new key) after.
+    pub fn read_key(
+        &self,
+        phase: Phase,
+        old_key: &[u8],
+    ) -> Result<(Source, Vec<u8>), MigrateError> {
+        Ok(match phase {
+            Phase::DualWrite => (Source::Old, old_key.to_vec()),
+            _ => (Source::New, self.rekey(old_key)?),
+        })
+    }
+
     /// The new key of the row whose old key is `old`. A key that does not
     /// decode as the old layout, a mapping that fails and values that do
     /// not encode as the new layout are each a [`MigrateError::Rekey`]
