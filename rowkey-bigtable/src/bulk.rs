@@ -90,8 +90,8 @@ pub struct BulkWriter {
     table: String,
     max_bytes: usize,
     max_requests: usize,
-    /// The last request's timestamp, in milliseconds.
-    last_stamp: i64,
+    /// The writer's clock: each request's timestamp, in milliseconds.
+    clock: rowkey_core::clock::Clock,
     /// The timestamp of the request being gathered, in microseconds.
     batch_stamp: i64,
     /// The hashes of the keys of the request being gathered: a key seen
@@ -154,7 +154,7 @@ impl Client {
             table: table.to_string(),
             max_bytes: 64 << 20,
             max_requests: 16,
-            last_stamp: 0,
+            clock: rowkey_core::clock::Clock::default(),
             batch_stamp: 0,
             batch_keys: std::collections::HashSet::new(),
             hasher: std::collections::hash_map::RandomState::new(),
@@ -303,16 +303,11 @@ impl BulkWriter {
         self.batch_mutations += mutations;
     }
 
-    /// The next request's timestamp in microseconds: the wall clock in
-    /// milliseconds, or one more than the last request's.
+    /// The next request's timestamp in microseconds: the writer's clock
+    /// (the wall clock in milliseconds, or one more than the last
+    /// request's).
     fn next_stamp(&mut self) -> i64 {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| {
-                i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 1000)
-            });
-        self.last_stamp = now.max(self.last_stamp + 1).min(i64::MAX / 1000);
-        self.last_stamp * 1000
+        self.clock.next().min(i64::MAX / 1000) * 1000
     }
 
     /// [`push`](Self::push) with a typed key; a key that cannot be encoded

@@ -1,7 +1,6 @@
 //! When a failed call is tried again, and how long to wait before it: the
 //! retry policy, the failures Google's clients retry, and jitter.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// How a streamed read retries a range whose stream failed for a transient
@@ -34,11 +33,7 @@ impl Retry {
     /// row: a random time up to `initial_backoff × 2^failures`, at most
     /// `max_backoff`.
     pub(crate) fn pause(&self, failures: u32) -> Duration {
-        jitter(
-            self.initial_backoff
-                .saturating_mul(1 << failures.min(16))
-                .min(self.max_backoff),
-        )
+        rowkey_core::clock::backoff(self.initial_backoff, self.max_backoff, failures)
     }
 }
 
@@ -92,25 +87,6 @@ fn reset_stream(message: &str) -> bool {
     .any(|needle| m.contains(needle))
 }
 
-/// A random pause up to `ceiling` ("full jitter": clients that failed
-/// together do not retry together).
-pub(crate) fn jitter(ceiling: Duration) -> Duration {
-    use std::sync::atomic::AtomicU64;
-    static STATE: AtomicU64 = AtomicU64::new(0);
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    // splitmix64 over a counter seeded by the clock.
-    let mut z = STATE
-        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
-        .wrapping_add(seed);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-    Duration::from_nanos(z % nanos.saturating_add(1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,17 +111,5 @@ mod tests {
         assert!(!transient(&status(Code::Internal, "a server error")));
         assert!(!transient(&status(Code::InvalidArgument, "unexpected EOF")));
         assert!(!transient(&status(Code::NotFound, "table")));
-    }
-
-    #[test]
-    fn jitter_stays_within_its_ceiling_and_spreads() {
-        let ceiling = Duration::from_millis(100);
-        let pauses: Vec<Duration> = (0..200).map(|_| jitter(ceiling)).collect();
-        assert!(pauses.iter().all(|p| *p <= ceiling));
-        let distinct: std::collections::BTreeSet<_> = pauses.iter().collect();
-        assert!(distinct.len() > 150, "{} distinct pauses", distinct.len());
-        assert!(pauses.iter().any(|p| *p < ceiling / 2));
-        assert!(pauses.iter().any(|p| *p > ceiling / 2));
-        assert_eq!(jitter(Duration::ZERO), Duration::ZERO);
     }
 }

@@ -1,6 +1,9 @@
-//! A client's clock for the timestamps it writes: [`Clock`].
+//! A client's time: the clock it stamps its writes with ([`Clock`]), and
+//! the pauses between its retries ([`backoff`], [`jitter`]), one for every
+//! engine's client.
 
-use core::sync::atomic::{AtomicI64, Ordering};
+use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use core::time::Duration;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A clock whose readings strictly increase: the wall clock in
@@ -43,4 +46,101 @@ pub fn now_millis() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The pause before a retry after `failures` failures in a row (0 for the
+/// first retry): random, up to `base × 2^failures`, at most `max`
+/// (exponential backoff with "full jitter", so that clients that failed
+/// together do not retry together).
+///
+/// ```
+/// use std::time::Duration;
+/// use rowkey_core::clock::backoff;
+///
+/// let (base, max) = (Duration::from_millis(100), Duration::from_secs(5));
+/// assert!(backoff(base, max, 0) <= base);
+/// assert!(backoff(base, max, 3) <= base * 8);
+/// assert!(backoff(base, max, 40) <= max);
+/// ```
+pub fn backoff(base: Duration, max: Duration, failures: u32) -> Duration {
+    jitter(base.saturating_mul(1 << failures.min(30)).min(max))
+}
+
+/// A random pause up to `ceiling`, included.
+pub fn jitter(ceiling: Duration) -> Duration {
+    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+    Duration::from_nanos(random() % nanos.saturating_add(1))
+}
+
+/// A random number for jitter: splitmix64 over a counter seeded by the
+/// clock (jitter needs spread, not secrecy).
+fn random() -> u64 {
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut z = STATE
+        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+        .wrapping_add(seed);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_stays_within_its_ceiling_and_spreads() {
+        let ceiling = Duration::from_millis(100);
+        let pauses: std::vec::Vec<Duration> = (0..200).map(|_| jitter(ceiling)).collect();
+        assert!(pauses.iter().all(|p| *p <= ceiling));
+        let distinct: std::collections::BTreeSet<_> = pauses.iter().collect();
+        assert!(distinct.len() > 150, "{} distinct pauses", distinct.len());
+        assert!(pauses.iter().any(|p| *p < ceiling / 2));
+        assert!(pauses.iter().any(|p| *p > ceiling / 2));
+        assert_eq!(jitter(Duration::ZERO), Duration::ZERO);
+    }
+
+    #[test]
+    fn backoff_doubles_its_ceiling_up_to_the_most() {
+        let (base, max) = (Duration::from_millis(10), Duration::from_millis(70));
+        for failures in 0..40 {
+            let ceiling = base.saturating_mul(1 << failures.min(30)).min(max);
+            let most = (0..100)
+                .map(|_| backoff(base, max, failures))
+                .max()
+                .unwrap();
+            assert!(most <= ceiling, "{failures}: {most:?} over {ceiling:?}");
+            assert!(
+                most > ceiling / 2,
+                "{failures}: {most:?} spreads to {ceiling:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_clock_strictly_increases_across_threads() {
+        let clock = Clock::default();
+        let mut all: std::vec::Vec<i64> = std::thread::scope(|s| {
+            let handles: std::vec::Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        (0..1_000)
+                            .map(|_| clock.next())
+                            .collect::<std::vec::Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "every reading distinct");
+    }
 }

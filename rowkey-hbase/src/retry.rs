@@ -2,7 +2,6 @@
 //! gateway client's calls and the native client's operations), and its
 //! jitter.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// How calls are retried: at most `attempts` tries in all, pausing
@@ -51,28 +50,9 @@ impl RetryPolicy {
     }
 
     /// The pause before retry number `retry` (1 for the first): random,
-    /// up to `min(max, base × 2^(retry − 1))`.
+    /// up to `min(max, base × 2^(retry − 1))`
+    /// ([`rowkey_core::clock::backoff`], shared with rowkey-bigtable).
     pub fn pause(&self, retry: u32) -> Duration {
-        let ceiling = self
-            .base
-            .saturating_mul(1 << retry.saturating_sub(1).min(30))
-            .min(self.max);
-        let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-        Duration::from_nanos(random() % nanos.saturating_add(1))
+        rowkey_core::clock::backoff(self.base, self.max, retry.saturating_sub(1))
     }
-}
-
-/// A random number for jitter: splitmix64 over a counter seeded by the
-/// clock (jitter needs spread, not secrecy).
-fn random() -> u64 {
-    static STATE: AtomicU64 = AtomicU64::new(0);
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let mut z = STATE
-        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
-        .wrapping_add(seed);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
