@@ -11,7 +11,9 @@ use clap::builder::PossibleValuesParser;
 use clap::{Parser, ValueEnum};
 use rowkey_core::DynLayout;
 use rowkey_lab::ask::Asked;
-use rowkey_lab::builtin::{self, Entity, Subjects, DEFAULT_DESIGNS, DEFAULT_MIX, DESIGNS};
+use rowkey_lab::builtin::{
+    self, Entity, Subjects, DEFAULT_DESIGNS, DEFAULT_MIX, DESIGNS, HOUR, LATEST, MINUTE,
+};
 use rowkey_lab::draw::{self, Draw, Draws};
 use rowkey_lab::runtime::{self, Columns};
 use rowkey_lab::{report, workload, BoxError, Lab, RedbStore, Settings, Store, Workload};
@@ -213,7 +215,7 @@ fn draws(args: &Args) -> Result<(Draws, Option<String>), BoxError> {
         Some(from) if from.ends_with(".csv") || std::path::Path::new(from).is_file() => {
             let (draws, read) = Draws::from_csv(std::path::Path::new(from), rows)?;
             let note = format!(
-                "Fields drawn from {read} keys of {from}: {}.",
+                "Fields drawn from {read} keys of {from} (its columns: {}).",
                 draws.names().collect::<Vec<_>>().join(", ")
             );
             (draws, Some(note))
@@ -437,6 +439,16 @@ fn run(args: Args) -> Result<(), BoxError> {
         lab = lab.query(q.query(design, layout)?);
     }
     let mut names: Vec<&str> = builtin::QUERY_NAMES.to_vec();
+    for (i, q) in args.queries.iter().enumerate() {
+        let taken = names.contains(&q.name())
+            || [LATEST, MINUTE, HOUR].contains(&q.name())
+            || args.queries[..i].iter().any(|p| p.name() == q.name());
+        if taken {
+            return Err(
+                format!("--query {}: a query of that name is already run", q.name()).into(),
+            );
+        }
+    }
     names.extend(args.queries.iter().map(Asked::name));
     let mut mix = builtin::parse_mix_of(args.mix.as_deref().unwrap_or(DEFAULT_MIX), &names)
         .map_err(|e| format!("--mix: {e}"))?;

@@ -812,6 +812,19 @@ fn a_field_without_values_and_a_query_no_design_serves_are_named() {
         err.contains("--query q: no design has every field it names (nope)"),
         "{err}"
     );
+    let (code, err) = run(&[
+        "--design",
+        design,
+        "--field",
+        "metric=uniform(0..9)",
+        "--query",
+        "hour: metric=1",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("--query hour: a query of that name is already run"),
+        "{err}"
+    );
     let (code, err) = run(&["--field", "metric=normal(1)"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("`normal(1)` is no distribution"), "{err}");
