@@ -504,3 +504,33 @@ fn text_index_keys_as_the_seed_writes_them() {
     assert_eq!(got, want);
     assert!(t.verify::<TextByGuid>().unwrap().is_clean());
 }
+
+/// The table's split points cover every family: the data rows' start,
+/// each index's start and a salted index's buckets, sorted; `check`
+/// names the unsalted families (the data rows and `ByCode` here), which a
+/// table pre-split at those points holds in one region each.
+#[test]
+fn split_points_cover_every_family_and_check_names_the_unsalted_ones() {
+    let db = redb_db();
+    let t = table(rowkey_core::redb::IndexStore::new(&db, "logs"));
+    let mut want: Vec<Vec<u8>> = vec![b"D".to_vec(), b"I1".to_vec(), b"I2".to_vec()];
+    want.extend(ByGuid::split_points());
+    want.sort();
+    want.dedup();
+    assert_eq!(t.split_points(), want);
+    assert_eq!(
+        t.split_points().len(),
+        3 + 3,
+        "three families, three more buckets of ByGuid"
+    );
+    let warnings = t.check();
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    assert!(
+        warnings[0].starts_with("`LogKey` (prefix \"D\") has no salt"),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings[1].starts_with("`ByCode` (prefix \"I2\") has no salt"),
+        "{warnings:#?}"
+    );
+}

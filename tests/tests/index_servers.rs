@@ -19,14 +19,22 @@ fn hbase_index_store() {
     let server =
         rowkey_hbase::testing::HBase::start_with(2).unwrap_or_else(|e| panic!("HBase starts: {e}"));
     let client = server.client_builder().server_filter(true).build().unwrap();
-    let store = |table: &str| {
-        let mut splits = ByGuid::split_points();
-        splits.push(b"I2".to_vec());
-        splits.sort();
-        client.create_table(table, &["d"], &splits).unwrap();
-        rowkey_hbase::IndexStore::new(&client, table, "d")
+    // Pre-split where the indexed table says: a region for each family's
+    // start and each of ByGuid's buckets.
+    let store = |name: &str| {
+        let splits = table(rowkey_hbase::IndexStore::new(&client, name, "d")).split_points();
+        client.create_table(name, &["d"], &splits).unwrap();
+        rowkey_hbase::IndexStore::new(&client, name, "d")
     };
-    puts_and_queries(store("logs"));
+    let logs = store("logs");
+    let regions = client.region_locations("logs").unwrap();
+    let starts: Vec<Vec<u8>> = regions.iter().map(|r| r.start.clone()).collect();
+    assert!(
+        starts.contains(&b"I2".to_vec()),
+        "ByCode's rows start a region"
+    );
+    assert_eq!(regions.len(), ByGuid::split_points().len() + 3 + 1);
+    puts_and_queries(logs);
     crash_at_every_step(store("crashes"), false);
     hot_rows(store("hot"), false);
     // The same suite through the native client (no gateway).
@@ -34,12 +42,10 @@ fn hbase_index_store() {
         .server_filter(true)
         .build()
         .unwrap();
-    let native_store = |table: &str| {
-        let mut splits = ByGuid::split_points();
-        splits.push(b"I2".to_vec());
-        splits.sort();
-        native.create_table(table, &["d"], &splits).unwrap();
-        rowkey_hbase::IndexStore::new(&native, table, "d")
+    let native_store = |name: &str| {
+        let splits = table(rowkey_hbase::IndexStore::new(&native, name, "d")).split_points();
+        native.create_table(name, &["d"], &splits).unwrap();
+        rowkey_hbase::IndexStore::new(&native, name, "d")
     };
     puts_and_queries(native_store("native_logs"));
     crash_at_every_step(native_store("native_crashes"), false);

@@ -87,6 +87,16 @@ where
         self
     }
 
+    /// As [`IndexedTable::split_points`](super::IndexedTable::split_points).
+    pub fn split_points(&self) -> Vec<Vec<u8>> {
+        self.indexes.split_points()
+    }
+
+    /// As [`IndexedTable::check`](super::IndexedTable::check).
+    pub fn check(&self) -> Vec<alloc::string::String> {
+        super::table::unsalted_warnings(&self.indexes.unsalted())
+    }
+
     /// The store underneath.
     pub fn store(&self) -> &S {
         &self.store

@@ -48,6 +48,31 @@ impl<D: RowKey, R> Indexes<D, R> {
         Indexes(Vec::new())
     }
 
+    /// Where a table of the data rows and these indexes' rows starts
+    /// split: each family's start (its prefix), so that no two families
+    /// share a region, and each salted family's buckets; sorted, the empty
+    /// key left out.
+    pub(super) fn split_points(&self) -> Vec<Vec<u8>> {
+        let mut points = alloc::collections::BTreeSet::new();
+        for layout in self.layouts() {
+            points.insert(layout.prefix().to_vec());
+            points.extend(layout.split_points());
+        }
+        points.remove(&Vec::new());
+        points.into_iter().collect()
+    }
+
+    /// The data key's layout, then each index's.
+    fn layouts(&self) -> impl Iterator<Item = &'static Layout> + '_ {
+        core::iter::once(D::LAYOUT).chain(self.0.iter().map(|r| r.layout))
+    }
+
+    /// The families (data or index) without a salt: a table pre-split at
+    /// [`split_points`](Self::split_points) holds each in one region.
+    pub(super) fn unsalted(&self) -> Vec<&'static Layout> {
+        self.layouts().filter(|l| l.salt().is_none()).collect()
+    }
+
     /// Adds `I`, or panics when its prefix would mix its rows with the
     /// data rows or another index's (see `with_index`).
     pub(super) fn add<I: Index<Data = D, Record = R>>(&mut self) {

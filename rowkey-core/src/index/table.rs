@@ -101,6 +101,24 @@ where
         &self.store
     }
 
+    /// Where the table should start split (`create_table(table, families,
+    /// &indexed.split_points())` on HBase or Bigtable): the start of the
+    /// data rows and of each index's rows (their prefixes), so that no two
+    /// families share a region, and each salted family's salt buckets.
+    /// An unsalted family still lands in one region: [`check`](Self::check)
+    /// names it.
+    pub fn split_points(&self) -> Vec<Vec<u8>> {
+        self.indexes.split_points()
+    }
+
+    /// What a table pre-split at [`split_points`](Self::split_points)
+    /// would do badly, one line each: a family (the data rows or an index)
+    /// without a salt, whose writes all land in one region until HBase or
+    /// Bigtable splits it under load. Empty when every family is salted.
+    pub fn check(&self) -> Vec<alloc::string::String> {
+        unsalted_warnings(&self.indexes.unsalted())
+    }
+
     /// Writes `record` under `key`, with its entries in every index, and
     /// removes the entries its previous record had and this one has not.
     ///
@@ -282,4 +300,22 @@ where
     fn next(&mut self) -> Option<Self::Item> {
         ready(self.state.next(self.table))
     }
+}
+
+/// [`IndexedTable::check`]'s lines for the unsalted families.
+pub(super) fn unsalted_warnings(
+    layouts: &[&'static crate::layout::Layout],
+) -> Vec<alloc::string::String> {
+    layouts
+        .iter()
+        .map(|l| {
+            alloc::format!(
+                "`{}` (prefix \"{}\") has no salt: a table pre-split at split_points() holds all its rows in one region, \
+                 and its writes land there until the engine splits it under load; salt it (#[salt(buckets = N, by(...))]) \
+                 if its writes are heavy",
+                l.name(),
+                crate::format::binary::to_string_binary(l.prefix())
+            )
+        })
+        .collect()
 }
