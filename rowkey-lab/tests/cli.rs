@@ -640,6 +640,14 @@ fn query_row(stdout: &str, query: &str, design: &str) -> [u64; 4] {
     [f[0], f[1], f[2], f[3]]
 }
 
+/// The lab's standard output for `args`, which must succeed.
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = lab(args, dir);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    stdout
+}
+
 /// A design with a field the events do not have (`metric`), drawn from a
 /// CSV sample of the table's keys as often as the sample holds each
 /// value; the team's own query on it planned as a skip scan on every
@@ -657,7 +665,8 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
     std::fs::write(dir.path().join("keys.csv"), csv).unwrap();
     // Time first: a hot spot, which any salted design beats.
     let table = "[ts_millis i64][user_id u64]";
-    let out = lab(
+    let stdout = ok(
+        dir.path(),
         &[
             "--events",
             "20000",
@@ -677,10 +686,7 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
             table,
             "--no-progress",
         ],
-        dir.path(),
     );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     assert!(
         stdout.contains("Fields drawn from 2000 keys of keys.csv"),
         "{stdout}"
@@ -726,7 +732,8 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
     rowkey_core::DynLayout::parse(quoted[1]).unwrap();
 
     // A stated distribution instead: one value in four.
-    let out = lab(
+    let stdout = ok(
+        dir.path(),
         &[
             "--events",
             "20000",
@@ -740,10 +747,7 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
             "m2: metric=2",
             "--no-progress",
         ],
-        dir.path(),
     );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     let [_, _, read, rows] = query_row(&stdout, "m2", "by_metric");
     assert_eq!(read, rows);
     assert!(
@@ -756,7 +760,8 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
     );
 
     // The table's layout ranking first: no move.
-    let out = lab(
+    let stdout = ok(
+        dir.path(),
         &[
             "--events",
             "20000",
@@ -768,10 +773,7 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
             "[user_id u64][ts_millis i64]",
             "--no-progress",
         ],
-        dir.path(),
     );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     assert!(
         stdout.starts_with("workload ingest (300 users, seed 42)\nuse current:"),
         "{stdout}"
@@ -863,7 +865,8 @@ fn a_field_is_drawn_from_a_live_hbase_tables_keys() {
     client.write_raw_rows("events", rows).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let address = format!("hbase://{}", hbase.bootstrap());
-    let out = lab(
+    let stdout = ok(
+        dir.path(),
         &[
             "--events",
             "5000",
@@ -879,10 +882,7 @@ fn a_field_is_drawn_from_a_live_hbase_tables_keys() {
             "r9: region=9",
             "--no-progress",
         ],
-        dir.path(),
     );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
     assert!(
         stdout.contains(&format!(
             "Fields drawn from 1000 keys of table events at {address}."
