@@ -53,8 +53,8 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    self, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Source,
-    Verifier, VerifyReport,
+    self, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, Route, Verifier,
+    VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -692,10 +692,7 @@ fn ranges(splits: Vec<Vec<u8>>) -> Vec<(Vec<u8>, Vec<u8>)> {
 /// (`&self` methods; the phase is an atomic).
 pub struct MigratingTable<'a> {
     client: Client,
-    old: String,
-    new: String,
-    migration: &'a Migration,
-    phase: SharedPhase,
+    route: Route<'a>,
     clock: Clock,
 }
 
@@ -710,39 +707,19 @@ impl<'a> MigratingTable<'a> {
     ) -> MigratingTable<'a> {
         MigratingTable {
             client: client.clone(),
-            old: from_table.into(),
-            new: to_table.into(),
-            migration,
-            phase: SharedPhase::default(),
+            route: Route::new(from_table, to_table, migration),
             clock: Clock::default(),
         }
     }
 
     /// Where writes and reads go now.
     pub fn phase(&self) -> Phase {
-        self.phase.get()
+        self.route.phase()
     }
 
     /// Moves to `phase`, for the calls that start after this one.
     pub fn set_phase(&self, phase: Phase) {
-        self.phase.set(phase);
-    }
-
-    /// The table of `source`.
-    fn table(&self, source: Source) -> &str {
-        match source {
-            Source::Old => &self.old,
-            Source::New => &self.new,
-        }
-    }
-
-    /// The tables a write goes to, with the row's key in each.
-    fn targets(&self, old_key: &[u8]) -> Result<Vec<(&str, Vec<u8>)>, MigrateError> {
-        let keys = self.migration.write_keys(self.phase(), old_key)?;
-        Ok(keys
-            .into_iter()
-            .map(|(source, key)| (self.table(source), key))
-            .collect())
+        self.route.set_phase(phase);
     }
 
     /// Writes `cells` to the row of `old_key`: under its old key and its
@@ -750,7 +727,7 @@ impl<'a> MigratingTable<'a> {
     /// both.
     pub async fn put(&self, old_key: &[u8], cells: Vec<Cell>) -> Result<(), MigrateError> {
         let micros = self.clock.next().saturating_mul(1000);
-        for (table, key) in self.targets(old_key)? {
+        for (table, key) in self.route.writes(old_key)? {
             mutate(&self.client, table, vec![entry(key, cells.clone(), micros)]).await?;
         }
         Ok(())
@@ -758,7 +735,7 @@ impl<'a> MigratingTable<'a> {
 
     /// Deletes the row of `old_key` from the tables `put` writes.
     pub async fn delete(&self, old_key: &[u8]) -> Result<(), MigrateError> {
-        for (table, key) in self.targets(old_key)? {
+        for (table, key) in self.route.writes(old_key)? {
             let e = mutate_rows_request::Entry {
                 row_key: key,
                 mutations: vec![Mutation {
@@ -776,8 +753,7 @@ impl<'a> MigratingTable<'a> {
     /// The newest cells of `old_key`'s row: from the old table in
     /// [`Phase::DualWrite`], from the new one (under its new key) after.
     pub async fn get(&self, old_key: &[u8]) -> Result<Option<Vec<Cell>>, MigrateError> {
-        let (source, key) = self.migration.read_key(self.phase(), old_key)?;
-        let table = self.table(source);
+        let (table, key) = self.route.read(old_key)?;
         let rows = read_rows(&self.client, table, vec![key]).await?;
         Ok(rows.into_iter().next().map(|(_, cells)| {
             cells

@@ -43,8 +43,8 @@ use std::time::Instant;
 
 use rowkey_core::clock::Clock;
 use rowkey_core::migrate::{
-    EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, SharedPhase, Source,
-    Verifier, VerifyReport,
+    EachRow, Mark, MigrateError, MigrateReport, Migration, Phase, Progress, Route, Verifier,
+    VerifyReport,
 };
 use rowkey_core::Scan;
 
@@ -705,10 +705,7 @@ fn cells_bytes(mut cells: Vec<VersionedCell>) -> Vec<u8> {
 /// A cheap handle to share (`&self` methods; the phase is an atomic).
 pub struct MigratingTable<'a> {
     client: Client,
-    old: String,
-    new: String,
-    migration: &'a Migration,
-    phase: SharedPhase,
+    route: Route<'a>,
     clock: Clock,
 }
 
@@ -725,39 +722,19 @@ impl<'a> MigratingTable<'a> {
         create_target(client, from_table, to_table, migration)?;
         Ok(MigratingTable {
             client: client.clone(),
-            old: from_table.into(),
-            new: to_table.into(),
-            migration,
-            phase: SharedPhase::default(),
+            route: Route::new(from_table, to_table, migration),
             clock: Clock::default(),
         })
     }
 
     /// Where writes and reads go now.
     pub fn phase(&self) -> Phase {
-        self.phase.get()
+        self.route.phase()
     }
 
     /// Moves to `phase`, for the calls that start after this one.
     pub fn set_phase(&self, phase: Phase) {
-        self.phase.set(phase);
-    }
-
-    /// The table of `source`.
-    fn table(&self, source: Source) -> &str {
-        match source {
-            Source::Old => &self.old,
-            Source::New => &self.new,
-        }
-    }
-
-    /// The tables a write goes to, with the row's key in each.
-    fn targets(&self, old_key: &[u8]) -> Result<Vec<(&str, Vec<u8>)>, MigrateError> {
-        let keys = self.migration.write_keys(self.phase(), old_key)?;
-        Ok(keys
-            .into_iter()
-            .map(|(source, key)| (self.table(source), key))
-            .collect())
+        self.route.set_phase(phase);
     }
 
     /// Writes `cells` to the row of `old_key`: under its old key and its
@@ -768,7 +745,7 @@ impl<'a> MigratingTable<'a> {
             timestamp: Some(self.clock.next()),
             ..WriteOptions::default()
         };
-        for (table, key) in self.targets(old_key)? {
+        for (table, key) in self.route.writes(old_key)? {
             self.client
                 .write_raw_rows_with(table, [(key, cells.clone())], options)
                 .map_err(store("write", table))?;
@@ -783,7 +760,7 @@ impl<'a> MigratingTable<'a> {
             timestamp: Some(self.clock.next()),
             ..WriteOptions::default()
         };
-        for (table, key) in self.targets(old_key)? {
+        for (table, key) in self.route.writes(old_key)? {
             self.client
                 .delete_raw_rows_with(table, [key], options)
                 .map_err(store("delete", table))?;
@@ -794,8 +771,7 @@ impl<'a> MigratingTable<'a> {
     /// The cells of `old_key`'s row: from the old table in
     /// [`Phase::DualWrite`], from the new one (under its new key) after.
     pub fn get(&self, old_key: &[u8]) -> Result<Option<Vec<Cell>>, MigrateError> {
-        let (source, key) = self.migration.read_key(self.phase(), old_key)?;
-        let table = self.table(source);
+        let (table, key) = self.route.read(old_key)?;
         self.client
             .get_raw(table, &key)
             .map_err(store("read", table))

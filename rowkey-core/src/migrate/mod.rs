@@ -131,6 +131,63 @@ impl SharedPhase {
     }
 }
 
+/// The two tables of a move, and where a service's write or read of a
+/// row goes in the current [`Phase`]: what HBase's and Bigtable's
+/// `MigratingTable`s route by.
+#[derive(Debug)]
+pub struct Route<'m> {
+    old: String,
+    new: String,
+    migration: &'m Migration,
+    phase: SharedPhase,
+}
+
+impl<'m> Route<'m> {
+    /// `old_table` moving to `new_table` by `migration`, in
+    /// [`Phase::DualWrite`].
+    pub fn new(old_table: &str, new_table: &str, migration: &'m Migration) -> Route<'m> {
+        Route {
+            old: old_table.to_string(),
+            new: new_table.to_string(),
+            migration,
+            phase: SharedPhase::default(),
+        }
+    }
+
+    /// Where writes and reads go now.
+    pub fn phase(&self) -> Phase {
+        self.phase.get()
+    }
+
+    /// Moves to `phase`, for the calls that start after this one.
+    pub fn set_phase(&self, phase: Phase) {
+        self.phase.set(phase);
+    }
+
+    /// The tables a write of the row `old_key` goes to, in the order to
+    /// write, with the row's key in each: the old table under `old_key`
+    /// (but in [`Phase::Done`]), then the new table under its new key.
+    pub fn writes(&self, old_key: &[u8]) -> Result<Vec<(&str, Vec<u8>)>, MigrateError> {
+        let new_key = self.migration.rekey(old_key)?;
+        Ok(match self.phase() {
+            Phase::Done => alloc::vec![(self.new.as_str(), new_key)],
+            _ => alloc::vec![
+                (self.old.as_str(), old_key.to_vec()),
+                (self.new.as_str(), new_key)
+            ],
+        })
+    }
+
+    /// The table a read of the row `old_key` goes to, with the row's key:
+    /// the old table in [`Phase::DualWrite`], the new one after.
+    pub fn read(&self, old_key: &[u8]) -> Result<(&str, Vec<u8>), MigrateError> {
+        Ok(match self.phase() {
+            Phase::DualWrite => (self.old.as_str(), old_key.to_vec()),
+            _ => (self.new.as_str(), self.migration.rekey(old_key)?),
+        })
+    }
+}
+
 /// An error a mapping function gives for a row it cannot map.
 pub type MapError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -361,35 +418,6 @@ impl Migration {
     /// The new layout.
     pub fn to(&self) -> &DynLayout {
         &self.to
-    }
-
-    /// Where a write of the row `old_key` goes in `phase`, in the order
-    /// to write: the old table under `old_key` (but in [`Phase::Done`]),
-    /// then the new table under its new key. What every engine's
-    /// `MigratingTable` writes to.
-    pub fn write_keys(
-        &self,
-        phase: Phase,
-        old_key: &[u8],
-    ) -> Result<Vec<(Source, Vec<u8>)>, MigrateError> {
-        let new_key = self.rekey(old_key)?;
-        Ok(match phase {
-            Phase::Done => alloc::vec![(Source::New, new_key)],
-            _ => alloc::vec![(Source::Old, old_key.to_vec()), (Source::New, new_key)],
-        })
-    }
-
-    /// Where a read of the row `old_key` goes in `phase`: the old table
-    /// in [`Phase::DualWrite`], the new one (under its new key) after.
-    pub fn read_key(
-        &self,
-        phase: Phase,
-        old_key: &[u8],
-    ) -> Result<(Source, Vec<u8>), MigrateError> {
-        Ok(match phase {
-            Phase::DualWrite => (Source::Old, old_key.to_vec()),
-            _ => (Source::New, self.rekey(old_key)?),
-        })
     }
 
     /// The new key of the row whose old key is `old`. A key that does not
