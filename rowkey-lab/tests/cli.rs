@@ -709,7 +709,7 @@ fn a_field_the_events_lack_is_drawn_from_a_sample_and_the_teams_query_runs() {
     );
     // The built-in key types plan the query on their own fields too.
     let [_, _, read, rows] = query_row(&stdout, "u7", "user_newest");
-    assert_eq!(read, rows);
+    assert!(rows > 0 && read == rows, "u7: {read} read for {rows}");
     assert!(
         stdout.contains("  current "),
         "the table's layout is compared:\n{stdout}"
