@@ -152,12 +152,30 @@ impl AsyncStore for IndexStore {
     /// The row's newest cell and its timestamp in milliseconds (Bigtable's
     /// microseconds, rounded down: a delete up to it covers the cell).
     async fn get_stamped(&self, key: &[u8]) -> Result<Stamped, Error> {
-        let cells = self.read(&[key.to_vec()]).await?.into_iter().next();
+        Ok(self
+            .get_stamped_many(&[key.to_vec()])
+            .await?
+            .pop()
+            .flatten())
+    }
+
+    /// As [`get_stamped`](Self::get_stamped), for all `keys` in one read.
+    async fn get_stamped_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Stamped>, Error> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut found: std::collections::HashMap<Vec<u8>, Vec<RowCell>> =
+            self.read(keys).await?.into_iter().collect();
         // As `get`: a row without the store's cell is an empty value.
-        Ok(cells.map(|(_, cells)| match self.newest(cells) {
-            Some(c) => (c.value, u64::try_from(c.timestamp_micros / 1000).ok()),
-            None => (Vec::new(), None),
-        }))
+        Ok(keys
+            .iter()
+            .map(|k| {
+                found.remove(k).map(|cells| match self.newest(cells) {
+                    Some(c) => (c.value, u64::try_from(c.timestamp_micros / 1000).ok()),
+                    None => (Vec::new(), None),
+                })
+            })
+            .collect())
     }
 
     async fn put(&self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Error> {
@@ -172,26 +190,36 @@ impl AsyncStore for IndexStore {
     }
 
     async fn delete(&self, keys: &[Vec<u8>], ts: u64) -> Result<(), Error> {
-        let entries = keys
-            .iter()
-            .map(|k| mutate_rows_request::Entry {
-                row_key: k.clone(),
-                mutations: vec![Mutation {
-                    mutation: Some(mutation::Mutation::DeleteFromColumn(
-                        mutation::DeleteFromColumn {
-                            family_name: self.family.clone(),
-                            column_qualifier: QUALIFIER.to_vec(),
-                            // The end is exclusive: every cell up to `ts`.
-                            time_range: Some(TimestampRange {
-                                start_timestamp_micros: 0,
-                                end_timestamp_micros: micros(ts + 1),
-                            }),
-                        },
-                    )),
-                }],
-                ..Default::default()
-            })
-            .collect();
+        let entries = keys.iter().map(|k| self.removal(k, ts)).collect();
         self.mutate(entries).await
+    }
+
+    /// Every key's removal up to its own timestamp, in one `MutateRows`.
+    async fn delete_each(&self, keys: &[(Vec<u8>, u64)]) -> Result<(), Error> {
+        let entries = keys.iter().map(|(k, ts)| self.removal(k, *ts)).collect();
+        self.mutate(entries).await
+    }
+}
+
+impl IndexStore {
+    /// The mutation removing `key`'s cells written at or before `ts`.
+    fn removal(&self, key: &[u8], ts: u64) -> mutate_rows_request::Entry {
+        mutate_rows_request::Entry {
+            row_key: key.to_vec(),
+            mutations: vec![Mutation {
+                mutation: Some(mutation::Mutation::DeleteFromColumn(
+                    mutation::DeleteFromColumn {
+                        family_name: self.family.clone(),
+                        column_qualifier: QUALIFIER.to_vec(),
+                        // The end is exclusive: every cell up to `ts`.
+                        time_range: Some(TimestampRange {
+                            start_timestamp_micros: 0,
+                            end_timestamp_micros: micros(ts.saturating_add(1)),
+                        }),
+                    },
+                )),
+            }],
+            ..Default::default()
+        }
     }
 }

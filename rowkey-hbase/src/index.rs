@@ -79,6 +79,10 @@ impl StoreTx for &IndexStore {
             .map(|cells| self.value(cells)))
     }
 
+    fn get_many(&mut self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Error> {
+        Store::get_many(*self, keys)
+    }
+
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Error> {
         let rows = rows.iter().map(|(k, v)| {
             let cell: Cell = (self.family.clone(), QUALIFIER.to_vec(), v.clone());

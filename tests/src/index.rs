@@ -235,6 +235,147 @@ where
     assert_eq!(t.get(&LogKey { id: 1_000_000 }).unwrap(), None);
 }
 
+/// `put_many` and `delete_many` in rounds: batches larger than one write
+/// (2,600 rows: three writes), a key given twice in a batch (the later
+/// record stays), deletes of present and absent keys. After each round
+/// the data rows equal a model, every query equals the oracle and
+/// `verify` is clean.
+pub fn batches_and_queries<S: Store>(store: S)
+where
+    S::Error: std::fmt::Debug,
+{
+    let t = table(store);
+    let mut rng = Rng(29);
+    let mut model = std::collections::BTreeMap::new();
+    for round in 0..3u64 {
+        let mut rows: Vec<(LogKey, Log)> = (0..2_600)
+            .map(|_| {
+                (
+                    LogKey {
+                        id: rng.below(3_000),
+                    },
+                    rng.log(),
+                )
+            })
+            .collect();
+        // The same key twice, next to each other: the later record wins.
+        rows.push((LogKey { id: 7 }, rng.log()));
+        rows.push((LogKey { id: 7 }, rng.log()));
+        t.put_many(&rows).unwrap();
+        for (key, log) in &rows {
+            model.insert(key.id, log.clone());
+        }
+        let gone: Vec<LogKey> = (round..3_100).step_by(5).map(|id| LogKey { id }).collect();
+        let there = gone.iter().filter(|k| model.contains_key(&k.id)).count() as u64;
+        assert_eq!(t.delete_many(&gone).unwrap(), there, "round {round}");
+        for key in &gone {
+            model.remove(&key.id);
+        }
+        let stored: Vec<(u64, Log)> = data_rows(t.store())
+            .into_iter()
+            .map(|(k, log)| (k.id, log))
+            .collect();
+        let want: Vec<(u64, Log)> = model.iter().map(|(k, v)| (*k, v.clone())).collect();
+        assert!(
+            stored == want,
+            "round {round}: the data rows differ from the model"
+        );
+        check_queries(&t);
+        for report in [t.verify::<ByGuid>().unwrap(), t.verify::<ByCode>().unwrap()] {
+            assert!(report.is_clean(), "round {round}: {report:?}");
+            assert!(report.valid > 1_000, "{report:?}");
+        }
+    }
+    assert_eq!(t.delete_many(&[]).unwrap(), 0);
+    t.put_many(&[]).unwrap();
+}
+
+/// Crashes at every step of a `put_many` and a `delete_many`, as
+/// [`crash_at_every_step`] does for single rows. A batch's steps: a put
+/// writes every row's new entries (step 1), the data rows (2), then
+/// removes the old entries (3); a delete removes the data rows (1), then
+/// their entries (2). The put's batch is two rows holding `old` and one
+/// new row; the delete's, those two rows and an absent one.
+pub fn crash_batches<S: Store>(store: S, transactional: bool)
+where
+    S::Error: std::fmt::Debug + std::fmt::Display,
+{
+    let t = table(FailAt::new(store));
+    let old = Log {
+        group: 1,
+        guid1: 3,
+        guid2: 4,
+        code: 2,
+        date: 20_001,
+    };
+    let new = Log {
+        group: 1,
+        guid1: 3,
+        guid2: 5,
+        code: 3,
+        date: 20_001,
+    };
+    // (operation, step, leftovers without transactions: [(stale, orphan)])
+    let cases: [(&str, u64, Leftovers); 5] = [
+        ("put", 1, [(0, 0), (0, 0)]),
+        // Each old row: guid 5 and code 3 stale; the new row: its guids 3
+        // and 5 and its code 3 orphan.
+        ("put", 2, [(2, 2), (2, 1)]),
+        // Each old row's guid 4 and code 2, stale beside its new record.
+        ("put", 3, [(2, 0), (2, 0)]),
+        ("delete", 1, [(0, 0), (0, 0)]),
+        // Each deleted record's guids 3 and 4 and its code 2.
+        ("delete", 2, [(0, 4), (0, 2)]),
+    ];
+    for (case, (op, step, left)) in cases.into_iter().enumerate() {
+        let id = |n: u64| LogKey {
+            id: 1_000 + case as u64 * 10 + n,
+        };
+        t.put_many(&[(id(0), old.clone()), (id(1), old.clone())])
+            .unwrap();
+        t.store().fail_at(step);
+        let err = match op {
+            "put" => t
+                .put_many(&[
+                    (id(0), new.clone()),
+                    (id(1), new.clone()),
+                    (id(2), new.clone()),
+                ])
+                .unwrap_err(),
+            _ => t.delete_many(&[id(0), id(1), id(3)]).unwrap_err(),
+        };
+        assert!(
+            matches!(err, IndexError::Store(Failed::Injected(s)) if s == step),
+            "{op} step {step}: {err}"
+        );
+        t.store().disarm();
+        check_queries(&t);
+        let want = if transactional { [(0, 0); 2] } else { left };
+        assert_eq!(leftovers(&t), want, "batched {op}, crash at step {step}");
+        let removed = t.repair::<ByGuid>(Duration::ZERO).unwrap().removed
+            + t.repair::<ByCode>(Duration::ZERO).unwrap().removed;
+        assert_eq!(removed, want.iter().map(|(s, o)| s + o).sum::<u64>());
+        assert_eq!(leftovers(&t), [(0, 0); 2]);
+        // Run again whole, the batch leaves nothing over.
+        match op {
+            "put" => t
+                .put_many(&[
+                    (id(0), new.clone()),
+                    (id(1), new.clone()),
+                    (id(2), new.clone()),
+                ])
+                .unwrap(),
+            _ => {
+                // Rows there still: none deleted before the crash.
+                let there = if transactional || step == 1 { 2 } else { 0 };
+                assert_eq!(t.delete_many(&[id(0), id(1), id(3)]).unwrap(), there);
+            }
+        }
+        assert_eq!(leftovers(&t), [(0, 0); 2]);
+        check_queries(&t);
+    }
+}
+
 /// A store whose every write step is its own transaction, as on HBase and
 /// Bigtable (atomic per row, never across rows): what a crash between the
 /// steps of a put leaves is real here. Real redb underneath.
@@ -246,6 +387,9 @@ impl<S: Store> StoreTx for PerStepTx<'_, S> {
     type Error = S::Error;
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, S::Error> {
         Ok(self.0.get_many(&[key.to_vec()])?.pop().flatten())
+    }
+    fn get_many(&mut self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
+        self.0.get_many(keys)
     }
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), S::Error> {
         self.0.write(|tx| tx.put(rows, ts))
@@ -446,6 +590,9 @@ impl<S: AsyncStore> StoreTx for BlockOnTx<'_, S> {
     type Error = S::Error;
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, S::Error> {
         self.0.runtime.block_on(self.0.store.get(key))
+    }
+    fn get_many(&mut self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, S::Error> {
+        self.0.runtime.block_on(self.0.store.get_many(keys))
     }
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), S::Error> {
         self.0.runtime.block_on(self.0.store.put(rows, ts))

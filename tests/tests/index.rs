@@ -46,6 +46,27 @@ fn a_crash_at_any_write_step_never_gives_a_wrong_answer() {
 }
 
 #[test]
+fn batched_puts_and_deletes_agree_with_a_model_and_survive_a_crash_at_any_step() {
+    let db = redb_db();
+    batches_and_queries(rowkey_core::redb::IndexStore::new(&db, "logs"));
+    crash_batches(rowkey_core::redb::IndexStore::new(&db, "tx"), true);
+    crash_batches(
+        PerStep(rowkey_core::redb::IndexStore::new(&db, "steps")),
+        false,
+    );
+    let (_dir, db) = fjall_db();
+    batches_and_queries(rowkey_core::fjall::IndexStore::new(&db, "logs").unwrap());
+    crash_batches(
+        rowkey_core::fjall::IndexStore::new(&db, "tx").unwrap(),
+        true,
+    );
+    crash_batches(
+        PerStep(rowkey_core::fjall::IndexStore::new(&db, "steps").unwrap()),
+        false,
+    );
+}
+
+#[test]
 fn concurrent_updates_of_hot_rows_keep_the_index_exact() {
     let db = redb_db();
     hot_rows(rowkey_core::redb::IndexStore::new(&db, "logs"), true);

@@ -36,6 +36,8 @@ fn hbase_index_store() {
     assert_eq!(regions.len(), ByGuid::split_points().len() + 3 + 1);
     puts_and_queries(logs);
     crash_at_every_step(store("crashes"), false);
+    batches_and_queries(store("batches"));
+    crash_batches(store("batch_crashes"), false);
     hot_rows(store("hot"), false);
     // The same suite through the native client (no gateway).
     let native = rowkey_hbase::Client::native(server.bootstrap())
@@ -49,6 +51,8 @@ fn hbase_index_store() {
     };
     puts_and_queries(native_store("native_logs"));
     crash_at_every_step(native_store("native_crashes"), false);
+    batches_and_queries(native_store("native_batches"));
+    crash_batches(native_store("native_batch_crashes"), false);
     hot_rows(native_store("native_hot"), false);
     // The guid queries ran on the region servers.
     let t = table(store("pushed"));
@@ -123,6 +127,7 @@ fn bigtable_index_store() {
     };
     puts_and_queries(blocking(create("logs")));
     crash_at_every_step(blocking(create("crashes")), false);
+    crash_batches(blocking(create("batch_crashes")), false);
     hot_rows(blocking(create("hot")), false);
 
     // The async table, from tasks spawned on the runtime (its futures are
@@ -243,6 +248,58 @@ fn bigtable_index_store() {
         assert_eq!(report.data_rows, oracle.len() as u64);
         assert!(table.verify::<ByCode>().await.unwrap().is_clean());
     });
+
+    // Batches on the async table: each batch's previous records in one
+    // read and their old entries removed in one call, each up to its own
+    // record's timestamp.
+    let batched = AsyncIndexedTable::new(create("async_batches"))
+        .with_index::<ByGuid>()
+        .with_index::<ByCode>();
+    let mut model = std::collections::BTreeMap::new();
+    rt.block_on(async {
+        let mut rng = Rng(31);
+        let rows: Vec<(LogKey, Log)> = (0..2_600)
+            .map(|_| {
+                (
+                    LogKey {
+                        id: rng.below(3_000),
+                    },
+                    rng.log(),
+                )
+            })
+            .collect();
+        batched.put_many(&rows).await.unwrap();
+        // A second record for 500 keys: their first records' entries go.
+        let again: Vec<(LogKey, Log)> = rows[..500].iter().map(|(k, _)| (*k, rng.log())).collect();
+        batched.put_many(&again).await.unwrap();
+        for (key, log) in rows.iter().chain(&again) {
+            model.insert(*key, log.clone());
+        }
+        let gone: Vec<LogKey> = (0..3_100).step_by(4).map(|id| LogKey { id }).collect();
+        let there = gone.iter().filter(|k| model.contains_key(k)).count() as u64;
+        assert_eq!(batched.delete_many(&gone).await.unwrap(), there);
+        for key in &gone {
+            model.remove(key);
+        }
+        for report in [
+            batched.verify::<ByGuid>().await.unwrap(),
+            batched.verify::<ByCode>().await.unwrap(),
+        ] {
+            assert!(report.is_clean(), "{report:?}");
+            assert!(report.valid > 1_000, "{report:?}");
+        }
+    });
+    let seen = table(blocking(rowkey_bigtable::IndexStore::new(
+        &client,
+        "async_batches",
+        "d",
+    )));
+    let stored: Vec<(LogKey, Log)> = data_rows(seen.store());
+    assert!(
+        stored == model.into_iter().collect::<Vec<_>>(),
+        "the batched data rows differ from the model"
+    );
+    check_queries(&seen);
 
     // A put racing a delete of its key, steps interleaved as the race
     // goes wrong: the put writes its entries; the delete reads the old

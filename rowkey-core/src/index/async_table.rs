@@ -112,6 +112,19 @@ where
         ops::delete(self, key).await
     }
 
+    /// As [`IndexedTable::put_many`](super::IndexedTable::put_many): each
+    /// batch's previous records in one read
+    /// ([`AsyncStore::get_stamped_many`]), their old entries removed in
+    /// one call ([`AsyncStore::delete_each`]).
+    pub async fn put_many(&self, rows: &[(D, R)]) -> Result<(), IndexError<S::Error>> {
+        ops::put_many(self, rows).await
+    }
+
+    /// As [`IndexedTable::delete_many`](super::IndexedTable::delete_many).
+    pub async fn delete_many(&self, keys: &[D]) -> Result<u64, IndexError<S::Error>> {
+        ops::delete_many(self, keys).await
+    }
+
     /// As [`IndexedTable::get`](super::IndexedTable::get).
     pub async fn get(&self, key: &D) -> Result<Option<R>, IndexError<S::Error>> {
         ops::get(self, key).await

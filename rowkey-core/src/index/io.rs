@@ -20,6 +20,12 @@ pub(super) trait Steps {
     /// A row's value and, where the store keeps it, its cell's timestamp:
     /// what the record's own writes were stamped with.
     fn get_stamped(&mut self, key: &[u8]) -> impl Future<Output = Result<Stamped, Self::Error>>;
+    /// [`get_stamped`](Self::get_stamped) of many rows, in one call where
+    /// the store has one.
+    fn get_stamped_many(
+        &mut self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Stamped>, Self::Error>>;
     fn put(
         &mut self,
         rows: &[(Vec<u8>, Vec<u8>)],
@@ -29,6 +35,11 @@ pub(super) trait Steps {
         &mut self,
         keys: &[Vec<u8>],
         ts: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>>;
+    /// Each key's versions at or before its own timestamp.
+    fn delete_each(
+        &mut self,
+        keys: &[(Vec<u8>, u64)],
     ) -> impl Future<Output = Result<(), Self::Error>>;
 }
 
@@ -45,11 +56,28 @@ impl<E> Steps for InTx<'_, E> {
         // a delete at its own timestamp loses no racing write.
         core::future::ready(self.0.get(key).map(|v| v.map(|v| (v, None))))
     }
+    fn get_stamped_many(
+        &mut self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Stamped>, E>> {
+        let values = self.0.get_many(keys);
+        core::future::ready(values.map(|v| v.into_iter().map(|v| v.map(|v| (v, None))).collect()))
+    }
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> impl Future<Output = Result<(), E>> {
         core::future::ready(self.0.put(rows, ts))
     }
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> impl Future<Output = Result<(), E>> {
         core::future::ready(self.0.delete(keys, ts))
+    }
+    fn delete_each(&mut self, keys: &[(Vec<u8>, u64)]) -> impl Future<Output = Result<(), E>> {
+        let mut result = Ok(());
+        for (ts, keys) in super::by_timestamp(keys) {
+            result = self.0.delete(&keys, ts);
+            if result.is_err() {
+                break;
+            }
+        }
+        core::future::ready(result)
     }
 }
 
@@ -71,8 +99,20 @@ impl<S: AsyncStore> Steps for Async<'_, S> {
     ) -> impl Future<Output = Result<(), S::Error>> {
         self.0.put(rows, ts)
     }
+    fn get_stamped_many(
+        &mut self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Stamped>, S::Error>> {
+        self.0.get_stamped_many(keys)
+    }
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> impl Future<Output = Result<(), S::Error>> {
         self.0.delete(keys, ts)
+    }
+    fn delete_each(
+        &mut self,
+        keys: &[(Vec<u8>, u64)],
+    ) -> impl Future<Output = Result<(), S::Error>> {
+        self.0.delete_each(keys)
     }
 }
 

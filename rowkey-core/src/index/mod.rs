@@ -232,6 +232,12 @@ pub trait StoreTx {
     type Error;
     /// A row's value, as this write sees it.
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, Self::Error>;
+    /// The values of `keys`, in their order, as this write sees them: one
+    /// call for a batch where the engine has one (the default asks
+    /// [`get`](Self::get) for each).
+    fn get_many(&mut self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        keys.iter().map(|k| self.get(k)).collect()
+    }
     /// Writes `rows`, their cells at timestamp `ts` (milliseconds since the
     /// Unix epoch) where the engine has cell timestamps.
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Self::Error>;
@@ -287,6 +293,22 @@ pub trait AsyncStore: Sync {
         async move { Ok(value.await?.map(|v| (v, None))) }
     }
 
+    /// [`get_stamped`](Self::get_stamped) of each of `keys`, in their
+    /// order: one call where the engine reads many rows at once (the
+    /// default asks for each in turn).
+    fn get_stamped_many(
+        &self,
+        keys: &[Vec<u8>],
+    ) -> impl Future<Output = Result<Vec<Stamped>, Self::Error>> + Send {
+        async move {
+            let mut out = Vec::with_capacity(keys.len());
+            for key in keys {
+                out.push(self.get_stamped(key).await?);
+            }
+            Ok(out)
+        }
+    }
+
     /// As [`StoreTx::put`].
     fn put(
         &self,
@@ -300,4 +322,28 @@ pub trait AsyncStore: Sync {
         keys: &[Vec<u8>],
         ts: u64,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+
+    /// Removes each key's versions at or before its own timestamp: one
+    /// call where the engine writes many rows at once (the default calls
+    /// [`delete`](Self::delete) once per distinct timestamp).
+    fn delete_each(
+        &self,
+        keys: &[(Vec<u8>, u64)],
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        async move {
+            for (ts, keys) in by_timestamp(keys) {
+                self.delete(&keys, ts).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `keys` grouped by their timestamps, in the order of the timestamps.
+pub(crate) fn by_timestamp(keys: &[(Vec<u8>, u64)]) -> Vec<(u64, Vec<Vec<u8>>)> {
+    let mut groups = alloc::collections::BTreeMap::<u64, Vec<Vec<u8>>>::new();
+    for (key, ts) in keys {
+        groups.entry(*ts).or_default().push(key.clone());
+    }
+    groups.into_iter().collect()
 }

@@ -90,6 +90,163 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Delete<'_, D> {
     }
 }
 
+/// A batch of puts, none of one key twice: each step once for all rows
+/// (see `IndexedTable::put_many`).
+struct PutMany<'a, D> {
+    /// Each row's key, data key, value and new entries.
+    rows: Vec<(&'a D, Vec<u8>, Vec<u8>, Vec<Vec<u8>>)>,
+    ts: u64,
+}
+
+impl<D: RowKey, R: Record> WriteOp<D, R> for PutMany<'_, D> {
+    type Out = ();
+
+    async fn run<T: Steps>(
+        self,
+        indexes: &Indexes<D, R>,
+        tx: &mut T,
+    ) -> Result<(), IndexError<T::Error>> {
+        let PutMany { rows, ts } = self;
+        let keys: Vec<Vec<u8>> = rows.iter().map(|r| r.1.clone()).collect();
+        let olds = tx.get_stamped_many(&keys).await?;
+        let new: Vec<Vec<u8>> = rows.iter().flat_map(|r| r.3.iter().cloned()).collect();
+        if !new.is_empty() {
+            tx.put(&entry_rows(&new, ts), ts).await?;
+        }
+        let data: Vec<(Vec<u8>, Vec<u8>)> = rows
+            .iter()
+            .map(|(_, key, value, _)| (key.clone(), value.clone()))
+            .collect();
+        tx.put(&data, ts).await?;
+        let mut gone = Vec::new();
+        for ((key, _, _, new), old) in rows.iter().zip(olds) {
+            // As `Put`: an old record that does not decode keeps its
+            // entries; the old record's versions only are removed.
+            let Some((old, stamp)) = old else { continue };
+            let Ok(old) = R::from_value(&old) else {
+                continue;
+            };
+            let upto = stamp.map_or(ts, |s| s.min(ts));
+            for entry in indexes.all_entries(key, &old)? {
+                if !new.contains(&entry) {
+                    gone.push((entry, upto));
+                }
+            }
+        }
+        if !gone.is_empty() {
+            tx.delete_each(&gone).await?;
+        }
+        Ok(())
+    }
+}
+
+/// A batch of deletes, none of one key twice: the data rows, then their
+/// entries, each step once for all rows. The number of rows there were.
+struct DeleteMany<'a, D> {
+    keys: Vec<(&'a D, Vec<u8>)>,
+    ts: u64,
+}
+
+impl<D: RowKey, R: Record> WriteOp<D, R> for DeleteMany<'_, D> {
+    type Out = u64;
+
+    async fn run<T: Steps>(
+        self,
+        indexes: &Indexes<D, R>,
+        tx: &mut T,
+    ) -> Result<u64, IndexError<T::Error>> {
+        let DeleteMany { keys, ts } = self;
+        let data: Vec<Vec<u8>> = keys.iter().map(|k| k.1.clone()).collect();
+        let olds = tx.get_stamped_many(&data).await?;
+        let mut there = Vec::new();
+        let mut entries = Vec::new();
+        for ((key, data_key), old) in keys.into_iter().zip(olds) {
+            let Some((old, stamp)) = old else { continue };
+            there.push(data_key);
+            if let Ok(old) = R::from_value(&old) {
+                // As `Delete`: the deleted record's versions only.
+                let upto = stamp.map_or(ts, |s| s.min(ts));
+                entries.extend(
+                    indexes
+                        .all_entries(key, &old)?
+                        .into_iter()
+                        .map(|e| (e, upto)),
+                );
+            }
+        }
+        if there.is_empty() {
+            return Ok(0);
+        }
+        tx.delete(&there, ts).await?;
+        if !entries.is_empty() {
+            tx.delete_each(&entries).await?;
+        }
+        Ok(there.len() as u64)
+    }
+}
+
+/// Rows per write of `put_many` and `delete_many`: a few calls of this
+/// many rows each, small enough for one request to a region server.
+pub(super) const BATCH: usize = 1_000;
+
+/// `items` cut into batches of at most [`BATCH`], a batch ending before a
+/// data key it already holds (so that a key's later write is a later
+/// batch, as two puts would be): the batches' `(item, data key)`s.
+fn batches<'a, T, D: RowKey + 'a>(
+    items: &'a [T],
+    key: impl Fn(&'a T) -> &'a D,
+) -> Result<Vec<Vec<(&'a T, Vec<u8>)>>, crate::format::error::EncodeError> {
+    let mut out = Vec::new();
+    let mut batch: Vec<(&T, Vec<u8>)> = Vec::new();
+    let mut seen = alloc::collections::BTreeSet::new();
+    for item in items {
+        let data_key = key(item).encode_to_vec()?;
+        if batch.len() == BATCH || seen.contains(&data_key) {
+            out.push(core::mem::take(&mut batch));
+            seen.clear();
+        }
+        seen.insert(data_key.clone());
+        batch.push((item, data_key));
+    }
+    if !batch.is_empty() {
+        out.push(batch);
+    }
+    Ok(out)
+}
+
+pub(super) async fn put_many<E: Engine<D, R>, D: RowKey, R: Record>(
+    table: &E,
+    rows: &[(D, R)],
+) -> Result<(), IndexError<E::Error>> {
+    for batch in batches(rows, |r| &r.0).map_err(IndexError::Encode)? {
+        let mut op = PutMany {
+            rows: Vec::with_capacity(batch.len()),
+            ts: timestamp(),
+        };
+        for ((key, record), data_key) in batch {
+            let new = table.indexes().all_entries(key, record)?;
+            op.rows.push((key, data_key, record.to_value(), new));
+        }
+        table.write(op).await?;
+    }
+    Ok(())
+}
+
+pub(super) async fn delete_many<E: Engine<D, R>, D: RowKey, R: Record>(
+    table: &E,
+    keys: &[D],
+) -> Result<u64, IndexError<E::Error>> {
+    let mut deleted = 0;
+    for batch in batches(keys, |k| k).map_err(IndexError::Encode)? {
+        let op = DeleteMany {
+            keys: batch,
+            ts: timestamp(),
+        };
+        deleted += table.write(op).await?;
+    }
+    Ok(deleted)
+}
+
 pub(super) async fn put<E: Engine<D, R>, D: RowKey, R: Record>(
     table: &E,
     key: &D,

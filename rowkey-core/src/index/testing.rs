@@ -106,6 +106,10 @@ impl<S: Store> StoreTx for FailTx<'_, S> {
         self.inner.get(key).map_err(Failed::Store)
     }
 
+    fn get_many(&mut self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        self.inner.get_many(keys).map_err(Failed::Store)
+    }
+
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Self::Error> {
         self.store.step().map_err(Failed::Injected)?;
         self.inner.put(rows, ts).map_err(Failed::Store)
