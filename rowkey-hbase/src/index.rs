@@ -10,7 +10,7 @@ use crate::types::Cell;
 use crate::write::WriteOptions;
 
 /// The qualifier of the one cell each row has.
-const QUALIFIER: &[u8] = b"v";
+pub(crate) const QUALIFIER: &[u8] = b"v";
 
 /// An indexed table's data and index rows in `table`, one cell each in
 /// `family` (qualifier `v`), over a shared [`Client`].

@@ -25,7 +25,13 @@ pub(super) struct Registered<D, R> {
     pub(super) data_key: fn(&[u8]) -> Result<D, DecodeError>,
 }
 
-fn entries_of<I: Index>(data: &I::Data, record: &I::Record) -> Result<Vec<Vec<u8>>, EncodeError> {
+/// The row keys of `record`'s entries in index `I`, each once: the index
+/// rows an indexed table writes for it (a bulk load of indexed rows writes
+/// the same, with [`entry_value`] as their value).
+pub fn entry_keys<I: Index>(
+    data: &I::Data,
+    record: &I::Record,
+) -> Result<Vec<Vec<u8>>, EncodeError> {
     let mut out: Vec<Vec<u8>> = Vec::new();
     for entry in I::entries(data, record) {
         let key = entry.encode_to_vec()?;
@@ -34,6 +40,13 @@ fn entries_of<I: Index>(data: &I::Data, record: &I::Record) -> Result<Vec<Vec<u8
         }
     }
     Ok(out)
+}
+
+/// The value of an index row written at `ts` (milliseconds since the Unix
+/// epoch): the timestamp, 8 bytes big-endian. `repair` spares an entry
+/// younger than its grace period by it.
+pub fn entry_value(ts: u64) -> [u8; 8] {
+    ts.to_be_bytes()
 }
 
 fn data_key_of<I: Index>(entry: &[u8]) -> Result<I::Data, DecodeError> {
@@ -100,7 +113,7 @@ impl<D: RowKey, R> Indexes<D, R> {
         }
         self.0.push(Registered {
             layout: I::LAYOUT,
-            entries: entries_of::<I>,
+            entries: entry_keys::<I>,
             data_key: data_key_of::<I>,
         });
     }
@@ -199,7 +212,7 @@ pub(super) fn timestamp() -> u64 {
 pub(super) fn entry_rows(entries: &[Vec<u8>], ts: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
     entries
         .iter()
-        .map(|e| (e.clone(), ts.to_be_bytes().to_vec()))
+        .map(|e| (e.clone(), entry_value(ts).to_vec()))
         .collect()
 }
 

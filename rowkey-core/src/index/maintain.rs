@@ -150,8 +150,8 @@ fn decode_row<D: for<'de> DecodeRowKey<'de>, R: Record>(
 /// A data row to index: its key, the value read, its entries.
 type ToIndex = (Vec<u8>, Vec<u8>, Vec<Vec<u8>>);
 
-/// A backfill page's write: each data row read again, and indexed only if
-/// it is unchanged.
+/// A backfill page's write: its data rows read again (one read for the
+/// page), and the entries of those unchanged written (one write).
 struct IndexPage {
     rows: Vec<ToIndex>,
     ts: u64,
@@ -165,15 +165,22 @@ impl<D, R> WriteOp<D, R> for IndexPage {
         _: &Indexes<D, R>,
         tx: &mut T,
     ) -> Result<u64, IndexError<T::Error>> {
-        let mut written = 0;
-        for (key, value, entries) in &self.rows {
-            if entries.is_empty() || tx.get(key).await?.as_deref() != Some(value.as_slice()) {
-                continue;
-            }
-            tx.put(&entry_rows(entries, self.ts), self.ts).await?;
-            written += entries.len() as u64;
+        let rows: Vec<&ToIndex> = self.rows.iter().filter(|r| !r.2.is_empty()).collect();
+        if rows.is_empty() {
+            return Ok(0);
         }
-        Ok(written)
+        let keys: Vec<Vec<u8>> = rows.iter().map(|r| r.0.clone()).collect();
+        let now = tx.get_stamped_many(&keys).await?;
+        let mut entries = Vec::new();
+        for ((_, value, row_entries), now) in rows.into_iter().zip(now) {
+            if now.is_some_and(|(v, _)| v == *value) {
+                entries.extend(row_entries.iter().cloned());
+            }
+        }
+        if !entries.is_empty() {
+            tx.put(&entry_rows(&entries, self.ts), self.ts).await?;
+        }
+        Ok(entries.len() as u64)
     }
 }
 

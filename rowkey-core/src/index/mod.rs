@@ -128,6 +128,7 @@ use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyFilter;
 
 pub use async_table::{AsyncIndexedTable, AsyncQuery, AsyncQueryAny};
+pub use engine::{entry_keys, entry_value};
 pub use error::IndexError;
 pub use maintain::{Backfill, BackfillReport, IndexReport, RepairReport};
 pub use query::QueryStats;

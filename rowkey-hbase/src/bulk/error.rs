@@ -74,6 +74,10 @@ pub enum BulkError {
         /// The earlier error.
         cause: String,
     },
+    /// An indexed record cannot be put: the load has no index family, or
+    /// no index over its data key and record (the message says which).
+    #[error("{0}")]
+    Indexes(String),
     /// A record batch's columns do not fit its `ColumnMap`: a column
     /// missing, or of a type it cannot read (the message names it).
     #[error("bulk load: {0}")]

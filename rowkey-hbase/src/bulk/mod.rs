@@ -73,6 +73,8 @@ use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 pub mod arrow;
 pub mod dirs;
 mod error;
+#[cfg(feature = "index")]
+mod indexed;
 mod runs;
 mod sample;
 
@@ -177,6 +179,12 @@ pub struct BulkLoad {
     scratch: Vec<u16>,
     /// A sample of the keys put (`sample`).
     sample: Option<sample::Sample>,
+    /// The indexes whose entries `put_indexed` writes.
+    #[cfg(feature = "index")]
+    indexes: Vec<indexed::LoadIndex>,
+    /// The family of an indexed table's rows (`index_family`).
+    #[cfg(feature = "index")]
+    index_family: Option<String>,
 }
 
 /// Runs of one level merged at once into one of the next level: each row
@@ -216,6 +224,10 @@ impl BulkLoad {
             spills: 0,
             scratch: Vec::new(),
             sample: None,
+            #[cfg(feature = "index")]
+            indexes: Vec::new(),
+            #[cfg(feature = "index")]
+            index_family: None,
         }
     }
 

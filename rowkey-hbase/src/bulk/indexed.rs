@@ -1,0 +1,105 @@
+//! An indexed table's rows in a bulk load (feature `index`): each record's
+//! data row and its entries in every index of the load, written as an
+//! [`IndexStore`](crate::IndexStore) writes them, so that one load fills
+//! the data rows and their indexes together.
+
+use std::any::Any;
+
+use rowkey_core::index::{entry_keys, entry_value, Index, Record};
+use rowkey_core::EncodeError;
+use rowkey_core::RowKey;
+
+use super::{BulkError, BulkLoad};
+use crate::index::QUALIFIER;
+use crate::types::Cell;
+
+/// An index of a load, its types erased: the entries of a data key and a
+/// record, or `None` when they are not its types.
+pub(super) struct LoadIndex {
+    name: &'static str,
+    entries: fn(&dyn Any, &dyn Any) -> Option<Result<Vec<Vec<u8>>, EncodeError>>,
+}
+
+fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Option<Result<Vec<Vec<u8>>, EncodeError>>
+where
+    I::Data: 'static,
+    I::Record: 'static,
+{
+    let data = data.downcast_ref::<I::Data>()?;
+    let record = record.downcast_ref::<I::Record>()?;
+    Some(entry_keys::<I>(data, record))
+}
+
+impl BulkLoad {
+    /// The load with index `I` too: every record put with
+    /// [`put_indexed`](Self::put_indexed) gets its entries in `I`, in the
+    /// same files as the data rows (the table's split points should cover
+    /// the index's rows: `IndexedTable::split_points`).
+    #[must_use]
+    pub fn index<I: Index>(mut self) -> BulkLoad
+    where
+        I::Data: 'static,
+        I::Record: 'static,
+    {
+        let name = I::LAYOUT.name();
+        if !self.indexes.iter().any(|ix| ix.name == name) {
+            self.indexes.push(LoadIndex {
+                name,
+                entries: erased::<I>,
+            });
+        }
+        self
+    }
+
+    /// The family of the indexed table's rows, as its
+    /// [`IndexStore`](crate::IndexStore) was made with (needed by
+    /// [`put_indexed`](Self::put_indexed)).
+    #[must_use]
+    pub fn index_family(mut self, family: &str) -> BulkLoad {
+        self.index_family = Some(family.to_owned());
+        self
+    }
+
+    /// Puts a record of an indexed table: its data row under `key` (the
+    /// record's value in the index family's `v` cell, as `IndexedTable::put`
+    /// writes it) and its entries in every index of the load whose data
+    /// key is `K` and record `record`'s type (each entry's value the load's
+    /// timestamp, as `put` stamps it). An error when the load has no index
+    /// family, or no index over `K` and that record.
+    pub fn put_indexed<K: RowKey + 'static>(
+        &mut self,
+        key: &K,
+        record: &(impl Record + 'static),
+    ) -> Result<(), BulkError> {
+        let Some(family) = self.index_family.clone() else {
+            return Err(BulkError::Indexes(
+                "put_indexed needs the family of the indexed table's rows: BulkLoad::index_family"
+                    .into(),
+            ));
+        };
+        let mut entries: Vec<Vec<u8>> = Vec::new();
+        let mut matched = false;
+        for ix in &self.indexes {
+            if let Some(keys) = (ix.entries)(key, record) {
+                matched = true;
+                entries.extend(keys?);
+            }
+        }
+        if !matched {
+            return Err(BulkError::Indexes(format!(
+                "put_indexed: no index of this load (BulkLoad::index) is over the data key `{}` and \
+                 this record type",
+                K::LAYOUT.name()
+            )));
+        }
+        let data: Cell = (family.clone(), QUALIFIER.to_vec(), record.to_value());
+        self.put_row(key, std::slice::from_ref(&data))?;
+        let ts = u64::try_from(self.timestamp).unwrap_or(0);
+        let value = entry_value(ts).to_vec();
+        let cell: Cell = (family, QUALIFIER.to_vec(), value);
+        for entry in entries {
+            self.put_raw_row(&entry, std::slice::from_ref(&cell))?;
+        }
+        Ok(())
+    }
+}
