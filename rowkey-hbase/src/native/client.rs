@@ -452,20 +452,6 @@ impl NativeClient {
         .await
     }
 
-    /// The rows `keys` of `table`, each `None` where there is no such row:
-    /// one answer per key, in order (the gets sent at once).
-    pub async fn get_many(
-        &self,
-        table: &str,
-        keys: &[&[u8]],
-    ) -> Result<Vec<Option<Vec<Cell>>>, Error> {
-        let gets = keys.iter().map(|k| self.get(table, k));
-        futures_util::future::join_all(gets)
-            .await
-            .into_iter()
-            .collect()
-    }
-
     /// Reads `[from, stop)` of one region into `out`, at most `limit`
     /// rows: a scanner opened, read to its end and closed.
     async fn scan_region(

@@ -122,6 +122,50 @@ pub(super) fn stamped_result_cells(
     Ok(out)
 }
 
+/// The cells of several results of one answer (a `Multi` call's), in
+/// order: each result's own cells, then its share of the cellblock, which
+/// holds the results' cells one result after another.
+pub(super) fn results_cells(
+    results: &[&pb::Result],
+    block: &[u8],
+    table: &str,
+    op: &'static str,
+) -> Result<Vec<Vec<Cell>>, Error> {
+    let counts: Vec<usize> = results
+        .iter()
+        .map(|r| usize::try_from(r.associated_cell_count.unwrap_or(0)).unwrap_or(usize::MAX))
+        .collect();
+    let total = counts
+        .iter()
+        .try_fold(0usize, |t, &n| t.checked_add(n))
+        .unwrap_or(usize::MAX);
+    // `wire::cells` stops at the block's end: a count beyond it is an
+    // error, never an allocation of that size.
+    let mut kvs = wire::cells(block, total)
+        .map_err(|e| Error::Connection {
+            op,
+            table: table.into(),
+            server: String::new(),
+            cause: e.to_string(),
+        })?
+        .into_iter();
+    Ok(results
+        .iter()
+        .zip(counts)
+        .map(|(result, count)| {
+            let own = result.cell.iter().map(|c| {
+                (
+                    String::from_utf8_lossy(c.family.as_deref().unwrap_or_default()).into_owned(),
+                    c.qualifier.clone().unwrap_or_default(),
+                    c.value.clone().unwrap_or_default(),
+                )
+            });
+            own.chain(kvs.by_ref().take(count).map(|kv| kv_cell(kv).1))
+                .collect()
+        })
+        .collect())
+}
+
 fn kv_cell(kv: wire::KeyValue) -> (Vec<u8>, Cell) {
     (
         kv.row,

@@ -12,6 +12,7 @@ mod bulkload;
 mod client;
 mod conn;
 mod convert;
+mod multiget;
 mod regions;
 mod retry;
 #[cfg(feature = "kerberos")]
