@@ -1,7 +1,7 @@
 //! [`IndexStore`]: an [`IndexedTable`](rowkey_core::index::IndexedTable)'s
 //! rows in one family of an HBase table (feature `index`).
 
-use rowkey_core::index::{Page, Store, StoreTx};
+use rowkey_core::index::{encode_cells, Page, Store, StoreTx};
 use rowkey_core::{KeyFilter, Scan};
 
 use crate::client::Client;
@@ -52,13 +52,17 @@ impl IndexStore {
         &self.table
     }
 
-    /// A row's value: its cell in the store's family.
-    fn value(&self, cells: Vec<Cell>) -> Vec<u8> {
-        cells
-            .into_iter()
-            .find(|(f, q, _)| *f == self.family && q == QUALIFIER)
-            .map(|c| c.2)
-            .unwrap_or_default()
+    /// A row's value: its cell in the store's family (an index row's, or
+    /// a record's of one value), or when it has none, the frame of all
+    /// its cells (a record of [`Record::CELLS`](rowkey_core::index::Record::CELLS)).
+    fn value(&self, mut cells: Vec<Cell>) -> Vec<u8> {
+        match cells
+            .iter()
+            .position(|(f, q, _)| *f == self.family && q == QUALIFIER)
+        {
+            Some(i) => cells.swap_remove(i).2,
+            None => encode_cells(&cells),
+        }
     }
 
     fn options(ts: u64) -> WriteOptions {
@@ -90,6 +94,46 @@ impl StoreTx for &IndexStore {
         });
         self.client
             .write_raw_rows_with(&self.table, rows, IndexStore::options(ts))
+    }
+
+    /// The records' cells as the rows' columns at `ts`, then every older
+    /// version of the rows removed (a row delete at `ts - 1`), so a column
+    /// the previous record had and this one has not is gone. A crash
+    /// between the two leaves such a column until the row's next put (a
+    /// reader of the row with its own client sees it; the record's
+    /// `from_cells` is handed it).
+    fn put_cells(&mut self, rows: &[(Vec<u8>, Vec<Cell>)], ts: u64) -> Result<(), Error> {
+        for (key, cells) in rows {
+            if cells.is_empty() {
+                return Err(Error::Config(format!(
+                    "the record under {} has no cells: HBase keeps no row without one",
+                    rowkey_core::hbase::to_string_binary(key)
+                )));
+            }
+            if cells
+                .iter()
+                .any(|(f, q, _)| *f == self.family && q == QUALIFIER)
+            {
+                return Err(Error::Config(format!(
+                    "a record's cell {}:v: the index store keeps its one-value rows there; \
+                     name the record's cells otherwise",
+                    self.family
+                )));
+            }
+        }
+        self.client.write_raw_rows_with(
+            &self.table,
+            rows.iter().cloned(),
+            IndexStore::options(ts),
+        )?;
+        let Some(before) = ts.checked_sub(1) else {
+            return Ok(());
+        };
+        self.client.delete_raw_rows_with(
+            &self.table,
+            rows.iter().map(|(k, _)| k.clone()),
+            IndexStore::options(before),
+        )
     }
 
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), Error> {

@@ -10,7 +10,9 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use rowkey_core::index::testing::{FailAt, Failed};
-use rowkey_core::index::{AsyncStore, Index, IndexError, IndexedTable, Page, Store, StoreTx};
+use rowkey_core::index::{
+    AsyncStore, Index, IndexError, IndexedTable, Page, Record, Store, StoreTx,
+};
 use rowkey_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -394,6 +396,13 @@ impl<S: Store> StoreTx for PerStepTx<'_, S> {
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), S::Error> {
         self.0.write(|tx| tx.put(rows, ts))
     }
+    fn put_cells(
+        &mut self,
+        rows: &[(Vec<u8>, Vec<rowkey_core::index::Cell>)],
+        ts: u64,
+    ) -> Result<(), S::Error> {
+        self.0.write(|tx| tx.put_cells(rows, ts))
+    }
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), S::Error> {
         self.0.write(|tx| tx.delete(keys, ts))
     }
@@ -623,4 +632,143 @@ impl<S: AsyncStore> Store for BlockOn<S> {
     ) -> Result<R, E> {
         steps(&mut BlockOnTx(self))
     }
+}
+
+/// A sensor's data row key.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[rowkey(prefix = "S")]
+pub struct SensorKey {
+    pub id: u64,
+}
+
+/// A record stored as cells a Java service reads with HBase's own client:
+/// `d:temp` (`Bytes.toBytes(long)`), `d:site` (`Bytes.toBytes(int)`),
+/// `d:fw` (UTF-8) and, when there is one, `d:note`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub temp: i64,
+    pub site: u32,
+    pub fw: String,
+    pub note: Option<String>,
+}
+
+impl Record for Reading {
+    const CELLS: bool = true;
+
+    fn to_cells(&self) -> Vec<rowkey_core::index::Cell> {
+        let mut cells = vec![
+            (
+                "d".into(),
+                b"temp".to_vec(),
+                self.temp.to_be_bytes().to_vec(),
+            ),
+            (
+                "d".into(),
+                b"site".to_vec(),
+                self.site.to_be_bytes().to_vec(),
+            ),
+            ("d".into(), b"fw".to_vec(), self.fw.as_bytes().to_vec()),
+        ];
+        if let Some(note) = &self.note {
+            cells.push(("d".into(), b"note".to_vec(), note.as_bytes().to_vec()));
+        }
+        cells
+    }
+
+    fn from_cells(
+        cells: &[rowkey_core::index::Cell],
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        let cell = |q: &[u8]| {
+            cells
+                .iter()
+                .find(|c| c.0 == "d" && c.1 == q)
+                .map(|c| c.2.clone())
+        };
+        let need = |q: &'static str| cell(q.as_bytes()).ok_or(format!("no cell d:{q}"));
+        Ok(Reading {
+            temp: i64::from_be_bytes(need("temp")?.as_slice().try_into()?),
+            site: u32::from_be_bytes(need("site")?.as_slice().try_into()?),
+            fw: String::from_utf8(need("fw")?)?,
+            note: cell(b"note").map(String::from_utf8).transpose()?,
+        })
+    }
+}
+
+/// `J` + site + the sensor: readings by site.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "J")]
+pub struct BySite {
+    pub site: u32,
+    pub sensor: SensorKey,
+}
+
+impl Index for BySite {
+    type Data = SensorKey;
+    type Record = Reading;
+    fn entries(key: &SensorKey, r: &Reading) -> impl IntoIterator<Item = Self> {
+        [BySite {
+            site: r.site,
+            sensor: *key,
+        }]
+    }
+    fn data_key(&self) -> SensorKey {
+        self.sensor
+    }
+}
+
+/// A reading of sensor `id`, version `v`: a note on every third.
+pub fn reading(id: u64, v: u64) -> Reading {
+    Reading {
+        temp: -40 + (id * 7 + v) as i64 % 90,
+        site: ((id + v) % 5) as u32,
+        fw: format!("fw-{}.{}", v, id % 3),
+        note: ((id + v) % 3 == 0).then(|| format!("checked {id}")),
+    }
+}
+
+/// Records stored as cells: 300 written by `put_many`, then each written
+/// again (its site, and so its entry, changed; its note gone or added),
+/// some by single puts; every record read back equals the model, each
+/// site's query equals the model and `verify` is clean. Returns the table.
+pub fn cell_records<S: Store>(store: S) -> IndexedTable<S, SensorKey, Reading>
+where
+    S::Error: std::fmt::Debug,
+{
+    let t = IndexedTable::new(store).with_index::<BySite>();
+    let first: Vec<(SensorKey, Reading)> = (0..300)
+        .map(|id| (SensorKey { id }, reading(id, 0)))
+        .collect();
+    t.put_many(&first).unwrap();
+    let again: Vec<(SensorKey, Reading)> = (0..250)
+        .map(|id| (SensorKey { id }, reading(id, 1)))
+        .collect();
+    t.put_many(&again).unwrap();
+    for id in 250..300 {
+        t.put(&SensorKey { id }, &reading(id, 1)).unwrap();
+    }
+    for id in [0, 7, 299] {
+        assert_eq!(
+            t.get(&SensorKey { id }).unwrap(),
+            Some(reading(id, 1)),
+            "sensor {id}"
+        );
+    }
+    for site in 0..5 {
+        let filter = BySite::filter().site(site).build().unwrap();
+        let got: BTreeSet<u64> = t
+            .query::<BySite>(&filter)
+            .unwrap()
+            .map(|hit| {
+                let (key, record) = hit.unwrap();
+                assert_eq!(record, reading(key.id, 1));
+                key.id
+            })
+            .collect();
+        let want: BTreeSet<u64> = (0..300).filter(|&id| reading(id, 1).site == site).collect();
+        assert_eq!(got, want, "site {site}");
+    }
+    let report = t.verify::<BySite>().unwrap();
+    assert!(report.is_clean(), "{report:?}");
+    assert_eq!(report.valid, 300);
+    t
 }

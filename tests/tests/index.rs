@@ -67,6 +67,17 @@ fn batched_puts_and_deletes_agree_with_a_model_and_survive_a_crash_at_any_step()
 }
 
 #[test]
+fn records_stored_as_cells_are_written_queried_and_read_back() {
+    let db = redb_db();
+    let t = cell_records(rowkey_core::redb::IndexStore::new(&db, "cells"));
+    // redb keeps one value a row: the cells' frame.
+    let key = SensorKey { id: 5 }.encode_to_vec().unwrap();
+    let value = t.store().get_many(&[key]).unwrap().pop().flatten().unwrap();
+    let cells = rowkey_core::index::decode_cells(&value).unwrap();
+    assert_eq!(cells, reading(5, 1).to_cells());
+}
+
+#[test]
 fn concurrent_updates_of_hot_rows_keep_the_index_exact() {
     let db = redb_db();
     hot_rows(rowkey_core::redb::IndexStore::new(&db, "logs"), true);

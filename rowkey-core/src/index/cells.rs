@@ -16,7 +16,10 @@ pub type Cell = (String, Vec<u8>, Vec<u8>);
 /// unsigned LEB128 varints (7 bits a byte, low first), so no length is
 /// ever cut.
 pub fn encode_cells(cells: &[Cell]) -> Vec<u8> {
-    let size: usize = cells.iter().map(|(f, q, v)| 15 + f.len() + q.len() + v.len()).sum();
+    let size: usize = cells
+        .iter()
+        .map(|(f, q, v)| 15 + f.len() + q.len() + v.len())
+        .sum();
     let mut out = Vec::with_capacity(5 + size);
     put_varint(&mut out, cells.len());
     for (family, qualifier, value) in cells {
@@ -63,7 +66,9 @@ pub fn decode_cells(bytes: &[u8]) -> Result<Vec<Cell>, Box<dyn std::error::Error
         cells.push((family.into(), qualifier, value));
     }
     if !rest.is_empty() {
-        return Err(alloc::format!("{} bytes after the last cell of a cells frame", rest.len()).into());
+        return Err(
+            alloc::format!("{} bytes after the last cell of a cells frame", rest.len()).into(),
+        );
     }
     Ok(cells)
 }
@@ -99,9 +104,14 @@ fn take_len(rest: &mut &[u8], what: &str) -> Result<usize, String> {
                 .ok()
                 .filter(|&n| n <= rest.len() || what == "the cell count")
                 .ok_or_else(|| {
-                    alloc::format!("{what} of {n} bytes in a cells frame with {} left", rest.len())
+                    alloc::format!(
+                        "{what} of {n} bytes in a cells frame with {} left",
+                        rest.len()
+                    )
                 });
         }
     }
-    Err(alloc::format!("{what} in a cells frame is a varint of over 10 bytes"))
+    Err(alloc::format!(
+        "{what} in a cells frame is a varint of over 10 bytes"
+    ))
 }

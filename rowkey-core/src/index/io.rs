@@ -11,7 +11,7 @@ use core::future::Future;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
-use super::{AsyncStore, Stamped, StoreTx};
+use super::{AsyncStore, Cell, Stamped, StoreTx};
 
 /// The steps of a write.
 pub(super) trait Steps {
@@ -34,6 +34,12 @@ pub(super) trait Steps {
     fn delete(
         &mut self,
         keys: &[Vec<u8>],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), Self::Error>>;
+    /// Data rows of a [`Record::CELLS`](super::Record::CELLS) record.
+    fn put_cells(
+        &mut self,
+        rows: &[(Vec<u8>, Vec<Cell>)],
         ts: u64,
     ) -> impl Future<Output = Result<(), Self::Error>>;
     /// Each key's versions at or before its own timestamp.
@@ -68,6 +74,13 @@ impl<E> Steps for InTx<'_, E> {
     }
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> impl Future<Output = Result<(), E>> {
         core::future::ready(self.0.delete(keys, ts))
+    }
+    fn put_cells(
+        &mut self,
+        rows: &[(Vec<u8>, Vec<Cell>)],
+        ts: u64,
+    ) -> impl Future<Output = Result<(), E>> {
+        core::future::ready(self.0.put_cells(rows, ts))
     }
     fn delete_each(&mut self, keys: &[(Vec<u8>, u64)]) -> impl Future<Output = Result<(), E>> {
         let mut result = Ok(());
@@ -107,6 +120,14 @@ impl<S: AsyncStore> Steps for Async<'_, S> {
     }
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> impl Future<Output = Result<(), S::Error>> {
         self.0.delete(keys, ts)
+    }
+    /// An async store keeps one value a row: the cells' frame.
+    async fn put_cells(&mut self, rows: &[(Vec<u8>, Vec<Cell>)], ts: u64) -> Result<(), S::Error> {
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = rows
+            .iter()
+            .map(|(key, cells)| (key.clone(), super::encode_cells(cells)))
+            .collect();
+        self.0.put(&rows, ts).await
     }
     fn delete_each(
         &mut self,

@@ -111,6 +111,7 @@
 //! ```
 
 mod async_table;
+mod cells;
 mod engine;
 mod error;
 mod io;
@@ -128,6 +129,7 @@ use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyFilter;
 
 pub use async_table::{AsyncIndexedTable, AsyncQuery, AsyncQueryAny};
+pub use cells::{decode_cells, encode_cells, Cell};
 pub use engine::{entry_keys, entry_value};
 pub use error::IndexError;
 pub use maintain::{Backfill, BackfillReport, IndexReport, RepairReport};
@@ -139,11 +141,70 @@ pub use table::{IndexedTable, Query, QueryAny};
 /// With feature `index-serde` every serde type is a `Record`, written with
 /// [postcard](https://docs.rs/postcard) (compact, and stable across its
 /// 1.x releases).
+///
+/// A record is one value (`to_value` / `from_value`, one cell on HBase and
+/// Bigtable) or, with [`CELLS`](Self::CELLS), several cells of the
+/// families and qualifiers you choose (`to_cells` / `from_cells`), so
+/// that a Java or Go service reads the data row with its own client:
+///
+/// ```
+/// use rowkey_core::index::{Cell, Record};
+///
+/// struct Reading { temp: i64, firmware: String }
+///
+/// impl Record for Reading {
+///     const CELLS: bool = true;
+///     fn to_cells(&self) -> Vec<Cell> {
+///         vec![
+///             ("d".into(), b"temp".to_vec(), self.temp.to_be_bytes().to_vec()), // Bytes.toBytes(long)
+///             ("d".into(), b"fw".to_vec(), self.firmware.as_bytes().to_vec()),
+///         ]
+///     }
+///     fn from_cells(cells: &[Cell]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+///         let cell = |q: &[u8]| {
+///             cells.iter().find(|c| c.1 == q).map(|c| c.2.as_slice()).ok_or("a cell is missing")
+///         };
+///         Ok(Reading {
+///             temp: i64::from_be_bytes(cell(b"temp")?.try_into()?),
+///             firmware: String::from_utf8(cell(b"fw")?.to_vec())?,
+///         })
+///     }
+/// }
+/// ```
 pub trait Record: Sized {
-    /// The data row's value.
-    fn to_value(&self) -> Vec<u8>;
-    /// A record from a data row's value, or why the bytes are not one.
-    fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>>;
+    /// Whether the data row is the record's cells ([`to_cells`](Self::to_cells)),
+    /// not one value: on HBase its cells are the row's columns (an
+    /// `IndexStore`'s family and qualifier `v` excepted: that cell is
+    /// refused), a put replacing the row's cells; on an engine without
+    /// columns (redb, fjall) and on Bigtable's one-cell store, the value is
+    /// the cells' frame ([`encode_cells`], FORMAT.md).
+    const CELLS: bool = false;
+
+    /// The data row's value. The default, for a record of
+    /// [`CELLS`](Self::CELLS): the frame of its cells.
+    fn to_value(&self) -> Vec<u8> {
+        encode_cells(&self.to_cells())
+    }
+
+    /// A record from a data row's value, or why the bytes are not one. The
+    /// default: the record of the cells of a frame.
+    fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Self::from_cells(&decode_cells(bytes)?)
+    }
+
+    /// The data row's cells, for a record of [`CELLS`](Self::CELLS): at
+    /// least one (HBase has no row without cells). The default: none.
+    fn to_cells(&self) -> Vec<Cell> {
+        Vec::new()
+    }
+
+    /// A record from its data row's cells (as the engine returns them: on
+    /// HBase every cell of the row, ordered by family and qualifier). The
+    /// default: an error, for a record of one value.
+    fn from_cells(cells: &[Cell]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        let _ = cells;
+        Err("this record is one value (Record::from_value), not cells".into())
+    }
 }
 
 #[cfg(feature = "index-serde")]
@@ -242,6 +303,17 @@ pub trait StoreTx {
     /// Writes `rows`, their cells at timestamp `ts` (milliseconds since the
     /// Unix epoch) where the engine has cell timestamps.
     fn put(&mut self, rows: &[(Vec<u8>, Vec<u8>)], ts: u64) -> Result<(), Self::Error>;
+    /// Writes data rows of a [`Record::CELLS`] record, each row's cells
+    /// replacing the row's (at `ts`, as [`put`](Self::put)). The default,
+    /// for an engine without columns: each row's value is its cells'
+    /// frame ([`encode_cells`]).
+    fn put_cells(&mut self, rows: &[(Vec<u8>, Vec<Cell>)], ts: u64) -> Result<(), Self::Error> {
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = rows
+            .iter()
+            .map(|(key, cells)| (key.clone(), encode_cells(cells)))
+            .collect();
+        self.put(&rows, ts)
+    }
     /// Removes `keys`: where the engine has cell timestamps, only the
     /// versions written at or before `ts`, so a newer write of the same
     /// key (a racing writer's) stays.

@@ -4,14 +4,55 @@ use alloc::vec::Vec;
 
 use super::engine::{entry_rows, timestamp, Engine, Indexes, WriteOp};
 use super::io::Steps;
-use super::{IndexError, Record};
+use super::{Cell, IndexError, Record};
 use crate::key::RowKey;
+
+/// A record's data row: its value, or its cells for a record of
+/// [`Record::CELLS`].
+#[derive(Clone)]
+enum DataRow {
+    Value(Vec<u8>),
+    Cells(Vec<Cell>),
+}
+
+impl DataRow {
+    fn of<R: Record>(record: &R) -> DataRow {
+        if R::CELLS {
+            DataRow::Cells(record.to_cells())
+        } else {
+            DataRow::Value(record.to_value())
+        }
+    }
+}
+
+/// Writes data rows (all of one kind: one table holds one record type).
+async fn put_rows<T: Steps>(
+    tx: &mut T,
+    rows: Vec<(Vec<u8>, DataRow)>,
+    ts: u64,
+) -> Result<(), T::Error> {
+    let mut values = Vec::new();
+    let mut cells = Vec::new();
+    for (key, row) in rows {
+        match row {
+            DataRow::Value(v) => values.push((key, v)),
+            DataRow::Cells(c) => cells.push((key, c)),
+        }
+    }
+    if !values.is_empty() {
+        tx.put(&values, ts).await?;
+    }
+    if !cells.is_empty() {
+        tx.put_cells(&cells, ts).await?;
+    }
+    Ok(())
+}
 
 /// A put's steps: see `IndexedTable::put`.
 struct Put<'a, D> {
     key: &'a D,
     data_key: Vec<u8>,
-    value: Vec<u8>,
+    row: DataRow,
     new: Vec<Vec<u8>>,
     ts: u64,
 }
@@ -27,7 +68,7 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Put<'_, D> {
         let Put {
             key,
             data_key,
-            value,
+            row,
             new,
             ts,
         } = self;
@@ -35,7 +76,7 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Put<'_, D> {
         if !new.is_empty() {
             tx.put(&entry_rows(&new, ts), ts).await?;
         }
-        tx.put(&[(data_key, value)], ts).await?;
+        put_rows(tx, alloc::vec![(data_key, row)], ts).await?;
         // A previous record that does not decode keeps its entries: they
         // are stale now, dropped by queries and removed by `repair`.
         let (mut gone, stamp) = match &old {
@@ -93,8 +134,8 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Delete<'_, D> {
 /// A batch of puts, none of one key twice: each step once for all rows
 /// (see `IndexedTable::put_many`).
 struct PutMany<'a, D> {
-    /// Each row's key, data key, value and new entries.
-    rows: Vec<(&'a D, Vec<u8>, Vec<u8>, Vec<Vec<u8>>)>,
+    /// Each row's key, data key, data row and new entries.
+    rows: Vec<(&'a D, Vec<u8>, DataRow, Vec<Vec<u8>>)>,
     ts: u64,
 }
 
@@ -113,11 +154,11 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for PutMany<'_, D> {
         if !new.is_empty() {
             tx.put(&entry_rows(&new, ts), ts).await?;
         }
-        let data: Vec<(Vec<u8>, Vec<u8>)> = rows
+        let data = rows
             .iter()
-            .map(|(_, key, value, _)| (key.clone(), value.clone()))
+            .map(|(_, key, row, _)| (key.clone(), row.clone()))
             .collect();
-        tx.put(&data, ts).await?;
+        put_rows(tx, data, ts).await?;
         let mut gone = Vec::new();
         for ((key, _, _, new), old) in rows.iter().zip(olds) {
             // As `Put`: an old record that does not decode keeps its
@@ -225,7 +266,7 @@ pub(super) async fn put_many<E: Engine<D, R>, D: RowKey, R: Record>(
         };
         for ((key, record), data_key) in batch {
             let new = table.indexes().all_entries(key, record)?;
-            op.rows.push((key, data_key, record.to_value(), new));
+            op.rows.push((key, data_key, DataRow::of(record), new));
         }
         table.write(op).await?;
     }
@@ -257,7 +298,7 @@ pub(super) async fn put<E: Engine<D, R>, D: RowKey, R: Record>(
     let op = Put {
         key,
         data_key,
-        value: record.to_value(),
+        row: DataRow::of(record),
         new,
         ts: timestamp(),
     };

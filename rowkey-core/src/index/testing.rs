@@ -115,6 +115,15 @@ impl<S: Store> StoreTx for FailTx<'_, S> {
         self.inner.put(rows, ts).map_err(Failed::Store)
     }
 
+    fn put_cells(
+        &mut self,
+        rows: &[(Vec<u8>, Vec<super::Cell>)],
+        ts: u64,
+    ) -> Result<(), Self::Error> {
+        self.store.step().map_err(Failed::Injected)?;
+        self.inner.put_cells(rows, ts).map_err(Failed::Store)
+    }
+
     fn delete(&mut self, keys: &[Vec<u8>], ts: u64) -> Result<(), Self::Error> {
         self.store.step().map_err(Failed::Injected)?;
         self.inner.delete(keys, ts).map_err(Failed::Store)

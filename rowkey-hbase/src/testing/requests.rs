@@ -182,6 +182,26 @@ impl HBase {
             .ok_or_else(|| io::Error::other(format!("bulk load into {table}: {answer:?}")))
     }
 
+    /// The row `key` of `table` as HBase's own Java client reads it
+    /// (`Table.get`): its cells `(family, qualifier, value)` in HBase's
+    /// order, empty when there is no such row. What a Java service beside
+    /// rowkey sees, read with no rowkey code.
+    pub fn java_get(&self, table: &str, key: &[u8]) -> io::Result<Vec<crate::Cell>> {
+        self.request(&format!("getrow {table} {}", hex(key)))?
+            .iter()
+            .map(
+                |line| match line.split(' ').collect::<Vec<_>>().as_slice() {
+                    ["cell", family, qualifier, value] => Ok((
+                        String::from_utf8(unhex(family)?).map_err(io::Error::other)?,
+                        unhex(qualifier)?,
+                        unhex(value)?,
+                    )),
+                    _ => Err(io::Error::other(format!("row of {table}: {line}"))),
+                },
+            )
+            .collect()
+    }
+
     /// The store files HBase keeps for each region and family of `table`,
     /// counted in the region's directory, regions in key order.
     pub fn store_files(&self, table: &str) -> io::Result<Vec<StoreFiles>> {

@@ -322,6 +322,20 @@ public final class Launcher {
             } catch (Throwable t) {
               throw new java.io.IOException(t);
             }
+          } else if (p.length == 3 && p[0].equals("getrow")) {
+            // Row p[2] (hex) of table p[1] as HBase's own client reads it
+            // (Table.get): one line per cell, family, qualifier and value
+            // in hex, in HBase's order.
+            try (org.apache.hadoop.hbase.client.Table t =
+                connection.getTable(TableName.valueOf(p[1]))) {
+              org.apache.hadoop.hbase.client.Result r =
+                  t.get(new org.apache.hadoop.hbase.client.Get(hex(p[2])));
+              for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
+                out.println("cell " + hex(org.apache.hadoop.hbase.CellUtil.cloneFamily(c)) + " "
+                    + hex(org.apache.hadoop.hbase.CellUtil.cloneQualifier(c)) + " "
+                    + hex(org.apache.hadoop.hbase.CellUtil.cloneValue(c)));
+              }
+            }
           } else if (p.length == 1 && p[0].equals("settled")) {
             settled(connection);
           } else if (p.length == 1 && p[0].equals("filterrows")) {
