@@ -3,12 +3,13 @@
 //!
 //! 1. 200,000 records written from 8 threads by plain `write_raw_rows`
 //!    (one cell per row, no index): the baseline;
-//! 2. the same records through an `IndexedTable` with two indexes by
-//!    `put_many` (1,000 records per call), from 8 threads, and 8,000 by
-//!    single `put`s for the rate the batches replace;
-//! 3. 1,200,000 data rows written plainly, then a third index backfilled
-//!    over them (stopped once after 100 pages and resumed from its
-//!    checkpoint), then `verify` of it.
+//! 2. the same records through an `IndexedTable` by `put_many` (1,000
+//!    records per call) from 8 threads, with two indexes and with one, and
+//!    8,000 by single `put`s for the rate the batches replace;
+//! 3. 1,200,000 records and their entries in two indexes written by one
+//!    bulk load, both indexes verified, an OR query across them checked
+//!    against a model, then a third index backfilled over them (stopped
+//!    once after 100 pages and resumed from its checkpoint) and verified.
 //!
 //! `cargo bench -p rowkey-hbase --features native,index --bench index`
 //! (a few minutes). Wall-clock figures on a shared machine: read the
@@ -19,13 +20,14 @@ use std::time::Instant;
 
 use rowkey_core::index::{Index, IndexedTable, Record};
 use rowkey_core::RowKey;
+use rowkey_hbase::bulk::BulkLoad;
 use rowkey_hbase::testing::HBase;
 use rowkey_hbase::{Cell, Client, IndexStore};
 
 const THREADS: u64 = 8;
 const ROWS: u64 = 200_000;
 const SINGLE: u64 = 8_000;
-const BACKFILL: u64 = 1_200_000;
+const BIG: u64 = 1_200_000;
 
 /// A data row's key.
 #[derive(RowKey, Clone, Copy, Debug, PartialEq)]
@@ -97,25 +99,22 @@ impl Index for ByDevice {
     }
 }
 
-/// `I2` + the kind's salt + kind + firmware + the reading.
+/// `I2` + the tag's salt + tag + the reading: two entries a record, its
+/// kind (0 to 6) and 100 + its firmware (as the seed's guid index has an
+/// entry per guid field), so one query on a tag finds either.
 #[derive(RowKey, Clone, Debug, PartialEq)]
 #[rowkey(prefix = "I2")]
 #[salt(buckets = 4, by(reading))]
-struct ByKind {
-    kind: u32,
-    firmware: u32,
+struct ByTag {
+    tag: u32,
     reading: Reading,
 }
 
-impl Index for ByKind {
+impl Index for ByTag {
     type Data = Reading;
     type Record = Sample;
     fn entries(r: &Reading, s: &Sample) -> impl IntoIterator<Item = Self> {
-        [ByKind {
-            kind: s.kind,
-            firmware: s.firmware,
-            reading: *r,
-        }]
+        [s.kind, 100 + s.firmware].map(|tag| ByTag { tag, reading: *r })
     }
     fn data_key(&self) -> Reading {
         self.reading
@@ -150,7 +149,7 @@ type Table = IndexedTable<IndexStore, Reading, Sample>;
 fn indexed(client: &Client, name: &str) -> Table {
     IndexedTable::new(IndexStore::new(client, name, "d"))
         .with_index::<ByDevice>()
-        .with_index::<ByKind>()
+        .with_index::<ByTag>()
 }
 
 /// Creates `name` pre-split as `t` says, with the data rows' family also
@@ -198,19 +197,32 @@ fn main() {
     });
     println!("write_raw_rows: {ROWS} rows from {THREADS} threads, {plain:.0} rows/s");
 
-    // 2. put_many, then single puts.
+    // 2. put_many with two indexes (three rows a record) and with one
+    // (two rows), then single puts.
+    let put_many = |t: &Table| {
+        threads(ROWS, |from, to| {
+            let rows: Vec<(Reading, Sample)> =
+                (from..to).map(|id| (Reading { id }, sample(id))).collect();
+            for chunk in rows.chunks(1_000) {
+                t.put_many(chunk).unwrap();
+            }
+        })
+    };
     let t = indexed(&client, "indexed");
     create(&client, "indexed", &t, ROWS);
-    let many = threads(ROWS, |from, to| {
-        let rows: Vec<(Reading, Sample)> =
-            (from..to).map(|id| (Reading { id }, sample(id))).collect();
-        for chunk in rows.chunks(1_000) {
-            t.put_many(chunk).unwrap();
-        }
-    });
+    let many = put_many(&t);
     println!(
-        "put_many: {ROWS} records, 2 indexes, from {THREADS} threads, {many:.0} rows/s ({:.2}x write_raw_rows)",
-        many / plain
+        "put_many: {ROWS} records, 2 indexes (3 rows each), from {THREADS} threads, {many:.0} records/s \
+         ({:.2}x write_raw_rows; {:.2}x in rows written)",
+        many / plain,
+        3.0 * many / plain
+    );
+    let one = IndexedTable::new(IndexStore::new(&client, "one", "d")).with_index::<ByDevice>();
+    create(&client, "one", &one, ROWS);
+    let many_one = put_many(&one);
+    println!(
+        "put_many: {ROWS} records, 1 index (2 rows each), {many_one:.0} records/s ({:.2}x write_raw_rows)",
+        many_one / plain
     );
     let single = threads(SINGLE, |from, to| {
         for id in from..to {
@@ -218,24 +230,72 @@ fn main() {
         }
     });
     println!(
-        "put: {SINGLE} records from {THREADS} threads, {single:.0} rows/s (put_many {:.1}x)",
+        "put: {SINGLE} records, 2 indexes, from {THREADS} threads, {single:.0} records/s (put_many {:.1}x)",
         many / single
     );
     for report in [
         t.verify::<ByDevice>().unwrap(),
-        t.verify::<ByKind>().unwrap(),
+        t.verify::<ByTag>().unwrap(),
     ] {
         assert!(report.is_clean(), "{report:?}");
-        assert_eq!(report.valid, ROWS + SINGLE);
     }
 
-    // 3. A third index over 1.2 million rows: backfill, stopped once and
-    // resumed, then verify.
+    // 3. 1.2 million records and both indexes in one bulk load; verify;
+    // the OR query; a third index backfilled (stopped once and resumed)
+    // and verified.
     let t = indexed(&client, "big").with_index::<ByValue>();
-    create(&client, "big", &t, BACKFILL);
-    threads(BACKFILL, |from, to| {
-        client.write_raw_rows("big", (from..to).map(cells)).unwrap();
-    });
+    create(&client, "big", &t, BIG);
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut load = BulkLoad::new(dir.path().join("load"))
+        .split_points(&t.split_points())
+        .index_family("d")
+        .index::<ByDevice>()
+        .index::<ByTag>();
+    for id in 0..BIG {
+        load.put_indexed(&Reading { id }, &sample(id)).unwrap();
+    }
+    let summary = load.finish().unwrap();
+    client.bulk_load(dir.path().join("load"), "big").unwrap();
+    println!(
+        "bulk load: {BIG} records and their 3 entries in {} rows, one load, {:.1} s",
+        summary.rows,
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    let device = t.verify::<ByDevice>().unwrap();
+    let tag = t.verify::<ByTag>().unwrap();
+    assert!(device.is_clean() && tag.is_clean(), "{device:?} {tag:?}");
+    assert_eq!((device.valid, tag.valid), (BIG, 2 * BIG));
+    println!(
+        "verify of both: {} entries in {:.1} s",
+        device.valid + tag.valid,
+        started.elapsed().as_secs_f64()
+    );
+    let either = [
+        ByDevice::filter().device(42).build().unwrap(),
+        ByTag::filter().tag(101).build().unwrap(),
+    ];
+    let started = Instant::now();
+    let mut got: Vec<u64> = t
+        .query_any(&either)
+        .unwrap()
+        .map(|hit| hit.unwrap().0.id)
+        .collect();
+    got.sort_unstable();
+    let want: Vec<u64> = (0..BIG)
+        .filter(|&id| {
+            let s = sample(id);
+            // Tag 101 is firmware 1 (kinds are 0 to 6).
+            s.device == 42 || s.firmware == 1
+        })
+        .collect();
+    assert_eq!(got, want, "device 42 or tag 101");
+    println!(
+        "query device 42 OR tag 101: {} records in {:.1} s",
+        got.len(),
+        started.elapsed().as_secs_f64()
+    );
     let started = Instant::now();
     let mut pages = 0;
     let first = t
@@ -260,19 +320,19 @@ fn main() {
         .unwrap();
     assert!(rest.complete);
     let secs = started.elapsed().as_secs_f64();
-    assert_eq!(first.data_rows + rest.data_rows, BACKFILL);
-    assert_eq!(first.entries + rest.entries, BACKFILL);
+    assert_eq!(first.data_rows + rest.data_rows, BIG);
+    assert_eq!(first.entries + rest.entries, BIG);
     println!(
-        "backfill: {BACKFILL} rows in {secs:.1} s, {:.0} rows/s (stopped after {} rows, resumed)",
-        BACKFILL as f64 / secs,
+        "backfill: {BIG} rows in {secs:.1} s, {:.0} rows/s (stopped after {} rows, resumed)",
+        BIG as f64 / secs,
         first.data_rows
     );
     let started = Instant::now();
     let report = t.verify::<ByValue>().unwrap();
     assert!(report.is_clean(), "{report:?}");
-    assert_eq!(report.valid, BACKFILL);
+    assert_eq!(report.valid, BIG);
     println!(
-        "verify: {BACKFILL} entries in {:.1} s",
+        "verify: {BIG} entries in {:.1} s",
         started.elapsed().as_secs_f64()
     );
 }

@@ -438,6 +438,47 @@ fn index_rows_are_the_bytes_format_md_gives() {
     assert!(ts >= before && ts < before + 60_000, "{ts} {before}");
 }
 
+/// FORMAT.md, "A record stored as cells": the example frame's bytes; a
+/// frame read back; and frames that lie (a count or a length past the
+/// bytes, a varint over 64 bits, bytes after the last cell, a family not
+/// UTF-8) refused with the reason, never a panic or an allocation of the
+/// size they state.
+#[test]
+fn a_cells_frame_is_the_bytes_format_md_gives_and_a_bad_one_is_refused() {
+    use rowkey_core::index::{decode_cells, encode_cells};
+    let cells = vec![
+        ("d".to_string(), b"temp".to_vec(), 21i64.to_be_bytes().to_vec()),
+        ("d".to_string(), b"fw".to_vec(), b"fw-1".to_vec()),
+    ];
+    let frame = encode_cells(&cells);
+    let hex: Vec<String> = frame.iter().map(|b| format!("{b:02X}")).collect();
+    assert_eq!(
+        hex.join(" "),
+        "02 01 64 04 74 65 6D 70 08 00 00 00 00 00 00 00 15 01 64 02 66 77 04 66 77 2D 31"
+    );
+    assert_eq!(decode_cells(&frame).unwrap(), cells);
+    // A value of 300 bytes: its length takes two bytes (AC 02).
+    let long = vec![("f".to_string(), Vec::new(), vec![7; 300])];
+    let frame = encode_cells(&long);
+    assert_eq!(&frame[..6], &[0x01, 0x01, b'f', 0x00, 0xAC, 0x02]);
+    assert_eq!(decode_cells(&frame).unwrap(), long);
+    for (bytes, says) in [
+        (&[0xFF, 0xFF, 0xFF, 0x0F][..], "cannot hold"),
+        (&[0x01, 0x01, b'd', 0x00, 0x09, 1, 2][..], "a value's length of 9 bytes"),
+        (&[0x01, 0x01, b'd', 0x00][..], "ends inside a value's length"),
+        (
+            &[0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02][..],
+            "over 64 bits",
+        ),
+        (&[0x00, 0x00][..], "1 bytes after the last cell"),
+        (&[0x01, 0x01, 0xFF, 0x00, 0x00][..], "not UTF-8"),
+        (&[][..], "ends inside the cell count"),
+    ] {
+        let err = decode_cells(bytes).unwrap_err().to_string();
+        assert!(err.contains(says), "{bytes:02X?}: {err}");
+    }
+}
+
 /// Text keys, as the seed's table has them: `D-_date_seq` data rows and
 /// `I-1_group_guid_date_seq` entries. A text key cannot nest another key
 /// (its fields are digits and strings), so the entry ends with the data
