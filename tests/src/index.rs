@@ -205,7 +205,7 @@ pub fn fjall_db() -> (tempfile::TempDir, fjall::SingleWriterTxDatabase) {
 
 /// Puts, changes of indexed values (A to B and back), deletes: queries
 /// equal the oracle and `verify` is clean after each round.
-pub fn puts_and_queries<S: Store>(store: S)
+pub fn puts_and_queries<S: Store + Sync>(store: S)
 where
     S::Error: std::fmt::Debug,
 {
@@ -242,7 +242,7 @@ where
 /// record stays), deletes of present and absent keys. After each round
 /// the data rows equal a model, every query equals the oracle and
 /// `verify` is clean.
-pub fn batches_and_queries<S: Store>(store: S)
+pub fn batches_and_queries<S: Store + Sync>(store: S)
 where
     S::Error: std::fmt::Debug,
 {
@@ -298,7 +298,7 @@ where
 /// removes the old entries (3); a delete removes the data rows (1), then
 /// their entries (2). The put's batch is two rows holding `old` and one
 /// new row; the delete's, those two rows and an absent one.
-pub fn crash_batches<S: Store>(store: S, transactional: bool)
+pub fn crash_batches<S: Store + Sync>(store: S, transactional: bool)
 where
     S::Error: std::fmt::Debug + std::fmt::Display,
 {
@@ -434,7 +434,7 @@ impl<S: Store> Store for PerStep<S> {
 pub type Leftovers = [(u64, u64); 2];
 
 /// What `verify` counts as left over in each index.
-pub fn leftovers<S: Store>(t: &Table<S>) -> Leftovers
+pub fn leftovers<S: Store + Sync>(t: &Table<S>) -> Leftovers
 where
     S::Error: std::fmt::Debug,
 {
@@ -453,7 +453,7 @@ where
 /// counts exactly what the crash left (nothing where the store has
 /// transactions), `repair` within the grace period spares it, `repair`
 /// after it leaves `verify` clean, and a second `repair` changes nothing.
-pub fn crash_at_every_step<S: Store>(store: S, transactional: bool)
+pub fn crash_at_every_step<S: Store + Sync>(store: S, transactional: bool)
 where
     S::Error: std::fmt::Debug + std::fmt::Display,
 {
@@ -730,7 +730,7 @@ pub fn reading(id: u64, v: u64) -> Reading {
 /// again (its site, and so its entry, changed; its note gone or added),
 /// some by single puts; every record read back equals the model, each
 /// site's query equals the model and `verify` is clean. Returns the table.
-pub fn cell_records<S: Store>(store: S) -> IndexedTable<S, SensorKey, Reading>
+pub fn cell_records<S: Store + Sync>(store: S) -> IndexedTable<S, SensorKey, Reading>
 where
     S::Error: std::fmt::Debug,
 {

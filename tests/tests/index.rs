@@ -106,11 +106,13 @@ fn an_index_added_later_is_backfilled_after_an_interruption() {
     let t = table(store);
     let report = t.verify::<ByCode>().unwrap();
     assert_eq!((report.valid, report.missing), (0, coded));
+    // One page at a time: the stop comes after exactly two pages.
     let mut pages = 0;
     let first = t
         .backfill::<ByCode>()
         .unwrap()
         .page_size(1_000)
+        .workers(1)
         .on_progress(|_| {
             pages += 1;
             if pages == 2 {
@@ -145,6 +147,54 @@ fn an_index_added_later_is_backfilled_after_an_interruption() {
     let again = t.backfill::<ByCode>().unwrap().run().unwrap();
     assert_eq!(again.entries, coded);
     assert_eq!(t.verify::<ByCode>().unwrap(), done);
+
+    // Four pages at once, stopped after two: the pages in flight finish,
+    // the checkpoint is the last row of the pages read (all done), and a
+    // resumed run does the rest.
+    let fresh =
+        IndexedTable::new(rowkey_core::redb::IndexStore::new(&db, "logs2")).with_index::<ByGuid>();
+    let mut rng = Rng(99);
+    for id in 0..10_000 {
+        fresh.put(&LogKey { id }, &rng.log()).unwrap();
+    }
+    let t = table(rowkey_core::redb::IndexStore::new(&db, "logs2"));
+    let mut pages = 0;
+    let first = t
+        .backfill::<ByCode>()
+        .unwrap()
+        .page_size(500)
+        .workers(4)
+        .on_progress(|_| {
+            pages += 1;
+            if pages == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .run()
+        .unwrap();
+    assert!(!first.complete);
+    assert!(
+        first.data_rows >= 1_000 && first.data_rows % 500 == 0,
+        "{first:?}"
+    );
+    let checkpoint = first.checkpoint.clone().unwrap();
+    assert_eq!(LogKey::decode(&checkpoint).unwrap().id, first.data_rows - 1);
+    assert_eq!(t.verify::<ByCode>().unwrap().valid, first.entries);
+    let rest = t
+        .backfill::<ByCode>()
+        .unwrap()
+        .page_size(500)
+        .workers(4)
+        .resume_from(&checkpoint)
+        .run()
+        .unwrap();
+    assert!(rest.complete);
+    assert_eq!(first.data_rows + rest.data_rows, 10_000);
+    assert_eq!(first.entries + rest.entries, coded);
+    let done = t.verify::<ByCode>().unwrap();
+    assert!(done.is_clean() && done.valid == coded, "{done:?}");
 }
 
 /// Leftovers planted by raw writes (an entry whose data row is gone, an
@@ -447,7 +497,11 @@ fn index_rows_are_the_bytes_format_md_gives() {
 fn a_cells_frame_is_the_bytes_format_md_gives_and_a_bad_one_is_refused() {
     use rowkey_core::index::{decode_cells, encode_cells};
     let cells = vec![
-        ("d".to_string(), b"temp".to_vec(), 21i64.to_be_bytes().to_vec()),
+        (
+            "d".to_string(),
+            b"temp".to_vec(),
+            21i64.to_be_bytes().to_vec(),
+        ),
         ("d".to_string(), b"fw".to_vec(), b"fw-1".to_vec()),
     ];
     let frame = encode_cells(&cells);
@@ -464,10 +518,18 @@ fn a_cells_frame_is_the_bytes_format_md_gives_and_a_bad_one_is_refused() {
     assert_eq!(decode_cells(&frame).unwrap(), long);
     for (bytes, says) in [
         (&[0xFF, 0xFF, 0xFF, 0x0F][..], "cannot hold"),
-        (&[0x01, 0x01, b'd', 0x00, 0x09, 1, 2][..], "a value's length of 9 bytes"),
-        (&[0x01, 0x01, b'd', 0x00][..], "ends inside a value's length"),
         (
-            &[0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02][..],
+            &[0x01, 0x01, b'd', 0x00, 0x09, 1, 2][..],
+            "a value's length of 9 bytes",
+        ),
+        (
+            &[0x01, 0x01, b'd', 0x00][..],
+            "ends inside a value's length",
+        ),
+        (
+            &[
+                0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02,
+            ][..],
             "over 64 bits",
         ),
         (&[0x00, 0x00][..], "1 bytes after the last cell"),

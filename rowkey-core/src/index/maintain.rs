@@ -80,7 +80,7 @@ pub struct BackfillReport {
 
 /// What the scans of `verify` collect for `repair`.
 #[derive(Default)]
-struct Leftovers {
+pub(super) struct Leftovers {
     /// `(entry, data key)` of every missing entry.
     missing: Vec<(Vec<u8>, Vec<u8>)>,
     /// `(entry, its timestamp, data key)` of every orphan or stale entry.
@@ -101,6 +101,7 @@ pub struct Backfill<'t, T> {
     pub(super) resume: Option<Vec<u8>>,
     pub(super) page: usize,
     pub(super) progress: Option<Progress<'t>>,
+    pub(super) workers: usize,
 }
 
 impl<'t, T> Backfill<'t, T> {
@@ -111,6 +112,7 @@ impl<'t, T> Backfill<'t, T> {
             resume: None,
             page: PAGE,
             progress: None,
+            workers: 4,
         }
     }
 
@@ -124,6 +126,16 @@ impl<'t, T> Backfill<'t, T> {
     /// Data rows read and indexed per write (512 unless set; at least 1).
     pub fn page_size(mut self, rows: usize) -> Self {
         self.page = rows.max(1);
+        self
+    }
+
+    /// Pages written at once (4 unless set; at least 1), each by a thread
+    /// of its own, while the next pages are read, on a blocking table (an
+    /// async one writes one page at a time). The checkpoint is the last
+    /// key of the pages done without a gap, so a resumed backfill writes
+    /// again at most the pages that were in flight.
+    pub fn workers(mut self, pages: usize) -> Self {
+        self.workers = pages.max(1);
         self
     }
 
@@ -152,7 +164,7 @@ type ToIndex = (Vec<u8>, Vec<u8>, Vec<Vec<u8>>);
 
 /// A backfill page's write: its data rows read again (one read for the
 /// page), and the entries of those unchanged written (one write).
-struct IndexPage {
+pub(super) struct IndexPage {
     rows: Vec<ToIndex>,
     ts: u64,
 }
@@ -182,6 +194,34 @@ impl<D, R> WriteOp<D, R> for IndexPage {
         }
         Ok(entries.len() as u64)
     }
+}
+
+/// A page of data rows to index: each row's entries (a row that does not
+/// decode counted and left out), stamped now.
+pub(super) fn index_page<D, R, E>(
+    ix: &Registered<D, R>,
+    rows: Vec<(Vec<u8>, Vec<u8>)>,
+    report: &mut BackfillReport,
+) -> Result<IndexPage, IndexError<E>>
+where
+    D: for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let mut out = Vec::with_capacity(rows.len());
+    for (key, value) in rows {
+        report.data_rows += 1;
+        match decode_row::<D, R>(&key, &value) {
+            Some((data, record)) => {
+                let entries = (ix.entries)(&data, &record).map_err(IndexError::Encode)?;
+                out.push((key, value, entries));
+            }
+            None => report.undecodable += 1,
+        }
+    }
+    Ok(IndexPage {
+        rows: out,
+        ts: timestamp(),
+    })
 }
 
 /// The backfill of `b.index`: see `IndexedTable::backfill`.
@@ -214,23 +254,8 @@ where
         from.clone_from(last);
         from.push(0);
         let last = last.clone();
-        let mut rows = Vec::with_capacity(page.rows.len());
-        for (key, value) in page.rows {
-            report.data_rows += 1;
-            match decode_row::<D, R>(&key, &value) {
-                Some((data, record)) => {
-                    let entries = (ix.entries)(&data, &record).map_err(IndexError::Encode)?;
-                    rows.push((key, value, entries));
-                }
-                None => report.undecodable += 1,
-            }
-        }
-        report.entries += table
-            .write(IndexPage {
-                rows,
-                ts: timestamp(),
-            })
-            .await?;
+        let page = index_page(ix, page.rows, &mut report)?;
+        report.entries += table.write(page).await?;
         report.checkpoint = Some(last);
         if !full {
             report.complete = true;
@@ -348,6 +373,22 @@ where
     R: Record,
 {
     let (found, left) = check(table, index, true).await?;
+    mend(table, index, grace, found, left).await
+}
+
+/// A repair's writes, from what a check found: see `IndexedTable::repair`.
+pub(super) async fn mend<E, D, R>(
+    table: &E,
+    index: &'static Layout,
+    grace: Duration,
+    found: IndexReport,
+    left: Leftovers,
+) -> Result<RepairReport, IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
     let mut report = RepairReport {
         found,
         ..RepairReport::default()
@@ -384,7 +425,7 @@ where
 /// difference, with no read of the index by key. Only when some are
 /// missing and `list_missing` asks which (a repair) are the data rows'
 /// entries looked up, a batched get per page.
-async fn check<E, D, R>(
+pub(super) async fn check<E, D, R>(
     table: &E,
     layout: &'static Layout,
     list_missing: bool,
@@ -395,12 +436,80 @@ where
     R: Record,
 {
     let index = table.indexes().find(layout)?;
-    let mut report = IndexReport::default();
-    let mut left = Leftovers::default();
-    // The index's side: does each entry's data row exist and have it?
-    let (mut from, stop) = family(layout);
+    let mut sides = Sides::default();
+    let (from, stop) = family(layout);
+    index_side(table, index, from, &stop, &mut sides).await?;
+    let (from, stop) = family(D::LAYOUT);
+    data_side(table, index, from, &stop, &mut sides).await?;
+    finish_check(table, index, sides, list_missing).await
+}
+
+/// What the two sides of a check counted, over all their ranges.
+#[derive(Default)]
+pub(super) struct Sides {
+    pub(super) report: IndexReport,
+    pub(super) left: Leftovers,
+    /// The entries the data rows' records have.
+    pub(super) wanted: u64,
+}
+
+impl Sides {
+    /// Both counts, as one check over the ranges of both.
+    pub(super) fn add(&mut self, other: Sides) {
+        let (r, o) = (&mut self.report, other.report);
+        r.valid += o.valid;
+        r.missing += o.missing;
+        r.orphan += o.orphan;
+        r.stale += o.stale;
+        r.undecodable += o.undecodable;
+        self.left.missing.extend(other.left.missing);
+        self.left.wrong.extend(other.left.wrong);
+        self.wanted += other.wanted;
+    }
+}
+
+/// The missing entries from both sides' counts, listed when asked for.
+pub(super) async fn finish_check<E, D, R>(
+    table: &E,
+    index: &Registered<D, R>,
+    sides: Sides,
+    list_missing: bool,
+) -> Result<(IndexReport, Leftovers), IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let Sides {
+        mut report,
+        mut left,
+        wanted,
+    } = sides;
+    report.missing = wanted.saturating_sub(report.valid);
+    if report.missing > 0 && list_missing {
+        let (from, stop) = family(D::LAYOUT);
+        report.missing = list_missing_entries(table, index, from, &stop, &mut left).await?;
+    }
+    Ok((report, left))
+}
+
+/// The index's side over `[from, stop)`: does each entry's data row exist
+/// and have it?
+pub(super) async fn index_side<E, D, R>(
+    table: &E,
+    index: &Registered<D, R>,
+    mut from: Vec<u8>,
+    stop: &[u8],
+    sides: &mut Sides,
+) -> Result<(), IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let (report, left) = (&mut sides.report, &mut sides.left);
     loop {
-        let page = table.scan(&from, &stop, None, PAGE).await?;
+        let page = table.scan(&from, stop, None, PAGE).await?;
         let mut hits = Vec::with_capacity(page.rows.len());
         for (entry, value) in &page.rows {
             let ts = entry_timestamp(value);
@@ -439,21 +548,34 @@ where
                 from.clone_from(last);
                 from.push(0);
             }
-            _ => break,
+            _ => return Ok(()),
         }
     }
-    // The data side: how many entries the records have.
-    let (mut from, stop) = family(D::LAYOUT);
-    let mut wanted_total = 0u64;
+}
+
+/// The data side over `[from, stop)`: how many entries the records have
+/// (and which rows do not decode).
+pub(super) async fn data_side<E, D, R>(
+    table: &E,
+    index: &Registered<D, R>,
+    mut from: Vec<u8>,
+    stop: &[u8],
+    sides: &mut Sides,
+) -> Result<(), IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
     loop {
-        let page = table.scan(&from, &stop, None, PAGE).await?;
+        let page = table.scan(&from, stop, None, PAGE).await?;
         for (key, value) in &page.rows {
             match decode_row::<D, R>(key, value) {
                 Some((data, record)) => {
                     let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
-                    wanted_total += entries.len() as u64;
+                    sides.wanted += entries.len() as u64;
                 }
-                None => report.undecodable += 1,
+                None => sides.report.undecodable += 1,
             }
         }
         match page.rows.last() {
@@ -461,18 +583,28 @@ where
                 from.clone_from(last);
                 from.push(0);
             }
-            _ => break,
+            _ => return Ok(()),
         }
     }
-    report.missing = wanted_total.saturating_sub(report.valid);
-    if report.missing == 0 || !list_missing {
-        return Ok((report, left));
-    }
-    // Which are missing: does the index have each record's entries?
-    report.missing = 0;
-    let (mut from, stop) = family(D::LAYOUT);
+}
+
+/// Which entries of the records over `[from, stop)` the index lacks (a
+/// batched get per page), added to `left`; how many.
+async fn list_missing_entries<E, D, R>(
+    table: &E,
+    index: &Registered<D, R>,
+    mut from: Vec<u8>,
+    stop: &[u8],
+    left: &mut Leftovers,
+) -> Result<u64, IndexError<E::Error>>
+where
+    E: Engine<D, R>,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let mut missing = 0;
     loop {
-        let page = table.scan(&from, &stop, None, PAGE).await?;
+        let page = table.scan(&from, stop, None, PAGE).await?;
         let mut wanted = Vec::new();
         for (key, value) in &page.rows {
             let Some((data, record)) = decode_row::<D, R>(key, value) else {
@@ -490,7 +622,7 @@ where
         };
         for (w, found) in wanted.into_iter().zip(found) {
             if found.is_none() {
-                report.missing += 1;
+                missing += 1;
                 left.missing.push(w);
             }
         }
@@ -499,8 +631,7 @@ where
                 from.clone_from(last);
                 from.push(0);
             }
-            _ => break,
+            _ => return Ok(missing),
         }
     }
-    Ok((report, left))
 }

@@ -117,6 +117,7 @@ mod error;
 mod io;
 mod maintain;
 mod ops;
+mod parallel;
 mod query;
 mod table;
 pub mod testing;

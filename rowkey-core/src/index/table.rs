@@ -10,7 +10,7 @@ use super::engine::{Engine, Indexes, WriteOp};
 use super::io::{ready, InTx};
 use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
 use super::query::{any_states, query_state, AnyState, QueryState, QueryStats};
-use super::{ops, Index, IndexError, Page, Record, Store};
+use super::{ops, parallel, Index, IndexError, Page, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
 
@@ -234,8 +234,11 @@ where
     /// each leftover again before it acts.
     pub fn verify<I: Index<Data = D, Record = R>>(
         &self,
-    ) -> Result<IndexReport, IndexError<S::Error>> {
-        ready(maintain::verify(self, I::LAYOUT))
+    ) -> Result<IndexReport, IndexError<S::Error>>
+    where
+        S: Sync,
+    {
+        Ok(parallel::check(self, I::LAYOUT, false)?.0)
     }
 
     /// Mends index `I`: writes its missing entries and removes its orphan
@@ -248,8 +251,12 @@ where
     pub fn repair<I: Index<Data = D, Record = R>>(
         &self,
         grace: Duration,
-    ) -> Result<RepairReport, IndexError<S::Error>> {
-        ready(maintain::repair(self, I::LAYOUT, grace))
+    ) -> Result<RepairReport, IndexError<S::Error>>
+    where
+        S: Sync,
+    {
+        let (found, left) = parallel::check(self, I::LAYOUT, true)?;
+        ready(maintain::mend(self, I::LAYOUT, grace, found, left))
     }
 }
 
@@ -260,9 +267,13 @@ where
     R: Record,
 {
     /// Reads the data rows from the start (or the checkpoint) and writes
-    /// each record's entries, one write per page.
-    pub fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>> {
-        ready(maintain::backfill(&mut self))
+    /// each record's entries, one write per page, [`workers`](Backfill::workers)
+    /// pages at once.
+    pub fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>>
+    where
+        S: Sync,
+    {
+        parallel::backfill(&mut self)
     }
 }
 

@@ -1,0 +1,284 @@
+//! A blocking table's `verify`, `repair` and `backfill` on several
+//! threads: a check reads its ranges (each family cut where its salt
+//! buckets start) side by side; a backfill writes several pages at once
+//! while it reads the next.
+
+use alloc::vec::Vec;
+use std::sync::{mpsc, Mutex};
+
+use super::engine::{family, Engine, Registered};
+use super::io::ready;
+use super::maintain::{self, Backfill, BackfillReport, IndexPage, IndexReport, Leftovers, Sides};
+use super::{IndexError, IndexedTable, Record, Store};
+use crate::key::{DecodeRowKey, RowKey};
+use crate::layout::Layout;
+
+/// Threads of a check.
+const CHECK_THREADS: usize = 4;
+
+/// A family's rows cut where its salt buckets start: ranges a check reads
+/// side by side (one range when it has no salt).
+fn parts(layout: &Layout) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let (start, stop) = family(layout);
+    let mut cuts: Vec<Vec<u8>> = layout
+        .split_points()
+        .into_iter()
+        .filter(|p| *p > start && (stop.is_empty() || *p < stop))
+        .collect();
+    cuts.sort();
+    cuts.dedup();
+    let mut out = Vec::with_capacity(cuts.len() + 1);
+    let mut from = start;
+    for cut in cuts {
+        out.push((core::mem::replace(&mut from, cut.clone()), cut));
+    }
+    out.push((from, stop));
+    out
+}
+
+/// A range of one side of a check.
+enum Part {
+    Index(Vec<u8>, Vec<u8>),
+    Data(Vec<u8>, Vec<u8>),
+}
+
+/// `maintain::check` with the ranges of both sides read by up to
+/// [`CHECK_THREADS`] threads.
+pub(super) fn check<S, D, R>(
+    table: &IndexedTable<S, D, R>,
+    layout: &'static Layout,
+    list_missing: bool,
+) -> Result<(IndexReport, Leftovers), IndexError<S::Error>>
+where
+    S: Store + Sync,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let index = table.indexes().find(layout)?;
+    let mut jobs: Vec<Part> = parts(layout)
+        .into_iter()
+        .map(|(f, s)| Part::Index(f, s))
+        .collect();
+    jobs.extend(parts(D::LAYOUT).into_iter().map(|(f, s)| Part::Data(f, s)));
+    let threads = jobs.len().min(CHECK_THREADS);
+    let mut shares: Vec<Vec<Part>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, job) in jobs.into_iter().enumerate() {
+        shares[i % threads].push(job);
+    }
+    let results: Vec<Result<Sides, IndexError<S::Error>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = shares
+            .into_iter()
+            .map(|share| s.spawn(move || read_parts(table, index, share)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut sides = Sides::default();
+    for result in results {
+        sides.add(result?);
+    }
+    ready(maintain::finish_check(table, index, sides, list_missing))
+}
+
+fn read_parts<S, D, R>(
+    table: &IndexedTable<S, D, R>,
+    index: &Registered<D, R>,
+    share: Vec<Part>,
+) -> Result<Sides, IndexError<S::Error>>
+where
+    S: Store,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    let mut sides = Sides::default();
+    for part in share {
+        match part {
+            Part::Index(from, stop) => {
+                ready(maintain::index_side(table, index, from, &stop, &mut sides))?
+            }
+            Part::Data(from, stop) => {
+                ready(maintain::data_side(table, index, from, &stop, &mut sides))?
+            }
+        }
+    }
+    Ok(sides)
+}
+
+/// A page handed to a writer: its place in the read order and its write.
+type Job = (u64, IndexPage);
+
+/// A page's place and what writing it did.
+type Done<E> = (u64, Result<u64, IndexError<E>>);
+
+/// `maintain::backfill` with `b.workers` pages written at once while the
+/// next are read. The checkpoint advances over the pages done without a
+/// gap; on a stop (the progress callback's `Break`) or an error, the
+/// pages in flight are finished first.
+pub(super) fn backfill<S, D, R>(
+    b: &mut Backfill<'_, IndexedTable<S, D, R>>,
+) -> Result<BackfillReport, IndexError<S::Error>>
+where
+    S: Store + Sync,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    if b.workers <= 1 {
+        return ready(maintain::backfill(b));
+    }
+    let table = b.table;
+    let ix = table.indexes().find(b.index)?;
+    let (start, stop) = family(D::LAYOUT);
+    let mut from = match b.resume.take() {
+        Some(mut after) => {
+            after.push(0);
+            after
+        }
+        None => start,
+    };
+    let (jobs, queue) = mpsc::sync_channel::<Job>(b.workers);
+    let queue = Mutex::new(queue);
+    let (done_tx, done) = mpsc::channel::<Done<S::Error>>();
+    std::thread::scope(|s| {
+        for _ in 0..b.workers {
+            let (queue, done_tx) = (&queue, done_tx.clone());
+            s.spawn(move || loop {
+                // A poisoned lock or a closed queue: no more pages.
+                let Ok(Ok((seq, page))) = queue.lock().map(|q| q.recv()) else {
+                    return;
+                };
+                if done_tx.send((seq, ready(table.write(page)))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut run = Run::default();
+        loop {
+            while let Ok(done) = done.try_recv() {
+                run.take(done);
+            }
+            if run.advance() {
+                if let Some(progress) = b.progress.as_mut() {
+                    run.stopped = progress(&run.report).is_break();
+                }
+            }
+            if run.failed.is_some() || run.stopped {
+                break;
+            }
+            let page = match ready(table.scan(&from, &stop, None, b.page)) {
+                Ok(page) => page,
+                Err(e) => {
+                    run.failed = Some(IndexError::Store(e));
+                    break;
+                }
+            };
+            let full = page.rows.len() == b.page;
+            let Some((last, _)) = page.rows.last() else {
+                run.report.complete = true;
+                break;
+            };
+            from.clone_from(last);
+            from.push(0);
+            let last = last.clone();
+            let job = match maintain::index_page(ix, page.rows, &mut run.report) {
+                Ok(job) => job,
+                Err(e) => {
+                    run.failed = Some(e);
+                    break;
+                }
+            };
+            run.lasts.insert(run.sent, last);
+            if jobs.send((run.sent, job)).is_err() {
+                break;
+            }
+            run.sent += 1;
+            if !full {
+                run.report.complete = true;
+                break;
+            }
+        }
+        drop(jobs);
+        // The pages in flight finish; their results come in.
+        for done in done.iter() {
+            run.take(done);
+        }
+        run.advance();
+        let Run {
+            mut report,
+            failed,
+            sent,
+            next,
+            ..
+        } = run;
+        if next < sent {
+            report.complete = false;
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(report),
+        }
+    })
+}
+
+/// A parallel backfill's bookkeeping.
+struct Run<E> {
+    report: BackfillReport,
+    /// Pages sent to the writers.
+    sent: u64,
+    /// The first page not known done.
+    next: u64,
+    /// Pages done after `next`.
+    finished: alloc::collections::BTreeSet<u64>,
+    /// The last key of each page sent and not passed by the checkpoint.
+    lasts: alloc::collections::BTreeMap<u64, Vec<u8>>,
+    failed: Option<IndexError<E>>,
+    stopped: bool,
+}
+
+impl<E> Default for Run<E> {
+    fn default() -> Self {
+        Run {
+            report: BackfillReport::default(),
+            sent: 0,
+            next: 0,
+            finished: Default::default(),
+            lasts: Default::default(),
+            failed: None,
+            stopped: false,
+        }
+    }
+}
+
+impl<E> Run<E> {
+    /// A page's result.
+    fn take(&mut self, (seq, result): Done<E>) {
+        match result {
+            Ok(n) => {
+                self.report.entries += n;
+                self.finished.insert(seq);
+            }
+            Err(e) => {
+                self.failed.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Moves the checkpoint over the pages done without a gap: whether it
+    /// moved.
+    fn advance(&mut self) -> bool {
+        let mut moved = false;
+        while self.finished.remove(&self.next) {
+            if let Some(last) = self.lasts.remove(&self.next) {
+                self.report.checkpoint = Some(last);
+            }
+            self.next += 1;
+            moved = true;
+        }
+        moved
+    }
+}
