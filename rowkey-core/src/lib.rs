@@ -197,10 +197,11 @@ pub mod prelude {
     pub use rowkey_derive::{KeyField, RowKey};
 }
 
-/// The README's examples, compiled and run as doctests (its "Ecosystem"
-/// example needs the `redb`, `uuid` and `chrono` features, its
-/// `DynLayout` example `dynamic`: the README's test command enables them
-/// all).
+/// The README's and the guide's examples, compiled and run as doctests
+/// (the "Ecosystem" chapter's needs the `redb`, `uuid` and `chrono`
+/// features, the `DynLayout` examples `dynamic`: the README's test command
+/// enables them all). The chapters whose code needs the engine crates are
+/// compiled by `rowkey-tests`.
 #[cfg(all(
     doctest,
     feature = "derive",
@@ -210,8 +211,22 @@ pub mod prelude {
     feature = "chrono",
     feature = "dynamic"
 ))]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
+pub mod guide {
+    #[doc = include_str!("../../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../../docs/src/introduction.md")]
+    pub struct Introduction;
+    #[doc = include_str!("../../docs/src/derive.md")]
+    pub struct Derive;
+    #[doc = include_str!("../../docs/src/scans.md")]
+    pub struct Scans;
+    #[doc = include_str!("../../docs/src/layouts.md")]
+    pub struct Layouts;
+    #[doc = include_str!("../../docs/src/ecosystem.md")]
+    pub struct Ecosystem;
+    #[doc = include_str!("../../docs/src/other-languages.md")]
+    pub struct OtherLanguages;
+}
 
 /// Expands to its input when the `alloc` feature is on, to nothing
 /// otherwise: wraps the generated items that need `alloc`.

@@ -134,8 +134,8 @@ fn a_valid_key_part_by_part() {
         b = event().bucket(),
     );
     assert_eq!(text, expected);
-    // The README shows this explanation: it is the real output.
-    assert!(include_str!("../../README.md").contains(&text));
+    // The guide shows this explanation: it is the real output.
+    assert!(include_str!("../../docs/src/layouts.md").contains(&text));
 }
 
 #[test]

@@ -277,7 +277,7 @@ fn migrate_step(report: &rowkey_lab::Report, current: Option<&DynLayout>) -> Opt
     };
     Some(format!(
         "To move a table to {best}: rowkey migrate plan --from '{from}' --to '{to}' \
-         (then run and verify; see \"Changing a key on a live table\" in the README)."
+         (then run and verify; see \"Changing a key on a live table\" in the guide, docs/src/migrate.md)."
     ))
 }
 

@@ -658,13 +658,13 @@ fn every_builtin_design_answers_every_query_on_every_workload() {
 }
 
 #[test]
-fn the_readme_shows_the_layouts_the_key_types_describe() {
-    let readme = include_str!("../../README.md");
+fn the_guide_shows_the_layouts_the_key_types_describe() {
+    let chapter = include_str!("../../docs/src/lab.md");
     for name in builtin::DEFAULT_DESIGNS {
         let layout = builtin::design(name).unwrap().layout().to_string();
         assert!(
-            readme.contains(&format!("{name:<16} {layout}")),
-            "README shows {name}: {layout}"
+            chapter.contains(&format!("{name:<16} {layout}")),
+            "the guide's lab chapter shows {name}: {layout}"
         );
     }
 }

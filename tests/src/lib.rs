@@ -12,6 +12,24 @@
 
 pub mod index;
 
+/// The guide's chapters whose code needs the engine crates and the lab,
+/// compiled (and, where they need no server, run) as doctests; the other
+/// chapters are `rowkey-core`'s.
+#[cfg(doctest)]
+pub mod guide {
+    #[doc = include_str!("../../docs/src/lab.md")]
+    pub struct Lab;
+    #[doc = include_str!("../../docs/src/migrate.md")]
+    pub struct Migrate;
+    #[doc = include_str!("../../docs/src/indexes.md")]
+    pub struct Indexes;
+    /// Its Kerberos example needs rowkey-hbase's `kerberos` (this crate's
+    /// feature of that name, on in the README's test command).
+    #[cfg(feature = "kerberos")]
+    #[doc = include_str!("../../docs/src/engines.md")]
+    pub struct Engines;
+}
+
 use std::collections::BTreeMap;
 
 use futures_util::StreamExt;

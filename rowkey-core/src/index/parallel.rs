@@ -13,8 +13,8 @@ use super::{IndexError, IndexedTable, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::layout::Layout;
 
-/// Threads of a check.
-const CHECK_THREADS: usize = 4;
+/// Threads of a check (at most: one per range).
+const CHECK_THREADS: usize = 8;
 
 /// A family's rows cut where its salt buckets start: ranges a check reads
 /// side by side (one range when it has no salt).
