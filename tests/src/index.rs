@@ -722,7 +722,7 @@ pub fn reading(id: u64, v: u64) -> Reading {
         temp: -40 + (id * 7 + v) as i64 % 90,
         site: ((id + v) % 5) as u32,
         fw: format!("fw-{}.{}", v, id % 3),
-        note: ((id + v) % 3 == 0).then(|| format!("checked {id}")),
+        note: (id + v).is_multiple_of(3).then(|| format!("checked {id}")),
     }
 }
 

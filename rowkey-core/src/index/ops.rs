@@ -131,11 +131,13 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Delete<'_, D> {
     }
 }
 
+/// A row of a batch of puts: its key, data key, data row and new entries.
+type BatchRow<'a, D> = (&'a D, Vec<u8>, DataRow, Vec<Vec<u8>>);
+
 /// A batch of puts, none of one key twice: each step once for all rows
 /// (see `IndexedTable::put_many`).
 struct PutMany<'a, D> {
-    /// Each row's key, data key, data row and new entries.
-    rows: Vec<(&'a D, Vec<u8>, DataRow, Vec<Vec<u8>>)>,
+    rows: Vec<BatchRow<'a, D>>,
     ts: u64,
 }
 
@@ -230,13 +232,16 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for DeleteMany<'_, D> {
 /// many rows each, small enough for one request to a region server.
 pub(super) const BATCH: usize = 1_000;
 
+/// A batch's items, each with its data key.
+type Batch<'a, T> = Vec<(&'a T, Vec<u8>)>;
+
 /// `items` cut into batches of at most [`BATCH`], a batch ending before a
 /// data key it already holds (so that a key's later write is a later
 /// batch, as two puts would be): the batches' `(item, data key)`s.
 fn batches<'a, T, D: RowKey + 'a>(
     items: &'a [T],
     key: impl Fn(&'a T) -> &'a D,
-) -> Result<Vec<Vec<(&'a T, Vec<u8>)>>, crate::format::error::EncodeError> {
+) -> Result<Vec<Batch<'a, T>>, crate::format::error::EncodeError> {
     let mut out = Vec::new();
     let mut batch: Vec<(&T, Vec<u8>)> = Vec::new();
     let mut seen = alloc::collections::BTreeSet::new();

@@ -4,14 +4,68 @@
 //! while it reads the next.
 
 use alloc::vec::Vec;
+use core::time::Duration;
 use std::sync::{mpsc, Mutex};
 
 use super::engine::{family, Engine, Registered};
 use super::io::ready;
-use super::maintain::{self, Backfill, BackfillReport, IndexPage, IndexReport, Leftovers, Sides};
-use super::{IndexError, IndexedTable, Record, Store};
+use super::maintain::{
+    self, Backfill, BackfillReport, IndexPage, IndexReport, Leftovers, RepairReport, Sides,
+};
+use super::{Index, IndexError, IndexedTable, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::layout::Layout;
+
+impl<S, D, R> IndexedTable<S, D, R>
+where
+    S: Store + Sync,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    /// Reads every entry of index `I` and every data row, and counts
+    /// entries valid, missing, orphan and stale, and rows that do not
+    /// decode: the index's rows with a batched get of their data rows, the
+    /// data rows by a scan alone (their entries counted: the missing ones
+    /// are those the valid ones do not account for), each family's salt
+    /// buckets on threads of their own (up to 8). A write running
+    /// meanwhile can make a count off by its own entries; run it again, or
+    /// [`repair`](Self::repair), which checks each leftover again before it
+    /// acts.
+    pub fn verify<I: Index<Data = D, Record = R>>(
+        &self,
+    ) -> Result<IndexReport, IndexError<S::Error>> {
+        Ok(check(self, I::LAYOUT, false)?.0)
+    }
+
+    /// Mends index `I`: writes its missing entries and removes its orphan
+    /// and stale entries that are older than `grace` (younger ones may
+    /// belong to a write in flight, and are left: [`RepairReport::spared`]).
+    /// Each leftover is checked again against its data row, inside the
+    /// write that mends it. Undecodable rows are left alone (they are
+    /// counted in the report's `found`). A repair after a repair with
+    /// nothing written in between changes nothing.
+    pub fn repair<I: Index<Data = D, Record = R>>(
+        &self,
+        grace: Duration,
+    ) -> Result<RepairReport, IndexError<S::Error>> {
+        let (found, left) = check(self, I::LAYOUT, true)?;
+        ready(maintain::mend(self, I::LAYOUT, grace, found, left))
+    }
+}
+
+impl<S, D, R> Backfill<'_, IndexedTable<S, D, R>>
+where
+    S: Store + Sync,
+    D: RowKey + for<'de> DecodeRowKey<'de>,
+    R: Record,
+{
+    /// Reads the data rows from the start (or the checkpoint) and writes
+    /// each record's entries, one write per page,
+    /// [`workers`](Backfill::workers) pages at once.
+    pub fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>> {
+        backfill(&mut self)
+    }
+}
 
 /// Threads of a check (at most: one per range).
 const CHECK_THREADS: usize = 8;

@@ -4,13 +4,12 @@
 use alloc::vec::Vec;
 use core::future::Future;
 use core::marker::PhantomData;
-use core::time::Duration;
 
 use super::engine::{Engine, Indexes, WriteOp};
 use super::io::{ready, InTx};
-use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
+use super::maintain::Backfill;
 use super::query::{any_states, query_state, AnyState, QueryState, QueryStats};
-use super::{ops, parallel, Index, IndexError, Page, Record, Store};
+use super::{ops, Index, IndexError, Page, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
 
@@ -225,55 +224,6 @@ where
         &self,
     ) -> Result<Backfill<'_, Self>, IndexError<S::Error>> {
         Ok(Backfill::new(self, self.indexes.find(I::LAYOUT)?.layout))
-    }
-
-    /// Reads every entry of index `I` and every data row, and counts
-    /// entries valid, missing, orphan and stale, and rows that do not
-    /// decode. A write running meanwhile can make a count off by its own
-    /// entries; run it again, or [`repair`](Self::repair), which checks
-    /// each leftover again before it acts.
-    pub fn verify<I: Index<Data = D, Record = R>>(
-        &self,
-    ) -> Result<IndexReport, IndexError<S::Error>>
-    where
-        S: Sync,
-    {
-        Ok(parallel::check(self, I::LAYOUT, false)?.0)
-    }
-
-    /// Mends index `I`: writes its missing entries and removes its orphan
-    /// and stale entries that are older than `grace` (younger ones may
-    /// belong to a write in flight, and are left: [`RepairReport::spared`]).
-    /// Each leftover is checked again against its data row, inside the
-    /// write that mends it. Undecodable rows are left alone (they are
-    /// counted in the report's `found`). A repair after a repair with
-    /// nothing written in between changes nothing.
-    pub fn repair<I: Index<Data = D, Record = R>>(
-        &self,
-        grace: Duration,
-    ) -> Result<RepairReport, IndexError<S::Error>>
-    where
-        S: Sync,
-    {
-        let (found, left) = parallel::check(self, I::LAYOUT, true)?;
-        ready(maintain::mend(self, I::LAYOUT, grace, found, left))
-    }
-}
-
-impl<S, D, R> Backfill<'_, IndexedTable<S, D, R>>
-where
-    S: Store,
-    D: RowKey + for<'de> DecodeRowKey<'de>,
-    R: Record,
-{
-    /// Reads the data rows from the start (or the checkpoint) and writes
-    /// each record's entries, one write per page, [`workers`](Backfill::workers)
-    /// pages at once.
-    pub fn run(mut self) -> Result<BackfillReport, IndexError<S::Error>>
-    where
-        S: Sync,
-    {
-        parallel::backfill(&mut self)
     }
 }
 

@@ -6,21 +6,13 @@
 use std::any::Any;
 
 use rowkey_core::index::{entry_keys, entry_value, Index, Record};
-use rowkey_core::EncodeError;
 use rowkey_core::RowKey;
 
-use super::{BulkError, BulkLoad};
+use super::{BulkError, BulkLoad, Entries, LoadIndex};
 use crate::index::QUALIFIER;
 use crate::types::Cell;
 
-/// An index of a load, its types erased: the entries of a data key and a
-/// record, or `None` when they are not its types.
-pub(super) struct LoadIndex {
-    name: &'static str,
-    entries: fn(&dyn Any, &dyn Any) -> Option<Result<Vec<Vec<u8>>, EncodeError>>,
-}
-
-fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Option<Result<Vec<Vec<u8>>, EncodeError>>
+fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Entries
 where
     I::Data: 'static,
     I::Record: 'static,

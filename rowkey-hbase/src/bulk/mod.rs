@@ -181,10 +181,22 @@ pub struct BulkLoad {
     sample: Option<sample::Sample>,
     /// The indexes whose entries `put_indexed` writes.
     #[cfg(feature = "index")]
-    indexes: Vec<indexed::LoadIndex>,
+    indexes: Vec<LoadIndex>,
     /// The family of an indexed table's rows (`index_family`).
     #[cfg(feature = "index")]
     index_family: Option<String>,
+}
+
+/// A record's entries in one index of a load, encoded; `None` when the
+/// data key and record are not the index's types (`BulkLoad::index`).
+#[cfg(feature = "index")]
+type Entries = Option<Result<Vec<Vec<u8>>, rowkey_core::EncodeError>>;
+
+/// An index of a load, its types erased (`BulkLoad::index`).
+#[cfg(feature = "index")]
+struct LoadIndex {
+    name: &'static str,
+    entries: fn(&dyn std::any::Any, &dyn std::any::Any) -> Entries,
 }
 
 /// Runs of one level merged at once into one of the next level: each row
