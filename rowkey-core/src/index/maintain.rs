@@ -151,6 +151,33 @@ impl<'t, T> Backfill<'t, T> {
     }
 }
 
+impl<T> Backfill<'_, T> {
+    /// Where the backfill starts reading: after its checkpoint, or at
+    /// `start`, the first data key.
+    pub(super) fn first_key(&mut self, start: Vec<u8>) -> Vec<u8> {
+        match self.resume.take() {
+            Some(mut after) => {
+                after.push(0);
+                after
+            }
+            None => start,
+        }
+    }
+}
+
+/// Moves `from` past the last row of a page of `limit` rows that came
+/// full: whether more may follow (a page short of `limit` was the last).
+pub(super) fn next_page(rows: &[(Vec<u8>, Vec<u8>)], limit: usize, from: &mut Vec<u8>) -> bool {
+    match rows.last() {
+        Some((last, _)) if rows.len() == limit => {
+            from.clone_from(last);
+            from.push(0);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// A data row's key and record, or `None` when either does not decode.
 fn decode_row<D: for<'de> DecodeRowKey<'de>, R: Record>(
     key: &[u8],
@@ -236,13 +263,7 @@ where
     let table = b.table;
     let ix = table.indexes().find(b.index)?;
     let (start, stop) = family(D::LAYOUT);
-    let mut from = match b.resume.take() {
-        Some(mut after) => {
-            after.push(0);
-            after
-        }
-        None => start,
-    };
+    let mut from = b.first_key(start);
     let mut report = BackfillReport::default();
     loop {
         let page = table.scan(&from, &stop, None, b.page).await?;
@@ -543,12 +564,8 @@ where
                 left.wrong.push((entry.clone(), ts, data_key));
             }
         }
-        match page.rows.last() {
-            Some((last, _)) if page.rows.len() == PAGE => {
-                from.clone_from(last);
-                from.push(0);
-            }
-            _ => return Ok(()),
+        if !next_page(&page.rows, PAGE, &mut from) {
+            return Ok(());
         }
     }
 }
@@ -578,12 +595,8 @@ where
                 None => sides.report.undecodable += 1,
             }
         }
-        match page.rows.last() {
-            Some((last, _)) if page.rows.len() == PAGE => {
-                from.clone_from(last);
-                from.push(0);
-            }
-            _ => return Ok(()),
+        if !next_page(&page.rows, PAGE, &mut from) {
+            return Ok(());
         }
     }
 }
@@ -626,12 +639,8 @@ where
                 left.missing.push(w);
             }
         }
-        match page.rows.last() {
-            Some((last, _)) if page.rows.len() == PAGE => {
-                from.clone_from(last);
-                from.push(0);
-            }
-            _ => return Ok(missing),
+        if !next_page(&page.rows, PAGE, &mut from) {
+            return Ok(missing);
         }
     }
 }

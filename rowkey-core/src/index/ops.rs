@@ -9,7 +9,6 @@ use crate::key::RowKey;
 
 /// A record's data row: its value, or its cells for a record of
 /// [`Record::CELLS`].
-#[derive(Clone)]
 enum DataRow {
     Value(Vec<u8>),
     Cells(Vec<Cell>),
@@ -156,13 +155,15 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for PutMany<'_, D> {
         if !new.is_empty() {
             tx.put(&entry_rows(&new, ts), ts).await?;
         }
-        let data = rows
-            .iter()
-            .map(|(_, key, row, _)| (key.clone(), row.clone()))
-            .collect();
+        let mut data = Vec::with_capacity(rows.len());
+        let mut written = Vec::with_capacity(rows.len());
+        for (key, data_key, row, new) in rows {
+            data.push((data_key, row));
+            written.push((key, new));
+        }
         put_rows(tx, data, ts).await?;
         let mut gone = Vec::new();
-        for ((key, _, _, new), old) in rows.iter().zip(olds) {
+        for ((key, new), old) in written.iter().zip(olds) {
             // As `Put`: an old record that does not decode keeps its
             // entries; the old record's versions only are removed.
             let Some((old, stamp)) = old else { continue };

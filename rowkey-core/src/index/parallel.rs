@@ -187,13 +187,7 @@ where
     let table = b.table;
     let ix = table.indexes().find(b.index)?;
     let (start, stop) = family(D::LAYOUT);
-    let mut from = match b.resume.take() {
-        Some(mut after) => {
-            after.push(0);
-            after
-        }
-        None => start,
-    };
+    let mut from = b.first_key(start);
     let (jobs, queue) = mpsc::sync_channel::<Job>(b.workers);
     let queue = Mutex::new(queue);
     let (done_tx, done) = mpsc::channel::<Done<S::Error>>();

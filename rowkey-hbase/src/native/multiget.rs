@@ -13,8 +13,6 @@ use rowkey_hbase_protocol::pb;
 
 /// The most gets one `Multi` call carries.
 const MULTI_GETS: usize = 1_000;
-/// `Multi` calls in flight per region server for one read.
-const MULTI_IN_FLIGHT: usize = 4;
 
 /// One call's gets: per region, the places in the caller's keys.
 type Batch = Vec<(Vec<u8>, Vec<usize>)>;
@@ -46,8 +44,7 @@ fn batches(by_region: BTreeMap<Vec<u8>, Vec<usize>>) -> Vec<Batch> {
 impl NativeClient {
     /// The rows `keys` of `table`, each `None` where there is no such row:
     /// one answer per key, in order. The gets go in `Multi` calls (up to
-    /// 1,000 rows each, 4 in flight per region server, all servers at
-    /// once); the gets of a region that moved are sent again where it is
+    /// 1,000 rows each, sent as the writes' are: `multi_calls`); the gets of a region that moved are sent again where it is
     /// now, those of an overloaded server after a pause.
     pub async fn get_many(
         &self,
@@ -88,27 +85,13 @@ impl NativeClient {
                     .or_default()
                     .push(i);
             }
-            let per_server = by_server.into_iter().map(|(server, by_region)| {
-                let batches = batches(by_region);
-                async move {
-                    use futures_util::StreamExt as _;
-                    let server = &server;
-                    futures_util::stream::iter(batches)
-                        .map(|batch| async move {
-                            let request = get_request(&batch, keys);
-                            let answer: Result<(pb::MultiResponse, _), _> =
-                                self.call(server, "Multi", &request, &[], table).await;
-                            (batch, answer)
-                        })
-                        .buffer_unordered(MULTI_IN_FLIGHT)
-                        .collect::<Vec<_>>()
-                        .await
-                }
-            });
-            let answers = futures_util::future::join_all(per_server)
-                .await
+            let per_server = by_server
                 .into_iter()
-                .flatten();
+                .map(|(server, by_region)| (server, batches(by_region)))
+                .collect();
+            let answers = self
+                .multi_calls(table, per_server, |batch| get_request(batch, keys))
+                .await;
             for (batch, answer) in answers {
                 let (response, block) = match answer {
                     Ok(answer) => answer,

@@ -17,7 +17,7 @@ use rowkey_hbase_protocol::pb;
 /// The most bytes of rows one `Multi` call carries (HBase's Java client
 /// flushes its 2 MiB write buffer so).
 const MULTI_BYTES: usize = 2 << 20;
-/// `Multi` calls in flight per region server for one write.
+/// `Multi` calls in flight per region server for one write or read.
 const MULTI_IN_FLIGHT: usize = 4;
 /// A row to write and its cells' own timestamps (one per cell; empty:
 /// the write's).
@@ -80,7 +80,42 @@ fn multi_request(regions: &[(Vec<u8>, Numbered)], write: Write) -> pb::MultiRequ
     }
 }
 
+/// A `Multi` call's batch and what it got: the answer and its cellblock,
+/// or the refusal.
+pub(super) type MultiAnswer<B> = (B, Result<(pb::MultiResponse, Vec<u8>), Refusal>);
+
 impl NativeClient {
+    /// Each server's batches sent as `Multi` calls, [`MULTI_IN_FLIGHT`]
+    /// at once per server (its handler threads serve them side by side),
+    /// all servers at once: each batch with its answer, in no set order.
+    /// The writes and the batched gets send their calls so.
+    pub(super) async fn multi_calls<B>(
+        &self,
+        table: &str,
+        per_server: Vec<(String, Vec<B>)>,
+        request: impl Fn(&B) -> pb::MultiRequest + Copy,
+    ) -> Vec<MultiAnswer<B>> {
+        use futures_util::StreamExt as _;
+        let per_server = per_server.into_iter().map(|(server, batches)| async move {
+            let server = &server;
+            futures_util::stream::iter(batches)
+                .map(|batch| async move {
+                    let answer = self
+                        .call(server, "Multi", &request(&batch), &[], table)
+                        .await;
+                    (batch, answer)
+                })
+                .buffer_unordered(MULTI_IN_FLIGHT)
+                .collect::<Vec<_>>()
+                .await
+        });
+        futures_util::future::join_all(per_server)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
     /// Writes `rows` of `table` (each row's cells, stamped by the region
     /// servers): one `Multi` call per region server, the rows of a region
     /// that moved sent again to where it is now, the rows HBase refuses
@@ -254,30 +289,14 @@ impl NativeClient {
                     .or_default()
                     .push((i, row));
             }
-            // Each server's rows in Multi calls of at most MULTI_BYTES,
-            // MULTI_IN_FLIGHT of them at once per server (its handler
-            // threads write them side by side), all servers at once.
-            let per_server = by_server.into_iter().map(|(server, by_region)| {
-                let batches = multi_batches(by_region);
-                async move {
-                    use futures_util::StreamExt as _;
-                    let server = &server;
-                    futures_util::stream::iter(batches)
-                        .map(|regions| async move {
-                            let request = multi_request(&regions, write);
-                            let answer: Result<(pb::MultiResponse, _), _> =
-                                self.call(server, "Multi", &request, &[], table).await;
-                            (regions, answer)
-                        })
-                        .buffer_unordered(MULTI_IN_FLIGHT)
-                        .collect::<Vec<_>>()
-                        .await
-                }
-            });
-            let answers = futures_util::future::join_all(per_server)
-                .await
+            // Each server's rows in Multi calls of at most MULTI_BYTES.
+            let per_server = by_server
                 .into_iter()
-                .flatten();
+                .map(|(server, by_region)| (server, multi_batches(by_region)))
+                .collect();
+            let answers = self
+                .multi_calls(table, per_server, |regions| multi_request(regions, write))
+                .await;
             for (regions, answer) in answers {
                 let response = match answer {
                     Ok((response, _)) => response,
