@@ -544,29 +544,9 @@ where
         for thread in 0..4u64 {
             let t = &t;
             s.spawn(move || {
-                let mut rng = Rng(thread + 11);
-                for i in 0..150u64 {
-                    let id = rng.below(5);
-                    let a = Log {
-                        group: 2,
-                        guid1: 1,
-                        guid2: 2,
-                        code: 1,
-                        date: 20_002,
-                    };
-                    let b = Log {
-                        group: 2,
-                        guid1: 1,
-                        guid2: 9,
-                        code: 3,
-                        date: 20_003,
-                    };
-                    let log = match (i + thread) % 3 {
-                        0 | 2 => a,
-                        _ => b,
-                    };
+                for (id, log, delete) in hot_writes(thread) {
                     t.put(&LogKey { id }, &log).unwrap();
-                    if i % 37 == 0 {
+                    if delete {
                         t.delete(&LogKey { id }).unwrap();
                     }
                 }
@@ -582,6 +562,29 @@ where
         t.repair::<ByCode>(Duration::ZERO).unwrap();
         assert_eq!(leftovers(&t), [(0, 0); 2]);
     }
+}
+
+/// What one writer of [`hot_rows`] does (`thread` of 4): 150 puts of one
+/// of 5 rows, each record flipping A → B → A, a delete after every 37th.
+pub fn hot_writes(thread: u64) -> Vec<(u64, Log, bool)> {
+    let mut rng = Rng(thread + 11);
+    (0..150u64)
+        .map(|i| {
+            let id = rng.below(5);
+            let (guid2, code, date) = match (i + thread) % 3 {
+                0 | 2 => (2, 1, 20_002),
+                _ => (9, 3, 20_003),
+            };
+            let log = Log {
+                group: 2,
+                guid1: 1,
+                guid2,
+                code,
+                date,
+            };
+            (id, log, i % 37 == 0)
+        })
+        .collect()
 }
 
 /// An async store seen as a blocking one: each call run to its end on a
