@@ -75,6 +75,39 @@ fn hbase_index_store() {
         want.sort();
         assert_eq!(server.java_get("cells", &key).unwrap(), want, "sensor {id}");
     }
+    // The same records in a bulk load: their rows are columns too.
+    let loaded = tempfile::tempdir().unwrap();
+    let mut load = rowkey_hbase::bulk::BulkLoad::new(loaded.path().join("cells"))
+        .split_points(&cells.split_points())
+        .index_family("d")
+        .index::<BySite>();
+    for id in 0..40 {
+        load.put_indexed(&SensorKey { id }, &reading(id, 2))
+            .unwrap();
+    }
+    load.finish().unwrap();
+    native
+        .create_table("cells_bulk", &["d"], &cells.split_points())
+        .unwrap();
+    native
+        .bulk_load(loaded.path().join("cells"), "cells_bulk")
+        .unwrap();
+    let key = SensorKey { id: 4 }.encode_to_vec().unwrap();
+    let mut want = reading(4, 2).to_cells();
+    want.sort();
+    assert_eq!(server.java_get("cells_bulk", &key).unwrap(), want);
+    let bulk_cells = IndexedTable::<_, SensorKey, Reading>::new(rowkey_hbase::IndexStore::new(
+        &native,
+        "cells_bulk",
+        "d",
+    ))
+    .with_index::<BySite>();
+    let report = bulk_cells.verify::<BySite>().unwrap();
+    assert!(report.is_clean() && report.valid == 40, "{report:?}");
+    assert_eq!(
+        bulk_cells.get(&SensorKey { id: 4 }).unwrap(),
+        Some(reading(4, 2))
+    );
     let err = cells
         .store()
         .write(|tx| {

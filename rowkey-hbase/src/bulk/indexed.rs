@@ -52,9 +52,10 @@ impl BulkLoad {
         self
     }
 
-    /// Puts a record of an indexed table: its data row under `key` (the
-    /// record's value in the index family's `v` cell, as `IndexedTable::put`
-    /// writes it) and its entries in every index of the load whose data
+    /// Puts a record of an indexed table: its data row under `key`, as
+    /// `IndexedTable::put` writes it (the record's value in the index
+    /// family's `v` cell, or a record of `Record::CELLS` as its cells) and
+    /// its entries in every index of the load whose data
     /// key is `K` and record `record`'s type (each entry's value the load's
     /// timestamp, as `put` stamps it). An error when the load has no index
     /// family, or no index over `K` and that record.
@@ -84,8 +85,7 @@ impl BulkLoad {
                 K::LAYOUT.name()
             )));
         }
-        let data: Cell = (family.clone(), QUALIFIER.to_vec(), record.to_value());
-        self.put_row(key, std::slice::from_ref(&data))?;
+        put_data_row(self, key, record, &family)?;
         let ts = u64::try_from(self.timestamp).unwrap_or(0);
         let value = entry_value(ts).to_vec();
         let cell: Cell = (family, QUALIFIER.to_vec(), value);
@@ -94,4 +94,31 @@ impl BulkLoad {
         }
         Ok(())
     }
+}
+
+/// A record's data row, as the index store writes it: one value in
+/// `family:v`, or a record of `Record::CELLS` as its own cells (none of
+/// them `family:v`, where the store keeps one-value rows).
+fn put_data_row<K: RowKey, R: Record>(
+    load: &mut BulkLoad,
+    key: &K,
+    record: &R,
+    family: &str,
+) -> Result<(), BulkError> {
+    fn is_value_cell(family: &str) -> impl Fn(&Cell) -> bool + '_ {
+        move |(f, q, _): &Cell| f == family && q == QUALIFIER
+    }
+    let cells = if R::CELLS {
+        let cells = record.to_cells();
+        if cells.iter().any(is_value_cell(family)) {
+            return Err(BulkError::Indexes(format!(
+                "a record's cell {family}:v: the index store keeps its one-value rows there; \
+                 name the record's cells otherwise"
+            )));
+        }
+        cells
+    } else {
+        vec![(family.to_owned(), QUALIFIER.to_vec(), record.to_value())]
+    };
+    load.put_row(key, &cells)
 }
