@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rowkey_core::index::testing::{FailAt, Failed};
 use rowkey_core::index::{
-    AsyncStore, Index, IndexError, IndexedTable, Page, Record, Store, StoreTx,
+    AsyncStore, Covering, Index, IndexError, IndexedTable, Page, Record, Store, StoreTx,
 };
 use rowkey_core::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -774,4 +774,167 @@ where
     assert!(report.is_clean(), "{report:?}");
     assert_eq!(report.valid, 300);
     t
+}
+
+/// What [`ByDay`]'s entries carry of their log: its code and first guid.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub code: u32,
+    pub guid1: u64,
+}
+
+/// `I3` + group + date + the log, covering the log's [`Summary`]: "the
+/// codes of a group's logs of a day" is answered from the index alone.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "I3")]
+pub struct ByDay {
+    pub group: u32,
+    pub date: u32,
+    pub log: LogKey,
+}
+
+impl Index for ByDay {
+    type Data = LogKey;
+    type Record = Log;
+    fn entries(log: &LogKey, r: &Log) -> impl IntoIterator<Item = Self> {
+        [ByDay {
+            group: r.group,
+            date: r.date,
+            log: *log,
+        }]
+    }
+    fn data_key(&self) -> LogKey {
+        self.log
+    }
+}
+
+impl Covering for ByDay {
+    type Covered = Summary;
+    fn covered(_: &LogKey, r: &Log) -> Summary {
+        Summary {
+            code: r.code,
+            guid1: r.guid1,
+        }
+    }
+}
+
+/// A covered query of group `group` and its answer from `model`: each
+/// log's key and summary, by key.
+pub fn covered_answer<S: Store + Sync>(
+    t: &IndexedTable<S, LogKey, Log>,
+    group: u32,
+    model: &std::collections::BTreeMap<u64, Log>,
+) -> (Vec<(u64, Summary)>, Vec<(u64, Summary)>)
+where
+    S::Error: std::fmt::Debug,
+{
+    let filter = ByDay::filter().group(group).build().unwrap();
+    let mut query = t.query_covered::<ByDay>(&filter).unwrap();
+    let mut got: Vec<(u64, Summary)> = query
+        .by_ref()
+        .map(|hit| hit.map(|(entry, s)| (entry.log.id, s)))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(query.stats().data_gets, 0, "a covered query read data rows");
+    got.sort_by_key(|g| g.0);
+    let want = model
+        .iter()
+        .filter(|(_, log)| log.group == group)
+        .map(|(id, log)| (*id, ByDay::covered(&LogKey { id: *id }, log)))
+        .collect();
+    (got, want)
+}
+
+/// Covered values (Phoenix's `INCLUDE`): written by puts, batches and a
+/// backfill, answered from the index rows alone and equal to a model;
+/// entries written before the index covered anything are an error naming
+/// the row, counted by `verify` and written again by `repair`; a put that
+/// stops after its entries leaves covered values its data row lacks
+/// (without transactions), counted and mended the same way.
+pub fn covered_values<S: Store + Sync>(store: S, transactional: bool)
+where
+    S::Error: std::fmt::Debug + std::fmt::Display,
+{
+    let store = FailAt::new(store);
+    let mut rng = Rng(41);
+    let mut model = std::collections::BTreeMap::new();
+    // Written first by a table whose ByDay entries cover nothing.
+    let plain = IndexedTable::new(&store).with_index::<ByDay>();
+    let rows: Vec<(LogKey, Log)> = (0..300).map(|id| (LogKey { id }, rng.log())).collect();
+    plain.put_many(&rows).unwrap();
+    model.extend(rows.into_iter().map(|(k, l)| (k.id, l)));
+    let t = IndexedTable::new(&store)
+        .with_index::<ByGuid>()
+        .with_covering_index::<ByDay>();
+    let filter = ByDay::filter().group(1).build().unwrap();
+    let err = t
+        .query_covered::<ByDay>(&filter)
+        .unwrap()
+        .find_map(Result::err)
+        .expect("an entry without covered values is an error");
+    assert!(
+        matches!(err, IndexError::Covered { .. }) && err.to_string().contains("covered values"),
+        "{err}"
+    );
+    let err = plain.query_covered::<ByDay>(&filter);
+    assert!(matches!(err, Err(IndexError::NotCovering { index: "ByDay" })));
+    let report = t.verify::<ByDay>().unwrap();
+    assert_eq!((report.valid, report.stale_covered), (300, 300), "{report:?}");
+    assert!(!report.is_clean());
+    let repaired = t.repair::<ByDay>(Duration::ZERO).unwrap();
+    assert_eq!(repaired.written, 300, "{repaired:?}");
+    assert!(t.verify::<ByDay>().unwrap().is_clean());
+    t.backfill::<ByGuid>().unwrap().run().unwrap();
+    // Puts, a batch and deletes, each answered from the index alone.
+    for id in 0..40 {
+        let log = rng.log();
+        t.put(&LogKey { id }, &log).unwrap();
+        model.insert(id, log);
+    }
+    let rows: Vec<(LogKey, Log)> = (250..600)
+        .map(|id| (LogKey { id }, rng.log()))
+        .collect();
+    t.put_many(&rows).unwrap();
+    model.extend(rows.into_iter().map(|(k, l)| (k.id, l)));
+    let gone: Vec<LogKey> = (0..600).step_by(7).map(|id| LogKey { id }).collect();
+    t.delete_many(&gone).unwrap();
+    for key in &gone {
+        model.remove(&key.id);
+    }
+    for group in 0..3 {
+        let (got, want) = covered_answer(&t, group, &model);
+        assert!(!want.is_empty());
+        assert!(got == want, "group {group}: the covered answer differs from the model");
+    }
+    // A backfill writes covered values over entries that lack them.
+    let rows: Vec<(LogKey, Log)> = (1_000..1_100)
+        .map(|id| (LogKey { id }, rng.log()))
+        .collect();
+    plain.put_many(&rows).unwrap();
+    model.extend(rows.into_iter().map(|(k, l)| (k.id, l)));
+    assert_eq!(t.verify::<ByDay>().unwrap().stale_covered, 100);
+    let built = t.backfill::<ByDay>().unwrap().run().unwrap();
+    assert_eq!(built.entries as usize, model.len(), "{built:?}");
+    assert!(t.verify::<ByDay>().unwrap().is_clean());
+    let (got, want) = covered_answer(&t, 0, &model);
+    assert!(got == want, "after the backfill: the covered answer differs from the model");
+    // A put of a new code stops after its entries: the entry (same key)
+    // covers the new code, the data row still holds the old.
+    let key = *model.keys().find(|id| model[id].group == 2).unwrap();
+    let mut changed = model[&key].clone();
+    changed.code += 10;
+    store.fail_at(2);
+    t.put(&LogKey { id: key }, &changed).unwrap_err();
+    store.disarm();
+    let report = t.verify::<ByDay>().unwrap();
+    let want = u64::from(!transactional);
+    assert_eq!(report.stale_covered, want, "{report:?}");
+    let (got, _) = covered_answer(&t, 2, &model);
+    let seen = got.iter().find(|g| g.0 == key).unwrap().1.code;
+    assert_eq!(seen, if transactional { changed.code - 10 } else { changed.code });
+    let repaired = t.repair::<ByDay>(Duration::ZERO).unwrap();
+    assert_eq!(repaired.written, want, "{repaired:?}");
+    let (got, want) = covered_answer(&t, 2, &model);
+    assert!(got == want, "after the repair: the covered answer differs from the model");
+    assert!(t.verify::<ByDay>().unwrap().is_clean());
 }

@@ -669,3 +669,22 @@ fn split_points_cover_every_family_and_check_names_the_unsalted_ones() {
         "{warnings:#?}"
     );
 }
+
+#[test]
+fn covered_values_answer_from_the_index_and_are_verified_and_mended() {
+    let db = redb_db();
+    covered_values(rowkey_core::redb::IndexStore::new(&db, "tx"), true);
+    covered_values(
+        PerStep(rowkey_core::redb::IndexStore::new(&db, "steps")),
+        false,
+    );
+    let (_dir, db) = fjall_db();
+    covered_values(
+        rowkey_core::fjall::IndexStore::new(&db, "tx").unwrap(),
+        true,
+    );
+    covered_values(
+        PerStep(rowkey_core::fjall::IndexStore::new(&db, "steps").unwrap()),
+        false,
+    );
+}

@@ -9,8 +9,8 @@ use core::time::Duration;
 use super::engine::{Engine, Indexes, WriteOp};
 use super::io::Async;
 use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
-use super::query::{any_states, query_state, AnyState, QueryState, QueryStats};
-use super::{ops, AsyncStore, Index, IndexError, Page, Record};
+use super::query::{any_states, query_state, AnyState, CoveredState, QueryState, QueryStats};
+use super::{ops, AsyncStore, Covering, Index, IndexError, Page, Record};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
 
@@ -87,6 +87,17 @@ where
         self
     }
 
+    /// As [`IndexedTable::with_covering_index`](super::IndexedTable::with_covering_index).
+    ///
+    /// # Panics
+    ///
+    /// As [`IndexedTable::with_index`](super::IndexedTable::with_index).
+    #[must_use]
+    pub fn with_covering_index<I: Covering<Data = D, Record = R>>(mut self) -> Self {
+        self.indexes.add_covering::<I>();
+        self
+    }
+
     /// As [`IndexedTable::split_points`](super::IndexedTable::split_points).
     pub fn split_points(&self) -> Vec<Vec<u8>> {
         self.indexes.split_points()
@@ -138,6 +149,17 @@ where
         Ok(AsyncQuery {
             table: self,
             state: query_state::<I, D, R, S::Error>(&self.indexes, filter)?,
+        })
+    }
+
+    /// As [`IndexedTable::query_covered`](super::IndexedTable::query_covered).
+    pub fn query_covered<I: Covering<Data = D, Record = R>>(
+        &self,
+        filter: &KeyFilter,
+    ) -> Result<AsyncCoveredQuery<'_, S, I>, IndexError<S::Error>> {
+        Ok(AsyncCoveredQuery {
+            table: self,
+            state: CoveredState::new(&self.indexes, filter)?,
         })
     }
 
@@ -221,6 +243,38 @@ where
 
     /// Every record left, or the first error.
     pub async fn collect(mut self) -> Result<Vec<(D, R)>, IndexError<S::Error>> {
+        let mut out = Vec::new();
+        while let Some(hit) = self.next().await {
+            out.push(hit?);
+        }
+        Ok(out)
+    }
+
+    /// What the query has read and dropped so far.
+    pub fn stats(&self) -> QueryStats {
+        self.state.stats()
+    }
+}
+
+/// [`CoveredQuery`](super::CoveredQuery) on an [`AsyncIndexedTable`].
+pub struct AsyncCoveredQuery<'t, S, I: Covering> {
+    pub(super) table: &'t AsyncIndexedTable<S, I::Data, I::Record>,
+    pub(super) state: CoveredState<I>,
+}
+
+impl<S, I> AsyncCoveredQuery<'_, S, I>
+where
+    S: AsyncStore,
+    I: Covering,
+    I::Data: Sync,
+{
+    /// The next entry and its covered values, `None` at the end.
+    pub async fn next(&mut self) -> Option<Result<(I, I::Covered), IndexError<S::Error>>> {
+        self.state.next(self.table).await
+    }
+
+    /// Every entry left, or the first error.
+    pub async fn collect(mut self) -> Result<Vec<(I, I::Covered)>, IndexError<S::Error>> {
         let mut out = Vec::new();
         while let Some(hit) = self.next().await {
             out.push(hit?);

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::future::Future;
 
 use super::io::Steps;
-use super::{Index, IndexError, Page};
+use super::{Covering, Index, IndexError, Page, Record};
 use crate::format::error::{DecodeError, EncodeError};
 use crate::key::RowKey;
 use crate::layout::Layout;
@@ -23,6 +23,28 @@ pub(super) struct Registered<D, R> {
     pub(super) entries: EntriesFn<D, R>,
     /// The data key an entry's bytes point at.
     pub(super) data_key: fn(&[u8]) -> Result<D, DecodeError>,
+    /// What each entry of a record covers, for a [`Covering`] index.
+    pub(super) covered: Option<CoveredFn<D, R>>,
+}
+
+/// A record's covered values in a [`Covering`] index, encoded.
+pub(super) type CoveredFn<D, R> = fn(&D, &R) -> Vec<u8>;
+
+/// An entry to write: its row key, and the covered values its row's value
+/// holds after the timestamp (empty for an index that covers nothing).
+pub(super) type NewEntry = (Vec<u8>, Vec<u8>);
+
+impl<D, R> Registered<D, R> {
+    /// `record`'s entries in this index, each with what it covers.
+    pub(super) fn new_entries<E>(
+        &self,
+        key: &D,
+        record: &R,
+    ) -> Result<Vec<NewEntry>, IndexError<E>> {
+        let keys = (self.entries)(key, record).map_err(IndexError::Encode)?;
+        let covered = self.covered.map_or_else(Vec::new, |c| c(key, record));
+        Ok(keys.into_iter().map(|k| (k, covered.clone())).collect())
+    }
 }
 
 /// The row keys of `record`'s entries in index `I`, each once: the index
@@ -44,9 +66,17 @@ pub fn entry_keys<I: Index>(
 
 /// The value of an index row written at `ts` (milliseconds since the Unix
 /// epoch): the timestamp, 8 bytes big-endian. `repair` spares an entry
-/// younger than its grace period by it.
+/// younger than its grace period by it. An entry of a [`Covering`] index
+/// holds its [`covered_value`] after these 8 bytes.
 pub fn entry_value(ts: u64) -> [u8; 8] {
     ts.to_be_bytes()
+}
+
+/// What each entry of `record` in the [`Covering`] index `I` holds after
+/// its timestamp ([`entry_value`]): `I::covered(data, record)`'s
+/// [`Record::to_value`](super::Record::to_value).
+pub fn covered_value<I: Covering>(data: &I::Data, record: &I::Record) -> Vec<u8> {
+    I::covered(data, record).to_value()
 }
 
 fn data_key_of<I: Index>(entry: &[u8]) -> Result<I::Data, DecodeError> {
@@ -86,6 +116,15 @@ impl<D: RowKey, R> Indexes<D, R> {
         self.layouts().filter(|l| l.salt().is_none()).collect()
     }
 
+    /// Adds the [`Covering`] index `I`, as [`add`](Self::add), its
+    /// entries holding their covered values.
+    pub(super) fn add_covering<I: Covering<Data = D, Record = R>>(&mut self) {
+        self.add::<I>();
+        if let Some(ix) = self.0.last_mut() {
+            ix.covered = Some(covered_value::<I>);
+        }
+    }
+
     /// Adds `I`, or panics when its prefix would mix its rows with the
     /// data rows or another index's (see `with_index`).
     pub(super) fn add<I: Index<Data = D, Record = R>>(&mut self) {
@@ -115,6 +154,7 @@ impl<D: RowKey, R> Indexes<D, R> {
             layout: I::LAYOUT,
             entries: entry_keys::<I>,
             data_key: data_key_of::<I>,
+            covered: None,
         });
     }
 
@@ -129,6 +169,19 @@ impl<D: RowKey, R> Indexes<D, R> {
             .ok_or(IndexError::NotIndexed {
                 index: layout.name(),
             })
+    }
+
+    /// Every index's entries of `record`, each with what it covers.
+    pub(super) fn new_entries<E>(
+        &self,
+        key: &D,
+        record: &R,
+    ) -> Result<Vec<NewEntry>, IndexError<E>> {
+        let mut out = Vec::new();
+        for ix in &self.0 {
+            out.extend(ix.new_entries(key, record)?);
+        }
+        Ok(out)
     }
 
     /// Every index's entries of `record`.
@@ -208,11 +261,17 @@ pub(super) fn timestamp() -> u64 {
     }
 }
 
-/// Index rows: each entry with the timestamp of the write as its value.
-pub(super) fn entry_rows(entries: &[Vec<u8>], ts: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// Index rows: each entry with the timestamp of the write as its value,
+/// followed by what the entry covers.
+pub(super) fn entry_rows(entries: Vec<NewEntry>, ts: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
     entries
-        .iter()
-        .map(|e| (e.clone(), entry_value(ts).to_vec()))
+        .into_iter()
+        .map(|(key, covered)| {
+            let mut value = Vec::with_capacity(8 + covered.len());
+            value.extend_from_slice(&entry_value(ts));
+            value.extend_from_slice(&covered);
+            (key, value)
+        })
         .collect()
 }
 

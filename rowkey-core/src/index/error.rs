@@ -42,6 +42,20 @@ pub enum IndexError<E> {
         /// The index's key type.
         index: &'static str,
     },
+    /// A covered query through an index the table does not cover
+    /// (added by `with_index`, not
+    /// [`with_covering_index`](super::IndexedTable::with_covering_index)).
+    NotCovering {
+        /// The index's key type.
+        index: &'static str,
+    },
+    /// An index row's covered values do not decode: its key and why.
+    Covered {
+        /// The index row's key.
+        entry: Vec<u8>,
+        /// What the covered values' `Record::from_value` said.
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl<E> From<E> for IndexError<E> {
@@ -73,6 +87,16 @@ impl<E: fmt::Display> fmt::Display for IndexError<E> {
                 f,
                 "`{index}` is not an index of this table (add it with `with_index`)"
             ),
+            IndexError::NotCovering { index } => write!(
+                f,
+                "`{index}` covers nothing in this table (add it with `with_covering_index`)"
+            ),
+            IndexError::Covered { entry, .. } => write!(
+                f,
+                "index row \"{}\" does not hold its covered values (written before the index \
+                 covered them? `repair` writes them)",
+                to_string_binary(entry)
+            ),
         }
     }
 }
@@ -83,8 +107,10 @@ impl<E: std::error::Error + 'static> std::error::Error for IndexError<E> {
             IndexError::Store(e) => Some(e),
             IndexError::Encode(e) => Some(e),
             IndexError::Decode { error, .. } => Some(error),
-            IndexError::Record { error, .. } => Some(&**error),
-            IndexError::OtherLayout { .. } | IndexError::NotIndexed { .. } => None,
+            IndexError::Record { error, .. } | IndexError::Covered { error, .. } => Some(&**error),
+            IndexError::OtherLayout { .. }
+            | IndexError::NotIndexed { .. }
+            | IndexError::NotCovering { .. } => None,
         }
     }
 }

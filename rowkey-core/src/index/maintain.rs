@@ -10,7 +10,8 @@ use core::ops::ControlFlow;
 use core::time::Duration;
 
 use super::engine::{
-    entry_rows, entry_timestamp, family, timestamp, Engine, Indexes, Registered, WriteOp,
+    entry_rows, entry_timestamp, family, timestamp, Engine, Indexes, NewEntry, Registered,
+    WriteOp,
 };
 use super::io::Steps;
 use super::query::PAGE;
@@ -30,15 +31,25 @@ pub struct IndexReport {
     pub orphan: u64,
     /// Entries whose data row exists but whose record no longer has them.
     pub stale: u64,
+    /// Entries of a [`Covering`](super::Covering) index whose data row
+    /// has them but whose covered values are not the record's (a put that
+    /// stopped after writing its entries; an entry written before the
+    /// index covered anything): counted in `valid` too.
+    pub stale_covered: u64,
     /// Index rows whose key does not decode, and data rows whose key or
     /// record does not.
     pub undecodable: u64,
 }
 
 impl IndexReport {
-    /// No entry missing, orphan or stale, and nothing undecodable.
+    /// No entry missing, orphan or stale (its covered values included),
+    /// and nothing undecodable.
     pub fn is_clean(&self) -> bool {
-        self.missing == 0 && self.orphan == 0 && self.stale == 0 && self.undecodable == 0
+        self.missing == 0
+            && self.orphan == 0
+            && self.stale == 0
+            && self.stale_covered == 0
+            && self.undecodable == 0
     }
 }
 
@@ -48,12 +59,14 @@ impl IndexReport {
 pub struct RepairReport {
     /// What `verify` found before the repair.
     pub found: IndexReport,
-    /// Missing entries written.
+    /// Missing entries written, and entries written again with their
+    /// record's covered values.
     pub written: u64,
     /// Orphan and stale entries removed.
     pub removed: u64,
-    /// Orphan and stale entries left because they are younger than the
-    /// grace period (a write may still be in flight).
+    /// Orphan and stale entries, and entries of stale covered values, left
+    /// because they are younger than the grace period (a write may still
+    /// be in flight).
     pub spared: u64,
     /// Leftovers that a write since `verify` made right (left as they are).
     pub changed: u64,
@@ -85,6 +98,9 @@ pub(super) struct Leftovers {
     missing: Vec<(Vec<u8>, Vec<u8>)>,
     /// `(entry, its timestamp, data key)` of every orphan or stale entry.
     wrong: Vec<(Vec<u8>, u64, Vec<u8>)>,
+    /// `(entry, its timestamp, data key)` of every entry of stale covered
+    /// values.
+    uncovered: Vec<(Vec<u8>, u64, Vec<u8>)>,
 }
 
 /// A backfill's progress callback.
@@ -187,7 +203,7 @@ fn decode_row<D: for<'de> DecodeRowKey<'de>, R: Record>(
 }
 
 /// A data row to index: its key, the value read, its entries.
-type ToIndex = (Vec<u8>, Vec<u8>, Vec<Vec<u8>>);
+type ToIndex = (Vec<u8>, Vec<u8>, Vec<NewEntry>);
 
 /// A backfill page's write: its data rows read again (one read for the
 /// page), and the entries of those unchanged written (one write).
@@ -204,7 +220,7 @@ impl<D, R> WriteOp<D, R> for IndexPage {
         _: &Indexes<D, R>,
         tx: &mut T,
     ) -> Result<u64, IndexError<T::Error>> {
-        let rows: Vec<&ToIndex> = self.rows.iter().filter(|r| !r.2.is_empty()).collect();
+        let rows: Vec<ToIndex> = self.rows.into_iter().filter(|r| !r.2.is_empty()).collect();
         if rows.is_empty() {
             return Ok(0);
         }
@@ -212,14 +228,15 @@ impl<D, R> WriteOp<D, R> for IndexPage {
         let now = tx.get_stamped_many(&keys).await?;
         let mut entries = Vec::new();
         for ((_, value, row_entries), now) in rows.into_iter().zip(now) {
-            if now.is_some_and(|(v, _)| v == *value) {
-                entries.extend(row_entries.iter().cloned());
+            if now.is_some_and(|(v, _)| v == value) {
+                entries.extend(row_entries);
             }
         }
+        let written = entries.len() as u64;
         if !entries.is_empty() {
-            tx.put(&entry_rows(&entries, self.ts), self.ts).await?;
+            tx.put(&entry_rows(entries, self.ts), self.ts).await?;
         }
-        Ok(entries.len() as u64)
+        Ok(written)
     }
 }
 
@@ -239,7 +256,7 @@ where
         report.data_rows += 1;
         match decode_row::<D, R>(&key, &value) {
             Some((data, record)) => {
-                let entries = (ix.entries)(&data, &record).map_err(IndexError::Encode)?;
+                let entries = ix.new_entries(&data, &record)?;
                 out.push((key, value, entries));
             }
             None => report.undecodable += 1,
@@ -290,26 +307,27 @@ where
     }
 }
 
-/// Whether the data row under `data_key` has `entry`, as `tx` sees it:
-/// `None` when the row's record does not decode.
-async fn has_entry<T: Steps, D, R>(
+/// The data row under `data_key`'s entry `entry` (with what it covers),
+/// as `tx` sees it: `Ok(None)` when the row does not have it, `Err(())`
+/// when its record does not decode.
+async fn entry_of<T: Steps, D, R>(
     tx: &mut T,
     index: &Registered<D, R>,
     data_key: &[u8],
     entry: &[u8],
-) -> Result<Option<bool>, IndexError<T::Error>>
+) -> Result<Result<Option<NewEntry>, ()>, IndexError<T::Error>>
 where
     D: for<'de> DecodeRowKey<'de>,
     R: Record,
 {
     let Some(value) = tx.get(data_key).await? else {
-        return Ok(Some(false));
+        return Ok(Ok(None));
     };
     let Some((data, record)) = decode_row::<D, R>(data_key, &value) else {
-        return Ok(None);
+        return Ok(Err(()));
     };
-    let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
-    Ok(Some(entries.iter().any(|e| e == entry)))
+    let entries = index.new_entries(&data, &record)?;
+    Ok(Ok(entries.into_iter().find(|(e, _)| e == entry)))
 }
 
 /// A repair's write: missing entries written, wrong ones removed, each
@@ -344,9 +362,8 @@ where
             Mend::Write { index, missing, ts } => {
                 let ix = indexes.find(index)?;
                 for (entry, data_key) in missing {
-                    if has_entry(tx, ix, data_key, entry).await? == Some(true) {
-                        tx.put(&entry_rows(core::slice::from_ref(entry), ts), ts)
-                            .await?;
+                    if let Ok(Some(entry)) = entry_of(tx, ix, data_key, entry).await? {
+                        tx.put(&entry_rows(alloc::vec![entry], ts), ts).await?;
                         done += 1;
                     } else {
                         changed += 1;
@@ -356,7 +373,7 @@ where
             Mend::Remove { index, wrong } => {
                 let ix = indexes.find(index)?;
                 for (entry, ts, data_key) in wrong {
-                    if has_entry(tx, ix, data_key, entry).await? == Some(true) {
+                    if let Ok(Some(_)) = entry_of(tx, ix, data_key, entry).await? {
                         changed += 1;
                     } else {
                         tx.delete(core::slice::from_ref(entry), *ts).await?;
@@ -427,9 +444,29 @@ where
         report.written += written;
         report.changed += changed;
     }
+    // An entry of stale covered values is written again with its record's
+    // (after the grace period: a put may be between its entries and its
+    // data row).
+    let (old, young): (Vec<_>, Vec<_>) = left
+        .uncovered
+        .into_iter()
+        .partition(|(_, ts, _)| *ts <= cutoff);
+    report.spared = young.len() as u64;
+    let rewrite: Vec<(Vec<u8>, Vec<u8>)> = old.into_iter().map(|(e, _, d)| (e, d)).collect();
+    for missing in rewrite.chunks(PAGE) {
+        let (written, changed) = table
+            .write(Mend::Write {
+                index,
+                missing,
+                ts: now,
+            })
+            .await?;
+        report.written += written;
+        report.changed += changed;
+    }
     let (old, young): (Vec<_>, Vec<_>) =
         left.wrong.into_iter().partition(|(_, ts, _)| *ts <= cutoff);
-    report.spared = young.len() as u64;
+    report.spared += young.len() as u64;
     for wrong in old.chunks(PAGE) {
         let (removed, changed) = table.write(Mend::Remove { index, wrong }).await?;
         report.removed += removed;
@@ -482,9 +519,11 @@ impl Sides {
         r.missing += o.missing;
         r.orphan += o.orphan;
         r.stale += o.stale;
+        r.stale_covered += o.stale_covered;
         r.undecodable += o.undecodable;
         self.left.missing.extend(other.left.missing);
         self.left.wrong.extend(other.left.wrong);
+        self.left.uncovered.extend(other.left.uncovered);
         self.wanted += other.wanted;
     }
 }
@@ -535,18 +574,18 @@ where
         for (entry, value) in &page.rows {
             let ts = entry_timestamp(value);
             match (index.data_key)(entry).map(|d| d.encode_to_vec()) {
-                Ok(Ok(data_key)) => hits.push((entry, ts, data_key)),
+                Ok(Ok(data_key)) => hits.push((entry, value, ts, data_key)),
                 Ok(Err(e)) => return Err(IndexError::Encode(e)),
                 Err(_) => report.undecodable += 1,
             }
         }
-        let keys: Vec<Vec<u8>> = hits.iter().map(|h| h.2.clone()).collect();
+        let keys: Vec<Vec<u8>> = hits.iter().map(|h| h.3.clone()).collect();
         let values = if keys.is_empty() {
             Vec::new()
         } else {
             table.get_many(&keys).await?
         };
-        for ((entry, ts, data_key), value) in hits.into_iter().zip(values) {
+        for ((entry, entry_value, ts, data_key), value) in hits.into_iter().zip(values) {
             let Some(value) = value else {
                 report.orphan += 1;
                 left.wrong.push((entry.clone(), ts, data_key));
@@ -559,6 +598,12 @@ where
             let entries = (index.entries)(&data, &record).map_err(IndexError::Encode)?;
             if entries.contains(entry) {
                 report.valid += 1;
+                if let Some(covered) = index.covered {
+                    if entry_value.get(8..) != Some(covered(&data, &record).as_slice()) {
+                        report.stale_covered += 1;
+                        left.uncovered.push((entry.clone(), ts, data_key));
+                    }
+                }
             } else {
                 report.stale += 1;
                 left.wrong.push((entry.clone(), ts, data_key));

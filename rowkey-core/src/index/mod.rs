@@ -129,13 +129,13 @@ use core::future::Future;
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::KeyFilter;
 
-pub use async_table::{AsyncIndexedTable, AsyncQuery, AsyncQueryAny};
+pub use async_table::{AsyncCoveredQuery, AsyncIndexedTable, AsyncQuery, AsyncQueryAny};
 pub use cells::{decode_cells, encode_cells, Cell};
-pub use engine::{entry_keys, entry_value};
+pub use engine::{covered_value, entry_keys, entry_value};
 pub use error::IndexError;
 pub use maintain::{Backfill, BackfillReport, IndexReport, RepairReport};
 pub use query::QueryStats;
-pub use table::{IndexedTable, Query, QueryAny};
+pub use table::{CoveredQuery, IndexedTable, Query, QueryAny};
 
 /// What a data row holds: its value's bytes, and back.
 ///
@@ -243,6 +243,103 @@ pub trait Index: RowKey + for<'de> DecodeRowKey<'de> + Sized {
     fn data_key(&self) -> Self::Data;
 }
 
+/// An index whose entries carry some of their record's values (Phoenix's
+/// `INCLUDE` columns), so that a query asking only for them reads the
+/// index rows and no data row: [`IndexedTable::query_covered`].
+///
+/// Add it with [`IndexedTable::with_covering_index`] (not `with_index`,
+/// which writes entries that cover nothing). Each entry's value is its
+/// write's timestamp followed by [`Covering::covered`]'s
+/// [`Record::to_value`] (FORMAT.md), written again by every put of its
+/// record, so an entry covers what its record's last put wrote.
+///
+/// A covered answer is the index's alone: a put that stopped between its
+/// steps (a crash, on HBase or Bigtable) can leave an entry, or covered
+/// values, that its data row does not have, until
+/// [`repair`](IndexedTable::repair) mends it ([`verify`](IndexedTable::verify)
+/// counts them: [`IndexReport::orphan`], [`IndexReport::stale`],
+/// [`IndexReport::stale_covered`]). [`query`](IndexedTable::query) checks
+/// each hit against its data row instead.
+///
+#[cfg_attr(feature = "derive", doc = "```")]
+#[cfg_attr(not(feature = "derive"), doc = "```ignore")]
+/// use rowkey_core::index::{Covering, Index, IndexedTable, Record};
+/// use rowkey_core::prelude::*;
+/// use rowkey_core::redb::IndexStore;
+///
+/// #[derive(RowKey, Debug, Clone, PartialEq)]
+/// #[rowkey(prefix = "D")]
+/// struct Order { id: u64 }
+///
+/// #[derive(Debug, Clone, PartialEq)]
+/// struct OrderRecord { customer: u32, total: u32 }
+/// # impl Record for OrderRecord {
+/// #     fn to_value(&self) -> Vec<u8> {
+/// #         [self.customer.to_be_bytes(), self.total.to_be_bytes()].concat()
+/// #     }
+/// #     fn from_value(b: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+/// #         let (c, t) = b.split_at_checked(4).ok_or("short")?;
+/// #         Ok(OrderRecord { customer: u32::from_be_bytes(c.try_into()?), total: u32::from_be_bytes(t.try_into()?) })
+/// #     }
+/// # }
+///
+/// /// What the entries carry: the order's total.
+/// #[derive(Debug, Clone, PartialEq)]
+/// struct Total(u32);
+///
+/// impl Record for Total {
+///     fn to_value(&self) -> Vec<u8> {
+///         self.0.to_be_bytes().to_vec()
+///     }
+///     fn from_value(bytes: &[u8]) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+///         Ok(Total(u32::from_be_bytes(bytes.try_into()?)))
+///     }
+/// }
+///
+/// /// `C` + customer + the order, covering the order's total.
+/// #[derive(RowKey, Debug, Clone, PartialEq)]
+/// #[rowkey(prefix = "C")]
+/// struct ByCustomer { customer: u32, order: Order }
+///
+/// impl Index for ByCustomer {
+///     type Data = Order;
+///     type Record = OrderRecord;
+///     fn entries(order: &Order, record: &OrderRecord) -> impl IntoIterator<Item = Self> {
+///         [ByCustomer { customer: record.customer, order: order.clone() }]
+///     }
+///     fn data_key(&self) -> Order {
+///         self.order.clone()
+///     }
+/// }
+///
+/// impl Covering for ByCustomer {
+///     type Covered = Total;
+///     fn covered(_: &Order, record: &OrderRecord) -> Total {
+///         Total(record.total)
+///     }
+/// }
+///
+/// let db = redb::Database::builder()
+///     .create_with_backend(redb::backends::InMemoryBackend::new())?;
+/// let orders = IndexedTable::new(IndexStore::new(&db, "orders"))
+///     .with_covering_index::<ByCustomer>();
+/// orders.put(&Order { id: 1 }, &OrderRecord { customer: 7, total: 30 })?;
+/// orders.put(&Order { id: 2 }, &OrderRecord { customer: 7, total: 12 })?;
+///
+/// let customer = ByCustomer::filter().customer(7).build()?;
+/// let mut query = orders.query_covered::<ByCustomer>(&customer)?;
+/// let totals: Vec<u32> = query.by_ref().map(|hit| hit.map(|(_, t)| t.0)).collect::<Result<_, _>>()?;
+/// assert_eq!(totals, [30, 12]);
+/// assert_eq!(query.stats().data_gets, 0); // no data row read
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait Covering: Index {
+    /// What each entry carries of its record.
+    type Covered: Record;
+    /// The values of `record` its entries carry.
+    fn covered(data: &Self::Data, record: &Self::Record) -> Self::Covered;
+}
+
 /// A page of rows read from a [`Store`]: keys and values in key order, and
 /// how many rows the store read to find them (more than returned when a
 /// filter skipped rows).
@@ -287,6 +384,32 @@ pub trait Store {
         &self,
         steps: impl FnOnce(&mut dyn StoreTx<Error = Self::Error>) -> Result<R, E>,
     ) -> Result<R, E>;
+}
+
+/// A store shared by several tables (an [`IndexedTable`] over `&store`).
+impl<S: Store> Store for &S {
+    type Error = S::Error;
+
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&KeyFilter>,
+        limit: usize,
+    ) -> Result<Page, Self::Error> {
+        (**self).scan(from, stop, filter, limit)
+    }
+
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        (**self).get_many(keys)
+    }
+
+    fn write<R, E: From<Self::Error>>(
+        &self,
+        steps: impl FnOnce(&mut dyn StoreTx<Error = Self::Error>) -> Result<R, E>,
+    ) -> Result<R, E> {
+        (**self).write(steps)
+    }
 }
 
 /// The steps of a [`Store::write`]: each one single-row atomic at least.

@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::engine::{entry_rows, timestamp, Engine, Indexes, WriteOp};
+use super::engine::{entry_rows, timestamp, Engine, Indexes, NewEntry, WriteOp};
 use super::io::Steps;
 use super::{Cell, IndexError, Record};
 use crate::key::RowKey;
@@ -52,7 +52,7 @@ struct Put<'a, D> {
     key: &'a D,
     data_key: Vec<u8>,
     row: DataRow,
-    new: Vec<Vec<u8>>,
+    new: Vec<NewEntry>,
     ts: u64,
 }
 
@@ -72,10 +72,6 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Put<'_, D> {
             ts,
         } = self;
         let old = tx.get_stamped(&data_key).await?;
-        if !new.is_empty() {
-            tx.put(&entry_rows(&new, ts), ts).await?;
-        }
-        put_rows(tx, alloc::vec![(data_key, row)], ts).await?;
         // A previous record that does not decode keeps its entries: they
         // are stale now, dropped by queries and removed by `repair`.
         let (mut gone, stamp) = match &old {
@@ -85,7 +81,11 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Put<'_, D> {
             },
             None => (Vec::new(), None),
         };
-        gone.retain(|e| !new.contains(e));
+        gone.retain(|e| !new.iter().any(|(k, _)| k == e));
+        if !new.is_empty() {
+            tx.put(&entry_rows(new, ts), ts).await?;
+        }
+        put_rows(tx, alloc::vec![(data_key, row)], ts).await?;
         if !gone.is_empty() {
             // The old record's versions only: a racing writer's newer
             // entry of the same row stays.
@@ -131,7 +131,7 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for Delete<'_, D> {
 }
 
 /// A row of a batch of puts: its key, data key, data row and new entries.
-type BatchRow<'a, D> = (&'a D, Vec<u8>, DataRow, Vec<Vec<u8>>);
+type BatchRow<'a, D> = (&'a D, Vec<u8>, DataRow, Vec<NewEntry>);
 
 /// A batch of puts, none of one key twice: each step once for all rows
 /// (see `IndexedTable::put_many`).
@@ -151,19 +151,8 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for PutMany<'_, D> {
         let PutMany { rows, ts } = self;
         let keys: Vec<Vec<u8>> = rows.iter().map(|r| r.1.clone()).collect();
         let olds = tx.get_stamped_many(&keys).await?;
-        let new: Vec<Vec<u8>> = rows.iter().flat_map(|r| r.3.iter().cloned()).collect();
-        if !new.is_empty() {
-            tx.put(&entry_rows(&new, ts), ts).await?;
-        }
-        let mut data = Vec::with_capacity(rows.len());
-        let mut written = Vec::with_capacity(rows.len());
-        for (key, data_key, row, new) in rows {
-            data.push((data_key, row));
-            written.push((key, new));
-        }
-        put_rows(tx, data, ts).await?;
         let mut gone = Vec::new();
-        for ((key, new), old) in written.iter().zip(olds) {
+        for ((key, _, _, new), old) in rows.iter().zip(olds) {
             // As `Put`: an old record that does not decode keeps its
             // entries; the old record's versions only are removed.
             let Some((old, stamp)) = old else { continue };
@@ -171,12 +160,22 @@ impl<D: RowKey, R: Record> WriteOp<D, R> for PutMany<'_, D> {
                 continue;
             };
             let upto = stamp.map_or(ts, |s| s.min(ts));
-            for entry in indexes.all_entries(key, &old)? {
-                if !new.contains(&entry) {
+            for entry in indexes.all_entries(*key, &old)? {
+                if !new.iter().any(|(k, _)| *k == entry) {
                     gone.push((entry, upto));
                 }
             }
         }
+        let mut data = Vec::with_capacity(rows.len());
+        let mut new = Vec::new();
+        for (_, data_key, row, entries) in rows {
+            data.push((data_key, row));
+            new.extend(entries);
+        }
+        if !new.is_empty() {
+            tx.put(&entry_rows(new, ts), ts).await?;
+        }
+        put_rows(tx, data, ts).await?;
         if !gone.is_empty() {
             tx.delete_each(&gone).await?;
         }
@@ -271,7 +270,7 @@ pub(super) async fn put_many<E: Engine<D, R>, D: RowKey, R: Record>(
             ts: timestamp(),
         };
         for ((key, record), data_key) in batch {
-            let new = table.indexes().all_entries(key, record)?;
+            let new = table.indexes().new_entries(key, record)?;
             op.rows.push((key, data_key, DataRow::of(record), new));
         }
         table.write(op).await?;
@@ -300,7 +299,7 @@ pub(super) async fn put<E: Engine<D, R>, D: RowKey, R: Record>(
     record: &R,
 ) -> Result<(), IndexError<E::Error>> {
     let data_key = key.encode_to_vec().map_err(IndexError::Encode)?;
-    let new = table.indexes().all_entries(key, record)?;
+    let new = table.indexes().new_entries(key, record)?;
     let op = Put {
         key,
         data_key,

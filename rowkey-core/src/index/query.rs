@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use std::collections::HashSet;
 
 use super::engine::{Engine, Indexes};
-use super::{Index, IndexError, Record};
+use super::{Covering, Index, IndexError, Record};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::layout::Layout;
 use crate::scan::{KeyFilter, ScanRange};
@@ -44,15 +44,63 @@ pub(super) type Hit<D, R> = (Vec<u8>, D, R);
 /// A hit, or the error that stopped the query.
 pub(super) type HitResult<E, D, R> = Result<Hit<D, R>, IndexError<E>>;
 
-/// Where a query through one index is: its ranges, the next page's
-/// start, the hits of the last page not yet returned.
-pub(super) struct QueryState<D, R> {
+/// Where a read of an index's rows is: its ranges and filter, the range
+/// being read and where its next page starts.
+struct Cursor {
     index: &'static Layout,
     filter: Option<KeyFilter>,
     ranges: Vec<ScanRange>,
-    /// The range being read, and where its next page starts.
     range: usize,
     from: Vec<u8>,
+}
+
+impl Cursor {
+    fn new(index: &'static Layout, ranges: Vec<ScanRange>, filter: Option<KeyFilter>) -> Self {
+        let from = ranges.first().map_or_else(Vec::new, |r| r.start().to_vec());
+        Cursor {
+            index,
+            filter,
+            ranges,
+            range: 0,
+            from,
+        }
+    }
+
+    /// Whether every range has been read.
+    fn done(&self) -> bool {
+        self.range >= self.ranges.len()
+    }
+
+    /// The next page of index rows (counted in `stats`), the cursor moved
+    /// past it.
+    async fn next_page<D, R, E: Engine<D, R>>(
+        &mut self,
+        table: &E,
+        stats: &mut QueryStats,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, IndexError<E::Error>> {
+        let stop = self.ranges[self.range].stop().to_vec();
+        let page = table
+            .scan(&self.from, &stop, self.filter.as_ref(), PAGE)
+            .await?;
+        stats.store_rows_read += page.read;
+        stats.index_rows += page.rows.len() as u64;
+        if page.rows.len() < PAGE {
+            self.range += 1;
+            if let Some(next) = self.ranges.get(self.range) {
+                self.from = next.start().to_vec();
+            }
+        } else if let Some((last, _)) = page.rows.last() {
+            self.from.clone_from(last);
+            self.from.push(0);
+        }
+        Ok(page.rows)
+    }
+}
+
+/// Where a query through one index is: where its read is, the hits of
+/// the last page not yet returned.
+pub(super) struct QueryState<D, R> {
+    cursor: Cursor,
     hits: VecDeque<Hit<D, R>>,
     /// The data keys returned, so a record with several matching entries
     /// comes once.
@@ -78,13 +126,8 @@ where
         ranges: Vec<ScanRange>,
         filter: Option<KeyFilter>,
     ) -> Self {
-        let from = ranges.first().map_or_else(Vec::new, |r| r.start().to_vec());
         QueryState {
-            index,
-            filter,
-            ranges,
-            range: 0,
-            from,
+            cursor: Cursor::new(index, ranges, filter),
             hits: VecDeque::new(),
             seen: HashSet::new(),
             stats: QueryStats::default(),
@@ -98,7 +141,7 @@ where
         table: &E,
     ) -> Option<HitResult<E::Error, D, R>> {
         while self.hits.is_empty() {
-            if self.failed || self.range >= self.ranges.len() {
+            if self.failed || self.cursor.done() {
                 return None;
             }
             if let Err(e) = self.read_page(table).await {
@@ -111,25 +154,11 @@ where
 
     /// Reads one page of index rows and keeps the hits that check out.
     async fn read_page<E: Engine<D, R>>(&mut self, table: &E) -> Result<(), IndexError<E::Error>> {
-        let ix = table.indexes().find(self.index)?;
-        let stop = self.ranges[self.range].stop().to_vec();
-        let page = table
-            .scan(&self.from, &stop, self.filter.as_ref(), PAGE)
-            .await?;
-        self.stats.store_rows_read += page.read;
-        self.stats.index_rows += page.rows.len() as u64;
-        if page.rows.len() < PAGE {
-            self.range += 1;
-            if let Some(next) = self.ranges.get(self.range) {
-                self.from = next.start().to_vec();
-            }
-        } else if let Some((last, _)) = page.rows.last() {
-            self.from.clone_from(last);
-            self.from.push(0);
-        }
-        let mut entries = Vec::with_capacity(page.rows.len());
-        let mut data_keys = Vec::with_capacity(page.rows.len());
-        for (entry, _) in page.rows {
+        let ix = table.indexes().find(self.cursor.index)?;
+        let rows = self.cursor.next_page(table, &mut self.stats).await?;
+        let mut entries = Vec::with_capacity(rows.len());
+        let mut data_keys = Vec::with_capacity(rows.len());
+        for (entry, _) in rows {
             let Ok(data) = (ix.data_key)(&entry) else {
                 self.stats.undecodable += 1;
                 continue;
@@ -249,4 +278,102 @@ where
         filter.scan().ranges().collect(),
         Some(filter.clone()),
     ))
+}
+
+/// Where a covered query through index `I` is: where its read is, the
+/// hits of the last page not yet returned.
+pub(super) struct CoveredState<I: Covering> {
+    cursor: Cursor,
+    hits: VecDeque<(I, I::Covered)>,
+    /// The data keys returned, so a record with several matching entries
+    /// comes once.
+    seen: HashSet<Vec<u8>>,
+    stats: QueryStats,
+    failed: bool,
+}
+
+impl<I: Covering> CoveredState<I> {
+    /// A covered query's state through `I` with `filter`, checked to be of
+    /// `I`, an index the table covers.
+    pub(super) fn new<E>(
+        indexes: &Indexes<I::Data, I::Record>,
+        filter: &KeyFilter,
+    ) -> Result<Self, IndexError<E>> {
+        let ix = indexes.find(I::LAYOUT)?;
+        if ix.covered.is_none() {
+            return Err(IndexError::NotCovering {
+                index: I::LAYOUT.name(),
+            });
+        }
+        if filter.layout().id() != I::LAYOUT.id() {
+            return Err(IndexError::OtherLayout {
+                filter: filter.layout().name(),
+                index: I::LAYOUT.name(),
+            });
+        }
+        let ranges = filter.scan().ranges().collect();
+        Ok(CoveredState {
+            cursor: Cursor::new(ix.layout, ranges, Some(filter.clone())),
+            hits: VecDeque::new(),
+            seen: HashSet::new(),
+            stats: QueryStats::default(),
+            failed: false,
+        })
+    }
+
+    /// What the query has read and dropped so far.
+    pub(super) fn stats(&self) -> QueryStats {
+        self.stats
+    }
+
+    /// The next entry and what it covers.
+    pub(super) async fn next<E: Engine<I::Data, I::Record>>(
+        &mut self,
+        table: &E,
+    ) -> Option<Result<(I, I::Covered), IndexError<E::Error>>> {
+        while self.hits.is_empty() {
+            if self.failed || self.cursor.done() {
+                return None;
+            }
+            if let Err(e) = self.read_page(table).await {
+                self.failed = true;
+                return Some(Err(e));
+            }
+        }
+        self.hits.pop_front().map(Ok)
+    }
+
+    /// Reads one page of index rows: each entry once per record, with its
+    /// covered values; an entry whose covered values do not decode is an
+    /// error naming it.
+    async fn read_page<E: Engine<I::Data, I::Record>>(
+        &mut self,
+        table: &E,
+    ) -> Result<(), IndexError<E::Error>> {
+        for (key, value) in self.cursor.next_page(table, &mut self.stats).await? {
+            let Ok(entry) = I::decode(&key) else {
+                self.stats.undecodable += 1;
+                continue;
+            };
+            let covered = value
+                .get(8..)
+                .ok_or_else(|| "no covered values (an index row of 8 bytes or fewer)".into())
+                .and_then(I::Covered::from_value)
+                .map_err(|error| IndexError::Covered {
+                    entry: key.clone(),
+                    error,
+                })?;
+            let data_key = entry
+                .data_key()
+                .encode_to_vec()
+                .map_err(IndexError::Encode)?;
+            if !self.seen.insert(data_key) {
+                self.stats.duplicate += 1;
+                continue;
+            }
+            self.stats.returned += 1;
+            self.hits.push_back((entry, covered));
+        }
+        Ok(())
+    }
 }

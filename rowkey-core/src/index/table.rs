@@ -8,8 +8,8 @@ use core::marker::PhantomData;
 use super::engine::{Engine, Indexes, WriteOp};
 use super::io::{ready, InTx};
 use super::maintain::Backfill;
-use super::query::{any_states, query_state, AnyState, QueryState, QueryStats};
-use super::{ops, Index, IndexError, Page, Record, Store};
+use super::query::{any_states, query_state, AnyState, CoveredState, QueryState, QueryStats};
+use super::{ops, Covering, Index, IndexError, Page, Record, Store};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
 
@@ -92,6 +92,21 @@ where
     #[must_use]
     pub fn with_index<I: Index<Data = D, Record = R>>(mut self) -> Self {
         self.indexes.add::<I>();
+        self
+    }
+
+    /// The table with the [`Covering`] index `I` too: as
+    /// [`with_index`](Self::with_index), each entry holding its record's
+    /// covered values, for [`query_covered`](Self::query_covered). Entries
+    /// written before (by a table without it) hold none: `repair` writes
+    /// them.
+    ///
+    /// # Panics
+    ///
+    /// As [`with_index`](Self::with_index).
+    #[must_use]
+    pub fn with_covering_index<I: Covering<Data = D, Record = R>>(mut self) -> Self {
+        self.indexes.add_covering::<I>();
         self
     }
 
@@ -186,6 +201,23 @@ where
         })
     }
 
+    /// The entries of the [`Covering`] index `I` that `filter` matches, each
+    /// with its covered values, from the index rows alone (no data row
+    /// read: [`CoveredQuery::stats`]'s `data_gets` stays 0); one entry per
+    /// record, in the order of the index's ranges. Unlike
+    /// [`query`](Self::query)'s hits these are not checked against their
+    /// data rows: see [`Covering`] for what a crash can leave until
+    /// `repair`.
+    pub fn query_covered<I: Covering<Data = D, Record = R>>(
+        &self,
+        filter: &KeyFilter,
+    ) -> Result<CoveredQuery<'_, S, I>, IndexError<S::Error>> {
+        Ok(CoveredQuery {
+            table: self,
+            state: CoveredState::new(&self.indexes, filter)?,
+        })
+    }
+
     /// [`query`](Self::query) over the entries of a [`Scan`] of `I` (one
     /// of its generated `scan_by_*` / `range_by_*` scans).
     pub fn query_scan<I: Index<Data = D, Record = R>>(
@@ -252,6 +284,28 @@ where
     fn next(&mut self) -> Option<Self::Item> {
         let hit = ready(self.state.next_hit(self.table))?;
         Some(hit.map(|(_, d, r)| (d, r)))
+    }
+}
+
+/// The entries a covered query finds, with their covered values, or the
+/// error that stopped it. See [`IndexedTable::query_covered`].
+pub struct CoveredQuery<'t, S, I: Covering> {
+    pub(super) table: &'t IndexedTable<S, I::Data, I::Record>,
+    pub(super) state: CoveredState<I>,
+}
+
+impl<S, I: Covering> CoveredQuery<'_, S, I> {
+    /// What the query has read and dropped so far.
+    pub fn stats(&self) -> QueryStats {
+        self.state.stats()
+    }
+}
+
+impl<S: Store, I: Covering> Iterator for CoveredQuery<'_, S, I> {
+    type Item = Result<(I, I::Covered), IndexError<S::Error>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        ready(self.state.next(self.table))
     }
 }
 
