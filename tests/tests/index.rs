@@ -486,6 +486,27 @@ fn index_rows_are_the_bytes_format_md_gives() {
     assert_eq!(page.rows.len(), 1, "one entry: both guids are 1");
     let ts = u64::from_be_bytes(page.rows[0].1.as_slice().try_into().unwrap());
     assert!(ts >= before && ts < before + 60_000, "{ts} {before}");
+    // A covering index's entry: the timestamp, then the covered values.
+    let log = Log {
+        group: 0,
+        guid1: 7,
+        guid2: 1,
+        code: 3,
+        date: 20_000,
+    };
+    let value = [
+        rowkey_core::index::entry_value(1_700_000_000_000).as_slice(),
+        &rowkey_core::index::covered_value::<ByDay>(&LogKey { id: 2 }, &log),
+    ]
+    .concat();
+    assert_eq!(
+        value,
+        [0x00, 0x00, 0x01, 0x8B, 0xCF, 0xE5, 0x68, 0x00, 0x03, 0x07]
+    );
+    let covering = IndexedTable::new(&store).with_covering_index::<ByDay>();
+    covering.put(&LogKey { id: 2 }, &log).unwrap();
+    let page = store.scan(b"I3", b"I4", None, 10).unwrap();
+    assert_eq!(page.rows[0].1[8..], [0x03, 0x07]);
 }
 
 /// FORMAT.md, "A record stored as cells": the example frame's bytes; a
@@ -687,4 +708,42 @@ fn covered_values_answer_from_the_index_and_are_verified_and_mended() {
         PerStep(rowkey_core::fjall::IndexStore::new(&db, "steps").unwrap()),
         false,
     );
+}
+
+/// An unsalted family (the data rows, ByCode) in one region of the
+/// pre-split table is named by `check`, and `sampled_split_points` cuts
+/// it into regions of about as many rows; a salted one (ByGuid) keeps its
+/// buckets. Sampled from the table or from the records, the same points.
+#[test]
+fn sampled_split_points_cut_an_unsalted_family_where_its_rows_fall() {
+    let db = redb_db();
+    let t = table(rowkey_core::redb::IndexStore::new(&db, "logs"));
+    let mut rng = Rng(5);
+    let rows: Vec<(LogKey, Log)> = (0..4_000).map(|id| (LogKey { id }, rng.log())).collect();
+    t.put_many(&rows).unwrap();
+    let warnings = t.check();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("`ByCode`") && w.contains("sampled_split_points")));
+    let plain = t.split_points();
+    let sampled = t.sampled_split_points(4).unwrap();
+    assert!(plain.iter().all(|p| sampled.contains(p)), "{sampled:?}");
+    let added: Vec<&Vec<u8>> = sampled.iter().filter(|p| !plain.contains(p)).collect();
+    let within = |prefix: &[u8]| added.iter().filter(|p| p.starts_with(prefix)).count();
+    assert_eq!((within(b"D"), within(b"I2"), within(b"I1")), (3, 3, 0), "{added:?}");
+    // Each of ByCode's four regions holds about a quarter of its rows.
+    let entries = t.store().scan(b"I2", b"I3", None, usize::MAX).unwrap().rows;
+    let cuts: Vec<&Vec<u8>> = added.iter().copied().filter(|p| p.starts_with(b"I2")).collect();
+    let mut counts = [0usize; 4];
+    for (key, _) in &entries {
+        counts[cuts.iter().filter(|c| key >= **c).count()] += 1;
+    }
+    for n in counts {
+        let share = n as f64 / entries.len() as f64;
+        assert!((0.2..0.3).contains(&share), "{counts:?}");
+    }
+    let from_records = t
+        .split_points_from(rows.iter().map(|(k, r)| (k, r)), 4)
+        .unwrap();
+    assert_eq!(from_records, sampled);
+    assert_eq!(t.sampled_split_points(1).unwrap(), plain);
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use rowkey_core::index::{AsyncIndexedTable, AsyncStore, IndexedTable, Record, Store};
+use rowkey_core::index::{AsyncIndexedTable, AsyncStore, Covering, IndexedTable, Record, Store};
 use rowkey_core::prelude::*;
 use rowkey_tests::index::*;
 
@@ -54,6 +54,7 @@ fn hbase_index_store() {
     batches_and_queries(native_store("native_batches"));
     crash_batches(native_store("native_batch_crashes"), false);
     hot_rows(native_store("native_hot"), false);
+    covered_values(native_store("native_covered"), false);
     // Records stored as cells: HBase's own Java client reads their rows
     // as columns (no rowkey code on that side), a note a record dropped
     // is gone from its row, and the records are queried through the
@@ -125,20 +126,32 @@ fn hbase_index_store() {
     // One bulk load writes the data rows and both indexes' entries: the
     // indexes are whole after it (verify clean), and queries equal the
     // oracle.
-    let splits = table(rowkey_hbase::IndexStore::new(&native, "bulk", "d")).split_points();
+    // The table pre-split at points sampled from the records: the
+    // unsalted families (data rows, ByCode) in four regions each.
+    let mut rng = Rng(41);
+    let model: std::collections::BTreeMap<LogKey, Log> =
+        (0..20_000).map(|id| (LogKey { id }, rng.log())).collect();
+    let splits = table(rowkey_hbase::IndexStore::new(&native, "bulk", "d"))
+        .split_points_from(&model, 4)
+        .unwrap();
     native.create_table("bulk", &["d"], &splits).unwrap();
+    let starts: Vec<Vec<u8>> = native
+        .region_locations("bulk")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.start)
+        .collect();
+    let regions_of = |prefix: &[u8]| starts.iter().filter(|s| s.starts_with(prefix)).count();
+    assert_eq!((regions_of(b"D"), regions_of(b"I2")), (4, 4), "{starts:?}");
     let dir = tempfile::tempdir().unwrap();
     let mut load = rowkey_hbase::bulk::BulkLoad::new(dir.path().join("load"))
         .split_points(&splits)
         .index_family("d")
         .index::<ByGuid>()
-        .index::<ByCode>();
-    let mut rng = Rng(41);
-    let mut model = std::collections::BTreeMap::new();
-    for id in 0..20_000 {
-        let log = rng.log();
-        load.put_indexed(&LogKey { id }, &log).unwrap();
-        model.insert(LogKey { id }, log);
+        .index::<ByCode>()
+        .covering_index::<ByDay>();
+    for (key, log) in &model {
+        load.put_indexed(key, log).unwrap();
     }
     let summary = load.finish().unwrap();
     let entries: u64 = model
@@ -149,9 +162,17 @@ fn hbase_index_store() {
             (guids.len() + codes.len()) as u64
         })
         .sum();
-    assert_eq!(summary.rows, 20_000 + entries);
+    assert_eq!(summary.rows, 20_000 + entries + 20_000);
     native.bulk_load(dir.path().join("load"), "bulk").unwrap();
     let bulk = table(rowkey_hbase::IndexStore::new(&native, "bulk", "d"));
+    let by_day = IndexedTable::new(rowkey_hbase::IndexStore::new(&native, "bulk", "d"))
+        .with_covering_index::<ByDay>();
+    assert!(by_day.verify::<ByDay>().unwrap().is_clean());
+    let ids = model.iter().map(|(k, l)| (k.id, l.clone())).collect();
+    for group in 0..3 {
+        let (got, want) = covered_answer(&by_day, group, &ids);
+        assert!(got == want, "bulk-loaded covered values of group {group} differ");
+    }
     assert!(data_rows(bulk.store()) == model.into_iter().collect::<Vec<_>>());
     let guid = bulk.verify::<ByGuid>().unwrap();
     let code = bulk.verify::<ByCode>().unwrap();
@@ -239,6 +260,30 @@ fn bigtable_index_store() {
     puts_and_queries(blocking(create("logs")));
     crash_at_every_step(blocking(create("crashes")), false);
     crash_batches(blocking(create("batch_crashes")), false);
+    covered_values(blocking(create("covered")), false);
+    // The async table's covered query: the index rows alone.
+    let covering = AsyncIndexedTable::new(create("async_covered")).with_covering_index::<ByDay>();
+    let mut rng = Rng(3);
+    let rows: Vec<(LogKey, Log)> = (0..700).map(|id| (LogKey { id }, rng.log())).collect();
+    rt.block_on(async {
+        covering.put_many(&rows).await.unwrap();
+        let filter = ByDay::filter().group(2).build().unwrap();
+        let mut query = covering.query_covered::<ByDay>(&filter).unwrap();
+        let mut got = Vec::new();
+        while let Some(hit) = query.next().await {
+            let (entry, summary) = hit.unwrap();
+            got.push((entry.log.id, summary));
+        }
+        assert_eq!(query.stats().data_gets, 0);
+        got.sort_by_key(|g| g.0);
+        let want: Vec<(u64, Summary)> = rows
+            .iter()
+            .filter(|(_, log)| log.group == 2)
+            .map(|(key, log)| (key.id, ByDay::covered(key, log)))
+            .collect();
+        assert!(!want.is_empty() && got == want, "the async covered answer differs");
+        assert!(covering.verify::<ByDay>().await.unwrap().is_clean());
+    });
     // Hot rows on Bigtable run on the async table: a put or delete there
     // removes the replaced record's entries only up to that record's own
     // timestamp (`get_stamped`), which Bigtable needs (its deletes leave

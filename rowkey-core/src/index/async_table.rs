@@ -10,7 +10,7 @@ use super::engine::{Engine, Indexes, WriteOp};
 use super::io::Async;
 use super::maintain::{self, Backfill, BackfillReport, IndexReport, RepairReport};
 use super::query::{any_states, query_state, AnyState, CoveredState, QueryState, QueryStats};
-use super::{ops, AsyncStore, Covering, Index, IndexError, Page, Record};
+use super::{ops, splits, AsyncStore, Covering, Index, IndexError, Page, Record};
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
 
@@ -101,6 +101,27 @@ where
     /// As [`IndexedTable::split_points`](super::IndexedTable::split_points).
     pub fn split_points(&self) -> Vec<Vec<u8>> {
         self.indexes.split_points()
+    }
+
+    /// As [`IndexedTable::sampled_split_points`](super::IndexedTable::sampled_split_points).
+    pub async fn sampled_split_points(
+        &self,
+        regions: usize,
+    ) -> Result<Vec<Vec<u8>>, IndexError<S::Error>> {
+        splits::sampled(self, regions).await
+    }
+
+    /// As [`IndexedTable::split_points_from`](super::IndexedTable::split_points_from).
+    pub fn split_points_from<'r>(
+        &self,
+        records: impl IntoIterator<Item = (&'r D, &'r R)>,
+        regions: usize,
+    ) -> Result<Vec<Vec<u8>>, crate::format::error::EncodeError>
+    where
+        D: 'r,
+        R: 'r,
+    {
+        splits::from_records(&self.indexes, records, regions)
     }
 
     /// As [`IndexedTable::check`](super::IndexedTable::check).

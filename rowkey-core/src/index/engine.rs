@@ -110,6 +110,25 @@ impl<D: RowKey, R> Indexes<D, R> {
         core::iter::once(D::LAYOUT).chain(self.0.iter().map(|r| r.layout))
     }
 
+    /// The unsalted families with where they are: `None` for the data
+    /// rows, an index's position otherwise.
+    pub(super) fn unsalted_positions(&self) -> Vec<(&'static Layout, Option<usize>)> {
+        core::iter::once((D::LAYOUT, None))
+            .chain(self.0.iter().enumerate().map(|(i, r)| (r.layout, Some(i))))
+            .filter(|(l, _)| l.salt().is_none())
+            .collect()
+    }
+
+    /// The entries of `record` in the index at position `index`.
+    pub(super) fn entries_of(
+        &self,
+        index: usize,
+        key: &D,
+        record: &R,
+    ) -> Result<Vec<Vec<u8>>, EncodeError> {
+        self.0.get(index).map_or(Ok(Vec::new()), |ix| (ix.entries)(key, record))
+    }
+
     /// The families (data or index) without a salt: a table pre-split at
     /// [`split_points`](Self::split_points) holds each in one region.
     pub(super) fn unsalted(&self) -> Vec<&'static Layout> {

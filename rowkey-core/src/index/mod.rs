@@ -119,6 +119,7 @@ mod maintain;
 mod ops;
 mod parallel;
 mod query;
+mod splits;
 mod table;
 pub mod testing;
 

@@ -9,7 +9,8 @@ use super::engine::{Engine, Indexes, WriteOp};
 use super::io::{ready, InTx};
 use super::maintain::Backfill;
 use super::query::{any_states, query_state, AnyState, CoveredState, QueryState, QueryStats};
-use super::{ops, Covering, Index, IndexError, Page, Record, Store};
+use super::{ops, splits, Covering, Index, IndexError, Page, Record, Store};
+use crate::format::error::EncodeError;
 use crate::key::{DecodeRowKey, RowKey};
 use crate::scan::{KeyFilter, Scan};
 
@@ -120,9 +121,38 @@ where
     /// data rows and of each index's rows (their prefixes), so that no two
     /// families share a region, and each salted family's salt buckets.
     /// An unsalted family still lands in one region: [`check`](Self::check)
-    /// names it.
+    /// names it, and [`sampled_split_points`](Self::sampled_split_points)
+    /// cuts it where its rows fall.
     pub fn split_points(&self) -> Vec<Vec<u8>> {
         self.indexes.split_points()
+    }
+
+    /// [`split_points`](Self::split_points), with each family without a
+    /// salt (the data rows, an index) cut into `regions` regions of about
+    /// as many rows, at boundaries sampled from the table's data rows and
+    /// their entries (one read of the data rows; up to 20,000 keys kept
+    /// per family): for a new table that will hold these rows, or this
+    /// one's `split` / merge plan.
+    pub fn sampled_split_points(
+        &self,
+        regions: usize,
+    ) -> Result<Vec<Vec<u8>>, IndexError<S::Error>> {
+        ready(splits::sampled(self, regions))
+    }
+
+    /// [`sampled_split_points`](Self::sampled_split_points) sampled from
+    /// `records` instead (the input of a bulk load, before its table
+    /// exists).
+    pub fn split_points_from<'r>(
+        &self,
+        records: impl IntoIterator<Item = (&'r D, &'r R)>,
+        regions: usize,
+    ) -> Result<Vec<Vec<u8>>, EncodeError>
+    where
+        D: 'r,
+        R: 'r,
+    {
+        splits::from_records(&self.indexes, records, regions)
     }
 
     /// What a table pre-split at [`split_points`](Self::split_points)
@@ -351,7 +381,7 @@ pub(super) fn unsalted_warnings(
             alloc::format!(
                 "`{}` (prefix \"{}\") has no salt: a table pre-split at split_points() holds all its rows in one region, \
                  and its writes land there until the engine splits it under load; salt it (#[salt(buckets = N, by(...))]) \
-                 if its writes are heavy",
+                 if its writes are heavy, or pre-split it at sampled_split_points()",
                 l.name(),
                 crate::format::binary::to_string_binary(l.prefix())
             )

@@ -5,7 +5,7 @@
 
 use std::any::Any;
 
-use rowkey_core::index::{entry_keys, entry_value, Index, Record};
+use rowkey_core::index::{covered_value, entry_keys, entry_value, Covering, Index, Record};
 use rowkey_core::RowKey;
 
 use super::{BulkError, BulkLoad, Entries, LoadIndex};
@@ -19,7 +19,20 @@ where
 {
     let data = data.downcast_ref::<I::Data>()?;
     let record = record.downcast_ref::<I::Record>()?;
-    Some(entry_keys::<I>(data, record))
+    let keys = entry_keys::<I>(data, record);
+    Some(keys.map(|keys| keys.into_iter().map(|k| (k, Vec::new())).collect()))
+}
+
+fn erased_covering<I: Covering>(data: &dyn Any, record: &dyn Any) -> Entries
+where
+    I::Data: 'static,
+    I::Record: 'static,
+{
+    let data = data.downcast_ref::<I::Data>()?;
+    let record = record.downcast_ref::<I::Record>()?;
+    let covered = covered_value::<I>(data, record);
+    let keys = entry_keys::<I>(data, record);
+    Some(keys.map(|keys| keys.into_iter().map(|k| (k, covered.clone())).collect()))
 }
 
 impl BulkLoad {
@@ -28,17 +41,33 @@ impl BulkLoad {
     /// same files as the data rows (the table's split points should cover
     /// the index's rows: `IndexedTable::split_points`).
     #[must_use]
-    pub fn index<I: Index>(mut self) -> BulkLoad
+    pub fn index<I: Index>(self) -> BulkLoad
     where
         I::Data: 'static,
         I::Record: 'static,
     {
-        let name = I::LAYOUT.name();
+        self.add_index(I::LAYOUT.name(), erased::<I>)
+    }
+
+    /// The load with the covering index `I` too: as [`index`](Self::index),
+    /// each entry holding its record's covered values, as
+    /// `IndexedTable::with_covering_index` writes them.
+    #[must_use]
+    pub fn covering_index<I: Covering>(self) -> BulkLoad
+    where
+        I::Data: 'static,
+        I::Record: 'static,
+    {
+        self.add_index(I::LAYOUT.name(), erased_covering::<I>)
+    }
+
+    fn add_index(
+        mut self,
+        name: &'static str,
+        entries: fn(&dyn Any, &dyn Any) -> Entries,
+    ) -> BulkLoad {
         if !self.indexes.iter().any(|ix| ix.name == name) {
-            self.indexes.push(LoadIndex {
-                name,
-                entries: erased::<I>,
-            });
+            self.indexes.push(LoadIndex { name, entries });
         }
         self
     }
@@ -70,7 +99,7 @@ impl BulkLoad {
                     .into(),
             ));
         };
-        let mut entries: Vec<Vec<u8>> = Vec::new();
+        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
         let mut matched = false;
         for ix in &self.indexes {
             if let Some(keys) = (ix.entries)(key, record) {
@@ -86,10 +115,10 @@ impl BulkLoad {
             )));
         }
         put_data_row(self, key, record, &family)?;
-        let ts = u64::try_from(self.timestamp).unwrap_or(0);
-        let value = entry_value(ts).to_vec();
-        let cell: Cell = (family, QUALIFIER.to_vec(), value);
-        for entry in entries {
+        let ts = entry_value(u64::try_from(self.timestamp).unwrap_or(0));
+        for (entry, covered) in entries {
+            let value = [ts.as_slice(), &covered].concat();
+            let cell: Cell = (family.clone(), QUALIFIER.to_vec(), value);
             self.put_raw_row(&entry, std::slice::from_ref(&cell))?;
         }
         Ok(())

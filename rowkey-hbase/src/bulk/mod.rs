@@ -187,10 +187,11 @@ pub struct BulkLoad {
     index_family: Option<String>,
 }
 
-/// A record's entries in one index of a load, encoded; `None` when the
+/// A record's entries in one index of a load, encoded, each with its
+/// covered values (empty for an index that covers nothing); `None` when the
 /// data key and record are not the index's types (`BulkLoad::index`).
 #[cfg(feature = "index")]
-type Entries = Option<Result<Vec<Vec<u8>>, rowkey_core::EncodeError>>;
+type Entries = Option<Result<Vec<(Vec<u8>, Vec<u8>)>, rowkey_core::EncodeError>>;
 
 /// An index of a load, its types erased (`BulkLoad::index`).
 #[cfg(feature = "index")]
