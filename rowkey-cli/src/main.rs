@@ -7,7 +7,7 @@
 //! rowkey decode  --layout SPEC KEY...         # field=value per field
 //! rowkey scan    --layout SPEC field=value... [field=LO..HI]
 //! rowkey splits  --layout SPEC [--hbase-create TABLE FAMILY]
-//! rowkey bulkload --layout SPEC --input FILE|DIR|GLOB|- --out DIR (--split-points | --regions ADDRESS TABLE) [--workers N] [--worker I/N]
+//! rowkey bulkload --layout SPEC --input FILE|DIR|GLOB|- --out DIR (--split-points | --regions ADDRESS TABLE) [--index SPEC ...] [--workers N] [--worker I/N]
 //! rowkey bulkload commit --out DIR --table TABLE --hbase hbase://MASTER:PORT
 //! rowkey migrate plan|run|verify --from SPEC --to SPEC [--set field=value]... [--redb FILE | --fjall DIR] [--table OLD --to-table NEW]
 //! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR [--hbase | --bigtable]

@@ -9,7 +9,7 @@ use rowkey_core::prelude::*;
 use rowkey_hbase::testing::{read_hfiles, HBase};
 
 mod common;
-use common::{key, rowkey, Cell, UserEvent, SPEC};
+use common::{key, ok, rowkey, Cell, UserEvent, SPEC};
 
 /// 300 events: (user, ts, kind, clicks, page).
 fn events() -> Vec<(u64, i64, String, u32, String)> {
@@ -395,4 +395,233 @@ fn files_cut_at_a_tables_regions_load_into_it() {
         "{}",
         stdout(&found)
     );
+
+    indexed_load_into(&hbase, &bootstrap);
+}
+
+/// An order's key: the data rows of an indexed table.
+#[derive(RowKey, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[rowkey(prefix = "D")]
+struct Order {
+    id: u64,
+}
+
+/// An order as its row's cells: `d:kind` and `d:clicks`, as the CSV load
+/// writes them (their text).
+#[derive(Debug, Clone, PartialEq)]
+struct OrderRow {
+    kind: String,
+    clicks: u32,
+}
+
+impl rowkey_core::index::Record for OrderRow {
+    const CELLS: bool = true;
+    fn to_cells(&self) -> Vec<rowkey_core::index::Cell> {
+        vec![
+            ("d".into(), b"kind".to_vec(), self.kind.as_bytes().to_vec()),
+            (
+                "d".into(),
+                b"clicks".to_vec(),
+                self.clicks.to_string().into_bytes(),
+            ),
+        ]
+    }
+    fn from_cells(
+        cells: &[rowkey_core::index::Cell],
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        let cell = |q: &[u8]| {
+            cells
+                .iter()
+                .find(|c| c.1 == q)
+                .map(|c| String::from_utf8(c.2.clone()))
+                .ok_or("a cell is missing")
+        };
+        Ok(OrderRow {
+            kind: cell(b"kind")??,
+            clicks: cell(b"clicks")??.parse()?,
+        })
+    }
+}
+
+/// `I` + kind + the order: what `rowkey bulkload --index` writes from the
+/// CSV's `kind` column.
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "I")]
+struct ByKind {
+    #[fixed(8)]
+    kind: String,
+    order: Order,
+}
+
+impl rowkey_core::index::Index for ByKind {
+    type Data = Order;
+    type Record = OrderRow;
+    fn entries(order: &Order, r: &OrderRow) -> impl IntoIterator<Item = Self> {
+        [ByKind {
+            kind: r.kind.clone(),
+            order: *order,
+        }]
+    }
+    fn data_key(&self) -> Order {
+        self.order
+    }
+}
+
+/// 300 orders: (id, kind, clicks).
+fn orders() -> Vec<(u64, String, u32)> {
+    events()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, _, kind, clicks, _))| (i as u64 * 3, kind, clicks))
+        .collect()
+}
+
+/// The orders as CSV at `path`, with `extra` lines after them.
+fn write_orders(path: &std::path::Path, extra: &str) {
+    let mut text = String::from("id,kind,clicks\n");
+    for (id, kind, clicks) in orders() {
+        text.push_str(&format!("{id},{kind},{clicks}\n"));
+    }
+    text.push_str(extra);
+    std::fs::write(path, text).unwrap();
+}
+
+/// `rowkey bulkload --index` of the orders: the data rows' cells, and
+/// beside them each order's `ByKind` entry, the bytes rowkey's
+/// `IndexedTable` writes; a row whose indexed value does not fit is a bad
+/// row naming its line and column, written neither.
+#[test]
+fn indexed_rows_carry_their_entries_into_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("orders.csv");
+    write_orders(&csv, "");
+    let (data, index) = (Order::LAYOUT.to_string(), ByKind::LAYOUT.to_string());
+    let out = dir.path().join("out");
+    let args = |out: &std::path::Path| {
+        vec![
+            "bulkload".to_string(),
+            "--layout".into(),
+            data.clone(),
+            "--index".into(),
+            index.clone(),
+            "--input".into(),
+            csv.to_str().unwrap().into(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+            "--timestamp".into(),
+            "1234".into(),
+            "--split-points".into(),
+        ]
+    };
+    let run = |args: &[String]| rowkey(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let done = run(&args(&out));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let mut want = BTreeSet::new();
+    for (id, kind, clicks) in orders() {
+        let order = Order { id };
+        let row = OrderRow { kind, clicks };
+        for (f, q, v) in rowkey_core::index::Record::to_cells(&row) {
+            want.insert((order.encode_to_vec().unwrap(), f.into_bytes(), q, v));
+        }
+        for entry in rowkey_core::index::entry_keys::<ByKind>(&order, &row).unwrap() {
+            let ts = rowkey_core::index::entry_value(1234).to_vec();
+            want.insert((entry, b"d".to_vec(), b"v".to_vec(), ts));
+        }
+    }
+    assert_eq!(want.len(), 900);
+    assert!(
+        cells_in(&out) == want,
+        "the files differ from the rows and entries"
+    );
+
+    // A kind longer than its fixed(8): the row is bad, named; nothing
+    // written.
+    write_orders(&csv, "9000,checkout-started,1\n");
+    let bad = dir.path().join("bad");
+    let failed = run(&args(&bad));
+    assert_eq!(failed.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("line 302, column `kind`"), "{stderr}");
+    assert!(!bad.join("d").exists(), "no file written");
+    // An index whose last field is not the data key: refused up front.
+    let mut wrong = args(&bad);
+    wrong[4] = "[prefix \"I\"][kind fixed(8) String][order u32]".into();
+    let refused = run(&wrong);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("last field `order` must be the data key"),
+        "{stderr}"
+    );
+}
+
+/// The orders and their entries bulk-loaded into a new table pre-split
+/// for both (`--create-table`, `--regions 3` from a sample of the rows,
+/// the index's rows starting a region), committed natively: rowkey's
+/// `IndexedTable` finds the index whole and answers from it.
+fn indexed_load_into(hbase: &HBase, bootstrap: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("orders.csv");
+    write_orders(&csv, "");
+    let out = dir.path().join("orders");
+    let (data, index) = (Order::LAYOUT.to_string(), ByKind::LAYOUT.to_string());
+    ok(&[
+        "bulkload",
+        "--layout",
+        &data,
+        "--index",
+        &index,
+        "--input",
+        csv.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--create-table",
+        bootstrap,
+        "orders",
+        "--regions",
+        "3",
+        "--sample",
+        "1",
+    ]);
+    ok(&[
+        "bulkload",
+        "commit",
+        "--out",
+        out.to_str().unwrap(),
+        "--table",
+        "orders",
+        "--hbase",
+        bootstrap,
+    ]);
+    let client = hbase.client().unwrap();
+    let starts: Vec<Vec<u8>> = client
+        .region_locations("orders")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.start)
+        .collect();
+    assert!(starts.contains(&b"I".to_vec()), "{starts:?}");
+    let table = rowkey_core::index::IndexedTable::new(rowkey_hbase::IndexStore::new(
+        &client, "orders", "d",
+    ))
+    .with_index::<ByKind>();
+    let report = table.verify::<ByKind>().unwrap();
+    assert!(report.is_clean() && report.valid == 300, "{report:?}");
+    let views = ByKind::filter().kind("view").build().unwrap();
+    let mut got: Vec<u64> = table
+        .query::<ByKind>(&views)
+        .unwrap()
+        .map(|hit| hit.unwrap().0.id)
+        .collect();
+    got.sort();
+    let want: Vec<u64> = orders()
+        .into_iter()
+        .filter(|o| o.1 == "view")
+        .map(|o| o.0)
+        .collect();
+    assert_eq!(got, want);
 }

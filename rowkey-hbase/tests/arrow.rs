@@ -231,3 +231,84 @@ fn a_column_that_cannot_fill_its_field_is_refused_by_name() {
     let err = map.key_column("nope", "site").unwrap_err().to_string();
     assert!(err.contains("no such field"), "{err}");
 }
+
+/// `ColumnMap::index`: each row's entry in an index read from the batch's
+/// columns, its last field the row's key, is the derived index key's
+/// bytes, in the load's index family with the load's timestamp; a row
+/// whose indexed value does not fit is a bad row named by its column,
+/// and neither its data row nor its entry is put.
+#[cfg(feature = "index")]
+#[test]
+fn a_batch_with_an_index_puts_each_rows_entry_beside_it() {
+    use arrow_array::{StringArray, UInt16Array};
+    use rowkey_hbase::bulk::ColumnIndex;
+
+    #[derive(RowKey, Debug, Clone, Copy, PartialEq)]
+    #[rowkey(prefix = "D")]
+    struct Hit {
+        site: u64,
+        n: u16,
+    }
+    #[derive(RowKey, Debug, PartialEq)]
+    #[rowkey(prefix = "I")]
+    #[salt(buckets = 4, by(tag))]
+    struct ByTag {
+        #[fixed(4)]
+        tag: String,
+        hit: Hit,
+    }
+    let data = DynLayout::parse(&Hit::LAYOUT.to_string()).unwrap();
+    let by_tag = DynLayout::parse(&ByTag::LAYOUT.to_string()).unwrap();
+    let index = ColumnIndex::new(&by_tag, &data).unwrap();
+    assert_eq!(index.columns().collect::<Vec<_>>(), ["tag"]);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("site", DataType::UInt64, false),
+        Field::new("n", DataType::UInt16, false),
+        Field::new("tag", DataType::Utf8, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(UInt64Array::from(vec![1, 2, 3])),
+            Arc::new(UInt16Array::from(vec![10, 20, 30])),
+            Arc::new(StringArray::from(vec!["ab", "toolong", "cd"])),
+        ],
+    )
+    .unwrap();
+    let map = ColumnMap::new(&data, "d").unwrap().index(&index);
+    let dir = tempfile::tempdir().unwrap();
+    let mut load = BulkLoad::new(dir.path().join("out"))
+        .index_family("d")
+        .timestamp(5);
+    let mut bad = Vec::new();
+    assert_eq!(load.put_batch_skipping(&batch, &map, &mut bad).unwrap(), 2);
+    assert_eq!(bad.len(), 1);
+    assert_eq!((bad[0].row, bad[0].column.as_str()), (1, "tag"));
+    load.finish().unwrap();
+    let ts = rowkey_core::index::entry_value(5).to_vec();
+    let mut want = Vec::new();
+    for (site, n, tag) in [(1, 10, "ab"), (3, 30, "cd")] {
+        let hit = Hit { site, n };
+        let key = hit.encode_to_vec().unwrap();
+        want.push((key, b"tag".to_vec(), tag.as_bytes().to_vec()));
+        let entry = ByTag {
+            tag: tag.into(),
+            hit,
+        };
+        want.push((entry.encode_to_vec().unwrap(), b"v".to_vec(), ts.clone()));
+    }
+    want.sort();
+    assert_eq!(cells(&dir.path().join("out")), want);
+    // All or nothing: the bad row fails the batch, naming its column.
+    let mut load = BulkLoad::new(dir.path().join("all")).index_family("d");
+    let err = load.put_batch(&batch, &map).unwrap_err();
+    assert!(err.to_string().contains("tag"), "{err}");
+    // Entries need the index family.
+    let mut load = BulkLoad::new(dir.path().join("none"));
+    let err = load.put_batch(&batch.slice(0, 1), &map).unwrap_err();
+    assert!(err.to_string().contains("index_family"), "{err}");
+    // An index whose last field is not the data key's width is refused.
+    let short = DynLayout::parse("[prefix \"I\"][tag fixed(4) String][hit u64]").unwrap();
+    let err = ColumnIndex::new(&short, &data).unwrap_err();
+    assert!(err.to_string().contains("must be the data key"), "{err}");
+}

@@ -877,9 +877,16 @@ where
         "{err}"
     );
     let err = plain.query_covered::<ByDay>(&filter);
-    assert!(matches!(err, Err(IndexError::NotCovering { index: "ByDay" })));
+    assert!(matches!(
+        err,
+        Err(IndexError::NotCovering { index: "ByDay" })
+    ));
     let report = t.verify::<ByDay>().unwrap();
-    assert_eq!((report.valid, report.stale_covered), (300, 300), "{report:?}");
+    assert_eq!(
+        (report.valid, report.stale_covered),
+        (300, 300),
+        "{report:?}"
+    );
     assert!(!report.is_clean());
     let repaired = t.repair::<ByDay>(Duration::ZERO).unwrap();
     assert_eq!(repaired.written, 300, "{repaired:?}");
@@ -891,9 +898,7 @@ where
         t.put(&LogKey { id }, &log).unwrap();
         model.insert(id, log);
     }
-    let rows: Vec<(LogKey, Log)> = (250..600)
-        .map(|id| (LogKey { id }, rng.log()))
-        .collect();
+    let rows: Vec<(LogKey, Log)> = (250..600).map(|id| (LogKey { id }, rng.log())).collect();
     t.put_many(&rows).unwrap();
     model.extend(rows.into_iter().map(|(k, l)| (k.id, l)));
     let gone: Vec<LogKey> = (0..600).step_by(7).map(|id| LogKey { id }).collect();
@@ -904,7 +909,10 @@ where
     for group in 0..3 {
         let (got, want) = covered_answer(&t, group, &model);
         assert!(!want.is_empty());
-        assert!(got == want, "group {group}: the covered answer differs from the model");
+        assert!(
+            got == want,
+            "group {group}: the covered answer differs from the model"
+        );
     }
     // A backfill writes covered values over entries that lack them.
     let rows: Vec<(LogKey, Log)> = (1_000..1_100)
@@ -917,7 +925,10 @@ where
     assert_eq!(built.entries as usize, model.len(), "{built:?}");
     assert!(t.verify::<ByDay>().unwrap().is_clean());
     let (got, want) = covered_answer(&t, 0, &model);
-    assert!(got == want, "after the backfill: the covered answer differs from the model");
+    assert!(
+        got == want,
+        "after the backfill: the covered answer differs from the model"
+    );
     // A put of a new code stops after its entries: the entry (same key)
     // covers the new code, the data row still holds the old.
     let key = *model.keys().find(|id| model[id].group == 2).unwrap();
@@ -931,10 +942,20 @@ where
     assert_eq!(report.stale_covered, want, "{report:?}");
     let (got, _) = covered_answer(&t, 2, &model);
     let seen = got.iter().find(|g| g.0 == key).unwrap().1.code;
-    assert_eq!(seen, if transactional { changed.code - 10 } else { changed.code });
+    assert_eq!(
+        seen,
+        if transactional {
+            changed.code - 10
+        } else {
+            changed.code
+        }
+    );
     let repaired = t.repair::<ByDay>(Duration::ZERO).unwrap();
     assert_eq!(repaired.written, want, "{repaired:?}");
     let (got, want) = covered_answer(&t, 2, &model);
-    assert!(got == want, "after the repair: the covered answer differs from the model");
+    assert!(
+        got == want,
+        "after the repair: the covered answer differs from the model"
+    );
     assert!(t.verify::<ByDay>().unwrap().is_clean());
 }

@@ -723,16 +723,26 @@ fn sampled_split_points_cut_an_unsalted_family_where_its_rows_fall() {
     t.put_many(&rows).unwrap();
     let warnings = t.check();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("`ByCode`") && w.contains("sampled_split_points")));
+    assert!(warnings
+        .iter()
+        .any(|w| w.contains("`ByCode`") && w.contains("sampled_split_points")));
     let plain = t.split_points();
     let sampled = t.sampled_split_points(4).unwrap();
     assert!(plain.iter().all(|p| sampled.contains(p)), "{sampled:?}");
     let added: Vec<&Vec<u8>> = sampled.iter().filter(|p| !plain.contains(p)).collect();
     let within = |prefix: &[u8]| added.iter().filter(|p| p.starts_with(prefix)).count();
-    assert_eq!((within(b"D"), within(b"I2"), within(b"I1")), (3, 3, 0), "{added:?}");
+    assert_eq!(
+        (within(b"D"), within(b"I2"), within(b"I1")),
+        (3, 3, 0),
+        "{added:?}"
+    );
     // Each of ByCode's four regions holds about a quarter of its rows.
     let entries = t.store().scan(b"I2", b"I3", None, usize::MAX).unwrap().rows;
-    let cuts: Vec<&Vec<u8>> = added.iter().copied().filter(|p| p.starts_with(b"I2")).collect();
+    let cuts: Vec<&Vec<u8>> = added
+        .iter()
+        .copied()
+        .filter(|p| p.starts_with(b"I2"))
+        .collect();
     let mut counts = [0usize; 4];
     for (key, _) in &entries {
         counts[cuts.iter().filter(|c| key >= **c).count()] += 1;

@@ -171,7 +171,10 @@ fn hbase_index_store() {
     let ids = model.iter().map(|(k, l)| (k.id, l.clone())).collect();
     for group in 0..3 {
         let (got, want) = covered_answer(&by_day, group, &ids);
-        assert!(got == want, "bulk-loaded covered values of group {group} differ");
+        assert!(
+            got == want,
+            "bulk-loaded covered values of group {group} differ"
+        );
     }
     assert!(data_rows(bulk.store()) == model.into_iter().collect::<Vec<_>>());
     let guid = bulk.verify::<ByGuid>().unwrap();
@@ -281,7 +284,10 @@ fn bigtable_index_store() {
             .filter(|(_, log)| log.group == 2)
             .map(|(key, log)| (key.id, ByDay::covered(key, log)))
             .collect();
-        assert!(!want.is_empty() && got == want, "the async covered answer differs");
+        assert!(
+            !want.is_empty() && got == want,
+            "the async covered answer differs"
+        );
         assert!(covering.verify::<ByDay>().await.unwrap().is_clean());
     });
     // Hot rows on Bigtable run on the async table: a put or delete there

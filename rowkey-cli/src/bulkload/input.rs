@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rowkey_core::{DynLayout, Value};
-use rowkey_hbase::bulk::{BadRow, ColumnMap};
+use rowkey_hbase::bulk::{BadRow, ColumnIndex, ColumnMap};
 use rowkey_hbase::Cell;
 
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -174,8 +174,14 @@ pub(super) struct Place<'a> {
 
 /// Where the rows of a share go.
 pub(super) trait Sink {
-    /// Puts one row; an error ends the load.
-    fn put(&mut self, place: &Place<'_>, key: &[u8], cells: &[Cell]) -> Result<(), String>;
+    /// Puts one row and its index entries; an error ends the load.
+    fn put(
+        &mut self,
+        place: &Place<'_>,
+        key: &[u8],
+        cells: &[Cell],
+        entries: &[Vec<u8>],
+    ) -> Result<(), String>;
     /// Puts a batch's good rows; its bad ones are returned.
     fn put_batch(
         &mut self,
@@ -197,6 +203,33 @@ pub(super) struct Reading<'a> {
     pub(super) values: &'a [ValueColumn],
     /// The map a Parquet input's batches go through.
     pub(super) map: &'a ColumnMap,
+    /// `--index`es.
+    pub(super) indexes: &'a [ColumnIndex],
+}
+
+impl Reading<'_> {
+    /// A row's entries in every index, from the text of each column an
+    /// index reads (`text(column)`; `None`: the row has no such column),
+    /// or the column and why not.
+    fn entries<'t>(
+        &self,
+        text: impl Fn(&str) -> Option<&'t str>,
+        key: &[u8],
+    ) -> Result<Vec<Vec<u8>>, (String, String)> {
+        self.indexes
+            .iter()
+            .map(|ix| {
+                let texts = ix
+                    .columns()
+                    .map(|c| {
+                        text(c)
+                            .ok_or_else(|| (c.to_string(), "no value for the index field".into()))
+                    })
+                    .collect::<Result<Vec<&str>, _>>()?;
+                ix.entry_from_texts(&texts, key)
+            })
+            .collect()
+    }
 }
 
 /// Where a value column goes: `--value COLUMN[=FAMILY:QUALIFIER]`.
@@ -289,6 +322,9 @@ fn read_parquet(
         for v in reading.values {
             wanted.push(&v.column);
         }
+        for c in reading.indexes.iter().flat_map(ColumnIndex::columns) {
+            wanted.push(c);
+        }
         let roots: Vec<usize> = wanted
             .iter()
             .filter_map(|w| schema.index_of(w).ok())
@@ -363,6 +399,7 @@ fn put(
     place: &Place<'_>,
     key: &[u8],
     cells: &[Cell],
+    entries: &[Vec<u8>],
     family: &str,
 ) -> Result<(), String> {
     let empty;
@@ -372,7 +409,7 @@ fn put(
     } else {
         cells
     };
-    sink.put(place, key, cells)
+    sink.put(place, key, cells, entries)
 }
 
 fn read_csv(
@@ -398,6 +435,16 @@ fn read_csv(
                 .ok_or_else(|| format!("--input {name}: no column for the key field `{f}`"))
         })
         .collect::<Result<_, _>>()?;
+    for ix in reading.indexes {
+        for c in ix.columns() {
+            if !header.iter().any(|h| h == c) {
+                return Err(format!(
+                    "--input {name}: no column for the field `{c}` of the index {}",
+                    ix.name()
+                ));
+            }
+        }
+    }
     let values = value_columns(reading, &header, &fields)?;
     let value_at: Vec<usize> = values
         .iter()
@@ -443,6 +490,19 @@ fn read_csv(
                 continue;
             }
         };
+        let text = |c: &str| {
+            header
+                .iter()
+                .position(|h| h == c)
+                .and_then(|i| record.get(i))
+        };
+        let entries = match reading.entries(text, &key) {
+            Ok(entries) => entries,
+            Err((column, reason)) => {
+                sink.bad(&place, &column, &reason)?;
+                continue;
+            }
+        };
         cells.clear();
         for (v, &i) in values.iter().zip(&value_at) {
             let text = record.get(i).unwrap_or("");
@@ -452,7 +512,7 @@ fn read_csv(
                 text.as_bytes().to_vec(),
             ));
         }
-        put(sink, &place, &key, &cells, reading.family)?;
+        put(sink, &place, &key, &cells, &entries, reading.family)?;
     }
     Ok(())
 }
@@ -494,8 +554,19 @@ fn read_jsonl(
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             key(reading.layout, &fields, &texts)
         });
-        let key = match key {
-            Ok(key) => key,
+        let indexed = key.and_then(|key| {
+            let texts: Vec<(&str, String)> = reading
+                .indexes
+                .iter()
+                .flat_map(|ix| ix.columns())
+                .filter_map(|c| object.get(c).map(|v| (c, json_text(v))))
+                .collect();
+            let text = |c: &str| texts.iter().find(|t| t.0 == c).map(|t| t.1.as_str());
+            let entries = reading.entries(text, &key)?;
+            Ok((key, entries))
+        });
+        let (key, entries) = match indexed {
+            Ok(indexed) => indexed,
             Err((column, reason)) => {
                 sink.bad(&place, &column, &reason)?;
                 continue;
@@ -533,7 +604,7 @@ fn read_jsonl(
             sink.bad(&place, &column, &reason)?;
             continue;
         }
-        put(sink, &place, &key, &cells, reading.family)?;
+        put(sink, &place, &key, &cells, &entries, reading.family)?;
     }
     Ok(())
 }

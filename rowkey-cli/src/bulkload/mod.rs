@@ -38,7 +38,9 @@ use std::sync::Mutex;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DynLayout, TimeUnit};
-use rowkey_hbase::bulk::{dirs, BadRow, BulkLoad, BulkSummary, CellEncoding, ColumnMap};
+use rowkey_hbase::bulk::{
+    dirs, BadRow, BulkLoad, BulkSummary, CellEncoding, ColumnIndex, ColumnMap,
+};
 use rowkey_hbase::hfile::{Bloom, Compression};
 use rowkey_hbase::Cell;
 
@@ -95,9 +97,19 @@ pub(crate) struct BulkloadArgs {
     /// keys per sorter).
     #[arg(long, default_value_t = 0.01, value_name = "FRACTION")]
     sample: f64,
-    /// The column family of the value columns.
+    /// The column family of the value columns (and of index entries).
     #[arg(long, default_value = "d")]
     family: String,
+    /// An index whose entries go into the same files (repeat it): its
+    /// key's layout (text, JSON or `@FILE`, as `--layout`), every field
+    /// but the last read from the input column of its name, the last the
+    /// row's key (`[event Event 9]`, as the index's derive prints it). An
+    /// entry is a row of `--family` whose `v` cell holds the load's
+    /// timestamp, as rowkey's `IndexedTable` writes it; the layout and
+    /// each index need a prefix of their own. A row whose entry's field is
+    /// bad is a bad row, written neither.
+    #[arg(long = "index", value_name = "SPEC")]
+    indexes: Vec<String>,
     /// A value column, `COLUMN` or `COLUMN=FAMILY:QUALIFIER` (repeat it);
     /// without any, every column that is not a key field. In JSON lines, a
     /// member that is `null` or absent from an object is no cell; a string
@@ -282,11 +294,17 @@ impl Sorter<'_> {
 }
 
 impl Sink for Sorter<'_> {
-    fn put(&mut self, place: &Place<'_>, key: &[u8], cells: &[Cell]) -> Result<(), String> {
+    fn put(
+        &mut self,
+        place: &Place<'_>,
+        key: &[u8],
+        cells: &[Cell],
+        entries: &[Vec<u8>],
+    ) -> Result<(), String> {
         if self.failing() {
             return Ok(());
         }
-        match self.load.put_raw_row(key, cells) {
+        match self.load.put_raw_indexed(key, cells, entries) {
             Ok(()) => {
                 self.rows += 1;
                 if self.rows % 65_536 == 0 {
@@ -370,7 +388,17 @@ pub(crate) fn run(
         .map(|v| ValueColumn::parse(v, &args.family))
         .collect::<Result<_, _>>()
         .map_err(Stop::Usage)?;
-    let map = value_map(map, &values);
+    let indexes: Vec<ColumnIndex> = args
+        .indexes
+        .iter()
+        .map(|spec| {
+            let index = crate::spec::layout("--index", spec).map_err(Stop::Usage)?;
+            ColumnIndex::new(&index, layout).map_err(|e| Stop::Usage(format!("--index: {e}")))
+        })
+        .collect::<Result<_, _>>()?;
+    let map = indexes
+        .iter()
+        .fold(value_map(map, &values), |map, ix| map.index(ix));
     let shares = input::shares(&inputs).map_err(Stop::Failed)?;
     let (index, of) = args.worker.unwrap_or((0, 1));
     let mine: Vec<Share> = shares
@@ -379,7 +407,7 @@ pub(crate) fn run(
         .filter(|(k, _)| k % of == index)
         .map(|(_, s)| s)
         .collect();
-    let boundaries = boundaries(layout, args)?;
+    let boundaries = boundaries(layout, &indexes, args)?;
     let new_table = NewTable::plan(layout, args, &values)?;
     let parted = args.workers > 1 || args.worker.is_some();
     let dirs = sorter_dirs(&args.out, parted, index, args.workers)?;
@@ -394,6 +422,7 @@ pub(crate) fn run(
         family: &args.family,
         values: &values,
         map: &map,
+        indexes: &indexes,
     };
     let bars = MultiProgress::new();
     let style = ProgressStyle::with_template("{prefix} {pos} rows {per_sec} {msg}")
@@ -461,7 +490,7 @@ pub(crate) fn run(
     }
     let rows_in: u64 = sorters.iter().map(|s| s.rows).sum();
     if let Some(t) = &new_table {
-        if let Err(e) = t.create(layout, &mut sorters) {
+        if let Err(e) = t.create(layout, &indexes, &mut sorters) {
             drop(sorters);
             remove_staging(&dirs, parted);
             return Err(e);
@@ -608,17 +637,22 @@ impl NewTable {
 
     /// Creates the table, pre-split at the sample's cuts (set on every
     /// sorter's load) or the layout's split points.
-    fn create(&self, layout: &DynLayout, sorters: &mut [Sorter<'_>]) -> Result<(), Stop> {
+    fn create(
+        &self,
+        layout: &DynLayout,
+        indexes: &[ColumnIndex],
+        sorters: &mut [Sorter<'_>],
+    ) -> Result<(), Stop> {
         let points = match self.sampled {
             Some(n) => {
                 let loads: Vec<&BulkLoad> = sorters.iter().map(|s| &s.load).collect();
-                let points = BulkLoad::sampled_split_points(&loads, n);
+                let points = with_indexes(BulkLoad::sampled_split_points(&loads, n), indexes);
                 for s in sorters.iter_mut() {
                     s.load.set_split_points(&points);
                 }
                 points
             }
-            None => layout.split_points(),
+            None => with_indexes(layout.split_points(), indexes),
         };
         let families: Vec<&str> = self.families.iter().map(String::as_str).collect();
         self.client
@@ -627,11 +661,29 @@ impl NewTable {
     }
 }
 
-/// Where the files are cut: the layout's split points, or the table's
-/// regions now (a table `--create-table` makes: set once it is made).
-fn boundaries(layout: &DynLayout, args: &BulkloadArgs) -> Result<Vec<Vec<u8>>, Stop> {
+/// `points` and, for each index, the start of its rows (its prefix) and
+/// its salt buckets', so that no index shares a region with the data rows
+/// (`IndexedTable::split_points`); sorted, each once.
+fn with_indexes(points: Vec<Vec<u8>>, indexes: &[ColumnIndex]) -> Vec<Vec<u8>> {
+    let mut all: std::collections::BTreeSet<Vec<u8>> = points.into_iter().collect();
+    for ix in indexes {
+        all.insert(ix.layout().layout().prefix().to_vec());
+        all.extend(ix.layout().split_points());
+    }
+    all.remove(&Vec::new());
+    all.into_iter().collect()
+}
+
+/// Where the files are cut: the layout's split points (and its indexes'),
+/// or the table's regions now (a table `--create-table` makes: set once
+/// it is made).
+fn boundaries(
+    layout: &DynLayout,
+    indexes: &[ColumnIndex],
+    args: &BulkloadArgs,
+) -> Result<Vec<Vec<u8>>, Stop> {
     let r = match (&args.regions, &args.create_table) {
-        (_, Some(_)) | (None, None) => return Ok(layout.split_points()),
+        (_, Some(_)) | (None, None) => return Ok(with_indexes(layout.split_points(), indexes)),
         (Some(r), None) => r,
     };
     let [addr, table] = r.as_slice() else {
@@ -709,6 +761,9 @@ fn new_load(dir: &Path, args: &BulkloadArgs, boundaries: &[Vec<u8>], memory: usi
         });
     if let Some(ts) = args.timestamp {
         load = load.timestamp(ts);
+    }
+    if !args.indexes.is_empty() {
+        load = load.index_family(&args.family);
     }
     load
 }

@@ -165,6 +165,27 @@ pub enum EncodeError {
     },
 }
 
+impl EncodeError {
+    /// The field the error is about, when it is about one (the column to
+    /// name in a bad row's report).
+    pub fn field(&self) -> Option<&'static str> {
+        use EncodeError::*;
+        match self {
+            TooLong { field, .. }
+            | EndsWithPad { field, .. }
+            | TimestampOutOfRange { field, .. }
+            | NegativeTimestamp { field, .. }
+            | TooManyDigits { field, .. }
+            | ContainsSeparator { field, .. }
+            | Time { field, .. }
+            | NotAVariant { field, .. }
+            | WrongValue { field, .. }
+            | TooManyIntervals { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

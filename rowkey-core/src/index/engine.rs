@@ -126,7 +126,9 @@ impl<D: RowKey, R> Indexes<D, R> {
         key: &D,
         record: &R,
     ) -> Result<Vec<Vec<u8>>, EncodeError> {
-        self.0.get(index).map_or(Ok(Vec::new()), |ix| (ix.entries)(key, record))
+        self.0
+            .get(index)
+            .map_or(Ok(Vec::new()), |ix| (ix.entries)(key, record))
     }
 
     /// The families (data or index) without a salt: a table pre-split at

@@ -10,8 +10,7 @@ use core::ops::ControlFlow;
 use core::time::Duration;
 
 use super::engine::{
-    entry_rows, entry_timestamp, family, timestamp, Engine, Indexes, NewEntry, Registered,
-    WriteOp,
+    entry_rows, entry_timestamp, family, timestamp, Engine, Indexes, NewEntry, Registered, WriteOp,
 };
 use super::io::Steps;
 use super::query::PAGE;

@@ -40,7 +40,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit as ArrowUnit};
-use rowkey_core::{DynLayout, EncodeError, TimeUnit, Value};
+use rowkey_core::{DynLayout, TimeUnit, Value};
 
 use super::{BulkError, BulkLoad};
 use crate::types::Cell;
@@ -73,6 +73,11 @@ pub struct ColumnMap {
     /// The unit of an integer field with none of its own that a timestamp
     /// column fills.
     timestamps: TimeUnit,
+    /// Whether the layout's last field is the data row's key (an index's
+    /// map), read from no column.
+    data_key_last: bool,
+    /// The maps of the indexes whose entries each row gets.
+    indexes: Vec<ColumnMap>,
 }
 
 impl fmt::Debug for ColumnMap {
@@ -84,6 +89,7 @@ impl fmt::Debug for ColumnMap {
             .field("values", &self.values)
             .field("encoding", &self.encoding)
             .field("timestamps", &self.timestamps)
+            .field("indexes", &self.indexes)
             .finish()
     }
 }
@@ -141,7 +147,31 @@ impl ColumnMap {
             values: Vec::new(),
             encoding: CellEncoding::Binary,
             timestamps: TimeUnit::Millis,
+            data_key_last: false,
+            indexes: Vec::new(),
         })
+    }
+
+    /// Gives each row its entry in `index` too (its fields but the last
+    /// read from the columns of their names, as key fields are), put
+    /// beside the row in the load's index family
+    /// ([`BulkLoad::put_raw_indexed`]): a row whose entry's field is bad
+    /// is a bad row, written neither.
+    #[cfg(feature = "index")]
+    pub fn index(mut self, index: &super::ColumnIndex) -> ColumnMap {
+        let layout = index.layout().clone();
+        let key = index.columns().map(str::to_string).collect();
+        self.indexes.push(ColumnMap {
+            layout,
+            family: self.family.clone(),
+            key,
+            values: Vec::new(),
+            encoding: self.encoding,
+            timestamps: self.timestamps,
+            data_key_last: true,
+            indexes: Vec::new(),
+        });
+        self
     }
 
     /// Reads the key field `field` from the column `column`.
@@ -174,6 +204,9 @@ impl ColumnMap {
     /// `ts(unit)` always takes its own.
     pub fn timestamps(mut self, unit: TimeUnit) -> ColumnMap {
         self.timestamps = unit;
+        for ix in &mut self.indexes {
+            ix.timestamps = unit;
+        }
         self
     }
 
@@ -183,9 +216,18 @@ impl ColumnMap {
         &self.family
     }
 
-    /// Every column's place and reading for `schema`, or the first column
-    /// that is missing or of a type it cannot read.
+    /// Every column's place and reading for `schema` (and each index's),
+    /// or the first column that is missing or of a type it cannot read.
     fn plan(&self, schema: &Schema) -> Result<Plan, BulkError> {
+        let mut plan = self.plan_own(schema)?;
+        for ix in &self.indexes {
+            plan.indexes.push(ix.plan_own(schema)?);
+        }
+        Ok(plan)
+    }
+
+    /// [`plan`](Self::plan) of this map's own columns.
+    fn plan_own(&self, schema: &Schema) -> Result<Plan, BulkError> {
         let column = |name: &str, what: &str| {
             schema.index_of(name).map_err(|_| {
                 let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
@@ -214,7 +256,9 @@ impl ColumnMap {
             }
             key.push(at);
         }
-        let values: Vec<(usize, String, Vec<u8>)> = if self.values.is_empty() {
+        let values: Vec<(usize, String, Vec<u8>)> = if self.data_key_last {
+            Vec::new()
+        } else if self.values.is_empty() {
             (0..schema.fields().len())
                 .filter(|i| !key.contains(i))
                 .map(|i| {
@@ -237,7 +281,11 @@ impl ColumnMap {
                 )));
             }
         }
-        Ok(Plan { key, values })
+        Ok(Plan {
+            key,
+            values,
+            indexes: Vec::new(),
+        })
     }
 }
 
@@ -245,6 +293,8 @@ impl ColumnMap {
 struct Plan {
     key: Vec<usize>,
     values: Vec<(usize, String, Vec<u8>)>,
+    /// Each index's (its values empty).
+    indexes: Vec<Plan>,
 }
 
 /// Whether a column of `ty` can fill a field of `kind` (the field's
@@ -485,12 +535,17 @@ impl BulkLoad {
         let mut keys = Vec::with_capacity(batch.num_rows());
         let mut values = Vec::with_capacity(plan.key.len());
         for row in 0..batch.num_rows() {
-            keys.push(key_of(map, &plan, batch, row, &mut values).map_err(BadRow::into_error)?);
+            let key = key_of(map, &plan, batch, row, &mut values, None);
+            let entries = key.and_then(|key| {
+                let entries = entries_of(map, &plan, batch, row, &mut values, &key)?;
+                Ok((key, entries))
+            });
+            keys.push(entries.map_err(BadRow::into_error)?);
         }
         let mut cells = Vec::with_capacity(plan.values.len());
-        for (row, key) in keys.iter().enumerate() {
+        for (row, (key, entries)) in keys.iter().enumerate() {
             cells_of(map, &plan, batch, row, &mut cells).map_err(BadRow::into_error)?;
-            self.put_raw_row(key, &cells)?;
+            self.put_row_of(key, &cells, entries)?;
         }
         Ok(keys.len())
     }
@@ -511,16 +566,19 @@ impl BulkLoad {
         let mut cells = Vec::with_capacity(plan.values.len());
         let mut put = 0;
         for row in 0..batch.num_rows() {
-            let read = key_of(map, &plan, batch, row, &mut values)
-                .and_then(|key| cells_of(map, &plan, batch, row, &mut cells).map(|()| key));
-            let key = match read {
-                Ok(key) => key,
+            let read = key_of(map, &plan, batch, row, &mut values, None).and_then(|key| {
+                let entries = entries_of(map, &plan, batch, row, &mut values, &key)?;
+                cells_of(map, &plan, batch, row, &mut cells)?;
+                Ok((key, entries))
+            });
+            let (key, entries) = match read {
+                Ok(read) => read,
                 Err(b) => {
                     bad.push(b);
                     continue;
                 }
             };
-            match self.put_raw_row(&key, &cells) {
+            match self.put_row_of(&key, &cells, &entries) {
                 Ok(()) => put += 1,
                 // The row's own fault; anything else ends the load.
                 Err(e) if e.is_row_fault() => bad.push(BadRow {
@@ -535,13 +593,48 @@ impl BulkLoad {
     }
 }
 
-/// The key of one row, or why it has none.
+impl BulkLoad {
+    /// A row of a batch with its entries (none without indexes).
+    fn put_row_of(
+        &mut self,
+        key: &[u8],
+        cells: &[Cell],
+        entries: &[Vec<u8>],
+    ) -> Result<(), BulkError> {
+        #[cfg(feature = "index")]
+        if !entries.is_empty() {
+            return self.put_raw_indexed(key, cells, entries);
+        }
+        debug_assert!(entries.is_empty());
+        self.put_raw_row(key, cells)
+    }
+}
+
+/// A row's entries in each index of `map`, or why it has none.
+fn entries_of(
+    map: &ColumnMap,
+    plan: &Plan,
+    batch: &RecordBatch,
+    row: usize,
+    values: &mut Vec<Value>,
+    data_key: &[u8],
+) -> Result<Vec<Vec<u8>>, BadRow> {
+    map.indexes
+        .iter()
+        .zip(&plan.indexes)
+        .map(|(ix, p)| key_of(ix, p, batch, row, values, Some(data_key)))
+        .collect()
+}
+
+/// The key of one row (an index's entry, with `data_key` its last field),
+/// or why it has none.
 fn key_of(
     map: &ColumnMap,
     plan: &Plan,
     batch: &RecordBatch,
     row: usize,
     values: &mut Vec<Value>,
+    data_key: Option<&[u8]>,
 ) -> Result<Vec<u8>, BadRow> {
     values.clear();
     for (field, &at) in plan.key.iter().enumerate() {
@@ -556,34 +649,22 @@ fn key_of(
             .map_err(bad)?;
         values.push(v);
     }
+    if let Some(data_key) = data_key {
+        values.push(Value::Bytes(data_key.to_vec()));
+    }
     map.layout.encode(values).map_err(|e| {
         // The column of the field the codec refused, when it names one.
-        let column = field_of(&e)
+        let column = e
+            .field()
             .and_then(|f| map.layout.field_index(f).ok())
-            .map_or_else(String::new, |i| map.key[i].clone());
+            .and_then(|i| map.key.get(i).cloned())
+            .unwrap_or_default();
         BadRow {
             row,
             column,
             reason: e.to_string(),
         }
     })
-}
-
-/// The field an encoding error names, if any.
-fn field_of(e: &EncodeError) -> Option<&'static str> {
-    use EncodeError::*;
-    match e {
-        TooLong { field, .. }
-        | EndsWithPad { field, .. }
-        | TimestampOutOfRange { field, .. }
-        | NegativeTimestamp { field, .. }
-        | TooManyDigits { field, .. }
-        | ContainsSeparator { field, .. }
-        | Time { field, .. }
-        | NotAVariant { field, .. }
-        | WrongValue { field, .. } => Some(field),
-        _ => None,
-    }
 }
 
 /// The cells of one row: its value columns that are not null, or the

@@ -82,6 +82,8 @@ mod sample;
 pub use arrow::{BadRow, CellEncoding, ColumnMap};
 use error::io_at;
 pub use error::BulkError;
+#[cfg(feature = "index")]
+pub use indexed::ColumnIndex;
 use runs::{merge, Buffer, CellView, Record};
 pub use sample::RESERVOIR;
 
