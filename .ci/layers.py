@@ -77,6 +77,28 @@ def strip(src):
     return ''.join(out)
 
 
+INLINE_MOD = re.compile(r'\bmod\s+[a-z_][a-z0-9_]*\s*\{')
+
+
+def inline_mods(src):
+    """The source with `super::` inside an inline module (`mod tests {
+    use super::*; }`) read as `self::`: there it names the file's own
+    module, as `self::` does outside it (one level of nesting)."""
+    out, i = [], 0
+    for m in INLINE_MOD.finditer(src):
+        if m.start() < i:
+            continue
+        depth, j = 1, m.end()
+        while j < len(src) and depth:
+            depth += {'{': 1, '}': -1}.get(src[j], 0)
+            j += 1
+        out.append(src[i:m.end()])
+        out.append(re.sub(r'\bsuper::', 'self::', src[m.end():j]))
+        i = j
+    out.append(src[i:])
+    return ''.join(out)
+
+
 def use_paths(tree):
     """The paths of a `use` tree: `a::{b, c::{d as e}, self}` -> a::b, a::c::d, a."""
     tree = re.sub(r'\s+', '', tree)
@@ -124,7 +146,7 @@ class Crate:
                 if rel[-1] in ('mod', 'lib', 'main'):
                     rel = rel[:-1]
                 self.files[tuple(rel)] = os.path.join(d, f)
-        self.src = {m: strip(open(p).read()) for m, p in self.files.items()}
+        self.src = {m: inline_mods(strip(open(p).read())) for m, p in self.files.items()}
         self.defs = {m: set(ITEM.findall(s)) for m, s in self.src.items()}
         self.children = {m: set(MOD_DECL.findall(s)) for m, s in self.src.items()}
         # Re-exports of a module file: name -> the path it names.

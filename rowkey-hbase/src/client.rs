@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
-use crate::pool::{Checkout, Lease, Pool};
-use crate::retry::RetryPolicy;
-use crate::stamp::{Clock, Timestamps};
+use crate::gateway::pool::{Checkout, Lease, Pool};
+use crate::shared::retry::RetryPolicy;
+use crate::shared::stamp::{Clock, Timestamps};
 use crate::thrift::TTHBaseServiceSyncClient as _;
-use crate::transport::{Endpoint, Protocol, Thrift, Tls, Transport};
+use crate::gateway::transport::{Endpoint, Thrift};
+use crate::settings::{Protocol, Tls, Transport};
 use crate::types::ServerStats;
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap

@@ -9,8 +9,7 @@ use crate::error::Error;
 use crate::types::Cell;
 use crate::write::WriteOptions;
 
-/// The qualifier of the one cell each row has.
-pub(crate) const QUALIFIER: &[u8] = b"v";
+use crate::types::INDEX_QUALIFIER as QUALIFIER;
 
 /// An indexed table's data and index rows in `table`, one cell each in
 /// `family` (qualifier `v`), over a shared [`Client`].

@@ -59,31 +59,29 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The face, written once over both backends: the client and its calls
+// (`client`, `ops`, `write`, `scan`, `async_client`), how it reaches
+// HBase (`settings`), rows and cells (`types`), errors (`error`). Each call goes to a backend: `gateway`
+// (HBase's Thrift2 gateway) or `native` (HBase's own RPC), both following
+// `shared` (retries, write timestamps, filters). Beside them: `bulk` (the
+// loader and its HFile writer), `index`, `migrate` and `testing`.
 #[cfg(feature = "tokio")]
 mod async_client;
-mod bounded;
 pub mod bulk;
 mod client;
 mod error;
-mod filter;
-mod fs;
-pub mod hfile;
+mod gateway;
 #[cfg(feature = "index")]
 mod index;
-#[cfg(feature = "kerberos")]
-mod kerberos;
 #[cfg(feature = "migrate")]
 pub mod migrate;
 #[cfg(feature = "native")]
 pub mod native;
 mod ops;
-mod pool;
-mod proto;
-mod retry;
 mod scan;
-mod stamp;
+mod settings;
+mod shared;
 pub mod testing;
-mod transport;
 mod types;
 mod write;
 
@@ -94,19 +92,20 @@ mod write;
 #[path = "thrift/hbase.rs"]
 pub mod thrift;
 
+pub use bulk::hfile;
 #[cfg(feature = "tokio")]
 pub use async_client::{AsyncClient, RowStream, TypedRowStream};
 pub use client::{Client, ClientBuilder, Stats};
 pub use error::{Error, RejectedRow};
-pub use filter::{filter_bytes, server_filter_bytes, Pushdown};
+pub use shared::filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
 #[cfg(feature = "kerberos")]
-pub use kerberos::{Kerberos, Protection};
-pub use retry::RetryPolicy;
+pub use shared::kerberos::{Kerberos, Protection};
+pub use shared::retry::RetryPolicy;
 pub use scan::{tscans, Rows, TypedRows, VersionedRows};
-pub use stamp::Timestamps;
-pub use transport::{Protocol, Tls, Transport};
+pub use shared::stamp::Timestamps;
+pub use settings::{Protocol, Tls, Transport};
 pub use types::{
     Cell, ColumnDelete, ReadOptions, RegionLocation, Row, ServerStats, TableOptions, VersionedCell,
     VersionedRow, MAX_ROW_LENGTH,

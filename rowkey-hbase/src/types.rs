@@ -237,6 +237,11 @@ impl fmt::Display for RegionLocation {
     }
 }
 
+/// The qualifier of the one cell each row of an `IndexStore` holds (a
+/// record's value, or an index entry's), as a bulk load writes it too.
+#[cfg(feature = "index")]
+pub(crate) const INDEX_QUALIFIER: &[u8] = b"v";
+
 /// HBase's limit on a row key's length (`HConstants.MAX_ROW_LENGTH`,
 /// `Short.MAX_VALUE`).
 pub const MAX_ROW_LENGTH: usize = 32_767;

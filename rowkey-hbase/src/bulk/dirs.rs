@@ -6,7 +6,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::fs::Location;
+use crate::bulk::fs::Location;
 
 /// Whether something is at `path`.
 pub fn exists(path: &Path) -> io::Result<bool> {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rowkey_core::EncodeError;
 
-use crate::hfile::HFileError;
+use crate::bulk::hfile::HFileError;
 #[cfg(doc)]
 use crate::types::MAX_ROW_LENGTH;
 

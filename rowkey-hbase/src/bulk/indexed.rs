@@ -9,7 +9,7 @@ use rowkey_core::index::{covered_value, entry_keys, entry_value, Covering, Index
 use rowkey_core::RowKey;
 
 use super::{BulkError, BulkLoad, Entries, LoadIndex};
-use crate::index::QUALIFIER;
+use crate::types::INDEX_QUALIFIER as QUALIFIER;
 use crate::types::Cell;
 
 fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Entries

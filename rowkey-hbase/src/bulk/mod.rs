@@ -64,8 +64,8 @@ use std::path::{Path, PathBuf};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::RowKey;
 
-use crate::fs::{Closing, Location};
-use crate::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
+use crate::bulk::fs::{Closing, Location};
+use crate::bulk::hfile::{Bloom, Compression, HFileOptions, HFileWriter};
 pub use crate::types::BulkLoadReport;
 use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 
@@ -73,6 +73,8 @@ use crate::types::{Cell, RegionLocation, MAX_ROW_LENGTH};
 pub mod arrow;
 pub mod dirs;
 mod error;
+pub(crate) mod fs;
+pub mod hfile;
 #[cfg(feature = "index")]
 mod indexed;
 mod runs;
@@ -413,7 +415,7 @@ impl BulkLoad {
             // A family HBase refuses, or a cell too long for an HFile,
             // refused now rather than at the end of the load.
             let checked = self.family(c.family()).and_then(|i| {
-                crate::hfile::check_cell(key, c.family(), c.qualifier(), c.value())?;
+                crate::bulk::hfile::check_cell(key, c.family(), c.qualifier(), c.value())?;
                 Ok(i)
             });
             match checked {
@@ -453,7 +455,7 @@ impl BulkLoad {
             return Ok(i as u16);
         }
         let legal = !name.is_empty()
-            && name.len() <= crate::hfile::MAX_FAMILY
+            && name.len() <= crate::bulk::hfile::MAX_FAMILY
             && !name.starts_with('.')
             && !name
                 .chars()

@@ -203,7 +203,7 @@ impl NativeClient {
     /// `policy.attempts` tries of an operation whose region moved, split
     /// or closed, or whose server went away, with the policy's pauses.
     #[must_use]
-    pub fn with_retry(self, policy: crate::retry::RetryPolicy) -> NativeClient {
+    pub fn with_retry(self, policy: crate::shared::retry::RetryPolicy) -> NativeClient {
         self.configured(|s| s.retry = policy)
     }
 
@@ -230,7 +230,7 @@ impl NativeClient {
     #[cfg(feature = "kerberos")]
     #[must_use]
     pub fn with_kerberos(self, kerberos: crate::Kerberos) -> NativeClient {
-        let login = crate::kerberos::KerberosLogin::new(kerberos);
+        let login = crate::shared::kerberos::KerberosLogin::new(kerberos);
         self.configured(|s| s.kerberos = Some(login))
     }
 

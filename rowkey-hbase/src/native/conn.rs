@@ -247,7 +247,7 @@ impl Drop for Conn {
 #[cfg_attr(not(feature = "kerberos"), allow(dead_code))]
 struct Layer {
     #[cfg(feature = "kerberos")]
-    gss: crate::kerberos::Gss,
+    gss: crate::shared::kerberos::Gss,
     /// Privacy: encrypted as well as signed.
     #[cfg(feature = "kerberos")]
     encrypt: bool,

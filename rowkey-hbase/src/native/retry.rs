@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::retry::RetryPolicy;
+use crate::shared::retry::RetryPolicy;
 
 /// A native client's settings (all fixed before its first call).
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ pub(super) struct Settings {
     pub(super) tls: Option<super::tls::Connector>,
     /// The Kerberos login of every connection (feature `kerberos`).
     #[cfg(feature = "kerberos")]
-    pub(super) kerberos: Option<crate::kerberos::KerberosLogin>,
+    pub(super) kerberos: Option<crate::shared::kerberos::KerberosLogin>,
 }
 
 impl Default for Settings {

@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use rowkey_hbase_protocol::wire;
 
 use super::regions::host_of;
-use crate::kerberos::{security_layer, Gss, KerberosLogin, Protection};
+use crate::shared::kerberos::{security_layer, Gss, KerberosLogin, Protection};
 
 /// Why a login failed.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use super::{hex, launcher, tail, unhex};
-use crate::hfile::{Bloom, HFileOptions};
+use crate::bulk::hfile::{Bloom, HFileOptions};
 
 /// One cell as HBase's own HFile reader reads it ([`read_hfile`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use crate::transport::{Conn, Endpoint};
+use crate::gateway::transport::{Conn, Endpoint};
 
 pub(crate) struct Pool {
     pub(crate) endpoint: Endpoint,
@@ -167,7 +167,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::transport::{Protocol, Transport};
+    use crate::settings::{Protocol, Transport};
 
     /// A call that panics while it holds a connection (a bug, or a
     /// library's panic on a reply) frees its place: a pool of one still

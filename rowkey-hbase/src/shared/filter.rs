@@ -26,7 +26,7 @@
 
 use rowkey_core::{KeyFilter, Scan};
 
-use crate::proto::{field, flag};
+use crate::shared::proto::{field, flag};
 
 /// Where a skip scan's filter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -180,7 +180,7 @@ pub(super) fn murmur(data: &[u8], seed: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use crate::hfile::bloom::{fold_size, murmur, sizes};
+    use crate::bulk::hfile::bloom::{fold_size, murmur, sizes};
 
     #[test]
     fn murmur_is_hbases() {

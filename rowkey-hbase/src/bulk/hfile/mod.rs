@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use rowkey_core::hbase::to_string_binary;
 
-use crate::fs::{Closing, Target};
-use crate::proto::{field, uint, varint};
+use crate::bulk::fs::{Closing, Target};
+use crate::shared::proto::{field, uint, varint};
 
 mod bloom;
 mod index;

@@ -14,7 +14,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{Compression, HFileError, HEADER, TRAILER};
-use crate::fs::Source;
+use crate::bulk::fs::Source;
 
 /// The trailer's magic.
 const TRAILER_MAGIC: &[u8; 8] = b"TRABLK\"$";
