@@ -1,6 +1,10 @@
 //! rowkey scans as the scan ranges of other clients, each behind its own
 //! feature (off by default):
 //!
+//! A conversion checked without a server; the engines rowkey runs against
+//! are in the guide's chapter "Engines" (the book in `docs/` of rowkey's
+//! repository: `mdbook serve docs`).
+//!
 //! - `tikv`: [`tikv::bound_ranges`], TiKV `BoundRange`s for `tikv-client`'s
 //!   raw and transactional `scan`.
 //!

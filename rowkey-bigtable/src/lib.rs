@@ -1,6 +1,10 @@
 //! Typed rowkey scans on Google Cloud Bigtable, over its v2 gRPC API on a
 //! channel sized for merged streaming reads ([`Client`]).
 //!
+//! The guide's chapter "Engines" (the book in `docs/` of rowkey's
+//! repository: `mdbook serve docs`) shows it beside the HBase clients;
+//! "Secondary indexes" and "Changing a key on a live table" run on it too.
+//!
 //! - [`row_set`] / [`row_range`]: a [`Scan`] as Bigtable `RowSet`/`RowRange`s
 //!   (start key closed, stop key open, no end key for "to the end").
 //! - [`create_table`]: a table pre-split at `T::split_points()` through the

@@ -13,6 +13,10 @@
 //! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR [--hbase | --bigtable]
 //! ```
 //!
+//! The guide's chapter "Layouts as data and the `rowkey` command" (the
+//! book in `docs/` of rowkey's repository: `mdbook serve docs`) shows each
+//! command at work.
+//!
 //! `SPEC` is the layout's text, or `@FILE` holding it or its JSON (as
 //! `T::LAYOUT.to_json()` writes it). A `KEY` is HBase's `toStringBinary`
 //! form (`\x00` escapes; every other character, a space or a `"`, is a

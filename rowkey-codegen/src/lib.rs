@@ -1,6 +1,10 @@
 //! Typed row keys for other languages, generated from a rowkey layout and
 //! byte for byte the derive's: the code behind `rowkey gen`.
 //!
+//! The guide's chapter "Typed keys in other languages" (the book in `docs/`
+//! of rowkey's repository: `mdbook serve docs`) shows the command and the
+//! generated code.
+//!
 //! A layout (its one-line text or JSON, read by
 //! [`DynLayout`](rowkey_core::DynLayout)) is planned once ([`plan`]: every
 //! field's value type and encoding, the prefix and the salt), then written

@@ -1,7 +1,11 @@
 //! Typed, order-preserving row keys for sorted key-value stores.
 //!
+//! The guide: the book in `docs/` of rowkey's repository: `mdbook serve
+//! docs`, from designing a key with the lab to indexes and changing a key
+//! on a live table; FORMAT.md is the byte-level reference.
+//!
 //! `#[derive(RowKey)]` turns a struct into a row key for HBase, Bigtable,
-//! TiKV, RocksDB, redb and other stores that keep rows sorted by key bytes.
+//! redb, fjall and other stores that keep rows sorted by key bytes.
 //! The bytes sort, compared with `memcmp`, in the order of the struct's
 //! fields, laid out the way HBase schema design recommends: a salt prefix
 //! against hot spots, newest-first timestamps, reversed and fixed-width

@@ -1,5 +1,9 @@
 //! The `#[derive(RowKey)]` macro. Use it through `rowkey-core`, which
 //! re-exports it and holds the runtime it expands to.
+//!
+//! Its attributes are described in the guide's chapter "The derive and its
+//! attributes" (the book in `docs/` of rowkey's repository: `mdbook serve
+//! docs`).
 #![forbid(unsafe_code)]
 
 mod ast;

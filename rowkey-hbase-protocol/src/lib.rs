@@ -5,7 +5,12 @@
 //! frames, `KeyValueCodec` cellblocks). `rowkey-hbase`'s native client
 //! runs it over tokio; the golden bytes it is checked against are HBase's
 //! own classes' (`rowkey-hbase/tests/native_wire.rs`), and a fuzz target
-//! feeds arbitrary bytes to its readers (`fuzz/fuzz_targets/native_response.rs`).
+//! feeds arbitrary bytes to its readers
+//! (`fuzz/fuzz_targets/native_response.rs`).
+//!
+//! The client over it is `rowkey-hbase`'s native client: the guide's
+//! chapter "Engines" (the book in `docs/` of rowkey's repository: `mdbook
+//! serve docs`).
 //!
 //! ```
 //! use rowkey_hbase_protocol::{pb, wire};

@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 use crate::gateway::pool::{Checkout, Lease, Pool};
+use crate::gateway::transport::{Endpoint, Thrift};
+use crate::settings::{Protocol, Tls, Transport};
 use crate::shared::retry::RetryPolicy;
 use crate::shared::stamp::{Clock, Timestamps};
 use crate::thrift::TTHBaseServiceSyncClient as _;
-use crate::gateway::transport::{Endpoint, Thrift};
-use crate::settings::{Protocol, Tls, Transport};
 use crate::types::ServerStats;
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap

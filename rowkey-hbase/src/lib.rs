@@ -1,6 +1,11 @@
-//! Typed rowkey tables on Apache HBase, through HBase's Thrift2 gateway
-//! (`org.apache.hadoop.hbase.thrift2.ThriftServer`, the API non-Java
-//! clients such as happybase use).
+//! Typed rowkey tables on Apache HBase: one [`Client`] over two backends,
+//! HBase's own RPC to its masters and region servers ([`Client::native`],
+//! feature `native`: no gateway, Kerberos and TLS) or HBase's Thrift2
+//! gateway ([`Client::connect`]: `org.apache.hadoop.hbase.thrift2.ThriftServer`,
+//! the API non-Java clients such as happybase use), with the same answers.
+//! The guide's chapters "Engines", "Secondary indexes" and "Changing a key
+//! on a live table" (the book in `docs/` of rowkey's repository: `mdbook
+//! serve docs`) show them at work.
 //!
 //! - [`Client::create_table`]: a table pre-split at `T::split_points()`, one
 //!   region per salt bucket; [`Client::region_locations`] shows the regions.
@@ -92,20 +97,20 @@ mod write;
 #[path = "thrift/hbase.rs"]
 pub mod thrift;
 
-pub use bulk::hfile;
 #[cfg(feature = "tokio")]
 pub use async_client::{AsyncClient, RowStream, TypedRowStream};
+pub use bulk::hfile;
 pub use client::{Client, ClientBuilder, Stats};
 pub use error::{Error, RejectedRow};
-pub use shared::filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
+pub use scan::{tscans, Rows, TypedRows, VersionedRows};
+pub use settings::{Protocol, Tls, Transport};
+pub use shared::filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "kerberos")]
 pub use shared::kerberos::{Kerberos, Protection};
 pub use shared::retry::RetryPolicy;
-pub use scan::{tscans, Rows, TypedRows, VersionedRows};
 pub use shared::stamp::Timestamps;
-pub use settings::{Protocol, Tls, Transport};
 pub use types::{
     Cell, ColumnDelete, ReadOptions, RegionLocation, Row, ServerStats, TableOptions, VersionedCell,
     VersionedRow, MAX_ROW_LENGTH,

@@ -10,10 +10,10 @@ use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
 use crate::client::Client;
 use crate::error::Error;
-use crate::shared::filter::{filter_bytes_per_range, Pushdown};
 use crate::gateway::pool::Lease;
-use crate::thrift::{TScan, TTHBaseServiceSyncClient};
 use crate::gateway::transport::Thrift;
+use crate::shared::filter::{filter_bytes_per_range, Pushdown};
+use crate::thrift::{TScan, TTHBaseServiceSyncClient};
 use crate::types::{stamped_cells, Cell, ReadOptions, Row, Stamped};
 
 /// One range's scanner, the rows it has fetched and not yet merged, and

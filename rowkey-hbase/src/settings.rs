@@ -143,4 +143,3 @@ impl Tls {
         Ok(config.build())
     }
 }
-

@@ -14,10 +14,10 @@ use thrift::TThriftClient;
 
 use crate::client::Client;
 use crate::error::{Error, RejectedRow};
+use crate::gateway::transport::Thrift;
 use crate::ops::encode;
 use crate::shared::stamp::Clock;
 use crate::thrift::{TColumnValue, TDelete, TDurability, TIOError, TPut, TTHBaseServiceSyncClient};
-use crate::gateway::transport::Thrift;
 use crate::types::{Cell, MAX_ROW_LENGTH};
 
 /// How HBase persists a write (HBase's `Durability`).

@@ -2,7 +2,9 @@
 //! under row-key designs, with HBase-style regions and servers, measured,
 //! queried, and drawn as key-visualizer heatmaps in an HTML report.
 //!
-//! Run: `cargo run --release -p rowkey-lab -- --help`
+//! Run: `cargo run --release -p rowkey-lab -- --help`; the guide's chapter
+//! "Designing a key with the lab" (the book in `docs/` of rowkey's
+//! repository: `mdbook serve docs`) walks through it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

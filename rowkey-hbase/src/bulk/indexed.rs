@@ -9,8 +9,8 @@ use rowkey_core::index::{covered_value, entry_keys, entry_value, Covering, Index
 use rowkey_core::RowKey;
 
 use super::{BulkError, BulkLoad, Entries, LoadIndex};
-use crate::types::INDEX_QUALIFIER as QUALIFIER;
 use crate::types::Cell;
+use crate::types::INDEX_QUALIFIER as QUALIFIER;
 
 fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Entries
 where
