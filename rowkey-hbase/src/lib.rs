@@ -1,5 +1,5 @@
 //! Typed rowkey tables on Apache HBase: one [`Client`] over two backends,
-//! HBase's own RPC to its masters and region servers ([`Client::native`],
+//! HBase's own RPC to its masters and region servers (`Client::native`,
 //! feature `native`: no gateway, Kerberos and TLS) or HBase's Thrift2
 //! gateway ([`Client::connect`]: `org.apache.hadoop.hbase.thrift2.ThriftServer`,
 //! the API non-Java clients such as happybase use), with the same answers.
