@@ -571,9 +571,14 @@ fn gen_python_writes_the_derived_keys_bytes() {
         "--out",
         out_dir,
     ]);
+    // The key's module, and the package's helpers beside it.
     assert_eq!(
         printed.trim(),
-        dir.path().join("events.py").display().to_string()
+        format!(
+            "{}\n{}",
+            dir.path().join("events.py").display(),
+            dir.path().join("_rowkey.py").display()
+        )
     );
     let event = UserEvent {
         user_id: 42,

@@ -231,7 +231,10 @@ fn key_files(
     let file = |path: String, contents: String| GeneratedFile { path, contents };
     let mut files = Vec::new();
     match language {
-        Language::Python => files.push(file(format!("{package}.py"), python::module(&plan, name))),
+        Language::Python => {
+            files.push(file(format!("{package}.py"), python::module(&plan, name)));
+            files.push(file("_rowkey.py".into(), python::runtime()));
+        }
         Language::Java => {
             let dir = package.replace('.', "/");
             files.push(file(

@@ -8,12 +8,41 @@ use rowkey_core::layout::{Encoding, SaltHashKind};
 
 use crate::plan::{FamilyPlan, FieldPlan, KeyPlan, Reversal, SaltPlan, Scalar};
 
-/// The helpers every generated module carries (FORMAT.md's rules, each
-/// once).
+/// The helpers every generated module imports from `_rowkey.py`
+/// (FORMAT.md's rules, each once).
 const HELPERS: &str = include_str!("python/helpers.py");
 
 /// The helpers of an ordered-code key's module, besides those.
 const OC_HELPERS: &str = include_str!("python/ordered_code.py");
+
+/// The package's shared module `_rowkey.py`: the helpers every generated
+/// key module imports (FORMAT.md's rules, each once, ordered-code keys'
+/// included), and `__all__` naming them so that `from _rowkey import *`
+/// brings the underscored ones too.
+pub fn runtime() -> String {
+    let mut py = String::from(
+        "\"\"\"The helpers of the keys rowkey-codegen generated in this package: the\nrules of FORMAT.md, each once, shared by every key module beside it.\n\nDo not edit: generate the keys again.\"\"\"\n\nimport datetime\nimport ipaddress\nimport re\nimport struct\nimport uuid\n",
+    );
+    py.push_str(HELPERS);
+    py.push_str(OC_HELPERS);
+    let names: Vec<String> = [HELPERS, OC_HELPERS]
+        .iter()
+        .flat_map(|text| text.lines())
+        .filter_map(|line| {
+            let rest = line
+                .strip_prefix("def ")
+                .or_else(|| line.strip_prefix("class "))?;
+            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+            Some(format!("\"{}\"", &rest[..end]))
+        })
+        .collect();
+    let _ = write!(py, "\n\n__all__ = [\n");
+    for name in names {
+        let _ = writeln!(py, "    {name},");
+    }
+    py.push_str("]\n");
+    py
+}
 
 /// The Python module for `plan`, its dataclass named `name`.
 pub fn module(plan: &KeyPlan, name: &str) -> String {
@@ -41,10 +70,11 @@ pub fn module(plan: &KeyPlan, name: &str) -> String {
         bytes_literal(&plan.sep),
         py_bool(plan.ordered_code && plan.salt.is_some()),
     );
-    py.push_str(HELPERS);
-    if plan.ordered_code {
-        py.push_str(OC_HELPERS);
-    }
+    // FORMAT.md's rules, written once in the package's `_rowkey.py`
+    // (beside a module of its own, or in a family's package).
+    py.push_str(
+        "\nif __package__:\n    from ._rowkey import *  # noqa: F401,F403\nelse:\n    from _rowkey import *  # noqa: F401,F403\n\n_L = _Layout(PREFIX, SEP, BUCKETS, _BUCKET_DIGITS, _OC_SALT)\n_head, _split, _unhead, _heads = _L.head, _L.split, _L.unhead, _L.heads\n_lead, _expect_sep, _delim, _undelim = _L.lead, _L.expect_sep, _L.delim, _L.undelim\n",
+    );
     // Field enums, each once.
     let mut enums: Vec<&str> = Vec::new();
     for e in plan.fields.iter().filter_map(|f| f.key_enum.as_ref()) {

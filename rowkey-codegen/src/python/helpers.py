@@ -167,68 +167,8 @@ def _succ(b):
     return b[:-1] + bytes([b[-1] + 1]) if b else b""
 
 
-def _head(bucket):
-    """The prefix and the salt: the bucket's byte, or its digits and SEP, or
-    (an ordered-code key) its one-byte Int64 field."""
-    if _OC_SALT:
-        return PREFIX + bytes([0x80 | bucket, 0, 1])
-    if _BUCKET_DIGITS:
-        return PREFIX + str(bucket).zfill(_BUCKET_DIGITS).encode() + SEP
-    return PREFIX + bytes([bucket])
-
-
-def _split(bucket):
-    """A split point: the bucket's head without its separator (an
-    ordered-code key's: without the salt field's terminator)."""
-    h = _head(bucket)
-    return h[:-2] if _OC_SALT else h[:len(h) - len(SEP)]
-
-
-def _unhead(key, pos, field):
-    if _OC_SALT:
-        head = _take(key, pos, 3, field)
-        if not 0x80 <= head[0] <= 0xBF:
-            raise _fail(field, "the salt bucket is not a one-byte OrderedCodeBytes Int64 (80 to BF)")
-        if head[1:] != b"\x00\x01":
-            raise _fail(field, "no terminator after the salt bucket")
-        salt, pos = head[0] & 0x3F, pos + 3
-    elif _BUCKET_DIGITS:
-        text = _take(key, pos, _BUCKET_DIGITS, field)
-        if not _isdigits(text):
-            raise _fail(field, f"{text!r} is not a bucket's digits")
-        salt = int(text)
-        pos = _expect_sep(key, pos + _BUCKET_DIGITS, field)
-    else:
-        salt = _take(key, pos, 1, field)[0]
-        pos += 1
-    if salt >= BUCKETS:
-        raise _fail(field, f"bucket {salt} is not below {BUCKETS}")
-    return pos
-
-
-def _heads(bucket):
-    if BUCKETS == 0:
-        return [PREFIX]
-    if bucket is not None:
-        return [_head(bucket)]
-    return [_head(b) for b in range(BUCKETS)]
-
-
-def _lead(fields, n):
-    """The bytes of the leading fields (SEP after each when more follow)."""
-    if not fields:
-        return b""
-    return SEP.join(fields) + (SEP if len(fields) < n else b"")
-
-
 def _isdigits(b):
     return len(b) > 0 and all(0x30 <= x <= 0x39 for x in b)
-
-
-def _expect_sep(key, pos, field):
-    if key[pos:pos + len(SEP)] != SEP:
-        raise _fail(field, f"the separator {SEP!r} does not follow")
-    return pos + len(SEP)
 
 
 def _udig(v, bits, digits, desc, field):
@@ -295,22 +235,6 @@ def _untsdig(b, bits, signed, digits, top, field):
     if v > hi:
         raise _fail(field, f"{v} is out of range")
     return v
-
-
-def _delim(b, field):
-    if SEP in b:
-        raise _fail(field, f"the value holds the separator {SEP!r}")
-    for n in range(1, len(SEP)):
-        if b.endswith(SEP[:n]):
-            raise _fail(field, f"the value ends with the start of the separator {SEP!r}")
-    return b
-
-
-def _undelim(key, pos, field):
-    end = key.find(SEP, pos)
-    if end < 0:
-        raise _fail(field, f"no separator {SEP!r} ends the field")
-    return _delim(key[pos:end], field), end + len(SEP)
 
 
 def _eq_ranges(heads, p, exact, cut=None):
@@ -530,3 +454,82 @@ def _opaque(v, n, field):
     if not isinstance(v, (bytes, bytearray)) or len(v) != n:
         raise _fail(field, f"expected {n} bytes, got {v!r}")
     return bytes(v)
+
+
+class _Layout:
+    """What the rules of a key's head and separators need of its layout: its
+    prefix, separator, salt buckets (0: none), the digits of a text key's
+    bucket (0: a binary key's byte) and whether the salt is an ordered-code
+    Int64 field. Each generated module binds its own (`_head = _L.head`...)."""
+
+    def __init__(self, prefix, sep, buckets, bucket_digits, oc_salt):
+        self.prefix, self.sep, self.buckets = prefix, sep, buckets
+        self.bucket_digits, self.oc_salt = bucket_digits, oc_salt
+
+    def head(self, bucket):
+        """The prefix and the salt: the bucket's byte, or its digits and SEP, or
+        (an ordered-code key) its one-byte Int64 field."""
+        if self.oc_salt:
+            return self.prefix + bytes([0x80 | bucket, 0, 1])
+        if self.bucket_digits:
+            return self.prefix + str(bucket).zfill(self.bucket_digits).encode() + self.sep
+        return self.prefix + bytes([bucket])
+
+    def split(self, bucket):
+        """A split point: the bucket's head without its separator (an
+        ordered-code key's: without the salt field's terminator)."""
+        h = self.head(bucket)
+        return h[:-2] if self.oc_salt else h[:len(h) - len(self.sep)]
+
+    def unhead(self, key, pos, field):
+        if self.oc_salt:
+            head = _take(key, pos, 3, field)
+            if not 0x80 <= head[0] <= 0xBF:
+                raise _fail(field, "the salt bucket is not a one-byte OrderedCodeBytes Int64 (80 to BF)")
+            if head[1:] != b"\x00\x01":
+                raise _fail(field, "no terminator after the salt bucket")
+            salt, pos = head[0] & 0x3F, pos + 3
+        elif self.bucket_digits:
+            text = _take(key, pos, self.bucket_digits, field)
+            if not _isdigits(text):
+                raise _fail(field, f"{text!r} is not a bucket's digits")
+            salt = int(text)
+            pos = self.expect_sep(key, pos + self.bucket_digits, field)
+        else:
+            salt = _take(key, pos, 1, field)[0]
+            pos += 1
+        if salt >= self.buckets:
+            raise _fail(field, f"bucket {salt} is not below {self.buckets}")
+        return pos
+
+    def heads(self, bucket):
+        if self.buckets == 0:
+            return [self.prefix]
+        if bucket is not None:
+            return [self.head(bucket)]
+        return [self.head(b) for b in range(self.buckets)]
+
+    def lead(self, fields, n):
+        """The bytes of the leading fields (SEP after each when more follow)."""
+        if not fields:
+            return b""
+        return self.sep.join(fields) + (self.sep if len(fields) < n else b"")
+
+    def expect_sep(self, key, pos, field):
+        if key[pos:pos + len(self.sep)] != self.sep:
+            raise _fail(field, f"the separator {self.sep!r} does not follow")
+        return pos + len(self.sep)
+
+    def delim(self, b, field):
+        if self.sep in b:
+            raise _fail(field, f"the value holds the separator {self.sep!r}")
+        for n in range(1, len(self.sep)):
+            if b.endswith(self.sep[:n]):
+                raise _fail(field, f"the value ends with the start of the separator {self.sep!r}")
+        return b
+
+    def undelim(self, key, pos, field):
+        end = key.find(self.sep, pos)
+        if end < 0:
+            raise _fail(field, f"no separator {self.sep!r} ends the field")
+        return self.delim(key[pos:end], field), end + len(self.sep)
