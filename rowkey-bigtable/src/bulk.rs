@@ -61,7 +61,7 @@ pub struct BulkReport {
 /// already in the request being gathered sends that request first.
 /// Requests that fail for a transient reason, and rows the server answers
 /// with `UNAVAILABLE`, `DEADLINE_EXCEEDED` or `ABORTED`, are retried with
-/// the client's [`Retry`](crate::Retry) policy (jittered backoff). Memory:
+/// the client's [`RetryPolicy`](crate::RetryPolicy) policy (jittered backoff). Memory:
 /// the budget, plus one request being gathered (and its keys), plus a copy
 /// of each request in flight for its retries.
 ///
@@ -454,7 +454,7 @@ async fn write_batch(
                 outcome.unconfirmed.iter().copied().collect();
             again.extend((0..positions.len()).filter(|i| unconfirmed.contains(&positions[*i])));
         }
-        let retrying = !again.is_empty() && failures < retry.attempts;
+        let retrying = !again.is_empty() && retry.may_try_again(failures + 1);
         for r in outcome.rejected {
             // A retryable refusal is reported only if it is not retried.
             let retried = retrying && again.iter().any(|&i| positions[i] == r.index);
@@ -486,6 +486,6 @@ async fn write_batch(
         entries = again.iter().map(|&i| entries[i].clone()).collect();
         positions = again.iter().map(|&i| positions[i]).collect();
         bytes = entries.iter().map(entry_bytes).sum();
-        tokio::time::sleep(retry.pause(failures)).await;
+        tokio::time::sleep(retry.pause(failures + 1)).await;
     }
 }

@@ -63,7 +63,7 @@ pub use index::IndexStore;
 pub use options::ClientOptions;
 pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MAX_REQUEST_BYTES};
 
-pub use retry::Retry;
+pub use rowkey_core::clock::RetryPolicy;
 pub use stream::{
     stream_filter, stream_filter_in, stream_filter_typed, stream_scan, stream_scan_reversed,
     stream_scan_with, stream_typed, stream_typed_reversed, Row, RowStream,

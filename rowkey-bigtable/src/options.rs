@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::retry::Retry;
+use crate::RetryPolicy;
 
 /// How a [`Client`](crate::Client) bounds its calls and keeps its
 /// connection alive, set by struct update from `ClientOptions::default()`
@@ -14,7 +14,7 @@ use crate::retry::Retry;
 /// (`EnhancedBigtableStubSettings`: `readRowsSettings` and
 /// `defaultGrpcTransportProviderBuilder`). `attempt_timeout` (1 min) and
 /// `total_timeout` (10 min) are its `MutateRows` per-attempt and
-/// whole-operation timeouts. The retry policy is [`Retry::default`]:
+/// whole-operation timeouts. The retry policy is [`RetryPolicy::bigtable`]:
 /// 4 retries, pauses from 50 ms doubling up to 2 s (the Go client's
 /// `defaultBackoff` starts at 100 ms and grows 1.2× up to 2 s), with full
 /// jitter.
@@ -53,7 +53,7 @@ pub struct ClientOptions {
     /// The app profile every request names (`app_profile_id`), if any.
     pub app_profile_id: Option<String>,
     /// How failed attempts are retried.
-    pub retry: Retry,
+    pub retry: RetryPolicy,
 }
 
 impl Default for ClientOptions {
@@ -65,7 +65,7 @@ impl Default for ClientOptions {
             keepalive_interval: Duration::from_secs(30),
             keepalive_timeout: Duration::from_secs(10),
             app_profile_id: None,
-            retry: Retry::default(),
+            retry: RetryPolicy::bigtable(),
         }
     }
 }

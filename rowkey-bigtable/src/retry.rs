@@ -1,51 +1,6 @@
-//! When a failed call is tried again, and how long to wait before it: the
-//! retry policy, the failures Google's clients retry, and jitter.
-
-use std::time::Duration;
-
-/// How a streamed read retries a range whose stream failed for a transient
-/// reason (the server unavailable, the connection lost or reset, a
-/// deadline or an abort) or stalled past its
-/// [`ClientOptions`](crate::ClientOptions) deadlines: up to `attempts`
-/// times in a row, waiting a random time up to `initial_backoff`, a
-/// ceiling doubled after each failure up to `max_backoff` ("full jitter",
-/// so that clients that failed together do not retry together). Reads are
-/// idempotent, so a retried range resumes after the last row it returned
-/// and no row is returned twice.
-///
-/// ```
-/// use std::time::Duration;
-/// let retry = rowkey_bigtable::Retry { attempts: 0, ..Default::default() };
-/// assert_eq!(retry.initial_backoff, Duration::from_millis(50));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retry {
-    /// Retries in a row before the error is returned; 0 never retries.
-    pub attempts: u32,
-    /// The wait before the first retry.
-    pub initial_backoff: Duration,
-    /// The longest wait.
-    pub max_backoff: Duration,
-}
-
-impl Retry {
-    /// The pause before the retry that follows `failures` failures in a
-    /// row: a random time up to `initial_backoff × 2^failures`, at most
-    /// `max_backoff`.
-    pub(crate) fn pause(&self, failures: u32) -> Duration {
-        rowkey_core::clock::backoff(self.initial_backoff, self.max_backoff, failures)
-    }
-}
-
-impl Default for Retry {
-    fn default() -> Self {
-        Retry {
-            attempts: 4,
-            initial_backoff: Duration::from_millis(50),
-            max_backoff: Duration::from_secs(2),
-        }
-    }
-}
+//! Which failed calls are tried again: the failures Google's clients
+//! retry. How often and how long to wait is rowkey-core's
+//! [`RetryPolicy`](crate::RetryPolicy), shared with the HBase clients.
 
 /// Whether a failure may pass if the read is tried again: the codes the
 /// Cloud Bigtable client libraries retry reads on (`DEADLINE_EXCEEDED`,

@@ -20,12 +20,14 @@ use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
 use bigtable_rs::google::bigtable::v2::{row_filter, ReadRowsRequest, RowFilter, RowRange, RowSet};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
 use rowkey_core::hbase::to_string_binary;
+use rowkey_core::scan::resume_after;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
 #[cfg(any(feature = "index", feature = "migrate"))]
 use crate::chunks::collect;
 use crate::chunks::{merged, Merged};
-use crate::retry::{transient, Retry};
+use crate::retry::transient;
+use crate::RetryPolicy;
 use crate::{Client, Error};
 
 /// One row: its key and its cells.
@@ -40,7 +42,7 @@ pub type Row = (Vec<u8>, Vec<RowCell>);
 /// buckets reads at most 320 rows) and the merged stream ends after `n`
 /// rows.
 ///
-/// Transient failures are retried per range with [`Retry::default`]
+/// Transient failures are retried per range with [`RetryPolicy::bigtable`]
 /// ([`stream_scan_with`] takes another policy). A failure that is not
 /// transient, or that persists, is yielded as an error, after which the
 /// stream ends: a stream that ends without an error has returned every row
@@ -63,7 +65,7 @@ pub async fn stream_scan_with(
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
-    retry: Retry,
+    retry: RetryPolicy,
 ) -> Result<RowStream, Error> {
     Ok(open(client, table, scan, limit, retry, false))
 }
@@ -177,7 +179,7 @@ fn open(
     table: &str,
     scan: &Scan,
     limit: Option<u64>,
-    retry: Retry,
+    retry: RetryPolicy,
     reversed: bool,
 ) -> RowStream {
     open_filtered(client, table, scan, (limit, limit), retry, reversed, None)
@@ -189,7 +191,7 @@ pub(crate) fn open_filtered(
     table: &str,
     scan: &Scan,
     (range_limit, limit): (Option<u64>, Option<u64>),
-    retry: Retry,
+    retry: RetryPolicy,
     reversed: bool,
     row_filter: Option<RowFilter>,
 ) -> RowStream {
@@ -201,8 +203,8 @@ pub(crate) fn open_filtered(
             range_stream(RangeState {
                 client: client.clone(),
                 table_name: table_name.clone(),
-                start: StartKey::StartKeyClosed(r.start().to_vec()),
-                stop: (!r.stop().is_empty()).then(|| EndKey::EndKeyOpen(r.stop().to_vec())),
+                start: r.start().to_vec(),
+                stop: r.stop().to_vec(),
                 reversed,
                 row_filter: row_filter.clone(),
                 remaining: range_limit,
@@ -243,7 +245,7 @@ async fn read_rows(
 }
 
 /// Every row of `request`, read whole, within the client's deadlines and
-/// retried as its [`Retry`] policy allows (a read is safe to send again):
+/// retried as its [`RetryPolicy`] allows (a read is safe to send again):
 /// what a point read (the index store's gets) needs.
 #[cfg(any(feature = "index", feature = "migrate"))]
 pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Result<Vec<Row>, Error> {
@@ -267,16 +269,16 @@ pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Resul
             last: Some(last),
         };
         let outcome = tokio::time::timeout_at(until, attempt).await;
-        let wait = options.retry.pause(failures);
+        let wait = options.retry.pause(failures + 1);
         let late = tokio::time::Instant::now() + wait >= total;
         match outcome {
             Ok(Ok(rows)) => return Ok(rows),
-            Ok(Err(e)) if !transient(&e) || failures >= options.retry.attempts => {
+            Ok(Err(e)) if !transient(&e) || !options.retry.may_try_again(failures + 1) => {
                 return Err(Error::Bigtable(e))
             }
             Ok(Err(e)) if late => return Err(timeout(e.to_string())),
             Ok(Err(_)) => {}
-            Err(_) if late || failures >= options.retry.attempts => {
+            Err(_) if late || !options.retry.may_try_again(failures + 1) => {
                 return Err(timeout(
                     "ReadRows did not end within its attempt timeout".into(),
                 ))
@@ -318,13 +320,12 @@ type RangeStream = BoxStream<'static, Result<Row, Error>>;
 struct RangeState {
     client: Client,
     table_name: String,
-    /// Where the (next) request starts: the range's start, then just after
-    /// the last row returned.
-    start: StartKey,
-    /// Where the (next) request stops: the range's stop row (`None` for
-    /// "to the end"); read backwards, then just before the last row
-    /// returned.
-    stop: Option<EndKey>,
+    /// Where the (next) request starts (closed): the range's start, then
+    /// just after the last row returned (rowkey-core's `resume_after`).
+    start: Vec<u8>,
+    /// Where the (next) request stops (open; empty: to the end): the
+    /// range's stop row; read backwards, then the last row returned.
+    stop: Vec<u8>,
     /// Read backwards: rows come largest first, and a retry resumes before
     /// the last one (the stop moves, not the start).
     reversed: bool,
@@ -336,7 +337,7 @@ struct RangeState {
     rows: Option<CallStream>,
     /// Transient failures in a row.
     failures: u32,
-    retry: Retry,
+    retry: RetryPolicy,
     /// Retries over all ranges of the scan.
     retries: Arc<AtomicU64>,
     /// When the range last made progress (it opened, or returned a row):
@@ -361,8 +362,8 @@ impl RangeState {
             rows: Some(RowSet {
                 row_keys: Vec::new(),
                 row_ranges: vec![RowRange {
-                    start_key: Some(self.start.clone()),
-                    end_key: self.stop.clone(),
+                    start_key: Some(StartKey::StartKeyClosed(self.start.clone())),
+                    end_key: (!self.stop.is_empty()).then(|| EndKey::EndKeyOpen(self.stop.clone())),
                 }],
             }),
             reversed: self.reversed,
@@ -401,13 +402,13 @@ impl RangeState {
         if now >= self.deadline() {
             return Err(timeout(self, text));
         }
-        if !retryable || self.failures >= self.retry.attempts {
+        if !retryable || !self.retry.may_try_again(self.failures + 1) {
             return Err(match failure {
                 Failure::Call(e) => Error::Bigtable(e),
                 Failure::Stalled(_) => timeout(self, text),
             });
         }
-        let wait = self.retry.pause(self.failures);
+        let wait = self.retry.pause(self.failures + 1);
         if now + wait >= self.deadline() {
             return Err(timeout(self, text));
         }
@@ -459,22 +460,14 @@ fn range_stream(state: RangeState) -> RangeStream {
                 Ok(Some(Ok(Merged::Scanned(key)))) => {
                     st.failures = 0;
                     st.progress = tokio::time::Instant::now();
-                    if st.reversed {
-                        st.stop = Some(EndKey::EndKeyOpen(key));
-                    } else {
-                        st.start = StartKey::StartKeyOpen(key);
-                    }
+                    resume_after(&mut st.start, &mut st.stop, &key, st.reversed);
                     continue;
                 }
                 Ok(Some(Ok(Merged::Row(key, cells)))) => {
                     let row = (key, cells);
                     st.failures = 0;
                     st.progress = tokio::time::Instant::now();
-                    if st.reversed {
-                        st.stop = Some(EndKey::EndKeyOpen(row.0.clone()));
-                    } else {
-                        st.start = StartKey::StartKeyOpen(row.0.clone());
-                    }
+                    resume_after(&mut st.start, &mut st.stop, &row.0, st.reversed);
                     if let Some(n) = &mut st.remaining {
                         *n -= 1;
                     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use rowkey_bigtable::emulator::Emulator;
-use rowkey_bigtable::{create_table, stream_scan, write_rows, Client, ClientOptions, Retry};
+use rowkey_bigtable::{create_table, stream_scan, write_rows, Client, ClientOptions, RetryPolicy};
 use rowkey_core::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -34,10 +34,10 @@ fn options() -> ClientOptions {
         total_timeout: Duration::from_secs(30),
         keepalive_interval: Duration::from_millis(500),
         keepalive_timeout: Duration::from_millis(500),
-        retry: Retry {
-            attempts: 20,
-            initial_backoff: Duration::from_millis(50),
-            max_backoff: Duration::from_millis(500),
+        retry: RetryPolicy {
+            attempts: 21,
+            base: Duration::from_millis(50),
+            max: Duration::from_millis(500),
         },
         ..ClientOptions::default()
     }

@@ -375,10 +375,7 @@ async fn a_lost_connection_is_retried_and_the_scan_resumes_after_the_last_row() 
 
     // Without retries the same cut is an error, not a short result.
     let (proxy, _) = flaky_proxy(emulator.host(), 60_000).await;
-    let no_retry = rowkey_bigtable::Retry {
-        attempts: 0,
-        ..Default::default()
-    };
+    let no_retry = rowkey_bigtable::RetryPolicy::none();
     let mut stream = rowkey_bigtable::stream_scan_with(
         &client_through(&proxy),
         "retried",

@@ -1,6 +1,7 @@
 //! A client's time: the clock it stamps its writes with ([`Clock`]), and
-//! the pauses between its retries ([`backoff`], [`jitter`]), one for every
-//! engine's client.
+//! how it tries a call again ([`RetryPolicy`], its pauses [`backoff`] and
+//! [`jitter`]), one for every engine's client (HBase's gateway and native
+//! clients, Bigtable's).
 
 use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use core::time::Duration;
@@ -64,6 +65,78 @@ pub fn now_millis() -> i64 {
 /// ```
 pub fn backoff(base: Duration, max: Duration, failures: u32) -> Duration {
     jitter(base.saturating_mul(1 << failures.min(30)).min(max))
+}
+
+/// How calls are tried again: at most `attempts` tries in all, pausing
+/// before retry number `n` for a random time up to `base × 2^(n − 1)`,
+/// capped at `max` ("full jitter", so that clients that failed together do
+/// not retry together), and never past the call's deadline (the client's
+/// own). What is worth retrying is each engine's (a moved region, an
+/// `UNAVAILABLE` status); how often and how long to wait is this, written
+/// once.
+///
+/// The default is HBase's Java client's pause (`hbase.client.pause`,
+/// 100 ms) with 5 attempts and pauses of at most 5 s; Bigtable's client
+/// starts from [`RetryPolicy::bigtable`].
+///
+/// ```
+/// use std::time::Duration;
+/// use rowkey_core::clock::RetryPolicy;
+///
+/// let policy = RetryPolicy { attempts: 3, ..RetryPolicy::default() };
+/// assert!(policy.pause(1) <= Duration::from_millis(100));
+/// assert!(policy.pause(9) <= Duration::from_secs(5));
+/// assert!(policy.may_try_again(2) && !policy.may_try_again(3));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Tries in all, the first included (1: no retry).
+    pub attempts: u32,
+    /// The longest pause before the first retry.
+    pub base: Duration,
+    /// The longest pause before any retry.
+    pub max: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 5,
+            base: Duration::from_millis(100),
+            max: Duration::from_secs(5),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// No retries.
+    pub fn none() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 1,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// Bigtable's: 5 tries, pauses from 50 ms up to 2 s (a streamed read
+    /// resumes where it stopped, so it may retry soon and often).
+    pub fn bigtable() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 5,
+            base: Duration::from_millis(50),
+            max: Duration::from_secs(2),
+        }
+    }
+
+    /// Whether a call that made `tries` tries, all failed, may try again.
+    pub fn may_try_again(&self, tries: u32) -> bool {
+        tries < self.attempts
+    }
+
+    /// The pause before retry number `retry` (1 for the first): random, up
+    /// to `min(max, base × 2^(retry − 1))`.
+    pub fn pause(&self, retry: u32) -> Duration {
+        backoff(self.base, self.max, retry.saturating_sub(1))
+    }
 }
 
 /// A random pause up to `ceiling`, included.

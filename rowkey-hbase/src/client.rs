@@ -12,10 +12,10 @@ use crate::error::Error;
 use crate::gateway::pool::{Checkout, Lease, Pool};
 use crate::gateway::transport::{Endpoint, Thrift};
 use crate::settings::{Protocol, Tls, Transport};
-use crate::shared::retry::RetryPolicy;
 use crate::shared::stamp::{Clock, Timestamps};
 use crate::thrift::TTHBaseServiceSyncClient as _;
 use crate::types::ServerStats;
+use crate::RetryPolicy;
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap
 /// [`Clone`] (`Send + Sync`) over a pool of gateway connections, every
@@ -655,7 +655,8 @@ impl Client {
                 Ok(v) => break Ok(v),
                 Err(e) => {
                     let tries = retries + 1;
-                    if !retry || e.is_timeout() || !e.is_retryable() || tries >= policy.attempts {
+                    if !retry || e.is_timeout() || !e.is_retryable() || !policy.may_try_again(tries)
+                    {
                         break Err(e);
                     }
                     let pause = policy.pause(tries);

@@ -104,12 +104,12 @@ pub use client::{Client, ClientBuilder, Stats};
 pub use error::{Error, RejectedRow};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
+pub use rowkey_core::clock::RetryPolicy;
 pub use scan::{tscans, Rows, TypedRows, VersionedRows};
 pub use settings::{Protocol, Tls, Transport};
 pub use shared::filter::{filter_bytes, server_filter_bytes, Pushdown};
 #[cfg(feature = "kerberos")]
 pub use shared::kerberos::{Kerberos, Protection};
-pub use shared::retry::RetryPolicy;
 pub use shared::stamp::Timestamps;
 pub use types::{
     Cell, ColumnDelete, ReadOptions, RegionLocation, Row, ServerStats, TableOptions, VersionedCell,

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::time::Instant;
 
 use rowkey_core::hbase::to_string_binary;
+use rowkey_core::scan::resume_after;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
 
 use crate::client::Client;
@@ -436,7 +437,7 @@ impl Rows {
                     self.retries += 1;
                     continue;
                 }
-                Err(e) if lost(&e) && tries < policy.attempts => {
+                Err(e) if lost(&e) && policy.may_try_again(tries) => {
                     tracing::debug!(error = %e, "scanner lost; resuming after its last row");
                     self.ranges[i].scanner = None;
                     self.client.count_retry();
@@ -457,12 +458,7 @@ impl Rows {
             };
             let range = &mut self.ranges[i];
             range.read += fetched.len();
-            if self.plan.reversed {
-                range.stop = last;
-            } else {
-                range.start = last;
-                range.start.push(0);
-            }
+            resume_after(&mut range.start, &mut range.stop, &last, self.plan.reversed);
             let stamps = self.plan.read.is_some();
             range.buffer.extend(fetched.into_iter().map(|r| {
                 (
@@ -569,7 +565,7 @@ impl Rows {
                     let pause = policy.pause(tries);
                     if e.is_timeout()
                         || !e.is_retryable()
-                        || tries >= policy.attempts
+                        || !policy.may_try_again(tries)
                         || std::time::Instant::now() + pause >= deadline
                     {
                         self.lost = self.conn.is_none();

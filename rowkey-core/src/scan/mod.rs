@@ -13,6 +13,8 @@
 //!   matching and seek hints over parts, shared by the built filter and
 //!   the one read back; `wire`: a filter's serialized form, for rowkey's
 //!   HBase filter, and [`WireFilter`], that form read back and validated.
+//! - `resume`: [`resume_after`], where a cut scan goes on, for every
+//!   client.
 
 pub mod filter;
 pub(crate) mod leading;
@@ -20,6 +22,7 @@ pub(crate) mod merge;
 pub(crate) mod predicate;
 pub(crate) mod range;
 pub(crate) mod regex;
+mod resume;
 mod rules;
 mod width;
 mod wire;
@@ -39,5 +42,6 @@ pub use merge::{
     merge_salted_with, ItemKey, KeyOf, MergeHeads, MergeItem, MergeSalted,
 };
 pub use range::*;
+pub use resume::{resume_after, resume_at};
 pub use rules::MAX_HINT_PASSES;
 pub use wire::{WireError, WireFilter, MAX_FILTER_PARTS, MAX_FILTER_ROW, MAX_FILTER_SEPARATOR};

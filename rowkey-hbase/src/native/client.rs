@@ -203,7 +203,7 @@ impl NativeClient {
     /// `policy.attempts` tries of an operation whose region moved, split
     /// or closed, or whose server went away, with the policy's pauses.
     #[must_use]
-    pub fn with_retry(self, policy: crate::shared::retry::RetryPolicy) -> NativeClient {
+    pub fn with_retry(self, policy: crate::RetryPolicy) -> NativeClient {
         self.configured(|s| s.retry = policy)
     }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::shared::retry::RetryPolicy;
+use crate::RetryPolicy;
 
 /// A native client's settings (all fixed before its first call).
 #[derive(Clone, Debug)]
@@ -135,7 +135,7 @@ impl Retries {
     /// said it is overloaded).
     pub(super) async fn again_after(&mut self, least: Duration) -> Result<(), Spent> {
         self.tries += 1;
-        if self.tries >= self.policy.attempts.max(1) {
+        if !self.policy.may_try_again(self.tries) {
             return Err(Spent::Attempts(self.tries));
         }
         let pause = self.policy.pause(self.tries).max(least);

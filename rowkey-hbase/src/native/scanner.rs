@@ -466,24 +466,19 @@ impl NativeScanner {
         Ok(rows)
     }
 
-    /// The range left after `row` was returned.
+    /// The range left after `row` was returned (rowkey-core's rule).
     fn resume_after(&mut self, row: &[u8]) {
-        if self.options.reversed {
-            self.stop = row.to_vec();
-        } else {
-            self.start = row.to_vec();
-            self.start.push(0);
-        }
+        rowkey_core::scan::resume_after(
+            &mut self.start,
+            &mut self.stop,
+            row,
+            self.options.reversed,
+        );
     }
 
     /// The range left when `row` must be read again.
     fn resume_at(&mut self, row: &[u8]) {
-        if self.options.reversed {
-            self.stop = row.to_vec();
-            self.stop.push(0);
-        } else {
-            self.start = row.to_vec();
-        }
+        rowkey_core::scan::resume_at(&mut self.start, &mut self.stop, row, self.options.reversed);
     }
 
     /// After `region` is read to its end: the next region's part of the
