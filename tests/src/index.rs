@@ -818,19 +818,22 @@ impl Covering for ByDay {
     }
 }
 
+/// Each log's id and covered summary, by id.
+pub type Covered = Vec<(u64, Summary)>;
+
 /// A covered query of group `group` and its answer from `model`: each
 /// log's key and summary, by key.
 pub fn covered_answer<S: Store + Sync>(
     t: &IndexedTable<S, LogKey, Log>,
     group: u32,
     model: &std::collections::BTreeMap<u64, Log>,
-) -> (Vec<(u64, Summary)>, Vec<(u64, Summary)>)
+) -> (Covered, Covered)
 where
     S::Error: std::fmt::Debug,
 {
     let filter = ByDay::filter().group(group).build().unwrap();
     let mut query = t.query_covered::<ByDay>(&filter).unwrap();
-    let mut got: Vec<(u64, Summary)> = query
+    let mut got: Covered = query
         .by_ref()
         .map(|hit| hit.map(|(entry, s)| (entry.log.id, s)))
         .collect::<Result<_, _>>()
