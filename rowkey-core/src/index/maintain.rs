@@ -432,27 +432,17 @@ where
     };
     let now = timestamp();
     let cutoff = now.saturating_sub(grace.as_millis() as u64);
-    for missing in left.missing.chunks(PAGE) {
-        let (written, changed) = table
-            .write(Mend::Write {
-                index,
-                missing,
-                ts: now,
-            })
-            .await?;
-        report.written += written;
-        report.changed += changed;
-    }
-    // An entry of stale covered values is written again with its record's
-    // (after the grace period: a put may be between its entries and its
-    // data row).
+    // An entry of stale covered values is written again with its record's,
+    // as a missing one is (after the grace period: a put may be between
+    // its entries and its data row).
     let (old, young): (Vec<_>, Vec<_>) = left
         .uncovered
         .into_iter()
         .partition(|(_, ts, _)| *ts <= cutoff);
     report.spared = young.len() as u64;
-    let rewrite: Vec<(Vec<u8>, Vec<u8>)> = old.into_iter().map(|(e, _, d)| (e, d)).collect();
-    for missing in rewrite.chunks(PAGE) {
+    let mut write = left.missing;
+    write.extend(old.into_iter().map(|(e, _, d)| (e, d)));
+    for missing in write.chunks(PAGE) {
         let (written, changed) = table
             .write(Mend::Write {
                 index,
