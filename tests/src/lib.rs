@@ -11,6 +11,7 @@
 //!   started here.
 
 pub mod index;
+pub mod pictures;
 
 /// The guide's chapters whose code needs the engine crates and the lab,
 /// compiled (and, where they need no server, run) as doctests; the other
