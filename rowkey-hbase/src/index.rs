@@ -175,6 +175,17 @@ impl Store for IndexStore {
             .collect())
     }
 
+    /// The starts of the table's regions inside `[from, stop)`.
+    fn split_hints(&self, from: &[u8], stop: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+        Ok(self
+            .client
+            .region_locations(&self.table)?
+            .into_iter()
+            .map(|r| r.start)
+            .filter(|s| s.as_slice() > from && (stop.is_empty() || s.as_slice() < stop))
+            .collect())
+    }
+
     fn write<R, E: From<Error>>(
         &self,
         steps: impl FnOnce(&mut dyn StoreTx<Error = Error>) -> Result<R, E>,

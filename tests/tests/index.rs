@@ -247,6 +247,11 @@ fn planted_orphans_stale_and_missing_entries_are_found_and_mended() {
         "{found:?}"
     );
     assert_eq!(found.valid, 50 * 2 - 1);
+    // The same check cut into many parts (as an HBase table's regions cut
+    // it, each read on a thread of its own): the same counts.
+    let cut = table(Hinted(store.clone()));
+    assert_eq!(cut.verify::<ByGuid>().unwrap(), found);
+    assert!(Hinted(store.clone()).split_hints(b"D", b"E").unwrap().len() > 5);
     // Guid 7 in group 0: every log; the orphan dropped, log 10 missed
     // (its entry is gone) until the repair.
     let mut q = t
@@ -756,4 +761,43 @@ fn sampled_split_points_cut_an_unsalted_family_where_its_rows_fall() {
         .unwrap();
     assert_eq!(from_records, sampled);
     assert_eq!(t.sampled_split_points(1).unwrap(), plain);
+}
+
+/// A redb store that says its rows are cut at every 7th key, as HBase's
+/// regions cut a table (`Store::split_hints`).
+struct Hinted<'a>(rowkey_core::redb::IndexStore<'a>);
+
+impl Store for Hinted<'_> {
+    type Error = redb::Error;
+
+    fn scan(
+        &self,
+        from: &[u8],
+        stop: &[u8],
+        filter: Option<&rowkey_core::KeyFilter>,
+        limit: usize,
+    ) -> Result<rowkey_core::index::Page, Self::Error> {
+        self.0.scan(from, stop, filter, limit)
+    }
+
+    fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
+        self.0.get_many(keys)
+    }
+
+    fn split_hints(&self, from: &[u8], stop: &[u8]) -> Result<Vec<Vec<u8>>, Self::Error> {
+        let rows = self.0.scan(from, stop, None, usize::MAX)?.rows;
+        Ok(rows
+            .into_iter()
+            .step_by(7)
+            .skip(1)
+            .map(|(k, _)| k)
+            .collect())
+    }
+
+    fn write<R, E: From<Self::Error>>(
+        &self,
+        steps: impl FnOnce(&mut dyn rowkey_core::index::StoreTx<Error = Self::Error>) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.0.write(steps)
+    }
 }

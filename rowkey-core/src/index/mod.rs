@@ -378,6 +378,15 @@ pub trait Store {
     /// The values of `keys`, in their order (`None`: no such row).
     fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error>;
 
+    /// Where the store's own parts (HBase's regions) start inside `[from,
+    /// stop)`: a check ([`IndexedTable::verify`], `repair`) reads each part
+    /// on a thread of its own, as it does each salt bucket. The default:
+    /// none (the range is read whole).
+    fn split_hints(&self, from: &[u8], stop: &[u8]) -> Result<Vec<Vec<u8>>, Self::Error> {
+        let _ = (from, stop);
+        Ok(Vec::new())
+    }
+
     /// Runs `steps` as one write: committed when it returns `Ok` on an
     /// engine with transactions (nothing written when it returns `Err`);
     /// step by step on one without.
@@ -403,6 +412,10 @@ impl<S: Store> Store for &S {
 
     fn get_many(&self, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, Self::Error> {
         (**self).get_many(keys)
+    }
+
+    fn split_hints(&self, from: &[u8], stop: &[u8]) -> Result<Vec<Vec<u8>>, Self::Error> {
+        (**self).split_hints(from, stop)
     }
 
     fn write<R, E: From<Self::Error>>(

@@ -1,6 +1,6 @@
 //! A blocking table's `verify`, `repair` and `backfill` on several
 //! threads: a check reads its ranges (each family cut where its salt
-//! buckets start) side by side; a backfill writes several pages at once
+//! buckets and the store's regions start) side by side; a backfill writes several pages at once
 //! while it reads the next.
 
 use alloc::vec::Vec;
@@ -27,7 +27,8 @@ where
     /// decode: the index's rows with a batched get of their data rows, the
     /// data rows by a scan alone (their entries counted: the missing ones
     /// are those the valid ones do not account for), each family's salt
-    /// buckets on threads of their own (up to 8). A write running
+    /// buckets and the store's parts ([`Store::split_hints`]: HBase's
+    /// regions) on threads of their own (up to 8). A write running
     /// meanwhile can make a count off by its own entries; run it again, or
     /// [`repair`](Self::repair), which checks each leftover again before it
     /// acts.
@@ -70,13 +71,15 @@ where
 /// Threads of a check (at most: one per range).
 const CHECK_THREADS: usize = 8;
 
-/// A family's rows cut where its salt buckets start: ranges a check reads
-/// side by side (one range when it has no salt).
-fn parts(layout: &Layout) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// A family's rows cut where its salt buckets and the store's own parts
+/// (HBase's regions) start: ranges a check reads side by side (one range
+/// when it has neither).
+fn parts<S: Store>(store: &S, layout: &Layout) -> Result<Vec<(Vec<u8>, Vec<u8>)>, S::Error> {
     let (start, stop) = family(layout);
     let mut cuts: Vec<Vec<u8>> = layout
         .split_points()
         .into_iter()
+        .chain(store.split_hints(&start, &stop)?)
         .filter(|p| *p > start && (stop.is_empty() || *p < stop))
         .collect();
     cuts.sort();
@@ -87,7 +90,7 @@ fn parts(layout: &Layout) -> Vec<(Vec<u8>, Vec<u8>)> {
         out.push((core::mem::replace(&mut from, cut.clone()), cut));
     }
     out.push((from, stop));
-    out
+    Ok(out)
 }
 
 /// A range of one side of a check.
@@ -109,11 +112,16 @@ where
     R: Record,
 {
     let index = table.indexes().find(layout)?;
-    let mut jobs: Vec<Part> = parts(layout)
+    let store = table.store();
+    let mut jobs: Vec<Part> = parts(store, layout)?
         .into_iter()
         .map(|(f, s)| Part::Index(f, s))
         .collect();
-    jobs.extend(parts(D::LAYOUT).into_iter().map(|(f, s)| Part::Data(f, s)));
+    jobs.extend(
+        parts(store, D::LAYOUT)?
+            .into_iter()
+            .map(|(f, s)| Part::Data(f, s)),
+    );
     let threads = jobs.len().min(CHECK_THREADS);
     let mut shares: Vec<Vec<Part>> = (0..threads).map(|_| Vec::new()).collect();
     for (i, job) in jobs.into_iter().enumerate() {

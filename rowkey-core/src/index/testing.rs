@@ -162,6 +162,10 @@ impl<S: Store> Store for FailAt<S> {
         self.inner.get_many(keys).map_err(Failed::Store)
     }
 
+    fn split_hints(&self, from: &[u8], stop: &[u8]) -> Result<Vec<Vec<u8>>, Self::Error> {
+        self.inner.split_hints(from, stop).map_err(Failed::Store)
+    }
+
     fn write<R, E: From<Self::Error>>(
         &self,
         steps: impl FnOnce(&mut dyn StoreTx<Error = Self::Error>) -> Result<R, E>,
