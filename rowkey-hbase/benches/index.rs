@@ -152,14 +152,17 @@ fn indexed(client: &Client, name: &str) -> Table {
         .with_index::<ByTag>()
 }
 
-/// Creates `name` pre-split as `t` says, with the data rows' family also
-/// split in 8 by id.
+/// Creates `name` pre-split as `t` says, each unsalted family (the data
+/// rows, `ByValue`) cut into 8 regions at points sampled from every 100th
+/// of the `ids` records (`IndexedTable::split_points_from`).
 fn create(client: &Client, name: &str, t: &Table, ids: u64) {
-    let mut splits = t.split_points();
-    for part in 1..8 {
-        splits.push(Reading { id: ids * part / 8 }.encode_to_vec().unwrap());
-    }
-    splits.sort();
+    let records: Vec<(Reading, Sample)> = (0..ids)
+        .step_by(100)
+        .map(|id| (Reading { id }, sample(id)))
+        .collect();
+    let splits = t
+        .split_points_from(records.iter().map(|(k, r)| (k, r)), 8)
+        .unwrap();
     client.create_table(name, &["d"], &splits).unwrap();
 }
 
