@@ -71,10 +71,13 @@ where
 /// Threads of a check (at most: one per range).
 const CHECK_THREADS: usize = 8;
 
+/// A range's start (inclusive) and stop (exclusive; empty: the end).
+type Bounds = (Vec<u8>, Vec<u8>);
+
 /// A family's rows cut where its salt buckets and the store's own parts
 /// (HBase's regions) start: ranges a check reads side by side (one range
 /// when it has neither).
-fn parts<S: Store>(store: &S, layout: &Layout) -> Result<Vec<(Vec<u8>, Vec<u8>)>, S::Error> {
+fn parts<S: Store>(store: &S, layout: &Layout) -> Result<Vec<Bounds>, S::Error> {
     let (start, stop) = family(layout);
     let mut cuts: Vec<Vec<u8>> = layout
         .split_points()
