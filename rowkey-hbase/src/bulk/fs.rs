@@ -219,7 +219,7 @@ mod hdfs {
     use std::path::Path;
     use std::sync::{Arc, Mutex, OnceLock};
 
-    use crate::bulk::fs::{Closing, Entry, Source, Target};
+    use super::{Closing, Entry, Source, Target};
 
     /// Bytes fetched from a DataNode at once, and written to it at once.
     const CHUNK: usize = 4 << 20;

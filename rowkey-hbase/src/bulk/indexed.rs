@@ -12,15 +12,30 @@ use super::{BulkError, BulkLoad, Entries, LoadIndex};
 use crate::types::Cell;
 use crate::types::INDEX_QUALIFIER as QUALIFIER;
 
-fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Entries
+/// What a record's entries in `I` cover, encoded.
+type CoveredFn<I> = fn(&<I as Index>::Data, &<I as Index>::Record) -> Vec<u8>;
+
+/// A record's entries in `I` with what each covers (`covered` of the
+/// record, or nothing), the types erased: `None` when `data` and `record`
+/// are not `I`'s.
+fn entries_of<I: Index>(data: &dyn Any, record: &dyn Any, covered: Option<CoveredFn<I>>) -> Entries
 where
     I::Data: 'static,
     I::Record: 'static,
 {
     let data = data.downcast_ref::<I::Data>()?;
     let record = record.downcast_ref::<I::Record>()?;
+    let covered = covered.map_or_else(Vec::new, |c| c(data, record));
     let keys = entry_keys::<I>(data, record);
-    Some(keys.map(|keys| keys.into_iter().map(|k| (k, Vec::new())).collect()))
+    Some(keys.map(|keys| keys.into_iter().map(|k| (k, covered.clone())).collect()))
+}
+
+fn erased<I: Index>(data: &dyn Any, record: &dyn Any) -> Entries
+where
+    I::Data: 'static,
+    I::Record: 'static,
+{
+    entries_of::<I>(data, record, None)
 }
 
 fn erased_covering<I: Covering>(data: &dyn Any, record: &dyn Any) -> Entries
@@ -28,11 +43,7 @@ where
     I::Data: 'static,
     I::Record: 'static,
 {
-    let data = data.downcast_ref::<I::Data>()?;
-    let record = record.downcast_ref::<I::Record>()?;
-    let covered = covered_value::<I>(data, record);
-    let keys = entry_keys::<I>(data, record);
-    Some(keys.map(|keys| keys.into_iter().map(|k| (k, covered.clone())).collect()))
+    entries_of::<I>(data, record, Some(covered_value::<I>))
 }
 
 impl BulkLoad {
