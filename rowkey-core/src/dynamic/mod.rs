@@ -220,6 +220,41 @@ impl DynLayout {
         self.layout.fields().iter().map(FieldLayout::name)
     }
 
+    /// What field `i`'s values are, named as [`Value::kind`] names them
+    /// (`"u64"`, `"str"`, `"bytes"`, `"f64"`...): the variant
+    /// [`decode`](Self::decode) gives for it (inside `Some` for an
+    /// `Option` field). An IP address, a UUID, a ULID and a type the
+    /// runtime does not know are `"bytes"`: their key bytes. `None` past
+    /// the last field.
+    ///
+    /// ```
+    /// use rowkey_core::DynLayout;
+    ///
+    /// let layout = DynLayout::parse("[user_id u64][tag Option<String>][raw fixed(4) Vec<u8>]")?;
+    /// assert_eq!((0..4).map(|i| layout.value_kind(i)).collect::<Vec<_>>(), [Some("u64"), Some("str"), Some("bytes"), None]);
+    /// # Ok::<(), rowkey_core::LayoutError>(())
+    /// ```
+    pub fn value_kind(&self, i: usize) -> Option<&'static str> {
+        Some(match self.scalars.get(i)? {
+            Scalar::Bool => "bool",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
+            Scalar::U128 => "u128",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::I128 => "i128",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Char => "char",
+            Scalar::Str => "str",
+            _ => "bytes",
+        })
+    }
+
     /// The index of the field `name`, or an error naming the fields there
     /// are.
     pub fn field_index(&self, name: &str) -> Result<usize, LayoutError> {

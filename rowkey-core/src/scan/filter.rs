@@ -383,6 +383,46 @@ impl KeyFilter {
         self.layout
     }
 
+    /// This filter's matches in one salt bucket: the filter of a reader
+    /// that reads the buckets side by side (SQL's partitions). A bucket the
+    /// filter already rules out, or past the salt's count, matches
+    /// nothing; an unsalted layout's filter is itself.
+    ///
+    /// ```
+    /// use rowkey_core::prelude::*;
+    ///
+    /// #[derive(RowKey)]
+    /// #[salt(buckets = 4, by(user))]
+    /// struct Visit { user: u32, page: u16 }
+    ///
+    /// let filter = Visit::filter().page(7).build()?;
+    /// let key = Visit { user: 1, page: 7 }.encode_to_vec()?;
+    /// let own = filter.in_bucket(key[0]);
+    /// assert!(own.matches(&key) && own.scan().range_count() == 1);
+    /// assert!(!filter.in_bucket((key[0] + 1) % 4).matches(&key));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn in_bucket(&self, bucket: u8) -> KeyFilter {
+        let mut f = self.clone();
+        let Some(salt) = self.layout.salt() else {
+            return f;
+        };
+        let ruled_out = match self.buckets {
+            Buckets::One(b) => b != bucket,
+            _ => u16::from(bucket) >= salt.buckets(),
+        };
+        if ruled_out {
+            f.never = true;
+            return f;
+        }
+        let head = salt.head();
+        let mut salt_bytes = vec![0; head.len()];
+        head.write(bucket, &mut salt_bytes, true);
+        f.parts[self.first_field - 1].set = Some(Set(vec![Interval::exact(salt_bytes, false)]));
+        f.buckets = Buckets::One(bucket);
+        f
+    }
+
     /// Where part `i`, starting at `pos`, ends in `x`.
     fn end(&self, i: usize, x: &[u8], pos: usize) -> End {
         self.parts[i].width.end(x, pos)

@@ -166,24 +166,62 @@ impl<K: RowKey> KeyTable<K> {
         K: for<'de> DecodeRowKey<'de>,
     {
         check_layout::<K, _>(filter)?;
-        let scan = filter.scan();
-        let cost = SkipCost::default();
-        let streams: Vec<SkipStream<'f, SeekRange>> = scan
-            .ranges()
-            .map(|r| {
-                let range = SeekRange {
-                    keyspace: self.keyspace.clone(),
-                    range: Some(self.keyspace.range::<&[u8], _>(r.bounds())),
-                    end: r.bounds().1.map(<[u8]>::to_vec),
-                };
-                SkipStream::new(range, filter, cost.clone())
-            })
-            .collect();
         Ok(Filtered {
-            merged: scan.merge(streams),
-            cost,
+            rows: filter_raw(&self.keyspace, filter),
             key: PhantomData,
         })
+    }
+}
+
+/// [`KeyTable::filter`] on a keyspace of key bytes, for keys whose type is
+/// not known at compile time: the matching rows' key bytes and values,
+/// undecoded, in merged key order.
+pub fn filter_raw<'f>(keyspace: &Keyspace, filter: &'f KeyFilter) -> RawFiltered<'f> {
+    let scan = filter.scan();
+    let cost = SkipCost::default();
+    let streams: Vec<SkipStream<'f, SeekRange>> = scan
+        .ranges()
+        .map(|r| {
+            let range = SeekRange {
+                keyspace: keyspace.clone(),
+                range: Some(keyspace.range::<&[u8], _>(r.bounds())),
+                end: r.bounds().1.map(<[u8]>::to_vec),
+            };
+            SkipStream::new(range, filter, cost.clone())
+        })
+        .collect();
+    RawFiltered {
+        merged: scan.merge(streams),
+        cost,
+    }
+}
+
+/// The rows of [`filter_raw`]: `(key, value)`, or the error that stopped
+/// a row; [`cost`](Self::cost) counts what the skip scan read.
+pub struct RawFiltered<'f> {
+    merged: MergeSalted<SkipStream<'f, SeekRange>>,
+    cost: SkipCost,
+}
+
+impl RawFiltered<'_> {
+    /// Rows read and seeks so far (a handle: clone it to read it after the
+    /// iterator is consumed).
+    pub fn cost(&self) -> &SkipCost {
+        &self.cost
+    }
+}
+
+impl Iterator for RawFiltered<'_> {
+    type Item = Result<(Key, UserValue), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.merged.next()?.map_err(Into::into))
+    }
+
+    /// The merge's own loop (see [`MergeSalted`]'s `fold`).
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        self.merged
+            .fold(init, |acc, row| f(acc, row.map_err(Into::into)))
     }
 }
 
@@ -217,8 +255,7 @@ impl Seek for SeekRange {
 /// The rows of [`KeyTable::filter`]: `(key, value)`, or the error that
 /// stopped a row; [`cost`](Self::cost) counts what the skip scan read.
 pub struct Filtered<'f, K> {
-    merged: MergeSalted<SkipStream<'f, SeekRange>>,
-    cost: SkipCost,
+    rows: RawFiltered<'f>,
     key: PhantomData<fn() -> K>,
 }
 
@@ -226,7 +263,7 @@ impl<K> Filtered<'_, K> {
     /// Rows read and seeks so far (a handle: clone it to read it after the
     /// iterator is consumed).
     pub fn cost(&self) -> &SkipCost {
-        &self.cost
+        self.rows.cost()
     }
 }
 
@@ -234,14 +271,23 @@ impl<K: for<'de> DecodeRowKey<'de>> Iterator for Filtered<'_, K> {
     type Item = Result<(K, UserValue), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.merged.next().map(decode_stream_row)
+        self.rows.next().map(decode_filtered)
     }
 
     /// The merge's own loop (see [`MergeSalted`]'s `fold`).
     fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
-        self.merged
-            .fold(init, |acc, row| f(acc, decode_stream_row(row)))
+        self.rows
+            .fold(init, |acc, row| f(acc, decode_filtered(row)))
     }
+}
+
+/// A row of [`RawFiltered`] with its key decoded.
+#[inline]
+fn decode_filtered<K: for<'de> DecodeRowKey<'de>>(
+    row: Result<(Key, UserValue), Error>,
+) -> Result<(K, UserValue), Error> {
+    let (key, value) = row?;
+    decode_row(key.as_ref(), value)
 }
 
 /// One range's rows, read forwards or (`true`) backwards.

@@ -1,0 +1,272 @@
+//! [`KeyTable`]: one table of one layout, as DataFusion's `TableProvider`.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::Result;
+use datafusion::datasource::{TableProvider, TableType};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
+use rowkey_core::layout::Layout;
+use rowkey_core::DynLayout;
+
+use crate::columns::{KeyColumn, ValueColumn, ValueSource};
+use crate::error::Error;
+use crate::exec::{Col, KeyScanExec, Shared};
+use crate::pushdown;
+use crate::source::Source;
+
+/// One table of one key layout, as a DataFusion table: a column per key
+/// field (named as the field, the salt and prefix left out), then the
+/// value columns added with [`value`](Self::value).
+///
+/// Key predicates are pushed down as the scans rowkey plans for the typed
+/// API (see the [crate documentation](crate)); [`rows_read`](Self::rows_read)
+/// counts what they read.
+pub struct KeyTable {
+    source: Arc<dyn Source>,
+    layout: Arc<DynLayout>,
+    keys: Vec<KeyColumn>,
+    values: Vec<ValueColumn>,
+    schema: SchemaRef,
+    rows_read: Arc<AtomicU64>,
+    pushdown: bool,
+}
+
+impl fmt::Debug for KeyTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeyTable")
+            .field("source", &self.source)
+            .field("layout", &self.layout.layout().to_string())
+            .finish()
+    }
+}
+
+impl KeyTable {
+    /// The redb table `table` of `&[u8]` keys and `&[u8]` values, its keys
+    /// of `layout` (a derived key's `K::LAYOUT`, or a [`DynLayout`]'s
+    /// `layout()`). A table not yet created holds no rows.
+    #[cfg(feature = "redb")]
+    pub fn redb(
+        db: Arc<redb::Database>,
+        table: &str,
+        layout: &'static Layout,
+    ) -> Result<KeyTable, Error> {
+        let source = crate::source::Redb {
+            db,
+            table: table.to_owned(),
+        };
+        KeyTable::new(Arc::new(source), layout)
+    }
+
+    /// The fjall keyspace `keyspace`, its keys of `layout`.
+    #[cfg(feature = "fjall")]
+    pub fn fjall(keyspace: fjall::Keyspace, layout: &'static Layout) -> Result<KeyTable, Error> {
+        KeyTable::new(Arc::new(crate::source::Fjall { keyspace }), layout)
+    }
+
+    fn new(source: Arc<dyn Source>, layout: &'static Layout) -> Result<KeyTable, Error> {
+        // A struct's summary leaves out its name, which EXPLAIN and errors
+        // show; a family's names each member.
+        let text = if layout.members().is_empty() {
+            format!("{}: {layout}", layout.name())
+        } else {
+            layout.to_string()
+        };
+        let dynamic = DynLayout::parse(&text).map_err(|source| Error::Layout {
+            layout: layout.name(),
+            source,
+        })?;
+        KeyTable::of(source, dynamic)
+    }
+
+    fn of(source: Arc<dyn Source>, layout: DynLayout) -> Result<KeyTable, Error> {
+        if layout.members().is_empty() {
+            if let Err(e) = layout.filter().build() {
+                return Err(Error::NoFilter {
+                    layout: layout.layout().name(),
+                    why: e.to_string(),
+                });
+            }
+        }
+        let keys = if layout.members().is_empty() {
+            KeyColumn::of(&layout)
+        } else {
+            Vec::new()
+        };
+        let mut table = KeyTable {
+            source,
+            layout: Arc::new(layout),
+            keys,
+            values: Vec::new(),
+            schema: Arc::new(Schema::empty()),
+            rows_read: Arc::new(AtomicU64::new(0)),
+            pushdown: true,
+        };
+        table.schema = table.full_schema();
+        Ok(table)
+    }
+
+    /// The table of a key family's member `name` (its keys start with the
+    /// member's prefix): a family is one table per member.
+    pub fn member(self, name: &str) -> Result<KeyTable, Error> {
+        let members = || {
+            self.layout
+                .members()
+                .iter()
+                .map(|m| m.layout().name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.layout.members().is_empty() {
+            return Err(Error::NotFamily {
+                layout: self.layout.layout().name(),
+            });
+        }
+        let Some(member) = self.layout.member(name).cloned() else {
+            return Err(Error::NoMember {
+                family: self.layout.layout().name(),
+                name: name.to_owned(),
+                members: members(),
+            });
+        };
+        let mut table = KeyTable::of(self.source, member)?;
+        for v in self.values {
+            table = table.value(v)?;
+        }
+        Ok(table)
+    }
+
+    /// Adds a column read from each row's value: the whole value on redb
+    /// and fjall ([`ValueColumn::whole`]).
+    pub fn value(mut self, column: ValueColumn) -> Result<KeyTable, Error> {
+        if self.schema.field_with_name(&column.name).is_ok() {
+            return Err(Error::DuplicateColumn(column.name));
+        }
+        if let ValueSource::Cell { .. } = column.source {
+            return Err(Error::ValueColumn {
+                column: column.name,
+                why: "a cell column is read from HBase or Bigtable rows; a redb or fjall row's value is one (ValueColumn::whole)",
+            });
+        }
+        self.values.push(column);
+        self.schema = self.full_schema();
+        Ok(self)
+    }
+
+    /// The same table with no predicate pushed down: every filter left to
+    /// DataFusion over a scan of every key of the layout (a baseline for
+    /// benchmarks; its [`rows_read`](Self::rows_read) counts apart).
+    pub fn without_pushdown(mut self) -> KeyTable {
+        self.pushdown = false;
+        self.rows_read = Arc::new(AtomicU64::new(0));
+        self
+    }
+
+    /// The rows this table's scans have read from the store since it was
+    /// made: matches and the rows a skip scan stepped over.
+    pub fn rows_read(&self) -> u64 {
+        self.rows_read.load(Ordering::Relaxed)
+    }
+
+    /// The key's layout (a family's member, once chosen).
+    pub fn layout(&self) -> &'static Layout {
+        self.layout.layout()
+    }
+
+    /// The names of the key columns, in key order.
+    pub fn key_columns(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.keys.iter().map(KeyColumn::name)
+    }
+
+    fn full_schema(&self) -> SchemaRef {
+        let fields = self
+            .keys
+            .iter()
+            .map(KeyColumn::field)
+            .chain(self.values.iter().map(ValueColumn::field));
+        Arc::new(Schema::new(fields.collect::<Vec<_>>()))
+    }
+
+    fn check_member(&self) -> Result<(), Error> {
+        if self.layout.members().is_empty() {
+            return Ok(());
+        }
+        Err(Error::Family {
+            family: self.layout.layout().name(),
+            members: self
+                .layout
+                .members()
+                .iter()
+                .map(|m| m.layout().name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+}
+
+#[async_trait]
+impl TableProvider for KeyTable {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        if !self.pushdown || !self.layout.members().is_empty() {
+            return Ok(vec![
+                TableProviderFilterPushDown::Unsupported;
+                filters.len()
+            ]);
+        }
+        Ok(pushdown::plan(&self.layout, &self.keys, filters).0)
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.check_member()
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        let filters: Vec<&Expr> = if self.pushdown {
+            filters.iter().collect()
+        } else {
+            Vec::new()
+        };
+        let (_, plan) = pushdown::plan(&self.layout, &self.keys, &filters);
+        let all: Vec<usize> = (0..self.schema.fields().len()).collect();
+        let projection = projection.unwrap_or(&all);
+        let cols = projection
+            .iter()
+            .map(|&i| match i.checked_sub(self.keys.len()) {
+                None => Col::Key(i),
+                Some(v) => Col::Value(v),
+            })
+            .collect();
+        let shared = Shared {
+            source: self.source.clone(),
+            layout: self.layout.clone(),
+            keys: self.keys.clone(),
+            values: self.values.clone(),
+            projection: cols,
+            schema: Arc::new(self.schema.project(projection)?),
+            plan,
+            rows_read: self.rows_read.clone(),
+        };
+        let partitions = state.config().target_partitions();
+        Ok(Arc::new(KeyScanExec::new(shared, partitions, limit)))
+    }
+}

@@ -1,0 +1,500 @@
+//! The query corpus: each query over rowkey's tables (redb and fjall, the
+//! same rows in each) answers what DataFusion answers over the same rows
+//! loaded as a `MemTable`, built here from the Rust values, not from
+//! rowkey's decoding. Then what pushdown reads: rows read against the
+//! typed API's skip scan, a LIMIT on the key's order, EXPLAIN.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rowkey_core::prelude::*;
+use rowkey_sql::datafusion::arrow::array::{
+    ArrayRef, BinaryArray, BooleanArray, Float64Array, Int16Array, Int64Array, RecordBatch,
+    StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array,
+};
+use rowkey_sql::datafusion::arrow::util::pretty::pretty_format_batches;
+use rowkey_sql::datafusion::catalog::MemTable;
+use rowkey_sql::datafusion::datasource::TableProvider;
+use rowkey_sql::datafusion::prelude::{SessionConfig, SessionContext};
+use rowkey_sql::{KeyTable, ValueColumn, ValueType};
+
+#[derive(RowKey, Debug, Clone)]
+#[salt(buckets = 8, by(user_id))]
+struct Event {
+    user_id: u64,
+    #[desc_ts]
+    #[ts(millis)]
+    ts: chrono::DateTime<chrono::Utc>,
+    #[fixed(8)]
+    kind: String,
+}
+
+#[derive(RowKey, Debug, Clone)]
+struct Reading {
+    site: String,
+    sensor: u32,
+    #[desc]
+    level: i16,
+    on: bool,
+    batch: Option<u16>,
+    temp: f64,
+    code: char,
+    raw: Vec<u8>,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "D")]
+struct Order {
+    id: u64,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[rowkey(prefix = "I")]
+#[salt(buckets = 4, by(customer))]
+struct ByCustomer {
+    customer: String,
+    #[desc_ts]
+    ts: i64,
+    order: Order,
+}
+
+#[derive(RowKey, Debug, Clone, PartialEq)]
+#[allow(dead_code)]
+enum Row {
+    Order(Order),
+    ByCustomer(ByCustomer),
+}
+
+/// Milliseconds now, to the whole minute, less 10 hours: the events span
+/// the 10 hours to now, each at a minute and 30 seconds, so that `now()`
+/// read a few milliseconds apart by the two sides of a query never falls
+/// on a row.
+fn base_ms() -> i64 {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    let now = i64::try_from(now.as_millis()).unwrap();
+    now - now % 60_000 - 10 * 3_600_000 + 30_000
+}
+
+const KINDS: [&str; 4] = ["click", "view", "buy", "scroll"];
+
+fn events(base: i64) -> Vec<(Event, Vec<u8>)> {
+    let mut rows = Vec::new();
+    for user_id in 0..200u64 {
+        for i in 0..20i64 {
+            let event = Event {
+                user_id,
+                ts: chrono::DateTime::from_timestamp_millis(
+                    base + i * 30 * 60_000 + (user_id as i64 % 7) * 60_000,
+                )
+                .unwrap(),
+                kind: KINDS[((user_id as i64 + i) % 4) as usize].into(),
+            };
+            rows.push((
+                event,
+                format!("{{\"n\":{}}}", user_id * 100 + i as u64).into_bytes(),
+            ));
+        }
+    }
+    rows
+}
+
+const SITES: [&str; 5] = ["a", "ab", "b", "ba", "c"];
+
+fn readings() -> Vec<(Reading, Vec<u8>)> {
+    let mut rows = Vec::new();
+    let mut n = 0i64;
+    for site in SITES {
+        for sensor in 0..6u32 {
+            for level in (-15i16..=15).step_by(5) {
+                n += 1;
+                let temp = match n % 11 {
+                    0 => -0.0,
+                    1 => 0.0,
+                    2 => f64::NAN,
+                    k => 17.0 + k as f64 * 0.75,
+                };
+                let reading = Reading {
+                    site: site.into(),
+                    sensor,
+                    level,
+                    on: n % 3 == 0,
+                    batch: (n % 4 != 0).then_some((n % 9) as u16),
+                    temp,
+                    code: ['x', 'y', 'é'][(n % 3) as usize],
+                    raw: vec![(n % 4) as u8, 2],
+                };
+                rows.push((reading, (n * 37).to_be_bytes().to_vec()));
+            }
+        }
+    }
+    rows
+}
+
+fn family() -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    for id in 0..120u64 {
+        keys.push(Order { id }.encode_to_vec().unwrap());
+        let customer = ["alice", "bob", "bea", "carl"][(id % 4) as usize];
+        let by = ByCustomer {
+            customer: customer.into(),
+            ts: 1_000 + id as i64,
+            order: Order { id },
+        };
+        keys.push(by.encode_to_vec().unwrap());
+    }
+    keys
+}
+
+fn column(array: impl rowkey_sql::datafusion::arrow::array::Array + 'static) -> ArrayRef {
+    Arc::new(array)
+}
+
+/// The oracle's batch of `rows`, in the table's schema.
+fn mem(table: &KeyTable, columns: Vec<ArrayRef>) -> Arc<MemTable> {
+    let schema = table.schema();
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    Arc::new(MemTable::try_new(schema, vec![vec![batch]]).unwrap())
+}
+
+fn event_columns(rows: &[(Event, Vec<u8>)]) -> Vec<ArrayRef> {
+    vec![
+        column(UInt64Array::from_iter_values(
+            rows.iter().map(|(e, _)| e.user_id),
+        )),
+        column(
+            TimestampMillisecondArray::from_iter_values(
+                rows.iter().map(|(e, _)| e.ts.timestamp_millis()),
+            )
+            .with_timezone("UTC"),
+        ),
+        column(StringArray::from_iter_values(
+            rows.iter().map(|(e, _)| &e.kind),
+        )),
+        column(StringArray::from_iter_values(
+            rows.iter().map(|(_, v)| std::str::from_utf8(v).unwrap()),
+        )),
+    ]
+}
+
+fn reading_columns(rows: &[(Reading, Vec<u8>)]) -> Vec<ArrayRef> {
+    let r = || rows.iter().map(|(r, _)| r);
+    vec![
+        column(StringArray::from_iter_values(r().map(|r| &r.site))),
+        column(UInt32Array::from_iter_values(r().map(|r| r.sensor))),
+        column(Int16Array::from_iter_values(r().map(|r| r.level))),
+        column(BooleanArray::from_iter(r().map(|r| Some(r.on)))),
+        column(UInt16Array::from_iter(r().map(|r| r.batch))),
+        column(Float64Array::from_iter_values(r().map(|r| r.temp))),
+        column(StringArray::from_iter_values(
+            r().map(|r| r.code.to_string()),
+        )),
+        column(BinaryArray::from_iter_values(r().map(|r| &r.raw))),
+        column(Int64Array::from_iter_values(
+            rows.iter()
+                .map(|(_, v)| i64::from_be_bytes(v[..].try_into().unwrap())),
+        )),
+    ]
+}
+
+fn family_columns(keys: &[Vec<u8>]) -> (Vec<ArrayRef>, Vec<ArrayRef>) {
+    let orders: Vec<Order> = keys.iter().filter_map(|k| Order::decode(k).ok()).collect();
+    let by: Vec<ByCustomer> = keys
+        .iter()
+        .filter_map(|k| ByCustomer::decode(k).ok())
+        .collect();
+    (
+        vec![column(UInt64Array::from_iter_values(
+            orders.iter().map(|o| o.id),
+        ))],
+        vec![
+            column(StringArray::from_iter_values(
+                by.iter().map(|b| &b.customer),
+            )),
+            column(Int64Array::from_iter_values(by.iter().map(|b| b.ts))),
+            column(BinaryArray::from_iter_values(
+                by.iter().map(|b| b.order.encode().to_vec()),
+            )),
+        ],
+    )
+}
+
+/// The stores, each holding the same rows: redb tables and fjall
+/// keyspaces named as the SQL tables.
+struct Stores {
+    _dir: tempfile::TempDir,
+    redb: Arc<redb::Database>,
+    fjall: fjall::Database,
+}
+
+impl Stores {
+    fn new() -> Stores {
+        let dir = tempfile::tempdir().unwrap();
+        let redb = Arc::new(redb::Database::create(dir.path().join("sql.redb")).unwrap());
+        let fjall = fjall::Database::builder(dir.path().join("fjall"))
+            .open()
+            .unwrap();
+        Stores {
+            _dir: dir,
+            redb,
+            fjall,
+        }
+    }
+
+    fn write(&self, table: &str, rows: impl IntoIterator<Item = (Vec<u8>, Vec<u8>)>) {
+        let rows: Vec<_> = rows.into_iter().collect();
+        let tx = self.redb.begin_write().unwrap();
+        {
+            let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+            let mut t = tx.open_table(def).unwrap();
+            for (k, v) in &rows {
+                t.insert(k.as_slice(), v.as_slice()).unwrap();
+            }
+        }
+        tx.commit().unwrap();
+        let ks = self.keyspace(table);
+        for (k, v) in rows {
+            ks.insert(k, v).unwrap();
+        }
+    }
+
+    fn keyspace(&self, table: &str) -> fjall::Keyspace {
+        self.fjall
+            .keyspace(table, fjall::KeyspaceCreateOptions::default)
+            .unwrap()
+    }
+
+    /// `table` of `layout` on redb (`fjall`: on fjall).
+    fn table(&self, fjall: bool, table: &str, layout: &'static rowkey_core::Layout) -> KeyTable {
+        if fjall {
+            KeyTable::fjall(self.keyspace(table), layout).unwrap()
+        } else {
+            KeyTable::redb(self.redb.clone(), table, layout).unwrap()
+        }
+    }
+}
+
+/// The tables under test on one store, and the oracle's.
+struct Sides {
+    rowkey: SessionContext,
+    oracle: SessionContext,
+    tables: Vec<(&'static str, Arc<KeyTable>)>,
+}
+
+fn sides(stores: &Stores, fjall: bool, base: i64) -> Sides {
+    let config = SessionConfig::new().with_target_partitions(4);
+    let rowkey = SessionContext::new_with_config(config.clone());
+    let oracle = SessionContext::new_with_config(config);
+    let mut tables = Vec::new();
+
+    let events = events(base);
+    let t = stores
+        .table(fjall, "events", Event::LAYOUT)
+        .value(ValueColumn::whole("body", ValueType::Json))
+        .unwrap();
+    oracle
+        .register_table("events", mem(&t, event_columns(&events)))
+        .unwrap();
+    tables.push(("events", Arc::new(t)));
+
+    let readings = readings();
+    let t = stores
+        .table(fjall, "readings", Reading::LAYOUT)
+        .value(ValueColumn::whole("amount", ValueType::Int64))
+        .unwrap();
+    oracle
+        .register_table("readings", mem(&t, reading_columns(&readings)))
+        .unwrap();
+    tables.push(("readings", Arc::new(t)));
+
+    let (orders, by) = family_columns(&family());
+    let t = stores
+        .table(fjall, "family", Row::LAYOUT)
+        .member("Order")
+        .unwrap();
+    oracle.register_table("orders", mem(&t, orders)).unwrap();
+    tables.push(("orders", Arc::new(t)));
+    let t = stores
+        .table(fjall, "family", Row::LAYOUT)
+        .member("ByCustomer")
+        .unwrap();
+    oracle.register_table("by_customer", mem(&t, by)).unwrap();
+    tables.push(("by_customer", Arc::new(t)));
+
+    for (name, t) in &tables {
+        rowkey.register_table(*name, t.clone()).unwrap();
+    }
+    Sides {
+        rowkey,
+        oracle,
+        tables,
+    }
+}
+
+fn fill(stores: &Stores, base: i64) {
+    stores.write(
+        "events",
+        events(base)
+            .into_iter()
+            .map(|(e, v)| (e.encode_to_vec().unwrap(), v)),
+    );
+    stores.write(
+        "readings",
+        readings()
+            .into_iter()
+            .map(|(r, v)| (r.encode_to_vec().unwrap(), v)),
+    );
+    stores.write("family", family().into_iter().map(|k| (k, Vec::new())));
+}
+
+/// The query's answer as text, its lines sorted unless the query orders
+/// them.
+async fn answer(ctx: &SessionContext, sql: &str) -> Result<String, String> {
+    let batches = ctx
+        .sql(sql)
+        .await
+        .map_err(|e| e.to_string())?
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?;
+    let text = pretty_format_batches(&batches).unwrap().to_string();
+    if sql.contains("ORDER BY") {
+        return Ok(text);
+    }
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    Ok(lines.join("\n"))
+}
+
+/// A timestamp `minutes` after `base`, as SQL text compared with a
+/// timestamp column (cast to its type).
+fn ts(base: i64, minutes: i64) -> String {
+    let t = chrono::DateTime::from_timestamp_millis(base + minutes * 60_000).unwrap();
+    format!("'{}'", t.to_rfc3339())
+}
+
+/// The corpus.
+fn corpus(base: i64) -> Vec<String> {
+    let t = |m| ts(base, m);
+    let mut q: Vec<String> = vec![
+        // A salted layout: user_id picks the bucket; a desc timestamp.
+        "SELECT * FROM events WHERE user_id = 42".into(),
+        "SELECT * FROM events WHERE user_id IN (1, 7, 199)".into(),
+        "SELECT * FROM events WHERE user_id < 5".into(),
+        "SELECT * FROM events WHERE user_id <= 5 AND user_id > 2".into(),
+        "SELECT * FROM events WHERE user_id BETWEEN 10 AND 12".into(),
+        format!("SELECT * FROM events WHERE user_id = 42 AND ts >= {}", t(200)),
+        format!("SELECT * FROM events WHERE user_id = 42 AND ts < {}", t(200)),
+        format!("SELECT user_id, ts FROM events WHERE ts BETWEEN {} AND {}", t(90), t(150)),
+        format!("SELECT * FROM events WHERE user_id = 3 AND ts = {}", t(33)),
+        "SELECT * FROM events WHERE ts > now() - INTERVAL '1' HOUR".into(),
+        "SELECT * FROM events WHERE user_id = 8 AND ts > now() - INTERVAL '3' HOUR".into(),
+        "SELECT * FROM events WHERE kind = 'click' AND user_id < 30".into(),
+        "SELECT * FROM events WHERE kind IN ('buy', 'view') AND user_id < 10".into(),
+        "SELECT * FROM events WHERE kind LIKE 'cl%' AND user_id > 180".into(),
+        "SELECT * FROM events WHERE kind LIKE 'sc%' AND user_id = 3".into(),
+        "SELECT * FROM events WHERE kind > 'click' AND user_id = 9".into(),
+        "SELECT * FROM events WHERE user_id = 1 OR kind = 'buy' AND user_id > 190".into(),
+        format!(
+            "SELECT * FROM events WHERE (user_id = 1 AND ts > {}) OR (user_id = 2 AND kind = 'view')",
+            t(300)
+        ),
+        "SELECT * FROM events WHERE user_id = 42 OR user_id = 43".into(),
+        "SELECT * FROM events WHERE user_id > 195 OR user_id < 2".into(),
+        "SELECT * FROM events WHERE user_id = 42 ORDER BY ts DESC LIMIT 3".into(),
+        "SELECT count(*) FROM events WHERE user_id > 100".into(),
+        "SELECT user_id, count(*) FROM events WHERE kind = 'click' GROUP BY user_id".into(),
+        "SELECT kind, count(*) FROM events GROUP BY kind".into(),
+        "SELECT * FROM events WHERE kind = 'much too long'".into(),
+        "SELECT count(*) FROM (SELECT * FROM events WHERE user_id = 42 LIMIT 5)".into(),
+        "SELECT user_id, body FROM events WHERE user_id = 42 AND body LIKE '%1%'".into(),
+        "SELECT * FROM events WHERE NOT (user_id = 4) AND user_id < 8".into(),
+        "SELECT * FROM events WHERE user_id <> 5 AND user_id < 8".into(),
+        "SELECT * FROM events WHERE kind IS NULL".into(),
+        "SELECT * FROM events WHERE user_id IN (5, 6) AND kind NOT IN ('buy')".into(),
+        "SELECT max(ts), min(ts) FROM events WHERE user_id = 77".into(),
+        // Every kind of field, unsalted.
+        "SELECT * FROM readings WHERE site = 'b'".into(),
+        "SELECT * FROM readings WHERE site LIKE 'a%'".into(),
+        "SELECT * FROM readings WHERE site > 'b' AND sensor = 3".into(),
+        "SELECT * FROM readings WHERE sensor IN (1, 2) AND site = 'c'".into(),
+        "SELECT * FROM readings WHERE level > 0".into(),
+        "SELECT * FROM readings WHERE level BETWEEN -5 AND 5 AND site = 'a'".into(),
+        "SELECT * FROM readings WHERE on = true AND site = 'b'".into(),
+        "SELECT * FROM readings WHERE batch IS NULL".into(),
+        "SELECT * FROM readings WHERE batch = 7".into(),
+        "SELECT * FROM readings WHERE batch > 3".into(),
+        "SELECT * FROM readings WHERE batch <= 2 AND site = 'ba'".into(),
+        "SELECT * FROM readings WHERE batch IS NULL AND site = 'a' AND sensor = 1".into(),
+        "SELECT * FROM readings WHERE temp > 20.5".into(),
+        "SELECT * FROM readings WHERE temp = 0.0".into(),
+        "SELECT * FROM readings WHERE temp < 1.0 AND site = 'c'".into(),
+        "SELECT * FROM readings WHERE code = 'é'".into(),
+        "SELECT * FROM readings WHERE code IN ('x', 'y') AND sensor = 0".into(),
+        "SELECT * FROM readings WHERE raw = X'0102'".into(),
+        "SELECT * FROM readings WHERE site = 'a' ORDER BY site, sensor, level DESC LIMIT 7".into(),
+        "SELECT * FROM readings ORDER BY site, sensor, level DESC LIMIT 10".into(),
+        "SELECT site, sensor FROM readings ORDER BY site DESC, sensor DESC LIMIT 4".into(),
+        "SELECT * FROM readings WHERE site = 'a' OR sensor = 2".into(),
+        "SELECT * FROM readings WHERE (site = 'a' OR site = 'c') AND level < 0".into(),
+        "SELECT * FROM readings WHERE sensor >= 4 AND amount > 1000".into(),
+        "SELECT site, sum(amount) FROM readings GROUP BY site".into(),
+        "SELECT * FROM readings WHERE site IN ('a', 'zz') AND sensor < 2 AND level >= 0".into(),
+        "SELECT * FROM readings WHERE on = false OR batch IS NULL".into(),
+        "SELECT * FROM readings WHERE site LIKE 'b_'".into(),
+        "SELECT * FROM readings WHERE site LIKE '%a'".into(),
+        "SELECT * FROM readings WHERE CAST(sensor AS BIGINT) = 3 AND site = 'ab'".into(),
+        "SELECT * FROM readings WHERE level < -10 OR level > 10".into(),
+        "SELECT count(*) FROM readings WHERE site >= 'ab' AND site < 'ba'".into(),
+        // A key family's members, in one table.
+        "SELECT * FROM orders WHERE id < 50".into(),
+        "SELECT count(*) FROM orders".into(),
+        "SELECT * FROM orders ORDER BY id LIMIT 5".into(),
+        "SELECT * FROM by_customer WHERE customer = 'alice'".into(),
+        "SELECT * FROM by_customer WHERE customer LIKE 'b%' AND ts > 1050".into(),
+        "SELECT count(*) FROM by_customer".into(),
+        "SELECT o.id, b.customer FROM orders o JOIN by_customer b ON b.ts = o.id + 1000 WHERE o.id < 10".into(),
+    ];
+    q.shrink_to_fit();
+    q
+}
+
+async fn run_corpus(fjall: bool) {
+    let stores = Stores::new();
+    let base = base_ms();
+    fill(&stores, base);
+    let sides = sides(&stores, fjall, base);
+    let corpus = corpus(base);
+    assert!(corpus.len() >= 60, "{} queries", corpus.len());
+    let mut failures = Vec::new();
+    for sql in &corpus {
+        let ours = answer(&sides.rowkey, sql).await;
+        let theirs = answer(&sides.oracle, sql).await;
+        let theirs = theirs.unwrap_or_else(|e| panic!("the oracle refused {sql}: {e}"));
+        match ours {
+            Ok(ours) if ours == theirs => {}
+            Ok(ours) => failures.push(format!("{sql}\nrowkey:\n{ours}\noracle:\n{theirs}")),
+            Err(e) => failures.push(format!("{sql}: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} queries differ:\n{}",
+        failures.len(),
+        corpus.len(),
+        failures.join("\n\n")
+    );
+    // The answers came from the stores.
+    for (name, t) in &sides.tables {
+        assert!(t.rows_read() > 0, "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corpus_on_redb() {
+    run_corpus(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corpus_on_fjall() {
+    run_corpus(true).await;
+}
