@@ -14,6 +14,8 @@ use datafusion::arrow::datatypes::{DataType, Field, TimeUnit as ArrowUnit};
 use rowkey_core::layout::FieldLayout;
 use rowkey_core::{DynLayout, KeyFieldInfo, TimeUnit, Value};
 
+use datafusion::common::ScalarValue;
+
 use crate::error::Error;
 
 /// How a value column's bytes are read.
@@ -437,4 +439,86 @@ pub(crate) fn int_of(v: &Value) -> Option<i128> {
         Value::I128(v) => v,
         _ => return None,
     })
+}
+
+impl KeyColumn {
+    /// A SQL value as the value the field takes, or `None` if it is not of
+    /// the field's kind (or a `u128`/`i128`'s digits: text, not a number).
+    pub(crate) fn value_of(&self, literal: ScalarValue) -> Option<Value> {
+        let column = self;
+        use ScalarValue as S;
+        let text = |s: S| match s {
+            S::Utf8(Some(t)) | S::LargeUtf8(Some(t)) | S::Utf8View(Some(t)) => Some(t),
+            _ => None,
+        };
+        Some(match column.kind {
+            KeyKind::Bool => match literal {
+                S::Boolean(Some(b)) => Value::Bool(b),
+                _ => return None,
+            },
+            KeyKind::U8
+            | KeyKind::U16
+            | KeyKind::U32
+            | KeyKind::U64
+            | KeyKind::I8
+            | KeyKind::I16
+            | KeyKind::I32
+            | KeyKind::I64 => Value::I128(integer(&literal)?),
+            KeyKind::F32 => match literal {
+                S::Float32(Some(f)) => Value::F32(f),
+                _ => return None,
+            },
+            KeyKind::F64 => match literal {
+                S::Float64(Some(f)) => Value::F64(f),
+                _ => return None,
+            },
+            KeyKind::Str => Value::Str(text(literal)?),
+            KeyKind::Char => {
+                let t = text(literal)?;
+                let mut chars = t.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => Value::Char(c),
+                    _ => return None,
+                }
+            }
+            KeyKind::Enum => column.variant(&text(literal)?)?,
+            KeyKind::Bytes => match literal {
+                S::Binary(Some(b)) | S::LargeBinary(Some(b)) | S::BinaryView(Some(b)) => {
+                    Value::Bytes(b)
+                }
+                _ => return None,
+            },
+            KeyKind::Time(unit) => {
+                let (v, lit_unit) = match literal {
+                    S::TimestampSecond(Some(v), _) => (v, ArrowUnit::Second),
+                    S::TimestampMillisecond(Some(v), _) => (v, ArrowUnit::Millisecond),
+                    S::TimestampMicrosecond(Some(v), _) => (v, ArrowUnit::Microsecond),
+                    S::TimestampNanosecond(Some(v), _) => (v, ArrowUnit::Nanosecond),
+                    _ => return None,
+                };
+                if lit_unit != arrow_unit(unit) {
+                    return None;
+                }
+                Value::I64(v)
+            }
+            KeyKind::Wide => return None,
+        })
+    }
+}
+
+/// An integer literal.
+fn integer(literal: &ScalarValue) -> Option<i128> {
+    use ScalarValue as S;
+    let v = match *literal {
+        S::Int8(Some(v)) => Value::I8(v),
+        S::Int16(Some(v)) => Value::I16(v),
+        S::Int32(Some(v)) => Value::I32(v),
+        S::Int64(Some(v)) => Value::I64(v),
+        S::UInt8(Some(v)) => Value::U8(v),
+        S::UInt16(Some(v)) => Value::U16(v),
+        S::UInt32(Some(v)) => Value::U32(v),
+        S::UInt64(Some(v)) => Value::U64(v),
+        _ => return None,
+    };
+    int_of(&v)
 }

@@ -50,6 +50,9 @@ pub enum Error {
         /// Why its filter could not be built.
         why: String,
     },
+    /// The store's table could not be opened.
+    #[error("{0}")]
+    Open(String),
     /// Two columns of one name.
     #[error("two columns named `{0}`")]
     DuplicateColumn(String),

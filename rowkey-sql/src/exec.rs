@@ -27,9 +27,9 @@ use datafusion::physical_plan::{
 use rowkey_core::scan::{Buckets, KeyFilter};
 use rowkey_core::{DynLayout, Value};
 
-use crate::columns::{Builder, KeyColumn, KeyKind, ValueColumn};
+use crate::columns::{Builder, KeyColumn, KeyKind, ValueColumn, ValueSource};
 use crate::pushdown::Plan;
-use crate::source::Source;
+use crate::source::{Source, Stored};
 
 /// A column of the scan's output.
 #[derive(Clone, Copy, Debug)]
@@ -341,7 +341,7 @@ impl Batch {
     }
 
     /// Decodes one row into the builders.
-    fn push(&mut self, shared: &Shared, key: &[u8], value: &[u8]) -> Result<(), String> {
+    fn push(&mut self, shared: &Shared, key: &[u8], stored: &dyn Stored) -> Result<(), String> {
         let row = || rowkey_core::hbase::to_string_binary(key);
         let needs_key = shared.projection.iter().any(|c| matches!(c, Col::Key(_)));
         if needs_key {
@@ -357,7 +357,11 @@ impl Batch {
                     .map_err(|e| format!("row {}: {e}", row()))?,
                 Col::Value(i) => {
                     let column = &shared.values[i];
-                    b.push_value(column, Some(value))
+                    let bytes = match &column.source {
+                        ValueSource::Whole => stored.whole(),
+                        ValueSource::Cell { family, qualifier } => stored.cell(family, qualifier),
+                    };
+                    b.push_value(column, bytes)
                         .map_err(|e| format!("column `{}`, row {}: {e}", column.name, row()))?
                 }
             }

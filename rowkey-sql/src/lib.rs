@@ -87,11 +87,12 @@
 
 // The layers, bottom to top: `error`; `columns` (key fields as Arrow
 // columns, value columns, the array builders); `source` (the stores'
-// skip scans); `pushdown` (filters to plans); `exec` (the physical scan);
-// `table` (the TableProvider).
+// skip scans and writes); `pushdown` (filters to plans); `exec` (the
+// physical scan); `insert` (INSERT's sink); `table` (the TableProvider).
 mod columns;
 mod error;
 mod exec;
+mod insert;
 mod pushdown;
 mod source;
 mod table;

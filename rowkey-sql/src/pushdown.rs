@@ -20,7 +20,7 @@ use datafusion::logical_expr::{BinaryExpr, Expr, Operator, TableProviderFilterPu
 use rowkey_core::scan::KeyFilter;
 use rowkey_core::{DynLayout, Value};
 
-use crate::columns::{arrow_unit, int_of, KeyColumn, KeyKind};
+use crate::columns::{KeyColumn, KeyKind};
 
 /// The most branches (`OR`ed `AND`s) a plan holds: each is a filter and a
 /// scan of its own.
@@ -221,7 +221,7 @@ fn read(expr: &Expr, columns: &[KeyColumn]) -> Option<Dnf> {
             let column = column_of(expr, columns)?;
             let values = list
                 .iter()
-                .map(|e| value(column, literal(e)?))
+                .map(|e| column.value_of(literal(e)?))
                 .collect::<Option<Vec<_>>>()?;
             Some(atom(column, Pred::Values(values), exact_values(column)))
         }
@@ -232,8 +232,8 @@ fn read(expr: &Expr, columns: &[KeyColumn]) -> Option<Dnf> {
             high,
         }) => {
             let column = column_of(expr, columns)?;
-            let lo = value(column, literal(low)?)?;
-            let hi = value(column, literal(high)?)?;
+            let lo = column.value_of(literal(low)?)?;
+            let hi = column.value_of(literal(high)?)?;
             range(column, Bound::Included(lo), Bound::Included(hi))
         }
         Expr::IsNull(inner) => {
@@ -321,7 +321,7 @@ fn integer_width_of(ty: &datafusion::arrow::datatypes::DataType) -> Option<(u32,
 
 /// `column op value`.
 fn compare(column: &KeyColumn, literal: ScalarValue, op: Operator) -> Option<Dnf> {
-    let v = value(column, literal)?;
+    let v = column.value_of(literal)?;
     match op {
         Operator::Eq => Some(atom(column, Pred::Values(vec![v]), exact_values(column))),
         Operator::Lt => range(column, Bound::Unbounded, Bound::Excluded(v)),
@@ -431,93 +431,6 @@ fn successor(prefix: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// A literal as the value `column`'s field takes, or `None` if it is not
-/// of the field's kind.
-fn value(column: &KeyColumn, literal: ScalarValue) -> Option<Value> {
-    use ScalarValue as S;
-    let text = |s: S| match s {
-        S::Utf8(Some(t)) | S::LargeUtf8(Some(t)) | S::Utf8View(Some(t)) => Some(t),
-        _ => None,
-    };
-    Some(match column.kind {
-        KeyKind::Bool => match literal {
-            S::Boolean(Some(b)) => Value::Bool(b),
-            _ => return None,
-        },
-        KeyKind::U8
-        | KeyKind::U16
-        | KeyKind::U32
-        | KeyKind::U64
-        | KeyKind::I8
-        | KeyKind::I16
-        | KeyKind::I32
-        | KeyKind::I64 => Value::I128(integer(&literal)?),
-        KeyKind::F32 => match literal {
-            S::Float32(Some(f)) => Value::F32(f),
-            _ => return None,
-        },
-        KeyKind::F64 => match literal {
-            S::Float64(Some(f)) => Value::F64(f),
-            _ => return None,
-        },
-        KeyKind::Str => Value::Str(text(literal)?),
-        KeyKind::Char => {
-            let t = text(literal)?;
-            let mut chars = t.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => Value::Char(c),
-                _ => return None,
-            }
-        }
-        KeyKind::Enum => column.variant(&text(literal)?)?,
-        KeyKind::Bytes => match literal {
-            S::Binary(Some(b)) | S::LargeBinary(Some(b)) | S::BinaryView(Some(b)) => {
-                Value::Bytes(b)
-            }
-            _ => return None,
-        },
-        KeyKind::Time(unit) => {
-            let (v, lit_unit) = match literal {
-                S::TimestampSecond(Some(v), _) => {
-                    (v, datafusion::arrow::datatypes::TimeUnit::Second)
-                }
-                S::TimestampMillisecond(Some(v), _) => {
-                    (v, datafusion::arrow::datatypes::TimeUnit::Millisecond)
-                }
-                S::TimestampMicrosecond(Some(v), _) => {
-                    (v, datafusion::arrow::datatypes::TimeUnit::Microsecond)
-                }
-                S::TimestampNanosecond(Some(v), _) => {
-                    (v, datafusion::arrow::datatypes::TimeUnit::Nanosecond)
-                }
-                _ => return None,
-            };
-            if lit_unit != arrow_unit(unit) {
-                return None;
-            }
-            Value::I64(v)
-        }
-        KeyKind::Wide => return None,
-    })
-}
-
-/// An integer literal.
-fn integer(literal: &ScalarValue) -> Option<i128> {
-    use ScalarValue as S;
-    let v = match *literal {
-        S::Int8(Some(v)) => Value::I8(v),
-        S::Int16(Some(v)) => Value::I16(v),
-        S::Int32(Some(v)) => Value::I32(v),
-        S::Int64(Some(v)) => Value::I64(v),
-        S::UInt8(Some(v)) => Value::U8(v),
-        S::UInt16(Some(v)) => Value::U16(v),
-        S::UInt32(Some(v)) => Value::U32(v),
-        S::UInt64(Some(v)) => Value::U64(v),
-        _ => return None,
-    };
-    int_of(&v)
 }
 
 impl fmt::Display for Plan {

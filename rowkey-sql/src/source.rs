@@ -1,22 +1,82 @@
-//! The stores a table reads: each runs a [`KeyFilter`]'s skip scan (the
-//! typed tables' own) and hands its rows to the caller one at a time.
+//! The stores a table reads and writes: each runs a [`KeyFilter`]'s skip
+//! scan (the one its typed API runs) and hands its rows to the caller one
+//! at a time, and writes rows all at once.
 
 use std::fmt;
 use std::ops::ControlFlow;
 
 use rowkey_core::scan::KeyFilter;
 
-/// A row as the store holds it: key bytes and the whole value.
-pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> ControlFlow<()> + 'a;
+/// What a stored row holds besides its key.
+pub(crate) trait Stored {
+    /// The whole value (redb, fjall).
+    fn whole(&self) -> Option<&[u8]>;
+    /// One cell's value, its newest (HBase, Bigtable).
+    fn cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]>;
+}
+
+/// A row's whole value (redb, fjall).
+pub(crate) struct Whole<'a>(pub(crate) &'a [u8]);
+
+impl Stored for Whole<'_> {
+    fn whole(&self) -> Option<&[u8]> {
+        Some(self.0)
+    }
+
+    fn cell(&self, _: &[u8], _: &[u8]) -> Option<&[u8]> {
+        None
+    }
+}
+
+/// A row as the store holds it: its key and what else it holds.
+pub(crate) type Visit<'a> = dyn FnMut(&[u8], &dyn Stored) -> ControlFlow<()> + 'a;
+
+/// A row to write: its key and its value, whole or as cells
+/// `(family, qualifier, value)`.
+#[derive(Debug)]
+pub(crate) struct Written {
+    pub(crate) key: Vec<u8>,
+    pub(crate) whole: Vec<u8>,
+    pub(crate) cells: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+}
+
+/// Rows of cells whose families are named by text, as HBase's and
+/// Bigtable's clients take them.
+#[cfg(any(feature = "hbase", feature = "bigtable"))]
+pub(crate) type NamedRow = (Vec<u8>, Vec<(String, Vec<u8>, Vec<u8>)>);
+
+#[cfg(any(feature = "hbase", feature = "bigtable"))]
+fn named_cells(rows: Vec<Written>) -> Result<Vec<NamedRow>, String> {
+    rows.into_iter()
+        .map(|row| {
+            let cells = row
+                .cells
+                .into_iter()
+                .map(|(f, q, v)| {
+                    let family = String::from_utf8(f)
+                        .map_err(|_| "a column family's name is UTF-8 text".to_owned())?;
+                    Ok((family, q, v))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok((row.key, cells))
+        })
+        .collect()
+}
 
 /// A sorted store of key bytes.
 pub(crate) trait Source: fmt::Debug + Send + Sync {
-    /// `redb`, `fjall`: for EXPLAIN.
+    /// `redb`, `fjall`, `hbase`, `bigtable`: for EXPLAIN.
     fn name(&self) -> &'static str;
 
-    /// The rows `filter` matches, in key order, until `visit` breaks;
-    /// the rows read from the store (matches and those stepped over).
+    /// Whether its rows are cells (HBase, Bigtable) rather than one value.
+    fn cells(&self) -> bool;
+
+    /// The rows `filter` matches, in key order, until `visit` breaks; the
+    /// rows read from the store (matches and those stepped over).
     fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String>;
+
+    /// Writes `rows`: all of them or (on redb and fjall) none.
+    fn write(&self, rows: Vec<Written>) -> Result<(), String>;
 }
 
 #[cfg(feature = "redb")]
@@ -29,7 +89,7 @@ mod redb_source {
     use redb::{ReadableDatabase, TableDefinition};
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Source, Visit};
+    use super::{Source, Visit, Whole, Written};
 
     /// A redb table of `&[u8]` keys and `&[u8]` values.
     pub(crate) struct Redb {
@@ -43,30 +103,56 @@ mod redb_source {
         }
     }
 
+    impl Redb {
+        fn def(&self) -> TableDefinition<'_, &'static [u8], &'static [u8]> {
+            TableDefinition::new(&self.table)
+        }
+
+        fn error(&self, e: impl std::fmt::Display) -> String {
+            format!("redb table `{}`: {e}", self.table)
+        }
+    }
+
     impl Source for Redb {
         fn name(&self) -> &'static str {
             "redb"
         }
 
+        fn cells(&self) -> bool {
+            false
+        }
+
         fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
-            let e = |e: &dyn std::fmt::Display| format!("redb table `{}`: {e}", self.table);
-            let tx = self.db.begin_read().map_err(|x| e(&x))?;
-            let def = TableDefinition::<&[u8], &[u8]>::new(&self.table);
-            let table = match tx.open_table(def) {
+            let tx = self.db.begin_read().map_err(|e| self.error(e))?;
+            let table = match tx.open_table(self.def()) {
                 Ok(t) => t,
                 // A table never written to holds no rows.
                 Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
-                Err(x) => return Err(e(&x)),
+                Err(e) => return Err(self.error(e)),
             };
-            let rows = rowkey_core::redb::filter_raw(&table, filter).map_err(|x| e(&x))?;
+            let rows = rowkey_core::redb::filter_raw(&table, filter).map_err(|e| self.error(e))?;
             let cost = rows.cost().clone();
             for row in rows {
-                let (key, value) = row.map_err(|x| e(&x))?;
-                if visit(key.as_ref(), value.value()).is_break() {
+                let (key, value) = row.map_err(|e| self.error(e))?;
+                if visit(key.as_ref(), &Whole(value.value())).is_break() {
                     break;
                 }
             }
             Ok(cost.rows_read())
+        }
+
+        fn write(&self, rows: Vec<Written>) -> Result<(), String> {
+            // One transaction: every row, or none.
+            let tx = self.db.begin_write().map_err(|e| self.error(e))?;
+            {
+                let mut table = tx.open_table(self.def()).map_err(|e| self.error(e))?;
+                for row in &rows {
+                    table
+                        .insert(row.key.as_slice(), row.whole.as_slice())
+                        .map_err(|e| self.error(e))?;
+                }
+            }
+            tx.commit().map_err(|e| self.error(e))
         }
     }
 }
@@ -78,10 +164,12 @@ pub(crate) use self::fjall_source::Fjall;
 mod fjall_source {
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Source, Visit};
+    use super::{Source, Visit, Whole, Written};
 
-    /// A fjall keyspace of key bytes.
+    /// A fjall keyspace of key bytes, in its database (whose batches
+    /// write all of their rows or none).
     pub(crate) struct Fjall {
+        pub(crate) db: fjall::Database,
         pub(crate) keyspace: fjall::Keyspace,
     }
 
@@ -96,16 +184,194 @@ mod fjall_source {
             "fjall"
         }
 
+        fn cells(&self) -> bool {
+            false
+        }
+
         fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
             let rows = rowkey_core::fjall::filter_raw(&self.keyspace, filter);
             let cost = rows.cost().clone();
             for row in rows {
                 let (key, value) = row.map_err(|e| format!("fjall keyspace: {e}"))?;
-                if visit(key.as_ref(), &value).is_break() {
+                if visit(key.as_ref(), &Whole(&value)).is_break() {
                     break;
                 }
             }
             Ok(cost.rows_read())
+        }
+
+        fn write(&self, rows: Vec<Written>) -> Result<(), String> {
+            let mut batch = self.db.batch();
+            for row in rows {
+                batch.insert(&self.keyspace, row.key, row.whole);
+            }
+            batch.commit().map_err(|e| format!("fjall keyspace: {e}"))
+        }
+    }
+}
+
+#[cfg(feature = "hbase")]
+pub(crate) use self::hbase_source::HBase;
+
+#[cfg(feature = "hbase")]
+mod hbase_source {
+    use rowkey_core::scan::KeyFilter;
+
+    use super::{Source, Stored, Visit, Written};
+
+    /// An HBase table, through either of rowkey's clients.
+    pub(crate) struct HBase {
+        pub(crate) client: rowkey_hbase::Client,
+        pub(crate) table: String,
+    }
+
+    impl std::fmt::Debug for HBase {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "HBase table `{}`", self.table)
+        }
+    }
+
+    struct Cells<'a>(&'a [rowkey_hbase::Cell]);
+
+    impl Stored for Cells<'_> {
+        fn whole(&self) -> Option<&[u8]> {
+            None
+        }
+
+        fn cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
+            self.0
+                .iter()
+                .find(|(f, q, _)| f.as_bytes() == family && q == qualifier)
+                .map(|(_, _, v)| v.as_slice())
+        }
+    }
+
+    impl Source for HBase {
+        fn name(&self) -> &'static str {
+            "hbase"
+        }
+
+        fn cells(&self) -> bool {
+            true
+        }
+
+        fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
+            let mut rows = self
+                .client
+                .filter(&self.table, filter, None)
+                .map_err(|e| rowkey_core::error_chain(&e))?;
+            for row in rows.by_ref() {
+                let (key, cells) = row.map_err(|e| rowkey_core::error_chain(&e))?;
+                if visit(&key, &Cells(&cells)).is_break() {
+                    break;
+                }
+            }
+            Ok(rows.rows_read() as u64)
+        }
+
+        fn write(&self, rows: Vec<Written>) -> Result<(), String> {
+            let out = super::named_cells(rows)?;
+            self.client
+                .write_raw_rows(&self.table, out)
+                .map_err(|e| rowkey_core::error_chain(&e))
+        }
+    }
+}
+
+#[cfg(feature = "bigtable")]
+pub(crate) use self::bigtable_source::Bigtable;
+
+#[cfg(feature = "bigtable")]
+mod bigtable_source {
+    use futures::StreamExt;
+    use rowkey_bigtable::bigtable_rs::bigtable::RowCell;
+    use rowkey_core::scan::KeyFilter;
+
+    use super::{Source, Stored, Visit, Written};
+
+    /// A Bigtable table. Its client is async: a scan runs on the thread
+    /// DataFusion gave it, driving the client on the runtime it runs in.
+    pub(crate) struct Bigtable {
+        pub(crate) client: rowkey_bigtable::Client,
+        pub(crate) table: String,
+    }
+
+    impl std::fmt::Debug for Bigtable {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "Bigtable table `{}`", self.table)
+        }
+    }
+
+    struct Cells<'a>(&'a [RowCell]);
+
+    impl Stored for Cells<'_> {
+        fn whole(&self) -> Option<&[u8]> {
+            None
+        }
+
+        /// The newest version: Bigtable sends a column's versions newest
+        /// first.
+        fn cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
+            self.0
+                .iter()
+                .find(|c| c.family_name.as_bytes() == family && c.qualifier == qualifier)
+                .map(|c| c.value.as_slice())
+        }
+    }
+
+    fn runtime() -> Result<tokio::runtime::Handle, String> {
+        tokio::runtime::Handle::try_current()
+            .map_err(|_| "a Bigtable table is read inside a tokio runtime".to_owned())
+    }
+
+    impl Source for Bigtable {
+        fn name(&self) -> &'static str {
+            "bigtable"
+        }
+
+        fn cells(&self) -> bool {
+            true
+        }
+
+        /// The stream runs as a task on the runtime, handing rows over a
+        /// channel to this thread, which visits them: a visit may block
+        /// (DataFusion's own channel), which a runtime's thread must not.
+        fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
+            let error = |e: rowkey_bigtable::Error| rowkey_core::error_chain(&e);
+            let runtime = runtime()?;
+            let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+            let (client, table, filter) = (self.client.clone(), self.table.clone(), filter.clone());
+            let task = runtime.spawn(async move {
+                let mut rows = rowkey_bigtable::stream_filter(&client, &table, &filter, None)
+                    .await
+                    .map_err(error)?;
+                while let Some(row) = rows.next().await {
+                    let failed = row.is_err();
+                    if tx.send(row.map_err(error)).await.is_err() || failed {
+                        break;
+                    }
+                }
+                Ok::<u64, String>(rows.rows_received())
+            });
+            while let Some(row) = rx.blocking_recv() {
+                let (key, cells) = row?;
+                if visit(&key, &Cells(&cells)).is_break() {
+                    break;
+                }
+            }
+            drop(rx);
+            runtime
+                .block_on(task)
+                .map_err(|e| format!("Bigtable table `{}`: the scan stopped: {e}", self.table))?
+        }
+
+        fn write(&self, rows: Vec<Written>) -> Result<(), String> {
+            let out = super::named_cells(rows)?;
+            runtime()?.block_on(async {
+                rowkey_bigtable::write_raw_rows(&self.client, &self.table, out)
+                    .await
+                    .map_err(|e| rowkey_core::error_chain(&e))
+            })
         }
     }
 }

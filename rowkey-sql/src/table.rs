@@ -8,7 +8,9 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::Session;
 use datafusion::common::Result;
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::{TableProvider, TableType};
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use rowkey_core::layout::Layout;
@@ -17,6 +19,7 @@ use rowkey_core::DynLayout;
 use crate::columns::{KeyColumn, ValueColumn, ValueSource};
 use crate::error::Error;
 use crate::exec::{Col, KeyScanExec, Shared};
+use crate::insert::KeySink;
 use crate::pushdown;
 use crate::source::Source;
 
@@ -63,10 +66,55 @@ impl KeyTable {
         KeyTable::new(Arc::new(source), layout)
     }
 
-    /// The fjall keyspace `keyspace`, its keys of `layout`.
+    /// The keyspace `keyspace` of the fjall database `db` (opened, or
+    /// created empty), its keys of `layout`.
     #[cfg(feature = "fjall")]
-    pub fn fjall(keyspace: fjall::Keyspace, layout: &'static Layout) -> Result<KeyTable, Error> {
-        KeyTable::new(Arc::new(crate::source::Fjall { keyspace }), layout)
+    pub fn fjall(
+        db: fjall::Database,
+        keyspace: &str,
+        layout: &'static Layout,
+    ) -> Result<KeyTable, Error> {
+        let keyspace = db
+            .keyspace(keyspace, fjall::KeyspaceCreateOptions::default)
+            .map_err(|e| Error::Open(format!("fjall keyspace `{keyspace}`: {e}")))?;
+        KeyTable::new(Arc::new(crate::source::Fjall { db, keyspace }), layout)
+    }
+
+    /// The HBase table `table`, through `client` (the native client or the
+    /// Thrift2 gateway's), its keys of `layout`. A scan is the client's
+    /// skip scan ([`Client::filter`](rowkey_hbase::Client::filter): rowkey's
+    /// filter on the region servers); values are cells
+    /// ([`ValueColumn::cell`]); [`rows_read`](Self::rows_read) counts the
+    /// rows the scans read as the client counts them.
+    #[cfg(feature = "hbase")]
+    pub fn hbase(
+        client: rowkey_hbase::Client,
+        table: &str,
+        layout: &'static Layout,
+    ) -> Result<KeyTable, Error> {
+        let source = crate::source::HBase {
+            client,
+            table: table.to_owned(),
+        };
+        KeyTable::new(Arc::new(source), layout)
+    }
+
+    /// The Bigtable table `table` (its id in the client's instance), its
+    /// keys of `layout`. A scan is
+    /// [`stream_filter`](rowkey_bigtable::stream_filter) (the filter's row
+    /// regex sent to the server), driven on the runtime the query runs in;
+    /// values are cells ([`ValueColumn::cell`]).
+    #[cfg(feature = "bigtable")]
+    pub fn bigtable(
+        client: rowkey_bigtable::Client,
+        table: &str,
+        layout: &'static Layout,
+    ) -> Result<KeyTable, Error> {
+        let source = crate::source::Bigtable {
+            client,
+            table: table.to_owned(),
+        };
+        KeyTable::new(Arc::new(source), layout)
     }
 
     fn new(source: Arc<dyn Source>, layout: &'static Layout) -> Result<KeyTable, Error> {
@@ -142,15 +190,29 @@ impl KeyTable {
     }
 
     /// Adds a column read from each row's value: the whole value on redb
-    /// and fjall ([`ValueColumn::whole`]).
+    /// and fjall ([`ValueColumn::whole`]), a cell on HBase and Bigtable
+    /// ([`ValueColumn::cell`]).
     pub fn value(mut self, column: ValueColumn) -> Result<KeyTable, Error> {
         if self.schema.field_with_name(&column.name).is_ok() {
             return Err(Error::DuplicateColumn(column.name));
         }
-        if let ValueSource::Cell { .. } = column.source {
+        let why = match (&column.source, self.source.cells()) {
+            (ValueSource::Cell { .. }, false) => Some("a cell column is read from HBase or Bigtable rows; a redb or fjall row's value is one (ValueColumn::whole)"),
+            (ValueSource::Whole, true) => Some("an HBase or Bigtable row's value is its cells: name one (ValueColumn::cell)"),
+            _ => None,
+        };
+        if let Some(why) = why {
             return Err(Error::ValueColumn {
                 column: column.name,
-                why: "a cell column is read from HBase or Bigtable rows; a redb or fjall row's value is one (ValueColumn::whole)",
+                why,
+            });
+        }
+        if column.source == ValueSource::Whole
+            && self.values.iter().any(|v| v.source == ValueSource::Whole)
+        {
+            return Err(Error::ValueColumn {
+                column: column.name,
+                why: "a row's whole value is one column",
             });
         }
         self.values.push(column);
@@ -268,5 +330,36 @@ impl TableProvider for KeyTable {
         };
         let partitions = state.config().target_partitions();
         Ok(Arc::new(KeyScanExec::new(shared, partitions, limit)))
+    }
+
+    /// `INSERT INTO`: each row's key encoded from its key columns (a
+    /// value that does not fit its field fails the statement, naming the
+    /// row and the column), its value columns written as the store keeps
+    /// them. On redb and fjall every row of the statement is encoded
+    /// first, then written in one transaction: all or nothing. On HBase
+    /// and Bigtable rows are written 1,000 at a time as they come: a
+    /// failure leaves the rows before it written. A row's key that is
+    /// already there is written over. `INSERT OVERWRITE` is refused.
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.check_member()
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        if insert_op != InsertOp::Append {
+            return Err(datafusion::error::DataFusionError::NotImplemented(format!(
+                "{insert_op} on a rowkey table: INSERT INTO writes rows over those of the same key"
+            )));
+        }
+        let sink = KeySink {
+            source: self.source.clone(),
+            layout: self.layout.clone(),
+            keys: self.keys.clone(),
+            values: self.values.clone(),
+            schema: self.schema.clone(),
+        };
+        Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
 }

@@ -1,5 +1,5 @@
-//! The query corpus: each query over rowkey's tables (redb and fjall, the
-//! same rows in each) answers what DataFusion answers over the same rows
+//! The query corpus: each query over rowkey's tables (redb, fjall, HBase
+//! through the native client, the Bigtable emulator; the same rows in each) answers what DataFusion answers over the same rows
 //! loaded as a `MemTable`, built here from the Rust values, not from
 //! rowkey's decoding. Then what pushdown reads: rows read against the
 //! typed API's skip scan, a LIMIT on the key's order, EXPLAIN.
@@ -218,57 +218,96 @@ fn family_columns(keys: &[Vec<u8>]) -> (Vec<ArrayRef>, Vec<ArrayRef>) {
     )
 }
 
-/// The stores, each holding the same rows: redb tables and fjall
-/// keyspaces named as the SQL tables.
-struct Stores {
-    _dir: tempfile::TempDir,
-    redb: Arc<redb::Database>,
-    fjall: fjall::Database,
+/// A store under test, holding the corpus's rows in tables named as the
+/// SQL tables (HBase and Bigtable: a family `d`, the value in `d:v`).
+// The directories and servers are held to be dropped with the store.
+#[allow(dead_code)]
+enum Store {
+    Redb(tempfile::TempDir, Arc<redb::Database>),
+    Fjall(tempfile::TempDir, fjall::Database),
+    HBase(rowkey_hbase::Client, rowkey_hbase::testing::HBase),
+    Bigtable(rowkey_bigtable::Client, rowkey_bigtable::emulator::Emulator),
 }
 
-impl Stores {
-    fn new() -> Stores {
+impl Store {
+    fn redb() -> Store {
         let dir = tempfile::tempdir().unwrap();
-        let redb = Arc::new(redb::Database::create(dir.path().join("sql.redb")).unwrap());
-        let fjall = fjall::Database::builder(dir.path().join("fjall"))
+        let db = Arc::new(redb::Database::create(dir.path().join("sql.redb")).unwrap());
+        Store::Redb(dir, db)
+    }
+
+    fn fjall() -> Store {
+        let dir = tempfile::tempdir().unwrap();
+        let db = fjall::Database::builder(dir.path().join("fjall"))
             .open()
             .unwrap();
-        Stores {
-            _dir: dir,
-            redb,
-            fjall,
-        }
+        Store::Fjall(dir, db)
     }
 
-    fn write(&self, table: &str, rows: impl IntoIterator<Item = (Vec<u8>, Vec<u8>)>) {
-        let rows: Vec<_> = rows.into_iter().collect();
-        let tx = self.redb.begin_write().unwrap();
-        {
-            let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
-            let mut t = tx.open_table(def).unwrap();
-            for (k, v) in &rows {
-                t.insert(k.as_slice(), v.as_slice()).unwrap();
+    async fn write(&self, table: &str, splits: &[Vec<u8>], rows: Vec<(Vec<u8>, Vec<u8>)>) {
+        let cells = || {
+            rows.iter()
+                .map(|(k, v)| (k.clone(), vec![("d".to_owned(), b"v".to_vec(), v.clone())]))
+                .collect::<Vec<_>>()
+        };
+        match self {
+            Store::Redb(_, db) => {
+                let tx = db.begin_write().unwrap();
+                {
+                    let def = redb::TableDefinition::<&[u8], &[u8]>::new(table);
+                    let mut t = tx.open_table(def).unwrap();
+                    for (k, v) in &rows {
+                        t.insert(k.as_slice(), v.as_slice()).unwrap();
+                    }
+                }
+                tx.commit().unwrap();
+            }
+            Store::Fjall(_, db) => {
+                let ks = db
+                    .keyspace(table, fjall::KeyspaceCreateOptions::default)
+                    .unwrap();
+                for (k, v) in rows {
+                    ks.insert(k, v).unwrap();
+                }
+            }
+            Store::HBase(client, _) => tokio::task::block_in_place(|| {
+                client.create_table(table, &["d"], splits).unwrap();
+                client.write_raw_rows(table, cells()).unwrap();
+            }),
+            Store::Bigtable(client, emulator) => {
+                let mut admin = emulator.admin().await.unwrap();
+                rowkey_bigtable::create_table(
+                    &mut admin,
+                    "projects/p/instances/i",
+                    table,
+                    &["d"],
+                    splits,
+                )
+                .await
+                .unwrap();
+                rowkey_bigtable::write_raw_rows(client, table, cells())
+                    .await
+                    .unwrap();
             }
         }
-        tx.commit().unwrap();
-        let ks = self.keyspace(table);
-        for (k, v) in rows {
-            ks.insert(k, v).unwrap();
+    }
+
+    /// `table` of `layout`.
+    fn table(&self, table: &str, layout: &'static rowkey_core::Layout) -> KeyTable {
+        match self {
+            Store::Redb(_, db) => KeyTable::redb(db.clone(), table, layout),
+            Store::Fjall(_, db) => KeyTable::fjall(db.clone(), table, layout),
+            Store::HBase(client, _) => KeyTable::hbase(client.clone(), table, layout),
+            Store::Bigtable(client, _) => KeyTable::bigtable(client.clone(), table, layout),
         }
+        .unwrap()
     }
 
-    fn keyspace(&self, table: &str) -> fjall::Keyspace {
-        self.fjall
-            .keyspace(table, fjall::KeyspaceCreateOptions::default)
-            .unwrap()
-    }
-
-    /// `table` of `layout` on redb (`fjall`: on fjall).
-    fn table(&self, fjall: bool, table: &str, layout: &'static rowkey_core::Layout) -> KeyTable {
-        if fjall {
-            KeyTable::fjall(self.keyspace(table), layout).unwrap()
-        } else {
-            KeyTable::redb(self.redb.clone(), table, layout).unwrap()
+    /// The value column of the store's rows.
+    fn value(&self, name: &str, ty: ValueType) -> ValueColumn {
+        match self {
+            Store::Redb(..) | Store::Fjall(..) => ValueColumn::whole(name, ty),
+            _ => ValueColumn::cell(name, "d", "v", ty),
         }
     }
 }
@@ -280,16 +319,16 @@ struct Sides {
     tables: Vec<(&'static str, Arc<KeyTable>)>,
 }
 
-fn sides(stores: &Stores, fjall: bool, base: i64) -> Sides {
+fn sides(store: &Store, base: i64) -> Sides {
     let config = SessionConfig::new().with_target_partitions(4);
     let rowkey = SessionContext::new_with_config(config.clone());
     let oracle = SessionContext::new_with_config(config);
     let mut tables = Vec::new();
 
     let events = events(base);
-    let t = stores
-        .table(fjall, "events", Event::LAYOUT)
-        .value(ValueColumn::whole("body", ValueType::Json))
+    let t = store
+        .table("events", Event::LAYOUT)
+        .value(store.value("body", ValueType::Json))
         .unwrap();
     oracle
         .register_table("events", mem(&t, event_columns(&events)))
@@ -297,9 +336,9 @@ fn sides(stores: &Stores, fjall: bool, base: i64) -> Sides {
     tables.push(("events", Arc::new(t)));
 
     let readings = readings();
-    let t = stores
-        .table(fjall, "readings", Reading::LAYOUT)
-        .value(ValueColumn::whole("amount", ValueType::Int64))
+    let t = store
+        .table("readings", Reading::LAYOUT)
+        .value(store.value("amount", ValueType::Int64))
         .unwrap();
     oracle
         .register_table("readings", mem(&t, reading_columns(&readings)))
@@ -307,14 +346,11 @@ fn sides(stores: &Stores, fjall: bool, base: i64) -> Sides {
     tables.push(("readings", Arc::new(t)));
 
     let (orders, by) = family_columns(&family());
-    let t = stores
-        .table(fjall, "family", Row::LAYOUT)
-        .member("Order")
-        .unwrap();
+    let t = store.table("family", Row::LAYOUT).member("Order").unwrap();
     oracle.register_table("orders", mem(&t, orders)).unwrap();
     tables.push(("orders", Arc::new(t)));
-    let t = stores
-        .table(fjall, "family", Row::LAYOUT)
+    let t = store
+        .table("family", Row::LAYOUT)
         .member("ByCustomer")
         .unwrap();
     oracle.register_table("by_customer", mem(&t, by)).unwrap();
@@ -330,20 +366,17 @@ fn sides(stores: &Stores, fjall: bool, base: i64) -> Sides {
     }
 }
 
-fn fill(stores: &Stores, base: i64) {
-    stores.write(
-        "events",
-        events(base)
-            .into_iter()
-            .map(|(e, v)| (e.encode_to_vec().unwrap(), v)),
-    );
-    stores.write(
-        "readings",
-        readings()
-            .into_iter()
-            .map(|(r, v)| (r.encode_to_vec().unwrap(), v)),
-    );
-    stores.write("family", family().into_iter().map(|k| (k, Vec::new())));
+async fn fill(store: &Store, base: i64) {
+    let events = events(base).into_iter();
+    let events = events.map(|(e, v)| (e.encode_to_vec().unwrap(), v));
+    store
+        .write("events", &Event::split_points(), events.collect())
+        .await;
+    let readings = readings().into_iter();
+    let readings = readings.map(|(r, v)| (r.encode_to_vec().unwrap(), v));
+    store.write("readings", &[], readings.collect()).await;
+    let family = family().into_iter().map(|k| (k, Vec::new()));
+    store.write("family", &[], family.collect()).await;
 }
 
 /// The query's answer as text, its lines sorted unless the query orders
@@ -458,11 +491,10 @@ fn corpus(base: i64) -> Vec<String> {
     q
 }
 
-async fn run_corpus(fjall: bool) {
-    let stores = Stores::new();
+async fn run_corpus(store: Store) {
     let base = base_ms();
-    fill(&stores, base);
-    let sides = sides(&stores, fjall, base);
+    fill(&store, base).await;
+    let sides = sides(&store, base);
     let corpus = corpus(base);
     assert!(corpus.len() >= 60, "{} queries", corpus.len());
     let mut failures = Vec::new();
@@ -491,10 +523,28 @@ async fn run_corpus(fjall: bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corpus_on_redb() {
-    run_corpus(false).await;
+    run_corpus(Store::redb()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corpus_on_fjall() {
-    run_corpus(true).await;
+    run_corpus(Store::fjall()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corpus_on_hbase_native() {
+    let hbase = tokio::task::spawn_blocking(|| rowkey_hbase::testing::HBase::start().unwrap())
+        .await
+        .unwrap();
+    let client = rowkey_hbase::Client::native(hbase.bootstrap())
+        .build()
+        .unwrap();
+    run_corpus(Store::HBase(client, hbase)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corpus_on_bigtable_emulator() {
+    let emulator = rowkey_bigtable::emulator::Emulator::start().unwrap();
+    let client = emulator.client("p", "i").unwrap();
+    run_corpus(Store::Bigtable(client, emulator)).await;
 }
