@@ -1,8 +1,8 @@
 //! The query corpus: each query over rowkey's tables (redb, fjall, HBase
-//! through the native client, the Bigtable emulator; the same rows in each) answers what DataFusion answers over the same rows
-//! loaded as a `MemTable`, built here from the Rust values, not from
-//! rowkey's decoding. Then what pushdown reads: rows read against the
-//! typed API's skip scan, a LIMIT on the key's order, EXPLAIN.
+//! through the native client, the Bigtable emulator; the same rows in
+//! each) answers what DataFusion answers over the same rows loaded as a
+//! `MemTable`, built here from the Rust values, not from rowkey's
+//! decoding.
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
