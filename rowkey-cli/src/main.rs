@@ -11,6 +11,7 @@
 //! rowkey bulkload commit --out DIR --table TABLE --hbase hbase://MASTER:PORT
 //! rowkey migrate plan|run|verify --from SPEC --to SPEC [--set field=value]... [--redb FILE | --fjall DIR] [--table OLD --to-table NEW]
 //! rowkey gen python|go|java --layout SPEC --name NAME --package PKG --out DIR [--hbase | --bigtable]
+//! rowkey sql --layout SPEC --table NAME (--redb FILE | --fjall DIR | --hbase ADDRESS | --bigtable URI,PROJECT,INSTANCE) [--value NAME=[FAMILY:QUALIFIER:]TYPE]... [--format table|csv|json|parquet] [QUERY]
 //! ```
 //!
 //! The guide's chapter "Layouts as data and the `rowkey` command" (the
@@ -45,6 +46,7 @@ use clap::{Parser, Subcommand};
 mod bulkload;
 mod migrate;
 mod spec;
+mod sql;
 use rowkey_core::dynamic::Condition;
 use rowkey_core::hbase::{ruby_bytes, ruby_name};
 use rowkey_core::{DynLayout, Value};
@@ -207,6 +209,9 @@ enum Command {
         #[arg(long)]
         bigtable: bool,
     },
+    /// SQL over one table of the layout: its key fields as columns, key
+    /// predicates pushed down as rowkey's scans (DataFusion).
+    Sql(sql::SqlArgs),
 }
 
 /// Why the command stops early.
@@ -414,6 +419,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 writeln!(out, "{}", path.display())?;
             }
         }
+        Command::Sql(args) => sql::run(args, out)?,
         Command::Migrate { step } => {
             return match migrate::run(step, out) {
                 Ok(true) => Ok(Keys::AllGood),

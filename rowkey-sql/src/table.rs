@@ -240,6 +240,56 @@ impl KeyTable {
         self.layout.layout()
     }
 
+    /// What the table is, as `rowkey sql`'s `\d` prints it: the store,
+    /// each column with its Arrow type and where it comes from (a key
+    /// field as the layout shows it, or the value), then the key's layout.
+    ///
+    /// ```text
+    /// redb table `events`
+    ///  column    | type                       | from
+    ///  user_id   | UInt64                     | key: user_id u64 8
+    ///  ts_millis | Int64                      | key: ts_millis desc_ts i64 8
+    ///  body      | Utf8 (nullable)            | value: Json
+    /// key: Event: [salt(user_id)/16 1][user_id u64 8][ts_millis desc_ts i64 8] = 17 bytes
+    /// ```
+    pub fn describe(&self) -> String {
+        let mut rows: Vec<[String; 3]> = vec![["column".into(), "type".into(), "from".into()]];
+        for (field, key) in self.schema.fields().iter().zip(&self.keys) {
+            rows.push([
+                field.name().clone(),
+                type_text(field),
+                format!("key: {}", key.layout),
+            ]);
+        }
+        for (field, v) in self.schema.fields()[self.keys.len()..]
+            .iter()
+            .zip(&self.values)
+        {
+            let from = match &v.source {
+                ValueSource::Whole => format!("value: {:?}", v.ty),
+                ValueSource::Cell { family, qualifier } => format!(
+                    "cell {}:{}, {:?}",
+                    rowkey_core::hbase::to_string_binary(family),
+                    rowkey_core::hbase::to_string_binary(qualifier),
+                    v.ty
+                ),
+            };
+            rows.push([field.name().clone(), type_text(field), from]);
+        }
+        let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+        let (a, b) = (width(0), width(1));
+        let mut out = format!("{:?}\n", self.source);
+        for r in &rows {
+            out.push_str(&format!(" {:a$} | {:b$} | {}\n", r[0], r[1], r[2]));
+        }
+        let layout = self.layout.layout();
+        out.push_str(&format!("key: {}: {layout}", layout.name()));
+        if !self.layout.members().is_empty() {
+            out.push_str("\n(a key family: choose a member)");
+        }
+        out
+    }
+
     /// The names of the key columns, in key order.
     pub fn key_columns(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.keys.iter().map(KeyColumn::name)
@@ -361,5 +411,14 @@ impl TableProvider for KeyTable {
             schema: self.schema.clone(),
         };
         Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
+    }
+}
+
+/// A column's type as `\d` prints it.
+fn type_text(field: &datafusion::arrow::datatypes::Field) -> String {
+    if field.is_nullable() {
+        format!("{} (nullable)", field.data_type())
+    } else {
+        field.data_type().to_string()
     }
 }
