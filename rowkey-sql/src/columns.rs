@@ -290,7 +290,10 @@ impl Builder {
     /// Appends a key field's decoded value (`Value::Option(None)`: null).
     pub(crate) fn push_key(&mut self, column: &KeyColumn, value: &Value) -> Result<(), Error> {
         let value = match value {
-            Value::Option(None) => return Ok(self.push_null()),
+            Value::Option(None) => {
+                self.push_null();
+                return Ok(());
+            }
             Value::Option(Some(v)) => v,
             v => v,
         };

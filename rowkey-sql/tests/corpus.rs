@@ -225,8 +225,8 @@ fn family_columns(keys: &[Vec<u8>]) -> (Vec<ArrayRef>, Vec<ArrayRef>) {
 enum Store {
     Redb(tempfile::TempDir, Arc<redb::Database>),
     Fjall(tempfile::TempDir, fjall::Database),
-    HBase(rowkey_hbase::Client, rowkey_hbase::testing::HBase),
-    Bigtable(rowkey_bigtable::Client, rowkey_bigtable::emulator::Emulator),
+    HBase(rowkey_hbase::Client, Box<rowkey_hbase::testing::HBase>),
+    Bigtable(Box<rowkey_bigtable::Client>, rowkey_bigtable::emulator::Emulator),
 }
 
 impl Store {
@@ -298,7 +298,7 @@ impl Store {
             Store::Redb(_, db) => KeyTable::redb(db.clone(), table, layout),
             Store::Fjall(_, db) => KeyTable::fjall(db.clone(), table, layout),
             Store::HBase(client, _) => KeyTable::hbase(client.clone(), table, layout),
-            Store::Bigtable(client, _) => KeyTable::bigtable(client.clone(), table, layout),
+            Store::Bigtable(client, _) => KeyTable::bigtable((**client).clone(), table, layout),
         }
         .unwrap()
     }
@@ -603,12 +603,12 @@ async fn corpus_on_hbase_native() {
     let client = rowkey_hbase::Client::native(hbase.bootstrap())
         .build()
         .unwrap();
-    run_corpus(Store::HBase(client, hbase)).await;
+    run_corpus(Store::HBase(client, Box::new(hbase))).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corpus_on_bigtable_emulator() {
     let emulator = rowkey_bigtable::emulator::Emulator::start().unwrap();
     let client = emulator.client("p", "i").unwrap();
-    run_corpus(Store::Bigtable(client, emulator)).await;
+    run_corpus(Store::Bigtable(Box::new(client), emulator)).await;
 }
