@@ -419,7 +419,12 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 writeln!(out, "{}", path.display())?;
             }
         }
-        Command::Sql(args) => sql::run(args, out)?,
+        Command::Sql(args) => match sql::run(args, out) {
+            Ok(()) => {}
+            Err(sql::Stop::Usage(msg)) => return Err(Fail::Usage(msg)),
+            Err(sql::Stop::Failed(msg)) => return Err(Fail::Failed(msg)),
+            Err(sql::Stop::Io(e)) => return Err(e.into()),
+        },
         Command::Migrate { step } => {
             return match migrate::run(step, out) {
                 Ok(true) => Ok(Keys::AllGood),

@@ -13,13 +13,29 @@ use rowkey_sql::datafusion::prelude::SessionContext;
 use rowkey_sql::datafusion::sql::parser::DFParser;
 use rowkey_sql::{KeyTable, ValueColumn, ValueType};
 
-use crate::{Fail, LayoutArg};
+/// Why `rowkey sql` stops.
+pub enum Stop {
+    /// A usage error: what is wrong, naming the argument.
+    Usage(String),
+    /// A statement failed.
+    Failed(String),
+    /// Reading or writing failed (a closed output: stop quietly).
+    Io(io::Error),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Stop {
+        Stop::Io(e)
+    }
+}
 
 /// The arguments of `rowkey sql`.
 #[derive(clap::Args)]
 pub struct SqlArgs {
-    #[command(flatten)]
-    layout: LayoutArg,
+    /// The layout: its one-line text (`[salt(user_id)/16][user_id u64]...`)
+    /// or `@FILE` holding it or its JSON (`T::LAYOUT.to_json()`).
+    #[arg(long, short = 'l', value_name = "SPEC")]
+    layout: String,
     /// The table's name in SQL, and in its store (a redb table, a fjall
     /// keyspace, an HBase or Bigtable table).
     #[arg(long)]
@@ -56,16 +72,16 @@ pub struct SqlArgs {
 }
 
 /// Runs `rowkey sql`.
-pub fn run(args: SqlArgs, out: &mut dyn Write) -> Result<(), Fail> {
+pub fn run(args: SqlArgs, out: &mut dyn Write) -> Result<(), Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| Fail::Failed(format!("starting the runtime: {e}")))?;
+        .map_err(|e| Stop::Failed(format!("starting the runtime: {e}")))?;
     let _in_runtime = runtime.enter();
     let table = Arc::new(table(&args)?);
     let ctx = SessionContext::new();
     ctx.register_table(args.table.as_str(), table.clone())
-        .map_err(|e| Fail::Usage(format!("--table {}: {e}", args.table)))?;
+        .map_err(|e| Stop::Usage(format!("--table {}: {e}", args.table)))?;
     let session = Session {
         ctx,
         table,
@@ -85,34 +101,36 @@ pub fn run(args: SqlArgs, out: &mut dyn Write) -> Result<(), Fail> {
 }
 
 /// The table the arguments name.
-fn table(args: &SqlArgs) -> Result<KeyTable, Fail> {
-    let layout = crate::load(&args.layout.layout)?.layout();
-    let failed = |e: rowkey_sql::Error| Fail::Usage(format!("--table {}: {e}", args.table));
+fn table(args: &SqlArgs) -> Result<KeyTable, Stop> {
+    let layout = crate::spec::layout("--layout", &args.layout)
+        .map_err(Stop::Usage)?
+        .layout();
+    let failed = |e: rowkey_sql::Error| Stop::Usage(format!("--table {}: {e}", args.table));
     let mut table = if let Some(path) = &args.redb {
         let db = redb::Database::create(path)
-            .map_err(|e| Fail::Usage(format!("--redb {}: {e}", path.display())))?;
+            .map_err(|e| Stop::Usage(format!("--redb {}: {e}", path.display())))?;
         KeyTable::redb(Arc::new(db), &args.table, layout).map_err(failed)?
     } else if let Some(path) = &args.fjall {
         let db = fjall::Database::builder(path)
             .open()
-            .map_err(|e| Fail::Usage(format!("--fjall {}: {e}", path.display())))?;
+            .map_err(|e| Stop::Usage(format!("--fjall {}: {e}", path.display())))?;
         KeyTable::fjall(db, &args.table, layout).map_err(failed)?
     } else if let Some(address) = &args.hbase {
         let client = rowkey_hbase::Client::for_address(address)
             .and_then(|b| b.build())
-            .map_err(|e| Fail::Usage(format!("--hbase {address}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--hbase {address}: {e}")))?;
         KeyTable::hbase(client, &args.table, layout).map_err(failed)?
     } else if let Some(spec) = &args.bigtable {
         let [uri, project, instance] = spec.splitn(3, ',').collect::<Vec<_>>()[..] else {
-            return Err(Fail::Usage(format!(
+            return Err(Stop::Usage(format!(
                 "--bigtable {spec}: URI,PROJECT,INSTANCE (three parts, comma-separated)"
             )));
         };
         let client = rowkey_bigtable::Client::connect_lazy(uri, project, instance)
-            .map_err(|e| Fail::Usage(format!("--bigtable {spec}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--bigtable {spec}: {e}")))?;
         KeyTable::bigtable(client, &args.table, layout).map_err(failed)?
     } else {
-        return Err(Fail::Usage(
+        return Err(Stop::Usage(
             "sql: needs --redb FILE, --fjall DIR, --hbase ADDRESS or --bigtable URI,PROJECT,INSTANCE"
                 .into(),
         ));
@@ -120,13 +138,13 @@ fn table(args: &SqlArgs) -> Result<KeyTable, Fail> {
     if let Some(member) = &args.member {
         table = table
             .member(member)
-            .map_err(|e| Fail::Usage(format!("--member {member}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--member {member}: {e}")))?;
     }
     for spec in &args.values {
-        let column = value_column(spec).map_err(|e| Fail::Usage(format!("--value {spec}: {e}")))?;
+        let column = value_column(spec).map_err(|e| Stop::Usage(format!("--value {spec}: {e}")))?;
         table = table
             .value(column)
-            .map_err(|e| Fail::Usage(format!("--value {spec}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--value {spec}: {e}")))?;
     }
     Ok(table)
 }
@@ -165,12 +183,12 @@ struct Session<'r> {
 impl Session<'_> {
     /// Runs each statement of `text` (and `\d`), printing its result; the
     /// first that fails stops the run.
-    fn statements(&self, text: &str, out: &mut dyn Write) -> Result<(), Fail> {
+    fn statements(&self, text: &str, out: &mut dyn Write) -> Result<(), Stop> {
         if text.trim() == "\\d" {
             writeln!(out, "{}", self.table.describe())?;
             return Ok(());
         }
-        let statements = DFParser::parse_sql(text).map_err(|e| Fail::Usage(format!("{e}")))?;
+        let statements = DFParser::parse_sql(text).map_err(|e| Stop::Usage(format!("{e}")))?;
         for statement in statements {
             let batches = self
                 .runtime
@@ -178,7 +196,7 @@ impl Session<'_> {
                     let plan = self.ctx.state().statement_to_plan(statement).await?;
                     self.ctx.execute_logical_plan(plan).await?.collect().await
                 })
-                .map_err(|e| Fail::Failed(e.to_string()))?;
+                .map_err(|e| Stop::Failed(e.to_string()))?;
             print(&batches, &self.format, out)?;
         }
         Ok(())
@@ -188,9 +206,9 @@ impl Session<'_> {
     /// `\q` (or end of input) quits; a statement that fails prints its
     /// error and the prompt goes on. History is kept in
     /// `~/.rowkey_sql_history`.
-    fn prompt(&self, out: &mut dyn Write) -> Result<(), Fail> {
+    fn prompt(&self, out: &mut dyn Write) -> Result<(), Stop> {
         let mut editor = rustyline::DefaultEditor::new()
-            .map_err(|e| Fail::Failed(format!("the prompt: {e}")))?;
+            .map_err(|e| Stop::Failed(format!("the prompt: {e}")))?;
         let history =
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rowkey_sql_history"));
         if let Some(h) = &history {
@@ -233,8 +251,8 @@ impl Session<'_> {
             let _ = editor.add_history_entry(pending.trim());
             match self.statements(&pending, out) {
                 Ok(()) => {}
-                Err(Fail::Failed(e) | Fail::Usage(e)) => writeln!(out, "error: {e}")?,
-                Err(Fail::Closed) => return Err(Fail::Closed),
+                Err(Stop::Failed(e) | Stop::Usage(e)) => writeln!(out, "error: {e}")?,
+                Err(Stop::Io(e)) => return Err(Stop::Io(e)),
             }
             out.flush()?;
             pending.clear();
@@ -247,7 +265,7 @@ impl Session<'_> {
 }
 
 /// Prints a statement's result in `format`.
-fn print(batches: &[RecordBatch], format: &str, out: &mut dyn Write) -> Result<(), Fail> {
+fn print(batches: &[RecordBatch], format: &str, out: &mut dyn Write) -> Result<(), Stop> {
     match format {
         "csv" => csv(batches, out),
         "json" => json(batches, out),
@@ -258,7 +276,7 @@ fn print(batches: &[RecordBatch], format: &str, out: &mut dyn Write) -> Result<(
             {
                 return Ok(());
             }
-            let table = pretty_format_batches(batches).map_err(|e| Fail::Failed(e.to_string()))?;
+            let table = pretty_format_batches(batches).map_err(|e| Stop::Failed(e.to_string()))?;
             writeln!(out, "{table}")?;
             Ok(())
         }
@@ -268,18 +286,18 @@ fn print(batches: &[RecordBatch], format: &str, out: &mut dyn Write) -> Result<(
 fn formatters<'a>(
     batch: &'a RecordBatch,
     options: &'a FormatOptions<'a>,
-) -> Result<Vec<ArrayFormatter<'a>>, Fail> {
+) -> Result<Vec<ArrayFormatter<'a>>, Stop> {
     batch
         .columns()
         .iter()
         .map(|c| ArrayFormatter::try_new(c.as_ref(), options))
         .collect::<Result<_, _>>()
-        .map_err(|e| Fail::Failed(e.to_string()))
+        .map_err(|e| Stop::Failed(e.to_string()))
 }
 
 /// CSV with a header line; a field with a comma, quote or line break in
 /// double quotes.
-fn csv(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Fail> {
+fn csv(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Stop> {
     let quote = |s: String| {
         if s.contains([',', '"', '\n', '\r']) {
             format!("\"{}\"", s.replace('"', "\"\""))
@@ -320,7 +338,7 @@ fn csv(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Fail> {
 
 /// One JSON object per row: numbers and booleans as JSON's, NULL as
 /// null, anything else as the text the table shows.
-fn json(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Fail> {
+fn json(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Stop> {
     let options = FormatOptions::default();
     for batch in batches {
         let schema = batch.schema();
@@ -346,11 +364,11 @@ fn json(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Fail> {
 }
 
 /// The result as a Parquet file's bytes.
-fn parquet(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Fail> {
+fn parquet(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Stop> {
     let Some(first) = batches.first() else {
         return Ok(());
     };
-    let failed = |e: parquet::errors::ParquetError| Fail::Failed(format!("writing Parquet: {e}"));
+    let failed = |e: parquet::errors::ParquetError| Stop::Failed(format!("writing Parquet: {e}"));
     let mut bytes = Vec::new();
     let mut writer =
         parquet::arrow::ArrowWriter::try_new(&mut bytes, first.schema(), None).map_err(failed)?;

@@ -85,6 +85,16 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(not(any(
+    feature = "redb",
+    feature = "fjall",
+    feature = "hbase",
+    feature = "bigtable"
+)))]
+compile_error!(
+    "rowkey-sql reads a store: turn on one of its features redb, fjall, hbase, bigtable"
+);
+
 // The layers, bottom to top: `error`; `columns` (key fields as Arrow
 // columns, value columns, the array builders); `source` (the stores'
 // skip scans and writes); `pushdown` (filters to plans); `exec` (the

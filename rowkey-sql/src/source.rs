@@ -16,8 +16,10 @@ pub(crate) trait Stored {
 }
 
 /// A row's whole value (redb, fjall).
+#[cfg(any(feature = "redb", feature = "fjall"))]
 pub(crate) struct Whole<'a>(pub(crate) &'a [u8]);
 
+#[cfg(any(feature = "redb", feature = "fjall"))]
 impl Stored for Whole<'_> {
     fn whole(&self) -> Option<&[u8]> {
         Some(self.0)

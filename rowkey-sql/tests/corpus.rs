@@ -226,7 +226,10 @@ enum Store {
     Redb(tempfile::TempDir, Arc<redb::Database>),
     Fjall(tempfile::TempDir, fjall::Database),
     HBase(rowkey_hbase::Client, Box<rowkey_hbase::testing::HBase>),
-    Bigtable(Box<rowkey_bigtable::Client>, rowkey_bigtable::emulator::Emulator),
+    Bigtable(
+        Box<rowkey_bigtable::Client>,
+        rowkey_bigtable::emulator::Emulator,
+    ),
 }
 
 impl Store {
