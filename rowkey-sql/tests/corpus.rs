@@ -29,6 +29,25 @@ struct Event {
     kind: String,
 }
 
+/// A field enum: its column is the variant's name.
+#[derive(KeyField, Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i16)]
+enum Grade {
+    Low = -5,
+    Mid = 0,
+    High = 300,
+}
+
+impl Grade {
+    fn name(self) -> &'static str {
+        match self {
+            Grade::Low => "Low",
+            Grade::Mid => "Mid",
+            Grade::High => "High",
+        }
+    }
+}
+
 #[derive(RowKey, Debug, Clone)]
 struct Reading {
     site: String,
@@ -39,6 +58,7 @@ struct Reading {
     batch: Option<u16>,
     temp: f64,
     code: char,
+    grade: Grade,
     raw: Vec<u8>,
 }
 
@@ -121,6 +141,7 @@ fn readings() -> Vec<(Reading, Vec<u8>)> {
                     batch: (n % 4 != 0).then_some((n % 9) as u16),
                     temp,
                     code: ['x', 'y', 'é'][(n % 3) as usize],
+                    grade: [Grade::Low, Grade::Mid, Grade::High][(n % 5 % 3) as usize],
                     raw: vec![(n % 4) as u8, 2],
                 };
                 rows.push((reading, (n * 37).to_be_bytes().to_vec()));
@@ -188,6 +209,7 @@ fn reading_columns(rows: &[(Reading, Vec<u8>)]) -> Vec<ArrayRef> {
         column(StringArray::from_iter_values(
             r().map(|r| r.code.to_string()),
         )),
+        column(StringArray::from_iter_values(r().map(|r| r.grade.name()))),
         column(BinaryArray::from_iter_values(r().map(|r| &r.raw))),
         column(Int64Array::from_iter_values(
             rows.iter()
@@ -467,6 +489,10 @@ fn corpus(base: i64) -> Vec<String> {
         "SELECT * FROM readings WHERE code = 'é'".into(),
         "SELECT * FROM readings WHERE code IN ('x', 'y') AND sensor = 0".into(),
         "SELECT * FROM readings WHERE raw = X'0102'".into(),
+        "SELECT * FROM readings WHERE grade = 'High' AND site = 'b'".into(),
+        "SELECT * FROM readings WHERE grade IN ('Low', 'Mid') AND sensor = 5".into(),
+        "SELECT * FROM readings WHERE grade = 'Nope'".into(),
+        "SELECT * FROM readings WHERE grade > 'Low' AND site = 'c'".into(),
         "SELECT * FROM readings WHERE site = 'a' ORDER BY site, sensor, level DESC LIMIT 7".into(),
         "SELECT * FROM readings ORDER BY site, sensor, level DESC LIMIT 10".into(),
         "SELECT site, sensor FROM readings ORDER BY site DESC, sensor DESC LIMIT 4".into(),
