@@ -112,3 +112,8 @@ pub use datafusion;
 pub use columns::{ValueColumn, ValueType};
 pub use error::Error;
 pub use table::KeyTable;
+
+/// The guide's SQL chapter, its code compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/src/sql.md")]
+pub struct Guide;
