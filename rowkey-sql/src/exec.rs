@@ -29,7 +29,7 @@ use rowkey_core::{DynLayout, Value};
 
 use crate::columns::{Builder, KeyColumn, KeyKind, ValueColumn, ValueSource};
 use crate::pushdown::Plan;
-use crate::source::{Source, Stored};
+use crate::source::{Bounds, Source, Stored};
 
 /// A column of the scan's output.
 #[derive(Clone, Copy, Debug)]
@@ -55,8 +55,17 @@ pub(crate) struct Shared {
     pub(crate) rows_read: Arc<AtomicU64>,
 }
 
-/// One partition's reads: (branch, that branch's filter in one bucket).
-type Part = Vec<(usize, KeyFilter)>;
+/// One read of a partition: a branch's filter (in one bucket), within one
+/// region of the store (`None`: the filter's own ranges).
+#[derive(Clone, Debug)]
+struct Read {
+    branch: usize,
+    filter: KeyFilter,
+    within: Option<Bounds>,
+}
+
+/// A partition's reads, in key order when the plan is one ordered branch.
+type Part = Vec<Read>;
 
 /// The scan of a [`KeyTable`](crate::KeyTable).
 #[derive(Debug)]
@@ -70,14 +79,22 @@ pub(crate) struct KeyScanExec {
 }
 
 impl KeyScanExec {
-    /// The scan, cut into at most `partitions` partitions.
-    pub(crate) fn new(shared: Shared, partitions: usize, fetch: Option<usize>) -> KeyScanExec {
-        let parts = cut(&shared.plan, partitions.max(1));
-        let ordering = if parts.len() == 1 && parts[0].len() == 1 {
-            key_ordering(&shared)
-        } else {
-            None
+    /// The scan, cut at the store's `regions` (their first keys) into at
+    /// most `partitions` partitions.
+    pub(crate) fn new(
+        shared: Shared,
+        partitions: usize,
+        regions: &[Vec<u8>],
+        fetch: Option<usize>,
+    ) -> KeyScanExec {
+        let parts = cut(&shared.plan, partitions.max(1), regions);
+        // One branch of one key-ordered run of reads: each partition's
+        // reads follow one another in key order.
+        let ordered = match &shared.plan.branches[..] {
+            [only] => !matches!(only.scan().buckets(), Buckets::All(n) if n > 1),
+            _ => false,
         };
+        let ordering = if ordered { key_ordering(&shared) } else { None };
         let mut eq = EquivalenceProperties::new(shared.schema.clone());
         if let Some(o) = ordering {
             eq = EquivalenceProperties::new_with_orderings(shared.schema.clone(), [o]);
@@ -99,24 +116,58 @@ impl KeyScanExec {
 }
 
 /// The plan's reads cut into partitions: each branch's salt buckets apart
-/// (a branch that reads one bucket, or an unsalted one, is one read),
-/// dealt round-robin to at most `partitions`.
-fn cut(plan: &Plan, partitions: usize) -> Vec<Part> {
+/// (a branch that reads one bucket, or an unsalted one, is one read), a
+/// read of one range cut again at the store's regions inside it; then
+/// runs of them dealt to at most `partitions`, in order.
+fn cut(plan: &Plan, partitions: usize, regions: &[Vec<u8>]) -> Vec<Part> {
     let mut reads = Vec::new();
-    for (i, f) in plan.branches.iter().enumerate() {
-        match f.scan().buckets() {
-            Buckets::All(n) => {
-                reads.extend((0..n).map(|b| (i, f.in_bucket(b as u8))));
+    for (branch, f) in plan.branches.iter().enumerate() {
+        let filters = match f.scan().buckets() {
+            Buckets::All(n) => (0..n).map(|b| f.in_bucket(b as u8)).collect(),
+            _ => vec![f.clone()],
+        };
+        for filter in filters {
+            for within in in_regions(&filter, regions) {
+                reads.push(Read {
+                    branch,
+                    filter: filter.clone(),
+                    within,
+                });
             }
-            _ => reads.push((i, f.clone())),
         }
     }
     let n = partitions.min(reads.len()).max(1);
+    let len = reads.len();
     let mut parts: Vec<Part> = vec![Vec::new(); n];
     for (k, read) in reads.into_iter().enumerate() {
-        parts[k % n].push(read);
+        parts[k * n / len.max(1)].push(read);
     }
     parts
+}
+
+/// The bounds of a read of `filter`: its one range cut at each region's
+/// first key inside it, or (`None`) the filter's own ranges.
+fn in_regions(filter: &KeyFilter, regions: &[Vec<u8>]) -> Vec<Option<Bounds>> {
+    let scan = filter.scan();
+    let mut ranges = scan.ranges();
+    let (Some(range), None) = (ranges.next(), ranges.next()) else {
+        return vec![None];
+    };
+    let (start, stop) = (range.start(), range.stop());
+    let inside: Vec<&Vec<u8>> = regions
+        .iter()
+        .filter(|r| r.as_slice() > start && (stop.is_empty() || r.as_slice() < stop))
+        .collect();
+    if inside.is_empty() {
+        return vec![None];
+    }
+    let mut edges = vec![start.to_vec()];
+    edges.extend(inside.into_iter().cloned());
+    edges.push(stop.to_vec());
+    edges
+        .windows(2)
+        .map(|w| Some((w[0].clone(), w[1].clone())))
+        .collect()
 }
 
 /// The order rows come out of one read in: the key's leading fields, each
@@ -261,12 +312,13 @@ impl ExecutionPlan for KeyScanExec {
             let mut left = fetch.unwrap_or(usize::MAX);
             let mut failed = None;
             let mut closed = false;
-            for (branch, filter) in &part {
+            for read in &part {
                 if left == 0 || closed || failed.is_some() {
                     break;
                 }
-                let earlier = &shared.plan.branches[..*branch];
-                let read = shared.source.scan(filter, &mut |key, value| {
+                let earlier = &shared.plan.branches[..read.branch];
+                let within = read.within.as_ref();
+                let read = shared.source.scan(&read.filter, within, &mut |key, value| {
                     // A row an earlier branch reads too is that branch's.
                     if earlier.iter().any(|f| f.matches(key)) {
                         return ControlFlow::Continue(());

@@ -30,6 +30,9 @@ impl Stored for Whole<'_> {
     }
 }
 
+/// A start key (inclusive) and a stop key (exclusive; empty: to the end).
+pub(crate) type Bounds = (Vec<u8>, Vec<u8>);
+
 /// A row as the store holds it: its key and what else it holds.
 pub(crate) type Visit<'a> = dyn FnMut(&[u8], &dyn Stored) -> ControlFlow<()> + 'a;
 
@@ -73,9 +76,22 @@ pub(crate) trait Source: fmt::Debug + Send + Sync {
     /// Whether its rows are cells (HBase, Bigtable) rather than one value.
     fn cells(&self) -> bool;
 
-    /// The rows `filter` matches, in key order, until `visit` breaks; the
-    /// rows read from the store (matches and those stepped over).
-    fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String>;
+    /// The first keys of the store's parts that can be read apart (HBase's
+    /// regions but the first), in key order; none for one part.
+    fn regions(&self) -> Result<Vec<Vec<u8>>, String> {
+        Ok(Vec::new())
+    }
+
+    /// The rows `filter` matches (`within` these bounds, which only a
+    /// store with [`regions`](Self::regions) is given), in key order,
+    /// until `visit` breaks; the rows read from the store (matches and
+    /// those stepped over).
+    fn scan(
+        &self,
+        filter: &KeyFilter,
+        within: Option<&Bounds>,
+        visit: &mut Visit<'_>,
+    ) -> Result<u64, String>;
 
     /// Writes `rows`: all of them or (on redb and fjall) none.
     fn write(&self, rows: Vec<Written>) -> Result<(), String>;
@@ -91,7 +107,7 @@ mod redb_source {
     use redb::{ReadableDatabase, TableDefinition};
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Source, Visit, Whole, Written};
+    use super::{Bounds, Source, Visit, Whole, Written};
 
     /// A redb table of `&[u8]` keys and `&[u8]` values.
     pub(crate) struct Redb {
@@ -124,7 +140,12 @@ mod redb_source {
             false
         }
 
-        fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
+        fn scan(
+            &self,
+            filter: &KeyFilter,
+            _within: Option<&Bounds>,
+            visit: &mut Visit<'_>,
+        ) -> Result<u64, String> {
             let tx = self.db.begin_read().map_err(|e| self.error(e))?;
             let table = match tx.open_table(self.def()) {
                 Ok(t) => t,
@@ -166,7 +187,7 @@ pub(crate) use self::fjall_source::Fjall;
 mod fjall_source {
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Source, Visit, Whole, Written};
+    use super::{Bounds, Source, Visit, Whole, Written};
 
     /// A fjall keyspace of key bytes, in its database (whose batches
     /// write all of their rows or none).
@@ -190,7 +211,12 @@ mod fjall_source {
             false
         }
 
-        fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
+        fn scan(
+            &self,
+            filter: &KeyFilter,
+            _within: Option<&Bounds>,
+            visit: &mut Visit<'_>,
+        ) -> Result<u64, String> {
             let rows = rowkey_core::fjall::filter_raw(&self.keyspace, filter);
             let cost = rows.cost().clone();
             for row in rows {
@@ -219,7 +245,7 @@ pub(crate) use self::hbase_source::HBase;
 mod hbase_source {
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Source, Stored, Visit, Written};
+    use super::{Bounds, Source, Stored, Visit, Written};
 
     /// An HBase table, through either of rowkey's clients.
     pub(crate) struct HBase {
@@ -257,11 +283,34 @@ mod hbase_source {
             true
         }
 
-        fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
-            let mut rows = self
+        fn regions(&self) -> Result<Vec<Vec<u8>>, String> {
+            let regions = self
                 .client
-                .filter(&self.table, filter, None)
+                .region_locations(&self.table)
                 .map_err(|e| rowkey_core::error_chain(&e))?;
+            let mut starts: Vec<Vec<u8>> = regions
+                .into_iter()
+                .map(|r| r.start)
+                .filter(|s| !s.is_empty())
+                .collect();
+            starts.sort();
+            Ok(starts)
+        }
+
+        fn scan(
+            &self,
+            filter: &KeyFilter,
+            within: Option<&Bounds>,
+            visit: &mut Visit<'_>,
+        ) -> Result<u64, String> {
+            let rows = match within {
+                Some((start, stop)) => {
+                    let part = rowkey_core::Scan::from_bounds(start, stop);
+                    self.client.filter_in(&self.table, filter, &part, None)
+                }
+                None => self.client.filter(&self.table, filter, None),
+            };
+            let mut rows = rows.map_err(|e| rowkey_core::error_chain(&e))?;
             for row in rows.by_ref() {
                 let (key, cells) = row.map_err(|e| rowkey_core::error_chain(&e))?;
                 if visit(&key, &Cells(&cells)).is_break() {
@@ -289,7 +338,7 @@ mod bigtable_source {
     use rowkey_bigtable::bigtable_rs::bigtable::RowCell;
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Source, Stored, Visit, Written};
+    use super::{Bounds, Source, Stored, Visit, Written};
 
     /// A Bigtable table. Its client is async: a scan runs on the thread
     /// DataFusion gave it, driving the client on the runtime it runs in.
@@ -338,7 +387,12 @@ mod bigtable_source {
         /// The stream runs as a task on the runtime, handing rows over a
         /// channel to this thread, which visits them: a visit may block
         /// (DataFusion's own channel), which a runtime's thread must not.
-        fn scan(&self, filter: &KeyFilter, visit: &mut Visit<'_>) -> Result<u64, String> {
+        fn scan(
+            &self,
+            filter: &KeyFilter,
+            _within: Option<&Bounds>,
+            visit: &mut Visit<'_>,
+        ) -> Result<u64, String> {
             let error = |e: rowkey_bigtable::Error| rowkey_core::error_chain(&e);
             let runtime = runtime()?;
             let (tx, mut rx) = tokio::sync::mpsc::channel(64);

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::Session;
-use datafusion::common::Result;
+use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::{TableProvider, TableType};
 use datafusion::logical_expr::dml::InsertOp;
@@ -352,7 +353,7 @@ impl TableProvider for KeyTable {
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.check_member()
-            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
         let filters: Vec<&Expr> = if self.pushdown {
             filters.iter().collect()
         } else {
@@ -379,7 +380,16 @@ impl TableProvider for KeyTable {
             rows_read: self.rows_read.clone(),
         };
         let partitions = state.config().target_partitions();
-        Ok(Arc::new(KeyScanExec::new(shared, partitions, limit)))
+        // HBase's region starts: a blocking call, off the runtime's workers.
+        let source = self.source.clone();
+        let regions = SpawnedTask::spawn_blocking(move || source.regions())
+            .join()
+            .await
+            .map_err(|e| DataFusionError::Execution(format!("the table's regions: {e}")))?
+            .map_err(|e| DataFusionError::Execution(format!("the table's regions: {e}")))?;
+        Ok(Arc::new(KeyScanExec::new(
+            shared, partitions, &regions, limit,
+        )))
     }
 
     /// `INSERT INTO`: each row's key encoded from its key columns (a
@@ -397,9 +407,9 @@ impl TableProvider for KeyTable {
         insert_op: InsertOp,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.check_member()
-            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
         if insert_op != InsertOp::Append {
-            return Err(datafusion::error::DataFusionError::NotImplemented(format!(
+            return Err(DataFusionError::NotImplemented(format!(
                 "{insert_op} on a rowkey table: INSERT INTO writes rows over those of the same key"
             )));
         }
