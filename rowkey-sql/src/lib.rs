@@ -77,11 +77,12 @@
 //! (`rows_read`) beside the rows returned (`output_rows`).
 //!
 //! # Partitions and order
-//! One partition per salt bucket (or per `OR` branch), at most
-//! DataFusion's `target_partitions`. A scan of one partition declares the
-//! key's order (the leading fields up to the first float, `Option`, enum
-//! or reversed one), so `ORDER BY` them with a `LIMIT` reads no more rows
-//! than it returns.
+//! One read per salt bucket of each `OR` branch, cut again at an HBase
+//! table's regions, dealt in runs to at most DataFusion's
+//! `target_partitions` partitions. A scan of one branch in one bucket
+//! declares the key's order in each partition (the leading fields up to
+//! the first float, `Option`, enum or reversed one), so `ORDER BY` them
+//! with a `LIMIT` reads no more rows per partition than the limit.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
