@@ -306,3 +306,52 @@ fn bad_arguments_are_named() {
         text(&out.stderr)
     );
 }
+
+/// The prompt, on a terminal (`script` gives the command one): `\d`, a
+/// statement over two lines, an error that does not end the session, `\q`;
+/// the history kept in `~/.rowkey_sql_history`.
+#[test]
+fn the_prompt_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.redb");
+    events(&file);
+    let command: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_rowkey"))
+        .chain(args(file.to_str().unwrap(), &[]))
+        .map(|a| format!("'{a}'"))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-qec", &command.join(" "), "/dev/null"])
+        .env("HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script(1), from util-linux");
+    let mut input = child.stdin.take().unwrap();
+    for line in [
+        "\\d\n",
+        "SELECT user_id, kind FROM events\n",
+        "WHERE user_id = 3 AND ts_millis = 1700000000004;\n",
+        "SELECT nope FROM events;\n",
+        "\\q\n",
+    ] {
+        input.write_all(line.as_bytes()).unwrap();
+        input.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let shown = text(&out.stdout);
+    assert!(shown.contains("rowkey> "), "{shown}");
+    assert!(
+        shown.contains(" kind      | Utf8            | key: kind fixed(8) String 8"),
+        "{shown}"
+    );
+    assert!(shown.contains("| 3       | click |"), "{shown}");
+    assert!(
+        shown.contains("error: ") && shown.contains("nope"),
+        "{shown}"
+    );
+    let history = std::fs::read_to_string(dir.path().join(".rowkey_sql_history")).unwrap();
+    assert!(history.contains("WHERE user_id = 3"), "{history}");
+}

@@ -403,7 +403,9 @@ async fn fill(store: &Store, base: i64) {
     let splits = [b"ab\x00\x01".to_vec(), b"c".to_vec()];
     store.write("readings", &splits, readings.collect()).await;
     let family = family().into_iter().map(|k| (k, Vec::new()));
-    store.write("family", &[b"I".to_vec()], family.collect()).await;
+    store
+        .write("family", &[b"I".to_vec()], family.collect())
+        .await;
 }
 
 /// The query's answer as text, its lines sorted unless the query orders
@@ -552,10 +554,16 @@ async fn run_corpus(store: Store) {
     }
     // HBase's regions are partitions of their own, each in key order.
     if let Store::HBase(..) = store {
-        let plan = answer(&sides.rowkey, "EXPLAIN SELECT * FROM readings ORDER BY site LIMIT 3")
-            .await
-            .unwrap();
-        assert!(plan.contains("KeyScanExec: hbase `Reading`, partitions=3"), "{plan}");
+        let plan = answer(
+            &sides.rowkey,
+            "EXPLAIN SELECT * FROM readings ORDER BY site LIMIT 3",
+        )
+        .await
+        .unwrap();
+        assert!(
+            plan.contains("KeyScanExec: hbase `Reading`, partitions=3"),
+            "{plan}"
+        );
         assert!(!plan.contains("SortExec"), "{plan}");
     }
     inserts(&store, &sides).await;
