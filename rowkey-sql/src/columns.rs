@@ -326,7 +326,7 @@ impl Builder {
             // A KeyField enum: its variant's name.
             (Builder::Str(b), v) if column.kind == KeyKind::Enum => {
                 let info = column.enum_info().ok_or_else(wrong)?;
-                let d = int_of(v).ok_or_else(wrong)?;
+                let d = v.as_i128().ok_or_else(wrong)?;
                 let name = info
                     .variants()
                     .iter()
@@ -427,23 +427,6 @@ fn tz(ty: &DataType) -> Option<Arc<str>> {
     }
 }
 
-/// An integer value as an `i128`.
-pub(crate) fn int_of(v: &Value) -> Option<i128> {
-    Some(match *v {
-        Value::U8(v) => v.into(),
-        Value::U16(v) => v.into(),
-        Value::U32(v) => v.into(),
-        Value::U64(v) => v.into(),
-        Value::U128(v) => i128::try_from(v).ok()?,
-        Value::I8(v) => v.into(),
-        Value::I16(v) => v.into(),
-        Value::I32(v) => v.into(),
-        Value::I64(v) => v.into(),
-        Value::I128(v) => v,
-        _ => return None,
-    })
-}
-
 impl KeyColumn {
     /// A SQL value as the value the field takes, or `None` if it is not of
     /// the field's kind (or a `u128`/`i128`'s digits: text, not a number).
@@ -523,5 +506,5 @@ fn integer(literal: &ScalarValue) -> Option<i128> {
         S::UInt64(Some(v)) => Value::U64(v),
         _ => return None,
     };
-    int_of(&v)
+    v.as_i128()
 }

@@ -96,8 +96,16 @@ impl Value {
         }
     }
 
-    /// An integer value as an `i128`, if it is one that fits.
-    fn as_i128(&self) -> Option<i128> {
+    /// An integer value as an `i128`, if it is one that fits (a `u128`
+    /// above `i128::MAX` does not); `None` for any other kind.
+    ///
+    /// ```
+    /// use rowkey_core::Value;
+    /// assert_eq!(Value::U16(7).as_i128(), Some(7));
+    /// assert_eq!(Value::U128(u128::MAX).as_i128(), None);
+    /// assert_eq!(Value::from("7").as_i128(), None);
+    /// ```
+    pub fn as_i128(&self) -> Option<i128> {
         Some(match *self {
             Value::U8(v) => v.into(),
             Value::U16(v) => v.into(),
