@@ -388,7 +388,8 @@ impl KeyFilter {
     /// filter already rules out, or past the salt's count, matches
     /// nothing; an unsalted layout's filter is itself.
     ///
-    /// ```
+    #[cfg_attr(feature = "derive", doc = "```")]
+    #[cfg_attr(not(feature = "derive"), doc = "```ignore")]
     /// use rowkey_core::prelude::*;
     ///
     /// #[derive(RowKey)]
