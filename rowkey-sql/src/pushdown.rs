@@ -119,9 +119,9 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// What kind of read the plan is, for EXPLAIN: `full scan` (the
-    /// layout's every key), `ranges` (one range of keys per branch and
-    /// bucket, every key in it a match) or `skip scan`.
+    /// What kind of read the plan is, for EXPLAIN: `full scan` (no filter
+    /// taken: the layout's every key), `empty` (no key can match, nothing
+    /// is read) or `skip scan` (the branches' filters over their ranges).
     pub(crate) fn kind(&self) -> &'static str {
         if self.taken.is_empty() {
             "full scan"
