@@ -371,6 +371,9 @@ impl ExecutionPlan for KeyScanExec {
 /// The rows of one batch under construction.
 struct Batch {
     builders: Vec<Builder>,
+    /// A key column is projected: each key is decoded (once per scan, not
+    /// asked again per row).
+    decode: bool,
     values: Vec<Value>,
     rows: usize,
     capacity: usize,
@@ -386,6 +389,7 @@ impl Batch {
             .collect();
         Batch {
             builders,
+            decode: shared.projection.iter().any(|c| matches!(c, Col::Key(_))),
             values: Vec::with_capacity(shared.keys.len()),
             rows: 0,
             capacity,
@@ -395,8 +399,7 @@ impl Batch {
     /// Decodes one row into the builders.
     fn push(&mut self, shared: &Shared, key: &[u8], stored: &dyn Stored) -> Result<(), String> {
         let row = || rowkey_core::hbase::to_string_binary(key);
-        let needs_key = shared.projection.iter().any(|c| matches!(c, Col::Key(_)));
-        if needs_key {
+        if self.decode {
             shared
                 .layout
                 .decode_into(key, &mut self.values)
