@@ -65,7 +65,7 @@ pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MA
 
 pub use rowkey_core::clock::RetryPolicy;
 pub use stream::{
-    stream_filter, stream_filter_in, stream_filter_typed, stream_scan, stream_scan_reversed,
+    stream_filter, stream_filter_in, stream_filter_keys_in, stream_filter_typed, stream_scan, stream_scan_reversed,
     stream_scan_with, stream_typed, stream_typed_reversed, Row, RowStream,
 };
 

@@ -137,12 +137,50 @@ pub async fn stream_filter_in(
     scan: &Scan,
     limit: Option<u64>,
 ) -> Result<RowStream, Error> {
+    open_filter(client, table, filter, scan, limit, false)
+}
+
+/// [`stream_filter_in`] reading keys, not values: Bigtable's
+/// `strip_value_transformer` is chained after the row-key regex, so the
+/// server sends each cell with an empty value. The rows, and the count of
+/// rows received, are `stream_filter_in`'s; for a read that needs the keys
+/// and which cells a row has, not what they hold (SQL's projection of key
+/// columns, a count).
+pub async fn stream_filter_keys_in(
+    client: &Client,
+    table: &str,
+    filter: &KeyFilter,
+    scan: &Scan,
+    limit: Option<u64>,
+) -> Result<RowStream, Error> {
+    open_filter(client, table, filter, scan, limit, true)
+}
+
+fn open_filter(
+    client: &Client,
+    table: &str,
+    filter: &KeyFilter,
+    scan: &Scan,
+    limit: Option<u64>,
+    keys_only: bool,
+) -> Result<RowStream, Error> {
     // Built once; past Bigtable's filter size no pattern is sent, only
     // the ranges, and every row is checked here.
     let regex = filter.bigtable_row_regex();
-    let row_filter = regex.pattern.map(|pattern| RowFilter {
+    let rows = regex.pattern.map(|pattern| RowFilter {
         filter: Some(row_filter::Filter::RowKeyRegexFilter(pattern)),
     });
+    let strip = keys_only.then(|| RowFilter {
+        filter: Some(row_filter::Filter::StripValueTransformer(true)),
+    });
+    let row_filter = match (rows, strip) {
+        (Some(rows), Some(strip)) => Some(RowFilter {
+            filter: Some(row_filter::Filter::Chain(row_filter::Chain {
+                filters: vec![rows, strip],
+            })),
+        }),
+        (rows, strip) => rows.or(strip),
+    };
     let exact = regex.exact;
     // Rows are checked here when the regex is not exact: the server's
     // per-range limit would count rows that are then dropped.

@@ -9,7 +9,9 @@
 
 use futures_util::StreamExt;
 use rowkey_bigtable::emulator::Emulator;
-use rowkey_bigtable::{create_table, stream_filter, write_rows, Client, Row};
+use rowkey_bigtable::{
+    create_table, stream_filter, stream_filter_keys_in, write_rows, Client, Row,
+};
 use rowkey_core::{any_of, prelude::*, KeyFilter};
 
 const PROJECT: &str = "rowkey-test";
@@ -114,6 +116,25 @@ async fn regex_filtered_scans_return_the_model() {
         want.len()
     );
     assert_eq!(received, want.len() as u64, "the server filtered");
+
+    // Keys only: the same rows, each cell there with its value stripped
+    // by the server (a chain of the regex and strip_value_transformer).
+    let mut keys =
+        stream_filter_keys_in(&client, "events", &filter, &filter.scan(), None)
+            .await
+            .expect("opens");
+    let mut got = Vec::new();
+    while let Some(row) = keys.next().await {
+        let (key, cells): Row = row.expect("a row");
+        let cells: Vec<(&str, &[u8], &[u8])> = cells
+            .iter()
+            .map(|c| (c.family_name.as_str(), &c.qualifier[..], &c.value[..]))
+            .collect();
+        assert_eq!(cells, [("d", &b"v"[..], &b""[..])]);
+        got.push(key);
+    }
+    assert!(got == want, "keys only: {} of {}", got.len(), want.len());
+    assert_eq!(keys.rows_received(), want.len() as u64);
 
     // Escaped strings with 00, FF and UTF-8 bytes; a desc string range.
     let client = table(&emulator, "pages", &[]).await;

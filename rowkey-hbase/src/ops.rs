@@ -410,7 +410,7 @@ impl Client {
         filter: &KeyFilter,
         limit: Option<usize>,
     ) -> Result<Rows, Error> {
-        Rows::open_filter(self, table, filter, &filter.scan(), limit)
+        Rows::open_filter(self, table, filter, &filter.scan(), limit, false)
     }
 
     /// [`filter`](Self::filter) over the ranges of `scan` instead of the
@@ -425,7 +425,23 @@ impl Client {
         scan: &Scan,
         limit: Option<usize>,
     ) -> Result<Rows, Error> {
-        Rows::open_filter(self, table, filter, scan, limit)
+        Rows::open_filter(self, table, filter, scan, limit, false)
+    }
+
+    /// [`filter_in`](Self::filter_in) reading keys, not values: HBase's
+    /// `KeyOnlyFilter` runs beside the skip scan's filter (a `FilterList`
+    /// both must pass), so the region servers send each cell with an empty
+    /// value. The rows, the seeks and the count of rows read are
+    /// `filter_in`'s; for a read that needs the keys and which cells a row
+    /// has, not what they hold (SQL's projection of key columns, a count).
+    pub fn filter_keys_in(
+        &self,
+        table: &str,
+        filter: &KeyFilter,
+        scan: &Scan,
+        limit: Option<usize>,
+    ) -> Result<Rows, Error> {
+        Rows::open_filter(self, table, filter, scan, limit, true)
     }
 
     /// [`scan`](Self::scan) with a filter in HBase's own serialized form

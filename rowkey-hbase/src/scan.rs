@@ -152,16 +152,23 @@ impl Rows {
 
     /// A skip scan: the filter's ranges, with the filter HBase runs
     /// ([`filter_bytes`](crate::filter_bytes)) or, where it has none,
-    /// checked here.
+    /// checked here; with `keys_only`, HBase's `KeyOnlyFilter` too.
     pub(crate) fn open_filter(
         client: &Client,
         table: &str,
         filter: &KeyFilter,
         scan: &Scan,
         limit: Option<usize>,
+        keys_only: bool,
     ) -> Result<Rows, Error> {
         let open = |server: bool| {
-            let (pushdown, per_range) = filter_bytes_per_range(filter, scan, server);
+            let (pushdown, mut per_range) = filter_bytes_per_range(filter, scan, server);
+            if keys_only {
+                per_range = per_range
+                    .into_iter()
+                    .map(|f| Some(crate::shared::filter::keys_only(f)))
+                    .collect();
+            }
             // Rows are checked here whatever the server runs (HBase's own
             // filters let keys that are not of the layout through; rowkey's
             // is exact, and the check then costs a `matches` per row

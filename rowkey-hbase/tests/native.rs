@@ -666,6 +666,38 @@ fn a_native_client_answers_as_the_gateway_client() {
         "HBase's own filter"
     );
 
+    // Keys only (a KeyOnlyFilter beside the skip scan's): the same rows
+    // and cells with every value empty, through rowkey's filter, HBase's
+    // own and none, on both clients.
+    let emptied = |rows: &[(Vec<u8>, Vec<Cell>)]| -> Vec<(Vec<u8>, Vec<Cell>)> {
+        rows.iter()
+            .map(|(k, cells)| {
+                let cells = cells.iter().map(|(f, q, _)| (f.clone(), q.clone(), Vec::new()));
+                (k.clone(), cells.collect())
+            })
+            .collect()
+    };
+    let gateway_without = gateway.clone().with_server_filter(false);
+    let mut pushdowns = Vec::new();
+    for (client, filter) in [
+        (&native, &window),
+        (&without, &user),
+        (&without, &window),
+        (&gateway, &window),
+        (&gateway_without, &user),
+    ] {
+        let whole = all(client.filter("face", filter, None).unwrap());
+        assert!(whole.iter().any(|(_, c)| c.iter().any(|(_, _, v)| !v.is_empty())));
+        let mut keys = client
+            .filter_keys_in("face", filter, &filter.scan(), None)
+            .unwrap();
+        let got = sorted(keys.by_ref().map(Result::unwrap).collect());
+        assert!(got == emptied(&whole), "keys only ({:?})", keys.pushdown());
+        pushdowns.push(keys.pushdown().unwrap());
+    }
+    assert!(pushdowns.contains(&Pushdown::Server), "{pushdowns:?}");
+    assert!(pushdowns.contains(&Pushdown::FuzzyRowFilter), "{pushdowns:?}");
+
     // Cells as HBase keeps them: a table keeping 3 versions, a row
     // written at four times; every version, a time range and the newest,
     // by get and by scan, the same through both clients.

@@ -26,7 +26,7 @@
 
 use rowkey_core::{KeyFilter, Scan};
 
-use crate::shared::proto::{field, flag};
+use crate::shared::proto::{field, flag, uint};
 
 /// Where a skip scan's filter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,6 +186,26 @@ pub(crate) fn filter_bytes_per_range(
     }
 }
 
+/// `filter` (none: every row) with HBase's `KeyOnlyFilter` beside it, as
+/// `TScan.filterBytes`: a `FilterList { operator = MUST_PASS_ALL; filters
+/// }` of the two, or the `KeyOnlyFilter { len_as_val = false }` alone. The
+/// servers then send each cell with an empty value; the row filter still
+/// decides which rows (and seeks past the rest).
+pub(crate) fn keys_only(filter: Option<Vec<u8>>) -> Vec<u8> {
+    let mut key_only = Vec::new();
+    flag(&mut key_only, 1, false);
+    let key_only = named("org.apache.hadoop.hbase.filter.KeyOnlyFilter", &key_only);
+    let Some(filter) = filter else {
+        return key_only;
+    };
+    const MUST_PASS_ALL: u64 = 1;
+    let mut list = Vec::new();
+    uint(&mut list, 1, MUST_PASS_ALL);
+    field(&mut list, 2, &filter);
+    field(&mut list, 2, &key_only);
+    named("org.apache.hadoop.hbase.filter.FilterList", &list)
+}
+
 /// `MultiRowRangeFilter { repeated RowRange row_range_list = 1 }`,
 /// `RowRange { bytes start_row = 1; bool start_row_inclusive = 2; bytes
 /// stop_row = 3; bool stop_row_inclusive = 4 }`; an empty stop row is the
@@ -250,5 +270,26 @@ mod tests {
             );
         }
         assert_eq!(seen, all.len());
+    }
+
+    /// HBase's bytes for a `FilterList` of a `MultiRowRangeFilter` and a
+    /// `KeyOnlyFilter`, and for the `KeyOnlyFilter` alone, as the
+    /// launcher's `rpc-golden` prints them (`ProtobufUtil.toFilter`).
+    #[test]
+    fn key_only_filters_are_hbases_bytes() {
+        let golden = include_str!("../../tests/data/native_golden.txt");
+        let bytes = |name: &str| -> Vec<u8> {
+            let hex = golden
+                .lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+                .unwrap_or_else(|| panic!("no {name} in the golden file"));
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let ranges = multi_row_range_filter(&[(b"a".to_vec(), b"b".to_vec())]);
+        assert_eq!(keys_only(Some(ranges)), bytes("key_only_filter_list"));
+        assert_eq!(keys_only(None), bytes("key_only_filter"));
     }
 }

@@ -3,13 +3,19 @@ package org.apache.hadoop.hbase.ipc;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.codec.Codec;
 import org.apache.hadoop.hbase.codec.KeyValueCodec;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.security.AuthMethod;
+import org.apache.hadoop.hbase.shaded.protobuf.ProtobufUtil;
 import org.apache.hadoop.hbase.shaded.protobuf.RequestConverter;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.HBaseProtos;
@@ -109,6 +115,18 @@ public final class RowkeyRpcGolden {
             .setDoNotRetry(false))
         .build();
     System.out.println("exception_response " + hex.formatHex(frame(failed, null, null)));
+
+    // A skip scan's filter with a KeyOnlyFilter beside it, as a scan of
+    // keys only sends them (TScan.filterBytes, Scan.filter), and the
+    // KeyOnlyFilter alone.
+    FilterList keysOnly = new FilterList(FilterList.Operator.MUST_PASS_ALL,
+        new MultiRowRangeFilter(new ArrayList<>(List.of(new MultiRowRangeFilter.RowRange(
+            Bytes.toBytes("a"), true, Bytes.toBytes("b"), false)))),
+        new KeyOnlyFilter());
+    System.out.println("key_only_filter_list "
+        + hex.formatHex(ProtobufUtil.toFilter(keysOnly).toByteArray()));
+    System.out.println("key_only_filter "
+        + hex.formatHex(ProtobufUtil.toFilter(new KeyOnlyFilter()).toByteArray()));
   }
 
   private static byte[] frame(
