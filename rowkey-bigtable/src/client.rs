@@ -8,7 +8,8 @@ use std::time::Duration;
 use bigtable_rs::bigtable::BigTable;
 use bigtable_rs::google::bigtable::v2::bigtable_client::BigtableClient;
 use bigtable_rs::google::bigtable::v2::{
-    MutateRowsRequest, MutateRowsResponse, ReadRowsRequest, ReadRowsResponse,
+    MutateRowsRequest, MutateRowsResponse, ReadRowsRequest, ReadRowsResponse, SampleRowKeysRequest,
+    SampleRowKeysResponse,
 };
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -231,6 +232,22 @@ impl Client {
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().read_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().read_rows(req).await,
+        };
+        Ok(response?.into_inner())
+    }
+
+    /// One `SampleRowKeys` call with the routing and feature headers.
+    pub(crate) async fn sample_row_keys(
+        &self,
+        mut request: SampleRowKeysRequest,
+    ) -> Result<Streaming<SampleRowKeysResponse>, bigtable_rs::bigtable::Error> {
+        request.app_profile_id = self.options.app_profile_id.clone().unwrap_or_default();
+        let profile = request.app_profile_id.clone();
+        let table = request.table_name.clone();
+        let req = with_headers(&table, &profile, request)?;
+        let response = match &self.transport {
+            Transport::Channel(c) => c.clone().sample_row_keys(req).await,
+            Transport::BigtableRs(c) => c.clone().get_client().sample_row_keys(req).await,
         };
         Ok(response?.into_inner())
     }

@@ -65,8 +65,8 @@ pub use write::{write_raw_rows, write_rows, Cell, MAX_KEY_LEN, MAX_MUTATIONS, MA
 
 pub use rowkey_core::clock::RetryPolicy;
 pub use stream::{
-    stream_filter, stream_filter_in, stream_filter_keys_in, stream_filter_typed, stream_scan, stream_scan_reversed,
-    stream_scan_with, stream_typed, stream_typed_reversed, Row, RowStream,
+    stream_filter, stream_filter_in, stream_filter_keys_in, stream_filter_typed, stream_scan,
+    stream_scan_reversed, stream_scan_with, stream_typed, stream_typed_reversed, Row, RowStream,
 };
 
 pub use bigtable_rs;
@@ -511,6 +511,50 @@ pub async fn read_scan(client: &Client, table: &str, scan: &Scan) -> Result<Rows
     Ok(scan
         .merge(per_range.into_iter().map(Vec::into_iter))
         .collect())
+}
+
+/// The most sample keys [`sample_row_keys`] returns.
+pub const MAX_SAMPLE_KEYS: usize = 10_000;
+
+/// The row keys Bigtable samples from `table` (`SampleRowKeys`), in key
+/// order, each with its byte offset: each key ends a part of the table
+/// that can be read apart (on Bigtable, a tablet's last key; the emulator
+/// picks about one row in a hundred, and the last). A key that is empty
+/// (the end of the table) is left out. Past [`MAX_SAMPLE_KEYS`], every
+/// other key is dropped until they fit: the memory stays bounded whatever
+/// the server sends, and the keys still spread over the table. Not
+/// retried.
+pub async fn sample_row_keys(client: &Client, table: &str) -> Result<Vec<(Vec<u8>, i64)>, Error> {
+    let request = bigtable_rs::google::bigtable::v2::SampleRowKeysRequest {
+        table_name: client.table_name(table),
+        ..Default::default()
+    };
+    let mut responses = client.sample_row_keys(request).await?;
+    // Every `stride`-th key is kept; past the limit, every other one kept
+    // so far goes and the stride doubles.
+    let (mut keys, mut stride, mut seen) = (Vec::new(), 1usize, 0usize);
+    while let Some(sample) = responses
+        .message()
+        .await
+        .map_err(|s| Error::Bigtable(bigtable_rs::bigtable::Error::RpcError(s)))?
+    {
+        if sample.row_key.is_empty() {
+            continue;
+        }
+        if seen % stride == 0 {
+            keys.push((sample.row_key, sample.offset_bytes));
+        }
+        seen += 1;
+        if keys.len() > MAX_SAMPLE_KEYS {
+            let mut i = 0;
+            keys.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            stride *= 2;
+        }
+    }
+    Ok(keys)
 }
 
 /// [`read_scan`] with each row key decoded as a `T`. A row whose key is not

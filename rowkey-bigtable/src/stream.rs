@@ -170,7 +170,7 @@ fn open_filter(
     let rows = regex.pattern.map(|pattern| RowFilter {
         filter: Some(row_filter::Filter::RowKeyRegexFilter(pattern)),
     });
-    let strip = keys_only.then(|| RowFilter {
+    let strip = keys_only.then_some(RowFilter {
         filter: Some(row_filter::Filter::StripValueTransformer(true)),
     });
     let row_filter = match (rows, strip) {

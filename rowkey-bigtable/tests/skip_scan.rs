@@ -119,10 +119,9 @@ async fn regex_filtered_scans_return_the_model() {
 
     // Keys only: the same rows, each cell there with its value stripped
     // by the server (a chain of the regex and strip_value_transformer).
-    let mut keys =
-        stream_filter_keys_in(&client, "events", &filter, &filter.scan(), None)
-            .await
-            .expect("opens");
+    let mut keys = stream_filter_keys_in(&client, "events", &filter, &filter.scan(), None)
+        .await
+        .expect("opens");
     let mut got = Vec::new();
     while let Some(row) = keys.next().await {
         let (key, cells): Row = row.expect("a row");

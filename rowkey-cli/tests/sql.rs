@@ -123,6 +123,61 @@ fn a_query_answers_in_each_format() {
     );
 }
 
+/// The README's example: the lab keeps a design's rows
+/// (`rowkey-lab --keep-rows`, here its library's `Lab::keep_rows`) and
+/// prints the `rowkey sql` line that asks them, which answers with the
+/// number of rows the design stored; a second question on the same table
+/// finds the hottest user the workload made.
+#[test]
+fn the_line_the_lab_prints_answers_on_its_table() {
+    use rowkey_lab::{builtin, kept, Lab, RedbStore, Workload};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lab.redb");
+    let events = Workload::Ingest.generate(2_000, 100, 7);
+    let design = builtin::design("ts_first").unwrap();
+    let layout = design.layout();
+    let keys: std::collections::BTreeSet<Vec<u8>> = events
+        .iter()
+        .map(|e| {
+            let mut key = Vec::new();
+            design.key_into(e, &mut key).unwrap();
+            key
+        })
+        .collect();
+    let hottest = builtin::hottest(&events, 1)[0].0;
+    let db = std::sync::Arc::new(redb::Database::create(&path).unwrap());
+    Lab::new(events)
+        .design(design)
+        .keep_rows(db.clone())
+        .run(&mut RedbStore::create(dir.path()).unwrap())
+        .unwrap();
+    drop(db);
+
+    let line = kept::sql_args(&path, "ts_first", layout);
+    let line: Vec<&str> = line.iter().map(String::as_str).collect();
+    let out = rowkey(&line, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(&format!("| {} ", keys.len())),
+        "{} rows:\n{}",
+        keys.len(),
+        text(&out.stdout)
+    );
+    let mut ask = line[..line.len() - 1].to_vec();
+    ask.extend(["--format", "csv"]);
+    ask.push(
+        "SELECT user_id, count(*) AS n, max(event) AS last FROM ts_first \
+         GROUP BY user_id ORDER BY n DESC, user_id LIMIT 1",
+    );
+    let out = rowkey(&ask, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let answer = text(&out.stdout);
+    assert!(
+        answer.starts_with(&format!("user_id,n,last\n{hottest},")),
+        "{answer}"
+    );
+}
+
 #[test]
 fn describe_shows_the_columns_and_the_layout() {
     let dir = tempfile::tempdir().unwrap();

@@ -672,7 +672,9 @@ fn a_native_client_answers_as_the_gateway_client() {
     let emptied = |rows: &[(Vec<u8>, Vec<Cell>)]| -> Vec<(Vec<u8>, Vec<Cell>)> {
         rows.iter()
             .map(|(k, cells)| {
-                let cells = cells.iter().map(|(f, q, _)| (f.clone(), q.clone(), Vec::new()));
+                let cells = cells
+                    .iter()
+                    .map(|(f, q, _)| (f.clone(), q.clone(), Vec::new()));
                 (k.clone(), cells.collect())
             })
             .collect()
@@ -687,7 +689,9 @@ fn a_native_client_answers_as_the_gateway_client() {
         (&gateway_without, &user),
     ] {
         let whole = all(client.filter("face", filter, None).unwrap());
-        assert!(whole.iter().any(|(_, c)| c.iter().any(|(_, _, v)| !v.is_empty())));
+        assert!(whole
+            .iter()
+            .any(|(_, c)| c.iter().any(|(_, _, v)| !v.is_empty())));
         let mut keys = client
             .filter_keys_in("face", filter, &filter.scan(), None)
             .unwrap();
@@ -696,7 +700,10 @@ fn a_native_client_answers_as_the_gateway_client() {
         pushdowns.push(keys.pushdown().unwrap());
     }
     assert!(pushdowns.contains(&Pushdown::Server), "{pushdowns:?}");
-    assert!(pushdowns.contains(&Pushdown::FuzzyRowFilter), "{pushdowns:?}");
+    assert!(
+        pushdowns.contains(&Pushdown::FuzzyRowFilter),
+        "{pushdowns:?}"
+    );
 
     // Cells as HBase keeps them: a table keeping 3 versions, a row
     // written at four times; every version, a time range and the newest,

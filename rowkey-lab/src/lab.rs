@@ -41,6 +41,8 @@ pub struct Lab<E> {
     designs: Vec<Design<E>>,
     queries: Vec<Query<E>>,
     settings: Settings,
+    /// Where each design's rows are kept after its run.
+    keep: Option<std::sync::Arc<redb::Database>>,
 }
 
 impl<E> Lab<E> {
@@ -51,6 +53,7 @@ impl<E> Lab<E> {
             designs: Vec::new(),
             queries: Vec::new(),
             settings: Settings::default(),
+            keep: None,
         }
     }
 
@@ -69,6 +72,16 @@ impl<E> Lab<E> {
     /// Replaces the settings.
     pub fn settings(mut self, settings: Settings) -> Self {
         self.settings = settings;
+        self
+    }
+
+    /// Keeps each design's rows in `db` after its run, in a table named
+    /// as the design (replaced if there is one): the row's key, and as its
+    /// value the index of the event it stores, 8 big-endian bytes. A table
+    /// `rowkey sql` and `rowkey_sql::KeyTable::redb` read with the design's
+    /// layout (`--value event=int64`).
+    pub fn keep_rows(mut self, db: std::sync::Arc<redb::Database>) -> Self {
+        self.keep = Some(db);
         self
     }
 
@@ -148,7 +161,12 @@ impl<E> Lab<E> {
         let design = &self.designs[i];
         let table = format!("d{i}");
         store.create_table(&table, design.split_points())?;
-        let result = self.run_design(store, &table, design, bars);
+        let mut result = self.run_design(store, &table, design, bars);
+        if let (Ok(_), Some(db)) = (&result, &self.keep) {
+            if let Err(e) = crate::kept::keep(store, &table, db, design.name()) {
+                result = Err(format!("keeping the rows of `{}`: {e}", design.name()).into());
+            }
+        }
         let dropped = store.drop_table(&table);
         let report = result?;
         dropped?;

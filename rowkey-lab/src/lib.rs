@@ -27,6 +27,7 @@ pub mod builtin;
 mod design;
 pub mod draw;
 mod heatmap;
+pub mod kept;
 mod lab;
 pub mod regions;
 pub mod report;

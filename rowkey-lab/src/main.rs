@@ -161,6 +161,13 @@ struct Args {
     /// Do not show progress bars.
     #[arg(long)]
     no_progress: bool,
+
+    /// Keep every design's rows in this redb file (a table per design,
+    /// named as it, replaced if there: each row's key, and its event's
+    /// index as the value), for `rowkey sql`, whose command line for it
+    /// the lab prints at the end.
+    #[arg(long, value_name = "FILE.redb")]
+    keep_rows: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -470,6 +477,11 @@ fn run(args: Args) -> Result<(), BoxError> {
         }
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    if let Some(path) = &args.keep_rows {
+        let db = redb::Database::create(path)
+            .map_err(|e| format!("--keep-rows {}: {e}", path.display()))?;
+        lab = lab.keep_rows(std::sync::Arc::new(db));
+    }
     let report = {
         let mut store = store(&args, split_bytes)?;
         lab.run(store.as_mut())?
@@ -525,6 +537,14 @@ fn run(args: Args) -> Result<(), BoxError> {
     println!("  {}", outputs.html.display());
     for path in &outputs.heatmaps {
         println!("  {}", path.display());
+    }
+    if let (Some(path), Some(first)) = (&args.keep_rows, report.designs.first()) {
+        println!(
+            "\nthe rows of each design in {} (a table per design); ask one with SQL:",
+            path.display()
+        );
+        let args = rowkey_lab::kept::sql_args(path, &first.name, first.layout);
+        println!("  {}", rowkey_lab::kept::shell_line(&args));
     }
     Ok(())
 }

@@ -42,6 +42,7 @@ fn help_exits_zero_and_lists_the_flags() {
         "--entity",
         "--store",
         "--out",
+        "--keep-rows",
     ] {
         assert!(help.contains(flag), "{flag} in:\n{help}");
     }
@@ -892,4 +893,67 @@ fn a_field_is_drawn_from_a_live_hbase_tables_keys() {
     let [_, _, read, rows] = query_row(&stdout, "r9", "current");
     assert_eq!(read, rows, "a skip scan of the table's own layout");
     assert!((4_200..4_800).contains(&rows), "{rows} of 5000 in region 9");
+}
+
+/// `--keep-rows`: each design's rows in the file, a table per design
+/// (keys of its layout, the event's index as 8 big-endian bytes),
+/// replaced by a second run, and the `rowkey sql` line that asks the
+/// first design's table printed last.
+#[test]
+fn kept_rows_are_each_designs_table_and_the_sql_line_is_printed() {
+    use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lab.redb");
+    let run = || {
+        let out = lab(
+            &[
+                "--events",
+                "1500",
+                "--designs",
+                "ts_first,salted_ts",
+                "--no-progress",
+                "--keep-rows",
+                "lab.redb",
+            ],
+            dir.path(),
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    run();
+    let stdout = run();
+    let layout = rowkey_lab::builtin::design("ts_first").unwrap().layout();
+    let args = rowkey_lab::kept::sql_args(std::path::Path::new("lab.redb"), "ts_first", layout);
+    assert_eq!(
+        stdout.lines().last().map(str::trim),
+        Some(rowkey_lab::kept::shell_line(&args).as_str()),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--value event=int64 'SELECT count(*) AS events FROM \"ts_first\"'"));
+    // The README shows the line a default run prints.
+    let readme = include_str!("../../README.md");
+    assert!(
+        readme.contains(&rowkey_lab::kept::shell_line(&args)),
+        "README.md's SQL section shows the line the lab prints: {}",
+        rowkey_lab::kept::shell_line(&args)
+    );
+
+    let db = redb::Database::open(&path).unwrap();
+    let tx = db.begin_read().unwrap();
+    for name in ["ts_first", "salted_ts"] {
+        let layout = rowkey_lab::builtin::design(name).unwrap().layout();
+        let dynamic = rowkey_core::DynLayout::parse(&layout.to_string()).unwrap();
+        let def = redb::TableDefinition::<&[u8], &[u8]>::new(name);
+        let table = tx.open_table(def).unwrap();
+        let rows = table.len().unwrap();
+        // At most one row per event (a repeated key overwrites), and the
+        // second run replaced the first's rows.
+        assert!((1_400..=1_500).contains(&rows), "{name}: {rows} rows");
+        for row in table.iter().unwrap() {
+            let (key, value) = row.unwrap();
+            dynamic.decode(key.value()).unwrap();
+            let event = u64::from_be_bytes(value.value().try_into().unwrap());
+            assert!(event < 1_500, "{name}: event {event}");
+        }
+    }
 }

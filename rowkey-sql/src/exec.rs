@@ -29,7 +29,7 @@ use rowkey_core::{DynLayout, Value};
 
 use crate::columns::{Builder, KeyColumn, KeyKind, ValueColumn, ValueSource};
 use crate::pushdown::Plan;
-use crate::source::{Bounds, Source, Stored};
+use crate::source::{Bounds, How, Source, Stored};
 
 /// A column of the scan's output.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +53,14 @@ pub(crate) struct Shared {
     pub(crate) plan: Plan,
     /// The table's count of rows read.
     pub(crate) rows_read: Arc<AtomicU64>,
+}
+
+impl Shared {
+    /// Whether the scan projects a value column: without one, a store of
+    /// cells sends no values.
+    fn reads_values(&self) -> bool {
+        self.projection.iter().any(|c| matches!(c, Col::Value(_)))
+    }
 }
 
 /// One read of a partition: a branch's filter (in one bucket), within one
@@ -231,6 +239,9 @@ impl DisplayAs for KeyScanExec {
                 if let Some(n) = self.fetch {
                     write!(f, ", fetch={n}")?;
                 }
+                if s.source.cells() && !s.reads_values() {
+                    f.write_str(", keys only")?;
+                }
                 Ok(())
             }
             DisplayFormatType::TreeRender => write!(f, "{}", s.plan),
@@ -304,6 +315,7 @@ impl ExecutionPlan for KeyScanExec {
         let batch_size = context.session_config().batch_size().max(1);
         let fetch = self.fetch;
         let rows_read = MetricBuilder::new(&self.metrics).counter("rows_read", partition);
+        let value_bytes = MetricBuilder::new(&self.metrics).counter("value_bytes", partition);
         let output = MetricBuilder::new(&self.metrics).output_rows(partition);
         let mut builder = RecordBatchReceiverStreamBuilder::new(shared.schema.clone(), 2);
         let tx = builder.tx();
@@ -317,12 +329,19 @@ impl ExecutionPlan for KeyScanExec {
                     break;
                 }
                 let earlier = &shared.plan.branches[..read.branch];
-                let within = read.within.as_ref();
-                let read = shared.source.scan(&read.filter, within, &mut |key, value| {
+                // A later branch's read skips rows an earlier one read: the
+                // rows it visits are not its rows returned, so no limit.
+                let how = How {
+                    within: read.within.as_ref(),
+                    values: shared.reads_values(),
+                    limit: (shared.plan.branches.len() == 1 && left != usize::MAX).then_some(left),
+                };
+                let read = shared.source.scan(&read.filter, how, &mut |key, value| {
                     // A row an earlier branch reads too is that branch's.
                     if earlier.iter().any(|f| f.matches(key)) {
                         return ControlFlow::Continue(());
                     }
+                    value_bytes.add(value.value_bytes());
                     if let Err(e) = batch.push(&shared, key, value) {
                         failed = Some(e);
                         return ControlFlow::Break(());

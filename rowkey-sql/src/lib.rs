@@ -73,12 +73,14 @@
 //! timestamp compared with `now() - INTERVAL '1' HOUR` are planned as
 //! `range_by_*` plans them. `LIMIT` stops the scan once the filters are
 //! exact. EXPLAIN shows each scan's plan: the pushdown, its branches and
-//! ranges, which filters were exact; `EXPLAIN ANALYZE` the rows read
-//! (`rows_read`) beside the rows returned (`output_rows`).
+//! ranges, which filters were exact, and `keys only` where no value is
+//! read; `EXPLAIN ANALYZE` the rows read (`rows_read`) and the bytes of
+//! value sent (`value_bytes`) beside the rows returned (`output_rows`).
 //!
 //! # Partitions and order
 //! One read per salt bucket of each `OR` branch, cut again at an HBase
-//! table's regions, dealt in runs to at most DataFusion's
+//! table's regions or at the keys Bigtable samples from a table
+//! (`SampleRowKeys`, its tablets' ends), dealt in runs to at most DataFusion's
 //! `target_partitions` partitions. A scan of one branch in one bucket
 //! declares the key's order in each partition (the leading fields up to
 //! the first float, `Option`, enum or reversed one), so `ORDER BY` them

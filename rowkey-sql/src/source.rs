@@ -13,6 +13,9 @@ pub(crate) trait Stored {
     fn whole(&self) -> Option<&[u8]>;
     /// One cell's value, its newest (HBase, Bigtable).
     fn cell(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]>;
+    /// The bytes of value the store sent for the row (EXPLAIN ANALYZE's
+    /// `value_bytes`).
+    fn value_bytes(&self) -> usize;
 }
 
 /// A row's whole value (redb, fjall).
@@ -27,6 +30,10 @@ impl Stored for Whole<'_> {
 
     fn cell(&self, _: &[u8], _: &[u8]) -> Option<&[u8]> {
         None
+    }
+
+    fn value_bytes(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -68,6 +75,22 @@ fn named_cells(rows: Vec<Written>) -> Result<Vec<NamedRow>, String> {
         .collect()
 }
 
+/// How a [`Source::scan`] reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct How<'a> {
+    /// Only the rows within these bounds, which only a store with
+    /// [`regions`](Source::regions) is given.
+    pub(crate) within: Option<&'a Bounds>,
+    /// Whether the values are read: without them, a store of cells sends
+    /// each cell with an empty value (HBase's `KeyOnlyFilter`, Bigtable's
+    /// `strip_value_transformer`); redb and fjall read a row's value with
+    /// its key and pass it on anyway.
+    pub(crate) values: bool,
+    /// At most this many rows are visited (a `LIMIT`), which a store that
+    /// sends rows ahead of the visits takes as its own limit.
+    pub(crate) limit: Option<usize>,
+}
+
 /// A sorted store of key bytes.
 pub(crate) trait Source: fmt::Debug + Send + Sync {
     /// `redb`, `fjall`, `hbase`, `bigtable`: for EXPLAIN.
@@ -77,21 +100,17 @@ pub(crate) trait Source: fmt::Debug + Send + Sync {
     fn cells(&self) -> bool;
 
     /// The first keys of the store's parts that can be read apart (HBase's
-    /// regions but the first), in key order; none for one part.
-    fn regions(&self) -> Result<Vec<Vec<u8>>, String> {
+    /// regions but the first; on Bigtable, at most `parts - 1` of the keys
+    /// it samples, spread over them), in key order; none for one part.
+    fn regions(&self, parts: usize) -> Result<Vec<Vec<u8>>, String> {
+        let _ = parts;
         Ok(Vec::new())
     }
 
-    /// The rows `filter` matches (`within` these bounds, which only a
-    /// store with [`regions`](Self::regions) is given), in key order,
-    /// until `visit` breaks; the rows read from the store (matches and
-    /// those stepped over).
-    fn scan(
-        &self,
-        filter: &KeyFilter,
-        within: Option<&Bounds>,
-        visit: &mut Visit<'_>,
-    ) -> Result<u64, String>;
+    /// The rows `filter` matches, read as `how` says, in key order, until
+    /// `visit` breaks; the rows read from the store (matches and those
+    /// stepped over).
+    fn scan(&self, filter: &KeyFilter, how: How<'_>, visit: &mut Visit<'_>) -> Result<u64, String>;
 
     /// Writes `rows`: all of them or (on redb and fjall) none.
     fn write(&self, rows: Vec<Written>) -> Result<(), String>;
@@ -107,7 +126,7 @@ mod redb_source {
     use redb::{ReadableDatabase, TableDefinition};
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Bounds, Source, Visit, Whole, Written};
+    use super::{How, Source, Visit, Whole, Written};
 
     /// A redb table of `&[u8]` keys and `&[u8]` values.
     pub(crate) struct Redb {
@@ -143,7 +162,7 @@ mod redb_source {
         fn scan(
             &self,
             filter: &KeyFilter,
-            _within: Option<&Bounds>,
+            _how: How<'_>,
             visit: &mut Visit<'_>,
         ) -> Result<u64, String> {
             let tx = self.db.begin_read().map_err(|e| self.error(e))?;
@@ -187,7 +206,7 @@ pub(crate) use self::fjall_source::Fjall;
 mod fjall_source {
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Bounds, Source, Visit, Whole, Written};
+    use super::{How, Source, Visit, Whole, Written};
 
     /// A fjall keyspace of key bytes, in its database (whose batches
     /// write all of their rows or none).
@@ -214,7 +233,7 @@ mod fjall_source {
         fn scan(
             &self,
             filter: &KeyFilter,
-            _within: Option<&Bounds>,
+            _how: How<'_>,
             visit: &mut Visit<'_>,
         ) -> Result<u64, String> {
             let rows = rowkey_core::fjall::filter_raw(&self.keyspace, filter);
@@ -245,7 +264,7 @@ pub(crate) use self::hbase_source::HBase;
 mod hbase_source {
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Bounds, Source, Stored, Visit, Written};
+    use super::{How, Source, Stored, Visit, Written};
 
     /// An HBase table, through either of rowkey's clients.
     pub(crate) struct HBase {
@@ -272,6 +291,10 @@ mod hbase_source {
                 .find(|(f, q, _)| f.as_bytes() == family && q == qualifier)
                 .map(|(_, _, v)| v.as_slice())
         }
+
+        fn value_bytes(&self) -> usize {
+            self.0.iter().map(|(_, _, v)| v.len()).sum()
+        }
     }
 
     impl Source for HBase {
@@ -283,7 +306,9 @@ mod hbase_source {
             true
         }
 
-        fn regions(&self) -> Result<Vec<Vec<u8>>, String> {
+        /// Every region: they are the parts HBase reads apart, whatever
+        /// `parts` (the scan deals them out in runs).
+        fn regions(&self, _parts: usize) -> Result<Vec<Vec<u8>>, String> {
             let regions = self
                 .client
                 .region_locations(&self.table)
@@ -300,15 +325,18 @@ mod hbase_source {
         fn scan(
             &self,
             filter: &KeyFilter,
-            within: Option<&Bounds>,
+            how: How<'_>,
             visit: &mut Visit<'_>,
         ) -> Result<u64, String> {
-            let rows = match within {
-                Some((start, stop)) => {
-                    let part = rowkey_core::Scan::from_bounds(start, stop);
-                    self.client.filter_in(&self.table, filter, &part, None)
-                }
-                None => self.client.filter(&self.table, filter, None),
+            let part = match how.within {
+                Some((start, stop)) => rowkey_core::Scan::from_bounds(start, stop),
+                None => filter.scan(),
+            };
+            let rows = if how.values {
+                self.client.filter_in(&self.table, filter, &part, how.limit)
+            } else {
+                self.client
+                    .filter_keys_in(&self.table, filter, &part, how.limit)
             };
             let mut rows = rows.map_err(|e| rowkey_core::error_chain(&e))?;
             for row in rows.by_ref() {
@@ -338,7 +366,7 @@ mod bigtable_source {
     use rowkey_bigtable::bigtable_rs::bigtable::RowCell;
     use rowkey_core::scan::KeyFilter;
 
-    use super::{Bounds, Source, Stored, Visit, Written};
+    use super::{How, Source, Stored, Visit, Written};
 
     /// A Bigtable table. Its client is async: a scan runs on the thread
     /// DataFusion gave it, driving the client on the runtime it runs in.
@@ -368,6 +396,10 @@ mod bigtable_source {
                 .find(|c| c.family_name.as_bytes() == family && c.qualifier == qualifier)
                 .map(|c| c.value.as_slice())
         }
+
+        fn value_bytes(&self) -> usize {
+            self.0.iter().map(|c| c.value.len()).sum()
+        }
     }
 
     fn runtime() -> Result<tokio::runtime::Handle, String> {
@@ -384,23 +416,54 @@ mod bigtable_source {
             true
         }
 
+        /// A sample key ends a part (a tablet on Bigtable), so the key
+        /// after it starts the next; at most `parts - 1` of them, evenly
+        /// spread over the samples.
+        fn regions(&self, parts: usize) -> Result<Vec<Vec<u8>>, String> {
+            let samples = runtime()?.block_on(async {
+                rowkey_bigtable::sample_row_keys(&self.client, &self.table)
+                    .await
+                    .map_err(|e| rowkey_core::error_chain(&e))
+            })?;
+            let n = samples.len();
+            let cuts = parts.saturating_sub(1).min(n);
+            let mut starts: Vec<Vec<u8>> = (1..=cuts)
+                .map(|i| {
+                    let mut start = samples[i * n / (cuts + 1)].0.clone();
+                    start.push(0);
+                    start
+                })
+                .collect();
+            starts.dedup();
+            Ok(starts)
+        }
+
         /// The stream runs as a task on the runtime, handing rows over a
         /// channel to this thread, which visits them: a visit may block
         /// (DataFusion's own channel), which a runtime's thread must not.
         fn scan(
             &self,
             filter: &KeyFilter,
-            _within: Option<&Bounds>,
+            how: How<'_>,
             visit: &mut Visit<'_>,
         ) -> Result<u64, String> {
             let error = |e: rowkey_bigtable::Error| rowkey_core::error_chain(&e);
             let runtime = runtime()?;
             let (tx, mut rx) = tokio::sync::mpsc::channel(64);
             let (client, table, filter) = (self.client.clone(), self.table.clone(), filter.clone());
+            let scan = match how.within {
+                Some((start, stop)) => rowkey_core::Scan::from_bounds(start, stop),
+                None => filter.scan(),
+            };
+            let (values, limit) = (how.values, how.limit.map(|n| n as u64));
             let task = runtime.spawn(async move {
-                let mut rows = rowkey_bigtable::stream_filter(&client, &table, &filter, None)
-                    .await
-                    .map_err(error)?;
+                let rows = if values {
+                    rowkey_bigtable::stream_filter_in(&client, &table, &filter, &scan, limit).await
+                } else {
+                    rowkey_bigtable::stream_filter_keys_in(&client, &table, &filter, &scan, limit)
+                        .await
+                };
+                let mut rows = rows.map_err(error)?;
                 while let Some(row) = rows.next().await {
                     let failed = row.is_err();
                     if tx.send(row.map_err(error)).await.is_err() || failed {

@@ -380,9 +380,10 @@ impl TableProvider for KeyTable {
             rows_read: self.rows_read.clone(),
         };
         let partitions = state.config().target_partitions();
-        // HBase's region starts: a blocking call, off the runtime's workers.
+        // The store's parts (HBase's regions, Bigtable's sampled keys): a
+        // blocking call, off the runtime's workers.
         let source = self.source.clone();
-        let regions = SpawnedTask::spawn_blocking(move || source.regions())
+        let regions = SpawnedTask::spawn_blocking(move || source.regions(partitions))
             .join()
             .await
             .map_err(|e| DataFusionError::Execution(format!("the table's regions: {e}")))?
