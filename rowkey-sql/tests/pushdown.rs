@@ -1,6 +1,7 @@
 //! What pushdown reads and reports: the rows a query reads against the
 //! typed API's skip scan for the same predicate, a LIMIT on the key's
-//! order, EXPLAIN's plan, exact and inexact filters, bad input.
+//! order, EXPLAIN's plan, exact and inexact filters, the cap of 64 `OR`
+//! branches, `now() - INTERVAL` as an exact range, bad input.
 
 use std::sync::Arc;
 
@@ -228,6 +229,23 @@ async fn explain_names_the_plan_and_what_was_exact() {
     assert!(plan.contains("branches=2"), "{plan}");
     assert!(plan.contains("partitions=2"), "{plan}");
 
+    // Up to 64 branches an OR is pushed; past them, not at all: a full
+    // scan DataFusion filters, with the same answer.
+    let or = |n: u32| {
+        let terms: Vec<String> = (0..n)
+            .map(|i| format!("(site = {i} AND minute = {i})"))
+            .collect();
+        format!("SELECT * FROM sensors WHERE {}", terms.join(" OR "))
+    };
+    let plan = explain(&ctx, &or(64)).await;
+    assert!(plan.contains("pushdown=skip scan, branches=64"), "{plan}");
+    assert!(!plan.contains("FilterExec"), "{plan}");
+    assert_eq!(rows(&ctx, &or(64)).await, 20);
+    let plan = explain(&ctx, &or(65)).await;
+    assert!(plan.contains("pushdown=full scan"), "{plan}");
+    assert!(plan.contains("FilterExec"), "{plan}");
+    assert_eq!(rows(&ctx, &or(65)).await, 20);
+
     // EXPLAIN ANALYZE: rows read beside rows returned.
     let batches = ctx
         .sql("EXPLAIN ANALYZE SELECT * FROM sensors WHERE minute = 42")
@@ -286,4 +304,41 @@ async fn bad_tables_and_values_are_named() {
             && err.contains("1 bytes, but Int64 is 8 big-endian bytes"),
         "{err}"
     );
+}
+
+#[derive(RowKey, Debug, Clone)]
+struct Visit {
+    page: u32,
+    #[ts(millis)]
+    at: chrono::DateTime<chrono::Utc>,
+}
+
+/// `now() - INTERVAL` arrives folded into a timestamp literal of the
+/// column's unit: pushed as an exact range, reading the last hour's rows
+/// only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn now_minus_an_interval_is_an_exact_range() {
+    // A millisecond key: `#[ts(millis)]` refuses a finer time.
+    let now =
+        chrono::DateTime::from_timestamp_millis(chrono::Utc::now().timestamp_millis()).unwrap();
+    let (_dir, db) = db_with((0..3u32).flat_map(|page| {
+        (0..180).map(move |minutes| Visit {
+            page,
+            at: now - chrono::Duration::minutes(minutes),
+        })
+    }));
+    let table = Arc::new(KeyTable::redb(db, "t", Visit::LAYOUT).unwrap());
+    let ctx = context(4);
+    ctx.register_table("visits", table.clone()).unwrap();
+    let sql = "SELECT * FROM visits WHERE page = 1 AND at > now() - INTERVAL '1' HOUR";
+    let plan = explain(&ctx, sql).await;
+    assert!(
+        plan.contains("pushdown=skip scan, branches=1, ranges=1, exact=[page = UInt32(1), at > "),
+        "{plan}"
+    );
+    assert!(plan.contains("inexact=[]"), "{plan}");
+    assert!(!plan.contains("FilterExec"), "{plan}");
+    let before = table.rows_read();
+    assert_eq!(rows(&ctx, sql).await, 60);
+    assert_eq!(table.rows_read() - before, 60);
 }
