@@ -442,7 +442,7 @@ async fn write_batch(
         let outcome = send_batch(client, table, entries.clone(), &positions).await;
         done.written += outcome.written as u64;
         let transient_failure = match &outcome.failed {
-            Some(Error::Bigtable(e)) => transient(e),
+            Some(Error::Bigtable(e)) => transient(e.get_ref()),
             Some(Error::Timeout { .. }) => true,
             _ => false,
         };

@@ -111,7 +111,11 @@ impl Client {
     /// assert_eq!(endpoint.uri().port_u16(), Some(8086));
     ///
     /// let err = rowkey_bigtable::Client::endpoint("not a uri\n").unwrap_err();
-    /// assert_eq!(err.to_string(), r#"bigtable endpoint "not a uri\n": invalid uri character"#);
+    /// assert_eq!(err.to_string(), r#"bigtable endpoint "not a uri\n""#);
+    /// assert_eq!(
+    ///     rowkey_core::error_chain(&err),
+    ///     r#"bigtable endpoint "not a uri\n": invalid uri character"#
+    /// );
     /// ```
     pub fn endpoint(uri: &str) -> Result<Endpoint, Error> {
         let parsed: tonic::codegen::http::Uri = uri.parse().map_err(|cause| Error::Endpoint {

@@ -56,6 +56,7 @@ mod write;
 
 pub use bulk::{BulkReport, BulkWriter};
 pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
+
 #[cfg(feature = "google")]
 pub use google::{GoogleOptions, DATA_SCOPE, GOOGLE_ENDPOINT};
 #[cfg(feature = "index")]
@@ -76,44 +77,47 @@ pub use googleapis_tonic_google_bigtable_admin_v2 as admin_api;
 pub type AdminClient =
     admin::bigtable_table_admin_client::BigtableTableAdminClient<tonic::transport::Channel>;
 
-/// What can go wrong talking to Bigtable with typed keys. Printed with
-/// `{}`, an error says what failed and ends with its cause (a gRPC
-/// status's code and message, the transport's error and its causes);
-/// [`source`](std::error::Error::source) is `None`, so a chain printer
-/// shows each cause once. `rowkey-hbase`'s errors follow the same rule.
+/// What can go wrong talking to Bigtable with typed keys. As the Rust API
+/// guidelines ask (C-GOOD-ERR), `{}` says what failed and
+/// [`source`](std::error::Error::source) is the error that made it fail
+/// (a gRPC status's code and message, the transport's error, the key's
+/// encoding), so [`rowkey_core::error_chain`] prints the whole story
+/// once. `rowkey-hbase`'s errors follow the same rule.
 ///
 /// ```
 /// use std::error::Error as _;
 /// use rowkey_core::DecodeError;
 ///
 /// let e = rowkey_bigtable::Error::Decode(DecodeError::TrailingBytes { count: 3 });
-/// assert!(e.to_string().starts_with("decoding a row key: "));
-/// assert!(e.to_string().contains("3 bytes"));
-/// assert!(e.source().is_none());
+/// assert_eq!(e.to_string(), "decoding a row key");
+/// assert!(e.source().unwrap().to_string().contains("3 bytes"));
+/// assert!(rowkey_core::error_chain(&e).starts_with("decoding a row key: "));
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The data API failed.
-    #[error("bigtable: {}", data_error(.0))]
-    Bigtable(bigtable_rs::bigtable::Error),
+    #[error("bigtable")]
+    Bigtable(#[source] DataError),
     /// The admin API failed.
-    #[error("bigtable admin: {}", status_text(.0))]
-    Admin(tonic::Status),
+    #[error("bigtable admin")]
+    Admin(#[source] Status),
     /// An endpoint (the data or the admin API's) is not a valid URI.
-    #[error("bigtable endpoint {endpoint:?}: {cause}")]
+    #[error("bigtable endpoint {endpoint:?}")]
     Endpoint {
         /// The endpoint as given.
         endpoint: String,
         /// Why it is not valid.
+        #[source]
         cause: tonic::codegen::http::uri::InvalidUri,
     },
     /// The admin endpoint could not be reached.
-    #[error("connecting to bigtable admin at {endpoint}: {}", chain(.cause))]
+    #[error("connecting to bigtable admin at {endpoint}")]
     Connect {
         /// The endpoint.
         endpoint: String,
         /// The transport's error.
+        #[source]
         cause: tonic::transport::Error,
     },
     /// Some rows of a [`write_rows`] call were rejected; every other row was
@@ -127,7 +131,7 @@ pub enum Error {
     /// connection lost, its deadline passed). `written` rows were written;
     /// the rows at `unwritten` (positions in the input) were not, or not
     /// for certain; `rejected` were refused by the server or before sending.
-    #[error("bigtable write stopped part-way: {written} rows written, {} not written, {} rejected: {cause}", .unwritten.len(), .rejected.len())]
+    #[error("bigtable write stopped part-way: {written} rows written, {} not written, {} rejected", .unwritten.len(), .rejected.len())]
     Incomplete {
         /// Rows written.
         written: usize,
@@ -136,6 +140,7 @@ pub enum Error {
         /// Rows refused, each with its position, key and reason.
         rejected: Vec<RejectedRow>,
         /// Why the write stopped.
+        #[source]
         cause: Box<Error>,
     },
     /// Connecting to Google failed before any call: credentials, TLS.
@@ -155,25 +160,83 @@ pub enum Error {
         last: Option<String>,
     },
     /// A key could not be encoded.
-    #[error("encoding a row key: {0}")]
-    Encode(EncodeError),
+    #[error("encoding a row key")]
+    Encode(#[source] EncodeError),
     /// A stored key is not a key of this type.
-    #[error("decoding a row key: {0}")]
-    Decode(DecodeError),
+    #[error("decoding a row key")]
+    Decode(#[source] DecodeError),
     /// A row read by a typed stream whose key is not a key of the type
     /// (written by another program, say); the stream goes on after it.
-    #[error("row {key} is not a key of this type: {cause}")]
+    #[error("row {key} is not a key of this type")]
     ForeignRow {
         /// The key in HBase's `toStringBinary` form.
         key: String,
         /// Why it does not decode.
+        #[source]
         cause: DecodeError,
     },
 }
 
 impl From<bigtable_rs::bigtable::Error> for Error {
     fn from(e: bigtable_rs::bigtable::Error) -> Self {
-        Error::Bigtable(e)
+        Error::Bigtable(DataError(e))
+    }
+}
+
+/// The data API's error under an [`Error::Bigtable`], printed with all it
+/// knows: a gRPC status as its code and message (and the transport's
+/// error under a status the client made itself), a chunk error with its
+/// message (bigtable_rs's own `Display` leaves both out).
+#[derive(Debug)]
+pub struct DataError(bigtable_rs::bigtable::Error);
+
+impl DataError {
+    /// bigtable_rs's error.
+    pub fn get_ref(&self) -> &bigtable_rs::bigtable::Error {
+        &self.0
+    }
+
+    /// The gRPC status, where the server (or the client's transport)
+    /// answered with one.
+    pub fn status(&self) -> Option<&tonic::Status> {
+        match &self.0 {
+            bigtable_rs::bigtable::Error::RpcError(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for DataError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&data_error(&self.0))
+    }
+}
+
+impl std::error::Error for DataError {}
+
+/// The admin API's gRPC status under an [`Error::Admin`], printed as its
+/// code and message (tonic's own `Display` prints its metadata too).
+#[derive(Debug)]
+pub struct Status(tonic::Status);
+
+impl Status {
+    /// tonic's status.
+    pub fn get_ref(&self) -> &tonic::Status {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&status_text(&self.0))
+    }
+}
+
+impl std::error::Error for Status {}
+
+impl From<tonic::Status> for Status {
+    fn from(s: tonic::Status) -> Self {
+        Status(s)
     }
 }
 
@@ -208,9 +271,9 @@ impl Error {
     pub fn is_timeout(&self) -> bool {
         match self {
             Error::Timeout { .. } => true,
-            Error::Bigtable(bigtable_rs::bigtable::Error::RpcError(s)) => {
-                s.code() == tonic::Code::DeadlineExceeded
-            }
+            Error::Bigtable(e) => e
+                .status()
+                .is_some_and(|s| s.code() == tonic::Code::DeadlineExceeded),
             _ => false,
         }
     }
@@ -307,7 +370,7 @@ pub async fn create_table(
     admin_client
         .create_table(request)
         .await
-        .map_err(Error::Admin)?;
+        .map_err(|s| Error::Admin(s.into()))?;
     Ok(())
 }
 
@@ -361,7 +424,7 @@ pub async fn create_table_for<K: RowKey>(
     admin_client
         .create_table(request)
         .await
-        .map_err(Error::Admin)?;
+        .map_err(|s| Error::Admin(s.into()))?;
     Ok(())
 }
 
@@ -536,7 +599,7 @@ pub async fn sample_row_keys(client: &Client, table: &str) -> Result<Vec<(Vec<u8
     while let Some(sample) = responses
         .message()
         .await
-        .map_err(|s| Error::Bigtable(bigtable_rs::bigtable::Error::RpcError(s)))?
+        .map_err(|s| Error::from(bigtable_rs::bigtable::Error::RpcError(s)))?
     {
         if sample.row_key.is_empty() {
             continue;

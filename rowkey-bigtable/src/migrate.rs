@@ -193,7 +193,7 @@ async fn get_table(
     match admin.get_table(request).await {
         Ok(t) => Ok(Some(t.into_inner())),
         Err(s) if s.code() == tonic::Code::NotFound => Ok(None),
-        Err(s) => Err(MigrateError::store("open", table, Error::Admin(s))),
+        Err(s) => Err(MigrateError::store("open", table, Error::Admin(s.into()))),
     }
 }
 
@@ -209,7 +209,7 @@ async fn create(
         Err(s) if s.code() == tonic::Code::AlreadyExists => Ok(()),
         Err(s) => match get_table(admin, client, table).await {
             Ok(Some(_)) => Ok(()),
-            _ => Err(MigrateError::store("create", table, Error::Admin(s))),
+            _ => Err(MigrateError::store("create", table, Error::Admin(s.into()))),
         },
     }
 }

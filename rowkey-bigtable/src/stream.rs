@@ -312,7 +312,7 @@ pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Resul
         match outcome {
             Ok(Ok(rows)) => return Ok(rows),
             Ok(Err(e)) if !transient(&e) || !options.retry.may_try_again(failures + 1) => {
-                return Err(Error::Bigtable(e))
+                return Err(Error::from(e))
             }
             Ok(Err(e)) if late => return Err(timeout(e.to_string())),
             Ok(Err(_)) => {}
@@ -442,7 +442,7 @@ impl RangeState {
         }
         if !retryable || !self.retry.may_try_again(self.failures + 1) {
             return Err(match failure {
-                Failure::Call(e) => Error::Bigtable(e),
+                Failure::Call(e) => Error::from(e),
                 Failure::Stalled(_) => timeout(self, text),
             });
         }

@@ -243,7 +243,7 @@ pub(crate) async fn send_batch(
         while let Some(response) = tokio::time::timeout_at(end, responses.message())
             .await
             .map_err(|_| timeout())?
-            .map_err(|s| Error::Bigtable(s.into()))?
+            .map_err(|s| Error::from(bigtable_rs::bigtable::Error::from(s)))?
         {
             for e in response.entries {
                 let s = e.status.unwrap_or_default();

@@ -37,6 +37,7 @@
 //! is a string, `None` an `Option`'s none), bytes as `b"..."`; `--json`
 //! prints one JSON object per key for scripts.
 
+use rowkey_core::error_chain as chain;
 use std::io::{self, BufRead, Write};
 use std::ops::Bound;
 use std::process::ExitCode;
@@ -230,7 +231,7 @@ impl From<io::Error> for Fail {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Fail::Closed
         } else {
-            Fail::Usage(format!("cannot read or write: {e}"))
+            Fail::Usage(format!("cannot read or write: {}", chain(&e)))
         }
     }
 }
@@ -281,7 +282,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             let values = all_values(&layout, &values)?;
             let key = layout
                 .encode(&values)
-                .map_err(|e| usage(format!("cannot encode the key: {e}")))?;
+                .map_err(|e| usage(format!("cannot encode the key: {}", chain(&e))))?;
             writeln!(out, "{}", ruby_bytes(&key))?;
             writeln!(out, "{}", hex(&key))?;
         }
@@ -290,7 +291,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             return each_key(&keys, |key| {
                 let values = match layout.decode(key) {
                     Ok(values) => values,
-                    Err(e) => return Ok(Err(e.to_string())),
+                    Err(e) => return Ok(Err(chain(&e))),
                 };
                 // A key family's key: its member's fields, after its name.
                 let member = layout.member_of(key);
@@ -330,7 +331,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
             let (leading, range) = scan_args(&layout, &values)?;
             let scan = layout
                 .scan(&leading, range)
-                .map_err(|e| usage(format!("cannot encode the scan: {e}")))?;
+                .map_err(|e| usage(format!("cannot encode the scan: {}", chain(&e))))?;
             for r in scan.ranges() {
                 let stop = if r.stop().is_empty() {
                     String::new()
@@ -394,7 +395,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<Keys, Fail> {
                 .bigtable(bigtable);
             let files =
                 rowkey_codegen::generate_with(layout.layout(), language, &name, &package, options)
-                    .map_err(|e| usage(format!("gen: {e}")))?;
+                    .map_err(|e| usage(format!("gen: {}", chain(&e))))?;
             for f in files {
                 // Every file inside --out: a generated path is relative and
                 // of plain names (the generators check their names; this
@@ -586,7 +587,7 @@ fn parse_key(text: &[u8], keys: &KeysArg) -> Result<Vec<u8>, String> {
     } else {
         text
     };
-    rowkey_core::hbase::from_string_binary(text).map_err(|e| e.to_string())
+    rowkey_core::hbase::from_string_binary(text).map_err(|e| chain(&e))
 }
 
 /// `field=value`, split.
@@ -602,13 +603,13 @@ fn all_values(layout: &DynLayout, args: &[String]) -> Result<Vec<Value>, Fail> {
         let (name, text) = pair(arg)?;
         let i = layout
             .field_index(name)
-            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?;
+            .map_err(|e| usage(format!("argument `{arg}`: {}", chain(&e))))?;
         if values[i].is_some() {
             return Err(usage(format!("argument `{arg}`: `{name}` given twice")));
         }
         let v = layout
             .value(name, text)
-            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?;
+            .map_err(|e| usage(format!("argument `{arg}`: {}", chain(&e))))?;
         values[i] = Some(v);
     }
     let missing: Vec<&str> = names
@@ -634,7 +635,7 @@ fn scan_args(layout: &DynLayout, args: &[String]) -> Result<ScanArgs, Fail> {
         let (name, text) = pair(arg)?;
         let i = layout
             .field_index(name)
-            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?;
+            .map_err(|e| usage(format!("argument `{arg}`: {}", chain(&e))))?;
         if range.is_some() {
             return Err(usage(format!(
                 "argument `{arg}`: nothing may follow the range"
@@ -648,7 +649,7 @@ fn scan_args(layout: &DynLayout, args: &[String]) -> Result<ScanArgs, Fail> {
         }
         match layout
             .condition(name, text)
-            .map_err(|e| usage(format!("argument `{arg}`: {e}")))?
+            .map_err(|e| usage(format!("argument `{arg}`: {}", chain(&e))))?
         {
             Condition::Range(lo, hi) => range = Some((lo, hi)),
             Condition::Eq(v) => leading.push(v),

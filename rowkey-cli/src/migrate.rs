@@ -1,6 +1,7 @@
 //! `rowkey migrate plan|run|verify`: a table moved from one layout to
 //! another (`rowkey_core::migrate`), on redb, fjall, HBase and Bigtable.
 
+use rowkey_core::error_chain as chain;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -165,7 +166,7 @@ pub fn run(step: Step, out: &mut dyn Write) -> Result<bool, Stop> {
         let (field, text) = spec::pair(arg).map_err(Stop::Usage)?;
         let value = to
             .value(field, text)
-            .map_err(|e| usage(format!("--set {arg}: {e}")))?;
+            .map_err(|e| usage(format!("--set {arg}: {}", chain(&e))))?;
         migration = migration.set(field, value);
     }
     migration
@@ -251,7 +252,7 @@ fn open(args: &Args) -> Result<Option<Store>, Stop> {
     if let Some(address) = &args.hbase {
         let client = rowkey_hbase::Client::for_address(address)
             .and_then(|b| b.build())
-            .map_err(|e| usage(format!("--hbase {address}: {e}")))?;
+            .map_err(|e| usage(format!("--hbase {address}: {}", chain(&e))))?;
         return Ok(Some(Store::HBase(client)));
     }
     if let (Some(endpoint), Some(project), Some(instance)) =
@@ -260,11 +261,16 @@ fn open(args: &Args) -> Result<Option<Store>, Stop> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
-            .map_err(|e| Stop::Failed(format!("starting the Bigtable client's runtime: {e}")))?;
+            .map_err(|e| {
+                Stop::Failed(format!(
+                    "starting the Bigtable client's runtime: {}",
+                    chain(&e)
+                ))
+            })?;
         let client = {
             let _in = runtime.enter();
             rowkey_bigtable::Client::connect_lazy(endpoint, project, instance)
-                .map_err(|e| usage(format!("--bigtable {endpoint}: {e}")))?
+                .map_err(|e| usage(format!("--bigtable {endpoint}: {}", chain(&e))))?
         };
         return Ok(Some(Store::Bigtable(Box::new(Bigtable {
             runtime,
@@ -349,7 +355,8 @@ fn plan(
                     "keyspace `{table}`: no such keyspace"
                 )));
             }
-            let failed = |e: fjall::Error| Stop::Failed(format!("keyspace `{table}`: {e}"));
+            let failed =
+                |e: fjall::Error| Stop::Failed(format!("keyspace `{table}`: {}", chain(&e)));
             let ks = db
                 .keyspace(table, fjall::KeyspaceCreateOptions::default)
                 .map_err(failed)?;
@@ -360,7 +367,8 @@ fn plan(
         }
         Store::Bigtable(bt) => {
             use rowkey_bigtable::bigtable_rs::bigtable::RowCell;
-            let failed = |e: rowkey_bigtable::Error| Stop::Failed(format!("table `{table}`: {e}"));
+            let failed =
+                |e: rowkey_bigtable::Error| Stop::Failed(format!("table `{table}`: {}", chain(&e)));
             let all = rowkey_core::Scan::from_bounds(b"", b"");
             bt.runtime.block_on(async {
                 use futures_util::StreamExt;
@@ -379,7 +387,8 @@ fn plan(
             })?;
         }
         Store::HBase(client) => {
-            let failed = |e: rowkey_hbase::Error| Stop::Failed(format!("table `{table}`: {e}"));
+            let failed =
+                |e: rowkey_hbase::Error| Stop::Failed(format!("table `{table}`: {}", chain(&e)));
             let all = rowkey_core::Scan::from_bounds(b"", b"");
             for row in client.scan(table, &all, None).map_err(failed)? {
                 let (k, cells) = row.map_err(failed)?;

@@ -2,6 +2,7 @@
 //! text or `@FILE`, and `field=value` pairs. Errors are the usage
 //! messages, naming the argument.
 
+use rowkey_core::error_chain as chain;
 use rowkey_core::DynLayout;
 
 /// The layout of argument `arg` (`--layout`, `--from`...): its text, its
@@ -10,7 +11,7 @@ pub fn layout(arg: &str, spec: &str) -> Result<DynLayout, String> {
     let (text, from) = match spec.strip_prefix('@') {
         Some(path) => (
             std::fs::read_to_string(path)
-                .map_err(|e| format!("{arg} {spec}: cannot read {path}: {e}"))?,
+                .map_err(|e| format!("{arg} {spec}: cannot read {path}: {}", chain(&e)))?,
             format!("{arg} {spec}"),
         ),
         None => (spec.to_owned(), arg.to_owned()),
@@ -21,7 +22,7 @@ pub fn layout(arg: &str, spec: &str) -> Result<DynLayout, String> {
     } else {
         DynLayout::parse(text)
     };
-    layout.map_err(|e| format!("{from}: {e}"))
+    layout.map_err(|e| format!("{from}: {}", chain(&e)))
 }
 
 /// `field=value`, split.

@@ -1,6 +1,7 @@
 //! `rowkey sql`: SQL over one table of one layout (rowkey-sql on
 //! DataFusion), a query given or a prompt with history.
 
+use rowkey_core::error_chain as chain;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -76,7 +77,7 @@ pub fn run(args: SqlArgs, out: &mut dyn Write) -> Result<(), Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| Stop::Failed(format!("starting the runtime: {e}")))?;
+        .map_err(|e| Stop::Failed(format!("starting the runtime: {}", chain(&e))))?;
     let _in_runtime = runtime.enter();
     let table = Arc::new(table(&args)?);
     let ctx = SessionContext::new();
@@ -118,7 +119,7 @@ fn table(args: &SqlArgs) -> Result<KeyTable, Stop> {
     } else if let Some(address) = &args.hbase {
         let client = rowkey_hbase::Client::for_address(address)
             .and_then(|b| b.build())
-            .map_err(|e| Stop::Usage(format!("--hbase {address}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--hbase {address}: {}", chain(&e))))?;
         KeyTable::hbase(client, &args.table, layout).map_err(failed)?
     } else if let Some(spec) = &args.bigtable {
         let [uri, project, instance] = spec.splitn(3, ',').collect::<Vec<_>>()[..] else {
@@ -127,7 +128,7 @@ fn table(args: &SqlArgs) -> Result<KeyTable, Stop> {
             )));
         };
         let client = rowkey_bigtable::Client::connect_lazy(uri, project, instance)
-            .map_err(|e| Stop::Usage(format!("--bigtable {spec}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--bigtable {spec}: {}", chain(&e))))?;
         KeyTable::bigtable(client, &args.table, layout).map_err(failed)?
     } else {
         return Err(Stop::Usage(
@@ -138,13 +139,13 @@ fn table(args: &SqlArgs) -> Result<KeyTable, Stop> {
     if let Some(member) = &args.member {
         table = table
             .member(member)
-            .map_err(|e| Stop::Usage(format!("--member {member}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--member {member}: {}", chain(&e))))?;
     }
     for spec in &args.values {
         let column = value_column(spec).map_err(|e| Stop::Usage(format!("--value {spec}: {e}")))?;
         table = table
             .value(column)
-            .map_err(|e| Stop::Usage(format!("--value {spec}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--value {spec}: {}", chain(&e))))?;
     }
     Ok(table)
 }
@@ -188,7 +189,7 @@ impl Session<'_> {
             writeln!(out, "{}", self.table.describe())?;
             return Ok(());
         }
-        let statements = DFParser::parse_sql(text).map_err(|e| Stop::Usage(format!("{e}")))?;
+        let statements = DFParser::parse_sql(text).map_err(|e| Stop::Usage(chain(&e)))?;
         for statement in statements {
             let batches = self
                 .runtime
@@ -196,7 +197,7 @@ impl Session<'_> {
                     let plan = self.ctx.state().statement_to_plan(statement).await?;
                     self.ctx.execute_logical_plan(plan).await?.collect().await
                 })
-                .map_err(|e| Stop::Failed(e.to_string()))?;
+                .map_err(|e| Stop::Failed(chain(&e)))?;
             print(&batches, &self.format, out)?;
         }
         Ok(())
@@ -208,7 +209,7 @@ impl Session<'_> {
     /// `~/.rowkey_sql_history`.
     fn prompt(&self, out: &mut dyn Write) -> Result<(), Stop> {
         let mut editor = rustyline::DefaultEditor::new()
-            .map_err(|e| Stop::Failed(format!("the prompt: {e}")))?;
+            .map_err(|e| Stop::Failed(format!("the prompt: {}", chain(&e))))?;
         let history =
             std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".rowkey_sql_history"));
         if let Some(h) = &history {
@@ -276,7 +277,7 @@ fn print(batches: &[RecordBatch], format: &str, out: &mut dyn Write) -> Result<(
             {
                 return Ok(());
             }
-            let table = pretty_format_batches(batches).map_err(|e| Stop::Failed(e.to_string()))?;
+            let table = pretty_format_batches(batches).map_err(|e| Stop::Failed(chain(&e)))?;
             writeln!(out, "{table}")?;
             Ok(())
         }
@@ -292,7 +293,7 @@ fn formatters<'a>(
         .iter()
         .map(|c| ArrayFormatter::try_new(c.as_ref(), options))
         .collect::<Result<_, _>>()
-        .map_err(|e| Stop::Failed(e.to_string()))
+        .map_err(|e| Stop::Failed(chain(&e)))
 }
 
 /// CSV with a header line; a field with a comma, quote or line break in
@@ -368,7 +369,8 @@ fn parquet(batches: &[RecordBatch], out: &mut dyn Write) -> Result<(), Stop> {
     let Some(first) = batches.first() else {
         return Ok(());
     };
-    let failed = |e: parquet::errors::ParquetError| Stop::Failed(format!("writing Parquet: {e}"));
+    let failed =
+        |e: parquet::errors::ParquetError| Stop::Failed(format!("writing Parquet: {}", chain(&e)));
     let mut bytes = Vec::new();
     let mut writer =
         parquet::arrow::ArrowWriter::try_new(&mut bytes, first.schema(), None).map_err(failed)?;

@@ -323,7 +323,7 @@ fn a_stored_key_that_does_not_decode_is_an_error_not_a_panic() {
         Err(other) => panic!("expected a decode error, got {other:?}"),
         Ok((k, _)) => panic!("expected a decode error, got the row of {k:?}"),
     }
-    let err = rows[0].as_ref().err().unwrap().to_string();
+    let err = rowkey_core::error_chain(rows[0].as_ref().err().unwrap());
     assert!(
         err.starts_with("stored key \"\\x80\\x00\" is not a key of this table: field `at`"),
         "{err}"

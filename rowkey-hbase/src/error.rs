@@ -10,9 +10,13 @@ use crate::thrift::{TIOError, TIllegalArgument};
 
 /// What can go wrong talking to HBase. Every variant names the table it
 /// was about and, where there is one, the row key in HBase's
-/// `toStringBinary` form; printed with `{}`, it ends with its cause, and
-/// [`source`](std::error::Error::source) is `None` (so a chain printer
-/// shows each cause once). `rowkey-bigtable`'s errors follow the same rule.
+/// `toStringBinary` form. As the Rust API guidelines ask (C-GOOD-ERR),
+/// `{}` says what failed and [`source`](std::error::Error::source) is the
+/// error that made it fail (the socket's, the Thrift transport's, the
+/// key's encoding), so [`rowkey_core::error_chain`] prints the whole
+/// story once. A cause that is HBase's own text (a refusal's message) is
+/// no error of its own and is part of `{}`. `rowkey-bigtable`'s errors
+/// follow the same rule.
 ///
 /// ```
 /// use rowkey_hbase::{Error, RejectedRow};
@@ -29,11 +33,12 @@ use crate::thrift::{TIOError, TIllegalArgument};
 pub enum Error {
     /// The gateway could not be reached (the connection was refused, the
     /// address does not resolve, the TLS handshake failed).
-    #[error("connecting to the HBase Thrift2 gateway at {addr}: {cause}")]
+    #[error("connecting to the HBase Thrift2 gateway at {addr}")]
     Connect {
         /// The address as given.
         addr: String,
         /// The socket's error.
+        #[source]
         cause: std::io::Error,
     },
     /// The call did not finish within its deadline
@@ -72,7 +77,7 @@ pub enum Error {
     /// The connection to the gateway failed, or the gateway answered
     /// something that is not the answer to the call (it went away
     /// mid-scan, a reply out of sequence). The connection is discarded.
-    #[error("HBase {op} on table {table}{}: the gateway connection failed: {}", at(.key), thrift_cause(.cause))]
+    #[error("HBase {op} on table {table}{}: the gateway connection failed", at(.key))]
     Thrift {
         /// The Thrift2 call.
         op: &'static str,
@@ -81,7 +86,8 @@ pub enum Error {
         /// The row concerned, in `toStringBinary` form.
         key: Option<String>,
         /// The transport's or protocol's error.
-        cause: thrift::Error,
+        #[source]
+        cause: ThriftError,
     },
     /// The native client's connection to an HBase server failed, or the
     /// server sent bytes that are not HBase's RPC (feature `native`). The
@@ -148,16 +154,17 @@ pub enum Error {
         rejected: Vec<RejectedRow>,
     },
     /// A key could not be encoded; the rows of its batch were not sent.
-    #[error("encoding a row key for table {table}: {cause}")]
+    #[error("encoding a row key for table {table}")]
     Encode {
         /// The table.
         table: String,
         /// Which field could not be encoded.
+        #[source]
         cause: EncodeError,
     },
     /// A row read by a typed scan whose key is not a key of the type
     /// (written by another program, say); the scan goes on after it.
-    #[error("row {key} of table {table} is not a key of {type_name}: {cause}")]
+    #[error("row {key} of table {table} is not a key of {type_name}")]
     ForeignRow {
         /// The table.
         table: String,
@@ -166,6 +173,7 @@ pub enum Error {
         /// The key type it was decoded as.
         type_name: &'static str,
         /// Why it does not decode.
+        #[source]
         cause: DecodeError,
     },
     /// The client's settings cannot be used (a certificate that is not
@@ -198,22 +206,41 @@ pub enum Error {
     },
 }
 
-/// What a thrift error says, its message included (the thrift library's
-/// own `Display` of a transport or protocol error prints only its kind:
-/// "transport error").
-fn thrift_cause(e: &thrift::Error) -> String {
-    let (kind, message) = match e {
-        thrift::Error::Transport(t) => (t.to_string(), &t.message),
-        thrift::Error::Protocol(p) => (p.to_string(), &p.message),
-        thrift::Error::Application(a) => (a.to_string(), &a.message),
-        thrift::Error::User(u) => return u.to_string(),
-    };
-    if message.is_empty() || message == &kind {
-        kind
-    } else {
-        format!("{kind}: {message}")
+/// The Thrift library's error under an [`Error::Thrift`], printed with
+/// its message (the library's own `Display` of a transport or protocol
+/// error prints only its kind: "transport error").
+#[derive(Debug)]
+pub struct ThriftError(thrift::Error);
+
+impl ThriftError {
+    /// The Thrift library's error.
+    pub fn get_ref(&self) -> &thrift::Error {
+        &self.0
+    }
+
+    /// The Thrift library's error, owned.
+    pub fn into_inner(self) -> thrift::Error {
+        self.0
     }
 }
+
+impl std::fmt::Display for ThriftError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, message) = match &self.0 {
+            thrift::Error::Transport(t) => (t.to_string(), &t.message),
+            thrift::Error::Protocol(p) => (p.to_string(), &p.message),
+            thrift::Error::Application(a) => (a.to_string(), &a.message),
+            thrift::Error::User(u) => return write!(f, "{u}"),
+        };
+        if message.is_empty() || message == &kind {
+            f.write_str(&kind)
+        } else {
+            write!(f, "{kind}: {message}")
+        }
+    }
+}
+
+impl std::error::Error for ThriftError {}
 
 fn at(key: &Option<String>) -> String {
     key.as_ref()
@@ -280,7 +307,7 @@ impl Error {
                 op,
                 table,
                 key,
-                cause: e,
+                cause: ThriftError(e),
             },
         }
     }
@@ -359,7 +386,7 @@ impl Error {
         match self {
             Error::Connect { .. } | Error::Timeout { .. } | Error::Connection { .. } => true,
             Error::Thrift { cause, .. } => !matches!(
-                cause,
+                cause.get_ref(),
                 thrift::Error::Transport(t) if t.kind == TransportErrorKind::SizeLimit
             ),
             Error::Server { can_retry, .. } => *can_retry,
@@ -489,10 +516,10 @@ mod tests {
         assert!(!gateway.is_retryable());
     }
 
-    /// The rule both engine crates follow: `Display` says what failed and
-    /// ends with the cause (a thrift error's message included, which its
-    /// own `Display` leaves out), and `source()` is `None`, so a chain
-    /// printer shows the cause once (it used to show it twice).
+    /// The rule both engine crates follow (C-GOOD-ERR): `Display` says
+    /// what failed, `source()` is the cause (a thrift error's message
+    /// included, which its own `Display` leaves out), and the chain
+    /// printer shows the cause once.
     #[test]
     fn errors_print_their_cause_once() {
         use std::error::Error as _;
@@ -535,8 +562,12 @@ mod tests {
         ];
         for (e, cause) in errors {
             let shown = e.to_string();
-            assert_eq!(shown.matches(cause).count(), 1, "{shown}");
-            assert!(e.source().is_none(), "{e:?}");
+            assert!(!shown.contains(cause), "{shown}");
+            let source = e.source().expect("the cause").to_string();
+            assert!(source.contains(cause), "{source}");
+            let chain = rowkey_core::error_chain(&e);
+            assert_eq!(chain.matches(cause).count(), 1, "{chain}");
+            assert!(chain.starts_with(&shown), "{chain}");
         }
     }
 

@@ -101,7 +101,7 @@ pub mod thrift;
 pub use async_client::{AsyncClient, RowStream, TypedRowStream};
 pub use bulk::hfile;
 pub use client::{Client, ClientBuilder, Stats};
-pub use error::{Error, RejectedRow};
+pub use error::{Error, RejectedRow, ThriftError};
 #[cfg(feature = "index")]
 pub use index::IndexStore;
 pub use rowkey_core::clock::RetryPolicy;

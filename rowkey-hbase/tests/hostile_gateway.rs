@@ -159,7 +159,7 @@ fn replies_whose_sizes_lie_are_errors_and_take_no_memory() {
             .retry(rowkey_hbase::RetryPolicy::none())
             .build()
             .unwrap();
-        let e = c.get_raw("t", b"k").unwrap_err().to_string();
+        let e = rowkey_core::error_chain(&c.get_raw("t", b"k").unwrap_err());
         assert!(e.contains(says), "{what}: {e}");
     }
     let grew = peak_kib().saturating_sub(before);
@@ -202,7 +202,7 @@ fn an_endless_http_body_is_cut_at_the_reply_budget() {
         .retry(rowkey_hbase::RetryPolicy::none())
         .build()
         .unwrap();
-    let e = c.get_raw("t", b"k").unwrap_err().to_string();
+    let e = rowkey_core::error_chain(&c.get_raw("t", b"k").unwrap_err());
     drop(c);
     server.join().unwrap();
     assert!(e.contains("reading the answer"), "{e}");

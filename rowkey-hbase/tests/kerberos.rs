@@ -257,10 +257,9 @@ fn kerberized_hbase() {
         .build()
         .unwrap();
     let no_login = anonymous.get_raw("secure", b"row00001").unwrap_err();
+    let no_login = rowkey_core::error_chain(&no_login);
     assert!(
-        no_login
-            .to_string()
-            .contains("needs ClientBuilder::kerberos"),
+        no_login.contains("needs ClientBuilder::kerberos"),
         "{no_login}"
     );
 

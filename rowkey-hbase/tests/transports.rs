@@ -87,7 +87,7 @@ fn an_https_gateway_and_a_client_that_trusts_another_root() {
         .build()
         .unwrap();
     let e = stranger.table_exists("modes").unwrap_err();
-    let text = e.to_string();
+    let text = rowkey_core::error_chain(&e);
     assert!(matches!(e, Error::Thrift { .. }), "{e:?}");
     assert!(
         text.contains("certificate") && text.contains("UnknownIssuer"),

@@ -8,6 +8,7 @@
 //! the design: an event has the same value under every design, so the
 //! designs are compared on one data set, and two runs draw alike.
 
+use rowkey_core::error_chain as chain;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -156,18 +157,18 @@ impl Draws {
     /// many rows were read.
     pub fn from_csv(path: &Path, rows: usize) -> Result<(Draws, usize), String> {
         let name = path.display();
-        let mut reader =
-            csv::Reader::from_path(path).map_err(|e| format!("--sample-from {name}: {e}"))?;
+        let mut reader = csv::Reader::from_path(path)
+            .map_err(|e| format!("--sample-from {name}: {}", chain(&e)))?;
         let headers: Vec<String> = reader
             .headers()
-            .map_err(|e| format!("--sample-from {name}: {e}"))?
+            .map_err(|e| format!("--sample-from {name}: {}", chain(&e)))?
             .iter()
             .map(|h| h.trim().to_string())
             .collect();
         let mut columns: Vec<Vec<String>> = vec![Vec::new(); headers.len()];
         let mut read = 0;
         for record in reader.records().take(rows) {
-            let record = record.map_err(|e| format!("--sample-from {name}: {e}"))?;
+            let record = record.map_err(|e| format!("--sample-from {name}: {}", chain(&e)))?;
             for (column, value) in columns.iter_mut().zip(record.iter()) {
                 column.push(value.to_string());
             }
@@ -243,9 +244,12 @@ impl BoundDraw {
         field: &str,
     ) -> Result<BoundDraw, String> {
         let read = |text: &str| {
-            layout
-                .value(field, text)
-                .map_err(|e| format!("field `{field}` cannot hold the drawn value `{text}`: {e}"))
+            layout.value(field, text).map_err(|e| {
+                format!(
+                    "field `{field}` cannot hold the drawn value `{text}`: {}",
+                    chain(&e)
+                )
+            })
         };
         let values = match &draw.kind {
             Kind::Texts(texts) => {

@@ -4,6 +4,7 @@
 //! region servers' own metrics, so the report shows the lab's model and the
 //! engine side by side.
 
+use rowkey_core::error_chain as chain;
 use rowkey_core::{KeyFilter, Scan};
 use rowkey_hbase::testing::HBase;
 use rowkey_hbase::{Cell, Client};
@@ -53,7 +54,7 @@ impl HBaseStore {
                 ("hbase.balancer.period", "2000"),
             ],
         )
-        .map_err(|e| format!("--store hbase: HBase did not start: {e}"))?;
+        .map_err(|e| format!("--store hbase: HBase did not start: {}", chain(&e)))?;
         let client = server.client()?;
         Ok(HBaseStore {
             client,
@@ -211,7 +212,7 @@ pub fn sample_keys(
 ) -> Result<Vec<Vec<u8>>, BoxError> {
     let client = Client::for_address(address)
         .and_then(|b| b.build())
-        .map_err(|e| format!("--sample-from {address}: {e}"))?;
+        .map_err(|e| format!("--sample-from {address}: {}", chain(&e)))?;
     let mut starts = vec![Vec::new()];
     starts.extend(layout.split_points());
     let ends: Vec<Vec<u8>> = starts.iter().skip(1).cloned().chain([Vec::new()]).collect();
@@ -221,10 +222,10 @@ pub fn sample_keys(
         let scan = Scan::from_bounds(start, end);
         let read = client
             .scan(table, &scan, Some(each))
-            .map_err(|e| format!("--sample-from {address} table {table}: {e}"))?;
+            .map_err(|e| format!("--sample-from {address} table {table}: {}", chain(&e)))?;
         for row in read {
             let (key, _) =
-                row.map_err(|e| format!("--sample-from {address} table {table}: {e}"))?;
+                row.map_err(|e| format!("--sample-from {address} table {table}: {}", chain(&e)))?;
             keys.push(key);
         }
     }

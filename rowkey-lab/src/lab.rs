@@ -164,6 +164,7 @@ impl<E> Lab<E> {
         let mut result = self.run_design(store, &table, design, bars);
         if let (Ok(_), Some(db)) = (&result, &self.keep) {
             if let Err(e) = crate::kept::keep(store, &table, db, design.name()) {
+                let e = rowkey_core::error_chain(&*e);
                 result = Err(format!("keeping the rows of `{}`: {e}", design.name()).into());
             }
         }
@@ -363,7 +364,7 @@ impl<E> Lab<E> {
             Some(plan) => plan(),
             None => (query.plan)(design),
         }
-        .map_err(|e| format!("{}: {e}", context()))?;
+        .map_err(|e| format!("{}: {}", context(), rowkey_core::error_chain(&*e)))?;
         let mut best: Option<QueryRun> = None;
         let mut answer = Vec::new();
         for _ in 0..self.settings.query_runs.max(1) {

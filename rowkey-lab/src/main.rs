@@ -6,6 +6,7 @@
 //! "Designing a key with the lab" (the book in `docs/` of rowkey's
 //! repository: `mdbook serve docs`) walks through it.
 
+use rowkey_core::error_chain as chain;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -210,7 +211,9 @@ enum StoreArg {
 /// A layout's text (or `@FILE`), as `rowkey` takes it.
 fn parse_layout(spec: &str) -> Result<DynLayout, String> {
     let text = match spec.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?,
+        Some(path) => {
+            std::fs::read_to_string(path).map_err(|e| format!("{path}: {}", chain(&e)))?
+        }
         None => spec.to_string(),
     };
     DynLayout::parse(text.trim()).map_err(|e| e.to_string())
@@ -553,7 +556,7 @@ fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("rowkey-lab: {e}");
+            eprintln!("rowkey-lab: {}", chain(&*e));
             ExitCode::FAILURE
         }
     }

@@ -2,6 +2,7 @@
 //! loaded into a table through its region servers, HBase's
 //! `BulkLoadHFile` calls with no Java step.
 
+use rowkey_core::error_chain as chain;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -108,5 +109,5 @@ pub(crate) fn commit(args: &CommitArgs, out: &mut dyn Write) -> Result<(), Stop>
         }
         w
     };
-    written.map_err(|e| Stop::Failed(format!("cannot write: {e}")))
+    written.map_err(|e| Stop::Failed(format!("cannot write: {}", chain(&e))))
 }

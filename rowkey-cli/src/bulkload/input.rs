@@ -3,6 +3,7 @@
 //! groups one by one), and the readers that turn each share's rows into
 //! keys and cells.
 
+use rowkey_core::error_chain as chain;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -75,8 +76,10 @@ pub(super) fn inputs(args: &[String], format: Option<Format>) -> Result<Vec<Inpu
         let path = Path::new(arg);
         let files: Vec<PathBuf> = if path.is_dir() {
             let mut files = Vec::new();
-            for entry in std::fs::read_dir(path).map_err(|e| format!("--input {arg}: {e}"))? {
-                let entry = entry.map_err(|e| format!("--input {arg}: {e}"))?;
+            for entry in
+                std::fs::read_dir(path).map_err(|e| format!("--input {arg}: {}", chain(&e)))?
+            {
+                let entry = entry.map_err(|e| format!("--input {arg}: {}", chain(&e)))?;
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if entry.path().is_file() && !name.starts_with(['.', '_']) {
                     files.push(entry.path());
@@ -89,8 +92,8 @@ pub(super) fn inputs(args: &[String], format: Option<Format>) -> Result<Vec<Inpu
             files
         } else if arg.contains(['*', '?', '[']) {
             let mut files = Vec::new();
-            for entry in glob::glob(arg).map_err(|e| format!("--input {arg}: {e}"))? {
-                let p = entry.map_err(|e| format!("--input {arg}: {e}"))?;
+            for entry in glob::glob(arg).map_err(|e| format!("--input {arg}: {}", chain(&e)))? {
+                let p = entry.map_err(|e| format!("--input {arg}: {}", chain(&e)))?;
                 if p.is_file() {
                     files.push(p);
                 }
@@ -289,7 +292,9 @@ pub(super) fn read(
         return read_parquet(path, &name, group, first, share.bytes, reading, sink);
     }
     let raw: Box<dyn Read> = match &input.path {
-        Some(path) => Box::new(File::open(path).map_err(|e| format!("--input {name}: {e}"))?),
+        Some(path) => {
+            Box::new(File::open(path).map_err(|e| format!("--input {name}: {}", chain(&e)))?)
+        }
         None => Box::new(io::stdin().lock()),
     };
     let reader = BufReader::with_capacity(1 << 20, raw);
@@ -309,9 +314,9 @@ fn read_parquet(
     reading: &Reading<'_>,
     sink: &mut dyn Sink,
 ) -> Result<(), String> {
-    let file = File::open(path).map_err(|e| format!("--input {name}: {e}"))?;
+    let file = File::open(path).map_err(|e| format!("--input {name}: {}", chain(&e)))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-        .map_err(|e| format!("--input {name}: not a Parquet file: {e}"))?;
+        .map_err(|e| format!("--input {name}: not a Parquet file: {}", chain(&e)))?;
     // Only the columns the map reads: the key fields and the values
     // named (every column when none is).
     let schema = builder.schema().clone();
@@ -336,10 +341,11 @@ fn read_parquet(
         .with_projection(mask)
         .with_batch_size(8192)
         .build()
-        .map_err(|e| format!("--input {name}: {e}"))?;
+        .map_err(|e| format!("--input {name}: {}", chain(&e)))?;
     let mut row = first;
     for batch in reader {
-        let batch = batch.map_err(|e| format!("--input {name}, row group {group}: {e}"))?;
+        let batch =
+            batch.map_err(|e| format!("--input {name}, row group {group}: {}", chain(&e)))?;
         let bad = sink
             .put_batch(&batch, reading.map)
             .map_err(|e| format!("--input {name}: {e}"))?;
@@ -422,7 +428,7 @@ fn read_csv(
     let mut reader = csv::Reader::from_reader(input);
     let header: Vec<String> = reader
         .headers()
-        .map_err(|e| format!("--input {name}: {e}"))?
+        .map_err(|e| format!("--input {name}: {}", chain(&e)))?
         .iter()
         .map(str::to_string)
         .collect();
@@ -477,7 +483,7 @@ fn read_csv(
                 sink.bad(&place, "", &e.to_string())?;
                 continue;
             }
-            Err(e) => return Err(format!("--input {name}: {e}")),
+            Err(e) => return Err(format!("--input {name}: {}", chain(&e))),
         }
         let texts: Vec<&str> = key_at
             .iter()
@@ -526,7 +532,7 @@ fn read_jsonl(
     let fields: Vec<&str> = reading.layout.field_names().collect();
     let mut cells: Vec<Cell> = Vec::new();
     for (n, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| format!("--input {name}: {e}"))?;
+        let line = line.map_err(|e| format!("--input {name}: {}", chain(&e)))?;
         sink.read(line.len() as u64 + 1);
         let place = Place {
             input: name,
@@ -539,7 +545,7 @@ fn read_jsonl(
         let object: serde_json::Map<String, serde_json::Value> = match serde_json::from_str(&line) {
             Ok(o) => o,
             Err(e) => {
-                sink.bad(&place, "", &format!("not a JSON object: {e}"))?;
+                sink.bad(&place, "", &format!("not a JSON object: {}", chain(&e)))?;
                 continue;
             }
         };

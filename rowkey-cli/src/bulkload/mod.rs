@@ -29,6 +29,7 @@
 //! neither, one sorter writes `OUT/FAMILY/FILE`, as `hbase
 //! completebulkload OUT TABLE` takes it.
 
+use rowkey_core::error_chain as chain;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -259,7 +260,7 @@ impl BadRows {
                 writeln!(out, "{}", serde_json::Value::Object(o))
             }
         };
-        written.map_err(|e| format!("cannot write the bad rows: {e}"))
+        written.map_err(|e| format!("cannot write the bad rows: {}", chain(&e)))
     }
 
     fn count(&self) -> u64 {
@@ -315,7 +316,7 @@ impl Sink for Sorter<'_> {
             // The row's own fault is a bad row; anything else ends the
             // load.
             Err(e) if e.is_row_fault() => self.bad.record(place, "", &e.to_string()),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(chain(&e)),
         }
     }
 
@@ -328,7 +329,7 @@ impl Sink for Sorter<'_> {
         let put = self
             .load
             .put_batch_skipping(batch, map, &mut bad)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| chain(&e))?;
         self.rows += put as u64;
         self.show();
         Ok(bad)
@@ -371,7 +372,7 @@ pub(crate) fn run(
     }
     let inputs = input::inputs(&args.input, args.format).map_err(Stop::Usage)?;
     let map = ColumnMap::new(layout, &args.family)
-        .map_err(|e| Stop::Usage(format!("--layout: {e}")))?
+        .map_err(|e| Stop::Usage(format!("--layout: {}", chain(&e))))?
         .encoding(match args.cell_encoding {
             CellEncodingArg::Binary => CellEncoding::Binary,
             CellEncodingArg::Text => CellEncoding::Text,
@@ -393,7 +394,8 @@ pub(crate) fn run(
         .iter()
         .map(|spec| {
             let index = crate::spec::layout("--index", spec).map_err(Stop::Usage)?;
-            ColumnIndex::new(&index, layout).map_err(|e| Stop::Usage(format!("--index: {e}")))
+            ColumnIndex::new(&index, layout)
+                .map_err(|e| Stop::Usage(format!("--index: {}", chain(&e))))
         })
         .collect::<Result<_, _>>()?;
     let map = indexes
@@ -539,7 +541,7 @@ pub(crate) fn run(
     } else {
         summary.text(out)
     };
-    printed.map_err(|e| Stop::Failed(format!("cannot write: {e}")))
+    printed.map_err(|e| Stop::Failed(format!("cannot write: {}", chain(&e))))
 }
 
 /// Each sorter's share of `--memory` (MiB) in bytes: what is left after
@@ -613,7 +615,7 @@ impl NewTable {
         }
         let client = rowkey_hbase::Client::for_address(addr)
             .and_then(|b| b.build())
-            .map_err(|e| Stop::Usage(format!("--create-table {addr}: {e}")))?;
+            .map_err(|e| Stop::Usage(format!("--create-table {addr}: {}", chain(&e))))?;
         match client.table_exists(name) {
             Ok(false) => {}
             Ok(true) => {
@@ -621,7 +623,7 @@ impl NewTable {
                     "--create-table {addr} {name}: the table exists (--regions {addr} {name} cuts the files at its regions)"
                 )))
             }
-            Err(e) => return Err(Stop::Failed(format!("--create-table {addr} {name}: {e}"))),
+            Err(e) => return Err(Stop::Failed(format!("--create-table {addr} {name}: {}", chain(&e)))),
         }
         let mut families = vec![args.family.clone()];
         families.extend(values.iter().map(|v| v.family.clone()));
@@ -698,9 +700,9 @@ fn boundaries(
         .map_err(|e| match e {
             // A table that is not there: the arguments are wrong.
             rowkey_hbase::Error::TableNotFound { .. } => {
-                Stop::Usage(format!("--regions {addr} {table}: {e}"))
+                Stop::Usage(format!("--regions {addr} {table}: {}", chain(&e)))
             }
-            e => Stop::Failed(format!("--regions {addr} {table}: {e}")),
+            e => Stop::Failed(format!("--regions {addr} {table}: {}", chain(&e))),
         })?;
     Ok(regions.into_iter().map(|r| r.start).collect())
 }
@@ -721,7 +723,8 @@ fn sorter_dirs(
     let mut dirs = Vec::with_capacity(workers);
     for t in 0..workers {
         let part = out.join(format!("part-{index}-{t}"));
-        let there = dirs::exists(&part).map_err(|e| Stop::Failed(format!("--out: {e}")))?;
+        let there =
+            dirs::exists(&part).map_err(|e| Stop::Failed(format!("--out: {}", chain(&e))))?;
         if there {
             return Err(Stop::Usage(format!(
                 "--out: {} exists: worker {index}'s share is written already (commit it, or remove it to write it again)",

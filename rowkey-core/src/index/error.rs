@@ -67,16 +67,14 @@ impl<E> From<E> for IndexError<E> {
 impl<E: fmt::Display> fmt::Display for IndexError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            IndexError::Store(e) => write!(f, "the store failed: {e}"),
-            IndexError::Encode(e) => write!(f, "cannot encode the key: {e}"),
-            IndexError::Decode { key, error } => write!(
+            IndexError::Store(_) => f.write_str("the store failed"),
+            IndexError::Encode(_) => f.write_str("cannot encode the key"),
+            IndexError::Decode { key, .. } => {
+                write!(f, "data row \"{}\" does not decode", to_string_binary(key))
+            }
+            IndexError::Record { key, .. } => write!(
                 f,
-                "data row \"{}\" does not decode: {error}",
-                to_string_binary(key)
-            ),
-            IndexError::Record { key, error } => write!(
-                f,
-                "data row \"{}\" does not hold a record: {error}",
+                "data row \"{}\" does not hold a record",
                 to_string_binary(key)
             ),
             IndexError::OtherLayout { filter, index } => write!(

@@ -14,19 +14,20 @@ use crate::types::MAX_ROW_LENGTH;
 #[non_exhaustive]
 pub enum BulkError {
     /// Reading or writing a file of the load failed.
-    #[error("bulk load, {path}: {cause}")]
+    #[error("bulk load, {path}")]
     Io {
         /// The file or directory.
         path: PathBuf,
         /// The error.
+        #[source]
         cause: io::Error,
     },
     /// Writing an HFile failed.
     #[error(transparent)]
     HFile(#[from] HFileError),
     /// A typed key did not encode.
-    #[error("bulk load: {0}")]
-    Encode(EncodeError),
+    #[error("bulk load: a row key does not encode")]
+    Encode(#[source] EncodeError),
     /// A row HBase cannot store: an empty key or one over
     /// [`MAX_ROW_LENGTH`] bytes.
     #[error("bulk load: a row key of {len} bytes ({key}): HBase takes 1 to 32767")]

@@ -148,11 +148,12 @@ impl HFileOptions {
 #[non_exhaustive]
 pub enum HFileError {
     /// Writing the file failed.
-    #[error("writing HFile {path}: {cause}")]
+    #[error("writing HFile {path}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The error.
+        #[source]
         cause: io::Error,
     },
     /// A cell came after one it sorts before (or equal to) in HBase's cell
@@ -169,11 +170,12 @@ pub enum HFileError {
     #[error("a cell with an empty row key")]
     EmptyRow,
     /// Reading a file failed.
-    #[error("reading HFile {path}: {cause}")]
+    #[error("reading HFile {path}")]
     Read {
         /// The file.
         path: PathBuf,
         /// The error.
+        #[source]
         cause: io::Error,
     },
     /// A file that is not an HFile [`HFileReader`] reads (cut, corrupt, or
