@@ -360,6 +360,27 @@ fn bad_arguments_are_named() {
         "{}",
         text(&out.stderr)
     );
+    // An error's whole chain: what failed (the endpoint), then its cause
+    // (the URI's error, the error's source).
+    let out = rowkey(
+        &[
+            "sql",
+            "--layout",
+            SPEC,
+            "--table",
+            "t",
+            "--bigtable",
+            "http://bad host,p,i",
+            "SELECT 1",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("bigtable endpoint \"http://bad host\": invalid uri character"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// The prompt, on a terminal (`script` gives the command one): `\d`, a
