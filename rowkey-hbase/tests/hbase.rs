@@ -777,6 +777,16 @@ fn without_the_filter_jar_skip_scans_fall_back_to_hbases_filters() {
         assert_eq!(pushdown, own, "HBase's own plan, not rowkey's filter");
         assert!(got == want, "the same rows");
     }
+    // Keys only, on a client that has not met the missing filter yet:
+    // rowkey's filter inside a FilterList with the KeyOnlyFilter is
+    // refused as rowkey's alone is, and the scan falls back the same way.
+    let fresh = hbase.client().unwrap().with_server_filter(true);
+    let mut only = fresh
+        .filter_keys_in("fallback", &filter, &filter.scan(), None)
+        .unwrap();
+    let got: Vec<Vec<u8>> = only.by_ref().map(|r| r.unwrap().0).collect();
+    assert_eq!(only.pushdown(), Some(own), "keys only");
+    assert!(got == want, "keys only: the same rows");
     // With the jar on the gateway too, the same client settings use it.
     let with = hbase_with_jar_rows(&filter, &keys);
     assert_eq!(with, (want, Pushdown::Server));
