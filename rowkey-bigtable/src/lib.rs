@@ -56,7 +56,6 @@ mod write;
 
 pub use bulk::{BulkReport, BulkWriter};
 pub use client::{feature_flags_header, Client, CONNECTION_WINDOW, STREAM_WINDOW};
-
 #[cfg(feature = "google")]
 pub use google::{GoogleOptions, DATA_SCOPE, GOOGLE_ENDPOINT};
 #[cfg(feature = "index")]

@@ -37,12 +37,12 @@
 //! is a string, `None` an `Option`'s none), bytes as `b"..."`; `--json`
 //! prints one JSON object per key for scripts.
 
-use rowkey_core::error_chain as chain;
 use std::io::{self, BufRead, Write};
 use std::ops::Bound;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rowkey_core::error_chain as chain;
 
 mod bulkload;
 mod migrate;

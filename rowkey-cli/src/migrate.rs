@@ -1,11 +1,11 @@
 //! `rowkey migrate plan|run|verify`: a table moved from one layout to
 //! another (`rowkey_core::migrate`), on redb, fjall, HBase and Bigtable.
 
-use rowkey_core::error_chain as chain;
 use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Subcommand;
+use rowkey_core::error_chain as chain;
 use rowkey_core::hbase::shell_key;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,11 +1,11 @@
 //! `rowkey sql`: SQL over one table of one layout (rowkey-sql on
 //! DataFusion), a query given or a prompt with history.
 
-use rowkey_core::error_chain as chain;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rowkey_core::error_chain as chain;
 use rowkey_sql::datafusion::arrow::array::RecordBatch;
 use rowkey_sql::datafusion::arrow::datatypes::DataType;
 use rowkey_sql::datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};

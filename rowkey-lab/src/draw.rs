@@ -8,11 +8,11 @@
 //! the design: an event has the same value under every design, so the
 //! designs are compared on one data set, and two runs draw alike.
 
-use rowkey_core::error_chain as chain;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use rowkey_core::error_chain as chain;
 use rowkey_core::{DynLayout, Value};
 
 use crate::Event;

@@ -6,12 +6,12 @@
 //! "Designing a key with the lab" (the book in `docs/` of rowkey's
 //! repository: `mdbook serve docs`) walks through it.
 
-use rowkey_core::error_chain as chain;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Parser, ValueEnum};
+use rowkey_core::error_chain as chain;
 use rowkey_core::DynLayout;
 use rowkey_lab::ask::Asked;
 use rowkey_lab::builtin::{

@@ -2,10 +2,10 @@
 //! loaded into a table through its region servers, HBase's
 //! `BulkLoadHFile` calls with no Java step.
 
-use rowkey_core::error_chain as chain;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rowkey_core::error_chain as chain;
 use rowkey_hbase::bulk::BulkLoadReport;
 
 use super::Stop;

@@ -3,11 +3,11 @@
 //! groups one by one), and the readers that turn each share's rows into
 //! keys and cells.
 
-use rowkey_core::error_chain as chain;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use rowkey_core::error_chain as chain;
 use rowkey_core::{DynLayout, Value};
 use rowkey_hbase::bulk::{BadRow, ColumnIndex, ColumnMap};
 use rowkey_hbase::Cell;

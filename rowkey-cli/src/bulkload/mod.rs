@@ -29,7 +29,6 @@
 //! neither, one sorter writes `OUT/FAMILY/FILE`, as `hbase
 //! completebulkload OUT TABLE` takes it.
 
-use rowkey_core::error_chain as chain;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -37,6 +36,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use rowkey_core::error_chain as chain;
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::{DynLayout, TimeUnit};
 use rowkey_hbase::bulk::{
