@@ -45,20 +45,18 @@ impl Jvm {
         Ok(Jvm { child, lines, log })
     }
 
-    /// Waits for the line `want` (the lines before it are passed to
-    /// `other`), failing if the JVM exits or `deadline` passes.
+    /// Passes each line the JVM prints to `line` until it returns true,
+    /// failing if the JVM exits or `deadline` passes first.
     pub(super) fn wait_for(
         &mut self,
         what: &str,
-        want: &str,
         deadline: Instant,
-        mut other: impl FnMut(&str),
+        mut line: impl FnMut(&str) -> bool,
     ) -> io::Result<()> {
         loop {
             match self.lines.recv_timeout(Duration::from_millis(200)) {
-                Ok(l) if l == want => return Ok(()),
-                Ok(l) => other(&l),
-                Err(_) => {}
+                Ok(l) if line(&l) => return Ok(()),
+                Ok(_) | Err(_) => {}
             }
             if let Some(status) = self.child.try_wait()? {
                 return Err(io::Error::other(format!(

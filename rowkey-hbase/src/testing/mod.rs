@@ -573,25 +573,19 @@ impl HBase {
         // ZooKeeper is up (and its port known) long before the cluster:
         // the gateway's JVM starts then, beside the cluster's startup.
         let mut bound = None;
-        let mut master = None;
-        let mut hdfs = None;
         let mut kdc_line = None;
-        cluster.wait_for("HBase", "READY", deadline, |line| {
+        cluster.wait_for("HBase's ZooKeeper", deadline, |line| {
             if let Some(kdc) = line.strip_prefix("KDC ") {
                 kdc_line = Some(kdc.to_string());
             }
-            if let Some(url) = line.strip_prefix("HDFS ") {
-                hdfs = Some(url.to_string());
-            }
-            if let Some(port) = line.strip_prefix("ZK ") {
-                bound = port.parse::<u16>().ok();
-            }
-            if let Some(addr) = line.strip_prefix("MASTER ") {
-                master = Some(addr.to_string());
+            match line.strip_prefix("ZK ") {
+                Some(port) => {
+                    bound = port.parse::<u16>().ok();
+                    true
+                }
+                None => false,
             }
         })?;
-        let master =
-            master.ok_or_else(|| io::Error::other("HBase did not say its master's address"))?;
         let zk = bound.ok_or_else(|| io::Error::other("HBase did not say its ZooKeeper port"))?;
         #[cfg(feature = "kerberos")]
         let kdc = match (&options.kerberos, kdc_line) {
@@ -606,9 +600,6 @@ impl HBase {
         };
         #[cfg(not(feature = "kerberos"))]
         let _ = kdc_line;
-        if options.hdfs && hdfs.is_none() {
-            return Err(io::Error::other("HBase did not say its HDFS address"));
-        }
         let thrift = if options.no_gateway { 0 } else { free_port()? };
         let mut gateway_args = vec!["gateway".to_string(), zk.to_string(), thrift.to_string()];
         // The gateway is a client of a TLS cluster.
@@ -637,17 +628,34 @@ impl HBase {
         } else {
             None
         };
-        let gateway = if options.no_gateway {
+        let mut gateway = if options.no_gateway {
             None
         } else {
-            let mut gateway = Jvm::start(launcher_on(
+            Some(Jvm::start(launcher_on(
                 gateway_classpath(&options)?,
                 &strs(&gateway_jvm),
                 &strs(&gateway_args),
-            )?)?;
-            gateway.wait_for("The Thrift2 gateway", "READY", deadline, |_| {})?;
-            Some(gateway)
+            )?)?)
         };
+        let mut master = None;
+        let mut hdfs = None;
+        cluster.wait_for("HBase", deadline, |line| {
+            if let Some(url) = line.strip_prefix("HDFS ") {
+                hdfs = Some(url.to_string());
+            }
+            if let Some(addr) = line.strip_prefix("MASTER ") {
+                master = Some(addr.to_string());
+            }
+            line == "READY"
+        })?;
+        let master =
+            master.ok_or_else(|| io::Error::other("HBase did not say its master's address"))?;
+        if options.hdfs && hdfs.is_none() {
+            return Err(io::Error::other("HBase did not say its HDFS address"));
+        }
+        if let Some(gateway) = &mut gateway {
+            gateway.wait_for("The Thrift2 gateway", deadline, |l| l == "READY")?;
+        }
         Ok(HBase {
             cluster: Mutex::new(cluster),
             gateway: Mutex::new(gateway),
@@ -842,9 +850,8 @@ impl HBase {
         )?)?;
         fresh.wait_for(
             "The restarted Thrift2 gateway",
-            "READY",
             Instant::now() + START_TIMEOUT,
-            |_| {},
+            |l| l == "READY",
         )?;
         *gateway = Some(fresh);
         Ok(())
