@@ -5,10 +5,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::mutate_rows_request::Entry;
 use bigtable_rs::google::bigtable::v2::{mutation, Mutation};
+use rowkey_core::clock::Tries;
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::RowKey;
 use tokio::sync::Semaphore;
@@ -433,9 +435,10 @@ async fn write_batch(
     mut positions: Vec<usize>,
     mut bytes: usize,
 ) -> Done {
-    let retry = client.options().retry;
+    // As many tries as the policy allows (each request has its own
+    // deadline).
+    let mut tries = Tries::within(client.options().retry, Duration::MAX);
     let mut done = Done::default();
-    let mut failures = 0;
     loop {
         done.requests += 1;
         done.bytes += bytes as u64;
@@ -454,7 +457,11 @@ async fn write_batch(
                 outcome.unconfirmed.iter().copied().collect();
             again.extend((0..positions.len()).filter(|i| unconfirmed.contains(&positions[*i])));
         }
-        let retrying = !again.is_empty() && retry.may_try_again(failures + 1);
+        let pause = match again.is_empty() {
+            true => None,
+            false => tries.retry().ok(),
+        };
+        let retrying = pause.is_some();
         for r in outcome.rejected {
             // A retryable refusal is reported only if it is not retried.
             let retried = retrying && again.iter().any(|&i| positions[i] == r.index);
@@ -462,7 +469,7 @@ async fn write_batch(
                 done.rejected.push(r);
             }
         }
-        if !retrying {
+        let Some(pause) = pause else {
             if let Some(e) = outcome.failed {
                 let message = chain(&e);
                 let unconfirmed: std::collections::HashSet<usize> =
@@ -479,13 +486,13 @@ async fn write_batch(
                 }
             }
             return done;
-        }
-        failures += 1;
+        };
         done.retries += 1;
+        client.counters().retry();
         again.sort_unstable();
         entries = again.iter().map(|&i| entries[i].clone()).collect();
         positions = again.iter().map(|&i| positions[i]).collect();
         bytes = entries.iter().map(entry_bytes).sum();
-        tokio::time::sleep(retry.pause(failures + 1)).await;
+        tokio::time::sleep(pause).await;
     }
 }

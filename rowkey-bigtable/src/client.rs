@@ -17,6 +17,8 @@ use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Status, Streaming};
 
+use rowkey_core::clock::{CallCounters, CallCounts};
+
 use crate::{ClientOptions, Error};
 
 /// The flow-control window of each stream on a channel from
@@ -52,6 +54,7 @@ pub struct Client {
     transport: Transport,
     table_prefix: Arc<str>,
     options: Arc<ClientOptions>,
+    counters: Arc<CallCounters>,
 }
 
 #[derive(Clone)]
@@ -166,6 +169,7 @@ impl Client {
             transport: Transport::Channel(BigtableClient::with_interceptor(channel, interceptor)),
             table_prefix: format!("projects/{project}/instances/{instance}/tables/").into(),
             options: Arc::new(ClientOptions::default()),
+            counters: Arc::default(),
         }
     }
 
@@ -218,6 +222,20 @@ impl Client {
         Ok(Client::new(channel, project, instance))
     }
 
+    /// What this client and its clones have done so far, for a service to
+    /// export: calls sent (each try of a `ReadRows`, `MutateRows` or
+    /// `SampleRowKeys` once), retries (a range's read reopened after its
+    /// last row, a batch's rows sent again), calls that passed their
+    /// deadline, and rows received by reads.
+    pub fn stats(&self) -> CallCounts {
+        self.counters.counts()
+    }
+
+    /// The counters [`stats`](Self::stats) reads.
+    pub(crate) fn counters(&self) -> &CallCounters {
+        &self.counters
+    }
+
     /// The full name of table `table`:
     /// `projects/{project}/instances/{instance}/tables/{table}`.
     pub fn table_name(&self, table: &str) -> String {
@@ -233,6 +251,7 @@ impl Client {
         let profile = request.app_profile_id.clone();
         let table = request.table_name.clone();
         let req = with_headers(&table, &profile, request)?;
+        self.counters.call();
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().read_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().read_rows(req).await,
@@ -249,6 +268,7 @@ impl Client {
         let profile = request.app_profile_id.clone();
         let table = request.table_name.clone();
         let req = with_headers(&table, &profile, request)?;
+        self.counters.call();
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().sample_row_keys(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().sample_row_keys(req).await,
@@ -265,6 +285,7 @@ impl Client {
         let profile = request.app_profile_id.clone();
         let table = request.table_name.clone();
         let req = with_headers(&table, &profile, request)?;
+        self.counters.call();
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().mutate_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().mutate_rows(req).await,
@@ -282,6 +303,7 @@ impl From<BigTable> for Client {
             table_prefix: client.get_full_table_name("").into(),
             transport: Transport::BigtableRs(client),
             options: Arc::new(ClientOptions::default()),
+            counters: Arc::default(),
         }
     }
 }

@@ -19,6 +19,7 @@ use bigtable_rs::bigtable::RowCell;
 use bigtable_rs::google::bigtable::v2::row_range::{EndKey, StartKey};
 use bigtable_rs::google::bigtable::v2::{row_filter, ReadRowsRequest, RowFilter, RowRange, RowSet};
 use futures_util::stream::{self, BoxStream, Stream, StreamExt};
+use rowkey_core::clock::{deadline_after, Spent, Tries};
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::scan::resume_after;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
@@ -247,10 +248,8 @@ pub(crate) fn open_filtered(
                 row_filter: row_filter.clone(),
                 remaining: range_limit,
                 rows: None,
-                failures: 0,
-                retry,
+                tries: Tries::within(retry, client.options().total_timeout),
                 retries: Arc::clone(&retries),
-                progress: tokio::time::Instant::now(),
                 last_error: None,
             })
         })
@@ -288,9 +287,8 @@ async fn read_rows(
 #[cfg(any(feature = "index", feature = "migrate"))]
 pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Result<Vec<Row>, Error> {
     let options = client.options();
-    let start = tokio::time::Instant::now();
-    let total = start + options.total_timeout;
-    let mut failures = 0;
+    let mut tries = Tries::within(options.retry, options.total_timeout);
+    let total = tokio::time::Instant::from_std(tries.deadline());
     loop {
         let until = (tokio::time::Instant::now() + options.attempt_timeout).min(total);
         let attempt = async {
@@ -298,32 +296,34 @@ pub(crate) async fn read_all(client: &Client, request: ReadRowsRequest) -> Resul
             let response = client.read_rows(request.clone()).await?;
             collect(response, reversed).await
         };
+        let retries = tries.failed();
+        let timeout = |last: String| {
+            client.counters().timeout();
+            Error::Timeout {
+                call: "ReadRows",
+                deadline: options.total_timeout,
+                retries,
+                last: Some(last),
+            }
+        };
         // As a range's stream does: a failure that is not transient, or
         // one past the retries, is the error; past the deadline, a timeout.
-        let timeout = |last: String| Error::Timeout {
-            call: "ReadRows",
-            deadline: options.total_timeout,
-            retries: failures,
-            last: Some(last),
+        let last = match tokio::time::timeout_at(until, attempt).await {
+            Ok(Ok(rows)) => {
+                client.counters().rows(rows.len() as u64);
+                return Ok(rows);
+            }
+            Ok(Err(e)) if !transient(&e) => return Err(Error::from(e)),
+            Ok(Err(e)) => Ok(e),
+            Err(_) => Err("ReadRows did not end within its attempt timeout"),
         };
-        let outcome = tokio::time::timeout_at(until, attempt).await;
-        let wait = options.retry.pause(failures + 1);
-        let late = tokio::time::Instant::now() + wait >= total;
-        match outcome {
-            Ok(Ok(rows)) => return Ok(rows),
-            Ok(Err(e)) if !transient(&e) || !options.retry.may_try_again(failures + 1) => {
-                return Err(Error::from(e))
-            }
-            Ok(Err(e)) if late => return Err(timeout(e.to_string())),
-            Ok(Err(_)) => {}
-            Err(_) if late || !options.retry.may_try_again(failures + 1) => {
-                return Err(timeout(
-                    "ReadRows did not end within its attempt timeout".into(),
-                ))
-            }
-            Err(_) => {}
-        }
-        failures += 1;
+        let wait = match (tries.retry(), last) {
+            (Ok(wait), _) => wait,
+            (Err(Spent::Attempts(_)), Ok(e)) => return Err(Error::from(e)),
+            (Err(_), Ok(e)) => return Err(timeout(e.to_string())),
+            (Err(_), Err(stalled)) => return Err(timeout(stalled.into())),
+        };
+        client.counters().retry();
         tokio::time::sleep(wait).await;
     }
 }
@@ -373,14 +373,12 @@ struct RangeState {
     remaining: Option<u64>,
     /// The open `ReadRows` stream.
     rows: Option<CallStream>,
-    /// Transient failures in a row.
-    failures: u32,
-    retry: RetryPolicy,
+    /// Transient failures since the range last made progress (it
+    /// opened, or returned a row), under the retry policy; the total
+    /// timeout runs from that progress.
+    tries: Tries,
     /// Retries over all ranges of the scan.
     retries: Arc<AtomicU64>,
-    /// When the range last made progress (it opened, or returned a row):
-    /// the total timeout runs from here.
-    progress: tokio::time::Instant,
     /// The last failure retried, for the timeout's message.
     last_error: Option<String>,
 }
@@ -415,7 +413,14 @@ impl RangeState {
 
     /// The end of the total timeout: progress must come by then.
     fn deadline(&self) -> tokio::time::Instant {
-        self.progress + self.client.options().total_timeout
+        tokio::time::Instant::from_std(self.tries.deadline())
+    }
+
+    /// The range returned a row, or the server scanned further: its
+    /// failures start again, and so does its total timeout.
+    fn progressed(&mut self) {
+        let total = self.client.options().total_timeout;
+        self.tries.progressed(deadline_after(total));
     }
 
     /// The time an attempt may wait for `limit`, within the total timeout.
@@ -426,32 +431,35 @@ impl RangeState {
     /// After a failure: `Ok` to retry, once the backoff has passed, or the
     /// error that ends the range.
     async fn retry_after(&mut self, failure: Failure) -> Result<(), Error> {
-        let timeout = |st: &RangeState, last: String| Error::Timeout {
-            call: "ReadRows",
-            deadline: st.client.options().total_timeout,
-            retries: st.failures,
-            last: Some(last),
+        let retries = self.tries.failed();
+        let timeout = |st: &RangeState, last: String| {
+            st.client.counters().timeout();
+            Error::Timeout {
+                call: "ReadRows",
+                deadline: st.client.options().total_timeout,
+                retries,
+                last: Some(last),
+            }
         };
         let (retryable, text) = match &failure {
             Failure::Call(e) => (transient(e), e.to_string()),
             Failure::Stalled(what) => (true, (*what).to_string()),
         };
-        let now = tokio::time::Instant::now();
-        if now >= self.deadline() {
+        if self.tries.passed() {
             return Err(timeout(self, text));
         }
-        if !retryable || !self.retry.may_try_again(self.failures + 1) {
-            return Err(match failure {
-                Failure::Call(e) => Error::from(e),
-                Failure::Stalled(_) => timeout(self, text),
-            });
-        }
-        let wait = self.retry.pause(self.failures + 1);
-        if now + wait >= self.deadline() {
-            return Err(timeout(self, text));
-        }
-        self.failures += 1;
+        let wait = match (retryable, self.tries.retry()) {
+            (true, Ok(wait)) => wait,
+            (_, Err(Spent::Deadline)) if retryable => return Err(timeout(self, text)),
+            _ => {
+                return Err(match failure {
+                    Failure::Call(e) => Error::from(e),
+                    Failure::Stalled(_) => timeout(self, text),
+                })
+            }
+        };
         self.retries.fetch_add(1, Ordering::Relaxed);
+        self.client.counters().retry();
         self.rows = None;
         self.last_error = Some(text);
         tokio::time::sleep(wait).await;
@@ -496,15 +504,14 @@ fn range_stream(state: RangeState) -> RangeStream {
                 // server scanned this far (the idle timer counts it, and
                 // a retry resumes after it).
                 Ok(Some(Ok(Merged::Scanned(key)))) => {
-                    st.failures = 0;
-                    st.progress = tokio::time::Instant::now();
+                    st.progressed();
                     resume_after(&mut st.start, &mut st.stop, &key, st.reversed);
                     continue;
                 }
                 Ok(Some(Ok(Merged::Row(key, cells)))) => {
                     let row = (key, cells);
-                    st.failures = 0;
-                    st.progress = tokio::time::Instant::now();
+                    st.progressed();
+                    st.client.counters().rows(1);
                     resume_after(&mut st.start, &mut st.stop, &row.0, st.reversed);
                     if let Some(n) = &mut st.remaining {
                         *n -= 1;

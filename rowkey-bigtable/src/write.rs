@@ -230,11 +230,14 @@ pub(crate) async fn send_batch(
     let options = client.options();
     let deadline = options.attempt_timeout.min(options.total_timeout);
     let end = tokio::time::Instant::now() + deadline;
-    let timeout = || Error::Timeout {
-        call: "MutateRows",
-        deadline,
-        retries: 0,
-        last: None,
+    let timeout = || {
+        client.counters().timeout();
+        Error::Timeout {
+            call: "MutateRows",
+            deadline,
+            retries: 0,
+            last: None,
+        }
     };
     let failed = async {
         let mut responses = tokio::time::timeout_at(end, client.mutate_rows(request))

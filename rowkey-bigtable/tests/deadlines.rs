@@ -160,6 +160,13 @@ async fn a_stream_whose_connection_stalls_is_retried_and_ends_with_every_row() {
         }
     }
     assert!(stream.retries() >= 1, "the stalled attempts were retried");
+    // The client counts what its streams did: every row received once,
+    // each retry, and a call for each (re)opened range.
+    let stats = client.stats();
+    assert_eq!(stats.rows_read, expected.len() as u64, "{stats:?}");
+    assert_eq!(stats.retries, stream.retries(), "{stats:?}");
+    assert!(stats.calls > stats.retries, "{stats:?}");
+    assert_eq!(stats.timeouts, 0, "{stats:?}");
     assert!(
         proxy.opened.load(Ordering::SeqCst) >= 2,
         "a new connection replaced the stalled one"
@@ -200,4 +207,6 @@ async fn a_gateway_that_never_answers_ends_the_read_by_the_total_timeout() {
     assert!(e.to_string().contains("ReadRows"), "{e}");
     assert!(took < total + Duration::from_secs(3), "took {took:?}");
     assert!(stream.next().await.is_none());
+    let stats = client.stats();
+    assert_eq!((stats.timeouts, stats.rows_read), (1, 0), "{stats:?}");
 }

@@ -16,6 +16,7 @@ use crate::shared::stamp::{Clock, Timestamps};
 use crate::thrift::TTHBaseServiceSyncClient as _;
 use crate::types::ServerStats;
 use crate::RetryPolicy;
+use rowkey_core::clock::{deadline_after, CallCounters, Tries};
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap
 /// [`Clone`] (`Send + Sync`) over a pool of gateway connections, every
@@ -61,12 +62,11 @@ struct Shared {
 
 #[derive(Default)]
 pub(crate) struct Counters {
-    calls: AtomicU64,
-    retries: AtomicU64,
-    timeouts: AtomicU64,
+    /// Calls, retries, timeouts and rows read, counted as every client
+    /// counts them.
+    calls: CallCounters,
     reconnects: AtomicU64,
     connections: AtomicU64,
-    rows_read: AtomicU64,
 }
 
 /// What a [`Client`] (and every clone of it) has done so far, for a
@@ -75,18 +75,21 @@ pub(crate) struct Counters {
 #[non_exhaustive]
 pub struct Stats {
     /// Calls made (each Thrift2 call once, however often it was retried;
-    /// each scanner batch is a call).
+    /// each scanner batch is a call; on a native client each RPC to a
+    /// master or region server).
     pub calls: u64,
     /// Retries, and resumptions of scans.
     pub retries: u64,
-    /// Calls that passed their deadline.
+    /// Calls that passed their deadline (on a native client, operations
+    /// that passed their budget).
     pub timeouts: u64,
     /// Connections discarded after a failure or a timeout (each replaced
     /// by a new one when next needed).
     pub reconnects: u64,
     /// Connections opened in all.
     pub connections: u64,
-    /// Rows fetched from the gateway by scans and gets.
+    /// Rows fetched by scans and gets (from the gateway, or from the
+    /// region servers).
     pub rows_read: u64,
     /// Connections open now.
     pub open: usize,
@@ -371,7 +374,7 @@ impl ClientBuilder {
             server_filter: self.server_filter,
         };
         if let (Some(pool), true) = (&client.shared.pool, self.transport != Transport::Http) {
-            let deadline = Instant::now() + self.connect_timeout;
+            let deadline = deadline_after(self.connect_timeout);
             let (conn, _) = pool
                 .take(deadline)
                 .map_err(|e| client.checkout_error("", e))?;
@@ -551,19 +554,23 @@ impl Client {
     pub fn stats(&self) -> Stats {
         let c = &self.shared.counters;
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let face = c.calls.counts();
+        // A native client's own calls, retries, timeouts and scanned rows
+        // (the face counts the rows of gets for both).
         #[cfg(feature = "native")]
-        let (native_calls, native_retries) = self
+        let native = self
             .native_backend()
-            .map_or((0, 0), |n| (n.client().calls(), n.client().retries()));
+            .map(|n| n.client().counts())
+            .unwrap_or_default();
         #[cfg(not(feature = "native"))]
-        let (native_calls, native_retries) = (0, 0);
+        let native = rowkey_core::clock::CallCounts::default();
         Stats {
-            calls: get(&c.calls) + native_calls,
-            retries: get(&c.retries) + native_retries,
-            timeouts: get(&c.timeouts),
+            calls: face.calls + native.calls,
+            retries: face.retries + native.retries,
+            timeouts: face.timeouts + native.timeouts,
             reconnects: get(&c.reconnects),
             connections: get(&c.connections),
-            rows_read: get(&c.rows_read),
+            rows_read: face.rows_read + native.rows_read,
             open: self.shared.pool.as_ref().map_or(0, |p| p.open()),
         }
     }
@@ -603,13 +610,13 @@ impl Client {
 
     /// The deadline of a call starting now.
     pub(crate) fn deadline(&self) -> Instant {
-        Instant::now() + self.shared.request_timeout
+        deadline_after(self.shared.request_timeout)
     }
 
     /// The deadline of a call starting now that may take `times` request
     /// timeouts (a sparse filtered scan's batch after it timed out).
     pub(crate) fn deadline_times(&self, times: u32) -> Instant {
-        Instant::now() + self.shared.request_timeout.saturating_mul(times)
+        deadline_after(self.shared.request_timeout.saturating_mul(times))
     }
 
     pub(crate) fn count(&self, counter: impl Fn(&Counters) -> &AtomicU64, n: u64) {
@@ -617,11 +624,15 @@ impl Client {
     }
 
     pub(crate) fn count_rows(&self, n: usize) {
-        self.count(|c| &c.rows_read, n as u64);
+        self.shared.counters.calls.rows(n as u64);
     }
 
     pub(crate) fn count_retry(&self) {
-        self.count(|c| &c.retries, 1);
+        self.shared.counters.calls.retry();
+    }
+
+    fn count_timeout(&self) {
+        self.shared.counters.calls.timeout();
     }
 
     /// A call: `f` on a pooled connection, within the call's deadline,
@@ -647,24 +658,20 @@ impl Client {
         );
         let _entered = span.enter();
         let start = Instant::now();
-        let deadline = start + self.shared.request_timeout;
-        let policy = self.shared.retry;
+        let mut tries = Tries::new(self.shared.retry, self.deadline());
         let mut retries = 0;
         let result = loop {
-            match self.once(op, table, key, deadline, &mut f) {
+            match self.once(op, table, key, tries.deadline(), &mut f) {
                 Ok(v) => break Ok(v),
                 Err(e) => {
-                    let tries = retries + 1;
-                    if !retry || e.is_timeout() || !e.is_retryable() || !policy.may_try_again(tries)
-                    {
+                    if !retry || e.is_timeout() || !e.is_retryable() {
                         break Err(e);
                     }
-                    let pause = policy.pause(tries);
-                    if Instant::now() + pause >= deadline {
+                    let Ok(pause) = tries.retry() else {
                         break Err(e);
-                    }
+                    };
                     tracing::debug!(error = %e, ?pause, "retrying");
-                    retries = tries;
+                    retries += 1;
                     self.count_retry();
                     std::thread::sleep(pause);
                 }
@@ -726,7 +733,7 @@ impl Client {
         deadline: Instant,
         f: impl FnOnce(&mut Thrift) -> thrift::Result<T>,
     ) -> Result<T, Error> {
-        self.count(|c| &c.calls, 1);
+        self.shared.counters.calls.call();
         let Some(pool) = &self.shared.pool else {
             return Err(Error::Config(format!(
                 "{op} on table {table}: a native client has no gateway to call"
@@ -756,7 +763,7 @@ impl Client {
                     self.count(|c| &c.reconnects, 1);
                 }
                 if e.is_timeout() {
-                    self.count(|c| &c.timeouts, 1);
+                    self.count_timeout();
                 }
                 Err(e)
             }
@@ -781,13 +788,13 @@ impl Client {
     /// The deadline of a call that must return at once: closing a scan's
     /// scanners when it is dropped.
     pub(crate) fn short_deadline(&self) -> Instant {
-        Instant::now() + self.shared.request_timeout.min(Duration::from_secs(1))
+        deadline_after(self.shared.request_timeout.min(Duration::from_secs(1)))
     }
 
     fn checkout_error(&self, table: &str, e: Checkout) -> Error {
         match e {
             Checkout::Connect(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                self.count(|c| &c.timeouts, 1);
+                self.count_timeout();
                 Error::Timeout {
                     op: "connect",
                     table: table.to_string(),
@@ -799,7 +806,7 @@ impl Client {
                 cause,
             },
             Checkout::Busy => {
-                self.count(|c| &c.timeouts, 1);
+                self.count_timeout();
                 Error::Timeout {
                     op: "checkout",
                     table: table.to_string(),

@@ -3,8 +3,9 @@
 
 use std::collections::VecDeque;
 use std::marker::PhantomData;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use rowkey_core::clock::Tries;
 use rowkey_core::hbase::to_string_binary;
 use rowkey_core::scan::resume_after;
 use rowkey_core::{DecodeRowKey, KeyFilter, MergeHeads, Scan};
@@ -405,8 +406,9 @@ impl Rows {
             return Ok(());
         }
         let want = i32::try_from(want).unwrap_or(i32::MAX);
-        let policy = self.client.retry_policy();
-        let mut tries = 1;
+        // Resumptions after a lost scanner: as many as the policy allows
+        // (each batch has its own deadline).
+        let mut tries = Tries::within(self.client.retry_policy(), Duration::MAX);
         loop {
             if self.ranges[i].epoch != self.epoch {
                 // Opened on a connection that failed since: gone with it.
@@ -444,16 +446,15 @@ impl Rows {
                     self.retries += 1;
                     continue;
                 }
-                Err(e) if lost(&e) && policy.may_try_again(tries) => {
-                    tracing::debug!(error = %e, "scanner lost; resuming after its last row");
-                    self.ranges[i].scanner = None;
-                    self.client.count_retry();
-                    self.retries += 1;
-                    std::thread::sleep(policy.pause(tries));
-                    tries += 1;
-                    continue;
-                }
                 Err(e) => {
+                    if let (true, Ok(pause)) = (lost(&e), tries.retry()) {
+                        tracing::debug!(error = %e, "scanner lost; resuming after its last row");
+                        self.ranges[i].scanner = None;
+                        self.client.count_retry();
+                        self.retries += 1;
+                        std::thread::sleep(pause);
+                        continue;
+                    }
                     self.lost = self.conn.is_none();
                     return Err(e);
                 }
@@ -513,8 +514,8 @@ impl Rows {
             match native.block_on(scanner.next_stamped_batch())? {
                 // A heartbeat: the servers are still reading.
                 Some(rows) if rows.is_empty() => continue,
+                // Counted by the native client (Client::stats adds them).
                 Some(rows) => {
-                    self.client.count_rows(rows.len());
                     let range = &mut self.ranges[i];
                     range.read += rows.len();
                     range.buffer.extend(rows);
@@ -552,13 +553,11 @@ impl Rows {
                 .range()
                 .map(|r| crate::thrift::TTimeRange::new(r.start, r.end));
         }
-        let policy = self.client.retry_policy();
-        let deadline = self.client.deadline();
+        let mut tries = Tries::new(self.client.retry_policy(), self.client.deadline());
         let table = plan.table.as_bytes().to_vec();
         let start = range.start.clone();
-        let mut tries = 1;
         loop {
-            let opened = self.call("openScanner", Some(&start), deadline, |thrift| {
+            let opened = self.call("openScanner", Some(&start), tries.deadline(), |thrift| {
                 thrift.open_scanner(table.clone(), t.clone())
             });
             match opened {
@@ -569,19 +568,16 @@ impl Rows {
                     return Ok(());
                 }
                 Err(e) => {
-                    let pause = policy.pause(tries);
-                    if e.is_timeout()
-                        || !e.is_retryable()
-                        || !policy.may_try_again(tries)
-                        || std::time::Instant::now() + pause >= deadline
-                    {
-                        self.lost = self.conn.is_none();
-                        return Err(e);
-                    }
+                    let pause = match tries.retry() {
+                        Ok(pause) if !e.is_timeout() && e.is_retryable() => pause,
+                        _ => {
+                            self.lost = self.conn.is_none();
+                            return Err(e);
+                        }
+                    };
                     self.client.count_retry();
                     self.retries += 1;
                     std::thread::sleep(pause);
-                    tries += 1;
                 }
             }
         }

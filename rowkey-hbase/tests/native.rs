@@ -331,6 +331,7 @@ fn an_operation_ends_by_its_budget_and_calls_as_its_user() {
         other => panic!("a timeout, not {other}"),
     }
     assert!(took >= budget && took < budget * 4, "{took:?}");
+    assert_eq!(client.counts().timeouts, 1, "{:?}", client.counts());
 
     let (mut conn, _) = silent.accept().unwrap();
     let mut hello = vec![0u8; 6 + 4];
@@ -545,10 +546,15 @@ fn a_native_client_answers_as_the_gateway_client() {
     let scan = Event::scan_all();
     let g = all(gateway.scan("face", &scan, None).unwrap());
     assert_eq!(g.len(), rows.len());
+    let before = native.stats();
     assert!(
         all(native.scan("face", &scan, None).unwrap()) == g,
         "merged scan"
     );
+    // The native scanners count what they return as the gateway's do.
+    let after = native.stats();
+    assert_eq!(after.rows_read - before.rows_read, rows.len() as u64);
+    assert!(after.calls > before.calls, "{after:?}");
     let g = all(gateway.scan_reversed("face", &scan, None).unwrap());
     assert!(
         all(native.scan_reversed("face", &scan, None).unwrap()) == g,

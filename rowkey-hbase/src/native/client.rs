@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rowkey_core::clock::{deadline_after, CallCounters, CallCounts};
 use tokio::time::Instant;
 
 use super::conn::{CallError, Conn};
@@ -68,10 +69,9 @@ struct Inner {
     /// others wait for it and take its answer.
     lookups: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     meta_lookups: AtomicU64,
-    /// Calls sent to any server.
-    calls: AtomicU64,
-    /// Tries of an operation after one failed.
-    retries: AtomicU64,
+    /// Calls sent to any server, tries of an operation after one failed,
+    /// operations past their budget, rows scanned.
+    counters: CallCounters,
     /// Calls and failed calls per server.
     per_server: Mutex<BTreeMap<String, (u64, u64)>>,
 }
@@ -88,8 +88,7 @@ impl Inner {
             tables: Mutex::new(HashMap::new()),
             lookups: Mutex::new(HashMap::new()),
             meta_lookups: AtomicU64::new(0),
-            calls: AtomicU64::new(0),
-            retries: AtomicU64::new(0),
+            counters: CallCounters::default(),
             per_server: Mutex::new(BTreeMap::new()),
         }
     }
@@ -251,7 +250,7 @@ impl NativeClient {
 
     /// Counts a try after a failed one.
     pub(super) fn count_retry(&self) {
-        self.inner.retries.fetch_add(1, Ordering::Relaxed);
+        self.inner.counters.retry();
     }
 
     /// `f`, ended with [`Error::Timeout`] once the operation's budget
@@ -278,6 +277,7 @@ impl NativeClient {
             .instrument(span.clone())
             .await
             .unwrap_or_else(|_| {
+                self.inner.counters.timeout();
                 Err(Error::Timeout {
                     op,
                     table: table.into(),
@@ -353,13 +353,24 @@ impl NativeClient {
 
     /// Calls the client has sent to masters and region servers.
     pub fn calls(&self) -> u64 {
-        self.inner.calls.load(Ordering::Relaxed)
+        self.counts().calls
     }
 
     /// Tries of operations made after a try failed (a region moved, split
     /// or closed, a server went away, a scanner was lost).
     pub fn retries(&self) -> u64 {
-        self.inner.retries.load(Ordering::Relaxed)
+        self.counts().retries
+    }
+
+    /// What the client has counted: calls, retries, operations that
+    /// passed their budget, and rows its scanners returned.
+    pub fn counts(&self) -> CallCounts {
+        self.inner.counters.counts()
+    }
+
+    /// Counts rows a scanner returned.
+    pub(super) fn count_rows(&self, n: usize) {
+        self.inner.counters.rows(n as u64);
     }
 
     /// How often the client has read a table's regions from `hbase:meta`.
@@ -870,7 +881,7 @@ impl NativeClient {
         service: &'static str,
     ) -> Result<Arc<Conn>, CallError> {
         // Every call takes its connection here, once.
-        self.inner.calls.fetch_add(1, Ordering::Relaxed);
+        self.inner.counters.call();
         self.inner
             .per_server
             .lock()
@@ -893,12 +904,12 @@ impl NativeClient {
                     server,
                     service,
                     &self.inner.settings,
-                    Instant::now()
-                        + self
-                            .inner
+                    Instant::from_std(deadline_after(
+                        self.inner
                             .settings
                             .connect_timeout
                             .min(self.inner.settings.request_timeout),
+                    )),
                 )
                 .await
                 .map(Arc::new)
@@ -908,6 +919,6 @@ impl NativeClient {
     }
 
     pub(super) fn deadline(&self) -> Instant {
-        Instant::now() + self.inner.settings.request_timeout
+        Instant::from_std(deadline_after(self.inner.settings.request_timeout))
     }
 }

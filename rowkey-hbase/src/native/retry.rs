@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use tokio::time::Instant;
+use rowkey_core::clock::Tries;
 
 use crate::RetryPolicy;
 
@@ -87,42 +87,31 @@ fn process_user() -> Option<String> {
 }
 
 /// The tries of one operation: at most the policy's attempts, none
-/// started past the operation's deadline.
+/// started past the operation's deadline (rowkey-core's [`Tries`], the
+/// rule every client follows), paused on tokio's clock.
 pub(super) struct Retries {
-    policy: RetryPolicy,
-    until: Instant,
+    tries: Tries,
     budget: Duration,
-    tries: u32,
-}
-
-/// Why an operation stopped trying.
-pub(super) enum Spent {
-    /// Every attempt the policy allows was made.
-    Attempts(u32),
-    /// The next try would start past the operation's deadline.
-    Deadline(Duration),
 }
 
 impl Retries {
     /// An operation starting now under `settings`.
     pub(super) fn new(settings: &Settings) -> Retries {
         Retries {
-            policy: settings.retry,
-            until: Instant::now() + settings.operation_timeout,
+            tries: Tries::within(settings.retry, settings.operation_timeout),
             budget: settings.operation_timeout,
-            tries: 0,
         }
     }
 
     /// Tries that failed so far.
     pub(super) fn failed(&self) -> u32 {
-        self.tries
+        self.tries.failed()
     }
 
     /// The last try failed, and the next may go at once (HBase said where
     /// the region went).
     pub(super) fn skip(&mut self) {
-        self.tries += 1;
+        self.tries.skip();
     }
 
     /// The last try failed: waits the policy's pause and returns, or says
@@ -134,30 +123,35 @@ impl Retries {
     /// [`again`](Self::again), pausing at least `least` (a server that
     /// said it is overloaded).
     pub(super) async fn again_after(&mut self, least: Duration) -> Result<(), Spent> {
-        self.tries += 1;
-        if !self.policy.may_try_again(self.tries) {
-            return Err(Spent::Attempts(self.tries));
-        }
-        let pause = self.policy.pause(self.tries).max(least);
-        if Instant::now() + pause >= self.until {
-            return Err(Spent::Deadline(self.budget));
-        }
+        let budget = self.budget;
+        let pause = self
+            .tries
+            .retry_after(least)
+            .map_err(|why| Spent { why, budget })?;
         tokio::time::sleep(pause).await;
         Ok(())
     }
+
+
+}
+
+/// Why an operation stopped trying, and the budget it had.
+pub(super) struct Spent {
+    why: rowkey_core::clock::Spent,
+    budget: Duration,
 }
 
 impl Spent {
     /// The error that ends an operation `op` on `table` after `what`
     /// (why each try failed).
     pub(super) fn error(self, op: &'static str, table: &str, what: &str) -> crate::Error {
-        match self {
-            Spent::Deadline(deadline) => crate::Error::Timeout {
+        match self.why {
+            rowkey_core::clock::Spent::Deadline => crate::Error::Timeout {
                 op,
                 table: table.into(),
-                deadline,
+                deadline: self.budget,
             },
-            Spent::Attempts(n) => crate::Error::Connection {
+            rowkey_core::clock::Spent::Attempts(n) => crate::Error::Connection {
                 op,
                 table: table.into(),
                 server: String::new(),

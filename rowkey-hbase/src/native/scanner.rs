@@ -463,6 +463,7 @@ impl NativeScanner {
             rows.truncate(left);
         }
         self.returned += rows.len();
+        self.client.count_rows(rows.len());
         Ok(rows)
     }
 
