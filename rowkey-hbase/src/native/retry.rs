@@ -131,8 +131,6 @@ impl Retries {
         tokio::time::sleep(pause).await;
         Ok(())
     }
-
-
 }
 
 /// Why an operation stopped trying, and the budget it had.
