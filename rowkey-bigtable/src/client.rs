@@ -11,13 +11,12 @@ use bigtable_rs::google::bigtable::v2::{
     MutateRowsRequest, MutateRowsResponse, ReadRowsRequest, ReadRowsResponse, SampleRowKeysRequest,
     SampleRowKeysResponse,
 };
+use rowkey_core::clock::{CallCounters, CallCounts};
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
 use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Status, Streaming};
-
-use rowkey_core::clock::{CallCounters, CallCounts};
 
 use crate::{ClientOptions, Error};
 

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use rowkey_core::clock::{deadline_after, CallCounters, Tries};
+
 use crate::error::Error;
 use crate::gateway::pool::{Checkout, Lease, Pool};
 use crate::gateway::transport::{Endpoint, Thrift};
@@ -16,7 +18,6 @@ use crate::shared::stamp::{Clock, Timestamps};
 use crate::thrift::TTHBaseServiceSyncClient as _;
 use crate::types::ServerStats;
 use crate::RetryPolicy;
-use rowkey_core::clock::{deadline_after, CallCounters, Tries};
 
 /// A client of HBase's Thrift2 gateway that a service shares: a cheap
 /// [`Clone`] (`Send + Sync`) over a pool of gateway connections, every
