@@ -664,10 +664,13 @@ public final class Launcher {
     org.apache.hadoop.hbase.fs.HFileSystem fs =
         new org.apache.hadoop.hbase.fs.HFileSystem(conf, true);
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+    // A block cache, as a region server has: the Bloom filter's chunks are
+    // read once, not once per probe.
+    org.apache.hadoop.hbase.io.hfile.CacheConfig cache = new org.apache.hadoop.hbase.io.hfile.CacheConfig(
+        conf, org.apache.hadoop.hbase.io.hfile.BlockCacheFactory.createBlockCache(conf));
     try (org.apache.hadoop.hbase.io.hfile.HFile.Reader reader =
         org.apache.hadoop.hbase.io.hfile.HFile.createReader(fs,
-            new org.apache.hadoop.fs.Path(new File(path).getAbsolutePath()),
-            org.apache.hadoop.hbase.io.hfile.CacheConfig.DISABLED, true, conf)) {
+            new org.apache.hadoop.fs.Path(new File(path).getAbsolutePath()), cache, true, conf)) {
       org.apache.hadoop.hbase.io.hfile.HFileScanner scanner = reader.getScanner(conf, false, false);
       if (scanner.seekTo()) {
         do {
