@@ -241,16 +241,32 @@ impl Client {
         [&self.table_prefix, table].concat()
     }
 
+    /// The app profile every request names (empty: the instance's
+    /// default).
+    fn profile(&self) -> &str {
+        self.options.app_profile_id.as_deref().unwrap_or_default()
+    }
+
+    /// `request` to `table_name` with the routing and feature headers,
+    /// counted as a call.
+    fn outgoing<T>(
+        &self,
+        table_name: &str,
+        request: T,
+    ) -> Result<Request<T>, bigtable_rs::bigtable::Error> {
+        let req = with_headers(table_name, self.profile(), request)?;
+        self.counters.call();
+        Ok(req)
+    }
+
     /// One `ReadRows` call with the routing and feature headers.
     pub(crate) async fn read_rows(
         &self,
         mut request: ReadRowsRequest,
     ) -> Result<Streaming<ReadRowsResponse>, bigtable_rs::bigtable::Error> {
-        request.app_profile_id = self.options.app_profile_id.clone().unwrap_or_default();
-        let profile = request.app_profile_id.clone();
+        request.app_profile_id = self.profile().to_owned();
         let table = request.table_name.clone();
-        let req = with_headers(&table, &profile, request)?;
-        self.counters.call();
+        let req = self.outgoing(&table, request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().read_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().read_rows(req).await,
@@ -263,11 +279,9 @@ impl Client {
         &self,
         mut request: SampleRowKeysRequest,
     ) -> Result<Streaming<SampleRowKeysResponse>, bigtable_rs::bigtable::Error> {
-        request.app_profile_id = self.options.app_profile_id.clone().unwrap_or_default();
-        let profile = request.app_profile_id.clone();
+        request.app_profile_id = self.profile().to_owned();
         let table = request.table_name.clone();
-        let req = with_headers(&table, &profile, request)?;
-        self.counters.call();
+        let req = self.outgoing(&table, request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().sample_row_keys(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().sample_row_keys(req).await,
@@ -280,11 +294,9 @@ impl Client {
         &self,
         mut request: MutateRowsRequest,
     ) -> Result<Streaming<MutateRowsResponse>, bigtable_rs::bigtable::Error> {
-        request.app_profile_id = self.options.app_profile_id.clone().unwrap_or_default();
-        let profile = request.app_profile_id.clone();
+        request.app_profile_id = self.profile().to_owned();
         let table = request.table_name.clone();
-        let req = with_headers(&table, &profile, request)?;
-        self.counters.call();
+        let req = self.outgoing(&table, request)?;
         let response = match &self.transport {
             Transport::Channel(c) => c.clone().mutate_rows(req).await,
             Transport::BigtableRs(c) => c.clone().get_client().mutate_rows(req).await,
